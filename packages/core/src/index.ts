@@ -1,0 +1,8 @@
+// @fleetls/core: pure domain logic shared by the agent, the SSH backend and the gateway.
+// No I/O, no gRPC, no ssh2, no MCP.
+
+export * from './errors.js';
+export * from './host-backend.js';
+export * from './order.js';
+export * from './top-n.js';
+export * from './types.js';

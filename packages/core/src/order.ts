@@ -1,0 +1,60 @@
+// The one order of fleetls, used by the agent, the SSH backend and the gateway's merge.
+// Names compare as bytes with ASCII letters folded to lower case, raw bytes breaking
+// ties: locale-free, identical on every host and path. Ties on the primary key fall back
+// to the name, then the relative path (always ascending), then the host.
+import type { Entry, OrderBy, SortDirection } from './types.js';
+
+const SLASH = 0x2f;
+
+/** Final component of a relative path (the path itself when it has no '/'). */
+export function baseName(path: Buffer): Buffer {
+  const i = path.lastIndexOf(SLASH);
+  return i < 0 ? path : path.subarray(i + 1);
+}
+
+function fold(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
+}
+
+/** Bytes with ASCII letters folded; raw bytes break ties. */
+export function compareNames(a: Buffer, b: Buffer): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = fold(a[i]) - fold(b[i]);
+    if (d !== 0) return d;
+  }
+  if (a.length !== b.length) return a.length - b.length;
+  return Buffer.compare(a, b);
+}
+
+function compareMtime(a: Entry, b: Entry): number {
+  return a.mtimeSec - b.mtimeSec || a.mtimeNsec - b.mtimeNsec;
+}
+
+function primary(order: OrderBy): (a: Entry, b: Entry) => number {
+  switch (order) {
+    case 'name':
+      return (a, b) => compareNames(baseName(a.path), baseName(b.path));
+    case 'size':
+      return (a, b) => a.size - b.size;
+    case 'modified':
+      return compareMtime;
+  }
+}
+
+/** Comparator for entries: the requested key in the requested direction, then name, then path. */
+export function entryComparator(order: OrderBy, direction: SortDirection): (a: Entry, b: Entry) => number {
+  const key = primary(order);
+  const sign = direction === 'descending' ? -1 : 1;
+  return (a, b) =>
+    sign * key(a, b) || compareNames(baseName(a.path), baseName(b.path)) || Buffer.compare(a.path, b.path);
+}
+
+/** Comparator for rows of several hosts: entries first by the entry order, then by host name. */
+export function hostEntryComparator(
+  order: OrderBy,
+  direction: SortDirection,
+): (a: { host: string; entry: Entry }, b: { host: string; entry: Entry }) => number {
+  const byEntry = entryComparator(order, direction);
+  return (a, b) => byEntry(a.entry, b.entry) || (a.host < b.host ? -1 : a.host > b.host ? 1 : 0);
+}

@@ -1,0 +1,167 @@
+// The domain of fleetls, shared by the agent, the SSH backend and the gateway.
+// Wire types are converted to these at two edges only (agent service, agent client).
+
+export const ENTRY_TYPES = ['file', 'dir', 'symlink', 'fifo', 'socket', 'char', 'block', 'unknown'] as const;
+export type EntryType = (typeof ENTRY_TYPES)[number];
+
+/** Per-entry problems: the walk goes on and the entry is listed with its error. */
+export const ENTRY_ERROR_CODES = ['NOT_FOUND', 'DENIED', 'ERROR'] as const;
+export type EntryErrorCode = (typeof ENTRY_ERROR_CODES)[number];
+
+export interface EntryError {
+  code: EntryErrorCode;
+  detail: string;
+}
+
+export const ORDER_BY = ['name', 'size', 'modified'] as const;
+export type OrderBy = (typeof ORDER_BY)[number];
+export const SORT_DIRECTIONS = ['ascending', 'descending'] as const;
+export type SortDirection = (typeof SORT_DIRECTIONS)[number];
+
+export const TRUNCATION_REASONS = ['depth', 'items_per_dir', 'max_entries', 'deadline', 'top_n', 'bytes'] as const;
+export type TruncationReason = (typeof TRUNCATION_REASONS)[number];
+
+/** One file system object, as seen by lstat (or stat when following symlinks). */
+export interface Entry {
+  /** Relative to the requested path, raw bytes, '/'-separated; empty for the path itself. */
+  path: Buffer;
+  type: EntryType;
+  /** lstat size; for directories with dirSizes, the recursive apparent size. */
+  size: number;
+  mtimeSec: number;
+  mtimeNsec: number;
+  /** The host's UTC offset at mtime, minutes east of UTC. */
+  utcOffsetMin: number;
+  mode: number;
+  uid: number;
+  gid: number;
+  inode: number;
+  nlink: number;
+  /** 1 for the requested path's children. */
+  depth: number;
+  linkTarget?: Buffer;
+  error?: EntryError;
+  /** A recursive directory size that is only a lower bound. */
+  sizePartial?: boolean;
+}
+
+/** A cap that bit: what was shown, what there was, and why. */
+export interface Truncation {
+  /** Directory the cap bit in (relative, raw bytes); empty for the whole walk. */
+  dir: Buffer;
+  shown: number;
+  total: number;
+  reason: TruncationReason;
+}
+
+/** A walk streams rows: entries, and per-directory truncations placed after that directory's rows. */
+export type Row = { kind: 'entry'; entry: Entry } | { kind: 'truncation'; truncation: Truncation };
+
+export interface WalkSummary {
+  /** Entry rows emitted. */
+  entriesSent: number;
+  /** Entries the walk looked at. */
+  entriesSeen: number;
+  /** Entries that passed the filters: the full length of a ranked list. */
+  entriesMatched: number;
+  /** Whole-walk truncations (max_entries, deadline, depth, top_n). */
+  truncations: Truncation[];
+  elapsedMs: number;
+  /** Directories left unopened because they sit at maxDepth. */
+  depthLimitedDirs: number;
+}
+
+export type Shape = 'tree' | 'ranked';
+
+/** A walk request after validation and defaults: every field is set and within bounds. */
+export interface WalkRequest {
+  /** Absolute, normalised path on the target host. */
+  path: string;
+  /** Levels listed: 1 = the path's children. */
+  maxDepth: number;
+  /** Children kept per nested directory (tree shape). */
+  maxItemsPerDir: number;
+  /** Apply maxItemsPerDir to the path itself too. */
+  capRoot: boolean;
+  /** Entry rows a tree walk emits at most. */
+  maxEntries: number;
+  order: OrderBy;
+  direction: SortDirection;
+  shape: Shape;
+  /** Ranked shape: rows returned after skipping `offset`. */
+  topN: number;
+  offset: number;
+  /** Globs over the relative path: include selects rows, exclude prunes (rows and descent). */
+  include: string[];
+  exclude: string[];
+  /** Row types returned; empty = all. Directories are walked whatever their type filter. */
+  types: EntryType[];
+  excludeHidden: boolean;
+  followSymlinks: boolean;
+  oneFileSystem: boolean;
+  dirSizes: boolean;
+  /** Walk budget in ms, measured from the walk's start. */
+  deadlineMs: number;
+}
+
+/** What a source yields for one directory entry; the walk engine turns it into an Entry. */
+export interface RawEntry {
+  name: Buffer;
+  type: EntryType;
+  size: number;
+  mtimeSec: number;
+  mtimeNsec: number;
+  utcOffsetMin: number;
+  mode: number;
+  uid: number;
+  gid: number;
+  inode: number;
+  nlink: number;
+  /** Device id, for one_file_system and symlink-loop detection. */
+  dev: number;
+  linkTarget?: Buffer;
+  /** lstat (or the allowed-roots check of a followed symlink) failed. */
+  error?: EntryError;
+}
+
+/**
+ * Where a walk reads from: the agent's file system, or an SSH listing loaded in memory.
+ * The engine in `walk.ts` applies every limit, filter and order on top of it, so the
+ * same tree gives the same rows through both.
+ */
+export interface TreeSource {
+  /** The requested path itself (lstat, or stat when following symlinks). */
+  root(): RawEntry;
+  /** Children of a directory (relative raw path; empty = root), in any order. */
+  list(dir: Buffer): Iterable<RawEntry> | { error: EntryError };
+  /**
+   * Recursive apparent size of a directory on one file system, as `du -b --one-file-system`
+   * (each inode counted once per walk). Stops at the deadline and says so with `partial`.
+   */
+  dirSize(dir: Buffer, deadlineAt: number): { size: number; partial: boolean };
+}
+
+/** Fields of `stat` beyond an Entry. */
+export interface StatInfo {
+  entry: Entry;
+  owner: string;
+  group: string;
+  atimeSec: number;
+  atimeNsec: number;
+  ctimeSec: number;
+  ctimeNsec: number;
+}
+
+/** How a host is reached. */
+export type Via = 'agent' | 'ssh' | 'embedded';
+
+export const HOST_STATUSES = ['ok', 'unreachable', 'timeout', 'auth', 'denied', 'not_found', 'error'] as const;
+export type HostStatusCode = (typeof HOST_STATUSES)[number];
+
+export interface HostStatus {
+  host: string;
+  status: HostStatusCode;
+  via: Via;
+  elapsedMs: number;
+  message?: string;
+}

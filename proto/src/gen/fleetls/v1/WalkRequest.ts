@@ -1,0 +1,48 @@
+// Original file: fleetls/v1/agent.proto
+
+import type { Order as _fleetls_v1_Order, Order__Output as _fleetls_v1_Order__Output } from '../../fleetls/v1/Order.js';
+import type { Direction as _fleetls_v1_Direction, Direction__Output as _fleetls_v1_Direction__Output } from '../../fleetls/v1/Direction.js';
+import type { Shape as _fleetls_v1_Shape, Shape__Output as _fleetls_v1_Shape__Output } from '../../fleetls/v1/Shape.js';
+import type { EntryType as _fleetls_v1_EntryType, EntryType__Output as _fleetls_v1_EntryType__Output } from '../../fleetls/v1/EntryType.js';
+
+export interface WalkRequest {
+  'path'?: (string);
+  'maxDepth'?: (number);
+  'maxItemsPerDir'?: (number);
+  'capRoot'?: (boolean);
+  'maxEntries'?: (number);
+  'order'?: (_fleetls_v1_Order);
+  'direction'?: (_fleetls_v1_Direction);
+  'shape'?: (_fleetls_v1_Shape);
+  'topN'?: (number);
+  'offset'?: (number);
+  'include'?: (string)[];
+  'exclude'?: (string)[];
+  'types'?: (_fleetls_v1_EntryType)[];
+  'excludeHidden'?: (boolean);
+  'followSymlinks'?: (boolean);
+  'oneFileSystem'?: (boolean);
+  'dirSizes'?: (boolean);
+  'deadlineMs'?: (number);
+}
+
+export interface WalkRequest__Output {
+  'path': (string);
+  'maxDepth': (number);
+  'maxItemsPerDir': (number);
+  'capRoot': (boolean);
+  'maxEntries': (number);
+  'order': (_fleetls_v1_Order__Output);
+  'direction': (_fleetls_v1_Direction__Output);
+  'shape': (_fleetls_v1_Shape__Output);
+  'topN': (number);
+  'offset': (number);
+  'include': (string)[];
+  'exclude': (string)[];
+  'types': (_fleetls_v1_EntryType__Output)[];
+  'excludeHidden': (boolean);
+  'followSymlinks': (boolean);
+  'oneFileSystem': (boolean);
+  'dirSizes': (boolean);
+  'deadlineMs': (number);
+}

@@ -1,0 +1,14 @@
+// Original file: fleetls/v1/agent.proto
+
+import type { Row as _fleetls_v1_Row, Row__Output as _fleetls_v1_Row__Output } from '../../fleetls/v1/Row.js';
+import type { Summary as _fleetls_v1_Summary, Summary__Output as _fleetls_v1_Summary__Output } from '../../fleetls/v1/Summary.js';
+
+export interface WalkResponse {
+  'rows'?: (_fleetls_v1_Row)[];
+  'summary'?: (_fleetls_v1_Summary | null);
+}
+
+export interface WalkResponse__Output {
+  'rows': (_fleetls_v1_Row__Output)[];
+  'summary': (_fleetls_v1_Summary__Output | null);
+}
