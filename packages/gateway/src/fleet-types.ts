@@ -1,0 +1,24 @@
+// The gateway's view of its fleet: which hosts exist, how a selector picks them, and the
+// one reused backend per host. Tools and the CLI speak only this.
+import type { HostBackend, Via } from '@fleetls/core';
+
+export interface FleetHost {
+  name: string;
+  /** How the host is tried first. */
+  via: Via;
+  /** Agent address (host:port) or SSH target, for list_hosts. */
+  address: string;
+  labels: Record<string, string>;
+  groups: string[];
+  /** Also reachable over SSH when the agent is not. */
+  sshFallback: boolean;
+}
+
+export interface Fleet {
+  hosts(): FleetHost[];
+  /** `localhost`, a name, a comma list, a glob, `@group`, `label:key=value`, `all`; throws invalid_argument. */
+  select(selector: string): FleetHost[];
+  /** The host's backend, created once and reused (one connection per host). */
+  backend(host: string): HostBackend;
+  close(): Promise<void>;
+}
