@@ -6,3 +6,4 @@ export * from './host-backend.js';
 export * from './order.js';
 export * from './top-n.js';
 export * from './types.js';
+export * from './memory-source.js';
