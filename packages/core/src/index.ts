@@ -7,3 +7,4 @@ export * from './order.js';
 export * from './top-n.js';
 export * from './types.js';
 export * from './memory-source.js';
+export * from './glob.js';
