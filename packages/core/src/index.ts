@@ -8,3 +8,4 @@ export * from './top-n.js';
 export * from './types.js';
 export * from './memory-source.js';
 export * from './glob.js';
+export * from './walk.js';
