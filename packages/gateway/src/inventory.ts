@@ -1,0 +1,392 @@
+// The fleet inventory: one YAML file naming hosts (agent address, SSH settings or an
+// ~/.ssh/config alias, labels), groups, how to reach agents (mTLS or plaintext) and
+// optional gateway defaults. Parsing is pure and collects every problem with its key
+// path, so a broken file is fixed in one pass rather than one error at a time.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { FleetError } from '@fleetls/core';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import type { SshHostConfig } from './ssh/types.js';
+
+export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
+export const HOST_NAME_RE = /^[A-Za-z0-9._-]+$/;
+/** The name the embedded agent answers to, unless an inventory defines a host so named. */
+export const LOCALHOST = 'localhost';
+
+export interface InventoryHost {
+  name: string;
+  /** "host:port" of the host's fleetls-agent. */
+  agent?: string;
+  ssh?: SshHostConfig;
+  labels: Record<string, string>;
+  /** Groups naming this host, in the inventory's order. */
+  groups: string[];
+}
+
+export type AgentTls = { ca: string; cert?: string; key?: string } | 'insecure';
+
+export interface InventoryDefaults {
+  concurrency?: number;
+  connectTimeoutMs?: number;
+  deadlineMs?: number;
+  maxAnswerBytes?: number;
+}
+
+export interface Inventory {
+  /** The file it was read from (absolute). */
+  source: string;
+  /** In the file's order. */
+  hosts: InventoryHost[];
+  groups: Record<string, string[]>;
+  agentTls?: AgentTls;
+  agentTokenFile?: string;
+  defaults: InventoryDefaults;
+}
+
+export interface InventoryLocation {
+  /** `--inventory`. */
+  inventoryPath?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/**
+ * Which inventory file applies: `--inventory`, else `$FLEETLS_INVENTORY` (set but empty =
+ * none), else `./fleetls.yaml` when it exists. undefined = no inventory.
+ */
+export function resolveInventoryPath(loc: InventoryLocation): string | undefined {
+  const cwd = loc.cwd ?? process.cwd();
+  if (loc.inventoryPath !== undefined && loc.inventoryPath !== '') return resolve(cwd, loc.inventoryPath);
+  const env = loc.env ?? process.env;
+  const fromEnv = env.FLEETLS_INVENTORY;
+  if (fromEnv !== undefined) return fromEnv === '' ? undefined : resolve(cwd, fromEnv);
+  const local = join(cwd, DEFAULT_INVENTORY_FILE);
+  return existsSync(local) ? local : undefined;
+}
+
+/** Reads and parses the inventory that applies, or undefined when there is none. */
+export function loadInventory(loc: InventoryLocation & { home?: string }): Inventory | undefined {
+  const file = resolveInventoryPath(loc);
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new FleetError('invalid_argument', `inventory ${file}: cannot read it (${why})`, { cause: err });
+  }
+  return parseInventory(text, { source: file, home: loc.home });
+}
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+class Problems {
+  readonly list: string[] = [];
+  add(path: string, message: string): void {
+    this.list.push(path ? `${path}: ${message}` : message);
+  }
+}
+
+function describe(v: Json): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return JSON.stringify(v);
+  return String(v);
+}
+
+function isObject(v: Json): v is { [k: string]: Json } {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function keyPath(parent: string, key: string): string {
+  return parent ? `${parent}.${key}` : key;
+}
+
+function unknownKeys(p: Problems, path: string, obj: { [k: string]: Json }, known: readonly string[]): void {
+  for (const k of Object.keys(obj)) {
+    if (!known.includes(k)) p.add(keyPath(path, k), `unknown key (expected one of: ${known.join(', ')})`);
+  }
+}
+
+const AGENT_ADDRESS_RE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+
+/** "host:port" with a port in 1..65535 (IPv6 in brackets). */
+export function isAgentAddress(s: string): boolean {
+  const m = AGENT_ADDRESS_RE.exec(s);
+  if (!m) return false;
+  const port = Number(m[2]);
+  return port >= 1 && port <= 65535;
+}
+
+/** `~` expanded, a relative path resolved against the inventory's directory. */
+export function resolveFilePath(p: string, baseDir: string, home: string = homedir()): string {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+const TOP_KEYS = ['hosts', 'groups', 'agent_tls', 'agent_token_file', 'defaults'] as const;
+const HOST_KEYS = ['agent', 'ssh', 'labels'] as const;
+const SSH_KEYS = [
+  'host',
+  'port',
+  'user',
+  'identity_file',
+  'known_hosts',
+  'strict_host_key_checking',
+  'passphrase_file',
+  'passphrase_env',
+  'proxy_jump',
+] as const;
+const TLS_KEYS = ['ca', 'cert', 'key'] as const;
+const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: number; max: number }> = {
+  concurrency: { field: 'concurrency', min: 1, max: 1024 },
+  connect_timeout_ms: { field: 'connectTimeoutMs', min: 1, max: 600_000 },
+  deadline_ms: { field: 'deadlineMs', min: 1, max: 3_600_000 },
+  max_answer_bytes: { field: 'maxAnswerBytes', min: 1024, max: 10 * 1024 * 1024 },
+};
+
+/**
+ * Parses inventory YAML. `source` is the file's path: relative paths inside resolve
+ * against its directory. Throws one FleetError('invalid_argument') listing every problem.
+ */
+export function parseInventory(text: string, opts: { source: string; home?: string }): Inventory {
+  const source = resolve(opts.source);
+  const baseDir = dirname(source);
+  const home = opts.home ?? homedir();
+  const p = new Problems();
+  const file = (s: string) => resolveFilePath(s, baseDir, home);
+
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  for (const e of doc.errors) {
+    const pos = e.pos?.[0] !== undefined ? lines.linePos(e.pos[0]) : undefined;
+    p.add(pos ? `line ${pos.line}` : 'yaml', e.message.split('\n')[0]);
+  }
+  if (doc.errors.length > 0) fail(source, p);
+  // Keys must be scalars: a YAML mapping key like `? [a, b]` has no key path.
+  const badKey = findNonScalarKey(doc.contents);
+  if (badKey) p.add(badKey, 'keys must be plain names');
+  const root = doc.toJS({ maxAliasCount: 100 }) as Json;
+
+  const inv: Inventory = { source, hosts: [], groups: {}, defaults: {} };
+  if (root === null || root === undefined) {
+    p.add('', 'the inventory is empty (expected a mapping with `hosts`)');
+    fail(source, p);
+  }
+  if (!isObject(root)) {
+    p.add('', `expected a mapping with \`hosts\`, got ${describe(root)}`);
+    fail(source, p);
+  }
+  unknownKeys(p, '', root, TOP_KEYS);
+
+  // hosts
+  const hosts = root.hosts;
+  if (hosts === undefined) p.add('hosts', 'required: a mapping of host names to { agent, ssh, labels }');
+  else if (!isObject(hosts)) p.add('hosts', `expected a mapping of host names, got ${describe(hosts)}`);
+  else {
+    for (const [name, spec] of Object.entries(hosts)) {
+      const at = keyPath('hosts', name);
+      if (!HOST_NAME_RE.test(name)) p.add(at, 'host names use only letters, digits, ".", "_" and "-"');
+      const host: InventoryHost = { name, labels: {}, groups: [] };
+      if (spec === null && name === LOCALHOST) {
+        inv.hosts.push(host);
+        continue;
+      }
+      if (!isObject(spec)) {
+        p.add(at, `expected a mapping with \`agent\` and/or \`ssh\`, got ${describe(spec)}`);
+        continue;
+      }
+      unknownKeys(p, at, spec, HOST_KEYS);
+      if (spec.agent !== undefined) {
+        if (typeof spec.agent === 'string' && isAgentAddress(spec.agent)) host.agent = spec.agent;
+        else p.add(`${at}.agent`, `expected "host:port", got ${describe(spec.agent)}`);
+      }
+      if (spec.ssh !== undefined) host.ssh = parseSsh(p, `${at}.ssh`, spec.ssh, name, file);
+      if (spec.labels !== undefined) host.labels = parseLabels(p, `${at}.labels`, spec.labels);
+      if (spec.agent === undefined && spec.ssh === undefined && name !== LOCALHOST) {
+        p.add(at, 'needs `agent` ("host:port") or `ssh` (a mapping or an ~/.ssh/config alias)');
+      }
+      inv.hosts.push(host);
+    }
+  }
+  const byName = new Map(inv.hosts.map((h) => [h.name, h]));
+
+  // groups
+  if (root.groups !== undefined) {
+    if (!isObject(root.groups))
+      p.add('groups', `expected a mapping of group names to host lists, got ${describe(root.groups)}`);
+    else {
+      for (const [group, members] of Object.entries(root.groups)) {
+        const at = keyPath('groups', group);
+        if (!HOST_NAME_RE.test(group)) p.add(at, 'group names use only letters, digits, ".", "_" and "-"');
+        if (!Array.isArray(members)) {
+          p.add(at, `expected a list of host names, got ${describe(members)}`);
+          continue;
+        }
+        const names: string[] = [];
+        members.forEach((m, i) => {
+          if (typeof m !== 'string') p.add(`${at}[${i}]`, `expected a host name, got ${describe(m)}`);
+          else if (!byName.has(m)) p.add(`${at}[${i}]`, `unknown host '${m}'`);
+          else if (!names.includes(m)) {
+            names.push(m);
+            byName.get(m)!.groups.push(group);
+          }
+        });
+        inv.groups[group] = names;
+      }
+    }
+  }
+
+  // agent_tls
+  const tls = root.agent_tls;
+  if (tls !== undefined) {
+    if (tls === 'insecure') inv.agentTls = 'insecure';
+    else if (!isObject(tls)) p.add('agent_tls', `expected { ca, cert, key } or "insecure", got ${describe(tls)}`);
+    else {
+      unknownKeys(p, 'agent_tls', tls, TLS_KEYS);
+      const out: { ca: string; cert?: string; key?: string } = { ca: '' };
+      for (const k of TLS_KEYS) {
+        const v = tls[k];
+        if (v === undefined) continue;
+        if (typeof v !== 'string' || v === '') p.add(`agent_tls.${k}`, `expected a file path, got ${describe(v)}`);
+        else out[k] = file(v);
+      }
+      if (tls.ca === undefined) p.add('agent_tls.ca', "required: the CA that signed the agents' certificates");
+      if ((tls.cert === undefined) !== (tls.key === undefined)) {
+        p.add('agent_tls', "`cert` and `key` go together (the gateway's client certificate and its key)");
+      }
+      inv.agentTls = out;
+    }
+  } else if (inv.hosts.some((h) => h.agent)) {
+    p.add('agent_tls', 'required when a host has an `agent`: { ca, cert, key } or "insecure" (plaintext)');
+  }
+
+  if (root.agent_token_file !== undefined) {
+    const v = root.agent_token_file;
+    if (typeof v !== 'string' || v === '') p.add('agent_token_file', `expected a file path, got ${describe(v)}`);
+    else inv.agentTokenFile = file(v);
+  }
+
+  if (root.defaults !== undefined) {
+    const d = root.defaults;
+    if (!isObject(d)) p.add('defaults', `expected a mapping, got ${describe(d)}`);
+    else {
+      unknownKeys(p, 'defaults', d, Object.keys(DEFAULT_BOUNDS));
+      for (const [k, b] of Object.entries(DEFAULT_BOUNDS)) {
+        const v = d[k];
+        if (v === undefined) continue;
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < b.min || v > b.max) {
+          p.add(`defaults.${k}`, `expected an integer in ${b.min}..${b.max}, got ${describe(v)}`);
+        } else inv.defaults[b.field] = v;
+      }
+    }
+  }
+
+  if (p.list.length > 0) fail(source, p);
+  return inv;
+}
+
+function fail(source: string, p: Problems): never {
+  const n = p.list.length;
+  throw new FleetError(
+    'invalid_argument',
+    `invalid inventory ${source}: ${n} problem${n === 1 ? '' : 's'}:\n${p.list.map((l) => `  - ${l}`).join('\n')}`,
+  );
+}
+
+function findNonScalarKey(node: unknown, path = ''): string | undefined {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (!isScalar(pair.key)) return path || 'yaml';
+      const found = findNonScalarKey(pair.value, keyPath(path, String(pair.key.value)));
+      if (found) return found;
+    }
+  } else if (isSeq(node)) {
+    for (const [i, item] of node.items.entries()) {
+      const found = findNonScalarKey(item, `${path}[${i}]`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function parseLabels(p: Problems, at: string, v: Json): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isObject(v)) {
+    p.add(at, `expected a mapping of label names to values, got ${describe(v)}`);
+    return out;
+  }
+  for (const [k, val] of Object.entries(v)) {
+    if (!/^[A-Za-z0-9._/-]+$/.test(k))
+      p.add(keyPath(at, k), 'label names use only letters, digits, ".", "_", "/" and "-"');
+    if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean') out[k] = String(val);
+    else p.add(keyPath(at, k), `expected a string, got ${describe(val)}`);
+  }
+  return out;
+}
+
+function parseSsh(
+  p: Problems,
+  at: string,
+  v: Json,
+  hostName: string,
+  file: (s: string) => string,
+): SshHostConfig | undefined {
+  // A bare string is an address or an ~/.ssh/config alias; the SSH backend resolves it.
+  if (typeof v === 'string') {
+    if (v === '' || /[\s\0]/.test(v) || v.startsWith('-')) {
+      p.add(at, `expected an address or ~/.ssh/config alias, got ${describe(v)}`);
+      return undefined;
+    }
+    return { host: v };
+  }
+  if (!isObject(v)) {
+    p.add(at, `expected a mapping { host, port, user, ... } or an ~/.ssh/config alias, got ${describe(v)}`);
+    return undefined;
+  }
+  unknownKeys(p, at, v, SSH_KEYS);
+  const cfg: SshHostConfig = { host: hostName };
+  const str = (k: string): string | undefined => {
+    const val = v[k];
+    if (val === undefined) return undefined;
+    if (typeof val !== 'string' || val === '' || /[\0\n]/.test(val)) {
+      p.add(`${at}.${k}`, `expected a non-empty string, got ${describe(val)}`);
+      return undefined;
+    }
+    return val;
+  };
+  const host = str('host');
+  if (host !== undefined) {
+    if (host.startsWith('-') || /\s/.test(host))
+      p.add(`${at}.host`, `expected an address or alias, got ${describe(host)}`);
+    else cfg.host = host;
+  }
+  if (v.port !== undefined) {
+    const port = v.port;
+    if (typeof port === 'number' && Number.isInteger(port) && port >= 1 && port <= 65535) cfg.port = port;
+    else p.add(`${at}.port`, `expected an integer in 1..65535, got ${describe(port)}`);
+  }
+  const user = str('user');
+  if (user !== undefined) cfg.user = user;
+  const identity = str('identity_file');
+  if (identity !== undefined) cfg.identityFile = file(identity);
+  const knownHosts = str('known_hosts');
+  if (knownHosts !== undefined) cfg.knownHosts = file(knownHosts);
+  if (v.strict_host_key_checking !== undefined) {
+    if (typeof v.strict_host_key_checking === 'boolean') cfg.strictHostKeyChecking = v.strict_host_key_checking;
+    else p.add(`${at}.strict_host_key_checking`, `expected true or false, got ${describe(v.strict_host_key_checking)}`);
+  }
+  const passFile = str('passphrase_file');
+  if (passFile !== undefined) cfg.passphraseFile = file(passFile);
+  const passEnv = str('passphrase_env');
+  if (passEnv !== undefined) {
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(passEnv)) cfg.passphraseEnv = passEnv;
+    else p.add(`${at}.passphrase_env`, `expected an environment variable name, got ${describe(passEnv)}`);
+  }
+  const jump = str('proxy_jump');
+  if (jump !== undefined) cfg.proxyJump = jump;
+  return cfg;
+}
