@@ -9,3 +9,5 @@ export * from './types.js';
 export * from './memory-source.js';
 export * from './glob.js';
 export * from './walk.js';
+export * from './render-tree.js';
+export * from './render-table.js';

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FleetError, type HostStatus } from '@fleetls/core';
+import { composeSignal, fanOut } from './fan-out.js';
+import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './queries/fake-fleet.js';
+
+const tree = dir({ a: file(1) });
+
+test('one failing host is a status row; the others answer', async () => {
+  const fleet = new FakeFleet({ h1: new MemoryBackend(tree), dead: new DeadBackend(), h2: new MemoryBackend(tree) });
+  const seen: [string, number, number][] = [];
+  const out = await fanOut(fleet, fleet.hosts(), async (_b, host) => host.name.toUpperCase(), {
+    concurrency: 2,
+    deadlineMs: 5000,
+    onHostDone: (s, done, total) => seen.push([s.host, done, total]),
+  });
+  assert.deepEqual(
+    out.map((r) => [r.host.name, r.status.status, r.value]),
+    [
+      ['h1', 'ok', 'H1'],
+      ['dead', 'ok', 'DEAD'],
+      ['h2', 'ok', 'H2'],
+    ],
+  );
+  const failing = await fanOut(fleet, fleet.hosts(), (b, _h, signal) => b.probe(signal), {
+    concurrency: 8,
+    deadlineMs: 5000,
+  });
+  assert.deepEqual(
+    failing.map((r) => r.status.status),
+    ['ok', 'unreachable', 'ok'],
+  );
+  assert.match(failing[1].status.message ?? '', /ECONNREFUSED/);
+  assert.equal(failing[1].value, undefined);
+  assert.equal(seen.length, 3);
+  assert.deepEqual(
+    seen.map((s) => s[1]),
+    [1, 2, 3],
+  );
+  assert.ok(seen.every((s) => s[2] === 3));
+});
+
+test('a thrown plain error becomes an error status with its message', async () => {
+  const fleet = new FakeFleet({ h1: new MemoryBackend(tree) });
+  const out = await fanOut(
+    fleet,
+    fleet.hosts(),
+    async () => {
+      throw new Error('boom');
+    },
+    { concurrency: 1, deadlineMs: 1000 },
+  );
+  assert.equal(out[0].status.status, 'error');
+  assert.equal(out[0].status.message, 'boom');
+});
+
+test('concurrency is bounded', async () => {
+  const backends: Record<string, MemoryBackend> = {};
+  for (let i = 0; i < 10; i++) backends[`h${i}`] = new MemoryBackend(tree);
+  const fleet = new FakeFleet(backends);
+  let inFlight = 0;
+  let most = 0;
+  await fanOut(
+    fleet,
+    fleet.hosts(),
+    async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight--;
+    },
+    { concurrency: 3, deadlineMs: 1000 },
+  );
+  assert.equal(most, 3);
+});
+
+test('a host past its deadline is a timeout row and its backend sees the abort', async () => {
+  const hang = new HangingBackend();
+  const fleet = new FakeFleet({ slow: hang, fast: new MemoryBackend(tree) });
+  const out = await fanOut(fleet, fleet.hosts(), (b, _h, signal) => b.probe(signal), {
+    concurrency: 2,
+    deadlineMs: 50,
+  });
+  assert.deepEqual(
+    out.map((r) => r.status.status),
+    ['timeout', 'ok'],
+  );
+  assert.equal(hang.aborts, 1);
+});
+
+test("the caller's abort cancels every in-flight host", async () => {
+  const a = new HangingBackend();
+  const b = new HangingBackend();
+  const fleet = new FakeFleet({ a, b });
+  const ctrl = new AbortController();
+  const pending = fanOut(fleet, fleet.hosts(), (be, _h, signal) => be.probe(signal), {
+    concurrency: 4,
+    deadlineMs: 60_000,
+    signal: ctrl.signal,
+  });
+  await Promise.all([a.whenCalled(), b.whenCalled()]);
+  ctrl.abort();
+  const out = await pending;
+  assert.equal(a.aborts, 1);
+  assert.equal(b.aborts, 1);
+  assert.ok(
+    out.every((r: { status: HostStatus }) => r.status.status === 'error' && /cancel/.test(r.status.message ?? '')),
+  );
+});
+
+test('composeSignal: reasons are FleetErrors; dispose releases', async () => {
+  const parent = new AbortController();
+  const { signal, dispose } = composeSignal([parent.signal], 10_000);
+  parent.abort();
+  assert.ok(signal.aborted);
+  assert.ok(signal.reason instanceof FleetError);
+  assert.equal((signal.reason as FleetError).code, 'cancelled');
+  dispose();
+  const t = composeSignal([], 5);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal((t.signal.reason as FleetError).code, 'deadline_exceeded');
+});

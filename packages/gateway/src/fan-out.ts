@@ -1,0 +1,127 @@
+// Asks many hosts the same thing: bounded concurrency, a deadline per host, the caller's
+// cancellation reaching every in-flight host, and a failing host turned into a status row.
+import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode } from '@fleetls/core';
+import type { Fleet, FleetHost } from './fleet-types.js';
+
+export interface FanOutOptions {
+  concurrency: number;
+  deadlineMs: number;
+  signal?: AbortSignal;
+  /** Called once per host as it finishes, in finishing order. */
+  onHostDone?: (status: HostStatus, done: number, total: number) => void;
+}
+
+export interface HostResult<T> {
+  host: FleetHost;
+  status: HostStatus;
+  value?: T;
+}
+
+/**
+ * A signal that aborts when any parent aborts or after `timeoutMs`; its reason is a
+ * FleetError (cancelled or deadline_exceeded). `dispose` releases the timer and listeners.
+ */
+export function composeSignal(
+  parents: (AbortSignal | undefined)[],
+  timeoutMs?: number,
+): { signal: AbortSignal; dispose: () => void } {
+  const ctrl = new AbortController();
+  const cleanups: (() => void)[] = [];
+  const dispose = () => {
+    for (const c of cleanups.splice(0)) c();
+  };
+  const abort = (reason: FleetError) => {
+    if (!ctrl.signal.aborted) ctrl.abort(reason);
+    dispose();
+  };
+  for (const p of parents) {
+    if (!p) continue;
+    if (p.aborted) {
+      abort(new FleetError('cancelled', 'cancelled by the client', { cause: p.reason }));
+      return { signal: ctrl.signal, dispose };
+    }
+    const on = () => abort(new FleetError('cancelled', 'cancelled by the client', { cause: p.reason }));
+    p.addEventListener('abort', on, { once: true });
+    cleanups.push(() => p.removeEventListener('abort', on));
+  }
+  if (timeoutMs !== undefined) {
+    const t = setTimeout(
+      () => abort(new FleetError('deadline_exceeded', `no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    cleanups.push(() => clearTimeout(t));
+  }
+  return { signal: ctrl.signal, dispose };
+}
+
+/** Rejects with the signal's reason when it aborts, so a hung backend cannot hold a host past its deadline. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const on = () => reject(signal.reason);
+    signal.addEventListener('abort', on, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', on);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', on);
+        reject(e);
+      },
+    );
+  });
+}
+
+export async function fanOut<T>(
+  fleet: Fleet,
+  hosts: FleetHost[],
+  task: (backend: HostBackend, host: FleetHost, signal: AbortSignal) => Promise<T>,
+  opts: FanOutOptions,
+): Promise<HostResult<T>[]> {
+  const results: HostResult<T>[] = new Array(hosts.length);
+  const total = hosts.length;
+  let next = 0;
+  let done = 0;
+
+  const runOne = async (i: number): Promise<void> => {
+    const host = hosts[i];
+    const started = performance.now();
+    const { signal, dispose } = composeSignal([opts.signal], opts.deadlineMs);
+    let status: HostStatus;
+    let value: T | undefined;
+    try {
+      const backend = fleet.backend(host.name);
+      value = await raceAbort(
+        Promise.resolve().then(() => task(backend, host, signal)),
+        signal,
+      );
+      status = { host: host.name, status: 'ok', via: backend.via, elapsedMs: elapsed(started) };
+    } catch (err) {
+      const fe = signal.aborted && !(err instanceof FleetError) ? FleetError.from(signal.reason) : FleetError.from(err);
+      status = {
+        host: host.name,
+        status: hostStatusFromCode(fe.code),
+        via: host.via,
+        elapsedMs: elapsed(started),
+        message: fe.message,
+      };
+    } finally {
+      dispose();
+    }
+    results[i] = value === undefined ? { host, status } : { host, status, value };
+    done++;
+    opts.onHostDone?.(status, done, total);
+  };
+
+  const worker = async (): Promise<void> => {
+    while (next < hosts.length) await runOne(next++);
+  };
+  const n = Math.max(1, Math.min(opts.concurrency, hosts.length));
+  await Promise.all(Array.from({ length: n }, worker));
+  return results;
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

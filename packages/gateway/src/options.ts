@@ -1,0 +1,32 @@
+// Gateway-wide limits, set once at construction (CLI flags or createMcpServer's options).
+
+export interface GatewayOptions {
+  /** Hosts asked at once. */
+  concurrency: number;
+  /** Connecting to one host (agent channel or SSH handshake). */
+  connectTimeoutMs: number;
+  /** Budget of one host's part of a call; under MCP clients' 60 s request timeout. */
+  deadlineMs: number;
+  /** Text of one answer at most, in bytes (cut at a row boundary). */
+  maxAnswerBytes: number;
+}
+
+export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
+  concurrency: 32,
+  connectTimeoutMs: 3000,
+  deadlineMs: 20000,
+  maxAnswerBytes: 262144,
+});
+
+/** Defaults overlaid with the given values (undefined ones ignored). */
+export function resolveGatewayOptions(partial?: Partial<GatewayOptions>): GatewayOptions {
+  const out: GatewayOptions = { ...DEFAULT_GATEWAY_OPTIONS };
+  for (const key of Object.keys(out) as (keyof GatewayOptions)[]) {
+    const v = partial?.[key];
+    if (v !== undefined) {
+      if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${key} must be a positive number, got ${v}`);
+      out[key] = v;
+    }
+  }
+  return out;
+}
