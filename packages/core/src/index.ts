@@ -11,3 +11,4 @@ export * from './glob.js';
 export * from './walk.js';
 export * from './render-tree.js';
 export * from './render-table.js';
+export * from './display.js';
