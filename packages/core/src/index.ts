@@ -12,3 +12,5 @@ export * from './walk.js';
 export * from './render-tree.js';
 export * from './render-table.js';
 export * from './display.js';
+export * from './path-policy.js';
+export * from './limits.js';
