@@ -1,0 +1,96 @@
+// k-way merge of sorted lists or streams (one per host) with a binary heap: O(log k) per item.
+// Equal items come out in source order, so the merge is stable and deterministic.
+
+type Head<T> = { item: T; src: number };
+
+/** A min-heap of sources' current heads, ordered by `compare` then source index. */
+class HeadHeap<T> {
+  readonly items: Head<T>[] = [];
+  constructor(private readonly compare: (a: T, b: T) => number) {}
+
+  private less(a: Head<T>, b: Head<T>): boolean {
+    const c = this.compare(a.item, b.item);
+    return c < 0 || (c === 0 && a.src < b.src);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(h: Head<T>): void {
+    const a = this.items;
+    a.push(h);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(a[i], a[p])) break;
+      [a[i], a[p]] = [a[p], a[i]];
+      i = p;
+    }
+  }
+
+  pop(): Head<T> {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop()!;
+    if (a.length > 0) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && this.less(a[l], a[m])) m = l;
+        if (r < a.length && this.less(a[r], a[m])) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m], a[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/** Merges lists each sorted by `compare` into one sorted list; ties keep list order. */
+export function mergeSortedArrays<T>(lists: T[][], compare: (a: T, b: T) => number): T[] {
+  const heap = new HeadHeap<T>(compare);
+  const pos = lists.map(() => 0);
+  lists.forEach((list, src) => {
+    if (list.length > 0) heap.push({ item: list[0], src });
+  });
+  const out: T[] = [];
+  while (heap.size > 0) {
+    const { item, src } = heap.pop();
+    out.push(item);
+    const next = ++pos[src];
+    if (next < lists[src].length) heap.push({ item: lists[src][next], src });
+  }
+  return out;
+}
+
+/**
+ * Merges async streams each sorted by `compare`. It pulls the first item of every source at
+ * once (in parallel), then one item from a source only after emitting that source's previous
+ * item. Ties keep source order. A failing source fails the merge (wrap sources that should
+ * degrade instead). Stopping early (break/return) closes every source still open.
+ */
+export async function* mergeSorted<T>(sources: AsyncIterable<T>[], compare: (a: T, b: T) => number): AsyncGenerator<T> {
+  const its = sources.map((s) => s[Symbol.asyncIterator]());
+  const open = new Set<number>(its.keys());
+  const heap = new HeadHeap<T>(compare);
+  const pull = async (src: number) => {
+    const r = await its[src].next();
+    if (r.done) open.delete(src);
+    else heap.push({ item: r.value, src });
+  };
+  try {
+    await Promise.all(its.map((_, src) => pull(src)));
+    while (heap.size > 0) {
+      const { item, src } = heap.pop();
+      yield item;
+      await pull(src);
+    }
+  } finally {
+    await Promise.allSettled([...open].map((src) => its[src].return?.()));
+  }
+}
