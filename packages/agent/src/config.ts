@@ -1,0 +1,233 @@
+// fleetls-agent configuration: command-line flags, or the same keys in snake_case in a
+// YAML file (--config FILE; /etc/fleetls/agent.yaml when present and no --config).
+// Flags override the file. Every error names the key it is about.
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { parse as parseYaml } from 'yaml';
+
+export const DEFAULT_LISTEN = '127.0.0.1:7443';
+export const DEFAULT_CONFIG_FILE = '/etc/fleetls/agent.yaml';
+export const DEFAULT_MAX_CONCURRENT_WALKS = 8;
+
+export interface AgentConfig {
+  /** HOST:PORT as given (IPv6 in brackets). */
+  listen: string;
+  host: string;
+  port: number;
+  /** Allowed roots, absolute and normalised (symlinks resolved at startup by the server). */
+  allow: string[];
+  tls?: { cert: string; key: string; ca: string };
+  tokenFile?: string;
+  insecure: boolean;
+  maxConcurrentWalks: number;
+  /** Server ceilings; unset = core's defaults. */
+  ceilings: { maxDepth?: number; maxItemsPerDir?: number; maxEntries?: number };
+  /** The file the settings were read from, if any. */
+  configFile?: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Thrown after --help or --version printed their text: exit 0. */
+export class ConfigExit extends Error {
+  override name = 'ConfigExit';
+  constructor(readonly output: string) {
+    super('exit');
+  }
+}
+
+const FILE_KEYS = [
+  'listen',
+  'allow',
+  'tls_cert',
+  'tls_key',
+  'tls_ca',
+  'token_file',
+  'insecure',
+  'max_concurrent_walks',
+  'max_depth',
+  'max_items_per_dir',
+  'max_entries',
+] as const;
+type FileKey = (typeof FILE_KEYS)[number];
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function parseListen(value: string, key = 'listen'): { host: string; port: number } {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
+  if (!m) throw new ConfigError(`${key}: expected HOST:PORT (IPv6 as [ADDR]:PORT), got ${JSON.stringify(value)}`);
+  const port = Number(m[3]);
+  if (port > 65535) throw new ConfigError(`${key}: port must be 0-65535, got ${port}`);
+  return { host: m[1] ?? m[2], port };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+function positiveInt(value: unknown, key: string, min = 1): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > 2 ** 31 - 1) {
+    throw new ConfigError(`${key}: expected an integer >= ${min}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function readFileSettings(file: string): Partial<Record<FileKey, unknown>> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`config: cannot read ${file}: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config: ${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config: ${file} must be a YAML mapping`);
+  for (const k of Object.keys(doc)) {
+    if (!(FILE_KEYS as readonly string[]).includes(k)) {
+      throw new ConfigError(`${k}: unknown key in ${file} (known: ${FILE_KEYS.join(', ')})`);
+    }
+  }
+  return doc as Partial<Record<FileKey, unknown>>;
+}
+
+function str(v: unknown, key: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v === '') throw new ConfigError(`${key}: expected a non-empty string`);
+  return v;
+}
+
+export function buildProgram(version: string): Command {
+  return new Command('fleetls-agent')
+    .description('Read-only directory listing agent for fleetls: serves gRPC Walk and Stat over allowed roots.')
+    .version(version, '-V, --version')
+    .option('--listen <host:port>', `address to listen on (default ${DEFAULT_LISTEN})`)
+    .option('--allow <dir>', 'allowed root, repeatable; with none every path is refused', collect)
+    .option('--tls-cert <file>', 'server certificate (PEM)')
+    .option('--tls-key <file>', 'server private key (PEM)')
+    .option('--tls-ca <file>', 'CA that signs client certificates (mTLS)')
+    .option('--token-file <file>', 'file holding the bearer token clients must send')
+    .option('--insecure', 'plaintext gRPC (loopback addresses only)')
+    .addOption(
+      new Option('--max-concurrent-walks <n>', `walks served at once (default ${DEFAULT_MAX_CONCURRENT_WALKS})`),
+    )
+    .option('--max-depth <n>', 'ceiling on a request max_depth')
+    .option('--max-items-per-dir <n>', 'ceiling on a request max_items_per_dir')
+    .option('--max-entries <n>', 'ceiling on a request max_entries')
+    .option('--config <file>', `YAML file with the same keys in snake_case (default ${DEFAULT_CONFIG_FILE} if present)`)
+    .allowExcessArguments(false)
+    .helpOption('-h, --help', 'show this help');
+}
+
+/**
+ * Parses argv (without node and script) and the environment. Throws ConfigError naming the
+ * key on a bad setting, ConfigExit after --help/--version.
+ */
+export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): AgentConfig {
+  const program = buildProgram(version);
+  let out = '';
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (s) => {
+      out += s;
+    },
+    writeErr: (s) => {
+      out += s;
+    },
+  });
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+        throw new ConfigExit(out);
+      }
+      throw new ConfigError(err.message.replace(/^error: /, ''));
+    }
+    throw err;
+  }
+  const o = program.opts<Record<string, unknown>>();
+
+  let configFile = o.config as string | undefined;
+  if (!configFile && env.FLEETLS_AGENT_CONFIG) configFile = env.FLEETLS_AGENT_CONFIG;
+  if (!configFile && fs.existsSync(DEFAULT_CONFIG_FILE)) configFile = DEFAULT_CONFIG_FILE;
+  const file = configFile ? readFileSettings(configFile) : {};
+  const fileDir = configFile ? nodePath.dirname(nodePath.resolve(configFile)) : process.cwd();
+  const fromFile = (p: string | undefined) => (p === undefined ? undefined : nodePath.resolve(fileDir, p));
+
+  const listen = (o.listen as string | undefined) ?? str(file.listen, 'listen') ?? DEFAULT_LISTEN;
+  const { host, port } = parseListen(listen);
+
+  let allowRaw: unknown = o.allow ?? file.allow ?? [];
+  if (typeof allowRaw === 'string') allowRaw = [allowRaw];
+  if (!Array.isArray(allowRaw)) throw new ConfigError('allow: expected a list of absolute directories');
+  const allow = allowRaw.map((a) => {
+    if (typeof a !== 'string' || !nodePath.isAbsolute(a) || a.includes('\0')) {
+      throw new ConfigError(`allow: expected an absolute directory, got ${JSON.stringify(a)}`);
+    }
+    return nodePath.resolve(a);
+  });
+
+  const pick = (flag: string, key: FileKey): string | undefined => {
+    const v = o[flag] as string | undefined;
+    if (v !== undefined) return v;
+    return fromFile(str(file[key], key));
+  };
+  const cert = pick('tlsCert', 'tls_cert');
+  const keyFile = pick('tlsKey', 'tls_key');
+  const ca = pick('tlsCa', 'tls_ca');
+  const tokenFile = pick('tokenFile', 'token_file');
+
+  const insecureFile = file.insecure;
+  if (insecureFile !== undefined && typeof insecureFile !== 'boolean') {
+    throw new ConfigError('insecure: expected true or false');
+  }
+  const insecure = o.insecure === true || insecureFile === true;
+
+  const tlsAny = cert || keyFile || ca;
+  let tls: AgentConfig['tls'];
+  if (tlsAny) {
+    if (!cert) throw new ConfigError('tls_cert: required with tls_key and tls_ca (--tls-cert)');
+    if (!keyFile) throw new ConfigError('tls_key: required with tls_cert and tls_ca (--tls-key)');
+    if (!ca) throw new ConfigError('tls_ca: required with tls_cert and tls_key (--tls-ca)');
+    tls = { cert, key: keyFile, ca };
+  }
+  if (insecure && tls) throw new ConfigError('insecure: cannot be combined with tls_cert/tls_key/tls_ca');
+  if (!insecure && !tls) {
+    throw new ConfigError(
+      'tls_cert: TLS is required: give --tls-cert, --tls-key and --tls-ca, or --insecure on loopback',
+    );
+  }
+  if (insecure && !isLoopback(host)) {
+    throw new ConfigError(`insecure: refused on non-loopback address ${host}; use TLS (--tls-cert/--tls-key/--tls-ca)`);
+  }
+
+  const num = (flag: string, key: FileKey): number | undefined => {
+    const v = o[flag] ?? file[key];
+    return v === undefined ? undefined : positiveInt(v, key);
+  };
+  const maxConcurrentWalks = num('maxConcurrentWalks', 'max_concurrent_walks') ?? DEFAULT_MAX_CONCURRENT_WALKS;
+  const ceilings: AgentConfig['ceilings'] = {};
+  const md = num('maxDepth', 'max_depth');
+  const mi = num('maxItemsPerDir', 'max_items_per_dir');
+  const me = num('maxEntries', 'max_entries');
+  if (md !== undefined) ceilings.maxDepth = md;
+  if (mi !== undefined) ceilings.maxItemsPerDir = mi;
+  if (me !== undefined) ceilings.maxEntries = me;
+
+  const config: AgentConfig = { listen, host, port, allow, insecure, maxConcurrentWalks, ceilings };
+  if (tls) config.tls = tls;
+  if (tokenFile) config.tokenFile = tokenFile;
+  if (configFile) config.configFile = configFile;
+  return config;
+}

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { RawEntry } from '@fleetls/core';
+import { createFsSource, duApparent, WalkCancelled } from './fs-source.js';
+
+let root: string;
+let outside: string;
+const BAD = Buffer.from([0x62, 0x61, 0x64, 0x2d, 0xff, 0xfe]); // "bad-\xff\xfe": not UTF-8
+
+function listNames(src: ReturnType<typeof createFsSource>, dir = ''): Map<string, RawEntry> {
+  const r = src.list(Buffer.from(dir, 'latin1'));
+  assert.ok(!('error' in r), 'listing failed');
+  return new Map([...(r as Iterable<RawEntry>)].map((e) => [e.name.toString('latin1'), e]));
+}
+
+before(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-fs-')));
+  outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-out-')));
+  fs.writeFileSync(path.join(root, 'a.txt'), 'hello');
+  fs.writeFileSync(Buffer.concat([Buffer.from(`${root}/`), BAD]), 'xyz');
+  fs.writeFileSync(path.join(root, 'new\nline'), '');
+  fs.writeFileSync(path.join(root, 'tab\t"q"'), '12');
+  fs.mkdirSync(path.join(root, 'sub'));
+  fs.mkdirSync(path.join(root, 'empty'));
+  fs.writeFileSync(path.join(root, 'sub', 'f'), 'x'.repeat(1000));
+  fs.linkSync(path.join(root, 'sub', 'f'), path.join(root, 'sub', 'hard'));
+  fs.symlinkSync('.', path.join(root, 'loop'));
+  fs.symlinkSync('l2', path.join(root, 'l1'));
+  fs.symlinkSync('l1', path.join(root, 'l2'));
+  fs.symlinkSync('nowhere', path.join(root, 'dangling'));
+  fs.symlinkSync('sub', path.join(root, 'tosub'));
+  fs.writeFileSync(path.join(outside, 'secret'), 's');
+  fs.symlinkSync(outside, path.join(root, 'escape'));
+  fs.utimesSync(path.join(root, 'a.txt'), 1_700_000_000.123456, 1_700_000_000.123456);
+});
+
+after(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.rmSync(outside, { recursive: true, force: true });
+});
+
+describe('createFsSource', () => {
+  it('lists every name as raw bytes with lstat fields', () => {
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
+    const m = listNames(src);
+    assert.deepEqual(
+      [...m.keys()].sort(),
+      [
+        'a.txt',
+        BAD.toString('latin1'),
+        'new\nline',
+        'tab\t"q"',
+        'sub',
+        'empty',
+        'loop',
+        'l1',
+        'l2',
+        'dangling',
+        'tosub',
+        'escape',
+      ].sort(),
+    );
+    const bad = m.get(BAD.toString('latin1'));
+    assert.ok(bad);
+    assert.deepEqual(bad.name, BAD);
+    assert.equal(bad.type, 'file');
+    assert.equal(bad.size, 3);
+    const a = m.get('a.txt');
+    assert.ok(a);
+    const st = fs.lstatSync(path.join(root, 'a.txt'), { bigint: true });
+    assert.equal(a.size, 5);
+    assert.equal(a.mtimeSec, Number(st.mtimeNs / 1_000_000_000n));
+    assert.equal(a.mtimeNsec, Number(st.mtimeNs % 1_000_000_000n));
+    assert.equal(a.inode, Number(st.ino));
+    assert.equal(a.dev, Number(st.dev));
+    assert.equal(a.mode, Number(st.mode));
+    assert.equal(a.utcOffsetMin, -new Date(a.mtimeSec * 1000).getTimezoneOffset());
+    assert.equal(m.get('sub')?.type, 'dir');
+    assert.equal(m.get('new\nline')?.size, 0);
+  });
+
+  it('reports symlinks with their target and does not follow them', () => {
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
+    const m = listNames(src);
+    assert.equal(m.get('loop')?.type, 'symlink');
+    assert.deepEqual(m.get('loop')?.linkTarget, Buffer.from('.'));
+    assert.deepEqual(m.get('escape')?.linkTarget, Buffer.from(outside));
+    assert.equal(m.get('escape')?.error, undefined);
+    assert.equal(m.get('l1')?.error, undefined);
+  });
+
+  it('follows symlinks inside the roots, refuses those leaving them, reports loops and dangling links', () => {
+    const src = createFsSource(root, { followSymlinks: true, allowedRoots: [root] });
+    const m = listNames(src);
+    assert.equal(m.get('tosub')?.type, 'dir');
+    assert.deepEqual(m.get('tosub')?.linkTarget, Buffer.from('sub'));
+    assert.equal(m.get('tosub')?.inode, fs.statSync(path.join(root, 'sub')).ino);
+    assert.deepEqual(m.get('escape')?.error, { code: 'DENIED', detail: 'symlink target outside allowed roots' });
+    assert.equal(m.get('l1')?.error?.code, 'ERROR'); // ELOOP
+    assert.equal(m.get('dangling')?.error?.code, 'NOT_FOUND');
+    // 'loop' -> '.' is a directory (the root itself): the engine's loop check sees the same dev/inode.
+    assert.equal(m.get('loop')?.type, 'dir');
+    assert.equal(m.get('loop')?.inode, fs.statSync(root).ino);
+  });
+
+  it('lists a subdirectory by relative bytes, and returns an error for what cannot be listed', () => {
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
+    assert.deepEqual([...listNames(src, 'sub').keys()].sort(), ['f', 'hard']);
+    assert.deepEqual([...listNames(src, 'empty').keys()], []);
+    assert.equal((src.list(Buffer.from('missing')) as { error: { code: string } }).error.code, 'NOT_FOUND');
+    assert.equal((src.list(Buffer.from('a.txt')) as { error: { code: string } }).error.code, 'NOT_FOUND');
+  });
+
+  it('gives the root entry', () => {
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
+    const r = src.root();
+    assert.equal(r.type, 'dir');
+    assert.equal(r.inode, fs.statSync(root).ino);
+  });
+
+  it('stops listing when cancelled', () => {
+    let cancelled = false;
+    let seen = 0;
+    const src = createFsSource(root, {
+      followSymlinks: false,
+      allowedRoots: [root],
+      isCancelled: () => cancelled,
+      onEntry: () => {
+        seen++;
+      },
+    });
+    const it = (src.list(Buffer.alloc(0)) as Iterable<RawEntry>)[Symbol.iterator]();
+    it.next();
+    cancelled = true;
+    assert.throws(() => it.next(), WalkCancelled);
+    assert.equal(seen, 1);
+  });
+
+  it('reads a large directory lazily', () => {
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-big-'));
+    try {
+      for (let i = 0; i < 3000; i++) fs.writeFileSync(path.join(big, `f${i}`), '');
+      let seen = 0;
+      const src = createFsSource(big, { followSymlinks: false, allowedRoots: [big], onEntry: () => seen++ });
+      const it = (src.list(Buffer.alloc(0)) as Iterable<RawEntry>)[Symbol.iterator]();
+      it.next();
+      assert.equal(seen, 1);
+      let n = 1;
+      while (!it.next().done) n++;
+      assert.equal(n, 3000);
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('dirSize', () => {
+  it('matches du -b --one-file-system, hard links counted once', () => {
+    const expected = Number(
+      execFileSync('du', ['-s', '-b', '--one-file-system', root], { encoding: 'utf8' }).split('\t')[0],
+    );
+    const r = duApparent(Buffer.from(root), Date.now() + 10_000);
+    assert.deepEqual(r, { size: expected, partial: false });
+    const sub = Number(
+      execFileSync('du', ['-s', '-b', '--one-file-system', path.join(root, 'sub')], { encoding: 'utf8' }).split(
+        '\t',
+      )[0],
+    );
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
+    assert.deepEqual(src.dirSize(Buffer.from('sub'), Date.now() + 10_000), { size: sub, partial: false });
+  });
+
+  it('is partial when the deadline has passed', () => {
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-du-'));
+    try {
+      for (let i = 0; i < 600; i++) fs.writeFileSync(path.join(big, `f${i}`), 'x');
+      const r = duApparent(Buffer.from(big), Date.now() - 1);
+      assert.equal(r.partial, true);
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
+  });
+});

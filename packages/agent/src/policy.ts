@@ -1,0 +1,73 @@
+// Where a request may go: its path must be absolute and normalised (core's path policy),
+// inside the allowed roots as written AND after resolving symlinks, and it must exist.
+// Used by the gRPC service and the embedded backend alike; errors are FleetErrors.
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import { assertAllowed, FleetError, normalizeRequestPath } from '@fleetls/core';
+
+export interface AllowedRoots {
+  /** As configured (normalised). */
+  configured: string[];
+  /** Their real paths (symlinks resolved); the walker is confined to these. */
+  real: string[];
+}
+
+/** Resolves the configured roots once, at startup. A root that does not exist is kept as written. */
+export function resolveRoots(roots: string[]): AllowedRoots {
+  const configured = roots.map((r) => nodePath.resolve(r));
+  const real = configured.map((r) => {
+    try {
+      return fs.realpathSync(r);
+    } catch {
+      return r;
+    }
+  });
+  return { configured, real: [...new Set(real)] };
+}
+
+function fsError(err: unknown, path: string): FleetError {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return new FleetError('not_found', `path does not exist: ${path}`, { cause: err });
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new FleetError('permission_denied', `permission denied: ${path}`, { cause: err });
+  }
+  return FleetError.from(err);
+}
+
+/**
+ * Checks a request path and returns the real path to operate on. `followFinal`: resolve the
+ * last component too (Walk; Stat with follow_symlinks); otherwise only its parent, so that
+ * a symlink itself can be described without following it.
+ */
+export function resolveAllowedPath(input: string, roots: AllowedRoots, followFinal: boolean, arg = 'path'): string {
+  const path = normalizeRequestPath(input, arg);
+  if (roots.configured.length === 0) {
+    throw new FleetError(
+      'permission_denied',
+      `${arg}: no allowed roots are configured on this agent (start it with --allow DIR)`,
+    );
+  }
+  assertAllowed(path, [...roots.configured, ...roots.real]);
+  let real: string;
+  try {
+    if (followFinal || path === '/') {
+      real = fs.realpathSync(path);
+    } else {
+      real = nodePath.join(fs.realpathSync(nodePath.dirname(path)), nodePath.basename(path));
+      fs.lstatSync(real);
+    }
+  } catch (err) {
+    throw fsError(err, path);
+  }
+  if (real !== path) {
+    try {
+      assertAllowed(real, roots.real);
+    } catch (err) {
+      throw new FleetError('permission_denied', `${arg}: ${path} resolves to ${real}, outside the allowed roots`, {
+        cause: err,
+      });
+    }
+  }
+  return real;
+}

@@ -1,0 +1,226 @@
+// The fleetls.v1.Agent service: Walk (server-streaming, back-pressured, cancellable) and
+// Stat. Wire ↔ domain goes through wire.ts only; errors leave as gRPC statuses.
+
+import type { Code, WalkRequest } from '@fleetls/core';
+import { DEFAULT_CEILINGS, FleetError, resolveWalkRequest } from '@fleetls/core';
+import type {
+  AgentHandlers,
+  WireStatRequestOut,
+  WireStatResponse,
+  WireWalkRequestOut,
+  WireWalkResponse,
+} from '@fleetls/proto';
+import { loadContract } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { AgentConfig } from './config.js';
+import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
+import { statPath } from './stat.js';
+import { type RunningWalk, startWalk, type WalkOutcome } from './walker.js';
+import { rowToWire, statToWire, summaryToWire, wireToRequestInput } from './wire.js';
+
+export const GRPC_STATUS: Record<Code, grpc.status> = {
+  invalid_argument: grpc.status.INVALID_ARGUMENT,
+  permission_denied: grpc.status.PERMISSION_DENIED,
+  not_found: grpc.status.NOT_FOUND,
+  unauthenticated: grpc.status.UNAUTHENTICATED,
+  unavailable: grpc.status.UNAVAILABLE,
+  deadline_exceeded: grpc.status.DEADLINE_EXCEEDED,
+  cancelled: grpc.status.CANCELLED,
+  resource_exhausted: grpc.status.RESOURCE_EXHAUSTED,
+  internal: grpc.status.INTERNAL,
+};
+
+export function toStatus(err: unknown): Partial<grpc.StatusObject> {
+  const fe = FleetError.from(err);
+  return { code: GRPC_STATUS[fe.code], details: fe.message };
+}
+
+/** Time kept back from the client's deadline so the summary (with its DEADLINE truncation) still arrives. */
+const DEADLINE_MARGIN_MS = 100;
+
+export function ceilingsOf(config: AgentConfig): typeof DEFAULT_CEILINGS {
+  return { ...DEFAULT_CEILINGS, ...config.ceilings };
+}
+
+/** Shared by the service and the embedded backend: the request, validated and confined. */
+export function prepareWalk(req: WalkRequest, roots: AllowedRoots): WalkRequest {
+  const real = resolveAllowedPath(req.path, roots, true);
+  return { ...req, path: real };
+}
+
+function waitDrainOrCancel(call: grpc.ServerWritableStream<unknown, unknown>): Promise<boolean> {
+  if (call.cancelled) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => () => {
+      call.off('drain', onDrain);
+      call.off('cancelled', onCancel);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onCancel = done(false);
+    call.once('drain', onDrain);
+    call.once('cancelled', onCancel);
+  });
+}
+
+function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(undefined), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(t);
+        resolve(undefined);
+      },
+    );
+  });
+}
+
+export interface AgentServiceHandle {
+  /** Walks in flight. */
+  active(): number;
+}
+
+export function addAgentService(
+  server: grpc.Server,
+  deps: { config: AgentConfig; logger: Logger; version: string; roots?: AllowedRoots },
+): AgentServiceHandle {
+  const { config, logger, version } = deps;
+  const roots = deps.roots ?? resolveRoots(config.allow);
+  const ceilings = ceilingsOf(config);
+  let active = 0;
+  let seq = 0;
+
+  async function Walk(call: grpc.ServerWritableStream<WireWalkRequestOut, WireWalkResponse>): Promise<void> {
+    const log = logger.child({ rpc: 'Walk', call: ++seq, peer: call.getPeer() });
+    const started = Date.now();
+    let running: RunningWalk | undefined;
+    let acquired = false;
+    let sent = 0;
+    let seen: number | undefined;
+    let outcome = 'ok';
+    let req: WalkRequest | undefined;
+    try {
+      const resolved = resolveWalkRequest(wireToRequestInput(call.request), ceilings);
+      req = prepareWalk(resolved, roots);
+      const callDeadline = call.getDeadline();
+      const deadlineMs = callDeadline instanceof Date ? callDeadline.getTime() : Number(callDeadline);
+      if (Number.isFinite(deadlineMs)) {
+        const left = Math.max(1, deadlineMs - Date.now() - DEADLINE_MARGIN_MS);
+        if (left < req.deadlineMs) req = { ...req, deadlineMs: left };
+      }
+      if (active >= config.maxConcurrentWalks) {
+        throw new FleetError(
+          'resource_exhausted',
+          `too many concurrent walks: ${active} running, max_concurrent_walks is ${config.maxConcurrentWalks}`,
+        );
+      }
+      active++;
+      acquired = true;
+      log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
+      const walk = startWalk(req, { allowedRoots: roots.real });
+      running = walk;
+      const onCancelled = () => walk.cancel();
+      call.once('cancelled', onCancelled);
+      if (call.cancelled) walk.cancel();
+      const it = walk.batches;
+      for (;;) {
+        const r = await it.next();
+        if (r.done) {
+          seen = r.value.entriesSeen;
+          if (!call.cancelled) {
+            call.write({ rows: [], summary: summaryToWire(r.value) });
+            call.end();
+          }
+          break;
+        }
+        if (call.cancelled) {
+          walk.cancel();
+          break;
+        }
+        const rows = r.value.map(rowToWire);
+        for (const row of r.value) if (row.kind === 'entry') sent++;
+        if (!call.write({ rows }) && !(await waitDrainOrCancel(call))) {
+          walk.cancel();
+          break;
+        }
+      }
+      call.off('cancelled', onCancelled);
+      if (call.cancelled) outcome = 'cancelled';
+    } catch (err) {
+      const fe = FleetError.from(err);
+      if (call.cancelled || fe.code === 'cancelled') {
+        outcome = 'cancelled';
+      } else {
+        outcome = fe.code;
+        if (!acquired) log.info({ code: fe.code, err: fe.message, path: call.request?.path }, 'walk refused');
+        else log.warn({ code: fe.code, err: fe.message }, 'walk failed');
+        call.emit('error', toStatus(fe));
+      }
+    } finally {
+      if (acquired) active--;
+      if (running) {
+        const end: WalkOutcome | undefined = await settleWithin(running.finished, 5000);
+        log.info(
+          {
+            path: req?.path,
+            entriesSeen: seen ?? end?.seen,
+            entriesSent: sent,
+            cancelled: outcome === 'cancelled',
+            outcome,
+            elapsedMs: Date.now() - started,
+          },
+          'walk end',
+        );
+      }
+    }
+  }
+
+  function Stat(
+    call: grpc.ServerUnaryCall<WireStatRequestOut, WireStatResponse>,
+    callback: grpc.sendUnaryData<WireStatResponse>,
+  ): void {
+    try {
+      const { path, followSymlinks } = call.request;
+      const real = resolveAllowedPath(path, roots, followSymlinks);
+      let info: ReturnType<typeof statPath>;
+      try {
+        info = statPath(real, followSymlinks);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') throw new FleetError('not_found', `path does not exist: ${path}`);
+        if (code === 'EACCES' || code === 'EPERM')
+          throw new FleetError('permission_denied', `permission denied: ${path}`);
+        throw err;
+      }
+      callback(null, statToWire(info, version));
+    } catch (err) {
+      const status = toStatus(err);
+      logger.debug({ rpc: 'Stat', code: status.code, err: status.details }, 'stat refused');
+      callback(status as grpc.ServiceError);
+    }
+  }
+
+  const handlers: AgentHandlers = {
+    Walk: (call) => {
+      Walk(call).catch((err) => {
+        logger.error({ err: String(err) }, 'walk handler crashed');
+        try {
+          call.emit('error', toStatus(err));
+        } catch {
+          // the call is gone
+        }
+      });
+    },
+    Stat,
+  };
+  server.addService(
+    loadContract().proto.fleetls.v1.Agent.service,
+    handlers as unknown as grpc.UntypedServiceImplementation,
+  );
+  return { active: () => active };
+}

@@ -1,0 +1,68 @@
+// Rows crossing from the walk worker to the main thread. Buffers become latin1 strings
+// (every byte maps to one char and back, unchanged): strings clone cheaply, while a
+// Buffer slice of Node's 8 KiB pool would drag its whole pool through postMessage.
+import type { Entry, Row, Truncation, WalkRequest, WalkSummary } from '@fleetls/core';
+
+export type PlainEntry = Omit<Entry, 'path' | 'linkTarget'> & { path: string; linkTarget?: string };
+export type PlainTruncation = Omit<Truncation, 'dir'> & { dir: string };
+export type PlainRow = { e: PlainEntry } | { t: PlainTruncation };
+export type PlainSummary = Omit<WalkSummary, 'truncations'> & { truncations: PlainTruncation[] };
+
+export interface WorkerInput {
+  req: WalkRequest;
+  allowedRoots: string[];
+  /** Int32Array view: [CREDITS, CANCEL, SEEN]. */
+  control: SharedArrayBuffer;
+  batchRows: number;
+  batchBytes: number;
+  flushMs: number;
+}
+
+export const CREDITS = 0;
+export const CANCEL = 1;
+export const SEEN = 2;
+export const CONTROL_SLOTS = 3;
+
+export type WorkerMessage =
+  | { t: 'rows'; rows: PlainRow[] }
+  | { t: 'done'; summary: PlainSummary; seen: number }
+  | { t: 'cancelled'; seen: number }
+  | { t: 'error'; message: string; seen: number };
+
+function truncationToPlain(t: Truncation): PlainTruncation {
+  return { dir: t.dir.toString('latin1'), shown: t.shown, total: t.total, reason: t.reason };
+}
+
+function truncationFromPlain(t: PlainTruncation): Truncation {
+  return { dir: Buffer.from(t.dir, 'latin1'), shown: t.shown, total: t.total, reason: t.reason };
+}
+
+export function rowToPlain(r: Row): PlainRow {
+  if (r.kind === 'truncation') return { t: truncationToPlain(r.truncation) };
+  const { path, linkTarget, ...rest } = r.entry;
+  const e: PlainEntry = { ...rest, path: path.toString('latin1') };
+  if (linkTarget) e.linkTarget = linkTarget.toString('latin1');
+  return { e };
+}
+
+export function rowFromPlain(p: PlainRow): Row {
+  if ('t' in p) return { kind: 'truncation', truncation: truncationFromPlain(p.t) };
+  const { path, linkTarget, ...rest } = p.e;
+  const entry: Entry = { ...rest, path: Buffer.from(path, 'latin1') };
+  if (linkTarget !== undefined) entry.linkTarget = Buffer.from(linkTarget, 'latin1');
+  return { kind: 'entry', entry };
+}
+
+export function summaryToPlain(s: WalkSummary): PlainSummary {
+  return { ...s, truncations: s.truncations.map(truncationToPlain) };
+}
+
+export function summaryFromPlain(s: PlainSummary): WalkSummary {
+  return { ...s, truncations: s.truncations.map(truncationFromPlain) };
+}
+
+/** A rough wire size of a row, to cut batches well under gRPC's message limit. */
+export function plainRowBytes(p: PlainRow): number {
+  if ('t' in p) return 24 + p.t.dir.length;
+  return 64 + p.e.path.length + (p.e.linkTarget?.length ?? 0) + (p.e.error ? 16 + p.e.error.detail.length : 0);
+}

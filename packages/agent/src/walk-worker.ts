@@ -1,0 +1,99 @@
+// The walk, run in a worker thread so the agent's event loop never blocks on the file
+// system. Rows leave in batches (count, bytes, or time); the main thread grants credits
+// for batches it has consumed, and the worker sleeps (Atomics.wait) when it has none.
+// A cancel flag in the same shared buffer stops the walk within one directory entry.
+import { parentPort, workerData } from 'node:worker_threads';
+import { walk } from '@fleetls/core';
+import { createFsSource, WalkCancelled } from './fs-source.js';
+import {
+  CANCEL,
+  CREDITS,
+  type PlainRow,
+  plainRowBytes,
+  rowToPlain,
+  SEEN,
+  summaryToPlain,
+  type WorkerInput,
+  type WorkerMessage,
+} from './transit.js';
+
+const input = workerData as WorkerInput;
+const port = parentPort;
+if (!port) throw new Error('walk-worker must run in a worker thread');
+const control = new Int32Array(input.control);
+
+let seen = 0;
+let batch: PlainRow[] = [];
+let batchBytes = 0;
+let lastFlush = Date.now();
+
+const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
+
+function post(msg: WorkerMessage): void {
+  port?.postMessage(msg);
+}
+
+function flush(): void {
+  if (batch.length === 0) return;
+  // Wait for a credit: the consumer has not taken enough of what was sent.
+  for (;;) {
+    if (cancelled()) throw new WalkCancelled('walk cancelled');
+    const credits = Atomics.load(control, CREDITS);
+    if (credits > 0) break;
+    Atomics.wait(control, CREDITS, credits, 1000);
+  }
+  Atomics.sub(control, CREDITS, 1);
+  Atomics.store(control, SEEN, seen);
+  post({ t: 'rows', rows: batch });
+  batch = [];
+  batchBytes = 0;
+  lastFlush = Date.now();
+}
+
+function onEntry(): void {
+  seen++;
+  // A slow directory still streams what is already decided.
+  if ((seen & 255) === 0) {
+    Atomics.store(control, SEEN, seen);
+    if (batch.length > 0 && Date.now() - lastFlush >= input.flushMs) flush();
+  }
+}
+
+function run(): void {
+  const source = createFsSource(input.req.path, {
+    followSymlinks: input.req.followSymlinks,
+    allowedRoots: input.allowedRoots,
+    isCancelled: cancelled,
+    onEntry,
+  });
+  try {
+    const gen = walk(input.req, source, () => Date.now());
+    for (;;) {
+      const r = gen.next();
+      if (r.done) {
+        flush();
+        post({ t: 'done', summary: summaryToPlain(r.value), seen });
+        return;
+      }
+      const p = rowToPlain(r.value);
+      batch.push(p);
+      batchBytes += plainRowBytes(p);
+      if (
+        batch.length >= input.batchRows ||
+        batchBytes >= input.batchBytes ||
+        Date.now() - lastFlush >= input.flushMs
+      ) {
+        flush();
+      }
+      if (cancelled()) throw new WalkCancelled('walk cancelled');
+    }
+  } catch (err) {
+    if (err instanceof WalkCancelled || cancelled()) {
+      post({ t: 'cancelled', seen });
+      return;
+    }
+    post({ t: 'error', message: err instanceof Error ? err.message : String(err), seen });
+  }
+}
+
+run();
