@@ -14,3 +14,6 @@ export * from './render-table.js';
 export * from './display.js';
 export * from './path-policy.js';
 export * from './limits.js';
+export * from './merge.js';
+export * from './cursor.js';
+export * from './budget.js';
