@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// fleetls-agent: parse the configuration, serve, shut down gracefully on SIGTERM/SIGINT.
+import { pino } from 'pino';
+import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
+import { createAgentServer } from './server.js';
+import { AGENT_VERSION } from './version.js';
+
+const GRACE_MS = 10_000;
+
+async function main(): Promise<number> {
+  const logger = pino(
+    {
+      level: process.env.LOG_LEVEL ?? 'info',
+      base: { svc: 'fleetls-agent' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: ['token', '*.token', 'authorization', '*.authorization'], censor: '[redacted]' },
+    },
+    pino.destination({ fd: 2, sync: true }),
+  );
+  let config: ReturnType<typeof parseAgentConfig>;
+  try {
+    config = parseAgentConfig(process.argv.slice(2), process.env, AGENT_VERSION);
+  } catch (err) {
+    if (err instanceof ConfigExit) {
+      process.stdout.write(err.output);
+      return 0;
+    }
+    if (err instanceof ConfigError) {
+      process.stderr.write(`fleetls-agent: ${err.message}\n`);
+      logger.fatal({ err: err.message }, 'bad configuration');
+      return 2;
+    }
+    throw err;
+  }
+  let server: ReturnType<typeof createAgentServer>;
+  let port: number;
+  try {
+    server = createAgentServer(config, logger);
+    ({ port } = await server.start());
+  } catch (err) {
+    process.stderr.write(`fleetls-agent: ${(err as Error).message}\n`);
+    logger.fatal({ err: (err as Error).message }, 'cannot start');
+    return 1;
+  }
+  if (config.allow.length === 0) logger.warn('no --allow roots: every path will be refused');
+  logger.info(
+    {
+      port,
+      address: `${config.host}:${port}`,
+      allow: config.allow,
+      tls: config.tls !== undefined,
+      token: config.tokenFile !== undefined,
+      version: AGENT_VERSION,
+    },
+    'listening',
+  );
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal }, 'shutting down');
+      server.shutdown(GRACE_MS).then(
+        () => {
+          logger.info('stopped');
+          resolve(0);
+        },
+        (err) => {
+          logger.error({ err: String(err) }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`fleetls-agent: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
