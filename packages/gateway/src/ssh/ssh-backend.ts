@@ -1,0 +1,230 @@
+// The SSH HostBackend: one remote `find` per walk, loaded into core's MemorySource and
+// walked by core's engine with the same WalkRequest the agent gets, so the same tree
+// gives the same rows through both. Hosts without GNU find are listed over SFTP.
+import type {
+  EntryError,
+  HostBackend,
+  RawEntry,
+  Row,
+  SourceRecord,
+  StatInfo,
+  WalkRequest,
+  WalkSummary,
+} from '@fleetls/core';
+import { FleetError, MemorySource, walk } from '@fleetls/core';
+import type { Logger } from 'pino';
+import { resolveTarget, SshConnection } from './connection.js';
+import {
+  buildDirSizeCommand,
+  buildStatCommand,
+  buildWalkCommand,
+  collectListing,
+  exitFromStderr,
+  type FindItem,
+  FindRecordParser,
+  PROBE_COMMAND,
+  type ProbeResult,
+  parseDirSizes,
+  parseProbe,
+  parseStat,
+  pathError,
+  rootErrorEntry,
+  stderrMessage,
+  timedOut,
+  validateRemotePath,
+} from './find-command.js';
+import { sftpListing, sftpStat } from './sftp-source.js';
+import type { SshHostConfig } from './types.js';
+
+export interface SshBackendOptions {
+  logger: Logger;
+  connectTimeoutMs?: number;
+  maxChannels?: number;
+  /** Records one walk reads from the remote at most (default 1,000,000). */
+  maxRecords?: number;
+  /** Rows per yielded batch (default 512). */
+  batchSize?: number;
+}
+
+/** A walk summary with notes about how the host was listed (e.g. the SFTP fallback). */
+export type SshWalkSummary = WalkSummary & { notes?: string[] };
+
+export const SFTP_NOTE =
+  'listed over SFTP (no GNU find on the host): mtimes are whole seconds; inode, nlink and dev are 0';
+
+export type SshBackend = HostBackend & { connectionsOpened(): number };
+
+const STAT_TIMEOUT_SEC = 10;
+
+export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): SshBackend {
+  const logger = opts.logger.child({ host: cfg.host, via: 'ssh' });
+  const maxRecords = opts.maxRecords ?? 1_000_000;
+  const batchSize = opts.batchSize ?? 512;
+  let conn: SshConnection | undefined;
+  let probed: Promise<ProbeResult> | undefined;
+
+  const connection = (): SshConnection => {
+    // Resolved lazily: a bad identity file is this host's auth status, not a gateway crash.
+    conn ??= new SshConnection(
+      resolveTarget(cfg, { connectTimeoutMs: opts.connectTimeoutMs }),
+      logger,
+      opts.maxChannels,
+    );
+    return conn;
+  };
+
+  const probe = (signal: AbortSignal): Promise<ProbeResult> => {
+    if (!probed) {
+      const p = connection()
+        .exec(PROBE_COMMAND, signal)
+        .then((r) => {
+          const res = parseProbe(r.stdout.toString('utf8'));
+          logger.debug({ probe: res }, 'SSH host probed');
+          if (!res.gnuFind) logger.warn('no GNU find on this host: listing over SFTP (whole-second mtimes)');
+          return res;
+        });
+      probed = p;
+      p.catch(() => {
+        if (probed === p) probed = undefined;
+      });
+    }
+    return probed;
+  };
+
+  async function loadFind(req: WalkRequest, signal: AbortSignal) {
+    const c = connection();
+    const parser = new FindRecordParser(req.followSymlinks);
+    const items: FindItem[] = [];
+    const listingRun = c.exec(buildWalkCommand(req, { maxRecords }), signal, (chunk) => {
+      for (const it of parser.push(chunk)) items.push(it);
+    });
+    const sizesRun = req.dirSizes
+      ? c.exec(buildDirSizeCommand(req, { ionice: (await probe(signal)).ionice }), signal)
+      : undefined;
+    const [r, du] = await Promise.all([listingRun, sizesRun]);
+    const exit = exitFromStderr(r.stderr);
+    if (exit === undefined) {
+      throw new FleetError(
+        'internal',
+        `${cfg.host}: remote listing failed: ${stderrMessage(r.stderr) || `exit ${r.code}`}`,
+      );
+    }
+    const listing = collectListing(items, maxRecords);
+    if (parser.garbled > 0) logger.warn({ garbled: parser.garbled }, 'dropped garbled find records');
+    const stderr = stderrMessage(r.stderr);
+    if (stderr && listing.root) logger.debug({ stderr: stderr.slice(0, 2000) }, 'find reported problems');
+    let dirSizes: Map<string, { size: number; partial: boolean }> | undefined;
+    if (du) {
+      dirSizes = parseDirSizes(du.stdout);
+      const duExit = exitFromStderr(du.stderr);
+      if (duExit !== 0)
+        logger.debug({ exit: duExit, stderr: stderrMessage(du.stderr).slice(0, 2000) }, 'du incomplete');
+      // Directories du never reached (killed at the deadline): their own size, partial.
+      for (const rec of listing.records) {
+        const key = rec.path.toString('latin1');
+        if (rec.type === 'dir' && !dirSizes.has(key)) dirSizes.set(key, { size: rec.size, partial: true });
+      }
+    }
+    const root: RawEntry = listing.root
+      ? { ...withoutPath(listing.root), name: Buffer.alloc(0) }
+      : rootErrorEntry(stderr);
+    return {
+      root,
+      records: listing.records,
+      dirErrors: listing.dirErrors,
+      dirSizes,
+      capped: listing.capped,
+      killed: timedOut(exit) || parser.incomplete(),
+      notes: [] as string[],
+    };
+  }
+
+  async function* walkImpl(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], SshWalkSummary, void> {
+    validateRemotePath(req.path);
+    const t0 = Date.now();
+    const info = await probe(signal);
+    const loaded = info.gnuFind
+      ? await loadFind(req, signal)
+      : { ...(await sftpListing(connection(), req, signal, t0 + req.deadlineMs)), notes: [SFTP_NOTE] };
+    const source = new MemorySource(loaded.root, loaded.records, {
+      dirErrors: loaded.dirErrors as Map<string, EntryError>,
+      dirSizes: loaded.dirSizes,
+    });
+    // The deadline runs from the start of the call, remote listing included.
+    let first = true;
+    const now = () => {
+      if (first) {
+        first = false;
+        return t0;
+      }
+      return Date.now();
+    };
+    const gen = walk(req, source, now);
+    let batch: Row[] = [];
+    let step = gen.next();
+    while (!step.done) {
+      batch.push(step.value);
+      if (batch.length >= batchSize) {
+        if (signal.aborted) throw new FleetError('cancelled', `${cfg.host}: cancelled`);
+        yield batch;
+        batch = [];
+      }
+      step = gen.next();
+    }
+    if (batch.length > 0) yield batch;
+    const summary: SshWalkSummary = step.value;
+    const has = (reason: string) => summary.truncations.some((t) => t.reason === reason);
+    if (loaded.capped && !has('max_entries')) {
+      logger.warn({ maxRecords }, 'remote listing hit the record cap');
+      summary.truncations.push({
+        dir: Buffer.alloc(0),
+        shown: summary.entriesSent,
+        total: loaded.records.length + 1,
+        reason: 'max_entries',
+      });
+    }
+    if (loaded.killed && !has('deadline')) {
+      summary.truncations.push({
+        dir: Buffer.alloc(0),
+        shown: summary.entriesSent,
+        total: loaded.records.length,
+        reason: 'deadline',
+      });
+    }
+    if (loaded.notes.length > 0) summary.notes = loaded.notes;
+    return summary;
+  }
+
+  return {
+    via: 'ssh',
+    walk: walkImpl,
+    async stat(path: string, followSymlinks: boolean, signal: AbortSignal): Promise<StatInfo> {
+      validateRemotePath(path);
+      const info = await probe(signal);
+      if (!info.gnuFind) return sftpStat(connection(), path, followSymlinks, signal);
+      const r = await connection().exec(buildStatCommand(path, followSymlinks, STAT_TIMEOUT_SEC), signal);
+      const parsed = parseStat(r.stdout, followSymlinks);
+      if (!parsed) {
+        if (timedOut(exitFromStderr(r.stderr)))
+          throw new FleetError('deadline_exceeded', `${cfg.host}: stat timed out after ${STAT_TIMEOUT_SEC}s`);
+        throw pathError(r.stderr, path);
+      }
+      return parsed;
+    },
+    async probe(signal: AbortSignal): Promise<{ version: string }> {
+      const p = await probe(signal);
+      return { version: p.gnuFind ? `ssh (${p.findVersion})` : 'ssh (sftp)' };
+    },
+    close(): void {
+      conn?.close();
+    },
+    connectionsOpened(): number {
+      return conn?.connectionsOpened() ?? 0;
+    },
+  };
+}
+
+function withoutPath(rec: SourceRecord): Omit<RawEntry, 'name'> {
+  const { path: _path, ...rest } = rec;
+  return rest;
+}
