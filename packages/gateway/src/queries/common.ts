@@ -1,0 +1,196 @@
+// What every query shares: its context, the walk of one host (following a symlinked
+// path to its directory), host status rows, entry fields as JSON, and the answer's byte budget.
+import { posix } from 'node:path';
+import {
+  type Code,
+  displayPath,
+  type Entry,
+  FleetError,
+  formatMtime,
+  type HostStatus,
+  type HostStatusCode,
+  type Row,
+  type Truncation,
+  type WalkRequest,
+  type WalkSummary,
+} from '@fleetls/core';
+import type { FanOutOptions } from '../fan-out.js';
+import type { Fleet } from '../fleet-types.js';
+import type { GatewayOptions } from '../options.js';
+
+export interface QueryContext {
+  fleet: Fleet;
+  options: GatewayOptions;
+  signal: AbortSignal;
+  /** Once per answered host. */
+  onProgress?: (done: number, total: number, status: HostStatus) => void;
+}
+
+/** A query's answer: `structured` matches the tool's outputSchema, `text` is its compact rendering. */
+export interface QueryResult<S> {
+  structured: S;
+  text: string;
+}
+
+export interface HostStatusJson {
+  host: string;
+  status: HostStatusCode;
+  via: HostStatus['via'];
+  elapsed_ms: number;
+  message?: string;
+}
+
+export function hostStatusJson(s: HostStatus): HostStatusJson {
+  const out: HostStatusJson = { host: s.host, status: s.status, via: s.via, elapsed_ms: s.elapsedMs };
+  if (s.message !== undefined) out.message = s.message;
+  return out;
+}
+
+export function fanOutOptions(ctx: QueryContext): FanOutOptions {
+  return {
+    concurrency: ctx.options.concurrency,
+    deadlineMs: ctx.options.deadlineMs,
+    signal: ctx.signal,
+    onHostDone: ctx.onProgress ? (status, done, total) => ctx.onProgress?.(done, total, status) : undefined,
+  };
+}
+
+/**
+ * The walk's own time budget: under the gateway's per-host deadline, so a slow tree comes
+ * back partial with a `deadline` truncation rather than as a timed-out host.
+ */
+export function walkDeadlineMs(options: GatewayOptions): number {
+  return Math.max(1, Math.floor(options.deadlineMs * 0.8));
+}
+
+export interface HostWalk {
+  rows: Row[];
+  summary: WalkSummary;
+  /** The path walked: the requested one, or where its symlink led. */
+  path: string;
+}
+
+const MAX_ROOT_HOPS = 8;
+
+/** A root that could not be listed → the host's failure (status not_found, denied or error). */
+function rootFailure(rows: Row[]): FleetError | undefined {
+  const first = rows[0];
+  if (rows.length !== 1 || first.kind !== 'entry' || first.entry.path.length !== 0 || !first.entry.error) {
+    return undefined;
+  }
+  const { code, detail } = first.entry.error;
+  const fleetCode: Code = code === 'NOT_FOUND' ? 'not_found' : code === 'DENIED' ? 'permission_denied' : 'internal';
+  return new FleetError(fleetCode, detail);
+}
+
+/**
+ * Runs one host's walk to the end. A path that is a symlink is followed to its target (as
+ * `ls path/` would; Linux MCP Server answers such paths empty); a root that cannot be
+ * listed throws, so it becomes the host's status row.
+ */
+export async function walkHost(
+  walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
+  req: WalkRequest,
+  signal: AbortSignal,
+): Promise<HostWalk> {
+  let path = req.path;
+  for (let hop = 0; ; hop++) {
+    const rows: Row[] = [];
+    const it = walkFn({ ...req, path }, signal);
+    let r = await it.next();
+    while (!r.done) {
+      for (const row of r.value) rows.push(row);
+      r = await it.next();
+    }
+    const root = rows[0];
+    if (
+      hop < MAX_ROOT_HOPS &&
+      rows.length === 1 &&
+      root.kind === 'entry' &&
+      root.entry.path.length === 0 &&
+      root.entry.type === 'symlink' &&
+      root.entry.linkTarget !== undefined
+    ) {
+      path = posix.resolve(posix.dirname(path), root.entry.linkTarget.toString('utf8'));
+      continue;
+    }
+    const failed = rootFailure(rows);
+    if (failed) throw failed;
+    return { rows, summary: r.value, path };
+  }
+}
+
+/** Whole-walk truncations worth telling (top_n is the ranking asked for, not a loss). */
+export function lossTruncations(summary: WalkSummary): Truncation[] {
+  return summary.truncations.filter((t) => t.reason !== 'top_n' && t.reason !== 'items_per_dir');
+}
+
+export interface TruncationJson {
+  host: string;
+  dir: string;
+  shown: number;
+  total: number;
+  reason: string;
+}
+
+export function truncationJson(host: string, t: Truncation): TruncationJson {
+  return { host, dir: displayPath(t.dir), shown: t.shown, total: t.total, reason: t.reason };
+}
+
+export function modified(e: Entry): string {
+  return formatMtime(e.mtimeSec, e.mtimeNsec, e.utcOffsetMin);
+}
+
+/** The user-facing type word: `directory` (as the tools' `type` argument), else the entry type. */
+export function typeWord(e: Entry): string {
+  return e.type === 'dir' ? 'directory' : e.type;
+}
+
+/** A failed host's line: `[NOT_FOUND] /p — detail`, `[DENIED] /p — detail`, `[ERROR] unreachable — msg`. */
+export function failureLine(s: HostStatus, path: string): string {
+  const msg = s.message ?? s.status;
+  if (s.status === 'not_found') return `[NOT_FOUND] ${path} — ${msg}`;
+  if (s.status === 'denied') return `[DENIED] ${path} — ${msg}`;
+  return `[ERROR] ${s.status} — ${msg}`;
+}
+
+/**
+ * Text of one answer, bounded in bytes: lines are taken while they fit, and the rest are
+ * counted. `reserve` keeps room for the lines that always follow (warnings, host failures).
+ */
+export class TextBudget {
+  private used = 0;
+  /** Lines refused since the budget ran out. */
+  dropped = 0;
+
+  constructor(
+    readonly maxBytes: number,
+    reserve = 0,
+  ) {
+    this.used = Math.min(reserve, Math.floor(maxBytes / 2));
+  }
+
+  get exhausted(): boolean {
+    return this.dropped > 0;
+  }
+
+  /** Takes the line if it fits (and nothing was refused before, so cuts land on a row boundary). */
+  take(line: string): boolean {
+    if (this.dropped > 0) {
+      this.dropped++;
+      return false;
+    }
+    const cost = Buffer.byteLength(line, 'utf8') + 1;
+    if (this.used + cost > this.maxBytes) {
+      this.dropped++;
+      return false;
+    }
+    this.used += cost;
+    return true;
+  }
+}
+
+/** Room kept for closing lines: a warning or two plus one line per failed host. */
+export function reserveFor(hostCount: number): number {
+  return 1024 + 256 * hostCount;
+}

@@ -1,0 +1,194 @@
+// list_files: one ranked list over every host (Jupyter MCP's TableAnswer), paged with
+// start_index/limit or a cursor. Each host returns its best start+limit rows in order;
+// the gateway merges them and cuts the page, so pages cover the merged list exactly once.
+import {
+  baseName,
+  compileGlob,
+  displayPath,
+  type Entry,
+  type EntryType,
+  FleetError,
+  hostEntryComparator,
+  humanSize,
+  invalidArgument,
+  mergeSortedArrays,
+  renderTsv,
+  resolveWalkRequest,
+  type TableRow,
+  treeTruncationLine,
+} from '@fleetls/core';
+import type { z } from 'zod';
+import { fanOut } from '../fan-out.js';
+import {
+  failureLine,
+  fanOutOptions,
+  hostStatusJson,
+  lossTruncations,
+  modified,
+  type QueryContext,
+  type QueryResult,
+  reserveFor,
+  TextBudget,
+  type TruncationJson,
+  truncationJson,
+  typeWord,
+  walkDeadlineMs,
+  walkHost,
+} from './common.js';
+import { decodePageCursor, encodePageCursor, queryFingerprint } from './page-cursor.js';
+import {
+  BOUNDS,
+  FILE_COLUMNS,
+  type fileItemSchema,
+  listFilesInput,
+  type listFilesOutput,
+  parseArgs,
+} from './schemas.js';
+
+type FileItem = z.infer<typeof fileItemSchema>;
+export type ListFilesAnswer = z.infer<z.ZodObject<typeof listFilesOutput>>;
+
+const TYPES: Record<typeof import('./schemas.js').FILE_TYPES[number], EntryType[]> = {
+  file: ['file'],
+  directory: ['dir'],
+  symlink: ['symlink'],
+  any: [],
+};
+const NOUN = { file: 'files', directory: 'directories', symlink: 'symlinks', any: 'entries' } as const;
+
+function itemJson(host: string, e: Entry): FileItem {
+  const item: FileItem = {
+    host,
+    path: displayPath(e.path),
+    name: displayPath(baseName(e.path)),
+    type: typeWord(e),
+    size: e.size,
+    modified: modified(e),
+  };
+  if (e.linkTarget !== undefined) item.link_target = displayPath(e.linkTarget);
+  if (e.error) item.error = { code: e.error.code, detail: e.error.detail };
+  return item;
+}
+
+export async function listFiles(ctx: QueryContext, args: unknown): Promise<QueryResult<ListFilesAnswer>> {
+  const a = parseArgs(listFilesInput, args);
+  const hosts = ctx.fleet.select(a.host);
+  const fingerprint = queryFingerprint({
+    tool: 'list_files',
+    host: a.host,
+    path: a.path,
+    order_by: a.order_by,
+    sort: a.sort,
+    top_n: a.top_n,
+    max_depth: a.max_depth,
+    pattern: a.pattern,
+    type: a.type,
+  });
+  const start = a.cursor !== undefined ? decodePageCursor(a.cursor, fingerprint, BOUNDS.startIndex.max) : a.start_index;
+  const cap = a.top_n ?? Number.POSITIVE_INFINITY;
+  const want = Math.max(1, Math.min(cap, start + a.limit));
+  if (a.pattern !== '') {
+    try {
+      compileGlob(a.pattern);
+    } catch (err) {
+      throw invalidArgument(`pattern: ${FleetError.from(err).message}`);
+    }
+  }
+  const req = resolveWalkRequest({
+    path: a.path,
+    shape: 'ranked',
+    maxDepth: a.max_depth + 1,
+    order: a.order_by,
+    direction: a.sort,
+    topN: want,
+    offset: 0,
+    include: a.pattern === '' ? [] : [a.pattern],
+    types: TYPES[a.type],
+    deadlineMs: walkDeadlineMs(ctx.options),
+  });
+  const results = await fanOut(
+    ctx.fleet,
+    hosts,
+    (b, _h, signal) => walkHost(b.walk.bind(b), req, signal),
+    fanOutOptions(ctx),
+  );
+
+  const lists: { host: string; entry: Entry }[][] = [];
+  const truncations: TruncationJson[] = [];
+  const warnings: string[] = [];
+  let found = 0;
+  for (const r of results) {
+    if (!r.value) continue;
+    const host = r.host.name;
+    found += r.value.summary.entriesMatched;
+    lists.push(r.value.rows.flatMap((row) => (row.kind === 'entry' ? [{ host, entry: row.entry }] : [])));
+    for (const t of lossTruncations(r.value.summary)) {
+      truncations.push(truncationJson(host, t));
+      warnings.push(`${host}: ${treeTruncationLine(t, r.value.path)}`);
+    }
+  }
+  const merged = mergeSortedArrays(lists, hostEntryComparator(a.order_by, a.sort));
+  const total = Math.min(cap, found);
+  const page = merged.slice(start, Math.min(start + a.limit, total));
+
+  const multi = hosts.length > 1;
+  const columns = multi ? ['host', 'path', 'type', 'size', 'modified'] : ['path', 'type', 'size', 'modified'];
+  const headers = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
+  const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(hosts.length));
+  const [header] = renderTsv(columns, [], headers);
+  budget.take(header);
+  const tsv: string[] = [header];
+  const items: FileItem[] = [];
+  for (const { host, entry } of page) {
+    const item = itemJson(host, entry);
+    const row: TableRow = {
+      host,
+      path: item.path,
+      type: entry.error ? `error: ${entry.error.code} ${entry.error.detail}` : item.type,
+      size: entry.type === 'dir' ? '' : humanSize(entry.size),
+      modified: item.modified,
+    };
+    const [line] = renderTsv(columns, [row]).slice(1);
+    if (!budget.take(line)) break;
+    tsv.push(line);
+    items.push(item);
+  }
+  const count = items.length;
+  const next = start + count;
+  const nextCursor = next < total ? encodePageCursor(next, fingerprint) : undefined;
+  if (count < page.length) {
+    truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
+    warnings.push(
+      `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} rows; next_cursor goes on from there`,
+    );
+  }
+
+  const noun = NOUN[a.type];
+  let headline: string;
+  if (count > 0) headline = `Showing ${start + 1}-${next} of ${total} ${noun}`;
+  else if (total > 0) headline = `[WARNING] start_index ${start} is past the last of ${total} ${noun}`;
+  else if (a.pattern !== '') headline = `No ${noun} matching pattern '${a.pattern}' found in path '${req.path}'`;
+  else headline = `No ${noun} found in path '${req.path}'`;
+  if (total < found) headline += ` (top ${total} of ${found} found)`;
+
+  const failures = results
+    .filter((r) => !r.value)
+    .map((r) => `${multi ? `${r.host.name}: ` : ''}${failureLine(r.status, req.path)}`);
+  const body = count > 0 ? ['', ...tsv] : [];
+  const result = [headline, ...body, ...warnings, ...failures].join('\n');
+  const structured: ListFilesAnswer = {
+    kind: 'files.list',
+    columns: [...FILE_COLUMNS],
+    items,
+    count,
+    total,
+    found,
+    start_index: start,
+    result,
+    truncated: truncations.length > 0 || nextCursor !== undefined,
+    truncations,
+    hosts: results.map((r) => hostStatusJson(r.status)),
+  };
+  if (nextCursor !== undefined) structured.next_cursor = nextCursor;
+  return { structured, text: result };
+}

@@ -1,0 +1,82 @@
+// stat: one path on each host, everything lstat knows plus owner and group names.
+import {
+  displayPath,
+  formatMtime,
+  humanSize,
+  modeString,
+  normalizeRequestPath,
+  octalMode,
+  type StatInfo,
+} from '@fleetls/core';
+import type { z } from 'zod';
+import { fanOut } from '../fan-out.js';
+import { failureLine, fanOutOptions, hostStatusJson, type QueryContext, type QueryResult, typeWord } from './common.js';
+import { parseArgs, statInput, type statOutput, type statResultSchema } from './schemas.js';
+
+type StatJson = z.infer<typeof statResultSchema>;
+export type StatAnswer = z.infer<z.ZodObject<typeof statOutput>>;
+
+function statJson(host: string, path: string, s: StatInfo): StatJson {
+  const e = s.entry;
+  const out: StatJson = {
+    host,
+    path,
+    type: typeWord(e),
+    size: e.size,
+    mode: octalMode(e.mode),
+    permissions: modeString(e.mode, e.type),
+    owner: s.owner,
+    group: s.group,
+    uid: e.uid,
+    gid: e.gid,
+    modified: formatMtime(e.mtimeSec, e.mtimeNsec, e.utcOffsetMin),
+    accessed: formatMtime(s.atimeSec, s.atimeNsec, e.utcOffsetMin),
+    changed: formatMtime(s.ctimeSec, s.ctimeNsec, e.utcOffsetMin),
+    inode: e.inode,
+    nlink: e.nlink,
+  };
+  if (e.linkTarget !== undefined) out.link_target = displayPath(e.linkTarget);
+  return out;
+}
+
+function statLines(s: StatJson): string[] {
+  const lines = [
+    `path: ${s.path}`,
+    `type: ${s.type}`,
+    `size: ${s.size} (${humanSize(s.size)})`,
+    `mode: ${s.mode} (${s.permissions})`,
+    `owner: ${s.owner} (uid ${s.uid})`,
+    `group: ${s.group} (gid ${s.gid})`,
+    `modified: ${s.modified}`,
+    `accessed: ${s.accessed}`,
+    `changed: ${s.changed}`,
+    `inode: ${s.inode}`,
+    `links: ${s.nlink}`,
+  ];
+  if (s.link_target !== undefined) lines.push(`target: ${s.link_target}`);
+  return lines;
+}
+
+export async function statPaths(ctx: QueryContext, args: unknown): Promise<QueryResult<StatAnswer>> {
+  const a = parseArgs(statInput, args);
+  const path = normalizeRequestPath(a.path, 'path');
+  const hosts = ctx.fleet.select(a.host);
+  const results = await fanOut(ctx.fleet, hosts, (b, _h, signal) => b.stat(path, false, signal), fanOutOptions(ctx));
+  const multi = hosts.length > 1;
+  const lines: string[] = [];
+  const out: StatJson[] = [];
+  for (const r of results) {
+    const prefix = multi ? `${r.host.name}: ` : '';
+    if (!r.value) {
+      lines.push(prefix + failureLine(r.status, path));
+      continue;
+    }
+    const s = statJson(r.host.name, path, r.value);
+    out.push(s);
+    for (const l of statLines(s)) lines.push(prefix + l);
+  }
+  return {
+    structured: { path, results: out, hosts: results.map((r) => hostStatusJson(r.status)) },
+    text: lines.join('\n'),
+  };
+}
