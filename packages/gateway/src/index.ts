@@ -1,3 +1,9 @@
 // @fleetls/gateway: the MCP server and CLI of fleetls. Other modules append their exports here.
 export * from './fan-out.js';
 export * from './options.js';
+export * from './logger.js';
+export * from './inventory.js';
+export * from './selector.js';
+export * from './agent-client.js';
+export * from './fleet.js';
+export * from './ssh/index.js';

@@ -1,0 +1,256 @@
+// The gateway's fleet: the inventory's hosts (or the embedded localhost when there is
+// none), the selector over them, and one lazily created, reused backend per host.
+import { createLocalBackend } from '@fleetls/agent';
+import {
+  FleetError,
+  type HostBackend,
+  type Row,
+  type StatInfo,
+  type Via,
+  type WalkRequest,
+  type WalkSummary,
+} from '@fleetls/core';
+import type { Logger } from 'pino';
+import { createAgentBackend } from './agent-client.js';
+import type { Fleet, FleetHost } from './fleet-types.js';
+import { type Inventory, type InventoryHost, LOCALHOST, loadInventory } from './inventory.js';
+import { selectHosts } from './selector.js';
+import { createSshBackend } from './ssh/ssh-backend.js';
+import type { SshHostConfig } from './ssh/types.js';
+
+export interface LoadFleetOptions {
+  /** `--inventory`; else $FLEETLS_INVENTORY (empty = none), else ./fleetls.yaml. */
+  inventoryPath?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  logger: Logger;
+  /** Overrides the inventory's `defaults.connect_timeout_ms` (default 3000). */
+  connectTimeoutMs?: number;
+  /** Backend factories; tests replace them with doubles. */
+  factories?: Partial<BackendFactories>;
+}
+
+export interface BackendFactories {
+  local(): HostBackend;
+  agent(address: string, inv: Inventory, connectTimeoutMs: number, logger: Logger): HostBackend;
+  ssh(cfg: SshHostConfig, connectTimeoutMs: number, logger: Logger): HostBackend;
+}
+
+export interface LoadedFleet extends Fleet {
+  /** The inventory in use; undefined when localhost is served by the embedded agent alone. */
+  readonly inventory?: Inventory;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
+
+const defaultFactories: BackendFactories = {
+  local: () => createLocalBackend(),
+  agent: (address, inv, connectTimeoutMs, logger) =>
+    createAgentBackend(address, {
+      tls: inv.agentTls ?? 'insecure',
+      tokenFile: inv.agentTokenFile,
+      connectTimeoutMs,
+      logger,
+    }),
+  ssh: (cfg, connectTimeoutMs, logger) => createSshBackend({ ...cfg, connectTimeoutMs }, { logger, connectTimeoutMs }),
+};
+
+function embeddedLocalhost(): FleetHost {
+  return { name: LOCALHOST, via: 'embedded', address: 'embedded', labels: {}, groups: [], sshFallback: false };
+}
+
+function fleetHost(h: InventoryHost): FleetHost {
+  if (h.agent) {
+    return { name: h.name, via: 'agent', address: h.agent, labels: h.labels, groups: h.groups, sshFallback: !!h.ssh };
+  }
+  if (h.ssh) {
+    const address = `${h.ssh.user ? `${h.ssh.user}@` : ''}${h.ssh.host}${h.ssh.port ? `:${h.ssh.port}` : ''}`;
+    return { name: h.name, via: 'ssh', address, labels: h.labels, groups: h.groups, sshFallback: false };
+  }
+  // `localhost: ` with neither: the embedded agent, placed where the inventory puts it.
+  return { ...embeddedLocalhost(), labels: h.labels, groups: h.groups };
+}
+
+/** Loads the inventory that applies and builds the fleet over it. */
+export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
+  const inventory = loadInventory({ inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd });
+  return createFleet(inventory, opts);
+}
+
+/** The fleet of an inventory (undefined = localhost only, embedded). */
+export function createFleet(
+  inventory: Inventory | undefined,
+  opts: Pick<LoadFleetOptions, 'logger' | 'connectTimeoutMs' | 'factories'>,
+): LoadedFleet {
+  const factories = { ...defaultFactories, ...opts.factories };
+  const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const hosts: FleetHost[] = inventory ? inventory.hosts.map(fleetHost) : [embeddedLocalhost()];
+  const byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));
+  // With an inventory that does not name localhost, `localhost` still reaches the embedded
+  // agent when asked by name, but `all`, globs, groups and labels never include it.
+  const implicit = hosts.some((h) => h.name === LOCALHOST) ? [] : inventory ? [embeddedLocalhost()] : [];
+  const all = [...hosts, ...implicit];
+  const backends = new Map<string, HostBackend>();
+  let closed = false;
+
+  const make = (host: FleetHost): HostBackend => {
+    const log = opts.logger.child({ host: host.name });
+    if (host.via === 'embedded') return factories.local();
+    const spec = byInventoryName.get(host.name)!;
+    if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log);
+    const agent = factories.agent(spec.agent!, inventory!, connectTimeoutMs, log);
+    if (!spec.ssh) return agent;
+    const ssh = spec.ssh;
+    return createFallbackBackend(agent, () => factories.ssh(ssh, connectTimeoutMs, log), log);
+  };
+
+  return {
+    inventory,
+    hosts: () => hosts,
+    select: (selector) => selectHosts(selector, hosts, { implicit }),
+    backend(name) {
+      if (closed) throw new FleetError('unavailable', 'the fleet is closed');
+      let b = backends.get(name);
+      if (!b) {
+        const host = all.find((h) => h.name === name);
+        if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
+        b = make(host);
+        backends.set(name, b);
+      }
+      return b;
+    },
+    async close() {
+      closed = true;
+      for (const b of backends.values()) {
+        try {
+          b.close();
+        } catch (err) {
+          opts.logger.warn({ err }, 'closing a host backend failed');
+        }
+      }
+      backends.clear();
+    },
+  };
+}
+
+/** Which transport answered (or failed last): set on results and errors of the fallback backend. */
+export type WithVia = { via?: Via };
+
+/**
+ * The transport behind an outcome: the `via` that the fallback backend sets on the value
+ * or error it hands back, else the backend's current `via`.
+ */
+export function viaOf(outcome: unknown, backend: HostBackend): Via {
+  const v = (outcome as WithVia | undefined)?.via;
+  return v === 'agent' || v === 'ssh' || v === 'embedded' ? v : backend.via;
+}
+
+/** How long SSH is used directly after the agent was unreachable, before trying the agent again. */
+export const AGENT_RETRY_MS = 30_000;
+
+/**
+ * Agent first, SSH when the agent is unreachable (`unavailable`: refused, no route, no
+ * connection within the connect timeout). Any other agent error (timeout mid-walk, auth,
+ * not_found...) is the host's answer: SSH is not a retry for a reachable agent.
+ *
+ * `via` is a getter: after a call settles it names the transport that answered (or failed
+ * last), and every summary, StatInfo, probe result and thrown error also carries `via`.
+ */
+export function createFallbackBackend(
+  agent: HostBackend,
+  makeSsh: () => HostBackend,
+  logger: Logger,
+  now: () => number = Date.now,
+): HostBackend {
+  let ssh: HostBackend | undefined;
+  let agentDownUntil = 0;
+  let current: Via = 'agent';
+  const sshBackend = () => {
+    ssh ??= makeSsh();
+    return ssh;
+  };
+  const tag = <T extends object>(value: T, via: Via): T => {
+    current = via;
+    (value as WithVia).via = via;
+    return value;
+  };
+  const agentUnreachable = (err: unknown): FleetError | undefined => {
+    const fe = FleetError.from(err);
+    return fe.code === 'unavailable' ? fe : undefined;
+  };
+  const both = (agentErr: FleetError, sshErr: unknown): FleetError => {
+    const fe = FleetError.from(sshErr);
+    return tag(new FleetError(fe.code, `${fe.message} (agent: ${agentErr.message})`, { cause: sshErr }), 'ssh');
+  };
+
+  async function viaSsh<T extends object>(run: (b: HostBackend) => Promise<T>, agentErr?: FleetError): Promise<T> {
+    try {
+      return tag(await run(sshBackend()), 'ssh');
+    } catch (err) {
+      throw agentErr ? both(agentErr, err) : tag(FleetError.from(err), 'ssh');
+    }
+  }
+
+  async function call<T extends object>(run: (b: HostBackend) => Promise<T>, signal: AbortSignal): Promise<T> {
+    if (now() < agentDownUntil) return viaSsh(run);
+    try {
+      return tag(await run(agent), 'agent');
+    } catch (err) {
+      const down = agentUnreachable(err);
+      if (!down || signal.aborted) throw tag(FleetError.from(err), 'agent');
+      agentDownUntil = now() + AGENT_RETRY_MS;
+      logger.info({ err: down.message }, 'agent unreachable; using SSH');
+      return viaSsh(run, down);
+    }
+  }
+
+  return {
+    get via() {
+      return current;
+    },
+    async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+      let agentErr: FleetError | undefined;
+      if (now() >= agentDownUntil) {
+        const gen = agent.walk(req, signal);
+        let first: IteratorResult<Row[], WalkSummary>;
+        try {
+          first = await gen.next();
+        } catch (err) {
+          const down = agentUnreachable(err);
+          if (!down || signal.aborted) throw tag(FleetError.from(err), 'agent');
+          agentDownUntil = now() + AGENT_RETRY_MS;
+          logger.info({ err: down.message }, 'agent unreachable; using SSH');
+          agentErr = down;
+          first = undefined as never;
+        }
+        if (!agentErr) {
+          // The agent answered: from here on its stream is the host's answer.
+          current = 'agent';
+          try {
+            if (first.done) return tag(first.value, 'agent');
+            yield first.value;
+            return tag(yield* gen, 'agent');
+          } catch (err) {
+            throw tag(FleetError.from(err), 'agent');
+          } finally {
+            // A consumer that stops early must stop the agent's walk too.
+            await gen.return(undefined as never);
+          }
+        }
+      }
+      current = 'ssh';
+      try {
+        return tag(yield* sshBackend().walk(req, signal), 'ssh');
+      } catch (err) {
+        throw agentErr ? both(agentErr, err) : tag(FleetError.from(err), 'ssh');
+      }
+    },
+    stat: (path: string, follow: boolean, signal: AbortSignal): Promise<StatInfo> =>
+      call((b) => b.stat(path, follow, signal), signal),
+    probe: (signal: AbortSignal) => call((b) => b.probe(signal), signal),
+    close() {
+      agent.close();
+      ssh?.close();
+    },
+  };
+}

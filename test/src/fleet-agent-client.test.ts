@@ -1,0 +1,323 @@
+// The gateway's agent client against a real fleetls-agent process: plaintext, mTLS with
+// throwaway certificates, bearer token, a refused port, a port that never speaks, cancel.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { FleetError, type Row, resolveWalkRequest, type WalkSummary } from '@fleetls/core';
+import { createAgentBackend, createLogger } from '@fleetls/gateway';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+const signal = () => new AbortController().signal;
+
+async function drain(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {
+  const rows: Row[] = [];
+  for (;;) {
+    const r = await gen.next();
+    if (r.done) return { rows, summary: r.value };
+    rows.push(...r.value);
+  }
+}
+
+function names(rows: Row[]): string[] {
+  return rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : []));
+}
+
+async function rejectsWith(p: Promise<unknown>, code: string, re?: RegExp): Promise<FleetError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof FleetError, `expected a FleetError, got ${String(err)}`);
+    assert.equal(err.code, code, err.message);
+    if (re) assert.match(err.message, re);
+    return err;
+  }
+  assert.fail(`expected ${code}`);
+}
+
+function openssl(args: string[], cwd: string): void {
+  execFileSync('openssl', args, { cwd, stdio: 'ignore' });
+}
+
+/** A CA, an agent certificate for 127.0.0.1, a gateway client certificate, and a second, unrelated CA. */
+function makeCerts(dir: string): void {
+  const ca = (name: string) => {
+    openssl(
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${name}`,
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.crt`,
+      ],
+      dir,
+    );
+  };
+  ca('ca');
+  ca('other-ca');
+  const leaf = (name: string, ext: string) => {
+    writeFileSync(join(dir, `${name}.ext`), ext);
+    openssl(
+      [
+        'req',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        `/CN=${name}`,
+        '-keyout',
+        `${name}.key`,
+        '-out',
+        `${name}.csr`,
+      ],
+      dir,
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '1',
+        '-extfile',
+        `${name}.ext`,
+        '-out',
+        `${name}.crt`,
+      ],
+      dir,
+    );
+  };
+  leaf('agent', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  leaf('gateway', 'extendedKeyUsage=clientAuth\n');
+}
+
+describe('agent client', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-agent-client-'));
+  const tree = join(dir, 'tree');
+  const certs = join(dir, 'certs');
+  const agents: AgentProcess[] = [];
+  let plain: AgentProcess;
+
+  before(async () => {
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    mkdirSync(certs);
+    writeFileSync(join(tree, 'a.txt'), 'hello');
+    writeFileSync(join(tree, 'sub', 'b.txt'), 'hello world');
+    mkdirSync(join(tree, 'many'));
+    for (let i = 0; i < 3000; i++) writeFileSync(join(tree, 'many', `f${i}`), '');
+    writeFileSync(join(dir, 'token'), 's3cret\n');
+    writeFileSync(join(dir, 'wrong-token'), 'nope\n');
+    makeCerts(certs);
+    plain = await startAgent({ allow: [tree] });
+    agents.push(plain);
+  });
+  after(async () => {
+    await Promise.all(agents.map((a) => a.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('walks, stats and probes over one reused plaintext channel', async () => {
+    const b = createAgentBackend(plain.address, { tls: 'insecure', connectTimeoutMs: 5000, logger });
+    try {
+      const req = resolveWalkRequest({ path: tree, maxDepth: 2, capRoot: false });
+      const { rows, summary } = await drain(b.walk(req, signal()));
+      const got = names(rows);
+      assert.ok(
+        got.includes('a.txt') && got.includes('sub') && got.includes('sub/b.txt') && got.includes('many'),
+        got.join(','),
+      );
+      assert.ok(summary.entriesSent >= 4);
+      const info = await b.stat(join(tree, 'sub', 'b.txt'), false, signal());
+      assert.equal(info.entry.type, 'file');
+      assert.equal(info.entry.size, 11);
+      assert.equal('agentVersion' in info, false);
+      // The agent serves only `tree`, so '/' is refused: reachable, version unknown.
+      assert.deepEqual(await b.probe(signal()), { version: 'unknown' });
+      // A second walk on the same backend reuses its channel.
+      const again = await drain(b.walk(resolveWalkRequest({ path: join(tree, 'sub') }), signal()));
+      assert.deepEqual(names(again.rows), ['b.txt']);
+    } finally {
+      b.close();
+    }
+  });
+
+  it("keeps the agent's message on its errors", async () => {
+    const b = createAgentBackend(plain.address, { tls: 'insecure', connectTimeoutMs: 5000, logger });
+    try {
+      await rejectsWith(b.stat(join(dir, 'token'), false, signal()), 'permission_denied', /^agent 127\.0\.0\.1:\d+: /);
+      await rejectsWith(b.stat(join(tree, 'missing'), false, signal()), 'not_found');
+    } finally {
+      b.close();
+    }
+  });
+
+  it('reports the version when the agent serves /', async () => {
+    const root = await startAgent({ allow: ['/'] });
+    agents.push(root);
+    const b = createAgentBackend(root.address, { tls: 'insecure', connectTimeoutMs: 5000, logger });
+    try {
+      const { version } = await b.probe(signal());
+      assert.match(version, /^\d+\.\d+\.\d+/);
+    } finally {
+      b.close();
+    }
+  });
+
+  it('fails fast with unavailable on a refused port', async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as { port: number }).port;
+    await new Promise<void>((r) => srv.close(() => r()));
+    // A connect timeout far beyond the test's own: only a fast failure can pass.
+    const b = createAgentBackend(`127.0.0.1:${port}`, { tls: 'insecure', connectTimeoutMs: 600_000, logger });
+    try {
+      await rejectsWith(b.probe(signal()), 'unavailable', /ECONNREFUSED|No connection/);
+      await rejectsWith(drain(b.walk(resolveWalkRequest({ path: tree }), signal())), 'unavailable');
+    } finally {
+      b.close();
+    }
+  });
+
+  it('gives up connecting after connectTimeoutMs when the port never answers', async () => {
+    const sockets: Socket[] = [];
+    const silent: Server = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    const b = createAgentBackend(`127.0.0.1:${port}`, { tls: 'insecure', connectTimeoutMs: 300, logger });
+    try {
+      await rejectsWith(b.stat('/x', false, signal()), 'unavailable', /no connection within 300 ms/);
+    } finally {
+      b.close();
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('cancels the walk when the signal aborts', async () => {
+    const b = createAgentBackend(plain.address, { tls: 'insecure', connectTimeoutMs: 5000, logger });
+    try {
+      const ctrl = new AbortController();
+      const gen = b.walk(resolveWalkRequest({ path: join(tree, 'many'), maxDepth: 1 }), ctrl.signal);
+      const first = await gen.next();
+      assert.equal(first.done, false);
+      ctrl.abort(new FleetError('cancelled', 'cancelled by the client'));
+      await rejectsWith(drain(gen), 'cancelled', /cancelled by the client/);
+      // Aborted before it starts: no call at all.
+      await rejectsWith(b.stat(tree, false, ctrl.signal), 'cancelled');
+    } finally {
+      b.close();
+    }
+  });
+
+  describe('mTLS and token', () => {
+    let tlsAgent: AgentProcess;
+    const tlsArgs = () => [
+      '--tls-cert',
+      join(certs, 'agent.crt'),
+      '--tls-key',
+      join(certs, 'agent.key'),
+      '--tls-ca',
+      join(certs, 'ca.crt'),
+      '--token-file',
+      join(dir, 'token'),
+    ];
+    before(async () => {
+      tlsAgent = await startAgent({ allow: [tree], tls: true, args: tlsArgs() });
+      agents.push(tlsAgent);
+    });
+    const tls = { ca: join(certs, 'ca.crt'), cert: join(certs, 'gateway.crt'), key: join(certs, 'gateway.key') };
+
+    it('lists with the CA, a client certificate and the token', async () => {
+      const b = createAgentBackend(tlsAgent.address, {
+        tls,
+        tokenFile: join(dir, 'token'),
+        connectTimeoutMs: 5000,
+        logger,
+      });
+      try {
+        const { rows } = await drain(b.walk(resolveWalkRequest({ path: join(tree, 'sub') }), signal()));
+        assert.deepEqual(names(rows), ['b.txt']);
+        assert.deepEqual(await b.probe(signal()), { version: 'unknown' });
+      } finally {
+        b.close();
+      }
+    });
+
+    it('is unauthenticated without the token or with a wrong one', async () => {
+      for (const tokenFile of [undefined, join(dir, 'wrong-token')]) {
+        const b = createAgentBackend(tlsAgent.address, { tls, tokenFile, connectTimeoutMs: 5000, logger });
+        try {
+          await rejectsWith(b.stat(tree, false, signal()), 'unauthenticated');
+          await rejectsWith(b.probe(signal()), 'unauthenticated');
+        } finally {
+          b.close();
+        }
+      }
+    });
+
+    it('refuses an agent whose certificate another CA signed', async () => {
+      const b = createAgentBackend(tlsAgent.address, {
+        tls: { ...tls, ca: join(certs, 'other-ca.crt') },
+        tokenFile: join(dir, 'token'),
+        connectTimeoutMs: 5000,
+        logger,
+      });
+      try {
+        await rejectsWith(b.stat(tree, false, signal()), 'unavailable');
+      } finally {
+        b.close();
+      }
+    });
+
+    it('is refused by the agent without a client certificate', async () => {
+      const b = createAgentBackend(tlsAgent.address, {
+        tls: { ca: join(certs, 'ca.crt') },
+        tokenFile: join(dir, 'token'),
+        connectTimeoutMs: 5000,
+        logger,
+      });
+      try {
+        await rejectsWith(b.stat(tree, false, signal()), 'unavailable');
+      } finally {
+        b.close();
+      }
+    });
+
+    it('names the unreadable file of a bad TLS configuration', () => {
+      assert.throws(
+        () =>
+          createAgentBackend(tlsAgent.address, {
+            tls: { ca: join(certs, 'nope.crt') },
+            connectTimeoutMs: 5000,
+            logger,
+          }),
+        (e: unknown) =>
+          e instanceof FleetError &&
+          e.code === 'invalid_argument' &&
+          /agent_tls\.ca: cannot read .*nope\.crt/.test(e.message),
+      );
+    });
+  });
+});
