@@ -1,0 +1,284 @@
+// The SSH backend against a real sshd: hostile names listed and stat'ed with nothing run
+// remotely, one reused connection, host key and reachability failures classified, and the
+// same answers as core's walk over the agent's fs source (run as the same login user).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
+import { FleetError } from '@fleetls/core';
+import { createSshBackend, type SshBackend } from '@fleetls/gateway';
+import pino from 'pino';
+import { type Sshd, startSshd } from './helpers/sshd.js';
+
+const HOSTILE = [
+  "it's",
+  '$(touch PWNED)',
+  '`touch PWNED`',
+  'a;touch PWNED',
+  'sp ace',
+  'new\nline',
+  '-rf',
+  '--help',
+  'tab\there',
+];
+const logger = pino({ level: 'silent' });
+
+function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
+  return {
+    path,
+    maxDepth: 3,
+    maxItemsPerDir: 100,
+    capRoot: false,
+    maxEntries: 100_000,
+    order: 'name',
+    direction: 'ascending',
+    shape: 'tree',
+    topN: 1000,
+    offset: 0,
+    include: [],
+    exclude: [],
+    types: [],
+    excludeHidden: false,
+    followSymlinks: false,
+    oneFileSystem: false,
+    dirSizes: false,
+    deadlineMs: 20_000,
+    ...over,
+  };
+}
+
+async function collect(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {
+  const rows: Row[] = [];
+  for (;;) {
+    const step = await gen.next();
+    if (step.done) return { rows, summary: step.value };
+    rows.push(...step.value);
+  }
+}
+
+const paths = (rows: Row[]) =>
+  rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString('latin1')] : [])).sort();
+
+/** The tree: hostile names, nesting, a big dir, symlinks (loop, dir), an unreadable dir, sparse file. */
+function makeTree(root: string, uid: number, gid: number): void {
+  mkdirSync(root);
+  const sub = join(root, 'hostile');
+  mkdirSync(sub);
+  for (const n of HOSTILE) writeFileSync(join(sub, n), n);
+  mkdirSync(join(sub, '$(touch PWNED) dir'));
+  writeFileSync(join(sub, '$(touch PWNED) dir', 'inner'), 'x');
+  writeFileSync(Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xff, 0xfe, 0x0a, 0x41])]), 'bytes');
+  mkdirSync(join(root, 'a', 'b', 'c', 'd'), { recursive: true });
+  writeFileSync(join(root, 'a', 'b', 'c', 'd', 'deep'), 'deep');
+  const big = join(root, 'big');
+  mkdirSync(big);
+  for (let i = 0; i < 5000; i++) writeFileSync(join(big, `f${String(i).padStart(4, '0')}`), '');
+  symlinkSync('a', join(root, 'link-dir'));
+  symlinkSync('.', join(root, 'loop'));
+  symlinkSync('nowhere', join(root, 'broken'));
+  writeFileSync(join(root, 'sparse'), '');
+  truncateSync(join(root, 'sparse'), 5 * 1024 ** 3);
+  mkdirSync(join(root, 'locked'));
+  writeFileSync(join(root, 'locked', 'secret'), 's');
+  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
+  chownSync(join(root, 'locked'), 0, 0);
+  chmodSync(join(root, 'locked'), 0o000);
+}
+
+describe('SSH backend against a real sshd', () => {
+  let sshd: Sshd;
+  let backend: SshBackend;
+  let root: string;
+  const signal = new AbortController().signal;
+
+  before(async () => {
+    sshd = await startSshd();
+    root = join(sshd.dir, 'tree');
+    makeTree(root, sshd.uid, sshd.gid);
+    backend = createSshBackend(
+      {
+        host: sshd.host,
+        port: sshd.port,
+        user: sshd.user,
+        identityFile: sshd.identityFile,
+        knownHosts: sshd.knownHostsFile,
+      },
+      { logger },
+    );
+  });
+  after(async () => {
+    backend?.close();
+    await sshd?.stop();
+  });
+
+  it('lists hostile names exactly and runs nothing remotely', async () => {
+    const { rows } = await collect(backend.walk(req(join(root, 'hostile')), signal));
+    assert.deepEqual(paths(rows), [...HOSTILE, '$(touch PWNED) dir', '$(touch PWNED) dir/inner'].sort());
+    const top = await collect(backend.walk(req(root, { maxDepth: 1 }), signal));
+    assert.ok(paths(top.rows).includes(Buffer.from([0xff, 0xfe, 0x0a, 0x41]).toString('latin1')));
+    for (const d of [sshd.dir, root, join(root, 'hostile'), '/', `/home/${sshd.user}`])
+      assert.equal(existsSync(join(d, 'PWNED')), false, `PWNED in ${d}`);
+  });
+
+  it('lists a hostile start path', async () => {
+    const { rows } = await collect(backend.walk(req(join(root, 'hostile', '$(touch PWNED) dir')), signal));
+    assert.deepEqual(paths(rows), ['inner']);
+    assert.equal(existsSync(join(root, 'hostile', 'PWNED')), false);
+  });
+
+  it('stats hostile names; newlines are refused before anything is sent', async () => {
+    for (const n of HOSTILE) {
+      const p = join(root, 'hostile', n);
+      if (n.includes('\n')) {
+        await assert.rejects(backend.stat(p, false, signal), { code: 'invalid_argument' });
+        continue;
+      }
+      const info = await backend.stat(p, false, signal);
+      assert.equal(info.entry.type, 'file');
+      assert.equal(info.entry.size, Buffer.byteLength(n));
+      assert.equal(info.owner, sshd.user);
+    }
+    const link = await backend.stat(join(root, 'link-dir'), false, signal);
+    assert.equal(link.entry.type, 'symlink');
+    assert.deepEqual(link.entry.linkTarget, Buffer.from('a'));
+    assert.equal((await backend.stat(join(root, 'link-dir'), true, signal)).entry.type, 'dir');
+    await assert.rejects(backend.stat(join(root, 'missing'), false, signal), { code: 'not_found' });
+    await assert.rejects(backend.stat(join(root, 'locked', 'secret'), false, signal), { code: 'permission_denied' });
+    assert.equal(existsSync(join(root, 'hostile', 'PWNED')), false);
+  });
+
+  it('an unreadable directory is a DENIED row, the rest is listed', async () => {
+    const { rows } = await collect(backend.walk(req(root, { maxDepth: 2 }), signal));
+    const denied = rows.find((r) => r.kind === 'entry' && r.entry.path.toString() === 'locked' && r.entry.error);
+    assert.ok(denied && denied.kind === 'entry');
+    assert.equal(denied.entry.error?.code, 'DENIED');
+    assert.ok(rows.some((r) => r.kind === 'truncation' && r.truncation.dir.toString() === 'big'));
+  });
+
+  it('reuses one connection for every call', async () => {
+    await backend.probe(signal);
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 2 ? backend.stat(root, false, signal) : collect(backend.walk(req(root, { maxDepth: 1 }), signal)),
+      ),
+    );
+    assert.equal(backend.connectionsOpened(), 1);
+    // sshd logs asynchronously: give its stderr a moment.
+    for (let i = 0; i < 50 && sshd.acceptedConnections() < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(sshd.acceptedConnections(), 1);
+  });
+
+  it('a wrong host key is auth, with the SHA256 fingerprint', async () => {
+    const kh = join(sshd.dir, 'wrong_known_hosts');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshd.dir, 'other')]);
+    const other = execFileSync('cat', [join(sshd.dir, 'other.pub')], { encoding: 'utf8' }).split(' ');
+    writeFileSync(kh, `[127.0.0.1]:${sshd.port} ${other[0]} ${other[1]}\n`);
+    const b = createSshBackend(
+      { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: kh },
+      { logger },
+    );
+    try {
+      const err = await backend_err(() => b.probe(signal));
+      assert.equal(err.code, 'unauthenticated');
+      assert.match(err.message, /host key for 127\.0\.0\.1 is changed/);
+      assert.ok(err.message.includes(sshd.hostKeyFingerprint), err.message);
+      // Unknown host: empty known_hosts.
+      writeFileSync(kh, '');
+      const b2 = createSshBackend(
+        { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: kh },
+        { logger },
+      );
+      const err2 = await backend_err(() => b2.stat(root, false, signal));
+      assert.equal(err2.code, 'unauthenticated');
+      assert.ok(err2.message.includes(`is unknown (${sshd.hostKeyFingerprint})`), err2.message);
+      b2.close();
+    } finally {
+      b.close();
+    }
+  });
+
+  it('a refused port is unavailable; a wrong user key is unauthenticated', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const b = createSshBackend(
+      { host: '127.0.0.1', port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: sshd.knownHostsFile },
+      { logger },
+    );
+    assert.equal((await backend_err(() => b.probe(signal))).code, 'unavailable');
+    b.close();
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshd.dir, 'stranger')]);
+    const c = createSshBackend(
+      {
+        host: sshd.host,
+        port: sshd.port,
+        user: sshd.user,
+        identityFile: join(sshd.dir, 'stranger'),
+        knownHosts: sshd.knownHostsFile,
+      },
+      { logger },
+    );
+    assert.equal((await backend_err(() => c.probe(signal))).code, 'unauthenticated');
+    c.close();
+  });
+
+  it('gives the same rows as core walk over the agent fs source, as the same user', async () => {
+    const requests: WalkRequest[] = [
+      req(root, { maxDepth: 3, maxItemsPerDir: 50 }),
+      req(root, { maxDepth: 4, order: 'size', direction: 'descending', capRoot: true, maxItemsPerDir: 7 }),
+      req(root, { maxDepth: 3, order: 'modified', maxEntries: 300 }),
+      req(root, { shape: 'ranked', order: 'name', topN: 40, offset: 20, maxDepth: 5 }),
+      req(root, { shape: 'ranked', order: 'size', direction: 'descending', topN: 10, maxDepth: 5, types: ['file'] }),
+      req(root, { shape: 'ranked', order: 'size', types: ['dir'], dirSizes: true, topN: 50, maxDepth: 3 }),
+      req(root, { maxDepth: 2, dirSizes: true, order: 'size' }),
+      req(root, { maxDepth: 3, excludeHidden: true, exclude: ['big'], include: ['**/*e*'] }),
+    ];
+    const agentSide = agentWalksAsUser(sshd, requests);
+    for (const [i, r] of requests.entries()) {
+      const ssh = await collect(backend.walk(r, signal));
+      const mine = JSON.parse(JSON.stringify({ rows: ssh.rows, summary: { ...ssh.summary, elapsedMs: 0 } }));
+      assert.deepEqual(mine, agentSide[i], `request ${i}: ${JSON.stringify(r)}`);
+    }
+  });
+});
+
+async function backend_err(f: () => Promise<unknown>): Promise<FleetError> {
+  try {
+    await f();
+  } catch (err) {
+    assert.ok(err instanceof FleetError, String(err));
+    return err;
+  }
+  assert.fail('expected a FleetError');
+}
+
+/** core walk() over the agent's fs source, in a child process running as the sshd login user. */
+function agentWalksAsUser(sshd: Sshd, requests: WalkRequest[]): unknown[] {
+  const script = `
+    import { walk } from '@fleetls/core';
+    import { createFsSource } from '@fleetls/agent';
+    const reqs = JSON.parse(process.argv[1]);
+    const out = reqs.map((r) => {
+      const gen = walk(r, createFsSource(r.path, { followSymlinks: r.followSymlinks, allowedRoots: ['/'] }), Date.now);
+      const rows = [];
+      let s = gen.next();
+      while (!s.done) { rows.push(s.value); s = gen.next(); }
+      return { rows, summary: { ...s.value, elapsedMs: 0 } };
+    });
+    process.stdout.write(JSON.stringify(out));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(requests)], {
+    uid: sshd.uid,
+    gid: sshd.gid,
+    cwd: new URL('..', import.meta.url).pathname,
+    maxBuffer: 1 << 28,
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
