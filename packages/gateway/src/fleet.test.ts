@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { FleetError, type HostBackend, type Row, resolveWalkRequest, type WalkSummary } from '@fleetls/core';
+import { type BackendFactories, createFallbackBackend, createFleet, loadFleet, viaOf } from './fleet.js';
+import { parseInventory } from './inventory.js';
+import { createLogger } from './logger.js';
+import { DeadBackend, dir, file, MemoryBackend } from './queries/fake-fleet.js';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+const signal = () => new AbortController().signal;
+const TREE = dir({ srv: dir({ a: file(1), b: file(2) }) });
+
+async function drain(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {
+  const rows: Row[] = [];
+  for (;;) {
+    const r = await gen.next();
+    if (r.done) return { rows, summary: r.value };
+    rows.push(...r.value);
+  }
+}
+
+function failing(code: FleetError['code'], message: string): HostBackend {
+  const fail = () => Promise.reject(new FleetError(code, message));
+  return {
+    via: 'agent',
+    // biome-ignore lint/correctness/useYield: it fails before any row
+    async *walk() {
+      throw new FleetError(code, message);
+    },
+    stat: fail,
+    probe: fail,
+    close() {},
+  };
+}
+
+/** Factories that count what they built. */
+function counting() {
+  const made: string[] = [];
+  const f: BackendFactories = {
+    local: () => {
+      made.push('local');
+      return new MemoryBackend(TREE, { via: 'embedded' });
+    },
+    agent: (address) => {
+      made.push(`agent ${address}`);
+      return address.startsWith('dead') ? new DeadBackend() : new MemoryBackend(TREE);
+    },
+    ssh: (cfg) => {
+      made.push(`ssh ${cfg.host}`);
+      return new MemoryBackend(TREE, { via: 'ssh' });
+    },
+  };
+  return { made, f };
+}
+
+const INVENTORY = `
+hosts:
+  web-1: { agent: "web1:7443", labels: { role: web } }
+  db-1: { ssh: { host: db1.example.com, user: fleet, port: 2222 } }
+  edge: { agent: "dead:7443", ssh: edge.example.com }
+groups: { prod: [web-1, db-1] }
+agent_tls: insecure
+`;
+
+describe('createFleet', () => {
+  it('without an inventory has one host, localhost, embedded', async () => {
+    const { made, f } = counting();
+    const fleet = createFleet(undefined, { logger, factories: f });
+    assert.deepEqual(fleet.hosts(), [
+      { name: 'localhost', via: 'embedded', address: 'embedded', labels: {}, groups: [], sshFallback: false },
+    ]);
+    assert.deepEqual(
+      fleet.select('all').map((h) => h.name),
+      ['localhost'],
+    );
+    const b = fleet.backend('localhost');
+    assert.equal(b, fleet.backend('localhost'));
+    assert.deepEqual(made, ['local']);
+    assert.throws(() => fleet.select('web-1'), /unknown host 'web-1'; known hosts: localhost/);
+    await fleet.close();
+    assert.equal((b as MemoryBackend).closed, true);
+  });
+
+  it('maps inventory hosts to transports and reuses one backend per host', async () => {
+    const { made, f } = counting();
+    const fleet = createFleet(parseInventory(INVENTORY, { source: '/inv/fleetls.yaml' }), { logger, factories: f });
+    assert.deepEqual(
+      fleet.hosts().map((h) => [h.name, h.via, h.address, h.sshFallback]),
+      [
+        ['web-1', 'agent', 'web1:7443', false],
+        ['db-1', 'ssh', 'fleet@db1.example.com:2222', false],
+        ['edge', 'agent', 'dead:7443', true],
+      ],
+    );
+    assert.deepEqual(made, [], 'backends are created lazily');
+    for (const h of ['web-1', 'db-1', 'edge', 'web-1', 'db-1', 'edge']) fleet.backend(h);
+    assert.deepEqual(made, ['agent web1:7443', 'ssh db1.example.com', 'agent dead:7443']);
+    assert.deepEqual(
+      fleet.select('@prod').map((h) => h.name),
+      ['web-1', 'db-1'],
+    );
+    await fleet.close();
+    assert.throws(() => fleet.backend('web-1'), /closed/);
+  });
+
+  it('reaches the embedded localhost by name only when the inventory does not define it', async () => {
+    const { f } = counting();
+    const fleet = createFleet(parseInventory(INVENTORY, { source: '/inv/fleetls.yaml' }), { logger, factories: f });
+    assert.deepEqual(
+      fleet.select('localhost,web-1').map((h) => [h.name, h.via]),
+      [
+        ['localhost', 'embedded'],
+        ['web-1', 'agent'],
+      ],
+    );
+    assert.equal(
+      fleet.select('all').some((h) => h.name === 'localhost'),
+      false,
+    );
+    assert.equal(fleet.backend('localhost').via, 'embedded');
+    await fleet.close();
+  });
+
+  it('falls back to SSH for a host whose agent is unreachable, and says so in via', async () => {
+    const { made, f } = counting();
+    const fleet = createFleet(parseInventory(INVENTORY, { source: '/inv/fleetls.yaml' }), { logger, factories: f });
+    const edge = fleet.backend('edge');
+    assert.equal(edge.via, 'agent');
+    const { rows, summary } = await drain(edge.walk(resolveWalkRequest({ path: '/srv' }), signal()));
+    assert.equal(rows.length, 2);
+    assert.equal(viaOf(summary, edge), 'ssh');
+    assert.equal(edge.via, 'ssh');
+    assert.deepEqual(made, ['agent dead:7443', 'ssh edge.example.com']);
+    await fleet.close();
+  });
+});
+
+describe('createFallbackBackend', () => {
+  const ssh = () => new MemoryBackend(TREE, { via: 'ssh' });
+
+  it('uses the agent while it answers', async () => {
+    const agent = new MemoryBackend(TREE);
+    let sshMade = 0;
+    const b = createFallbackBackend(agent, () => (sshMade++, ssh()), logger);
+    const { summary } = await drain(b.walk(resolveWalkRequest({ path: '/srv' }), signal()));
+    assert.equal(viaOf(summary, b), 'agent');
+    const info = await b.stat('/srv/a', false, signal());
+    assert.equal(viaOf(info, b), 'agent');
+    assert.deepEqual(await b.probe(signal()), { version: 'fake-1.0', via: 'agent' });
+    assert.equal(sshMade, 0);
+  });
+
+  it('goes to SSH on unavailable, stays there for a while, then tries the agent again', async () => {
+    let t = 0;
+    let agentCalls = 0;
+    const dead = new DeadBackend();
+    const agent: HostBackend = {
+      via: 'agent',
+      walk: (r, s) => (agentCalls++, dead.walk()),
+      stat: () => (agentCalls++, dead.stat()),
+      probe: () => (agentCalls++, dead.probe()),
+      close() {},
+    };
+    const b = createFallbackBackend(agent, ssh, logger, () => t);
+    assert.equal(viaOf(await b.stat('/srv/a', false, signal()), b), 'ssh');
+    assert.equal(agentCalls, 1);
+    assert.deepEqual(await b.probe(signal()), { version: 'fake-1.0', via: 'ssh' });
+    assert.equal(agentCalls, 1, 'SSH directly while the agent is believed down');
+    t = 60_000;
+    await b.stat('/srv/a', false, signal());
+    assert.equal(agentCalls, 2, 'the agent is tried again later');
+  });
+
+  it('does not fall back on other agent errors', async () => {
+    for (const code of ['unauthenticated', 'not_found', 'deadline_exceeded', 'permission_denied'] as const) {
+      let sshMade = 0;
+      const b = createFallbackBackend(failing(code, `agent said ${code}`), () => (sshMade++, ssh()), logger);
+      await assert.rejects(b.stat('/x', false, signal()), (e: unknown) => {
+        assert.ok(e instanceof FleetError);
+        assert.equal(e.code, code);
+        assert.equal(viaOf(e, b), 'agent');
+        return true;
+      });
+      await assert.rejects(drain(b.walk(resolveWalkRequest({ path: '/x' }), signal())), { code });
+      assert.equal(sshMade, 0);
+    }
+  });
+
+  it('reports both failures when SSH fails too, with via ssh', async () => {
+    const b = createFallbackBackend(new DeadBackend(), () => failing('unauthenticated', 'host key mismatch'), logger);
+    await assert.rejects(drain(b.walk(resolveWalkRequest({ path: '/x' }), signal())), (e: unknown) => {
+      assert.ok(e instanceof FleetError);
+      assert.equal(e.code, 'unauthenticated');
+      assert.equal(e.message, 'host key mismatch (agent: connect ECONNREFUSED 127.0.0.1:9)');
+      assert.equal(viaOf(e, b), 'ssh');
+      assert.equal(b.via, 'ssh');
+      return true;
+    });
+  });
+
+  it('stops the agent walk when the consumer stops early', async () => {
+    const agent = new MemoryBackend(
+      dir({ d: dir(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}`, file(i)]))) }),
+      { batch: 10 },
+    );
+    let finished = false;
+    const wrapped: HostBackend = {
+      ...agent,
+      via: 'agent',
+      walk: async function* (req, s) {
+        try {
+          return yield* agent.walk(req, s);
+        } finally {
+          finished = true;
+        }
+      },
+      stat: agent.stat.bind(agent),
+      probe: agent.probe.bind(agent),
+      close() {},
+    };
+    const b = createFallbackBackend(wrapped, ssh, logger);
+    const gen = b.walk(resolveWalkRequest({ path: '/d' }), signal());
+    assert.equal((await gen.next()).done, false);
+    await gen.return(undefined as never);
+    assert.equal(finished, true);
+  });
+});
+
+describe('loadFleet', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-fleet-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('reads ./fleetls.yaml, and none when FLEETLS_INVENTORY is empty', async () => {
+    writeFileSync(join(tmp, 'fleetls.yaml'), 'hosts:\n  box: { ssh: box }\n');
+    const withInv = await loadFleet({ env: {}, cwd: tmp, logger });
+    assert.deepEqual(
+      withInv.hosts().map((h) => h.name),
+      ['box'],
+    );
+    assert.equal(withInv.inventory?.source, join(tmp, 'fleetls.yaml'));
+    await withInv.close();
+    const none = await loadFleet({ env: { FLEETLS_INVENTORY: '' }, cwd: tmp, logger });
+    assert.deepEqual(
+      none.hosts().map((h) => h.name),
+      ['localhost'],
+    );
+    assert.equal(none.inventory, undefined);
+    await none.close();
+  });
+});
