@@ -7,3 +7,7 @@ export * from './selector.js';
 export * from './agent-client.js';
 export * from './fleet.js';
 export * from './ssh/index.js';
+export * from './mcp-server.js';
+export * from './queries/index.js';
+export * from './serve-http.js';
+export * from './serve-stdio.js';

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { pino } from 'pino';
+import { createMcpServer } from './mcp-server.js';
+import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './queries/fake-fleet.js';
+
+const logger = pino({ level: 'silent' });
+
+async function connect(fleet: FakeFleet, options = {}) {
+  const server = createMcpServer({ fleet, logger, options });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(ct);
+  return { client, close: async () => Promise.all([client.close(), server.close()]) };
+}
+
+const tree = (names: string[]) => dir({ r: dir(Object.fromEntries(names.map((n, i) => [n, file((i + 1) * 10)]))) });
+
+function fleet() {
+  return new FakeFleet({
+    a: new MemoryBackend(tree(['x', 'y'])),
+    b: new MemoryBackend(tree(['w', 'z', 'q'])),
+    dead: new DeadBackend(),
+  });
+}
+
+function text(r: CallToolResult): string {
+  return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+test('tools/list: five read-only tools with input and output schemas', async () => {
+  const { client, close } = await connect(fleet());
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), [
+    'list_directories',
+    'list_directory',
+    'list_files',
+    'list_hosts',
+    'stat',
+  ]);
+  for (const t of tools) {
+    assert.equal(t.annotations?.readOnlyHint, true, t.name);
+    assert.equal(t.annotations?.idempotentHint, true, t.name);
+    assert.equal(t.annotations?.openWorldHint, true, t.name);
+    assert.equal(t.annotations?.destructiveHint, false, t.name);
+    assert.equal(t.outputSchema?.type, 'object', t.name);
+  }
+  const lf = tools.find((t) => t.name === 'list_files');
+  assert.ok(lf);
+  const limit = (lf.inputSchema.properties as Record<string, { minimum?: number; maximum?: number }>).limit;
+  assert.deepEqual([limit.minimum, limit.maximum], [1, 5000]);
+  assert.deepEqual(lf.inputSchema.required, ['host', 'path']);
+  await close();
+});
+
+test('list_files over MCP: merged across hosts, structured and text, dead host as a status row', async () => {
+  const { client, close } = await connect(fleet());
+  const r = (await client.callTool({
+    name: 'list_files',
+    arguments: { host: 'all', path: '/r', order_by: 'size', sort: 'descending', top_n: 4 },
+  })) as CallToolResult;
+  assert.equal(r.isError, undefined);
+  const sc = r.structuredContent as {
+    items: { host: string; name: string; size: number }[];
+    hosts: { host: string; status: string }[];
+  };
+  assert.deepEqual(
+    sc.items.map((i) => `${i.host}:${i.name}:${i.size}`),
+    ['b:q:30', 'a:y:20', 'b:z:20', 'b:w:10'],
+  );
+  assert.deepEqual(
+    sc.hosts.map((h) => `${h.host}:${h.status}`),
+    ['a:ok', 'b:ok', 'dead:unreachable'],
+  );
+  assert.match(text(r), /^Showing 1-4 of 4 files \(top 4 of 5 found\)/);
+  await close();
+});
+
+test('bad arguments are tool errors naming the argument and its bounds', async () => {
+  const { client, close } = await connect(fleet());
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['list_directory', { host: 'a', path: '/r', depth: 0 }, /depth must be an integer from 1 to 10/],
+    ['list_files', { host: 'a', path: '/r', limit: 9999 }, /limit must be an integer from 1 to 5000/],
+    ['list_files', { host: 'a', path: '/r', type: 'blob' }, /type must be one of file, directory, symlink, any/],
+    ['list_directories', { host: 'a', path: '/r', top_n: 0 }, /top_n must be an integer from 1 to 1000/],
+    ['list_directory', { host: 'a', path: 'relative' }, /path/],
+    ['stat', { host: 'nope', path: '/r' }, /unknown host/],
+  ];
+  for (const [name, args, re] of cases) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    assert.equal(r.isError, true, name);
+    assert.match(text(r), re);
+  }
+  await close();
+});
+
+test('progress: one notification per answered host', async () => {
+  const { client, close } = await connect(fleet());
+  const seen: { progress: number; total?: number }[] = [];
+  await client.callTool({ name: 'list_directory', arguments: { host: 'all', path: '/r' } }, CallToolResultSchema, {
+    onprogress: (p) => seen.push({ progress: p.progress, total: p.total }),
+  });
+  assert.deepEqual(seen.map((p) => p.progress).sort(), [1, 2, 3]);
+  assert.ok(seen.every((p) => p.total === 3));
+  await close();
+});
+
+test("the client's cancellation reaches every in-flight host", async () => {
+  const h1 = new HangingBackend();
+  const h2 = new HangingBackend();
+  const { client, close } = await connect(new FakeFleet({ h1, h2 }));
+  const ctrl = new AbortController();
+  const call = client.callTool({ name: 'list_files', arguments: { host: 'all', path: '/r' } }, CallToolResultSchema, {
+    signal: ctrl.signal,
+  });
+  await Promise.all([h1.whenCalled(), h2.whenCalled()]);
+  ctrl.abort('user pressed stop');
+  await assert.rejects(call);
+  for (let i = 0; i < 50 && h1.aborts + h2.aborts < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(h1.aborts, 1);
+  assert.equal(h2.aborts, 1);
+  await close();
+});
+
+test('answers stay within the byte budget', async () => {
+  const names = Array.from({ length: 3000 }, (_, i) => `entry-${String(i).padStart(5, '0')}`);
+  const { client, close } = await connect(new FakeFleet({ a: new MemoryBackend(tree(names)) }), {
+    maxAnswerBytes: 8192,
+  });
+  const r = (await client.callTool({ name: 'list_directory', arguments: { host: 'a', path: '/r' } })) as CallToolResult;
+  assert.ok(Buffer.byteLength(text(r)) <= 8192);
+  assert.match(text(r), /\[WARNING\] answer cut at 8192 bytes/);
+  assert.equal((r.structuredContent as { truncated: boolean }).truncated, true);
+  await close();
+});

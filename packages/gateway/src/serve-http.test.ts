@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pino } from 'pino';
+import { dir, FakeFleet, file, MemoryBackend } from './queries/fake-fleet.js';
+import { isLoopback, startHttpServer } from './serve-http.js';
+
+const logger = pino({ level: 'silent' });
+const fleet = new FakeFleet({ a: new MemoryBackend(dir({ r: dir({ f: file(1) }) })) });
+
+test('HTTP: 401 without the bearer token; tools answer with it', async () => {
+  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0, token: 's3cret' });
+  try {
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const none = await fetch(srv.url, { method: 'POST', headers, body: JSON.stringify(init) });
+    assert.equal(none.status, 401);
+    const wrong = await fetch(srv.url, {
+      method: 'POST',
+      headers: { ...headers, authorization: 'Bearer nope' },
+      body: JSON.stringify(init),
+    });
+    assert.equal(wrong.status, 401);
+
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(srv.url), {
+        requestInit: { headers: { authorization: 'Bearer s3cret' } },
+      }),
+    );
+    const r = (await client.callTool({
+      name: 'list_directory',
+      arguments: { host: 'a', path: '/r' },
+    })) as CallToolResult;
+    assert.deepEqual(r.content, [{ type: 'text', text: '[FILE] f' }]);
+    await client.close();
+  } finally {
+    await srv.close();
+  }
+});
+
+test('HTTP: refuses a non-loopback address without a token', async () => {
+  await assert.rejects(startHttpServer({ fleet, logger, host: '0.0.0.0', port: 0 }), /without a bearer token/);
+  assert.equal(isLoopback('127.0.0.1'), true);
+  assert.equal(isLoopback('::1'), true);
+  assert.equal(isLoopback('[::1]'), true);
+  assert.equal(isLoopback('localhost'), true);
+  assert.equal(isLoopback('10.0.0.1'), false);
+  assert.equal(isLoopback('::'), false);
+});

@@ -1,0 +1,116 @@
+// `fleetls serve --http HOST:PORT`: Streamable HTTP, stateless (a fresh server and transport
+// per POST, as the SDK's stateless example), at /mcp, behind a bearer token.
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { FleetError } from '@fleetls/core';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpServer, type McpServerDeps } from './mcp-server.js';
+
+export const MCP_PATH = '/mcp';
+/** Largest request body accepted (tool calls are small). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpServerDeps extends McpServerDeps {
+  host: string;
+  port: number;
+  /** Required on every request as `Authorization: Bearer <token>`; mandatory off loopback. */
+  token?: string;
+}
+
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1' || /^::ffff:127\./i.test(h);
+  return false;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!m) return false;
+  const given = Buffer.from(m[1].trim());
+  const want = Buffer.from(token);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new FleetError('resource_exhausted', `request body over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: string; close(): Promise<void> }> {
+  const token = deps.token === '' ? undefined : deps.token;
+  if (!token && !isLoopback(deps.host)) {
+    throw new FleetError(
+      'invalid_argument',
+      `refusing to serve MCP over HTTP on ${deps.host} without a bearer token (--token-file or FLEETLS_TOKEN); bind 127.0.0.1 or give a token`,
+    );
+  }
+  const log = deps.logger.child({ transport: 'http' });
+  if (!token) log.warn('no bearer token: any local process may call the tools');
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== MCP_PATH) return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+    if (token && !tokenMatches(req.headers.authorization, token)) {
+      return jsonError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+    }
+    if (req.method !== 'POST') {
+      return jsonError(res, 405, 'method not allowed: this server is stateless, POST only', { allow: 'POST' });
+    }
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch (err) {
+      return jsonError(res, 400, `bad request body: ${FleetError.from(err).message}`);
+    }
+    const server = createMcpServer(deps);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err }, 'HTTP request failed');
+      if (!res.headersSent) jsonError(res, 500, 'internal error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(deps.port, deps.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = http.address();
+  const port = typeof addr === 'object' && addr ? addr.port : deps.port;
+  const hostPart = deps.host.includes(':') && !deps.host.startsWith('[') ? `[${deps.host}]` : deps.host;
+  const url = `http://${hostPart}:${port}${MCP_PATH}`;
+  log.info({ url, auth: token ? 'bearer' : 'none' }, 'MCP server listening');
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
