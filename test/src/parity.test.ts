@@ -1,0 +1,212 @@
+// The key test of the design: the same tree, listed through an agent and through SSH (no
+// agent), gives identical structured answers for every tool, order and page. Both run as
+// the same unprivileged user, so an unreadable directory is unreadable on both paths.
+// Then one call over an agent, an SSH host, a host with a wrong host key and an
+// unreachable host returns merged rows and the right status row for each.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type Sshd, startSshd } from './helpers/sshd.js';
+
+const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+
+/** Builds the hostile tree the issue names; returns its root. */
+function makeTree(base: string, uid: number, gid: number): string {
+  const root = join(base, 'tree');
+  mkdirSync(join(root, 'a/b/c/d'), { recursive: true });
+  writeFileSync(join(root, 'a/b/c/d/deep.txt'), 'deep');
+  writeFileSync(join(root, 'a/b/one.txt'), '1');
+  writeFileSync(join(root, 'a/Two.TXT'), 'two two');
+  mkdirSync(join(root, 'big'));
+  for (let i = 0; i < 5000; i++) {
+    const f = join(root, 'big', `f${String(i).padStart(4, '0')}.dat`);
+    writeFileSync(f, '');
+    truncateSync(f, (i * 7919) % 100_003);
+    const t = 1_600_000_000 + ((i * 104_729) % 50_000_000) + (i % 10) / 10;
+    utimesSync(f, t, t);
+  }
+  truncateSync(join(root, 'a/b/one.txt'), 1); // no-op; keeps sizes deterministic
+  writeFileSync(join(root, 'sparse.img'), '');
+  truncateSync(join(root, 'sparse.img'), 10 * 1024 ** 3);
+  writeFileSync(join(root, '.hidden'), 'h');
+  writeFileSync(join(root, 'new\nline.txt'), 'n');
+  writeFileSync(Buffer.from(`${root}/bad-\xff\xfe.txt`, 'latin1'), 'b');
+  writeFileSync(join(root, "it's $(touch PWNED) `x`; -rf.txt"), 'q');
+  symlinkSync('a', join(root, 'dirlink'));
+  symlinkSync('a/Two.TXT', join(root, 'filelink'));
+  symlinkSync('nowhere', join(root, 'broken'));
+  symlinkSync('.', join(root, 'a/loop'));
+  mkdirSync(join(root, 'locked/inner'), { recursive: true });
+  writeFileSync(join(root, 'locked/secret.txt'), 's');
+  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
+  chmodSync(join(root, 'locked'), 0o000);
+  return root;
+}
+
+async function gateway(inventory: string): Promise<Client> {
+  const client = new Client({ name: 'parity-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
+      stderr: 'pipe',
+      env: { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
+    }),
+  );
+  return client;
+}
+
+type Json = Record<string, unknown>;
+
+async function call(client: Client, name: string, args: Json): Promise<Json> {
+  const res = await client.callTool({ name, arguments: args });
+  assert.ok(!res.isError, `${name} ${JSON.stringify(args)} failed: ${JSON.stringify(res.content)}`);
+  return res.structuredContent as Json;
+}
+
+/** The answer with what legitimately differs between two hosts removed. */
+function comparable(answer: Json, host: string): unknown {
+  const text = JSON.stringify(answer).replaceAll(`"${host}"`, '"HOST"');
+  return JSON.parse(text, (key, value) =>
+    key === 'hosts' || key === 'elapsed_ms' || key === 'next_cursor' || key === 'result' ? undefined : value,
+  );
+}
+
+describe('agent and SSH give the same answers', () => {
+  let sshd: Sshd;
+  let agent: AgentProcess;
+  let client: Client;
+  let root: string;
+
+  before(async () => {
+    sshd = await startSshd();
+    root = makeTree(sshd.dir, sshd.uid, sshd.gid);
+    agent = await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid });
+    const inventory = join(sshd.dir, 'parity.yaml');
+    const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
+    writeFileSync(
+      inventory,
+      [
+        'hosts:',
+        `  viaagent: { agent: "${agent.address}" }`,
+        `  viassh: { ssh: ${ssh} }`,
+        `  badkey: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${join(sshd.dir, 'wrong_known_hosts')} } }`,
+        '  nowhere: { agent: "127.0.0.1:1" }',
+        'agent_tls: insecure',
+        '',
+      ].join('\n'),
+    );
+    // A known_hosts that pins a different key for the same address: a changed host key.
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshd.dir, 'other_key')]);
+    const otherKey = execFileSync('cat', [join(sshd.dir, 'other_key.pub')], { encoding: 'utf8' }).split(' ');
+    writeFileSync(join(sshd.dir, 'wrong_known_hosts'), `[127.0.0.1]:${sshd.port} ${otherKey[0]} ${otherKey[1]}\n`);
+    client = await gateway(inventory);
+  });
+
+  after(async () => {
+    await client?.close();
+    await agent?.stop();
+    await sshd?.stop();
+  });
+
+  async function same(tool: string, args: Json): Promise<Json> {
+    const viaAgent = await call(client, tool, { ...args, host: 'viaagent' });
+    const viaSsh = await call(client, tool, { ...args, host: 'viassh' });
+    const statuses = [viaAgent, viaSsh].map((a) => (a.hosts as Json[]).map((h) => [h.status, h.via]));
+    assert.deepEqual(statuses, [[['ok', 'agent']], [['ok', 'ssh']]], `${tool} ${JSON.stringify(args)}`);
+    assert.deepEqual(comparable(viaSsh, 'viassh'), comparable(viaAgent, 'viaagent'), `${tool} ${JSON.stringify(args)}`);
+    return viaAgent;
+  }
+
+  it('list_directory: trees, caps and error rows', async () => {
+    const deep = await same('list_directory', { path: root, depth: 5 });
+    const entries = deep.entries as Json[];
+    assert.ok(entries.some((e) => e.path === 'locked' && (e.error as Json | undefined)?.code === 'DENIED'));
+    assert.ok(entries.some((e) => e.path === 'bad-\\xff\\xfe.txt'));
+    assert.ok(entries.some((e) => e.path === 'new\\nline.txt'));
+    assert.ok(entries.some((e) => e.path === 'big/f0099.dat'));
+    assert.ok(!entries.some((e) => e.path === 'big/f0100.dat'), 'nested directories show 100 items');
+    await same('list_directory', { path: root, depth: 2, max_items_per_dir: 7 });
+    await same('list_directory', { path: join(root, 'dirlink'), depth: 3 });
+  });
+
+  it('list_files: every order, patterns and pages', async () => {
+    for (const order_by of ['name', 'size', 'modified']) {
+      for (const sort of ['ascending', 'descending']) {
+        const page = await same('list_files', { path: root, order_by, sort, max_depth: 4, type: 'any', limit: 40 });
+        assert.equal(page.count, 40);
+        assert.ok((page.total as number) > 5000);
+      }
+    }
+    await same('list_files', { path: root, max_depth: 1, pattern: '*.dat', order_by: 'size', top_n: 25 });
+    await same('list_files', { path: root, max_depth: 3, type: 'symlink' });
+    // Paging with start_index covers the same rows on both paths.
+    for (const start_index of [0, 1000, 4990]) {
+      await same('list_files', { path: join(root, 'big'), order_by: 'modified', start_index, limit: 500 });
+    }
+  });
+
+  it('list_directories: every order, recursive sizes included', async () => {
+    for (const order_by of ['name', 'size', 'modified']) {
+      for (const sort of ['ascending', 'descending']) {
+        const answer = await same('list_directories', { path: root, order_by, sort });
+        const nodes = answer.nodes as Json[];
+        assert.ok(nodes.length >= 3);
+        if (order_by === 'size') {
+          const a = nodes.find((n) => n.name === 'a');
+          assert.ok(a && (a.size as number) > 4096 * 4, 'directory sizes are recursive');
+        }
+      }
+    }
+  });
+
+  it('stat: files, directories, links and hostile names', async () => {
+    for (const p of ['a/Two.TXT', 'a', 'dirlink', 'broken', 'locked', "it's $(touch PWNED) `x`; -rf.txt"]) {
+      await same('stat', { path: join(root, p) });
+    }
+    // Requested paths with line breaks are refused on every path (they are listed, never asked for).
+    for (const host of ['viaagent', 'viassh']) {
+      const res = await client.callTool({ name: 'stat', arguments: { host, path: join(root, 'new\nline.txt') } });
+      assert.ok(res.isError);
+      assert.match(JSON.stringify(res.content), /path must not contain line breaks/);
+    }
+  });
+
+  it('one call over an agent, SSH, a changed host key and a dead address: merged rows and a status each', async () => {
+    const res = await client.callTool({
+      name: 'list_files',
+      arguments: {
+        host: 'viaagent,viassh,badkey,nowhere',
+        path: join(root, 'big'),
+        order_by: 'size',
+        sort: 'descending',
+        limit: 10,
+      },
+    });
+    assert.ok(!res.isError, JSON.stringify(res.content));
+    const answer = res.structuredContent as Json;
+    const status = Object.fromEntries((answer.hosts as Json[]).map((h) => [h.host, h]));
+    assert.equal((status.viaagent as Json).status, 'ok');
+    assert.equal((status.viassh as Json).status, 'ok');
+    assert.equal((status.badkey as Json).status, 'auth');
+    assert.match(String((status.badkey as Json).message), /SHA256:/);
+    assert.equal((status.nowhere as Json).status, 'unreachable');
+    const items = answer.items as Json[];
+    assert.equal(items.length, 10);
+    // Both live hosts hold the same files: the merge interleaves them, largest first, host breaking ties.
+    assert.deepEqual(
+      items.slice(0, 2).map((i) => i.host),
+      ['viaagent', 'viassh'],
+    );
+    const sizes = items.map((i) => i.size as number);
+    assert.deepEqual(
+      sizes,
+      [...sizes].sort((x, y) => y - x),
+    );
+  });
+});
