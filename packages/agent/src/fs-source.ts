@@ -53,7 +53,7 @@ export function utcOffsetAt(sec: number): number {
   const bucket = Math.floor(sec / 900);
   let off = offsetCache.get(bucket);
   if (off === undefined) {
-    off = -new Date(bucket * 900_000).getTimezoneOffset();
+    off = -new Date(bucket * 900_000).getTimezoneOffset() || 0;
     if (offsetCache.size > 50_000) offsetCache.clear();
     offsetCache.set(bucket, off);
   }

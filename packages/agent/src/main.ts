@@ -33,6 +33,14 @@ async function main(): Promise<number> {
     }
     throw err;
   }
+  // Signals are taken from the start: a SIGTERM during startup stops the agent once it is up.
+  let stopRequested: NodeJS.Signals | undefined;
+  let onStop: (signal: NodeJS.Signals) => void = (signal) => {
+    stopRequested ??= signal;
+  };
+  process.on('SIGTERM', (s) => onStop(s));
+  process.on('SIGINT', (s) => onStop(s));
+
   let server: ReturnType<typeof createAgentServer>;
   let port: number;
   try {
@@ -50,14 +58,14 @@ async function main(): Promise<number> {
       address: `${config.host}:${port}`,
       allow: config.allow,
       tls: config.tls !== undefined,
-      token: config.tokenFile !== undefined,
+      bearerToken: config.tokenFile !== undefined,
       version: AGENT_VERSION,
     },
     'listening',
   );
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
+    onStop = (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
@@ -72,8 +80,7 @@ async function main(): Promise<number> {
         },
       );
     };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    if (stopRequested) onStop(stopRequested);
   });
 }
 

@@ -1,0 +1,196 @@
+// Starts the real fleetls-agent (packages/agent/dist/main.js) on a loopback port and
+// waits for its "listening" log line. Shared by every test that needs an agent.
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rowFromWire, summaryFromWire } from '@fleetls/agent';
+import type { Row, WalkSummary } from '@fleetls/core';
+import { type AgentClient, loadContract, type WireWalkRequest, type WireWalkResponseOut } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const AGENT_MAIN = path.join(REPO_ROOT, 'packages/agent/dist/main.js');
+
+export interface AgentProcess {
+  address: string;
+  port: number;
+  pid: number;
+  /** Every JSON log line so far, parsed. */
+  logs: () => Record<string, unknown>[];
+  /** Raw stderr so far. */
+  stderr: () => string;
+  /** Waits for a log line matching `pred`. */
+  waitForLog: (
+    pred: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ) => Promise<Record<string, unknown>>;
+  /** Sends `signal` (default SIGTERM) and resolves with the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+  child: ChildProcess;
+}
+
+export interface StartAgentOptions {
+  allow: string[];
+  /** Extra flags; `--insecure` and `--listen 127.0.0.1:0` are given unless `tls` is set. */
+  args?: string[];
+  /** TLS instead of --insecure: the caller passes --tls-* in args. */
+  tls?: boolean;
+  uid?: number;
+  gid?: number;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
+  const args = [AGENT_MAIN, '--listen', '127.0.0.1:0'];
+  if (!opts.tls) args.push('--insecure');
+  for (const a of opts.allow) args.push('--allow', a);
+  args.push(...(opts.args ?? []));
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: 'debug', ...opts.env },
+    ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+    ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
+  });
+  const lines: Record<string, unknown>[] = [];
+  let raw = '';
+  let partial = '';
+  const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] =
+    [];
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    raw += chunk;
+    partial += chunk;
+    let nl = partial.indexOf('\n');
+    while (nl >= 0) {
+      const line = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      nl = partial.indexOf('\n');
+      if (!line.startsWith('{')) continue;
+      let obj: Record<string, unknown>;
+      try {
+        obj = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      lines.push(obj);
+      for (const w of [...waiters]) {
+        if (w.pred(obj)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(obj);
+        }
+      }
+    }
+  });
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const waitForLog = (pred: (l: Record<string, unknown>) => boolean, timeoutMs = 10_000) => {
+    const found = lines.find(pred);
+    if (found) return Promise.resolve(found);
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const w = {
+        pred,
+        resolve: (l: Record<string, unknown>) => {
+          clearTimeout(timer);
+          resolve(l);
+        },
+      };
+      const timer = setTimeout(() => {
+        waiters.splice(waiters.indexOf(w), 1);
+        reject(new Error(`agent log line not seen within ${timeoutMs} ms; stderr:\n${raw}`));
+      }, timeoutMs);
+      waiters.push(w);
+    });
+  };
+
+  const listening = await Promise.race([
+    waitForLog((l) => l.msg === 'listening', opts.timeoutMs ?? 15_000),
+    exited.then((code) => {
+      throw new Error(`agent exited with ${code} before listening; stderr:\n${raw}`);
+    }),
+  ]);
+  const port = Number(listening.port);
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    pid: child.pid as number,
+    logs: () => lines,
+    stderr: () => raw,
+    waitForLog,
+    child,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+// ---- a minimal gRPC client for tests that speak to the agent directly ----
+
+export function agentClient(
+  address: string,
+  creds = grpc.credentials.createInsecure(),
+  options: grpc.ClientOptions = {},
+) {
+  const { proto } = loadContract();
+  return new proto.fleetls.v1.Agent(address, creds, options) as unknown as AgentClient;
+}
+
+export interface WalkResult {
+  rows: Row[];
+  summary: WalkSummary;
+  messages: number;
+}
+
+/** Runs one Walk to the end; rejects with the gRPC ServiceError on a status other than OK. */
+export function walkAll(
+  client: AgentClient,
+  req: WireWalkRequest,
+  metadata = new grpc.Metadata(),
+  timeoutMs = 30_000,
+): Promise<WalkResult> {
+  return new Promise((resolve, reject) => {
+    const rows: Row[] = [];
+    let summary: WalkSummary | undefined;
+    let messages = 0;
+    const call = client.Walk(req, metadata, { deadline: Date.now() + timeoutMs });
+    call.on('data', (m: WireWalkResponseOut) => {
+      messages++;
+      for (const r of m.rows) rows.push(rowFromWire(r));
+      if (m.summary) summary = summaryFromWire(m.summary);
+    });
+    call.on('error', reject);
+    call.on('end', () => {
+      if (summary) resolve({ rows, summary, messages });
+      else reject(new Error('walk ended without a summary'));
+    });
+  });
+}
+
+/** Health check over the agent's grpc.health.v1 service. */
+export async function healthCheck(
+  address: string,
+  creds = grpc.credentials.createInsecure(),
+  service = '',
+): Promise<string> {
+  const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
+  const client = new Health(address, creds) as unknown as grpc.Client & {
+    Check: (
+      req: { service: string },
+      md: grpc.Metadata,
+      opts: grpc.CallOptions,
+      cb: (err: grpc.ServiceError | null, res: { status: string }) => void,
+    ) => void;
+  };
+  try {
+    return await new Promise((resolve, reject) => {
+      client.Check({ service }, new grpc.Metadata(), { deadline: Date.now() + 5000 }, (err, res) =>
+        err ? reject(err) : resolve(res.status),
+      );
+    });
+  } finally {
+    client.close();
+  }
+}
