@@ -1,0 +1,128 @@
+// The SDK's Client over Streamable HTTP, against `fleetls serve --http 127.0.0.1:0` with a
+// bearer token, in front of real agents on loopback ports and an address where nothing listens.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { GATEWAY_MAIN, type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
+
+const TOKEN = 'e2e-token-0123456789';
+
+async function startGateway(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url?: string; exit: Promise<number | null>; stderr: () => string }> {
+  const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
+  let err = '';
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string | undefined>((resolve) => {
+    child.stderr?.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /MCP over HTTP at (http:\/\/\S+)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    void exit.then(() => resolve(undefined));
+  });
+  assert.equal(out, '', 'nothing but the MCP transport writes to stdout');
+  return { child, url, exit, stderr: () => err };
+}
+
+describe('fleetls serve --http', () => {
+  let fx: McpFleetFixture;
+  let gw: Awaited<ReturnType<typeof startGateway>>;
+  let client: Client;
+
+  before(async () => {
+    fx = await startMcpFleet();
+    gw = await startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
+    assert.ok(gw.url, gw.stderr());
+    client = new Client({ name: 'fleetls-e2e-http', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gw.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+  });
+  after(async () => {
+    await client?.close();
+    gw?.child.kill('SIGTERM');
+    await gw?.exit;
+    await fx?.close();
+  });
+
+  it('answers 401 without the bearer token', async () => {
+    const res = await fetch(gw.url as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(res.status, 401);
+  });
+
+  it('merges hosts, reports each, and sends progress per answered host', async () => {
+    const progress: number[] = [];
+    const r = (await client.callTool(
+      {
+        name: 'list_files',
+        arguments: { host: 'all', path: fx.data, order_by: 'name', type: 'file', limit: 4 },
+      },
+      CallToolResultSchema,
+      { onprogress: (p) => progress.push(p.progress) },
+    )) as CallToolResult;
+    const sc = r.structuredContent as {
+      items: { host: string; path: string }[];
+      total: number;
+      next_cursor?: string;
+      hosts: { host: string; status: string }[];
+    };
+    assert.deepEqual(
+      sc.items.map((i) => `${i.host}:${i.path}`),
+      ['web-1:a.log', 'web-2:a.log', 'web-1:B.txt', 'web-2:B.txt'],
+    );
+    assert.equal(sc.total, 6);
+    assert.ok(sc.next_cursor);
+    assert.deepEqual(
+      sc.hosts.map((h) => `${h.host}:${h.status}`),
+      ['web-1:ok', 'web-2:ok', 'narrow:denied', 'dead:unreachable'],
+    );
+    assert.deepEqual(
+      progress.sort((a, b) => a - b),
+      [1, 2, 3, 4],
+    );
+    const next = (await client.callTool({
+      name: 'list_files',
+      arguments: { host: 'all', path: fx.data, order_by: 'name', type: 'file', limit: 4, cursor: sc.next_cursor },
+    })) as CallToolResult;
+    assert.deepEqual(
+      (next.structuredContent as { items: { host: string; path: string }[] }).items.map((i) => `${i.host}:${i.path}`),
+      ['web-1:c.log', 'web-2:c.log'],
+    );
+  });
+
+  it('bad arguments are tool errors', async () => {
+    const r = (await client.callTool({
+      name: 'list_directories',
+      arguments: { host: 'web-1', path: fx.data, top_n: 5000 },
+    })) as CallToolResult;
+    assert.equal(r.isError, true);
+    assert.match(JSON.stringify(r.content), /top_n must be an integer from 1 to 1000/);
+  });
+});
+
+describe('fleetls serve --http on a non-loopback address', () => {
+  it('refuses to start without a token', async () => {
+    const gw = await startGateway(['--http', '0.0.0.0:0'], { FLEETLS_INVENTORY: '' });
+    assert.equal(gw.url, undefined);
+    assert.notEqual(await gw.exit, 0);
+    assert.match(gw.stderr(), /without a bearer token/);
+  });
+});
