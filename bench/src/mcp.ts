@@ -1,0 +1,151 @@
+// MCP servers over stdio with the SDK's Client: fleetls serve and the peers, each call timed,
+// its answer measured in bytes (the text a model reads, and the whole JSON result).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { GATEWAY_MAIN, memoryOf, REPO_ROOT, track, untrack, withTimeout } from './proc.js';
+
+export interface CallOutcome {
+  ms: number;
+  /** Bytes of content[].text: what a model reads. */
+  textBytes: number;
+  /** Bytes of the whole JSON result (text + structuredContent). */
+  jsonBytes: number;
+  isError: boolean;
+  text: string;
+  structured: Record<string, unknown> | undefined;
+}
+
+export interface McpServerProc {
+  name: string;
+  pid: number | undefined;
+  call(tool: string, args: Record<string, unknown>, timeoutMs?: number): Promise<CallOutcome>;
+  memory(): { hwm: number; rss: number } | undefined;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** Peers run without a network: `unshare -n` when we are root and it works. */
+export function isolateNetwork(command: string, args: string[]): { command: string; args: string[] } {
+  if (process.getuid?.() === 0 && fs.existsSync('/usr/bin/unshare')) {
+    return { command: '/usr/bin/unshare', args: ['-n', '--', command, ...args] };
+  }
+  return { command, args };
+}
+
+export async function startMcp(o: StartOptions): Promise<McpServerProc> {
+  const transport = new StdioClientTransport({
+    command: o.command,
+    args: o.args,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...o.env },
+    cwd: o.cwd,
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => {
+    err += d.toString('utf8');
+    if (err.length > 50_000) err = err.slice(-50_000);
+  });
+  const client = new Client({ name: 'fleetls-bench', version: '0.1.0' });
+  try {
+    await withTimeout(client.connect(transport), o.timeoutMs ?? 30_000, `${o.name}: MCP initialize`);
+  } catch (e) {
+    await transport.close().catch(() => {});
+    throw new Error(`${(e as Error).message}; stderr: ${err.slice(-800)}`);
+  }
+  const pid = transport.pid ?? undefined;
+  track(pid);
+  return {
+    name: o.name,
+    pid,
+    async call(tool, args, timeoutMs = 120_000) {
+      const t0 = performance.now();
+      const res = await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: timeoutMs,
+        maxTotalTimeout: timeoutMs,
+      });
+      const ms = performance.now() - t0;
+      const content = (res.content ?? []) as { type: string; text?: string }[];
+      const text = content.map((c) => c.text ?? '').join('\n');
+      return {
+        ms,
+        textBytes: content.reduce((n, c) => n + Buffer.byteLength(c.text ?? ''), 0),
+        jsonBytes: Buffer.byteLength(JSON.stringify(res)),
+        isError: res.isError === true,
+        text,
+        structured: res.structuredContent as Record<string, unknown> | undefined,
+      };
+    },
+    memory: () => (pid ? memoryOf(pid) : undefined),
+    stderr: () => err,
+    async close() {
+      await withTimeout(client.close(), 10_000, `${o.name}: close`).catch(() => {});
+      if (pid) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      untrack(pid);
+    },
+  };
+}
+
+/** `fleetls serve` over stdio; without `inventory`, localhost is the embedded agent. */
+export function startFleetls(
+  opts: { inventory?: string; cwd: string; home: string; extraArgs?: string[] } = { cwd: '/', home: '/' },
+) {
+  if (!fs.existsSync(GATEWAY_MAIN)) throw new Error(`${path.relative(REPO_ROOT, GATEWAY_MAIN)} is not built`);
+  const args = [GATEWAY_MAIN];
+  if (opts.inventory) args.push('--inventory', opts.inventory);
+  args.push(...(opts.extraArgs ?? []), 'serve');
+  return startMcp({
+    name: 'fleetls',
+    command: process.execPath,
+    args,
+    cwd: opts.cwd,
+    env: { HOME: opts.home, FLEETLS_INVENTORY: opts.inventory ?? '', FLEETLS_LOG_LEVEL: 'warn' },
+  });
+}
+
+export function resolvePeer(pkg: string): string {
+  const pj = path.join(REPO_ROOT, 'node_modules', pkg, 'package.json');
+  const meta = JSON.parse(fs.readFileSync(pj, 'utf8')) as { bin?: string | Record<string, string>; main?: string };
+  const bin = typeof meta.bin === 'string' ? meta.bin : Object.values(meta.bin ?? {})[0];
+  return path.join(path.dirname(pj), bin ?? meta.main ?? 'dist/index.js');
+}
+
+/** DesktopCommander with a throwaway HOME whose config allows `root` only, telemetry off. */
+export function startDesktopCommander(root: string, home: string) {
+  const cfgDir = path.join(home, '.claude-server-commander');
+  fs.mkdirSync(cfgDir, { recursive: true });
+  fs.writeFileSync(
+    path.join(cfgDir, 'config.json'),
+    JSON.stringify({ allowedDirectories: [root], telemetryEnabled: false, blockedCommands: [], defaultShell: 'sh' }),
+  );
+  const { command, args } = isolateNetwork(process.execPath, [
+    resolvePeer('@wonderwhy-er/desktop-commander'),
+    '--no-onboarding',
+  ]);
+  return startMcp({ name: 'desktop-commander', command, args, cwd: home, env: { HOME: home } });
+}
+
+/** @modelcontextprotocol/server-filesystem allowed `root`. */
+export function startServerFilesystem(root: string, home: string) {
+  const { command, args } = isolateNetwork(process.execPath, [
+    resolvePeer('@modelcontextprotocol/server-filesystem'),
+    root,
+  ]);
+  return startMcp({ name: 'server-filesystem', command, args, cwd: home, env: { HOME: home } });
+}

@@ -1,0 +1,166 @@
+// Child processes of the bench: every one is registered and killed at exit (also on error or
+// a signal), every wait has a timeout, and every address is loopback.
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const AGENT_MAIN = path.join(REPO_ROOT, 'packages/agent/dist/main.js');
+export const GATEWAY_MAIN = path.join(REPO_ROOT, 'packages/gateway/dist/main.js');
+
+const live = new Set<number>();
+
+/** Remembers a pid to kill at exit. */
+export function track(pid: number | undefined): void {
+  if (pid !== undefined) live.add(pid);
+}
+export function untrack(pid: number | undefined): void {
+  if (pid !== undefined) live.delete(pid);
+}
+
+export function killAll(): void {
+  for (const pid of live) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  live.clear();
+}
+
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+export class TimeoutError extends Error {}
+
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimeoutError(`${what}: timed out after ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+/** Peak and current resident memory of a process, in bytes (Linux /proc). */
+export function memoryOf(pid: number): { hwm: number; rss: number } | undefined {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? Number.NaN) * 1024;
+    return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a shell pipeline; resolves with stdout, rejects on non-zero exit or timeout. */
+export function sh(
+  cmd: string,
+  opts: { timeoutMs: number; env?: NodeJS.ProcessEnv; cwd?: string },
+): Promise<{ stdout: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('/bin/sh', ['-c', cmd], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C', ...opts.env },
+      cwd: opts.cwd,
+      detached: true,
+    });
+    track(child.pid);
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+    });
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // gone
+      }
+      reject(new TimeoutError(`${cmd.slice(0, 80)}: timed out after ${opts.timeoutMs} ms`));
+    }, opts.timeoutMs);
+    child.on('exit', (code) => {
+      const ms = performance.now() - t0;
+      clearTimeout(timer);
+      untrack(child.pid);
+      if (code === 0) resolve({ stdout: out, ms });
+      else reject(new Error(`${cmd.slice(0, 80)}: exit ${code}: ${err.slice(0, 400)}`));
+    });
+  });
+}
+
+export interface AgentProc {
+  address: string;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line. */
+export function startAgent(allow: string[], timeoutMs = 30_000, extra: string[] = []): Promise<AgentProc> {
+  if (!fs.existsSync(AGENT_MAIN)) return Promise.reject(new Error(`${AGENT_MAIN} is not built`));
+  const args = [AGENT_MAIN, '--listen', '127.0.0.1:0', '--insecure', ...allow.flatMap((a) => ['--allow', a]), ...extra];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: 'info' },
+  });
+  track(child.pid);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return withTimeout(
+    new Promise<AgentProc>((resolve, reject) => {
+      let buf = '';
+      let raw = '';
+      child.stderr!.setEncoding('utf8');
+      const onData = (d: string) => {
+        raw += d;
+        if (raw.length > 20_000) raw = raw.slice(-20_000);
+        buf += d;
+        let nl = buf.indexOf('\n');
+        while (nl >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          nl = buf.indexOf('\n');
+          try {
+            const o = JSON.parse(line) as { msg?: string; port?: number };
+            if (o.msg === 'listening' && typeof o.port === 'number') {
+              child.stderr!.off('data', onData);
+              child.stderr!.resume();
+              resolve({
+                address: `127.0.0.1:${o.port}`,
+                pid: child.pid as number,
+                child,
+                stop: async () => {
+                  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+                  await exited;
+                  untrack(child.pid);
+                },
+              });
+              return;
+            }
+          } catch {
+            // not JSON
+          }
+        }
+      };
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`agent exited with ${code} before listening: ${raw.slice(-500)}`)));
+    }),
+    timeoutMs,
+    'agent start',
+  ).catch((err) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
+}
