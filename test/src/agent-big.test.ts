@@ -1,0 +1,156 @@
+// Big trees against the real agent: a 200,000-file directory costs memory bounded by the
+// cap, and a cancelled walk stops the walker (seen in the agent's walk-end log line).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { AgentClient, WireWalkResponseOut } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
+
+const FLAT = 200_000;
+const DIRS = 200;
+const PER_DIR = 250;
+
+let root: string;
+let agent: AgentProcess;
+let client: AgentClient;
+
+/** Empty files, but the last `sized` get apparent size i (sparse: no data written). */
+function makeFlat(dir: string, n: number, sized: number): void {
+  fs.mkdirSync(dir);
+  for (let i = 0; i < n; i++) {
+    const fd = fs.openSync(path.join(dir, `f${i}`), 'w');
+    if (i >= n - sized) fs.ftruncateSync(fd, i);
+    fs.closeSync(fd);
+  }
+}
+
+/** Creating 300,000 files is I/O-bound on a disk; a RAM-backed tmpfs makes it several times faster. */
+function scratchBase(): string {
+  const shm = '/dev/shm';
+  try {
+    fs.accessSync(shm, fs.constants.W_OK);
+    return shm;
+  } catch {
+    return os.tmpdir();
+  }
+}
+
+function memKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  assert.ok(m, `${field} missing from /proc/${pid}/status`);
+  return Number(m[1]);
+}
+
+before(async () => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(scratchBase(), 'fleetls-big-')));
+  makeFlat(path.join(root, 'flat'), FLAT, 1000);
+  const wide = path.join(root, 'wide');
+  fs.mkdirSync(wide);
+  for (let d = 0; d < DIRS; d++) {
+    const dir = path.join(wide, `d${String(d).padStart(3, '0')}`);
+    fs.mkdirSync(dir);
+    for (let i = 0; i < PER_DIR; i++) fs.closeSync(fs.openSync(path.join(dir, `file-with-a-longish-name-${i}`), 'w'));
+  }
+  agent = await startAgent({ allow: [root] });
+  client = agentClient(agent.address);
+});
+
+after(async () => {
+  client?.close();
+  await agent?.stop();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('fleetls-agent on big trees', () => {
+  it('returns the 100 largest of a 200,000-file directory with resident memory growing < 50 MB', async (t) => {
+    const before = memKb(agent.pid, 'VmRSS');
+    const { rows, summary } = await walkAll(client, {
+      path: path.join(root, 'flat'),
+      maxDepth: 1,
+      maxItemsPerDir: 100,
+      capRoot: true,
+      order: 'ORDER_SIZE',
+      direction: 'DIRECTION_DESCENDING',
+    });
+    const peak = memKb(agent.pid, 'VmHWM');
+    const entries = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry] : []));
+    assert.deepEqual(
+      entries.map((e) => e.size),
+      Array.from({ length: 100 }, (_, i) => FLAT - 1 - i),
+    );
+    assert.deepEqual(
+      entries.map((e) => e.path.toString()),
+      Array.from({ length: 100 }, (_, i) => `f${FLAT - 1 - i}`),
+    );
+    const trunc = rows.find((r) => r.kind === 'truncation');
+    assert.ok(trunc?.kind === 'truncation');
+    assert.deepEqual(
+      { shown: trunc.truncation.shown, total: trunc.truncation.total, reason: trunc.truncation.reason },
+      { shown: 100, total: FLAT, reason: 'items_per_dir' },
+    );
+    assert.equal(summary.entriesSeen, FLAT);
+    const growthMb = (peak - before) / 1024;
+    t.diagnostic(`RSS before ${before} kB, peak ${peak} kB (+${growthMb.toFixed(1)} MB); walk ${summary.elapsedMs} ms`);
+    assert.ok(growthMb < 50, `agent peak RSS grew ${growthMb.toFixed(1)} MB (from ${before} kB to ${peak} kB)`);
+  });
+
+  it('stops the walker when the client cancels', async (t) => {
+    const total = DIRS * PER_DIR + DIRS;
+    const call = client.Walk(
+      { path: path.join(root, 'wide'), maxDepth: 2, maxItemsPerDir: 1000, maxEntries: 1_000_000 },
+      new grpc.Metadata(),
+      { deadline: Date.now() + 30_000 },
+    );
+    const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+    call.on('error', () => {});
+    await new Promise<void>((resolve) => {
+      call.once('data', (_m: WireWalkResponseOut) => {
+        call.pause(); // a slow client: back-pressure reaches the walker
+        resolve();
+      });
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    call.cancel();
+    assert.equal((await status).code, grpc.status.CANCELLED);
+    const end = await agent.waitForLog((l) => l.msg === 'walk end' && l.cancelled === true);
+    assert.equal(typeof end.entriesSeen, 'number');
+    t.diagnostic(`walker saw ${end.entriesSeen} of ${total} entries, sent ${end.entriesSent}`);
+    assert.ok(
+      (end.entriesSeen as number) < total / 4,
+      `walker saw ${end.entriesSeen} of ${total} entries after the cancel`,
+    );
+    // The agent still serves.
+    const ok = await walkAll(client, { path: path.join(root, 'wide'), maxDepth: 1 });
+    assert.equal(ok.rows.filter((r) => r.kind === 'entry').length, DIRS);
+  });
+
+  it('stops the walker at the client deadline', async (t) => {
+    const total = DIRS * PER_DIR + DIRS;
+    const endsBefore = agent.logs().filter((l) => l.msg === 'walk end' && l.cancelled === true).length;
+    const call = client.Walk(
+      { path: path.join(root, 'wide'), maxDepth: 2, maxItemsPerDir: 1000, maxEntries: 1_000_000 },
+      new grpc.Metadata(),
+      { deadline: Date.now() + 1000 },
+    );
+    const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+    call.on('error', () => {});
+    call.once('data', () => call.pause());
+    assert.equal((await status).code, grpc.status.DEADLINE_EXCEEDED);
+    const end = await agent.waitForLog(
+      (l) =>
+        l.msg === 'walk end' &&
+        l.cancelled === true &&
+        agent
+          .logs()
+          .filter((x) => x.msg === 'walk end' && x.cancelled === true)
+          .indexOf(l) >= endsBefore,
+    );
+    t.diagnostic(`walker saw ${end.entriesSeen} of ${total} entries before the deadline stopped it`);
+    assert.ok((end.entriesSeen as number) < total / 4);
+    assert.equal(agent.child.exitCode, null);
+  });
+});
