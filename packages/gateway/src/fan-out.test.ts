@@ -120,3 +120,16 @@ test('composeSignal: reasons are FleetErrors; dispose releases', async () => {
   await new Promise((r) => setTimeout(r, 20));
   assert.equal((t.signal.reason as FleetError).code, 'deadline_exceeded');
 });
+
+test('a failure tagged with the transport that failed keeps that via', async () => {
+  const tagged = new DeadBackend();
+  tagged.probe = async () => {
+    throw Object.assign(new FleetError('unauthenticated', 'ssh: all auth methods failed'), { via: 'ssh' });
+  };
+  const fleet = new FakeFleet({ edge: tagged });
+  const [r] = await fanOut(fleet, fleet.hosts(), (b, _h, signal) => b.probe(signal), {
+    concurrency: 1,
+    deadlineMs: 1000,
+  });
+  assert.deepEqual([r.status.status, r.status.via], ['auth', 'ssh']);
+});

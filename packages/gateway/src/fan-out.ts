@@ -1,6 +1,6 @@
 // Asks many hosts the same thing: bounded concurrency, a deadline per host, the caller's
 // cancellation reaching every in-flight host, and a failing host turned into a status row.
-import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode } from '@fleetls/core';
+import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode, type Via } from '@fleetls/core';
 import type { Fleet, FleetHost } from './fleet-types.js';
 
 export interface FanOutOptions {
@@ -90,19 +90,21 @@ export async function fanOut<T>(
     const { signal, dispose } = composeSignal([opts.signal], opts.deadlineMs);
     let status: HostStatus;
     let value: T | undefined;
+    let backend: HostBackend | undefined;
     try {
-      const backend = fleet.backend(host.name);
+      const b = fleet.backend(host.name);
+      backend = b;
       value = await raceAbort(
-        Promise.resolve().then(() => task(backend, host, signal)),
+        Promise.resolve().then(() => task(b, host, signal)),
         signal,
       );
-      status = { host: host.name, status: 'ok', via: backend.via, elapsedMs: elapsed(started) };
+      status = { host: host.name, status: 'ok', via: b.via, elapsedMs: elapsed(started) };
     } catch (err) {
       const fe = signal.aborted && !(err instanceof FleetError) ? FleetError.from(signal.reason) : FleetError.from(err);
       status = {
         host: host.name,
         status: hostStatusFromCode(fe.code),
-        via: host.via,
+        via: viaOf(err, backend?.via ?? host.via),
         elapsedMs: elapsed(started),
         message: fe.message,
       };
@@ -120,6 +122,12 @@ export async function fanOut<T>(
   const n = Math.max(1, Math.min(opts.concurrency, hosts.length));
   await Promise.all(Array.from({ length: n }, worker));
   return results;
+}
+
+/** The transport that failed: an agent→SSH fallback tags its errors with `via`. */
+function viaOf(err: unknown, fallback: Via): Via {
+  const v = (err as { via?: unknown } | undefined)?.via;
+  return v === 'agent' || v === 'ssh' || v === 'embedded' ? v : fallback;
 }
 
 function elapsed(started: number): number {

@@ -34,6 +34,15 @@ function entryJson(host: string, e: Entry): TreeEntryJson {
   return out;
 }
 
+/**
+ * Rows one host may send: enough to fill the text budget whatever the line lengths (a line
+ * takes 9 bytes at least), shared among hosts so the gateway holds O(budget) rows, with a
+ * floor so each host of a large fleet still shows a useful tree (the cut is reported).
+ */
+export function treeMaxEntries(maxAnswerBytes: number, hostCount: number): number {
+  return Math.max(2000, Math.ceil(maxAnswerBytes / 8 / Math.max(1, hostCount)));
+}
+
 export async function listDirectory(ctx: QueryContext, args: unknown): Promise<QueryResult<ListDirectoryAnswer>> {
   const a = parseArgs(listDirectoryInput, args);
   const hosts = ctx.fleet.select(a.host);
@@ -43,8 +52,7 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
     maxDepth: a.depth,
     maxItemsPerDir: a.max_items_per_dir,
     capRoot: false,
-    // Enough rows to fill the text budget, whatever the line lengths.
-    maxEntries: Math.max(1, Math.ceil(ctx.options.maxAnswerBytes / 8)),
+    maxEntries: treeMaxEntries(ctx.options.maxAnswerBytes, hosts.length),
     order: 'name',
     direction: 'ascending',
     deadlineMs: walkDeadlineMs(ctx.options),

@@ -3,7 +3,7 @@
 import { renderAligned, type TableRow } from '@fleetls/core';
 import type { z } from 'zod';
 import { fanOut } from '../fan-out.js';
-import { fanOutOptions, type QueryContext, type QueryResult } from './common.js';
+import { fanOutOptions, type QueryContext, type QueryResult, TextBudget } from './common.js';
 import { type hostRowSchema, listHostsInput, type listHostsOutput, parseArgs } from './schemas.js';
 
 type HostRow = z.infer<typeof hostRowSchema>;
@@ -53,6 +53,21 @@ export async function listHosts(ctx: QueryContext, args: unknown): Promise<Query
     ...(a.check ? ['status', 'version', 'message'] : []),
   ];
   const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));
-  const text = rows.length === 0 ? 'No hosts match.' : renderAligned(columns, table, { headers }).join('\n');
-  return { structured: { hosts: rows, count: rows.length, checked: a.check }, text };
+  if (rows.length === 0)
+    return { structured: { hosts: [], count: 0, checked: a.check, truncated: false }, text: 'No hosts match.' };
+  const [header, ...lines] = renderAligned(columns, table, { headers });
+  const budget = new TextBudget(ctx.options.maxAnswerBytes, 512);
+  budget.take(header);
+  const shown = [header];
+  for (const line of lines) if (budget.take(line)) shown.push(line);
+  const kept = shown.length - 1;
+  if (kept < rows.length) {
+    shown.push(
+      `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${kept} of ${rows.length} hosts shown; narrow the selector`,
+    );
+  }
+  return {
+    structured: { hosts: rows.slice(0, kept), count: kept, checked: a.check, truncated: kept < rows.length },
+    text: shown.join('\n'),
+  };
 }

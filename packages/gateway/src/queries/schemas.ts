@@ -240,6 +240,7 @@ export const listHostsOutput = {
   hosts: z.array(hostRowSchema),
   count: z.number(),
   checked: z.boolean(),
+  truncated: z.boolean(),
 };
 
 /** Parses tool arguments with defaults; a bad one throws invalid_argument naming it and its bounds. */

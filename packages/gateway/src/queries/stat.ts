@@ -10,7 +10,15 @@ import {
 } from '@fleetls/core';
 import type { z } from 'zod';
 import { fanOut } from '../fan-out.js';
-import { failureLine, fanOutOptions, hostStatusJson, type QueryContext, type QueryResult, typeWord } from './common.js';
+import {
+  failureLine,
+  fanOutOptions,
+  hostStatusJson,
+  type QueryContext,
+  type QueryResult,
+  TextBudget,
+  typeWord,
+} from './common.js';
 import { parseArgs, statInput, type statOutput, type statResultSchema } from './schemas.js';
 
 type StatJson = z.infer<typeof statResultSchema>;
@@ -65,15 +73,23 @@ export async function statPaths(ctx: QueryContext, args: unknown): Promise<Query
   const multi = hosts.length > 1;
   const lines: string[] = [];
   const out: StatJson[] = [];
+  const budget = new TextBudget(ctx.options.maxAnswerBytes, 512);
+  let cut = 0;
   for (const r of results) {
     const prefix = multi ? `${r.host.name}: ` : '';
-    if (!r.value) {
-      lines.push(prefix + failureLine(r.status, path));
+    const hostLines = r.value ? statLines(statJson(r.host.name, path, r.value)) : [failureLine(r.status, path)];
+    // A host's block is shown whole or not at all.
+    if (!budget.take(hostLines.map((l) => prefix + l).join('\n'))) {
+      cut++;
       continue;
     }
-    const s = statJson(r.host.name, path, r.value);
-    out.push(s);
-    for (const l of statLines(s)) lines.push(prefix + l);
+    for (const l of hostLines) lines.push(prefix + l);
+    if (r.value) out.push(statJson(r.host.name, path, r.value));
+  }
+  if (cut > 0) {
+    lines.push(
+      `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${cut} of ${results.length} hosts not shown; ask fewer hosts at once`,
+    );
   }
   return {
     structured: { path, results: out, hosts: results.map((r) => hostStatusJson(r.status)) },
