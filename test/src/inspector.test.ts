@@ -1,0 +1,85 @@
+// `fleetls serve` driven by the published MCP Inspector CLI: a client nobody on the team wrote.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from './helpers/agent-process.js';
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const INSPECTOR = require.resolve('@modelcontextprotocol/inspector-cli/build/cli.js');
+const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+
+async function inspector(args: string[]): Promise<Record<string, unknown>> {
+  // inspector-cli 1.0.3 looks for its own package.json relative to the working directory,
+  // so it must run from its build directory.
+  const { stdout } = await run(
+    process.execPath,
+    [INSPECTOR, '--cli', process.execPath, GATEWAY_MAIN, 'serve', ...args],
+    { cwd: dirname(INSPECTOR), env: { ...process.env, FLEETLS_INVENTORY: '' }, timeout: 60_000 },
+  );
+  return JSON.parse(stdout.slice(stdout.indexOf('{')));
+}
+
+describe('MCP Inspector CLI against fleetls serve', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-inspector-'));
+  mkdirSync(join(dir, 'sub'));
+  writeFileSync(join(dir, 'sub', 'inner.txt'), 'x');
+  writeFileSync(join(dir, 'top.txt'), 'yy');
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('lists the five read-only tools with their schemas', async () => {
+    const { tools } = (await inspector(['--method', 'tools/list'])) as {
+      tools: { name: string; annotations?: Record<string, boolean>; outputSchema?: unknown }[];
+    };
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'list_directories',
+      'list_directory',
+      'list_files',
+      'list_hosts',
+      'stat',
+    ]);
+    for (const t of tools) {
+      assert.equal(t.annotations?.readOnlyHint, true, t.name);
+      assert.equal(t.annotations?.idempotentHint, true, t.name);
+      assert.ok(t.outputSchema, `${t.name} has an outputSchema`);
+    }
+  });
+
+  it('calls list_directory and gets the tree lines', async () => {
+    const res = (await inspector([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_directory',
+      '--tool-arg',
+      'host=localhost',
+      '--tool-arg',
+      `path=${dir}`,
+    ])) as { content: { text: string }[]; isError?: boolean };
+    assert.ok(!res.isError);
+    assert.equal(res.content[0].text, '[DIR] sub\n[FILE] sub/inner.txt\n[FILE] top.txt');
+  });
+
+  it('gets a tool error naming the argument and its bounds', async () => {
+    const res = (await inspector([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'list_directory',
+      '--tool-arg',
+      'host=localhost',
+      '--tool-arg',
+      `path=${dir}`,
+      '--tool-arg',
+      'depth=99',
+    ])) as { content: { text: string }[]; isError?: boolean };
+    assert.equal(res.isError, true);
+    assert.match(res.content[0].text, /depth/);
+    assert.match(res.content[0].text, /10/);
+  });
+});
