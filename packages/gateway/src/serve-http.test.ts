@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -54,4 +55,36 @@ test('HTTP: refuses a non-loopback address without a token', async () => {
   assert.equal(isLoopback('localhost'), true);
   assert.equal(isLoopback('10.0.0.1'), false);
   assert.equal(isLoopback('::'), false);
+});
+
+test('HTTP without a token: loopback only, and Host must name loopback', async () => {
+  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0 });
+  try {
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(srv.url)));
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 5);
+    await client.close();
+    const { port } = new URL(srv.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { host: `evil.example:${port}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+    assert.equal(status, 403);
+  } finally {
+    await srv.close();
+  }
 });

@@ -26,6 +26,14 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
+/** "127.0.0.1:8765" → "127.0.0.1", "[::1]:80" → "::1". */
+function hostOfHeader(h: string | undefined): string {
+  if (!h) return '';
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
+  const colon = h.lastIndexOf(':');
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
 function tokenMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
   if (!m) return false;
@@ -64,6 +72,10 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== MCP_PATH) return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+    // Without a token, only loopback names may reach a loopback server (DNS rebinding).
+    if (!token && !isLoopback(hostOfHeader(req.headers.host))) {
+      return jsonError(res, 403, 'forbidden: Host header must name a loopback address');
+    }
     if (token && !tokenMatches(req.headers.authorization, token)) {
       return jsonError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
     }
