@@ -144,7 +144,14 @@ describe('createFallbackBackend', () => {
   it('uses the agent while it answers', async () => {
     const agent = new MemoryBackend(TREE);
     let sshMade = 0;
-    const b = createFallbackBackend(agent, () => (sshMade++, ssh()), logger);
+    const b = createFallbackBackend(
+      agent,
+      () => {
+        sshMade++;
+        return ssh();
+      },
+      logger,
+    );
     const { summary } = await drain(b.walk(resolveWalkRequest({ path: '/srv' }), signal()));
     assert.equal(viaOf(summary, b), 'agent');
     const info = await b.stat('/srv/a', false, signal());
@@ -159,9 +166,18 @@ describe('createFallbackBackend', () => {
     const dead = new DeadBackend();
     const agent: HostBackend = {
       via: 'agent',
-      walk: (r, s) => (agentCalls++, dead.walk()),
-      stat: () => (agentCalls++, dead.stat()),
-      probe: () => (agentCalls++, dead.probe()),
+      walk: () => {
+        agentCalls++;
+        return dead.walk();
+      },
+      stat: () => {
+        agentCalls++;
+        return dead.stat();
+      },
+      probe: () => {
+        agentCalls++;
+        return dead.probe();
+      },
       close() {},
     };
     const b = createFallbackBackend(agent, ssh, logger, () => t);
@@ -177,7 +193,14 @@ describe('createFallbackBackend', () => {
   it('does not fall back on other agent errors', async () => {
     for (const code of ['unauthenticated', 'not_found', 'deadline_exceeded', 'permission_denied'] as const) {
       let sshMade = 0;
-      const b = createFallbackBackend(failing(code, `agent said ${code}`), () => (sshMade++, ssh()), logger);
+      const b = createFallbackBackend(
+        failing(code, `agent said ${code}`),
+        () => {
+          sshMade++;
+          return ssh();
+        },
+        logger,
+      );
       await assert.rejects(b.stat('/x', false, signal()), (e: unknown) => {
         assert.ok(e instanceof FleetError);
         assert.equal(e.code, code);

@@ -11,11 +11,9 @@ import {
   type WalkSummary,
 } from '@fleetls/core';
 import type { Logger } from 'pino';
-import { createAgentBackend } from './agent-client.js';
 import type { Fleet, FleetHost } from './fleet-types.js';
 import { type Inventory, type InventoryHost, LOCALHOST, loadInventory } from './inventory.js';
 import { selectHosts } from './selector.js';
-import { createSshBackend } from './ssh/ssh-backend.js';
 import type { SshHostConfig } from './ssh/types.js';
 
 export interface LoadFleetOptions {
@@ -43,17 +41,28 @@ export interface LoadedFleet extends Fleet {
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 
-const defaultFactories: BackendFactories = {
-  local: () => createLocalBackend(),
-  agent: (address, inv, connectTimeoutMs, logger) =>
-    createAgentBackend(address, {
-      tls: inv.agentTls ?? 'insecure',
-      tokenFile: inv.agentTokenFile,
-      connectTimeoutMs,
-      logger,
-    }),
-  ssh: (cfg, connectTimeoutMs, logger) => createSshBackend({ ...cfg, connectTimeoutMs }, { logger, connectTimeoutMs }),
-};
+/**
+ * The real backends. gRPC and ssh2 are loaded only when the inventory has hosts that need
+ * them, so `fleetls tree localhost:/etc` starts without either.
+ */
+async function defaultFactories(inventory: Inventory | undefined): Promise<BackendFactories> {
+  const needsAgent = inventory?.hosts.some((h) => h.agent) ?? false;
+  const needsSsh = inventory?.hosts.some((h) => h.ssh) ?? false;
+  const agentClient = needsAgent ? await import('./agent-client.js') : undefined;
+  const sshBackend = needsSsh ? await import('./ssh/ssh-backend.js') : undefined;
+  return {
+    local: () => createLocalBackend(),
+    agent: (address, inv, connectTimeoutMs, logger) =>
+      agentClient!.createAgentBackend(address, {
+        tls: inv.agentTls ?? 'insecure',
+        tokenFile: inv.agentTokenFile,
+        connectTimeoutMs,
+        logger,
+      }),
+    ssh: (cfg, connectTimeoutMs, logger) =>
+      sshBackend!.createSshBackend({ ...cfg, connectTimeoutMs }, { logger, connectTimeoutMs }),
+  };
+}
 
 function embeddedLocalhost(): FleetHost {
   return { name: LOCALHOST, via: 'embedded', address: 'embedded', labels: {}, groups: [], sshFallback: false };
@@ -74,15 +83,16 @@ function fleetHost(h: InventoryHost): FleetHost {
 /** Loads the inventory that applies and builds the fleet over it. */
 export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
   const inventory = loadInventory({ inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd });
-  return createFleet(inventory, opts);
+  const factories = { ...(await defaultFactories(inventory)), ...opts.factories };
+  return createFleet(inventory, { ...opts, factories });
 }
 
-/** The fleet of an inventory (undefined = localhost only, embedded). */
+/** The fleet of an inventory (undefined = localhost only, embedded), over the given backend factories. */
 export function createFleet(
   inventory: Inventory | undefined,
-  opts: Pick<LoadFleetOptions, 'logger' | 'connectTimeoutMs' | 'factories'>,
+  opts: { logger: Logger; connectTimeoutMs?: number; factories: BackendFactories },
 ): LoadedFleet {
-  const factories = { ...defaultFactories, ...opts.factories };
+  const factories = opts.factories;
   const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const hosts: FleetHost[] = inventory ? inventory.hosts.map(fleetHost) : [embeddedLocalhost()];
   const byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// The fleetls process: the only side-effecting file of the gateway. It binds the CLI to
+// this process's argv, streams and signals, and sets the exit code.
+import { readFileSync } from 'node:fs';
+import { runCli } from './cli/run.js';
+
+const version = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+      .version;
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+const abort = new AbortController();
+let stop: () => void = () => {};
+const stopped = new Promise<void>((resolve) => {
+  stop = resolve;
+});
+let signals = 0;
+const onSignal = (name: NodeJS.Signals) => {
+  signals++;
+  // First signal: cancel in-flight host calls and let the command finish; second: leave now.
+  if (signals > 1) process.exit(name === 'SIGINT' ? 130 : 143);
+  abort.abort(new Error(`${name} received`));
+  stop();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+const code = await runCli({
+  argv: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  signal: abort.signal,
+  version,
+  untilShutdown: () => stopped,
+});
+process.exitCode = code;
+// A handle left open by a dependency must not keep a finished command alive; unref'd, this
+// timer fires only if something else still holds the event loop.
+setTimeout(() => process.exit(code), 3000).unref();

@@ -1,0 +1,250 @@
+// The fleetls CLI as users run it: a real process, no inventory (the embedded agent),
+// an inventory with a real agent and an address where nothing listens, and bad arguments.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+
+const MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function fleetls(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, FLEETLS_INVENTORY: '', NO_COLOR: '', ...opts.env };
+    const child = spawn(process.execPath, [MAIN, ...args], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function refusedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('fleetls CLI', { concurrency: 4 }, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-cli-'));
+  const tree = join(tmp, 'tree');
+  const cwd = join(tmp, 'cwd'); // no fleetls.yaml here
+  let agent: AgentProcess;
+  let inventory: string;
+
+  before(async () => {
+    mkdirSync(join(tree, 'b-dir', 'deeper'), { recursive: true });
+    mkdirSync(cwd);
+    writeFileSync(join(tree, 'a.txt'), 'x'.repeat(10));
+    writeFileSync(join(tree, 'C.log'), 'x'.repeat(3000));
+    writeFileSync(join(tree, 'b-dir', 'inner.txt'), 'x'.repeat(5));
+    writeFileSync(join(tree, 'b-dir', 'deeper', 'deep.txt'), '');
+    symlinkSync('a.txt', join(tree, 'link'));
+    agent = await startAgent({ allow: [tree] });
+    const dead = await refusedPort();
+    inventory = join(tmp, 'fleetls.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts:',
+        `  web-1: { agent: "${agent.address}", labels: { role: web } }`,
+        `  gone: { agent: "127.0.0.1:${dead}", labels: { role: web } }`,
+        'groups: { prod: [web-1, gone] }',
+        'agent_tls: insecure',
+        '',
+      ].join('\n'),
+    );
+  });
+  after(async () => {
+    await agent?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('tree localhost:DIR works with no inventory and no daemon', async () => {
+    const r = await fleetls(['tree', `localhost:${tree}`], { cwd });
+    assert.equal(r.stderr, '');
+    assert.equal(r.code, 0);
+    assert.equal(
+      r.stdout,
+      [
+        tree,
+        '├── a.txt  10 B',
+        '├── b-dir/',
+        '│   ├── deeper/',
+        '│   └── inner.txt  5 B',
+        '├── C.log  2.9 KiB',
+        '└── link -> a.txt  5 B',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('takes a bare absolute path as localhost, and --depth', async () => {
+    const r = await fleetls(['tree', tree, '--depth', '3'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /│ {3}├── deeper\/\n│ {3}│ {3}└── deep\.txt {2}0 B\n/);
+  });
+
+  it('--json prints the structured answer', async () => {
+    const r = await fleetls(['tree', `localhost:${tree}`, '--depth', '1', '--json'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const a = JSON.parse(r.stdout);
+    assert.equal(a.path, tree);
+    assert.deepEqual(
+      a.entries.map((e: { path: string; type: string }) => [e.path, e.type]),
+      [
+        ['a.txt', 'file'],
+        ['b-dir', 'directory'],
+        ['C.log', 'file'],
+        ['link', 'symlink'],
+      ],
+    );
+    assert.deepEqual(
+      a.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]),
+      [['localhost', 'ok', 'embedded']],
+    );
+  });
+
+  it('ls ranks and pages', async () => {
+    const r = await fleetls(['ls', `localhost:${tree}`, '--order-by', 'size', '--desc', '--max-depth', '2'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.match(lines[0], /^TYPE +SIZE +MODIFIED +PATH$/);
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.split(/ {2,}/).at(-1)),
+      ['C.log', 'a.txt', 'b-dir/inner.txt', 'b-dir/deeper/deep.txt'],
+    );
+    const j = JSON.parse((await fleetls(['ls', `localhost:${tree}`, '--limit', '1', '--json'], { cwd })).stdout);
+    assert.equal(j.kind, 'files.list');
+    assert.equal(j.count, 1);
+    assert.equal(j.total, 2);
+    assert.equal(typeof j.next_cursor, 'string');
+    const next = JSON.parse(
+      (await fleetls(['ls', `localhost:${tree}`, '--limit', '1', '--cursor', j.next_cursor, '--json'], { cwd })).stdout,
+    );
+    assert.notEqual(next.items[0].path, j.items[0].path);
+  });
+
+  it('stat describes one path', async () => {
+    const r = await fleetls(['stat', `localhost:${join(tree, 'a.txt')}`], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}type {5}file$/m);
+    assert.match(r.stdout, /^ {2}size {5}10 B$/m);
+    assert.match(r.stdout, /^ {2}mode {5}0\d{3} \(-rw/m);
+  });
+
+  it('hosts lists the inventory; --check probes it and fails for the dead host', async () => {
+    const plain = await fleetls(['--inventory', inventory, 'hosts'], { cwd });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /^HOST +TRANSPORT +ADDRESS +LABELS +GROUPS$/m);
+    assert.match(plain.stdout, /^web-1 +agent +127\.0\.0\.1:\d+ +role=web +prod$/m);
+    const checked = await fleetls(['--inventory', inventory, 'hosts', '--check', '--json'], { cwd });
+    assert.equal(checked.code, 1);
+    const a = JSON.parse(checked.stdout);
+    assert.deepEqual(
+      a.hosts.map((h: { host: string; status: string }) => [h.host, h.status]),
+      [
+        ['web-1', 'ok'],
+        ['gone', 'unreachable'],
+      ],
+    );
+  });
+
+  it('exits 1 when a host is unreachable, still printing the others', async () => {
+    const r = await fleetls(['tree', `@prod:${tree}`, '--depth', '1'], { cwd, env: { FLEETLS_INVENTORY: inventory } });
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, new RegExp(`^web-1:${tree}\n├── a\\.txt`, 'm'));
+    assert.match(
+      r.stderr,
+      /^fleetls: gone: unreachable via agent after \d+ ms: agent 127\.0\.0\.1:\d+: .*ECONNREFUSED/m,
+    );
+  });
+
+  it('reads ./fleetls.yaml from the working directory', async () => {
+    const r = await fleetls(['ls', `label:role=web:${tree}`, '--json'], {
+      cwd: tmp,
+      env: { FLEETLS_INVENTORY: undefined },
+    });
+    assert.equal(r.code, 1);
+    const a = JSON.parse(r.stdout);
+    assert.deepEqual(
+      a.hosts.map((h: { host: string; status: string }) => [h.host, h.status]),
+      [
+        ['web-1', 'ok'],
+        ['gone', 'unreachable'],
+      ],
+    );
+    assert.ok(a.items.every((i: { host: string }) => i.host === 'web-1'));
+  });
+
+  const usage: [string, string[], RegExp][] = [
+    ['a missing argument', ['tree'], /missing required argument 'SELECTOR:PATH'/],
+    ['an unknown command', ['list', '/x'], /unknown command 'list'/],
+    ['an unknown flag', ['tree', '/x', '--deep'], /unknown option '--deep'/],
+    ['a non-integer', ['tree', '/x', '--depth', 'two'], /--depth expects an integer, got 'two'/],
+    ['an out-of-bounds value', ['tree', '/x', '--depth', '99'], /--depth must be an integer from 1 to 10/],
+    ['a bad choice', ['ls', '/x', '--order-by', 'colour'], /Allowed choices are name, size, modified/],
+    ['a target without a path', ['tree', 'web-1'], /SELECTOR:PATH: expected hosts and an absolute path/],
+    ['an unknown host', ['tree', 'nope:/x'], /unknown host 'nope'; known hosts: localhost/],
+    ['a missing inventory', ['--inventory', 'missing.yaml', 'hosts'], /missing\.yaml: cannot read it \(no such file\)/],
+  ];
+  for (const [what, args, re] of usage) {
+    it(`exits 2 on ${what}`, async () => {
+      const r = await fleetls(args, { cwd });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, re);
+      assert.equal(r.stdout, '');
+    });
+  }
+
+  it('exits 2 on an invalid inventory, listing every problem', async () => {
+    const bad = join(tmp, 'bad.yaml');
+    writeFileSync(bad, 'hosts:\n  web-1: { agent: "x" }\n  web-2: { agent: "h:1" }\n  db: {}\n');
+    const r = await fleetls(['--inventory', bad, 'hosts'], { cwd });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /invalid inventory .*bad\.yaml: 3 problems:/);
+    assert.match(r.stderr, /- hosts\.web-1\.agent: expected "host:port", got "x"/);
+    assert.match(r.stderr, /- hosts\.db: needs `agent`/);
+    assert.match(r.stderr, /- agent_tls: required when a host has an `agent`/);
+  });
+
+  it('serve --http prints its URL on stderr, never stdout, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [MAIN, 'serve', '--http', '127.0.0.1:0'], {
+      cwd,
+      env: { ...process.env, FLEETLS_INVENTORY: '', FLEETLS_TOKEN: 'tok' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        stderr += c;
+        const m = /MCP over HTTP at (\S+)/.exec(stderr);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));
+    });
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 401);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    assert.equal(code, 0);
+    assert.equal(stdout, '');
+  });
+});
