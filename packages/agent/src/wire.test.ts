@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Entry, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
+import { ENTRY_TYPES, resolveWalkRequest } from '@fleetls/core';
+import { loadContract } from '@fleetls/proto';
+import {
+  entryTypeFromWire,
+  entryTypeToWire,
+  requestToWire,
+  rowFromWire,
+  rowToWire,
+  statFromWire,
+  statToWire,
+  summaryFromWire,
+  summaryToWire,
+  wireToRequestInput,
+} from './wire.js';
+
+/** Encode and decode through the real protobuf types, with the loader's options. */
+function roundTrip<T>(typeName: string, value: unknown): T {
+  const { packageDefinition } = loadContract();
+  const svc = packageDefinition['fleetls.v1.Agent'] as unknown as Record<
+    string,
+    {
+      requestSerialize: (v: unknown) => Buffer;
+      requestDeserialize: (b: Buffer) => T;
+      responseSerialize: (v: unknown) => Buffer;
+      responseDeserialize: (b: Buffer) => T;
+    }
+  >;
+  if (typeName === 'WalkRequest') return svc.Walk.requestDeserialize(svc.Walk.requestSerialize(value));
+  if (typeName === 'WalkResponse') return svc.Walk.responseDeserialize(svc.Walk.responseSerialize(value));
+  if (typeName === 'StatResponse') return svc.Stat.responseDeserialize(svc.Stat.responseSerialize(value));
+  throw new Error(typeName);
+}
+
+const entry: Entry = {
+  path: Buffer.from([0x61, 0x2f, 0xff, 0xfe, 0x0a, 0x09]),
+  type: 'symlink',
+  size: 2 ** 40 + 3,
+  mtimeSec: 1_700_000_000,
+  mtimeNsec: 123_456_789,
+  utcOffsetMin: -330,
+  mode: 0o120777,
+  uid: 1000,
+  gid: 65534,
+  inode: 2 ** 35,
+  nlink: 3,
+  depth: 2,
+  linkTarget: Buffer.from('../t\u00e9'),
+};
+
+describe('wire', () => {
+  it('round-trips rows through protobuf unchanged', () => {
+    const rows: Row[] = [
+      { kind: 'entry', entry },
+      {
+        kind: 'entry',
+        entry: {
+          ...entry,
+          type: 'dir',
+          linkTarget: undefined,
+          error: { code: 'DENIED', detail: 'permission denied' },
+          sizePartial: true,
+        },
+      },
+      {
+        kind: 'truncation',
+        truncation: { dir: Buffer.from([0xc3, 0x28]), shown: 100, total: 250, reason: 'items_per_dir' },
+      },
+    ];
+    const summary: WalkSummary = {
+      entriesSent: 2,
+      entriesSeen: 1000,
+      entriesMatched: 900,
+      truncations: [{ dir: Buffer.alloc(0), shown: 2, total: 1000, reason: 'max_entries' }],
+      elapsedMs: 12,
+      depthLimitedDirs: 4,
+    };
+    const decoded = roundTrip<{ rows: never[]; summary: never }>('WalkResponse', {
+      rows: rows.map(rowToWire),
+      summary: summaryToWire(summary),
+    });
+    const back = decoded.rows.map(rowFromWire);
+    const expected = rows.map((r) =>
+      r.kind === 'entry' && r.entry.linkTarget === undefined
+        ? { kind: 'entry', entry: Object.fromEntries(Object.entries(r.entry).filter(([, v]) => v !== undefined)) }
+        : r,
+    );
+    assert.deepEqual(back, expected);
+    assert.deepEqual(summaryFromWire(decoded.summary), summary);
+  });
+
+  it('maps every entry type both ways', () => {
+    for (const t of ENTRY_TYPES) assert.equal(entryTypeFromWire(entryTypeToWire(t)), t);
+    assert.equal(entryTypeFromWire(2), 'dir');
+  });
+
+  it('round-trips a request into the same resolved request', () => {
+    const req: WalkRequest = resolveWalkRequest({
+      path: '/srv/data',
+      maxDepth: 3,
+      maxItemsPerDir: 10,
+      capRoot: true,
+      maxEntries: 500,
+      order: 'modified',
+      direction: 'descending',
+      shape: 'ranked',
+      topN: 20,
+      offset: 5,
+      include: ['*.log'],
+      exclude: ['tmp/**'],
+      types: ['file', 'symlink'],
+      excludeHidden: true,
+      followSymlinks: true,
+      oneFileSystem: true,
+      dirSizes: true,
+      deadlineMs: 1500,
+    });
+    const w = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', requestToWire(req));
+    assert.deepEqual(resolveWalkRequest(wireToRequestInput(w)), req);
+  });
+
+  it('gives defaults for an empty wire request', () => {
+    const w = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', { path: '/x' });
+    const input = wireToRequestInput(w);
+    assert.equal(input.order, 'name');
+    assert.equal(input.direction, 'ascending');
+    assert.equal(input.shape, 'tree');
+    assert.equal(input.maxDepth, 0);
+  });
+
+  it('round-trips stat', () => {
+    const info: StatInfo = {
+      entry: { ...entry, path: Buffer.alloc(0) },
+      owner: 'root',
+      group: 'wheel',
+      atimeSec: 1,
+      atimeNsec: 2,
+      ctimeSec: 3,
+      ctimeNsec: 4,
+    };
+    const back = statFromWire(roundTrip('StatResponse', statToWire(info, '1.2.3')));
+    assert.deepEqual(back, { ...info, agentVersion: '1.2.3' });
+  });
+});
