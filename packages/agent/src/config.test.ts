@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 
 const env = {};
@@ -81,6 +82,14 @@ describe('parseAgentConfig', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('accepts deploy/agent.example.yaml', () => {
+    const example = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../deploy/agent.example.yaml');
+    const c = parse(['--config', example]);
+    assert.deepEqual(c.allow, ['/var/log', '/srv']);
+    assert.equal(c.tls?.ca, '/etc/fleetls/tls/ca.crt');
+    assert.equal(c.insecure, false);
   });
 
   it('prints help and version', () => {
