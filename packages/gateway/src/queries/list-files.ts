@@ -4,14 +4,17 @@
 import {
   baseName,
   compileGlob,
+  decodeCursor,
   displayPath,
   type Entry,
   type EntryType,
+  encodeCursor,
   FleetError,
   hostEntryComparator,
   humanSize,
   invalidArgument,
   mergeSortedArrays,
+  queryFingerprint,
   renderTsv,
   resolveWalkRequest,
   type TableRow,
@@ -35,7 +38,6 @@ import {
   walkDeadlineMs,
   walkHost,
 } from './common.js';
-import { decodePageCursor, encodePageCursor, queryFingerprint } from './page-cursor.js';
 import {
   BOUNDS,
   FILE_COLUMNS,
@@ -70,6 +72,21 @@ function itemJson(host: string, e: Entry): FileItem {
   return item;
 }
 
+/** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
+function pageStart(cursor: string, fingerprint: string): number {
+  let offset: number;
+  try {
+    offset = decodeCursor(cursor, fingerprint);
+  } catch {
+    throw invalidArgument(
+      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, order_by, sort, top_n, max_depth, pattern and type as on the first page',
+    );
+  }
+  if (offset > BOUNDS.startIndex.max)
+    throw invalidArgument(`cursor position must be from 0 to ${BOUNDS.startIndex.max}`);
+  return offset;
+}
+
 export async function listFiles(ctx: QueryContext, args: unknown): Promise<QueryResult<ListFilesAnswer>> {
   const a = parseArgs(listFilesInput, args);
   const hosts = ctx.fleet.select(a.host);
@@ -84,7 +101,7 @@ export async function listFiles(ctx: QueryContext, args: unknown): Promise<Query
     pattern: a.pattern,
     type: a.type,
   });
-  const start = a.cursor !== undefined ? decodePageCursor(a.cursor, fingerprint, BOUNDS.startIndex.max) : a.start_index;
+  const start = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : a.start_index;
   const cap = a.top_n ?? Number.POSITIVE_INFINITY;
   const want = Math.max(1, Math.min(cap, start + a.limit));
   if (a.pattern !== '') {
@@ -155,7 +172,7 @@ export async function listFiles(ctx: QueryContext, args: unknown): Promise<Query
   }
   const count = items.length;
   const next = start + count;
-  const nextCursor = next < total ? encodePageCursor(next, fingerprint) : undefined;
+  const nextCursor = next < total ? encodeCursor(next, fingerprint) : undefined;
   if (count < page.length) {
     truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
     warnings.push(

@@ -212,7 +212,7 @@ test('list_files: cursors cover the merged set exactly once, across hosts', asyn
   assert.match(second.text, /^Showing 8-14 of 51 files/);
   await assert.rejects(
     listFiles(ctx(f), { host: 'all', path: '/r', order_by: 'name', cursor: second.structured.next_cursor }),
-    (e: FleetError) => e.code === 'invalid_argument' && /cursor belongs to another query/.test(e.message),
+    (e: FleetError) => e.code === 'invalid_argument' && /cursor is not valid for this query/.test(e.message),
   );
 });
 
