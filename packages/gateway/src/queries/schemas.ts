@@ -9,7 +9,8 @@ export const BOUNDS = {
   maxItemsPerDir: { min: 1, max: 10_000, default: 100 },
   topN: { min: 1, max: 1000 },
   maxDepth: { min: 0, max: 10, default: 0 },
-  startIndex: { min: 0, max: 100_000 },
+  // start_index + limit stays within the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN, 100000).
+  startIndex: { min: 0, max: 95_000 },
   limit: { min: 1, max: 5000, default: 200 },
   pathLength: 4096,
   selectorLength: 4096,
