@@ -1,19 +1,19 @@
 // @fleetls/core: pure domain logic shared by the agent, the SSH backend and the gateway.
 // No I/O, no gRPC, no ssh2, no MCP.
 
+export * from './budget.js';
+export * from './cursor.js';
+export * from './display.js';
 export * from './errors.js';
+export * from './glob.js';
 export * from './host-backend.js';
+export * from './limits.js';
+export * from './memory-source.js';
+export * from './merge.js';
 export * from './order.js';
+export * from './path-policy.js';
+export * from './render-table.js';
+export * from './render-tree.js';
 export * from './top-n.js';
 export * from './types.js';
-export * from './memory-source.js';
-export * from './glob.js';
 export * from './walk.js';
-export * from './render-tree.js';
-export * from './render-table.js';
-export * from './display.js';
-export * from './path-policy.js';
-export * from './limits.js';
-export * from './merge.js';
-export * from './cursor.js';
-export * from './budget.js';

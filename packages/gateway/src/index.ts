@@ -1,13 +1,14 @@
 // @fleetls/gateway: the MCP server and CLI of fleetls. Other modules append their exports here.
-export * from './fan-out.js';
-export * from './options.js';
-export * from './logger.js';
-export * from './inventory.js';
-export * from './selector.js';
+
 export * from './agent-client.js';
+export * from './fan-out.js';
 export * from './fleet.js';
-export * from './ssh/index.js';
+export * from './inventory.js';
+export * from './logger.js';
 export * from './mcp-server.js';
+export * from './options.js';
 export * from './queries/index.js';
+export * from './selector.js';
 export * from './serve-http.js';
 export * from './serve-stdio.js';
+export * from './ssh/index.js';
