@@ -231,6 +231,25 @@ describe('agent client', () => {
     }
   });
 
+  it('sends the token in call metadata on a plaintext channel', async () => {
+    const tokenAgent = await startAgent({ allow: [tree], args: ['--token-file', join(dir, 'token')] });
+    agents.push(tokenAgent);
+    const withToken = createAgentBackend(tokenAgent.address, {
+      tls: 'insecure',
+      tokenFile: join(dir, 'token'),
+      connectTimeoutMs: 5000,
+      logger,
+    });
+    const without = createAgentBackend(tokenAgent.address, { tls: 'insecure', connectTimeoutMs: 5000, logger });
+    try {
+      assert.equal((await withToken.stat(tree, false, signal())).entry.type, 'dir');
+      await rejectsWith(without.stat(tree, false, signal()), 'unauthenticated');
+    } finally {
+      withToken.close();
+      without.close();
+    }
+  });
+
   describe('mTLS and token', () => {
     let tlsAgent: AgentProcess;
     const tlsArgs = () => [

@@ -83,24 +83,22 @@ function readPem(file: string, what: string): Buffer {
   }
 }
 
-function channelCredentials(opts: AgentBackendOptions): grpc.ChannelCredentials {
-  let token: string | undefined;
-  if (opts.tokenFile !== undefined) {
-    try {
-      token = readFileSync(opts.tokenFile, 'utf8').trim();
-    } catch (err) {
-      throw new FleetError(
-        'invalid_argument',
-        `agent_token_file: cannot read ${opts.tokenFile}: ${(err as Error).message}`,
-        {
-          cause: err,
-        },
-      );
-    }
-    if (token === '') throw new FleetError('invalid_argument', `agent_token_file: ${opts.tokenFile} is empty`);
+function readToken(tokenFile: string | undefined): string | undefined {
+  if (tokenFile === undefined) return undefined;
+  let token: string;
+  try {
+    token = readFileSync(tokenFile, 'utf8').trim();
+  } catch (err) {
+    throw new FleetError('invalid_argument', `agent_token_file: cannot read ${tokenFile}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
-  if (opts.tls === 'insecure') return grpc.credentials.createInsecure();
-  const tls = opts.tls;
+  if (token === '') throw new FleetError('invalid_argument', `agent_token_file: ${tokenFile} is empty`);
+  return token;
+}
+
+function channelCredentials(tls: AgentBackendOptions['tls'], token: string | undefined): grpc.ChannelCredentials {
+  if (tls === 'insecure') return grpc.credentials.createInsecure();
   const ssl = grpc.credentials.createSsl(
     readPem(tls.ca, 'ca'),
     tls.key ? readPem(tls.key, 'key') : null,
@@ -122,10 +120,10 @@ function channelCredentials(opts: AgentBackendOptions): grpc.ChannelCredentials 
 export function createAgentBackend(address: string, opts: AgentBackendOptions): HostBackend {
   const { proto } = loadContract();
   const log = opts.logger.child({ agent: address });
-  const creds = channelCredentials(opts);
-  // Insecure channels cannot carry call credentials, so the token goes in each call's metadata there.
-  const plaintextToken =
-    opts.tls === 'insecure' && opts.tokenFile !== undefined ? readFileSync(opts.tokenFile, 'utf8').trim() : undefined;
+  const token = readToken(opts.tokenFile);
+  const creds = channelCredentials(opts.tls, token);
+  // Insecure channels cannot carry call credentials, so there the token goes in each call's metadata.
+  const plaintextToken = opts.tls === 'insecure' ? token : undefined;
   const channelOptions: grpc.ChannelOptions = {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
