@@ -1,0 +1,88 @@
+// Agent first, SSH when the agent is unreachable, end to end: a real agent, a real sshd
+// and a port where nothing listens, asked in one `fleetls ls --json` call. Each status
+// row must name the transport that answered (or failed last).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type Sshd, startSshd } from './helpers/sshd.js';
+
+const MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+
+function fleetls(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd,
+      env: { ...process.env, FLEETLS_INVENTORY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function refusedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('agent → SSH fallback through the CLI', () => {
+  let sshd: Sshd;
+  let agent: AgentProcess;
+  let inventory: string;
+  let tree: string;
+
+  before(async () => {
+    sshd = await startSshd();
+    tree = join(sshd.dir, 'fallback-tree');
+    mkdirSync(tree, { recursive: true, mode: 0o755 });
+    writeFileSync(join(tree, 'one.txt'), '1');
+    writeFileSync(join(tree, 'two.txt'), '22');
+    agent = await startAgent({ allow: [tree] });
+    const dead = await refusedPort();
+    const deadSsh = await refusedPort();
+    const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
+    inventory = join(sshd.dir, 'fallback.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts:',
+        `  agent-up: { agent: "${agent.address}", ssh: ${ssh} }`,
+        `  agent-down: { agent: "127.0.0.1:${dead}", ssh: ${ssh} }`,
+        `  both-down: { agent: "127.0.0.1:${dead}", ssh: { host: 127.0.0.1, port: ${deadSsh}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }`,
+        'agent_tls: insecure',
+        '',
+      ].join('\n'),
+    );
+  });
+  after(async () => {
+    await agent?.stop();
+    await sshd?.stop();
+  });
+
+  it('answers over the agent when it is up, over SSH when it is not, and says which', async () => {
+    const r = await fleetls(['--inventory', inventory, 'ls', `all:${tree}`, '--json'], sshd.dir);
+    assert.equal(r.code, 1, r.stderr);
+    const a = JSON.parse(r.stdout);
+    const rows = a.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]);
+    assert.deepEqual(rows, [
+      ['agent-up', 'ok', 'agent'],
+      ['agent-down', 'ok', 'ssh'],
+      ['both-down', 'unreachable', 'ssh'],
+    ]);
+    const failed = a.hosts.find((h: { host: string }) => h.host === 'both-down');
+    assert.match(failed.message, /\(agent: agent 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+    const items = a.items.map((i: { host: string; path: string }) => `${i.host} ${i.path}`).sort();
+    assert.deepEqual(items, ['agent-down one.txt', 'agent-down two.txt', 'agent-up one.txt', 'agent-up two.txt']);
+  });
+});
