@@ -19,8 +19,10 @@ const stopped = new Promise<void>((resolve) => {
   stop = resolve;
 });
 let signals = 0;
+let signalled: NodeJS.Signals | undefined;
 const onSignal = (name: NodeJS.Signals) => {
   signals++;
+  signalled ??= name;
   // First signal: cancel in-flight host calls and let the command finish; second: leave now.
   if (signals > 1) process.exit(name === 'SIGINT' ? 130 : 143);
   abort.abort(new Error(`${name} received`));
@@ -39,7 +41,9 @@ const code = await runCli({
   version,
   untilShutdown: () => stopped,
 });
-process.exitCode = code;
+// Interrupted (Ctrl-C, SIGTERM) with work cut short: the shell's convention, 128 + signal.
+const exit = code !== 0 && signalled ? (signalled === 'SIGINT' ? 130 : 143) : code;
+process.exitCode = exit;
 // A handle left open by a dependency must not keep a finished command alive; unref'd, this
 // timer fires only if something else still holds the event loop.
-setTimeout(() => process.exit(code), 3000).unref();
+setTimeout(() => process.exit(exit), 3000).unref();
