@@ -62,6 +62,7 @@ interface GlobalFlags {
   concurrency?: number;
   deadlineMs?: number;
   connectTimeoutMs?: number;
+  maxAnswerBytes?: number;
 }
 
 /** Commander's own checks raise this code so that they exit 2 like ours. */
@@ -103,6 +104,7 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--concurrency <n>', 'hosts asked at once (default 32)', intFlag('--concurrency', 1))
     .option('--deadline-ms <ms>', "one host's budget per call (default 20000)", intFlag('--deadline-ms', 1))
     .option('--connect-timeout-ms <ms>', 'connecting to one host (default 3000)', intFlag('--connect-timeout-ms', 1))
+    .option('--max-answer-bytes <n>', 'text of one answer at most (default 262144)', intFlag('--max-answer-bytes', 1))
     .showHelpAfterError('(run fleetls --help for usage)')
     .exitOverride()
     .configureOutput({
@@ -234,7 +236,9 @@ export async function runCli(io: CliIo): Promise<number> {
           if (lines.length === 0 && ok > 0) lines.push(st.bold(a.path));
           for (const t of a.truncations) {
             if (t.reason !== 'items_per_dir') {
-              err(errStyle.warn(`${t.host}: listing cut (${t.reason}): showing ${t.shown} of ${t.total}`));
+              const who = t.host ? `${t.host}: ` : '';
+              const hint = t.reason === 'bytes' ? ' (raise --max-answer-bytes)' : '';
+              err(errStyle.warn(`fleetls: ${who}listing cut (${t.reason}): showing ${t.shown} of ${t.total}${hint}`));
             }
           }
           return lines;
@@ -343,7 +347,12 @@ function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): GatewayOptions {
   try {
     return resolveGatewayOptions({
       ...fleet.inventory?.defaults,
-      ...compact({ concurrency: g.concurrency, deadlineMs: g.deadlineMs, connectTimeoutMs: g.connectTimeoutMs }),
+      ...compact({
+        concurrency: g.concurrency,
+        deadlineMs: g.deadlineMs,
+        connectTimeoutMs: g.connectTimeoutMs,
+        maxAnswerBytes: g.maxAnswerBytes,
+      }),
     });
   } catch (e) {
     throw new FleetError('invalid_argument', (e as Error).message);
