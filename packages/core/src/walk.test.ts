@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
 import type { EntryType, RawEntry, Row, WalkRequest, WalkSummary } from './types.js';
 import { walk } from './walk.js';
@@ -26,27 +27,7 @@ function rec(path: string | Buffer, type: EntryType = 'file', size = 0, mtimeSec
 const ROOT: RawEntry = { name: Buffer.alloc(0), ...raw('dir') };
 
 function request(over: Partial<WalkRequest> = {}): WalkRequest {
-  return {
-    path: '/r',
-    maxDepth: 2,
-    maxItemsPerDir: 100,
-    capRoot: false,
-    maxEntries: 100_000,
-    order: 'name',
-    direction: 'ascending',
-    shape: 'tree',
-    topN: 1000,
-    offset: 0,
-    include: [],
-    exclude: [],
-    types: [],
-    excludeHidden: false,
-    followSymlinks: false,
-    oneFileSystem: false,
-    dirSizes: false,
-    deadlineMs: 20_000,
-    ...over,
-  };
+  return { ...WALK_DEFAULTS, path: '/r', ...over };
 }
 
 function run(
