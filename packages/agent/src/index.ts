@@ -7,5 +7,12 @@ export { type AgentServer, createAgentServer, readToken, tokenInterceptor } from
 export { type AgentServiceHandle, addAgentService, GRPC_STATUS, prepareWalk, toStatus } from './service.js';
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
-export { type RunningWalk, startWalk, type WalkerOptions, type WalkOutcome } from './walker.js';
+export {
+  type RunningWalk,
+  startWalk,
+  startWireWalk,
+  type WalkerOptions,
+  type WalkOutcome,
+  type WireBatch,
+} from './walker.js';
 export * from './wire.js';

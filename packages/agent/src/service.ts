@@ -16,8 +16,8 @@ import type { Logger } from 'pino';
 import type { AgentConfig } from './config.js';
 import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 import { statPath } from './stat.js';
-import { type RunningWalk, startWalk, type WalkOutcome } from './walker.js';
-import { rowToWire, statToWire, summaryToWire, wireToRequestInput } from './wire.js';
+import { type RunningWalk, startWireWalk, type WalkOutcome, type WireBatch } from './walker.js';
+import { statToWire, summaryToWire, wireToRequestInput } from './wire.js';
 
 export const GRPC_STATUS: Record<Code, grpc.status> = {
   invalid_argument: grpc.status.INVALID_ARGUMENT,
@@ -95,10 +95,20 @@ export function addAgentService(
   let active = 0;
   let seq = 0;
 
-  async function Walk(call: grpc.ServerWritableStream<WireWalkRequestOut, WireWalkResponse>): Promise<void> {
+  // Walk batches arrive from the worker already encoded (wire.ts' WalkResponseEncoder), so the
+  // registered Walk method serializes with the identity; the final summary message is
+  // encoded here with the contract's own serializer.
+  const definition = loadContract().proto.fleetls.v1.Agent.service;
+  const encodeResponse = definition.Walk.responseSerialize as (v: WireWalkResponse) => Buffer;
+  const served: grpc.ServiceDefinition = {
+    ...definition,
+    Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
+  };
+
+  async function Walk(call: grpc.ServerWritableStream<WireWalkRequestOut, Buffer>): Promise<void> {
     const log = logger.child({ rpc: 'Walk', call: ++seq, peer: call.getPeer() });
     const started = Date.now();
-    let running: RunningWalk | undefined;
+    let running: RunningWalk<WireBatch> | undefined;
     let acquired = false;
     let sent = 0;
     let seen: number | undefined;
@@ -122,7 +132,7 @@ export function addAgentService(
       active++;
       acquired = true;
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
-      const walk = startWalk(req, { allowedRoots: roots.real });
+      const walk = startWireWalk(req, { allowedRoots: roots.real });
       running = walk;
       const onCancelled = () => walk.cancel();
       call.once('cancelled', onCancelled);
@@ -133,7 +143,7 @@ export function addAgentService(
         if (r.done) {
           seen = r.value.entriesSeen;
           if (!call.cancelled) {
-            call.write({ rows: [], summary: summaryToWire(r.value) });
+            call.write(encodeResponse({ rows: [], summary: summaryToWire(r.value) }));
             call.end();
           }
           break;
@@ -142,9 +152,8 @@ export function addAgentService(
           walk.cancel();
           break;
         }
-        const rows = r.value.map(rowToWire);
-        for (const row of r.value) if (row.kind === 'entry') sent++;
-        if (!call.write({ rows }) && !(await waitDrainOrCancel(call))) {
+        sent += r.value.entries;
+        if (!call.write(r.value.bytes) && !(await waitDrainOrCancel(call))) {
           walk.cancel();
           break;
         }
@@ -207,7 +216,7 @@ export function addAgentService(
 
   const handlers: AgentHandlers = {
     Walk: (call) => {
-      Walk(call).catch((err) => {
+      Walk(call as unknown as grpc.ServerWritableStream<WireWalkRequestOut, Buffer>).catch((err) => {
         logger.error({ err: String(err) }, 'walk handler crashed');
         try {
           call.emit('error', toStatus(err));
@@ -218,9 +227,6 @@ export function addAgentService(
     },
     Stat,
   };
-  server.addService(
-    loadContract().proto.fleetls.v1.Agent.service,
-    handlers as unknown as grpc.UntypedServiceImplementation,
-  );
+  server.addService(served, handlers as unknown as grpc.UntypedServiceImplementation);
   return { active: () => active };
 }

@@ -13,6 +13,8 @@ export interface WorkerInput {
   allowedRoots: string[];
   /** Int32Array view: [CREDITS, CANCEL, SEEN]. */
   control: SharedArrayBuffer;
+  /** rows: plain rows for in-process consumers; wire: protobuf-encoded WalkResponse bytes. */
+  mode: 'rows' | 'wire';
   batchRows: number;
   batchBytes: number;
   flushMs: number;
@@ -25,6 +27,7 @@ export const CONTROL_SLOTS = 3;
 
 export type WorkerMessage =
   | { t: 'rows'; rows: PlainRow[] }
+  | { t: 'wire'; buf: ArrayBuffer; entries: number }
   | { t: 'done'; summary: PlainSummary; seen: number }
   | { t: 'cancelled'; seen: number }
   | { t: 'error'; message: string; seen: number };

@@ -3,6 +3,7 @@
 // for batches it has consumed, and the worker sleeps (Atomics.wait) when it has none.
 // A cancel flag in the same shared buffer stops the walk within one directory entry.
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Row } from '@fleetls/core';
 import { walk } from '@fleetls/core';
 import { createFsSource, WalkCancelled } from './fs-source.js';
 import {
@@ -16,14 +17,19 @@ import {
   type WorkerInput,
   type WorkerMessage,
 } from './transit.js';
+import { WalkResponseEncoder } from './wire.js';
 
 const input = workerData as WorkerInput;
 const port = parentPort;
 if (!port) throw new Error('walk-worker must run in a worker thread');
 const control = new Int32Array(input.control);
 
+const wire = input.mode === 'wire';
+const encoder = wire ? new WalkResponseEncoder(64 * 1024) : undefined;
 let seen = 0;
 let batch: PlainRow[] = [];
+let batchRows = 0;
+let batchEntries = 0;
 let batchBytes = 0;
 let lastFlush = Date.now();
 
@@ -34,7 +40,7 @@ function post(msg: WorkerMessage): void {
 }
 
 function flush(): void {
-  if (batch.length === 0) return;
+  if (batchRows === 0) return;
   // Wait for a credit: the consumer has not taken enough of what was sent.
   for (;;) {
     if (cancelled()) throw new WalkCancelled('walk cancelled');
@@ -44,8 +50,15 @@ function flush(): void {
   }
   Atomics.sub(control, CREDITS, 1);
   Atomics.store(control, SEEN, seen);
-  post({ t: 'rows', rows: batch });
-  batch = [];
+  if (encoder) {
+    const buf = encoder.takeArrayBuffer();
+    port?.postMessage({ t: 'wire', buf, entries: batchEntries } satisfies WorkerMessage, [buf]);
+  } else {
+    post({ t: 'rows', rows: batch });
+    batch = [];
+  }
+  batchRows = 0;
+  batchEntries = 0;
   batchBytes = 0;
   lastFlush = Date.now();
 }
@@ -55,7 +68,20 @@ function onEntry(): void {
   // A slow directory still streams what is already decided.
   if ((seen & 255) === 0) {
     Atomics.store(control, SEEN, seen);
-    if (batch.length > 0 && Date.now() - lastFlush >= input.flushMs) flush();
+    if (batchRows > 0 && Date.now() - lastFlush >= input.flushMs) flush();
+  }
+}
+
+function add(row: Row): void {
+  batchRows++;
+  if (row.kind === 'entry') batchEntries++;
+  if (encoder) {
+    encoder.addRow(row);
+    batchBytes = encoder.length;
+  } else {
+    const p = rowToPlain(row);
+    batch.push(p);
+    batchBytes += plainRowBytes(p);
   }
 }
 
@@ -75,14 +101,8 @@ function run(): void {
         post({ t: 'done', summary: summaryToPlain(r.value), seen });
         return;
       }
-      const p = rowToPlain(r.value);
-      batch.push(p);
-      batchBytes += plainRowBytes(p);
-      if (
-        batch.length >= input.batchRows ||
-        batchBytes >= input.batchBytes ||
-        Date.now() - lastFlush >= input.flushMs
-      ) {
+      add(r.value);
+      if (batchRows >= input.batchRows || batchBytes >= input.batchBytes || Date.now() - lastFlush >= input.flushMs) {
         flush();
       }
       if (cancelled()) throw new WalkCancelled('walk cancelled');

@@ -31,16 +31,32 @@ export interface WalkOutcome {
   error?: string;
 }
 
-export interface RunningWalk {
-  batches: AsyncGenerator<Row[], WalkSummary, void>;
+export interface RunningWalk<B = Row[]> {
+  batches: AsyncGenerator<B, WalkSummary, void>;
   cancel(): void;
   /** Settles when the worker has exited. */
   finished: Promise<WalkOutcome>;
 }
 
+/** A batch already encoded as one protobuf WalkResponse (rows only), and its entry count. */
+export interface WireBatch {
+  bytes: Buffer;
+  entries: number;
+}
+
+/** Runs a walk in a worker; batches are Row arrays (the embedded backend, tests). */
+export function startWalk(req: WalkRequest, opts: WalkerOptions): RunningWalk<Row[]> {
+  return spawnWalk<Row[]>(req, opts, 'rows');
+}
+
+/** Runs a walk in a worker; batches come encoded as WalkResponse messages (the gRPC service). */
+export function startWireWalk(req: WalkRequest, opts: WalkerOptions): RunningWalk<WireBatch> {
+  return spawnWalk<WireBatch>(req, opts, 'wire');
+}
+
 const TERMINATE_AFTER_MS = 2000;
 
-export function startWalk(req: WalkRequest, opts: WalkerOptions): RunningWalk {
+function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): RunningWalk<B> {
   const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
   const ctl = new Int32Array(control);
   ctl[CREDITS] = opts.credits ?? 4;
@@ -48,6 +64,7 @@ export function startWalk(req: WalkRequest, opts: WalkerOptions): RunningWalk {
     req,
     allowedRoots: opts.allowedRoots,
     control,
+    mode,
     batchRows: opts.batchRows ?? 512,
     batchBytes: opts.batchBytes ?? 32 * 1024,
     flushMs: opts.flushMs ?? 50,
@@ -65,7 +82,7 @@ export function startWalk(req: WalkRequest, opts: WalkerOptions): RunningWalk {
   let terminal = false;
 
   const push = (m: WorkerMessage) => {
-    if (m.t !== 'rows') {
+    if (m.t !== 'rows' && m.t !== 'wire') {
       terminal = true;
       outcome = {
         seen: m.seen,
@@ -115,14 +132,19 @@ export function startWalk(req: WalkRequest, opts: WalkerOptions): RunningWalk {
     return queue.shift() as WorkerMessage;
   }
 
-  async function* batches(): AsyncGenerator<Row[], WalkSummary, void> {
+  async function* batches(): AsyncGenerator<B, WalkSummary, void> {
     let done = false;
     try {
       for (;;) {
         const m = await next();
         switch (m.t) {
           case 'rows':
-            yield m.rows.map(rowFromPlain);
+            yield m.rows.map(rowFromPlain) as B;
+            Atomics.add(ctl, CREDITS, 1);
+            Atomics.notify(ctl, CREDITS);
+            break;
+          case 'wire':
+            yield { bytes: Buffer.from(m.buf), entries: m.entries } as B;
             Atomics.add(ctl, CREDITS, 1);
             Atomics.notify(ctl, CREDITS);
             break;

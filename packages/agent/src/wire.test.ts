@@ -4,6 +4,7 @@ import type { Entry, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/co
 import { ENTRY_TYPES, resolveWalkRequest } from '@fleetls/core';
 import { loadContract } from '@fleetls/proto';
 import {
+  encodeWalkResponse,
   entryTypeFromWire,
   entryTypeToWire,
   requestToWire,
@@ -89,6 +90,53 @@ describe('wire', () => {
     );
     assert.deepEqual(back, expected);
     assert.deepEqual(summaryFromWire(decoded.summary), summary);
+  });
+
+  it('encodes WalkResponse directly exactly as protobufjs does', () => {
+    const { packageDefinition } = loadContract();
+    const walkDef = (
+      packageDefinition['fleetls.v1.Agent'] as unknown as Record<
+        string,
+        {
+          responseSerialize: (v: unknown) => Buffer;
+          responseDeserialize: (b: Buffer) => { rows: never[]; summary: never };
+        }
+      >
+    ).Walk;
+    const rows: Row[] = [
+      { kind: 'entry', entry },
+      {
+        kind: 'entry',
+        entry: {
+          ...entry,
+          mtimeSec: -86_400 * 365,
+          mtimeNsec: 5,
+          utcOffsetMin: 60,
+          size: 0,
+          path: Buffer.alloc(0),
+          linkTarget: undefined,
+        },
+      },
+      {
+        kind: 'entry',
+        entry: { ...entry, type: 'dir', error: { code: 'ERROR', detail: 'symlink loop — é' }, sizePartial: true },
+      },
+      { kind: 'entry', entry: { ...entry, type: 'unknown', uid: 0, gid: 0, size: Number.MAX_SAFE_INTEGER } },
+      { kind: 'truncation', truncation: { dir: Buffer.from('a/b'), shown: 0, total: 2 ** 33, reason: 'deadline' } },
+    ];
+    const summary: WalkSummary = {
+      entriesSent: 4,
+      entriesSeen: 300_000,
+      entriesMatched: 0,
+      truncations: [{ dir: Buffer.alloc(0), shown: 4, total: 9, reason: 'top_n' }],
+      elapsedMs: 1,
+      depthLimitedDirs: 0,
+    };
+    for (const s of [undefined, summary]) {
+      const direct = encodeWalkResponse(rows, s);
+      const reference = walkDef.responseSerialize({ rows: rows.map(rowToWire), summary: s ? summaryToWire(s) : null });
+      assert.deepEqual(walkDef.responseDeserialize(direct), walkDef.responseDeserialize(reference));
+    }
   });
 
   it('maps every entry type both ways', () => {
