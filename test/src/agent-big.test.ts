@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AgentClient, WireWalkResponseOut } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
-import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
+import { type AgentProcess, agentClient, healthWatch, startAgent, walkAll } from './helpers/agent-process.js';
 
 const FLAT = 200_000;
 const DIRS = 200;
@@ -152,5 +152,64 @@ describe('fleetls-agent on big trees', () => {
     t.diagnostic(`walker saw ${end.entriesSeen} of ${total} entries before the deadline stopped it`);
     assert.ok((end.entriesSeen as number) < total / 4);
     assert.equal(agent.child.exitCode, null);
+  });
+
+  /** Starts a walk of the wide tree and leaves it stalled by a client that stopped reading. */
+  async function stalledWalk(c: AgentClient) {
+    const call = c.Walk(
+      { path: path.join(root, 'wide'), maxDepth: 2, maxItemsPerDir: 1000, maxEntries: 1_000_000 },
+      new grpc.Metadata(),
+      { deadline: Date.now() + 30_000 },
+    );
+    const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+    call.on('error', () => {});
+    await new Promise<void>((resolve) =>
+      call.once('data', () => {
+        call.pause();
+        resolve();
+      }),
+    );
+    return { call, status };
+  }
+
+  it('refuses walks beyond --max-concurrent-walks with RESOURCE_EXHAUSTED', async () => {
+    const a = await startAgent({ allow: [root], args: ['--max-concurrent-walks', '1'] });
+    const c = agentClient(a.address);
+    try {
+      const first = await stalledWalk(c);
+      await assert.rejects(walkAll(c, { path: path.join(root, 'wide'), maxDepth: 1 }), (err) => {
+        assert.equal((err as grpc.ServiceError).code, grpc.status.RESOURCE_EXHAUSTED);
+        assert.match((err as grpc.ServiceError).details, /max_concurrent_walks is 1/);
+        return true;
+      });
+      first.call.cancel();
+      await first.status;
+      await a.waitForLog((l) => l.msg === 'walk end' && l.cancelled === true);
+      const ok = await walkAll(c, { path: path.join(root, 'wide'), maxDepth: 1 });
+      assert.equal(ok.rows.length, DIRS);
+    } finally {
+      c.close();
+      await a.stop();
+    }
+  });
+
+  it('on SIGTERM reports NOT_SERVING, drains the walk in flight, then exits 0', async () => {
+    const a = await startAgent({ allow: [root] });
+    const c = agentClient(a.address);
+    try {
+      const health = healthWatch(a.address);
+      await health.until('SERVING');
+      const walk = await stalledWalk(c);
+      a.child.kill('SIGTERM');
+      await a.waitForLog((l) => l.msg === 'shutting down');
+      await health.until('NOT_SERVING');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(a.child.exitCode, null, 'still draining the walk in flight');
+      walk.call.cancel();
+      assert.equal(await a.stop(), 0);
+      health.close();
+    } finally {
+      c.close();
+    }
   });
 });

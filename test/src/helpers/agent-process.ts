@@ -194,3 +194,32 @@ export async function healthCheck(
     client.close();
   }
 }
+
+/** Opens a grpc.health.v1 Watch stream; `statuses` collects every status it reports. */
+export function healthWatch(address: string, creds = grpc.credentials.createInsecure(), service = '') {
+  const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
+  const client = new Health(address, creds) as unknown as grpc.Client & {
+    Watch: (req: { service: string }, md: grpc.Metadata) => grpc.ClientReadableStream<{ status: string }>;
+  };
+  const statuses: string[] = [];
+  const waiters: { status: string; resolve: () => void }[] = [];
+  const stream = client.Watch({ service }, new grpc.Metadata());
+  stream.on('data', (m: { status: string }) => {
+    statuses.push(m.status);
+    for (const w of waiters.filter((x) => x.status === m.status)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  stream.on('error', () => {});
+  return {
+    statuses,
+    /** Resolves once `status` has been reported. */
+    until: (status: string) =>
+      statuses.includes(status) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ status, resolve })),
+    close: () => {
+      stream.cancel();
+      client.close();
+    },
+  };
+}
