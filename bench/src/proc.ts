@@ -164,3 +164,51 @@ export function startAgent(allow: string[], timeoutMs = 30_000, extra: string[] 
     throw err;
   });
 }
+
+export interface AgentHostProc {
+  addresses: string[];
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** bench/dist/agent-host.js: `count` agent servers (real or stub) in one process. */
+export function startAgentHost(
+  mode: 'real' | 'stub',
+  count: number,
+  allow: string,
+  timeoutMs = 60_000,
+): Promise<AgentHostProc> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'agent-host.js');
+  const child = spawn(process.execPath, [script, mode, String(count), allow], { stdio: ['ignore', 'ignore', 'pipe'] });
+  track(child.pid);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return withTimeout(
+    new Promise<AgentHostProc>((resolve, reject) => {
+      let buf = '';
+      child.stderr!.setEncoding('utf8');
+      const onData = (d: string) => {
+        buf += d;
+        const m = /\{"msg":"listening","ports":\[([\d,]*)\]\}/.exec(buf);
+        if (!m) return;
+        child.stderr!.off('data', onData);
+        child.stderr!.resume();
+        resolve({
+          addresses: m[1].split(',').map((p) => `127.0.0.1:${p}`),
+          pid: child.pid as number,
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+            await exited;
+            untrack(child.pid);
+          },
+        });
+      };
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`agent-host exited with ${code}: ${buf.slice(-500)}`)));
+    }),
+    timeoutMs,
+    'agent-host start',
+  ).catch((err) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
+}

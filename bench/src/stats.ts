@@ -17,12 +17,12 @@ export interface Sampled<T> {
 }
 
 /**
- * One warm-up, then `runs` runs (3 if the warm-up took over 3 s, 2 over 15 s).
+ * One warm-up, then `runs` runs (at most 3 if the warm-up took over 3 s, 1 over 15 s).
  * `fn` returns its own `ms` so setup outside the timed part is not counted.
  */
 export async function sampled<T extends { ms: number }>(fn: () => Promise<T>, runs = 5): Promise<Sampled<T>> {
   const warm = await fn();
-  const n = warm.ms > 15_000 ? 2 : warm.ms > 3_000 ? 3 : runs;
+  const n = warm.ms > 15_000 ? 1 : warm.ms > 3_000 ? Math.min(3, runs) : runs;
   const all: T[] = [];
   for (let i = 0; i < n; i++) all.push(await fn());
   const sorted = [...all].sort((a, b) => a.ms - b.ms);
