@@ -1,6 +1,5 @@
 // What every query shares: its context, the walk of one host (following a symlinked
 // path to its directory), host status rows, entry fields as JSON, and the answer's byte budget.
-import { posix } from 'node:path';
 import {
   type Code,
   displayPath,
@@ -66,11 +65,7 @@ export function walkDeadlineMs(options: GatewayOptions): number {
 export interface HostWalk {
   rows: Row[];
   summary: WalkSummary;
-  /** The path walked: the requested one, or where its symlink led. */
-  path: string;
 }
-
-const MAX_ROOT_HOPS = 8;
 
 /** A root that could not be listed → the host's failure (status not_found, denied or error). */
 function rootFailure(rows: Row[]): FleetError | undefined {
@@ -84,40 +79,25 @@ function rootFailure(rows: Row[]): FleetError | undefined {
 }
 
 /**
- * Runs one host's walk to the end. A path that is a symlink is followed to its target (as
- * `ls path/` would; Linux MCP Server answers such paths empty); a root that cannot be
- * listed throws, so it becomes the host's status row.
+ * Runs one host's walk to the end. A symlinked path is followed where the host resolves it
+ * (the agent walks the real path, SSH runs `find -H`); a root that cannot be listed throws,
+ * so it becomes the host's status row.
  */
 export async function walkHost(
   walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
   req: WalkRequest,
   signal: AbortSignal,
 ): Promise<HostWalk> {
-  let path = req.path;
-  for (let hop = 0; ; hop++) {
-    const rows: Row[] = [];
-    const it = walkFn({ ...req, path }, signal);
-    let r = await it.next();
-    while (!r.done) {
-      for (const row of r.value) rows.push(row);
-      r = await it.next();
-    }
-    const root = rows[0];
-    if (
-      hop < MAX_ROOT_HOPS &&
-      rows.length === 1 &&
-      root.kind === 'entry' &&
-      root.entry.path.length === 0 &&
-      root.entry.type === 'symlink' &&
-      root.entry.linkTarget !== undefined
-    ) {
-      path = posix.resolve(posix.dirname(path), root.entry.linkTarget.toString('utf8'));
-      continue;
-    }
-    const failed = rootFailure(rows);
-    if (failed) throw failed;
-    return { rows, summary: r.value, path };
+  const rows: Row[] = [];
+  const it = walkFn(req, signal);
+  let r = await it.next();
+  while (!r.done) {
+    for (const row of r.value) rows.push(row);
+    r = await it.next();
   }
+  const failed = rootFailure(rows);
+  if (failed) throw failed;
+  return { rows, summary: r.value };
 }
 
 /** Whole-walk truncations worth telling (top_n is the ranking asked for, not a loss). */

@@ -1,6 +1,7 @@
 // In-memory fleets for tests: hosts whose backends run core's walk engine over a tree
 // described as a nested object, a host that is unreachable, and one that hangs until
 // its call is aborted. No network, no file system.
+import { posix } from 'node:path';
 import {
   type EntryType,
   FleetError,
@@ -52,17 +53,29 @@ function raw(name: string, node: FakeNode, offsetMin: number): RawEntry {
   return e;
 }
 
-function find(rootNode: FakeNode, path: string): FakeNode | undefined {
-  let node: FakeNode | undefined = rootNode;
-  for (const part of path.split('/').filter((p) => p !== '')) {
-    if (!node || !('dir' in node)) return undefined;
-    node = node.dir[part];
+/** Looks a path up as a host would: symlinks on the way (and the last one, when `followFinal`) are resolved. */
+function find(rootNode: FakeNode, path: string, followFinal = false): FakeNode | undefined {
+  let parts = path.split('/').filter((p) => p !== '');
+  for (let hops = 0; hops <= 8; hops++) {
+    let node: FakeNode | undefined = rootNode;
+    let i = 0;
+    for (; i < parts.length; i++) {
+      if (!node || !('dir' in node)) return undefined;
+      node = node.dir[parts[i]];
+      if (node && 'link' in node && (i < parts.length - 1 || followFinal)) break;
+    }
+    if (i === parts.length) return node;
+    const link = node as { link: string };
+    parts = posix
+      .resolve(`/${parts.slice(0, i).join('/')}`, link.link, ...parts.slice(i + 1))
+      .split('/')
+      .filter(Boolean);
   }
-  return node;
+  return undefined;
 }
 
 function sourceFor(rootNode: FakeNode, path: string, offsetMin: number): MemorySource {
-  const node = find(rootNode, path);
+  const node = find(rootNode, path, true);
   if (!node) {
     const missing = raw(path.split('/').pop() ?? '', file(0), offsetMin);
     missing.type = 'unknown';

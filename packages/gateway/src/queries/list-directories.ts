@@ -77,7 +77,7 @@ export async function listDirectories(ctx: QueryContext, args: unknown): Promise
     );
     for (const t of lossTruncations(r.value.summary)) {
       truncations.push(truncationJson(host, t));
-      warnings.push(`${host}: ${treeTruncationLine(t, r.value.path)}`);
+      warnings.push(`${host}: ${treeTruncationLine(t, req.path)}`);
     }
   }
   const merged = mergeSortedArrays(lists, hostEntryComparator(a.order_by, a.sort));

@@ -81,7 +81,7 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       lines.push(prefix + failureLine(r.status, req.path));
       continue;
     }
-    const rootLabel = r.value.path;
+    const rootLabel = req.path;
     for (const row of r.value.rows) {
       totalRows++;
       const line =

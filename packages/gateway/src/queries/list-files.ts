@@ -141,7 +141,7 @@ export async function listFiles(ctx: QueryContext, args: unknown): Promise<Query
     lists.push(r.value.rows.flatMap((row) => (row.kind === 'entry' ? [{ host, entry: row.entry }] : [])));
     for (const t of lossTruncations(r.value.summary)) {
       truncations.push(truncationJson(host, t));
-      warnings.push(`${host}: ${treeTruncationLine(t, r.value.path)}`);
+      warnings.push(`${host}: ${treeTruncationLine(t, req.path)}`);
     }
   }
   const merged = mergeSortedArrays(lists, hostEntryComparator(a.order_by, a.sort));
