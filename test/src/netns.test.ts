@@ -121,10 +121,13 @@ describe('a fleet of network namespaces over mTLS', () => {
     await client?.close();
     for (const h of hosts) {
       h.agent?.kill('SIGKILL');
-      try {
-        ip('netns', 'del', h.ns);
-      } catch {
-        // already gone
+      // Deleting one end of the veth pair deletes both; the namespace goes with its last user.
+      for (const args of [['link', 'del', h.hostIf], ['netns', 'del', h.ns]]) {
+        try {
+          ip(...args);
+        } catch {
+          // already gone
+        }
       }
     }
     rmSync(work, { recursive: true, force: true });
