@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
-import { entryErrorFromErrno } from '@fleetls/core';
+import { entryErrorFromErrno, typeFromMode } from '@fleetls/core';
 
 export interface FsSourceOptions {
   followSymlinks: boolean;
@@ -23,28 +23,6 @@ export class WalkCancelled extends Error {
 }
 
 const SLASH = Buffer.from('/');
-const S_IFMT = 0o170000;
-
-export function typeFromMode(mode: number): EntryType {
-  switch (mode & S_IFMT) {
-    case 0o100000:
-      return 'file';
-    case 0o040000:
-      return 'dir';
-    case 0o120000:
-      return 'symlink';
-    case 0o010000:
-      return 'fifo';
-    case 0o140000:
-      return 'socket';
-    case 0o020000:
-      return 'char';
-    case 0o060000:
-      return 'block';
-    default:
-      return 'unknown';
-  }
-}
 
 // The UTC offset changes at most a few times a year, on quarter-hour boundaries at worst:
 // cache it per 15-minute bucket (bounded) instead of asking the time zone database per entry.

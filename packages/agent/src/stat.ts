@@ -2,8 +2,8 @@
 // Owner and group names come from /etc/passwd and /etc/group (read once, cached);
 // an id with no name is shown as its number.
 import * as fs from 'node:fs';
-import type { StatInfo } from '@fleetls/core';
-import { typeFromMode, utcOffsetAt } from './fs-source.js';
+import { type StatInfo, typeFromMode } from '@fleetls/core';
+import { utcOffsetAt } from './fs-source.js';
 
 let users: Map<number, string> | undefined;
 let groups: Map<number, string> | undefined;

@@ -5,6 +5,7 @@ export * from './budget.js';
 export * from './cursor.js';
 export * from './display.js';
 export * from './errors.js';
+export * from './file-mode.js';
 export * from './glob.js';
 export * from './host-backend.js';
 export * from './limits.js';

@@ -1,34 +1,13 @@
 // The fallback lister for hosts without GNU find: SFTP readdir/lstat, one directory at a
 // time, down to maxDepth. SFTP gives whole-second mtimes and no inode, nlink or device,
 // so those are 0 (the result carries a note saying so) and one_file_system cannot apply.
-import type { EntryError, EntryType, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
-import { entryErrorFromErrno, FleetError } from '@fleetls/core';
+import type { EntryError, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
+import { entryErrorFromErrno, FleetError, typeFromMode } from '@fleetls/core';
 import type ssh2 from 'ssh2';
 import type { SshConnection } from './connection.js';
 
 type Sftp = ssh2.SFTPWrapper;
 type Attrs = ssh2.Attributes;
-
-function typeOf(mode: number): EntryType {
-  switch (mode & 0o170000) {
-    case 0o100000:
-      return 'file';
-    case 0o040000:
-      return 'dir';
-    case 0o120000:
-      return 'symlink';
-    case 0o010000:
-      return 'fifo';
-    case 0o140000:
-      return 'socket';
-    case 0o020000:
-      return 'char';
-    case 0o060000:
-      return 'block';
-    default:
-      return 'unknown';
-  }
-}
 
 function errnoOfSftp(err: unknown): string | undefined {
   const code = (err as { code?: number })?.code;
@@ -37,7 +16,7 @@ function errnoOfSftp(err: unknown): string | undefined {
 
 function fromAttrs(a: Attrs): Omit<RawEntry, 'name'> {
   return {
-    type: typeOf(a.mode),
+    type: typeFromMode(a.mode),
     size: a.size,
     mtimeSec: a.mtime,
     mtimeNsec: 0,
@@ -56,7 +35,7 @@ const call = <T>(f: (cb: (err: Error | undefined, v: T) => void) => void): Promi
 
 async function entryAt(sftp: Sftp, full: string, follow: boolean): Promise<Omit<RawEntry, 'name'>> {
   const l = await call<Attrs>((cb) => sftp.lstat(full, cb));
-  if (typeOf(l.mode) !== 'symlink') return fromAttrs(l);
+  if (typeFromMode(l.mode) !== 'symlink') return fromAttrs(l);
   const linkTarget = Buffer.from(await call<string>((cb) => sftp.readlink(full, cb)).catch(() => ''));
   if (!follow) return { ...fromAttrs(l), linkTarget };
   try {
