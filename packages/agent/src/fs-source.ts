@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
-import { entryErrorFromErrno, typeFromMode } from '@fleetls/core';
+import { entryErrorFromErrno, errorRawEntry, typeFromMode } from '@fleetls/core';
 
 export interface FsSourceOptions {
   followSymlinks: boolean;
@@ -74,24 +74,6 @@ function rawFromStats(name: Buffer, st: fs.BigIntStats): RawEntry {
   };
 }
 
-function errorEntry(name: Buffer, type: EntryType, error: EntryError): RawEntry {
-  return {
-    name,
-    type,
-    size: 0,
-    mtimeSec: 0,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0,
-    uid: 0,
-    gid: 0,
-    inode: 0,
-    nlink: 0,
-    dev: 0,
-    error,
-  };
-}
-
 type DirentKind = Pick<
   fs.Dirent,
   'isFile' | 'isDirectory' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'
@@ -136,7 +118,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     try {
       st = fs.lstatSync(p, { bigint: true });
     } catch (err) {
-      return errorEntry(name, hint, entryErrorFromErrno(errnoOf(err)));
+      return errorRawEntry(name, hint, entryErrorFromErrno(errnoOf(err)));
     }
     if (!st.isSymbolicLink()) return rawFromStats(name, st);
     const linkTarget = readLink(p);

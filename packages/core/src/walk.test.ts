@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
 import type { EntryType, RawEntry, Row, WalkRequest, WalkSummary } from './types.js';
-import { walk } from './walk.js';
+import { errorRawEntry, walk } from './walk.js';
 
 let nextInode = 100;
 function raw(type: EntryType, size = 0, mtimeSec = 0, dev = 1): Omit<RawEntry, 'name'> {
@@ -119,6 +119,32 @@ describe('walk, tree shape', () => {
     assert.deepEqual(lines(run(request(), missing).rows), ['NOT_FOUND ']);
     const file = new MemorySource({ ...ROOT, type: 'file' }, []);
     assert.deepEqual(lines(run(request(), file).rows), ['ERROR ']);
+  });
+
+  it('lists an entry its source could not stat with its error and zero stats', () => {
+    const denied = { code: 'DENIED', detail: 'permission denied' } as const;
+    const source = new MemorySource(ROOT, [
+      { ...errorRawEntry(Buffer.from('gone'), 'unknown', denied), path: Buffer.from('gone') },
+    ]);
+    const [row] = run(request(), source).rows;
+    assert.deepEqual(row, {
+      kind: 'entry',
+      entry: {
+        path: Buffer.from('gone'),
+        type: 'unknown',
+        size: 0,
+        mtimeSec: 0,
+        mtimeNsec: 0,
+        utcOffsetMin: 0,
+        mode: 0,
+        uid: 0,
+        gid: 0,
+        inode: 0,
+        nlink: 0,
+        depth: 1,
+        error: denied,
+      },
+    });
   });
 
   it('hides dot files and prunes excluded paths when asked', () => {

@@ -52,6 +52,25 @@ export function toEntry(raw: RawEntry, dir: Buffer, depth: number): Entry {
   return entry;
 }
 
+/** What a source gives for an object it could not stat: its name, a type if known, the error, every number 0. */
+export function errorRawEntry(name: Buffer, type: EntryType, error: EntryError): RawEntry {
+  return {
+    name,
+    type,
+    size: 0,
+    mtimeSec: 0,
+    mtimeNsec: 0,
+    utcOffsetMin: 0,
+    mode: 0,
+    uid: 0,
+    gid: 0,
+    inode: 0,
+    nlink: 0,
+    dev: 0,
+    error,
+  };
+}
+
 interface Pending {
   entry: Entry;
   dev: number;

@@ -3,7 +3,7 @@
 // streaming parser that turns its output back into core's records, byte for byte.
 // Every argument is single-quoted; paths are validated before they get here.
 import type { EntryError, EntryType, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
-import { entryErrorFromErrno, FleetError } from '@fleetls/core';
+import { entryErrorFromErrno, errorRawEntry, FleetError } from '@fleetls/core';
 
 /** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
 export function shellQuote(s: string): string {
@@ -325,21 +325,11 @@ export function rootErrorEntry(stderr: string): RawEntry {
     : /Permission denied/.test(stderr)
       ? 'EACCES'
       : undefined;
-  return {
-    name: Buffer.alloc(0),
-    type: 'dir',
-    size: 0,
-    mtimeSec: 0,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0,
-    uid: 0,
-    gid: 0,
-    inode: 0,
-    nlink: 0,
-    dev: 0,
-    error: entryErrorFromErrno(errno, errno ? undefined : stderr.split('\n')[0] || 'find failed'),
-  };
+  return errorRawEntry(
+    Buffer.alloc(0),
+    'dir',
+    entryErrorFromErrno(errno, errno ? undefined : stderr.split('\n')[0] || 'find failed'),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 // time, down to maxDepth. SFTP gives whole-second mtimes and no inode, nlink or device,
 // so those are 0 (the result carries a note saying so) and one_file_system cannot apply.
 import type { EntryError, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
-import { entryErrorFromErrno, FleetError, typeFromMode } from '@fleetls/core';
+import { entryErrorFromErrno, errorRawEntry, FleetError, typeFromMode } from '@fleetls/core';
 import type ssh2 from 'ssh2';
 import type { SshConnection } from './connection.js';
 
@@ -63,7 +63,7 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
       root = { ...fromAttrs(st), name: Buffer.alloc(0) };
     } catch (err) {
       return {
-        root: { ...zero(), name: Buffer.alloc(0), error: entryErrorFromErrno(errnoOfSftp(err)) },
+        root: errorRawEntry(Buffer.alloc(0), 'unknown', entryErrorFromErrno(errnoOfSftp(err))),
         records,
         dirErrors,
         dirSizes: undefined,
@@ -95,7 +95,7 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
         try {
           e = await entryAt(sftp, `${base}/${relPath}`, req.followSymlinks);
         } catch (err) {
-          e = { ...zero(), error: entryErrorFromErrno(errnoOfSftp(err)) };
+          e = errorRawEntry(Buffer.from(fe.filename), 'unknown', entryErrorFromErrno(errnoOfSftp(err)));
         }
         records.push({ ...e, path: Buffer.from(relPath) });
         if (e.type === 'dir' && !e.error && depth < req.maxDepth) queue.push({ rel: relPath, depth: depth + 1 });
@@ -105,22 +105,6 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
   } finally {
     release();
   }
-}
-
-function zero(): Omit<RawEntry, 'name'> {
-  return {
-    type: 'unknown',
-    size: 0,
-    mtimeSec: 0,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0,
-    uid: 0,
-    gid: 0,
-    inode: 0,
-    nlink: 0,
-    dev: 0,
-  };
 }
 
 export async function sftpStat(
