@@ -1,5 +1,6 @@
 // What every query shares: its context, the walk of one host (following a symlinked
-// path to its directory), host status rows, entry fields as JSON, and the answer's byte budget.
+// path to its directory) and of many, the merge of ranked walks, host status rows, entry
+// fields as JSON, and the answer's byte budget.
 import {
   type Code,
   displayPath,
@@ -8,13 +9,16 @@ import {
   formatMtime,
   type HostStatus,
   type HostStatusCode,
+  hostEntryComparator,
+  mergeSortedArrays,
   type Row,
   type Truncation,
+  treeTruncationLine,
   type WalkRequest,
   type WalkSummary,
 } from '@fleetls/core';
-import type { FanOutOptions } from '../fan-out.js';
-import type { Fleet } from '../fleet-types.js';
+import { type FanOutOptions, fanOut, type HostResult } from '../fan-out.js';
+import type { Fleet, FleetHost } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
 
 export interface QueryContext {
@@ -100,6 +104,47 @@ export async function walkHost(
   return { rows, summary: r.value };
 }
 
+/** Every host's walk of `req`, in host order; a host that failed (or whose root did) is a status only. */
+export function walkHosts(ctx: QueryContext, hosts: FleetHost[], req: WalkRequest): Promise<HostResult<HostWalk>[]> {
+  return fanOut(ctx.fleet, hosts, (b, _h, signal) => walkHost(b.walk.bind(b), req, signal), fanOutOptions(ctx));
+}
+
+export interface MergedWalks {
+  /** The hosts' ranked rows merged into one list in the request's order. */
+  merged: { host: string; entry: Entry }[];
+  /** Entries that passed the filters, over all hosts: the full length of the ranking. */
+  found: number;
+  truncations: TruncationJson[];
+  /** One `host: [WARNING] ...` line per truncation. */
+  warnings: string[];
+}
+
+/** Merges the ranked walks of the hosts that answered, keeping the entries `keep` accepts. */
+export function mergeRankedWalks(
+  results: HostResult<HostWalk>[],
+  req: WalkRequest,
+  keep: (e: Entry) => boolean = () => true,
+): MergedWalks {
+  const lists: { host: string; entry: Entry }[][] = [];
+  const truncations: TruncationJson[] = [];
+  const warnings: string[] = [];
+  let found = 0;
+  for (const r of results) {
+    if (!r.value) continue;
+    const host = r.host.name;
+    found += r.value.summary.entriesMatched;
+    lists.push(
+      r.value.rows.flatMap((row) => (row.kind === 'entry' && keep(row.entry) ? [{ host, entry: row.entry }] : [])),
+    );
+    for (const t of lossTruncations(r.value.summary)) {
+      truncations.push(truncationJson(host, t));
+      warnings.push(`${host}: ${treeTruncationLine(t, req.path)}`);
+    }
+  }
+  const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction));
+  return { merged, found, truncations, warnings };
+}
+
 /** Whole-walk truncations worth telling (top_n is the ranking asked for, not a loss). */
 export function lossTruncations(summary: WalkSummary): Truncation[] {
   return summary.truncations.filter((t) => t.reason !== 'top_n' && t.reason !== 'items_per_dir');
@@ -132,6 +177,11 @@ export function failureLine(s: HostStatus, path: string): string {
   if (s.status === 'not_found') return `[NOT_FOUND] ${path} — ${msg}`;
   if (s.status === 'denied') return `[DENIED] ${path} — ${msg}`;
   return `[ERROR] ${s.status} — ${msg}`;
+}
+
+/** The failed hosts' lines, in host order, each prefixed with its host when there are several. */
+export function failureLines(results: HostResult<unknown>[], path: string, multi: boolean): string[] {
+  return results.filter((r) => !r.value).map((r) => `${multi ? `${r.host.name}: ` : ''}${failureLine(r.status, path)}`);
 }
 
 /**

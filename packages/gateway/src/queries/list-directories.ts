@@ -1,34 +1,19 @@
 // list_directories: Linux MCP Server's meaning, across hosts. The immediate subdirectories of
 // path, merged in the requested order; sizes are recursive (du -b --one-file-system) and
 // computed only when ordering by size.
-import {
-  baseName,
-  displayPath,
-  type Entry,
-  hostEntryComparator,
-  humanSize,
-  mergeSortedArrays,
-  renderAligned,
-  resolveWalkRequest,
-  type TableRow,
-  treeTruncationLine,
-} from '@fleetls/core';
+import { baseName, displayPath, humanSize, renderAligned, resolveWalkRequest, type TableRow } from '@fleetls/core';
 import type { z } from 'zod';
-import { fanOut } from '../fan-out.js';
 import {
-  failureLine,
-  fanOutOptions,
+  failureLines,
   hostStatusJson,
-  lossTruncations,
+  mergeRankedWalks,
   modified,
   type QueryContext,
   type QueryResult,
   reserveFor,
   TextBudget,
-  type TruncationJson,
-  truncationJson,
   walkDeadlineMs,
-  walkHost,
+  walkHosts,
 } from './common.js';
 import { BOUNDS, listDirectoriesInput, type listDirectoriesOutput, type nodeSchema, parseArgs } from './schemas.js';
 
@@ -54,33 +39,10 @@ export async function listDirectories(ctx: QueryContext, args: unknown): Promise
     oneFileSystem: true,
     deadlineMs: walkDeadlineMs(ctx.options),
   });
-  const results = await fanOut(
-    ctx.fleet,
-    hosts,
-    (b, _h, signal) => walkHost(b.walk.bind(b), req, signal),
-    fanOutOptions(ctx),
-  );
+  const results = await walkHosts(ctx, hosts, req);
 
-  const lists: { host: string; entry: Entry }[][] = [];
-  const truncations: TruncationJson[] = [];
-  const warnings: string[] = [];
-  let found = 0;
-  for (const r of results) {
-    if (!r.value) continue;
-    const host = r.host.name;
-    found += r.value.summary.entriesMatched;
-    // Directories only: a listing error row (an unreadable path) is the host's, not a node.
-    lists.push(
-      r.value.rows.flatMap((row) =>
-        row.kind === 'entry' && row.entry.type === 'dir' && !row.entry.error ? [{ host, entry: row.entry }] : [],
-      ),
-    );
-    for (const t of lossTruncations(r.value.summary)) {
-      truncations.push(truncationJson(host, t));
-      warnings.push(`${host}: ${treeTruncationLine(t, req.path)}`);
-    }
-  }
-  const merged = mergeSortedArrays(lists, hostEntryComparator(a.order_by, a.sort));
+  // Directories only: a listing error row (an unreadable path) is the host's, not a node.
+  const { merged, found, truncations, warnings } = mergeRankedWalks(results, req, (e) => e.type === 'dir' && !e.error);
   const ranked = a.top_n !== undefined ? merged.slice(0, a.top_n) : merged;
 
   const multi = hosts.length > 1;
@@ -125,9 +87,7 @@ export async function listDirectories(ctx: QueryContext, args: unknown): Promise
           headers: { host: 'HOST', name: 'NAME', size: 'SIZE', modified: 'MODIFIED' },
         })
       : [];
-  const failures = results
-    .filter((r) => !r.value)
-    .map((r) => `${multi ? `${r.host.name}: ` : ''}${failureLine(r.status, req.path)}`);
+  const failures = failureLines(results, req.path, multi);
   return {
     structured: {
       path: req.path,

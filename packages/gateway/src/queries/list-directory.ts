@@ -1,10 +1,8 @@
 // list_directory: DesktopCommander's tree lines, per host, in selector order.
 import { displayPath, type Entry, resolveWalkRequest, treeEntryLine, treeTruncationLine } from '@fleetls/core';
 import type { z } from 'zod';
-import { fanOut } from '../fan-out.js';
 import {
   failureLine,
-  fanOutOptions,
   hostStatusJson,
   lossTruncations,
   modified,
@@ -15,7 +13,7 @@ import {
   truncationJson,
   typeWord,
   walkDeadlineMs,
-  walkHost,
+  walkHosts,
 } from './common.js';
 import { listDirectoryInput, type listDirectoryOutput, parseArgs, type treeEntrySchema } from './schemas.js';
 
@@ -57,12 +55,7 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
     direction: 'ascending',
     deadlineMs: walkDeadlineMs(ctx.options),
   });
-  const results = await fanOut(
-    ctx.fleet,
-    hosts,
-    (b, _h, signal) => walkHost(b.walk.bind(b), req, signal),
-    fanOutOptions(ctx),
-  );
+  const results = await walkHosts(ctx, hosts, req);
 
   const multi = hosts.length > 1;
   const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(hosts.length));

@@ -10,33 +10,26 @@ import {
   type EntryType,
   encodeCursor,
   FleetError,
-  hostEntryComparator,
   humanSize,
   invalidArgument,
-  mergeSortedArrays,
   queryFingerprint,
   renderTsv,
   resolveWalkRequest,
   type TableRow,
-  treeTruncationLine,
 } from '@fleetls/core';
 import type { z } from 'zod';
-import { fanOut } from '../fan-out.js';
 import {
-  failureLine,
-  fanOutOptions,
+  failureLines,
   hostStatusJson,
-  lossTruncations,
+  mergeRankedWalks,
   modified,
   type QueryContext,
   type QueryResult,
   reserveFor,
   TextBudget,
-  type TruncationJson,
-  truncationJson,
   typeWord,
   walkDeadlineMs,
-  walkHost,
+  walkHosts,
 } from './common.js';
 import {
   BOUNDS,
@@ -123,28 +116,9 @@ export async function listFiles(ctx: QueryContext, args: unknown): Promise<Query
     types: TYPES[a.type],
     deadlineMs: walkDeadlineMs(ctx.options),
   });
-  const results = await fanOut(
-    ctx.fleet,
-    hosts,
-    (b, _h, signal) => walkHost(b.walk.bind(b), req, signal),
-    fanOutOptions(ctx),
-  );
+  const results = await walkHosts(ctx, hosts, req);
 
-  const lists: { host: string; entry: Entry }[][] = [];
-  const truncations: TruncationJson[] = [];
-  const warnings: string[] = [];
-  let found = 0;
-  for (const r of results) {
-    if (!r.value) continue;
-    const host = r.host.name;
-    found += r.value.summary.entriesMatched;
-    lists.push(r.value.rows.flatMap((row) => (row.kind === 'entry' ? [{ host, entry: row.entry }] : [])));
-    for (const t of lossTruncations(r.value.summary)) {
-      truncations.push(truncationJson(host, t));
-      warnings.push(`${host}: ${treeTruncationLine(t, req.path)}`);
-    }
-  }
-  const merged = mergeSortedArrays(lists, hostEntryComparator(a.order_by, a.sort));
+  const { merged, found, truncations, warnings } = mergeRankedWalks(results, req);
   const total = Math.min(cap, found);
   const page = merged.slice(start, Math.min(start + a.limit, total));
 
@@ -188,9 +162,7 @@ export async function listFiles(ctx: QueryContext, args: unknown): Promise<Query
   else headline = `No ${noun} found in path '${req.path}'`;
   if (total < found) headline += ` (top ${total} of ${found} found)`;
 
-  const failures = results
-    .filter((r) => !r.value)
-    .map((r) => `${multi ? `${r.host.name}: ` : ''}${failureLine(r.status, req.path)}`);
+  const failures = failureLines(results, req.path, multi);
   const body = count > 0 ? ['', ...tsv] : [];
   const result = [headline, ...body, ...warnings, ...failures].join('\n');
   const structured: ListFilesAnswer = {
