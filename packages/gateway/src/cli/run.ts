@@ -112,6 +112,24 @@ export async function runCli(io: CliIo): Promise<number> {
       writeErr: (s) => io.stderr.write(s),
     });
 
+  /**
+   * The global flags, a logger (at `defaultLevel` unless --log-level or $FLEETLS_LOG_LEVEL say)
+   * and the fleet they load; the caller closes the fleet.
+   */
+  const openFleet = async (cmd: Command, defaultLevel: string) => {
+    const g = cmd.optsWithGlobals() as GlobalFlags;
+    const logger =
+      io.logger ?? createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
+    const fleet = await loadFleet({
+      inventoryPath: g.inventory,
+      env: io.env,
+      cwd: io.cwd,
+      logger,
+      connectTimeoutMs: g.connectTimeoutMs,
+    });
+    return { g, logger, fleet };
+  };
+
   /** Loads the fleet, runs one query with a progress line, prints, closes the fleet. */
   const withFleet = async (
     cmd: Command,
@@ -120,16 +138,7 @@ export async function runCli(io: CliIo): Promise<number> {
     statuses: (structured: unknown) => HostStatusRow[],
     json: boolean,
   ): Promise<void> => {
-    const g = cmd.optsWithGlobals() as GlobalFlags;
-    const logger =
-      io.logger ?? createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? 'warn' });
-    const fleet = await loadFleet({
-      inventoryPath: g.inventory,
-      env: io.env,
-      cwd: io.cwd,
-      logger,
-      connectTimeoutMs: g.connectTimeoutMs,
-    });
+    const { g, fleet } = await openFleet(cmd, 'warn');
     try {
       const options = gatewayOptions(fleet, g);
       const progress = io.stderr.isTTY === true && !json;
@@ -303,16 +312,7 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--http <host:port>', 'serve Streamable HTTP (stateless) on this address, e.g. 127.0.0.1:8765')
     .option('--token-file <file>', 'bearer token HTTP clients must send (or $FLEETLS_TOKEN)')
     .action(async (o: ServeFlags, cmd: Command) => {
-      const g = cmd.optsWithGlobals() as GlobalFlags;
-      const logger =
-        io.logger ?? createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? 'info' });
-      const fleet = await loadFleet({
-        inventoryPath: g.inventory,
-        env: io.env,
-        cwd: io.cwd,
-        logger,
-        connectTimeoutMs: g.connectTimeoutMs,
-      });
+      const { g, logger, fleet } = await openFleet(cmd, 'info');
       try {
         // The MCP SDK loads only for `serve`.
         const { runServe } = await import('./serve.js');
