@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
-import { FleetError } from '@fleetls/core';
+import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import pino from 'pino';
 import { type Sshd, startSshd } from './helpers/sshd.js';
@@ -27,27 +27,7 @@ const HOSTILE = [
 const logger = pino({ level: 'silent' });
 
 function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
-  return {
-    path,
-    maxDepth: 3,
-    maxItemsPerDir: 100,
-    capRoot: false,
-    maxEntries: 100_000,
-    order: 'name',
-    direction: 'ascending',
-    shape: 'tree',
-    topN: 1000,
-    offset: 0,
-    include: [],
-    exclude: [],
-    types: [],
-    excludeHidden: false,
-    followSymlinks: false,
-    oneFileSystem: false,
-    dirSizes: false,
-    deadlineMs: 20_000,
-    ...over,
-  };
+  return { ...WALK_DEFAULTS, path, maxDepth: 3, ...over };
 }
 
 async function collect(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { WalkRequest } from '@fleetls/core';
+import { WALK_DEFAULTS, type WalkRequest } from '@fleetls/core';
 import {
   buildDirSizeCommand,
   buildStatCommand,
@@ -48,27 +48,7 @@ const HOSTILE = [
 ];
 
 function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
-  return {
-    path,
-    maxDepth: 2,
-    maxItemsPerDir: 100,
-    capRoot: false,
-    maxEntries: 1000,
-    order: 'name',
-    direction: 'ascending',
-    shape: 'tree',
-    topN: 100,
-    offset: 0,
-    include: [],
-    exclude: [],
-    types: [],
-    excludeHidden: false,
-    followSymlinks: false,
-    oneFileSystem: false,
-    dirSizes: false,
-    deadlineMs: 10_000,
-    ...over,
-  };
+  return { ...WALK_DEFAULTS, path, deadlineMs: 10_000, ...over };
 }
 
 describe('shellQuote', () => {
