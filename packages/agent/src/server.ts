@@ -11,6 +11,7 @@ import type { AgentConfig } from './config.js';
 import { resolveRoots } from './policy.js';
 import { addAgentService } from './service.js';
 import { AGENT_VERSION } from './version.js';
+import { warmWalker } from './walker.js';
 
 export interface AgentServer {
   start(): Promise<{ port: number }>;
@@ -102,6 +103,7 @@ export function createAgentServer(config: AgentConfig, logger: Logger): AgentSer
 
   return {
     start(): Promise<{ port: number }> {
+      warmWalker();
       const address = config.host.includes(':') ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
       return new Promise((resolve, reject) => {
         server.bindAsync(address, credentials, (err, port) => {

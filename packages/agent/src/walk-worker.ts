@@ -2,7 +2,8 @@
 // system. Rows leave in batches (count, bytes, or time); the main thread grants credits
 // for batches it has consumed, and the worker sleeps (Atomics.wait) when it has none.
 // A cancel flag in the same shared buffer stops the walk within one directory entry.
-import { parentPort, workerData } from 'node:worker_threads';
+// The worker is kept in a pool: it runs one walk per message, one at a time.
+import { parentPort } from 'node:worker_threads';
 import type { Row } from '@fleetls/core';
 import { walk } from '@fleetls/core';
 import { createFsSource, WalkCancelled } from './fs-source.js';
@@ -19,73 +20,71 @@ import {
 } from './transit.js';
 import { WalkResponseEncoder } from './wire.js';
 
-const input = workerData as WorkerInput;
 const port = parentPort;
 if (!port) throw new Error('walk-worker must run in a worker thread');
-const control = new Int32Array(input.control);
-
-const wire = input.mode === 'wire';
-const encoder = wire ? new WalkResponseEncoder(64 * 1024) : undefined;
-let seen = 0;
-let batch: PlainRow[] = [];
-let batchRows = 0;
-let batchEntries = 0;
-let batchBytes = 0;
-let lastFlush = Date.now();
-
-const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
 
 function post(msg: WorkerMessage): void {
   port?.postMessage(msg);
 }
 
-function flush(): void {
-  if (batchRows === 0) return;
-  // Wait for a credit: the consumer has not taken enough of what was sent.
-  for (;;) {
-    if (cancelled()) throw new WalkCancelled('walk cancelled');
-    const credits = Atomics.load(control, CREDITS);
-    if (credits > 0) break;
-    Atomics.wait(control, CREDITS, credits, 1000);
-  }
-  Atomics.sub(control, CREDITS, 1);
-  Atomics.store(control, SEEN, seen);
-  if (encoder) {
-    const buf = encoder.takeArrayBuffer();
-    port?.postMessage({ t: 'wire', buf, entries: batchEntries } satisfies WorkerMessage, [buf]);
-  } else {
-    post({ t: 'rows', rows: batch });
-    batch = [];
-  }
-  batchRows = 0;
-  batchEntries = 0;
-  batchBytes = 0;
-  lastFlush = Date.now();
-}
+function runWalk(input: WorkerInput): void {
+  const control = new Int32Array(input.control);
+  const encoder = input.mode === 'wire' ? new WalkResponseEncoder(64 * 1024) : undefined;
+  let seen = 0;
+  let batch: PlainRow[] = [];
+  let batchRows = 0;
+  let batchEntries = 0;
+  let batchBytes = 0;
+  let lastFlush = Date.now();
 
-function onEntry(): void {
-  seen++;
-  // A slow directory still streams what is already decided.
-  if ((seen & 255) === 0) {
+  const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
+
+  function flush(): void {
+    if (batchRows === 0) return;
+    // Wait for a credit: the consumer has not taken enough of what was sent.
+    for (;;) {
+      if (cancelled()) throw new WalkCancelled('walk cancelled');
+      const credits = Atomics.load(control, CREDITS);
+      if (credits > 0) break;
+      Atomics.wait(control, CREDITS, credits, 1000);
+    }
+    Atomics.sub(control, CREDITS, 1);
     Atomics.store(control, SEEN, seen);
-    if (batchRows > 0 && Date.now() - lastFlush >= input.flushMs) flush();
+    if (encoder) {
+      const buf = encoder.takeArrayBuffer();
+      port?.postMessage({ t: 'wire', buf, entries: batchEntries } satisfies WorkerMessage, [buf]);
+    } else {
+      post({ t: 'rows', rows: batch });
+      batch = [];
+    }
+    batchRows = 0;
+    batchEntries = 0;
+    batchBytes = 0;
+    lastFlush = Date.now();
   }
-}
 
-function add(row: Row): void {
-  batchRows++;
-  if (row.kind === 'entry') batchEntries++;
-  if (encoder) {
-    encoder.addRow(row);
-    batchBytes = encoder.length;
-  } else {
-    const p = rowToPlain(row);
-    batch.push(p);
-    batchBytes += plainRowBytes(p);
+  function onEntry(): void {
+    seen++;
+    // A slow directory still streams what is already decided.
+    if ((seen & 255) === 0) {
+      Atomics.store(control, SEEN, seen);
+      if (batchRows > 0 && Date.now() - lastFlush >= input.flushMs) flush();
+    }
   }
-}
 
-function run(): void {
+  function add(row: Row): void {
+    batchRows++;
+    if (row.kind === 'entry') batchEntries++;
+    if (encoder) {
+      encoder.addRow(row);
+      batchBytes = encoder.length;
+    } else {
+      const p = rowToPlain(row);
+      batch.push(p);
+      batchBytes += plainRowBytes(p);
+    }
+  }
+
   const source = createFsSource(input.req.path, {
     followSymlinks: input.req.followSymlinks,
     allowedRoots: input.allowedRoots,
@@ -116,4 +115,4 @@ function run(): void {
   }
 }
 
-run();
+port.on('message', runWalk);

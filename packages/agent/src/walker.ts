@@ -1,6 +1,7 @@
 // Runs one walk in a worker thread and hands its rows out as an async generator of
 // batches. Taking a batch grants the worker one credit; cancel() raises the shared flag
 // (the worker stops within one entry) and terminates the worker if it does not stop.
+// Workers are pooled: starting a thread costs tens of milliseconds, a message does not.
 import { Worker } from 'node:worker_threads';
 import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
@@ -34,7 +35,7 @@ export interface WalkOutcome {
 export interface RunningWalk<B = Row[]> {
   batches: AsyncGenerator<B, WalkSummary, void>;
   cancel(): void;
-  /** Settles when the worker has exited. */
+  /** Settles when the walk has ended and its worker is free (or gone). */
   finished: Promise<WalkOutcome>;
 }
 
@@ -55,6 +56,35 @@ export function startWireWalk(req: WalkRequest, opts: WalkerOptions): RunningWal
 }
 
 const TERMINATE_AFTER_MS = 2000;
+/** Idle workers kept warm between walks; more walks at once start more workers. */
+const MAX_IDLE_WORKERS = 4;
+const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
+const idle: Worker[] = [];
+
+/** Starts a worker ahead of the first walk, so that walk does not wait for a thread to boot. */
+export function warmWalker(): void {
+  if (idle.length === 0) releaseWorker(new Worker(WORKER_URL));
+}
+
+function acquireWorker(): Worker {
+  const worker = idle.pop() ?? new Worker(WORKER_URL);
+  worker.ref();
+  return worker;
+}
+
+/** A worker whose walk ended cleanly goes back to the pool, unref'd so it never holds the process open. */
+function releaseWorker(worker: Worker): void {
+  if (idle.length >= MAX_IDLE_WORKERS) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idle.push(worker);
+  worker.once('exit', () => {
+    const i = idle.indexOf(worker);
+    if (i >= 0) idle.splice(i, 1);
+  });
+}
 
 function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): RunningWalk<B> {
   const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
@@ -69,54 +99,65 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     batchBytes: opts.batchBytes ?? 32 * 1024,
     flushMs: opts.flushMs ?? 50,
   };
-  const worker = new Worker(new URL('./walk-worker.js', import.meta.url), { workerData: input });
+  const worker = acquireWorker();
 
   const queue: WorkerMessage[] = [];
   let wake: (() => void) | undefined;
-  let exited = false;
-  let outcome: WalkOutcome = { seen: 0, cancelled: false };
   let resolveFinished: (o: WalkOutcome) => void = () => {};
   const finished = new Promise<WalkOutcome>((r) => {
     resolveFinished = r;
   });
   let terminal = false;
 
+  const detach = () => {
+    worker.off('message', fromWorker);
+    worker.off('error', onError);
+    worker.off('exit', onExit);
+  };
+  /** Queues a message for the consumer; the walk's last one settles `finished`. */
   const push = (m: WorkerMessage) => {
-    if (m.t !== 'rows' && m.t !== 'wire') {
+    if (m.t !== 'rows' && m.t !== 'wire' && !terminal) {
       terminal = true;
-      outcome = {
+      detach();
+      resolveFinished({
         seen: m.seen,
         cancelled: m.t === 'cancelled',
         ...(m.t === 'error' ? { error: m.message } : {}),
-      };
+      });
     }
     queue.push(m);
     wake?.();
   };
-  worker.on('message', push);
-  worker.on('error', (err) => {
-    if (!terminal) push({ t: 'error', message: err.message, seen: Atomics.load(ctl, SEEN) });
-  });
-  worker.on('exit', () => {
-    exited = true;
-    if (!terminal) {
-      const wasCancelled = Atomics.load(ctl, CANCEL) !== 0;
-      push(
-        wasCancelled
-          ? { t: 'cancelled', seen: Atomics.load(ctl, SEEN) }
-          : { t: 'error', message: 'walk worker exited unexpectedly', seen: Atomics.load(ctl, SEEN) },
-      );
-    }
-    resolveFinished(outcome);
-  });
+  function fromWorker(m: WorkerMessage): void {
+    const last = m.t !== 'rows' && m.t !== 'wire';
+    push(m);
+    // The worker ended this walk by itself: it is healthy and free for the next one.
+    if (last) releaseWorker(worker);
+  }
+  function onError(err: Error): void {
+    push({ t: 'error', message: err.message, seen: Atomics.load(ctl, SEEN) });
+  }
+  function onExit(): void {
+    const seen = Atomics.load(ctl, SEEN);
+    push(
+      Atomics.load(ctl, CANCEL) !== 0
+        ? { t: 'cancelled', seen }
+        : { t: 'error', message: 'walk worker exited unexpectedly', seen },
+    );
+  }
+  worker.on('message', fromWorker);
+  worker.on('error', onError);
+  worker.on('exit', onExit);
+  worker.postMessage(input);
 
   let killTimer: NodeJS.Timeout | undefined;
   function cancel(): void {
-    if (exited || Atomics.load(ctl, CANCEL) !== 0) return;
+    if (terminal || Atomics.load(ctl, CANCEL) !== 0) return;
     Atomics.store(ctl, CANCEL, 1);
     Atomics.notify(ctl, CREDITS);
+    // A worker stuck in a system call (a hung mount) is not reused: it is terminated.
     killTimer = setTimeout(() => {
-      if (!exited) void worker.terminate();
+      if (!terminal) void worker.terminate();
     }, TERMINATE_AFTER_MS);
     killTimer.unref();
   }
