@@ -23,6 +23,8 @@ export interface McpServerProc {
   call(tool: string, args: Record<string, unknown>, timeoutMs?: number): Promise<CallOutcome>;
   memory(): { hwm: number; rss: number } | undefined;
   stderr(): string;
+  /** Times the server was started again after it died. */
+  restarts(): number;
   close(): Promise<void>;
 }
 
@@ -43,7 +45,15 @@ export function isolateNetwork(command: string, args: string[]): { command: stri
   return { command, args };
 }
 
-export async function startMcp(o: StartOptions): Promise<McpServerProc> {
+interface Connected {
+  client: Client;
+  transport: StdioClientTransport;
+  pid: number | undefined;
+  closed: boolean;
+  err: () => string;
+}
+
+async function connect(o: StartOptions): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: o.command,
     args: o.args,
@@ -63,43 +73,67 @@ export async function startMcp(o: StartOptions): Promise<McpServerProc> {
     await transport.close().catch(() => {});
     throw new Error(`${(e as Error).message}; stderr: ${err.slice(-800)}`);
   }
-  const pid = transport.pid ?? undefined;
-  track(pid);
-  return {
+  const c: Connected = { client, transport, pid: transport.pid ?? undefined, closed: false, err: () => err };
+  client.onclose = () => {
+    c.closed = true;
+    untrack(c.pid);
+  };
+  track(c.pid);
+  return c;
+}
+
+/** An MCP server on stdio; a server that died (a crash, an OOM) is started again before the next call. */
+export async function startMcp(o: StartOptions): Promise<McpServerProc> {
+  let c = await connect(o);
+  let restarts = 0;
+  const proc: McpServerProc = {
     name: o.name,
-    pid,
+    pid: c.pid,
     async call(tool, args, timeoutMs = 120_000) {
+      if (c.closed) {
+        restarts++;
+        c = await connect(o);
+        proc.pid = c.pid;
+      }
       const t0 = performance.now();
-      const res = await client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: timeoutMs,
-        maxTotalTimeout: timeoutMs,
-      });
+      let res: Awaited<ReturnType<Client['callTool']>>;
+      try {
+        res = await c.client.callTool({ name: tool, arguments: args }, undefined, {
+          timeout: timeoutMs,
+          maxTotalTimeout: timeoutMs,
+        });
+      } catch (e) {
+        const tail = c.err().trim().split('\n').slice(-3).join(' / ').slice(-400);
+        throw new Error(`${(e as Error).message}${c.closed ? ` (the server exited; stderr: ${tail || 'empty'})` : ''}`);
+      }
       const ms = performance.now() - t0;
       const content = (res.content ?? []) as { type: string; text?: string }[];
-      const text = content.map((c) => c.text ?? '').join('\n');
+      const text = content.map((x) => x.text ?? '').join('\n');
       return {
         ms,
-        textBytes: content.reduce((n, c) => n + Buffer.byteLength(c.text ?? ''), 0),
+        textBytes: content.reduce((n, x) => n + Buffer.byteLength(x.text ?? ''), 0),
         jsonBytes: Buffer.byteLength(JSON.stringify(res)),
         isError: res.isError === true,
         text,
         structured: res.structuredContent as Record<string, unknown> | undefined,
       };
     },
-    memory: () => (pid ? memoryOf(pid) : undefined),
-    stderr: () => err,
+    memory: () => (c.pid ? memoryOf(c.pid) : undefined),
+    stderr: () => c.err(),
+    restarts: () => restarts,
     async close() {
-      await withTimeout(client.close(), 10_000, `${o.name}: close`).catch(() => {});
-      if (pid) {
+      await withTimeout(c.client.close(), 10_000, `${o.name}: close`).catch(() => {});
+      if (c.pid) {
         try {
-          process.kill(pid, 'SIGKILL');
+          process.kill(c.pid, 'SIGKILL');
         } catch {
           // gone
         }
       }
-      untrack(pid);
+      untrack(c.pid);
     },
   };
+  return proc;
 }
 
 /** `fleetls serve` over stdio; without `inventory`, localhost is the embedded agent. */
