@@ -7,6 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { AGENT_VERSION } from '@fleetls/agent';
 import { FleetError, type Row, resolveWalkRequest, type WalkSummary } from '@fleetls/core';
 import { createAgentBackend, createLogger } from '@fleetls/gateway';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
@@ -153,8 +154,8 @@ describe('agent client', () => {
       assert.equal(info.entry.type, 'file');
       assert.equal(info.entry.size, 11);
       assert.equal('agentVersion' in info, false);
-      // The agent serves only `tree`, so '/' is refused: reachable, version unknown.
-      assert.deepEqual(await b.probe(signal()), { version: 'unknown' });
+      // The agent serves only `tree`, so '/' is refused; its version still comes in the response metadata.
+      assert.deepEqual(await b.probe(signal()), { version: AGENT_VERSION });
       // A second walk on the same backend reuses its channel.
       const again = await drain(b.walk(resolveWalkRequest({ path: join(tree, 'sub') }), signal()));
       assert.deepEqual(names(again.rows), ['b.txt']);
@@ -278,7 +279,7 @@ describe('agent client', () => {
       try {
         const { rows } = await drain(b.walk(resolveWalkRequest({ path: join(tree, 'sub') }), signal()));
         assert.deepEqual(names(rows), ['b.txt']);
-        assert.deepEqual(await b.probe(signal()), { version: 'unknown' });
+        assert.deepEqual(await b.probe(signal()), { version: AGENT_VERSION });
       } finally {
         b.close();
       }

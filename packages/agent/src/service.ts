@@ -105,7 +105,15 @@ export function addAgentService(
     Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
   };
 
+  /** Every response names the agent's version, even a refusal: `list_hosts check` reads it. */
+  const versionMetadata = (): grpc.Metadata => {
+    const md = new grpc.Metadata();
+    md.set('fleetls-agent-version', version);
+    return md;
+  };
+
   async function Walk(call: grpc.ServerWritableStream<WireWalkRequestOut, Buffer>): Promise<void> {
+    call.sendMetadata(versionMetadata());
     const log = logger.child({ rpc: 'Walk', call: ++seq, peer: call.getPeer() });
     const started = Date.now();
     let running: RunningWalk<WireBatch> | undefined;
@@ -193,6 +201,7 @@ export function addAgentService(
     call: grpc.ServerUnaryCall<WireStatRequestOut, WireStatResponse>,
     callback: grpc.sendUnaryData<WireStatResponse>,
   ): void {
+    call.sendMetadata(versionMetadata());
     try {
       const { path, followSymlinks } = call.request;
       const real = resolveAllowedPath(path, roots, followSymlinks);
