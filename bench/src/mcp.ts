@@ -6,6 +6,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { GATEWAY_MAIN, memoryOf, REPO_ROOT, track, untrack, withTimeout } from './proc.js';
 
+/** The SDK's default ReadBuffer limit: a stock client drops the connection on a bigger message. */
+export const STOCK_CLIENT_LIMIT = 10 * 1024 * 1024;
+export const BENCH_MAX_MESSAGE = 1024 * 1024 * 1024;
+
 export interface CallOutcome {
   ms: number;
   /** Bytes of content[].text: what a model reads. */
@@ -60,6 +64,8 @@ async function connect(o: StartOptions): Promise<Connected> {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...o.env },
     cwd: o.cwd,
     stderr: 'pipe',
+    // The stock client refuses a message over 10 MiB; the bench reads bigger ones and flags them.
+    maxBufferSize: BENCH_MAX_MESSAGE,
   });
   let err = '';
   transport.stderr?.on('data', (d: Buffer) => {
