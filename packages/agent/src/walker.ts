@@ -61,13 +61,23 @@ const MAX_IDLE_WORKERS = 4;
 const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
 const idle: Worker[] = [];
 
+/** A new worker that leaves the idle list if it ever exits. */
+function newWorker(): Worker {
+  const worker = new Worker(WORKER_URL);
+  worker.once('exit', () => {
+    const i = idle.indexOf(worker);
+    if (i >= 0) idle.splice(i, 1);
+  });
+  return worker;
+}
+
 /** Starts a worker ahead of the first walk, so that walk does not wait for a thread to boot. */
 export function warmWalker(): void {
-  if (idle.length === 0) releaseWorker(new Worker(WORKER_URL));
+  if (idle.length === 0) releaseWorker(newWorker());
 }
 
 function acquireWorker(): Worker {
-  const worker = idle.pop() ?? new Worker(WORKER_URL);
+  const worker = idle.pop() ?? newWorker();
   worker.ref();
   return worker;
 }
@@ -80,10 +90,6 @@ function releaseWorker(worker: Worker): void {
   }
   worker.unref();
   idle.push(worker);
-  worker.once('exit', () => {
-    const i = idle.indexOf(worker);
-    if (i >= 0) idle.splice(i, 1);
-  });
 }
 
 function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): RunningWalk<B> {
