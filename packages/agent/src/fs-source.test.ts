@@ -11,10 +11,13 @@ let root: string;
 let outside: string;
 const BAD = Buffer.from([0x62, 0x61, 0x64, 0x2d, 0xff, 0xfe]); // "bad-\xff\xfe": not UTF-8
 
+/** A directory's entries, each completed as the walk engine would complete a kept one. */
 function listNames(src: ReturnType<typeof createFsSource>, dir = ''): Map<string, RawEntry> {
-  const r = src.list(Buffer.from(dir, 'latin1'));
+  const rel = Buffer.from(dir, 'latin1');
+  const r = src.list(rel);
   assert.ok(!('error' in r), 'listing failed');
-  return new Map([...(r as Iterable<RawEntry>)].map((e) => [e.name.toString('latin1'), e]));
+  const filled = [...(r as Iterable<RawEntry>)].map((e) => (e.lazy ? src.fill!(rel, e) : e));
+  return new Map(filled.map((e) => [e.name.toString('latin1'), e]));
 }
 
 before(() => {
@@ -183,5 +186,20 @@ describe('dirSize', () => {
     } finally {
       fs.rmSync(big, { recursive: true, force: true });
     }
+  });
+});
+
+describe('createFsSource, lazily', () => {
+  it('lists names and types from the directory read, and lstat only on fill', () => {
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
+    const r = src.list(Buffer.alloc(0)) as Iterable<RawEntry>;
+    const a = [...r].find((e) => e.name.toString() === 'a.txt');
+    assert.ok(a?.lazy);
+    assert.equal(a.type, 'file');
+    assert.equal(a.size, 0, 'not stat-ed yet');
+    const filled = src.fill!(Buffer.alloc(0), a);
+    assert.equal(filled.size, 5);
+    assert.equal(filled.mtimeSec, 1_700_000_000);
+    assert.equal(filled.lazy, undefined);
   });
 });

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
-import { entryErrorFromErrno, errorRawEntry, typeFromMode } from '@fleetls/core';
+import { entryErrorFromErrno, errorRawEntry, lazyRawEntry, typeFromMode } from '@fleetls/core';
 
 export interface FsSourceOptions {
   followSymlinks: boolean;
@@ -168,7 +168,9 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
         if (d === null) return;
         onEntry?.();
         const name = d.name as unknown as Buffer;
-        yield entryAt(name, base.length === 0 ? name : Buffer.concat([base, SLASH, name]), direntType(d));
+        const type = direntType(d);
+        // The directory read gives the type; lstat waits until the engine keeps the entry.
+        yield type === 'unknown' ? entryAt(name, Buffer.concat([base, SLASH, name]), type) : lazyRawEntry(name, type);
       }
     } finally {
       try {
@@ -182,6 +184,10 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
   return {
     root(): RawEntry {
       return entryAt(Buffer.from(nodePath.basename(rootStr)), rootBuf, 'dir');
+    },
+
+    fill(rel: Buffer, raw: RawEntry): RawEntry {
+      return entryAt(raw.name, Buffer.concat([full(rel), SLASH, raw.name]), raw.type);
     },
 
     list(rel: Buffer): Iterable<RawEntry> | { error: EntryError } {

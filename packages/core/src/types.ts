@@ -69,6 +69,8 @@ export interface WalkSummary {
   elapsedMs: number;
   /** Directories left unopened because they sit at maxDepth. */
   depthLimitedDirs: number;
+  /** How the host was listed, when that limits the answer (e.g. the SSH backend's SFTP fallback). Never set by the agent. */
+  notes?: string[];
 }
 
 export type Shape = 'tree' | 'ranked';
@@ -122,6 +124,12 @@ export interface RawEntry {
   linkTarget?: Buffer;
   /** lstat (or the allowed-roots check of a followed symlink) failed. */
   error?: EntryError;
+  /**
+   * Only `name` and `type` are known yet (from the directory read itself); the source's
+   * `fill` completes the entry. The engine fills only what it must rank or show, so a
+   * directory of a million names costs a million names, and lstat only for what is kept.
+   */
+  lazy?: boolean;
 }
 
 /**
@@ -134,6 +142,8 @@ export interface TreeSource {
   root(): RawEntry;
   /** Children of a directory (relative raw path; empty = root), in any order. */
   list(dir: Buffer): Iterable<RawEntry> | { error: EntryError };
+  /** Completes a `lazy` entry that `list(dir)` gave. */
+  fill?(dir: Buffer, raw: RawEntry): RawEntry;
   /**
    * Recursive apparent size of a directory on one file system, as `du -b --one-file-system`
    * (each inode counted once per walk). Stops at the deadline and says so with `partial`.
@@ -150,6 +160,8 @@ export interface StatInfo {
   atimeNsec: number;
   ctimeSec: number;
   ctimeNsec: number;
+  /** What this stat could not know (e.g. over SFTP: ctime, inode). */
+  notes?: string[];
 }
 
 /** How a host is reached. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
-import type { EntryType, RawEntry, Row, WalkRequest, WalkSummary } from './types.js';
+import type { EntryType, RawEntry, Row, TreeSource, WalkRequest, WalkSummary } from './types.js';
 import { errorRawEntry, walk } from './walk.js';
 
 let nextInode = 100;
@@ -30,11 +30,7 @@ function request(over: Partial<WalkRequest> = {}): WalkRequest {
   return { ...WALK_DEFAULTS, path: '/r', ...over };
 }
 
-function run(
-  req: WalkRequest,
-  source: MemorySource,
-  now: () => number = () => 0,
-): { rows: Row[]; summary: WalkSummary } {
+function run(req: WalkRequest, source: TreeSource, now: () => number = () => 0): { rows: Row[]; summary: WalkSummary } {
   const rows: Row[] = [];
   const it = walk(req, source, now);
   for (;;) {
@@ -222,5 +218,58 @@ describe('walk, ranked shape', () => {
     const { rows } = run(req, source);
     assert.equal(rows.length, 1);
     assert.equal(rows[0].kind === 'entry' && rows[0].entry.size, 10000);
+  });
+});
+
+describe('walk, lazy sources', () => {
+  /** A source that gives names and types only, and counts the entries it had to complete. */
+  function lazySource(records: SourceRecord[]) {
+    const inner = new MemorySource(ROOT, records);
+    const full = new Map<string, RawEntry>();
+    const source = {
+      filled: 0,
+      root: () => inner.root(),
+      dirSize: (dir: Buffer) => inner.dirSize(dir),
+      list(dir: Buffer) {
+        const children = inner.list(dir);
+        if ('error' in children) return children;
+        return [...children].map((raw) => {
+          full.set(`${dir}/${raw.name}`, raw);
+          return { ...raw, size: 0, mtimeSec: 0, inode: 0, dev: 0, lazy: true as const };
+        });
+      },
+      fill(dir: Buffer, raw: RawEntry): RawEntry {
+        source.filled++;
+        return full.get(`${dir}/${raw.name}`)!;
+      },
+    };
+    return source;
+  }
+  const big = () => {
+    const records = [rec('d', 'dir')];
+    for (let i = 0; i < 1000; i++) records.push(rec(`d/f${String(i).padStart(4, '0')}`, 'file', i, i));
+    return records;
+  };
+
+  it('completes only the entries it keeps when ordering by name', () => {
+    const source = lazySource(big());
+    const { rows } = run(request({ maxItemsPerDir: 10 }), source);
+    assert.equal(source.filled, 1 + 10, 'the directory and the ten kept files');
+    const first = rows[1];
+    assert.ok(first.kind === 'entry' && first.entry.size === 0 && first.entry.mtimeSec === 0);
+    const last = rows[10];
+    assert.ok(last.kind === 'entry' && last.entry.size === 9 && last.entry.path.toString() === 'd/f0009');
+  });
+
+  it('gives the same rows as an eager source, whatever the order', () => {
+    for (const order of ['name', 'size', 'modified'] as const) {
+      for (const shape of ['tree', 'ranked'] as const) {
+        const req = request({ order, shape, direction: 'descending', maxItemsPerDir: 7, topN: 5, maxDepth: 3 });
+        const records = big();
+        const eager = run(req, new MemorySource(ROOT, records));
+        const lazy = run(req, lazySource(records));
+        assert.deepEqual(lazy, eager, `${order} ${shape}`);
+      }
+    }
   });
 });

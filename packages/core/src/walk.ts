@@ -32,9 +32,9 @@ export function joinPath(dir: Buffer, name: Buffer): Buffer {
   return dir.length === 0 ? name : Buffer.concat([dir, SLASH, name]);
 }
 
-export function toEntry(raw: RawEntry, dir: Buffer, depth: number): Entry {
+export function toEntry(raw: RawEntry, dir: Buffer, depth: number, path = joinPath(dir, raw.name)): Entry {
   const entry: Entry = {
-    path: joinPath(dir, raw.name),
+    path,
     type: raw.type,
     size: raw.size,
     mtimeSec: raw.mtimeSec,
@@ -53,7 +53,7 @@ export function toEntry(raw: RawEntry, dir: Buffer, depth: number): Entry {
 }
 
 /** What a source gives for an object it could not stat: its name, a type if known, the error, every number 0. */
-export function errorRawEntry(name: Buffer, type: EntryType, error: EntryError): RawEntry {
+function zeroRawEntry(name: Buffer, type: EntryType): RawEntry {
   return {
     name,
     type,
@@ -67,13 +67,26 @@ export function errorRawEntry(name: Buffer, type: EntryType, error: EntryError):
     inode: 0,
     nlink: 0,
     dev: 0,
-    error,
   };
 }
 
+export function errorRawEntry(name: Buffer, type: EntryType, error: EntryError): RawEntry {
+  return { ...zeroRawEntry(name, type), error };
+}
+
+/** A child known by name and type only, for the source's `fill` to complete if it is kept. */
+export function lazyRawEntry(name: Buffer, type: EntryType): RawEntry {
+  const raw = zeroRawEntry(name, type);
+  raw.lazy = true;
+  return raw;
+}
+
+/** An entry on its way through a heap; `lazy` holds its unfilled RawEntry until it is kept. */
 interface Pending {
   entry: Entry;
   dev: number;
+  dir: Buffer;
+  lazy?: RawEntry;
 }
 
 /** Directories on the way down, for symlink-loop detection when following links. */
@@ -123,18 +136,35 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
 
   const errorRow = (dirEntry: Entry, error: EntryError): Entry => ({ ...dirEntry, error });
 
+  // Names are enough to rank by name, hide, exclude or match a glob; lstat is needed for
+  // other orders, and for directories (descent needs their device, inode and error).
+  const fill = (dir: Buffer, raw: RawEntry): RawEntry => (raw.lazy && source.fill ? source.fill(dir, raw) : raw);
+  const mustFill = (raw: RawEntry): boolean =>
+    req.order !== 'name' ||
+    raw.type === 'dir' ||
+    raw.type === 'unknown' ||
+    (req.followSymlinks && raw.type === 'symlink');
+  /** The entry of a kept Pending, filled if it was left lazy. */
+  const materialize = (p: Pending): Entry => {
+    if (p.lazy) {
+      p.entry = toEntry(fill(p.dir, p.lazy), p.dir, p.entry.depth, p.entry.path);
+      p.lazy = undefined;
+    }
+    return p.entry;
+  };
+
   // Reads one directory: filters, sizes, and offers each child to `accept`. Returns the
   // listing error, if any. Stops early (and marks the walk stopped) at the deadline.
   const readDir = (
     dir: Buffer,
     depth: number,
     rootDev: number,
-    accept: (e: Entry, dev: number) => void,
+    accept: (p: Pending) => void,
   ): EntryError | undefined => {
     const children = source.list(dir);
     if ('error' in children) return children.error;
     let sinceClock = 0;
-    for (const raw of children) {
+    for (let raw of children) {
       if (++sinceClock === CLOCK_EVERY) {
         sinceClock = 0;
         if (outOfTime()) {
@@ -144,14 +174,16 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
       }
       summary.entriesSeen++;
       if (req.excludeHidden && raw.name[0] === DOT) continue;
-      const entry = toEntry(raw, dir, depth);
-      if (exclude?.(entry.path.toString('utf8'))) continue;
+      const path = joinPath(dir, raw.name);
+      if (exclude?.(path.toString('utf8'))) continue;
+      if (raw.lazy && mustFill(raw)) raw = fill(dir, raw);
+      const entry = toEntry(raw, dir, depth, path);
       if (req.dirSizes && entry.type === 'dir' && !entry.error && (!req.oneFileSystem || raw.dev === rootDev)) {
         const { size, partial } = source.dirSize(entry.path, deadlineAt);
         entry.size = size;
         if (partial) entry.sizePartial = true;
       }
-      accept(entry, raw.dev);
+      accept(raw.lazy ? { entry, dev: raw.dev, dir, lazy: raw } : { entry, dev: raw.dev, dir });
     }
     return undefined;
   };
@@ -191,11 +223,11 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
   const rootChain: Ancestors | undefined = req.followSymlinks ? { key: `${root.dev}:${root.inode}` } : undefined;
 
   if (req.shape === 'ranked') {
-    const keep = new TopN<Entry>(req.offset + req.topN, compare);
-    const offer = (e: Entry): void => {
-      if (!selected(e)) return;
+    const keep = new TopN<Pending>(req.offset + req.topN, (a, b) => compare(a.entry, b.entry));
+    const offer = (p: Pending): void => {
+      if (!selected(p.entry)) return;
       summary.entriesMatched++;
-      keep.push(e);
+      keep.push(p);
     };
     const stack: { dir: Buffer; depth: number; chain: Ancestors | undefined; entry: Entry }[] = [
       { dir: rootEntry.path, depth: 1, chain: rootChain, entry: rootEntry },
@@ -206,18 +238,18 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
         stop('deadline', dir);
         break;
       }
-      const error = readDir(dir, depth, root.dev, (e, dev) => {
-        offer(e);
-        const d = descent(e, dev, root.dev, chain);
-        if (d.go) stack.push({ dir: e.path, depth: depth + 1, chain: d.chain, entry: e });
-        else if (d.error) offer(errorRow(e, d.error));
+      const error = readDir(dir, depth, root.dev, (p) => {
+        offer(p);
+        const d = descent(p.entry, p.dev, root.dev, chain);
+        if (d.go) stack.push({ dir: p.entry.path, depth: depth + 1, chain: d.chain, entry: p.entry });
+        else if (d.error) offer({ entry: errorRow(p.entry, d.error), dev: p.dev, dir });
       });
-      if (error) offer(errorRow(dirEntry, error));
+      if (error) offer({ entry: errorRow(dirEntry, error), dev: root.dev, dir });
     }
     const ranked = keep.sorted().slice(req.offset);
-    for (const entry of ranked) {
+    for (const p of ranked) {
       summary.entriesSent++;
-      yield { kind: 'entry', entry };
+      yield { kind: 'entry', entry: materialize(p) };
     }
     if (summary.entriesMatched > req.offset + req.topN) {
       summary.truncations.push({
@@ -241,9 +273,9 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
     const room = req.maxEntries - summary.entriesSent;
     const keep = new TopN<Pending>(Math.min(cap, room), (a, b) => compare(a.entry, b.entry));
     let total = 0;
-    const error = readDir(dir, depth, root.dev, (entry, dev) => {
+    const error = readDir(dir, depth, root.dev, (p) => {
       total++;
-      keep.push({ entry, dev });
+      keep.push(p);
     });
     if (error) {
       if (summary.entriesSent >= req.maxEntries) {
@@ -256,11 +288,13 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
     }
     if (stopped) return;
     const kept = keep.sorted();
-    for (const { entry, dev } of kept) {
+    for (const p of kept) {
       if (summary.entriesSent >= req.maxEntries) {
         stop('max_entries', dir);
         return;
       }
+      const entry = materialize(p);
+      const dev = p.dev;
       if (selected(entry)) {
         summary.entriesMatched++;
         summary.entriesSent++;
