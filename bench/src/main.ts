@@ -752,7 +752,7 @@ async function fanoutSection(): Promise<void> {
       for (const h of hostsProcs.splice(0)) await h.stop();
     }
     const agentRss = pool.map((a) => memoryOf(a.pid)?.rss ?? Number.NaN).filter(Number.isFinite);
-    fanTable.intro = `list_files host=all order_by=size sort=descending top_n=10 max_depth=10 on ${path.relative(benchDir(), small)} (~160 entries per host), through \`fleetls serve\` with an inventory of N plaintext agents on 127.0.0.1. A real agent process has a median RSS of ${fmtBytes(median(agentRss))}. All agents share this machine's ${os.cpus().length} cores, so the real agents' own work (a walk each, in a fresh worker thread) grows with N here, while on a fleet it runs on N machines; the stub rows take the agents' work away and leave the gateway's fan-out, gRPC and merge. Gateway peak = VmHWM of the gateway process (a fresh gateway per row). Gateway concurrency = max(32, N).`;
+    fanTable.intro = `list_files host=all order_by=size sort=descending top_n=10 max_depth=10 on ${path.relative(benchDir(), small)} (~160 entries per host), through \`fleetls serve\` with an inventory of N plaintext agents on 127.0.0.1. A real agent process has a median RSS of ${fmtBytes(median(agentRss))}. All agents share this machine's ${os.cpus().length} cores, so the real agents' own work (a walk each, in a worker thread of the agent process) grows with N here, while on a fleet it runs on N machines; the stub rows take the agents' work away and leave the gateway's fan-out, gRPC and merge. Gateway peak = VmHWM of the gateway process (a fresh gateway per row). Gateway concurrency = max(32, N).`;
     const maxN = Math.max(...FANOUT);
     for (const kind of ['real', 'stub'] as const) {
       const one = lat[kind][1];
