@@ -122,7 +122,10 @@ describe('a fleet of network namespaces over mTLS', () => {
     for (const h of hosts) {
       h.agent?.kill('SIGKILL');
       // Deleting one end of the veth pair deletes both; the namespace goes with its last user.
-      for (const args of [['link', 'del', h.hostIf], ['netns', 'del', h.ns]]) {
+      for (const args of [
+        ['link', 'del', h.hostIf],
+        ['netns', 'del', h.ns],
+      ]) {
         try {
           ip(...args);
         } catch {
