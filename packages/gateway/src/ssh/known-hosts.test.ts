@@ -53,7 +53,7 @@ describe('verifyHostKey', () => {
     ['negation leaves others', line('*.example.com,!bad.example.com', A), 'ok.example.com', 22, A, 'ok'],
     ['negation alone matches nothing', line('!bad.example.com', A), 'good.example.com', 22, A, 'unknown'],
     ['@revoked wins over a good line', `${line('web-1', A)}\n${line('*', A, '@revoked')}`, 'web-1', 22, A, 'revoked'],
-    ['@revoked other key does not matter', line('*', B, '@revoked') + '\n' + line('web-1', A), 'web-1', 22, A, 'ok'],
+    ['@revoked other key does not matter', `${line('*', B, '@revoked')}\n${line('web-1', A)}`, 'web-1', 22, A, 'ok'],
     ['@cert-authority ignored', line('*', A, '@cert-authority'), 'web-1', 22, A, 'unknown'],
     ['unknown marker skipped', line('web-1', A, '@bogus'), 'web-1', 22, A, 'unknown'],
     ['regex characters are literal', line('web.1', A), 'webx1', 22, A, 'unknown'],
