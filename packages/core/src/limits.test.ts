@@ -121,3 +121,46 @@ describe('resolveWalkRequest', () => {
     assert.deepEqual(resolveWalkRequest({ path: '/' }).include, []);
   });
 });
+
+describe('resolveWalkRequest, resume point', () => {
+  it('keeps a relative path and the row kind, as a Buffer', () => {
+    const r = resolveWalkRequest({ path: '/', after: new Uint8Array(Buffer.from('a/b c')), afterRow: 'error' });
+    assert.ok(Buffer.isBuffer(r.after));
+    assert.deepEqual(r.after, Buffer.from('a/b c'));
+    assert.equal(r.afterRow, 'error');
+    assert.equal(resolveWalkRequest({ path: '/', after: Buffer.from('x') }).afterRow, 'entry');
+    const odd = Buffer.from([0x61, 0xff, 0x2f, 0x0a]);
+    assert.deepEqual(resolveWalkRequest({ path: '/', after: Buffer.concat([odd, Buffer.from('z')]) }).after?.length, 5);
+  });
+
+  it('reads an empty resume point as none, except after the root’s own rows', () => {
+    const none = resolveWalkRequest({ path: '/', after: Buffer.alloc(0) });
+    assert.equal('after' in none, false);
+    assert.deepEqual(resolveWalkRequest({ path: '/' }), { path: '/', ...WALK_DEFAULTS });
+    const root = resolveWalkRequest({ path: '/', after: Buffer.alloc(0), afterRow: 'warning' });
+    assert.deepEqual(root.after, Buffer.alloc(0));
+    assert.equal(root.afterRow, 'warning');
+  });
+
+  it('refuses what is not a relative path of a row', () => {
+    const bad: [Uint8Array, RegExp][] = [
+      [Buffer.from('/abs'), /after must be a relative path/],
+      [Buffer.from('a//b'), /after must be a relative path/],
+      [Buffer.from('a/'), /after must be a relative path/],
+      [Buffer.from('a/../b'), /after must be a relative path/],
+      [Buffer.from('./a'), /after must be a relative path/],
+      [Buffer.from('a\0b'), /after must not contain NUL/],
+      [Buffer.alloc(4097, 0x61), /after must be at most 4096 bytes, got 4097/],
+    ];
+    for (const [after, re] of bad) assert.throws(() => resolveWalkRequest({ path: '/', after }), isInvalid(re));
+    assert.equal(resolveWalkRequest({ path: '/', after: Buffer.alloc(4096, 0x61) }).after?.length, 4096);
+    assert.throws(
+      () => resolveWalkRequest({ path: '/', after: Buffer.from('a'), afterRow: 'bogus' as 'entry' }),
+      isInvalid(/after_row must be one of entry, error, warning/),
+    );
+    assert.throws(
+      () => resolveWalkRequest({ path: '/', shape: 'ranked', after: Buffer.from('a') }),
+      isInvalid(/after resumes the tree shape only/),
+    );
+  });
+});

@@ -8,6 +8,8 @@ import {
   type EntryType,
   ORDER_BY,
   type OrderBy,
+  RESUME_ROWS,
+  type ResumeRow,
   type Shape,
   SORT_DIRECTIONS,
   type SortDirection,
@@ -34,6 +36,9 @@ export interface WalkRequestInput {
   oneFileSystem?: boolean;
   dirSizes?: boolean;
   deadlineMs?: number;
+  /** Tree shape: resume after this row of an earlier page (a relative path; empty = not resuming). */
+  after?: Uint8Array;
+  afterRow?: ResumeRow;
 }
 
 /** The largest values a server accepts. */
@@ -137,6 +142,31 @@ function types(v: unknown): EntryType[] {
   return [...out];
 }
 
+/** Longest resume point (`after`), in bytes. */
+export const MAX_AFTER_BYTES = 4096;
+
+/** A resume point: a relative path of a row shown earlier (no leading '/', no empty or dot component, no NUL). */
+function resumePoint(v: unknown, row: unknown, shape: Shape): Pick<WalkRequest, 'after' | 'afterRow'> {
+  const afterRow = oneOf('after_row', row, RESUME_ROWS, 'entry');
+  if (v === undefined || v === null) return {};
+  if (!(v instanceof Uint8Array)) throw invalidArgument('after must be bytes: a relative path');
+  // Empty: not resuming, unless after the root's own error or [WARNING] row.
+  if (v.length === 0 && afterRow === 'entry') return {};
+  if (shape !== 'tree') throw invalidArgument('after resumes the tree shape only');
+  if (v.length > MAX_AFTER_BYTES)
+    throw invalidArgument(`after must be at most ${MAX_AFTER_BYTES} bytes, got ${v.length}`);
+  const after = Buffer.from(v);
+  if (after.includes(0)) throw invalidArgument('after must not contain NUL bytes');
+  if (after.length > 0) {
+    for (const part of after.toString('latin1').split('/')) {
+      if (part === '' || part === '.' || part === '..') {
+        throw invalidArgument("after must be a relative path without empty, '.' or '..' components");
+      }
+    }
+  }
+  return { after, afterRow };
+}
+
 /** Validates a request once against the ceilings and fills in defaults; throws invalid_argument. */
 export function resolveWalkRequest(input: WalkRequestInput, ceilings: Ceilings = DEFAULT_CEILINGS): WalkRequest {
   if (typeof input !== 'object' || input === null) throw invalidArgument('walk request must be an object');
@@ -160,5 +190,6 @@ export function resolveWalkRequest(input: WalkRequestInput, ceilings: Ceilings =
     oneFileSystem: bool('one_file_system', input.oneFileSystem, d.oneFileSystem),
     dirSizes: bool('dir_sizes', input.dirSizes, d.dirSizes),
     deadlineMs: int('deadline_ms', input.deadlineMs, d.deadlineMs, 1, ceilings.maxDeadlineMs),
+    ...resumePoint(input.after, input.afterRow, oneOf('shape', input.shape, SHAPES, d.shape)),
   };
 }

@@ -104,7 +104,18 @@ export interface WalkRequest {
   dirSizes: boolean;
   /** Walk budget in ms, measured from the walk's start. */
   deadlineMs: number;
+  /**
+   * Tree shape: resume after this row of an earlier page (a relative path; see `afterRow`).
+   * Rows up to and including it are skipped, and directories wholly before it are not read.
+   */
+  after?: Buffer;
+  /** Which row at `after` was shown last: its entry (default), its error row, or its [WARNING]. */
+  afterRow?: ResumeRow;
 }
+
+/** The kind of row a tree walk resumes after (rows sharing one path come entry, error, warning). */
+export type ResumeRow = 'entry' | 'error' | 'warning';
+export const RESUME_ROWS = ['entry', 'error', 'warning'] as const satisfies readonly ResumeRow[];
 
 /** What a source yields for one directory entry; the walk engine turns it into an Entry. */
 export interface RawEntry {

@@ -8,13 +8,14 @@
 //   and reports how many it hid; the requested path is exempt unless `capRoot`.
 // - ranked: one list over the whole walk, keeping the best offset + topN with a heap.
 import { compileGlobs } from './glob.js';
-import { entryComparator } from './order.js';
+import { baseName, compareNames, entryComparator } from './order.js';
 import { TopN } from './top-n.js';
 import type {
   Entry,
   EntryError,
   EntryType,
   RawEntry,
+  ResumeRow,
   Row,
   TreeSource,
   Truncation,
@@ -98,6 +99,28 @@ interface Ancestors {
 function hasAncestor(chain: Ancestors | undefined, key: string): boolean {
   for (let a = chain; a; a = a.up) if (a.key === key) return true;
   return false;
+}
+
+/**
+ * How a tree directory is listed when resuming after `req.after` (a row of an earlier page):
+ * - `path`: the directory is an ancestor of `after`: children before `after`'s component are
+ *   skipped unread, the component is skipped but descended into, the rest follow;
+ * - `skip-error`: the directory is `after` and its error row was shown: skip that row.
+ */
+type ResumeMode = 'path' | 'skip-error' | undefined;
+
+/** The components of a resume point (`after` split at '/'); a worker may hand a Uint8Array. */
+function resumeParts(after: Uint8Array): Buffer[] {
+  const buf = Buffer.isBuffer(after) ? after : Buffer.from(after.buffer, after.byteOffset, after.byteLength);
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let i = 0; i <= buf.length; i++) {
+    if (i === buf.length || buf[i] === 0x2f) {
+      parts.push(buf.subarray(start, i));
+      start = i + 1;
+    }
+  }
+  return parts;
 }
 
 export function* walk(req: WalkRequest, source: TreeSource, now: () => number): Generator<Row, WalkSummary, void> {
@@ -263,14 +286,63 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
   }
 
   // Tree shape.
-  function* listTree(dirEntry: Entry, depth: number, chain: Ancestors | undefined): Generator<Row, void, void> {
+  const after = req.after !== undefined && req.after.length > 0 ? resumeParts(req.after) : undefined;
+  const afterRow: ResumeRow = req.afterRow ?? 'entry';
+
+  /**
+   * Resuming in a directory on the path of `after`: the index in `kept` of `after`'s
+   * component (`found`), or of the first child that sorts after it when it is gone.
+   */
+  const resumeIndex = (kept: Pending[], level: number): { at: number; found: boolean } => {
+    const name = (after as Buffer[])[level];
+    const at = kept.findIndex((p) => baseName(p.entry.path).equals(name));
+    if (at >= 0) return { at, found: true };
+    if (req.order !== 'name') return { at: 0, found: false };
+    const sign = req.direction === 'descending' ? -1 : 1;
+    const next = kept.findIndex((p) => sign * compareNames(baseName(p.entry.path), name) > 0);
+    return { at: next < 0 ? kept.length : next, found: false };
+  };
+
+  /** `after`'s component in a directory on its path: its own rows are skipped, what follows is not. */
+  function* resumeChild(p: Pending, depth: number, chain: Ancestors | undefined): Generator<Row, void, void> {
+    const last = depth === (after as Buffer[]).length;
+    if (last && afterRow === 'warning') return; // its whole subtree, [WARNING] included, was shown
+    const entry = materialize(p);
+    const d = descent(entry, p.dev, root.dev, chain);
+    if (d.go)
+      yield* listTree(entry, depth + 1, d.chain, !last ? 'path' : afterRow === 'error' ? 'skip-error' : undefined);
+    else if (d.error && last && afterRow === 'entry') yield* errorAfter(entry, d.error, dirOf(entry));
+  }
+
+  const dirOf = (e: Entry): Buffer => {
+    const i = e.path.lastIndexOf(0x2f);
+    return i < 0 ? Buffer.alloc(0) : e.path.subarray(0, i);
+  };
+
+  /** The error row that follows an entry (a symlink loop), unless max_entries is reached. */
+  function* errorAfter(entry: Entry, error: EntryError, dir: Buffer): Generator<Row, void, void> {
+    if (summary.entriesSent >= req.maxEntries) {
+      stop('max_entries', dir);
+      return;
+    }
+    summary.entriesSent++;
+    yield { kind: 'entry', entry: errorRow(entry, error) };
+  }
+
+  function* listTree(
+    dirEntry: Entry,
+    depth: number,
+    chain: Ancestors | undefined,
+    mode?: ResumeMode,
+  ): Generator<Row, void, void> {
     const dir = dirEntry.path;
     if (outOfTime()) {
       stop('deadline', dir);
       return;
     }
     const cap = depth === 1 && !req.capRoot ? Number.POSITIVE_INFINITY : req.maxItemsPerDir;
-    const room = req.maxEntries - summary.entriesSent;
+    // On the resume path the directory keeps what an uncut walk keeps (cap only), then skips.
+    const room = mode === 'path' ? Number.POSITIVE_INFINITY : req.maxEntries - summary.entriesSent;
     const keep = new TopN<Pending>(Math.min(cap, room), (a, b) => compare(a.entry, b.entry));
     let total = 0;
     const error = readDir(dir, depth, root.dev, (p) => {
@@ -278,6 +350,8 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
       keep.push(p);
     });
     if (error) {
+      // On the resume path this row came before `after`; in skip-error mode it was shown.
+      if (mode !== undefined) return;
       if (summary.entriesSent >= req.maxEntries) {
         stop('max_entries', dir);
         return;
@@ -288,7 +362,14 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
     }
     if (stopped) return;
     const kept = keep.sorted();
-    for (const p of kept) {
+    const resume = mode === 'path' ? resumeIndex(kept, depth - 1) : { at: 0, found: false };
+    for (let i = resume.at; i < kept.length; i++) {
+      const p = kept[i];
+      if (resume.found && i === resume.at) {
+        yield* resumeChild(p, depth, chain);
+        if (stopped) return;
+        continue;
+      }
       if (summary.entriesSent >= req.maxEntries) {
         stop('max_entries', dir);
         return;
@@ -304,19 +385,24 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
       if (d.go) {
         yield* listTree(entry, depth + 1, d.chain);
         if (stopped) return;
-      } else if (d.error && summary.entriesSent < req.maxEntries) {
-        summary.entriesSent++;
-        yield { kind: 'entry', entry: errorRow(entry, d.error) };
+      } else if (d.error) {
+        yield* errorAfter(entry, d.error, dir);
+        if (stopped) return;
       }
     }
-    if (total > cap) {
-      yield { kind: 'truncation', truncation: { dir, shown: kept.length, total, reason: 'items_per_dir' } };
-    } else if (total > kept.length) {
-      // The directory fit its own cap but not what was left of max_entries.
+    if (kept.length < Math.min(total, cap)) {
+      // What was left of max_entries kept fewer children than the cap: the rest are lost.
       stop('max_entries', dir);
+    } else if (total > cap) {
+      yield { kind: 'truncation', truncation: { dir, shown: kept.length, total, reason: 'items_per_dir' } };
     }
   }
 
-  yield* listTree(rootEntry, 1, rootChain);
+  if (after === undefined && req.after !== undefined && afterRow !== 'entry') {
+    // Resuming after a row of the root itself: its error row, or its [WARNING] (the last row).
+    if (afterRow === 'error') yield* listTree(rootEntry, 1, rootChain, 'skip-error');
+    return finish();
+  }
+  yield* listTree(rootEntry, 1, rootChain, after ? 'path' : undefined);
   return finish();
 }
