@@ -38,6 +38,7 @@ export type { AgentClient, AgentHandlers } from './gen/fleetls/v1/Agent.js';
 export type { Entry as WireEntry, Entry__Output as WireEntryOut } from './gen/fleetls/v1/Entry.js';
 export type { EntryType as WireEntryType } from './gen/fleetls/v1/EntryType.js';
 export type { ErrorCode as WireErrorCode } from './gen/fleetls/v1/ErrorCode.js';
+export type { ResumeRow as WireResumeRow } from './gen/fleetls/v1/ResumeRow.js';
 export type { Row as WireRow, Row__Output as WireRowOut } from './gen/fleetls/v1/Row.js';
 export type {
   StatRequest as WireStatRequest,

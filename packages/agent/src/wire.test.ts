@@ -169,6 +169,32 @@ describe('wire', () => {
     assert.deepEqual(resolveWalkRequest(wireToRequestInput(w)), req);
   });
 
+  it('round-trips a resume point (bytes, any row kind) and reads none as none', () => {
+    for (const afterRow of ['entry', 'error', 'warning'] as const) {
+      const req = resolveWalkRequest({ path: '/srv', after: Buffer.from([0x61, 0x2f, 0xff, 0x0a]), afterRow });
+      const w = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', requestToWire(req));
+      assert.deepEqual(resolveWalkRequest(wireToRequestInput(w)), req);
+    }
+    const root = resolveWalkRequest({ path: '/srv', after: Buffer.alloc(0), afterRow: 'warning' });
+    const wr = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', requestToWire(root));
+    assert.deepEqual(resolveWalkRequest(wireToRequestInput(wr)), root);
+    const none = resolveWalkRequest({ path: '/srv' });
+    const wn = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', requestToWire(none));
+    assert.deepEqual(resolveWalkRequest(wireToRequestInput(wn)), none);
+    assert.equal('after' in resolveWalkRequest(wireToRequestInput(wn)), false);
+  });
+
+  it('refuses a resume row kind it does not know', () => {
+    const w = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', {
+      path: '/x',
+      after: Buffer.from('a'),
+    });
+    assert.throws(
+      () => resolveWalkRequest(wireToRequestInput({ ...w, afterRow: 7 as unknown as typeof w.afterRow })),
+      /after_row must be one of entry, error, warning/,
+    );
+  });
+
   it('gives defaults for an empty wire request', () => {
     const w = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', { path: '/x' });
     const input = wireToRequestInput(w);

@@ -6,6 +6,7 @@ import type {
   EntryErrorCode,
   EntryType,
   OrderBy,
+  ResumeRow,
   Row,
   Shape,
   SortDirection,
@@ -21,6 +22,7 @@ import type {
   WireEntryOut,
   WireEntryType,
   WireErrorCode,
+  WireResumeRow,
   WireRow,
   WireRowOut,
   WireStatResponse,
@@ -58,6 +60,13 @@ const ERROR_TO_WIRE: Record<EntryErrorCode, WireEnum<WireErrorCode>> = {
   ERROR: 'ERROR_CODE_ERROR',
 };
 const ERROR_FROM_WIRE = invert(ERROR_TO_WIRE);
+
+const RESUME_ROW_TO_WIRE: Record<ResumeRow, WireEnum<WireResumeRow>> = {
+  entry: 'RESUME_ROW_ENTRY',
+  error: 'RESUME_ROW_ERROR',
+  warning: 'RESUME_ROW_WARNING',
+};
+const RESUME_ROW_FROM_WIRE = invert(RESUME_ROW_TO_WIRE);
 
 // 'bytes' is the gateway's own cut (an answer's byte budget); the agent never sends it.
 // It maps to UNSPECIFIED so that the mapping stays total in both directions.
@@ -137,6 +146,7 @@ export function requestToWire(req: WalkRequest): WireWalkRequest {
     oneFileSystem: req.oneFileSystem,
     dirSizes: req.dirSizes,
     deadlineMs: req.deadlineMs,
+    ...(req.after !== undefined ? { after: req.after, afterRow: RESUME_ROW_TO_WIRE[req.afterRow ?? 'entry'] } : {}),
   };
 }
 
@@ -161,6 +171,12 @@ export function wireToRequestInput(w: WireWalkRequestOut): WalkRequestInput {
     oneFileSystem: w.oneFileSystem,
     dirSizes: w.dirSizes,
     deadlineMs: w.deadlineMs,
+    // Empty `after` with RESUME_ROW_ENTRY (the defaults) is no resume point; core reads it so.
+    after: toBuffer(w.after),
+    afterRow:
+      typeof w.afterRow === 'number'
+        ? ((['entry', 'error', 'warning'] as const)[w.afterRow] ?? (String(w.afterRow) as ResumeRow))
+        : (RESUME_ROW_FROM_WIRE[w.afterRow as WireEnum<WireResumeRow>] ?? (w.afterRow as ResumeRow)),
   };
 }
 

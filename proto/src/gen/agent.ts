@@ -26,6 +26,7 @@ export interface ProtoGrpcType {
       EntryType: EnumTypeDefinition
       ErrorCode: EnumTypeDefinition
       Order: EnumTypeDefinition
+      ResumeRow: EnumTypeDefinition
       Row: MessageTypeDefinition<_fleetls_v1_Row, _fleetls_v1_Row__Output>
       Shape: EnumTypeDefinition
       StatRequest: MessageTypeDefinition<_fleetls_v1_StatRequest, _fleetls_v1_StatRequest__Output>

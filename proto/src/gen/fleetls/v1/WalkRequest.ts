@@ -4,6 +4,7 @@ import type { Order as _fleetls_v1_Order, Order__Output as _fleetls_v1_Order__Ou
 import type { Direction as _fleetls_v1_Direction, Direction__Output as _fleetls_v1_Direction__Output } from '../../fleetls/v1/Direction.js';
 import type { Shape as _fleetls_v1_Shape, Shape__Output as _fleetls_v1_Shape__Output } from '../../fleetls/v1/Shape.js';
 import type { EntryType as _fleetls_v1_EntryType, EntryType__Output as _fleetls_v1_EntryType__Output } from '../../fleetls/v1/EntryType.js';
+import type { ResumeRow as _fleetls_v1_ResumeRow, ResumeRow__Output as _fleetls_v1_ResumeRow__Output } from '../../fleetls/v1/ResumeRow.js';
 
 export interface WalkRequest {
   'path'?: (string);
@@ -24,6 +25,8 @@ export interface WalkRequest {
   'oneFileSystem'?: (boolean);
   'dirSizes'?: (boolean);
   'deadlineMs'?: (number);
+  'after'?: (Buffer | Uint8Array | string);
+  'afterRow'?: (_fleetls_v1_ResumeRow);
 }
 
 export interface WalkRequest__Output {
@@ -45,4 +48,6 @@ export interface WalkRequest__Output {
   'oneFileSystem': (boolean);
   'dirSizes': (boolean);
   'deadlineMs': (number);
+  'after': (Buffer);
+  'afterRow': (_fleetls_v1_ResumeRow__Output);
 }
