@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeCursor, encodeCursor, fnv1a64, queryFingerprint } from './cursor.js';
+import {
+  decodeCursor,
+  decodeTreeCursor,
+  encodeCursor,
+  encodeTreeCursor,
+  fnv1a64,
+  MAX_TREE_CURSOR_LENGTH,
+  queryFingerprint,
+  type TreeCursor,
+} from './cursor.js';
 import { FleetError } from './errors.js';
 
 const invalidCursor = (e: unknown) =>
@@ -101,5 +110,48 @@ describe('encodeCursor / decodeCursor', () => {
   it('refuses to encode a bad offset', () => {
     assert.throws(() => encodeCursor(-1, fp), RangeError);
     assert.throws(() => encodeCursor(1.5, fp), RangeError);
+  });
+});
+
+describe('tree cursors', () => {
+  const fp = queryFingerprint({ tool: 'list_directory', path: '/srv' });
+  const positions: TreeCursor[] = [
+    { host: 0 },
+    { host: 3 },
+    { host: 0, after: { path: Buffer.from('a/b'), row: 'entry' } },
+    { host: 1, after: { path: Buffer.from([0x61, 0xff, 0x0a, 0x2f, 0x7a]), row: 'error' } },
+    { host: 2 ** 32 - 1, after: { path: Buffer.from('d'), row: 'warning' } },
+    { host: 0, after: { path: Buffer.alloc(0), row: 'warning' } },
+    { host: 7, after: { path: Buffer.alloc(4096, 0x78), row: 'entry' } },
+  ];
+
+  it('round-trips every position as opaque base64url', () => {
+    for (const pos of positions) {
+      const c = encodeTreeCursor(pos, fp);
+      assert.match(c, /^[A-Za-z0-9_-]+$/);
+      assert.ok(c.length <= MAX_TREE_CURSOR_LENGTH);
+      assert.deepEqual(decodeTreeCursor(c, fp), pos);
+    }
+  });
+
+  it('refuses a cursor of another query, an offset cursor, garbage and tampering', () => {
+    const c = encodeTreeCursor({ host: 1, after: { path: Buffer.from('x'), row: 'entry' } }, fp);
+    const other = queryFingerprint({ tool: 'list_directory', path: '/other' });
+    assert.throws(() => decodeTreeCursor(c, other), invalidCursor);
+    assert.throws(() => decodeTreeCursor(encodeCursor(5, fp), fp), invalidCursor);
+    assert.throws(() => decodeCursor(c, fp), invalidCursor);
+    for (const junk of ['', 'x', '!!!!', `${c}=`, c.slice(0, 10), 'A'.repeat(MAX_TREE_CURSOR_LENGTH + 1)]) {
+      assert.throws(() => decodeTreeCursor(junk, fp), invalidCursor, junk.slice(0, 20));
+    }
+    const raw = Buffer.from(c, 'base64url');
+    const tamper = (i: number, v: number) => {
+      const b = Buffer.from(raw);
+      b[i] = v;
+      return b.toString('base64url');
+    };
+    assert.throws(() => decodeTreeCursor(tamper(0, 1), fp), invalidCursor, 'version');
+    assert.throws(() => decodeTreeCursor(tamper(1, 4), fp), invalidCursor, 'row kind');
+    assert.throws(() => decodeTreeCursor(tamper(1, 0), fp), invalidCursor, 'start of host with a path');
+    assert.throws(() => decodeTreeCursor(tamper(14, 0), fp), invalidCursor, 'NUL in the path');
   });
 });

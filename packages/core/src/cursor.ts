@@ -3,6 +3,7 @@
 // valid across gateway processes and whichever hosts answer. Pure JS (no node:crypto):
 // the fingerprint detects mistakes, it is not a security boundary.
 import { invalidArgument } from './errors.js';
+import type { ResumeRow } from './types.js';
 
 const CURSOR_VERSION = '1';
 const MAX_CURSOR_LENGTH = 128;
@@ -60,4 +61,58 @@ export function decodeCursor(cursor: string, fingerprint: string): number {
   const offset = Number(m[2]);
   if (!Number.isSafeInteger(offset)) throw bad();
   return offset;
+}
+
+// ---- tree cursors ----
+// A tree page ends after some row of some host: the cursor holds that host's index in the
+// selector's order and the row's resume point (core's `after` + `afterRow`), so the next
+// page resumes the walk there instead of walking everything before it again. Binary, then
+// base64url: [version 0x02][row kind][host index u32 BE][fingerprint 8 bytes][after bytes].
+
+const TREE_CURSOR_VERSION = 0x02;
+const TREE_HEADER = 14;
+/** Row kinds: 0 = start the host from its beginning (no row of it shown yet). */
+const TREE_ROWS = [undefined, 'entry', 'error', 'warning'] as const;
+
+/** Where a tree listing goes on: host `host` (an index), after the row `after`/`afterRow` of it. */
+export interface TreeCursor {
+  host: number;
+  /** Absent: start host `host` from its first row. */
+  after?: { path: Buffer; row: ResumeRow };
+}
+
+/** Longest tree cursor: the header and a 4096-byte path, in base64url. */
+export const MAX_TREE_CURSOR_LENGTH = Math.ceil(((TREE_HEADER + 4096) * 4) / 3);
+
+export function encodeTreeCursor(pos: TreeCursor, fingerprint: string): string {
+  if (!Number.isSafeInteger(pos.host) || pos.host < 0 || pos.host > 0xffffffff)
+    throw new RangeError(`cursor host index must be an integer from 0 to 2^32-1, got ${pos.host}`);
+  if (!/^[0-9a-f]{16}$/.test(fingerprint)) throw new RangeError('cursor fingerprint must be 16 hex digits');
+  const path = pos.after?.path ?? Buffer.alloc(0);
+  const header = Buffer.alloc(TREE_HEADER);
+  header[0] = TREE_CURSOR_VERSION;
+  header[1] = pos.after ? TREE_ROWS.indexOf(pos.after.row) : 0;
+  header.writeUInt32BE(pos.host, 2);
+  header.write(fingerprint, 6, 'hex');
+  return Buffer.concat([header, path]).toString('base64url');
+}
+
+/** The position a tree cursor holds; invalid_argument on garbage or on a cursor of another query. */
+export function decodeTreeCursor(cursor: string, fingerprint: string): TreeCursor {
+  const bad = () => invalidArgument('cursor is not valid for this query; start again without cursor');
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_TREE_CURSOR_LENGTH) throw bad();
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+  const buf = Buffer.from(cursor, 'base64url');
+  if (buf.toString('base64url') !== cursor || buf.length < TREE_HEADER) throw bad();
+  if (buf[0] !== TREE_CURSOR_VERSION || buf[1] >= TREE_ROWS.length) throw bad();
+  if (buf.toString('hex', 6, TREE_HEADER) !== fingerprint) throw bad();
+  const host = buf.readUInt32BE(2);
+  const row = TREE_ROWS[buf[1]];
+  const path = Buffer.from(buf.subarray(TREE_HEADER));
+  if (path.length > 4096 || path.includes(0)) throw bad();
+  if (row === undefined) {
+    if (path.length > 0) throw bad();
+    return { host };
+  }
+  return { host, after: { path, row } };
 }
