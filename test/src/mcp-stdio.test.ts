@@ -138,6 +138,39 @@ describe('fleetls serve over stdio, with an inventory', () => {
     assert.match(text(r).split('\n')[2], /^dead: \[ERROR\] unreachable — /);
   });
 
+  it('list_directory pages through the trees of two agents with next_cursor, each row once', async () => {
+    const args = { host: '@webs', path: fx.data, depth: 3 };
+    const whole = text(await call('list_directory', args)).split('\n');
+    assert.equal(whole.length, 2 * 110);
+    const small = await spawnClient({ FLEETLS_INVENTORY: fx.inventory }, ['--max-answer-bytes', '2048']);
+    try {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await small.callTool({
+          name: 'list_directory',
+          arguments: { ...args, ...(cursor ? { cursor } : {}) },
+        });
+        const r = page as CallToolResult;
+        assert.equal(r.isError, undefined, text(r));
+        cursor = (r.structuredContent as { next_cursor?: string }).next_cursor;
+        const lines = text(r).split('\n');
+        if (cursor)
+          assert.equal(
+            lines.pop(),
+            `[WARNING] answer cut at 2048 bytes after ${lines.length} lines; to continue, call list_directory again with the same arguments and cursor: ${cursor}`,
+          );
+        seen.push(...lines);
+        pages++;
+      } while (cursor && pages < 100);
+      assert.ok(pages > 2, `${pages} pages`);
+      assert.deepEqual(seen, whole);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('list_directories orders subdirectories by recursive size', async () => {
     const r = await call('list_directories', { host: 'web-1', path: fx.data, order_by: 'size', sort: 'descending' });
     const nodes = (r.structuredContent as { nodes: { name: string; size: number }[] }).nodes;

@@ -32,7 +32,7 @@ const INSTRUCTIONS =
   'a comma list, a glob like web-*, @group, label:key=value, or all (list_hosts shows the names). ' +
   'Answers from several hosts carry `host` on every row, are merged in the requested order, and have one ' +
   'status row per host in `hosts`; a failed host never fails the call. Long listings are cut at a size ' +
-  'limit and say so; list_files pages with next_cursor.';
+  'limit and say so; list_files and list_directory go on from next_cursor.';
 
 type Query = (ctx: QueryContext, args: unknown) => Promise<QueryResult<object>>;
 
@@ -94,7 +94,8 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
         'Tree of path on each selected host, as DesktopCommander prints it: `[DIR] a/b`, `[FILE] a/b/c`, ' +
         '`[LINK] l -> target`, and `[WARNING] a/b: N items hidden (showing first K of M total)` where a nested ' +
         'directory has more than max_items_per_dir entries (the path itself is never capped). Unreadable ' +
-        'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines. With several hosts every line starts with `host: `.',
+        'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines. With several hosts every line starts with `host: `. ' +
+        'A tree cut at the size limit ends with next_cursor: pass it as cursor (same arguments) for the next page.',
       inputSchema: s.listDirectoryInput,
       outputSchema: s.listDirectoryOutput,
       annotations: { title: 'Directory tree on hosts', ...ANNOTATIONS },

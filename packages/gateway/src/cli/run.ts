@@ -226,10 +226,17 @@ export async function runCli(io: CliIo): Promise<number> {
       'entries shown per nested directory (default 100)',
       intFlag('--max-items-per-dir'),
     )
+    .option('--cursor <cursor>', 'next_cursor of the previous page')
     .addOption(jsonOption)
     .action(async (target: string, o: Record<string, unknown>, cmd: Command) => {
       const { selector, path } = parseTarget(target);
-      const args = compact({ host: selector, path, depth: o.depth, max_items_per_dir: o.maxItemsPerDir });
+      const args = compact({
+        host: selector,
+        path,
+        depth: o.depth,
+        max_items_per_dir: o.maxItemsPerDir,
+        cursor: o.cursor,
+      });
       await withFleet(
         cmd,
         (ctx) => listDirectory(ctx, args),
@@ -238,6 +245,7 @@ export async function runCli(io: CliIo): Promise<number> {
             path: string;
             entries: TreeItem[];
             truncations: { host: string; reason: string; shown: number; total: number }[];
+            next_cursor?: string;
             hosts: HostStatusRow[];
           };
           const ok = a.hosts.filter((h) => h.status === 'ok').length;
@@ -250,6 +258,7 @@ export async function runCli(io: CliIo): Promise<number> {
               err(errStyle.warn(`fleetls: ${who}listing cut (${t.reason}): showing ${t.shown} of ${t.total}${hint}`));
             }
           }
+          if (a.next_cursor) err(errStyle.dim(`more: --cursor ${a.next_cursor}`));
           return lines;
         },
         hostsOf,

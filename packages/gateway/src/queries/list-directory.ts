@@ -1,8 +1,28 @@
-// list_directory: DesktopCommander's tree lines, per host, in selector order.
-import { displayPath, type Entry, resolveWalkRequest, treeEntryLine, treeTruncationLine } from '@fleetls/core';
+// list_directory: DesktopCommander's tree lines, per host, in selector order. A listing
+// that does not fit ends after a row and hands back a cursor: the host's index and that
+// row, so the next page resumes that host's walk there (directories before it are not read
+// again) and goes on with the hosts after it.
+import {
+  decodeTreeCursor,
+  displayPath,
+  type Entry,
+  encodeTreeCursor,
+  FleetError,
+  invalidArgument,
+  queryFingerprint,
+  type ResumeRow,
+  type Row,
+  resolveWalkRequest,
+  type TreeCursor,
+  treeEntryLine,
+  treeTruncationLine,
+  type WalkRequest,
+} from '@fleetls/core';
 import type { z } from 'zod';
+import { fanOut } from '../fan-out.js';
 import {
   failureLine,
+  fanOutOptions,
   hostStatusJson,
   lossTruncations,
   modified,
@@ -13,7 +33,7 @@ import {
   truncationJson,
   typeWord,
   walkDeadlineMs,
-  walkHosts,
+  walkHost,
 } from './common.js';
 import { listDirectoryInput, type listDirectoryOutput, parseArgs, type treeEntrySchema } from './schemas.js';
 
@@ -41,9 +61,57 @@ export function treeMaxEntries(maxAnswerBytes: number, hostCount: number): numbe
   return Math.max(2000, Math.ceil(maxAnswerBytes / 8 / Math.max(1, hostCount)));
 }
 
+type ResumePoint = NonNullable<TreeCursor['after']>;
+
+/** The resume point of a shown row: an entry (or its error row) by path, a [WARNING] by its directory. */
+function resumePointOf(row: Row): ResumePoint {
+  if (row.kind === 'truncation') return { path: row.truncation.dir, row: 'warning' };
+  const kind: ResumeRow = row.entry.error ? 'error' : 'entry';
+  return { path: row.entry.path, row: kind };
+}
+
+/**
+ * An agent older than resume points ignores `after` and walks from the start: it then
+ * sends the row the page resumes after, and the rows up to it are dropped here.
+ */
+function skipEcho(rows: Row[], after: ResumePoint): Row[] {
+  const i = rows.findIndex((r) => {
+    const p = resumePointOf(r);
+    return p.row === after.row && p.path.equals(after.path);
+  });
+  return i < 0 ? rows : rows.slice(i + 1);
+}
+
+/** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
+function pageStart(cursor: string, fingerprint: string, hostCount: number): TreeCursor {
+  const bad = () =>
+    invalidArgument(
+      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth and max_items_per_dir as on the first page',
+    );
+  let pos: TreeCursor;
+  try {
+    pos = decodeTreeCursor(cursor, fingerprint);
+  } catch {
+    throw bad();
+  }
+  if (pos.host >= hostCount) throw bad();
+  return pos;
+}
+
 export async function listDirectory(ctx: QueryContext, args: unknown): Promise<QueryResult<ListDirectoryAnswer>> {
   const a = parseArgs(listDirectoryInput, args);
-  const hosts = ctx.fleet.select(a.host);
+  const allHosts = ctx.fleet.select(a.host);
+  const fingerprint = queryFingerprint({
+    tool: 'list_directory',
+    host: a.host,
+    hosts: allHosts.map((h) => h.name),
+    path: a.path,
+    depth: a.depth,
+    max_items_per_dir: a.max_items_per_dir,
+  });
+  const start = a.cursor !== undefined ? pageStart(a.cursor, fingerprint, allHosts.length) : { host: 0 };
+  // A page resumes its first host after the cursor's row, then lists the hosts after it.
+  const hosts = allHosts.slice(start.host);
   const req = resolveWalkRequest({
     path: a.path,
     shape: 'tree',
@@ -55,33 +123,63 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
     direction: 'ascending',
     deadlineMs: walkDeadlineMs(ctx.options),
   });
-  const results = await walkHosts(ctx, hosts, req);
+  let resumed: WalkRequest = req;
+  if (start.after) {
+    try {
+      resumed = resolveWalkRequest({ ...req, after: start.after.path, afterRow: start.after.row });
+    } catch (err) {
+      throw invalidArgument(`cursor is not valid: ${FleetError.from(err).message}`);
+    }
+  }
+  const results = await fanOut(
+    ctx.fleet,
+    hosts,
+    (b, h, signal) => walkHost(b.walk.bind(b), h === hosts[0] ? resumed : req, signal),
+    fanOutOptions(ctx),
+  );
 
-  const multi = hosts.length > 1;
+  const multi = allHosts.length > 1;
   const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(hosts.length));
   const lines: string[] = [];
   const tail: string[] = [];
   const entries: TreeEntryJson[] = [];
   const truncations: ReturnType<typeof truncationJson>[] = [];
   let shownRows = 0;
+  /** Rows the listed hosts sent for this page (those past a cut included). */
   let totalRows = 0;
+  /** Where the next page starts, when this one is cut. */
+  let next: TreeCursor | undefined;
+  /** This page was cut at the byte budget (rather than by a host's own entry or time limit). */
+  let cutAtBytes = false;
+  let listed = 0;
 
-  for (const r of results) {
+  for (const [i, r] of results.entries()) {
     const host = r.host.name;
     const prefix = multi ? `${host}: ` : '';
+    listed = i + 1;
     if (!r.value) {
       // Failed hosts keep their place in the host order, inside the budget's reserve.
       lines.push(prefix + failureLine(r.status, req.path));
       continue;
     }
     const rootLabel = req.path;
-    for (const row of r.value.rows) {
-      totalRows++;
+    let last = i === 0 ? start.after : undefined;
+    const rows = i === 0 && start.after ? skipEcho(r.value.rows, start.after) : r.value.rows;
+    let hostRows = 0;
+    totalRows += rows.length;
+    for (const row of rows) {
       const line =
         prefix +
         (row.kind === 'entry' ? treeEntryLine(row.entry, rootLabel) : treeTruncationLine(row.truncation, rootLabel));
-      if (!budget.take(line)) continue;
+      // A page shows one row at least, so paging always moves on.
+      if (!budget.take(line) && shownRows > 0) {
+        next = { host: start.host + i, ...(last ? { after: last } : {}) };
+        cutAtBytes = true;
+        break;
+      }
       shownRows++;
+      hostRows++;
+      last = resumePointOf(row);
       lines.push(line);
       if (row.kind === 'entry') entries.push(entryJson(host, row.entry));
       else {
@@ -89,17 +187,25 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
         entries.push({ host, path: displayPath(t.dir), type: 'warning', hidden: { shown: t.shown, total: t.total } });
       }
     }
-    for (const t of lossTruncations(r.value.summary)) {
+    if (next) break;
+    const losses = lossTruncations(r.value.summary);
+    for (const t of losses) {
       lines.push(prefix + treeTruncationLine(t, rootLabel));
       truncations.push(truncationJson(host, t));
     }
+    // A host that stopped at its entry or time limit after some rows goes on on the next page.
+    if (hostRows > 0 && losses.some((t) => t.reason === 'max_entries' || t.reason === 'deadline')) {
+      next = { host: start.host + i, ...(last ? { after: last } : {}) };
+      break;
+    }
   }
-  if (budget.exhausted) {
-    tail.push(
-      `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: showing ${shownRows} of ${totalRows} lines; ` +
-        'ask for a smaller depth or max_items_per_dir, a deeper path, or fewer hosts',
-    );
-    truncations.push({ host: '', dir: '', shown: shownRows, total: totalRows, reason: 'bytes' });
+  const nextCursor = next ? encodeTreeCursor(next, fingerprint) : undefined;
+  if (nextCursor) {
+    const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
+    if (cutAtBytes) {
+      tail.push(`[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shownRows} lines; ${more}`);
+      truncations.push({ host: '', dir: '', shown: shownRows, total: totalRows, reason: 'bytes' });
+    } else tail.push(`[WARNING] ${more}`);
   }
   return {
     structured: {
@@ -107,7 +213,8 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       entries,
       truncated: truncations.length > 0,
       truncations,
-      hosts: results.map((r) => hostStatusJson(r.status)),
+      ...(nextCursor ? { next_cursor: nextCursor } : {}),
+      hosts: results.slice(0, listed).map((r) => hostStatusJson(r.status)),
     },
     text: [...lines, ...tail].join('\n'),
   };

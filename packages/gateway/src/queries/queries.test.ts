@@ -119,7 +119,11 @@ test('list_directory: the answer is cut at its byte budget, at a line, and says 
   const r = await listDirectory(ctx(f, { maxAnswerBytes: 4096 }), { host: 'alpha', path: '/r' });
   assert.ok(Buffer.byteLength(r.text) <= 4096, `${Buffer.byteLength(r.text)} bytes`);
   const lines = r.text.split('\n');
-  assert.match(lines.at(-1) ?? '', /^\[WARNING\] answer cut at 4096 bytes: showing \d+ of 2000 lines/);
+  assert.match(
+    lines.at(-1) ?? '',
+    /^\[WARNING\] answer cut at 4096 bytes after \d+ lines; to continue, call list_directory again with the same arguments and cursor: [A-Za-z0-9_-]+$/,
+  );
+  assert.equal(lines.at(-1)?.split('cursor: ')[1], r.structured.next_cursor);
   assert.ok(lines.slice(0, -1).every((l) => /^\[FILE\] file-\d{5}$/.test(l)));
   assert.equal(r.structured.entries.length, lines.length - 1);
   assert.equal(r.structured.truncated, true);

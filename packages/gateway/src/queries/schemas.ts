@@ -1,7 +1,7 @@
 // The five tools' arguments and answers, as zod shapes: the MCP server registers them as
 // inputSchema/outputSchema, and the queries parse with them too, so the CLI gets the same
 // defaults, bounds and messages. Every message names the argument and its bounds.
-import { invalidArgument, ORDER_BY, SORT_DIRECTIONS } from '@fleetls/core';
+import { invalidArgument, MAX_TREE_CURSOR_LENGTH, ORDER_BY, SORT_DIRECTIONS } from '@fleetls/core';
 import { z } from 'zod';
 
 export const BOUNDS = {
@@ -63,6 +63,11 @@ export const listDirectoryInput = {
     .describe(
       'Entries shown per nested directory; the rest are counted in a [WARNING] line. The path itself is exempt',
     ),
+  cursor: z
+    .string({ error: 'cursor must be a string from a previous next_cursor' })
+    .max(MAX_TREE_CURSOR_LENGTH, { error: `cursor must be at most ${MAX_TREE_CURSOR_LENGTH} characters` })
+    .optional()
+    .describe('next_cursor of the previous page, to go on from there (same host, path, depth and max_items_per_dir)'),
 };
 
 export const FILE_TYPES = ['file', 'directory', 'symlink', 'any'] as const;
@@ -147,6 +152,8 @@ export const listDirectoryOutput = {
   entries: z.array(treeEntrySchema),
   truncated: z.boolean(),
   truncations: z.array(truncationSchema),
+  /** Present exactly when the listing was cut: pass it as `cursor` for the next page. */
+  next_cursor: z.string().optional(),
   hosts: z.array(hostStatusSchema),
 };
 

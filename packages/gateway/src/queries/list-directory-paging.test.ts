@@ -1,0 +1,152 @@
+// list_directory pages: a tree cut at the byte budget goes on from next_cursor, host by
+// host, and the pages together are the unpaged listing, each row exactly once.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FleetError, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
+import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
+import type { QueryContext } from './common.js';
+import { DeadBackend, dir, FakeFleet, type FakeNode, file, MemoryBackend } from './fake-fleet.js';
+import { type ListDirectoryAnswer, listDirectory } from './list-directory.js';
+import { listFiles } from './list-files.js';
+
+function ctx(fleet: FakeFleet, options: Partial<GatewayOptions> = {}): QueryContext {
+  return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS, ...options }, signal: new AbortController().signal };
+}
+
+function files(prefix: string, n: number): Record<string, FakeNode> {
+  const out: Record<string, FakeNode> = {};
+  for (let i = 0; i < n; i++) out[`${prefix}${String(i).padStart(2, '0')}`] = file(i);
+  return out;
+}
+
+/** Caps (nested [WARNING]s), denied directories (a DIR row then a DENIED row), nesting. */
+function tree(seed: string): FakeNode {
+  return dir({
+    r: dir({
+      a: dir({ ...files(`${seed}a`, 7), inner: dir(files('i', 6)), locked: dir({}, { denied: true }) }),
+      b: dir({ deep: dir({ deeper: dir(files('z', 3)) }), ...files('b', 2) }),
+      locked: dir({ hidden: file(1) }, { denied: true }),
+      ...files(`${seed}top`, 5),
+    }),
+  });
+}
+
+/** An agent from before resume points: it ignores `after` and walks from the start. */
+class OldAgent extends MemoryBackend {
+  override walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    const { after: _a, afterRow: _r, ...rest } = req;
+    return super.walk(rest, signal);
+  }
+}
+
+function fleet(): { fleet: FakeFleet; backends: Record<string, MemoryBackend> } {
+  const backends = {
+    web1: new MemoryBackend(tree('w')),
+    web2: new OldAgent(tree('x')),
+    web3: new MemoryBackend(tree('y')),
+  };
+  return { fleet: new FakeFleet({ ...backends, gone: new DeadBackend() }), backends };
+}
+
+const ARGS = { host: 'web1,gone,web2,web3', path: '/r', depth: 3, max_items_per_dir: 4 };
+const CUT = /^\[WARNING\] answer cut at \d+ bytes after \d+ lines; to continue, call list_directory again/;
+
+async function allPages(maxAnswerBytes: number): Promise<ListDirectoryAnswer[]> {
+  const f = fleet().fleet;
+  const pages: ListDirectoryAnswer[] = [];
+  const texts: string[] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < 500; n++) {
+    const r = await listDirectory(ctx(f, { maxAnswerBytes }), { ...ARGS, ...(cursor ? { cursor } : {}) });
+    pages.push(r.structured);
+    texts.push(r.text);
+    cursor = r.structured.next_cursor;
+    const last = r.text.split('\n').at(-1) ?? '';
+    assert.equal(CUT.test(last), cursor !== undefined, `page ${n}: the text says how to go on exactly when cut`);
+    if (cursor === undefined) return pages.map((p, i) => ({ ...p, text: texts[i] }) as ListDirectoryAnswer);
+    assert.ok(last.endsWith(`cursor: ${cursor}`));
+  }
+  throw new Error('paging did not end');
+}
+
+test('list_directory pages: any budget reproduces the unpaged rows exactly once, in host order', async () => {
+  const whole = await listDirectory(ctx(fleet().fleet), ARGS);
+  assert.equal(whole.structured.next_cursor, undefined);
+  const lines = whole.text.split('\n');
+  for (const want of [
+    'web1: [DIR] a/locked',
+    'web1: [DENIED] a/locked — permission denied',
+    'web2: [DENIED] locked — permission denied',
+    'web3: [WARNING] a: 5 items hidden (showing first 4 of 9 total)',
+    'web3: [WARNING] a/inner: 2 items hidden (showing first 4 of 6 total)',
+  ]) {
+    assert.ok(lines.includes(want), `${want} in\n${whole.text}`);
+  }
+  assert.ok(lines.some((l) => l.startsWith('gone: [ERROR] unreachable')));
+  for (const budget of [300, 420, 700, 1500]) {
+    const pages = await allPages(budget);
+    assert.ok(pages.length > 1, `${pages.length} pages at ${budget} bytes`);
+    const entries = pages.flatMap((p) => p.entries);
+    assert.deepEqual(entries, whole.structured.entries, `entries at ${budget} bytes`);
+    const text = pages.flatMap((p) => (p as unknown as { text: string }).text.split('\n').filter((l) => !CUT.test(l)));
+    assert.deepEqual(text, lines, `text at ${budget} bytes`);
+    const hosts = pages.flatMap((p) => p.hosts.map((h) => h.host));
+    for (const h of ['web1', 'gone', 'web2', 'web3']) assert.ok(hosts.includes(h));
+  }
+});
+
+test('list_directory pages: a page resumes its first host after the last row shown, not from the start', async () => {
+  const { fleet: f, backends } = fleet();
+  const first = await listDirectory(ctx(f, { maxAnswerBytes: 400 }), { ...ARGS, host: 'web1' });
+  const cursor = first.structured.next_cursor;
+  assert.ok(cursor);
+  const last = first.structured.entries.at(-1);
+  await listDirectory(ctx(f, { maxAnswerBytes: 400 }), { ...ARGS, host: 'web1', cursor });
+  const req = backends.web1.requests.at(-1);
+  assert.equal(req?.after?.toString(), last?.path);
+  assert.equal(req?.afterRow, last?.type === 'warning' ? 'warning' : last?.error ? 'error' : 'entry');
+});
+
+test('list_directory pages: one host keeps DesktopCommander lines on every page', async () => {
+  const f = fleet().fleet;
+  let cursor: string | undefined;
+  const rows: string[] = [];
+  do {
+    const r = await listDirectory(ctx(f, { maxAnswerBytes: 350 }), {
+      ...ARGS,
+      host: 'web3',
+      ...(cursor ? { cursor } : {}),
+    });
+    cursor = r.structured.next_cursor;
+    rows.push(...r.text.split('\n').filter((l) => !CUT.test(l)));
+  } while (cursor);
+  const whole = await listDirectory(ctx(f), { ...ARGS, host: 'web3' });
+  assert.deepEqual(rows, whole.text.split('\n'));
+  assert.ok(
+    rows.every((l) => /^\[(FILE|DIR|DENIED|WARNING)\] /.test(l)),
+    rows.join('\n'),
+  );
+});
+
+test('list_directory pages: a cursor of another query, of list_files, or garbage is refused naming cursor', async () => {
+  const f = fleet().fleet;
+  const r = await listDirectory(ctx(f, { maxAnswerBytes: 400 }), ARGS);
+  const cursor = r.structured.next_cursor;
+  assert.ok(cursor);
+  const refused = (e: unknown) =>
+    e instanceof FleetError &&
+    e.code === 'invalid_argument' &&
+    /^cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth and max_items_per_dir/.test(
+      e.message,
+    );
+  const o = { maxAnswerBytes: 400 };
+  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, depth: 2, cursor }), refused);
+  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, host: 'web1', cursor }), refused);
+  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: 'garbage' }), refused);
+  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: `${cursor}x` }), refused);
+  const files = await listFiles(ctx(f, { maxAnswerBytes: 400 }), { host: 'web1', path: '/r', max_depth: 3 });
+  const filesCursor = files.structured.next_cursor;
+  assert.ok(filesCursor);
+  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: filesCursor }), refused);
+  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: 42 }), /cursor/);
+});
