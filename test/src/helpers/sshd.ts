@@ -60,7 +60,13 @@ function ensureUser(user: string): { uid: number; gid: number; home: string } {
   return u;
 }
 
-export async function startSshd(opts: { user?: string } = {}): Promise<Sshd> {
+export interface SshdOptions {
+  user?: string;
+  /** sshd_config lines appended after the defaults (e.g. `SetEnv PATH=...`); checked with `sshd -t`. */
+  extraConfig?: string[];
+}
+
+export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   if (process.getuid?.() !== 0) {
     throw new Error(
       'startSshd needs root (it starts sshd and creates a login user); run the SSH tests as root, as CI does',
@@ -106,9 +112,11 @@ export async function startSshd(opts: { user?: string } = {}): Promise<Sshd> {
       'LogLevel VERBOSE',
       'PrintMotd no',
       'Subsystem sftp internal-sftp',
+      ...(opts.extraConfig ?? []),
       '',
     ].join('\n'),
   );
+  if (opts.extraConfig) execFileSync(SSHD, ['-t', '-f', config], { stdio: 'pipe' });
   const hostPub = readFileSync(`${hostKey}.pub`, 'utf8').trim().split(/\s+/);
   const knownHostsFile = join(dir, 'known_hosts');
   writeFileSync(knownHostsFile, `[127.0.0.1]:${port} ${hostPub[0]} ${hostPub[1]}\n`);

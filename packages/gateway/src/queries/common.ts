@@ -109,14 +109,30 @@ export function walkHosts(ctx: QueryContext, hosts: FleetHost[], req: WalkReques
   return fanOut(ctx.fleet, hosts, (b, _h, signal) => walkHost(b.walk.bind(b), req, signal), fanOutOptions(ctx));
 }
 
+export interface NoteJson {
+  host: string;
+  note: string;
+}
+
+/** The notes of the hosts that answered (how they were listed), in host order. */
+export function walkNotes(results: HostResult<HostWalk>[]): NoteJson[] {
+  return results.flatMap((r) => (r.value?.summary.notes ?? []).map((note) => ({ host: r.host.name, note })));
+}
+
+/** A note's text line: `[NOTE] ...`, prefixed with its host when asked. */
+export function noteLine(n: NoteJson, withHost: boolean): string {
+  return `${withHost ? `${n.host}: ` : ''}[NOTE] ${n.note}`;
+}
+
 export interface MergedWalks {
   /** The hosts' ranked rows merged into one list in the request's order. */
   merged: { host: string; entry: Entry }[];
   /** Entries that passed the filters, over all hosts: the full length of the ranking. */
   found: number;
   truncations: TruncationJson[];
-  /** One `host: [WARNING] ...` line per truncation. */
+  /** One `host: [WARNING] ...` line per truncation, then one `host: [NOTE] ...` per note. */
   warnings: string[];
+  notes: NoteJson[];
 }
 
 /** Merges the ranked walks of the hosts that answered, keeping the entries `keep` accepts. */
@@ -142,7 +158,9 @@ export function mergeRankedWalks(
     }
   }
   const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction));
-  return { merged, found, truncations, warnings };
+  const notes = walkNotes(results);
+  for (const n of notes) warnings.push(noteLine(n, true));
+  return { merged, found, truncations, warnings, notes };
 }
 
 /** Whole-walk truncations worth telling (top_n is the ranking asked for, not a loss). */

@@ -42,7 +42,11 @@ export async function listDirectories(ctx: QueryContext, args: unknown): Promise
   const results = await walkHosts(ctx, hosts, req);
 
   // Directories only: a listing error row (an unreadable path) is the host's, not a node.
-  const { merged, found, truncations, warnings } = mergeRankedWalks(results, req, (e) => e.type === 'dir' && !e.error);
+  const { merged, found, truncations, warnings, notes } = mergeRankedWalks(
+    results,
+    req,
+    (e) => e.type === 'dir' && !e.error,
+  );
   const ranked = a.top_n !== undefined ? merged.slice(0, a.top_n) : merged;
 
   const multi = hosts.length > 1;
@@ -97,6 +101,7 @@ export async function listDirectories(ctx: QueryContext, args: unknown): Promise
       shown,
       truncated,
       truncations,
+      ...(notes.length > 0 ? { notes } : {}),
       hosts: results.map((r) => hostStatusJson(r.status)),
     },
     text: [headline, ...table, ...warnings, ...failures].join('\n'),

@@ -3,6 +3,7 @@
 // row, so the next page resumes that host's walk there (directories before it are not read
 // again) and goes on with the hosts after it.
 import {
+  compareNames,
   decodeTreeCursor,
   displayPath,
   type Entry,
@@ -26,6 +27,7 @@ import {
   hostStatusJson,
   lossTruncations,
   modified,
+  noteLine,
   type QueryContext,
   type QueryResult,
   reserveFor,
@@ -34,6 +36,7 @@ import {
   typeWord,
   walkDeadlineMs,
   walkHost,
+  walkNotes,
 } from './common.js';
 import { listDirectoryInput, type listDirectoryOutput, parseArgs, type treeEntrySchema } from './schemas.js';
 
@@ -71,15 +74,43 @@ function resumePointOf(row: Row): ResumePoint {
 }
 
 /**
- * An agent older than resume points ignores `after` and walks from the start: it then
- * sends the row the page resumes after, and the rows up to it are dropped here.
+ * Where a row's resume point falls in the tree's depth-first name order against another:
+ * components compare by name; an ancestor comes before its subtree, and its [WARNING]
+ * after it; at one path the entry comes first, then its error row, then its [WARNING].
  */
-function skipEcho(rows: Row[], after: ResumePoint): Row[] {
-  const i = rows.findIndex((r) => {
-    const p = resumePointOf(r);
-    return p.row === after.row && p.path.equals(after.path);
-  });
-  return i < 0 ? rows : rows.slice(i + 1);
+function compareResumePoints(a: ResumePoint, b: ResumePoint): number {
+  const rank = { entry: 0, error: 1, warning: 2 } as const;
+  const pa = a.path.length === 0 ? [] : splitPath(a.path);
+  const pb = b.path.length === 0 ? [] : splitPath(b.path);
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const d = compareNames(pa[i], pb[i]);
+    if (d !== 0) return d;
+  }
+  if (pa.length < pb.length) return a.row === 'warning' ? 1 : -1;
+  if (pa.length > pb.length) return b.row === 'warning' ? -1 : 1;
+  return rank[a.row] - rank[b.row];
+}
+
+function splitPath(p: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let i = 0; i <= p.length; i++) {
+    if (i === p.length || p[i] === 0x2f) {
+      parts.push(p.subarray(start, i));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
+/**
+ * An agent older than resume points ignores `after` and walks from the start: the rows it
+ * sends up to and including the resume point were shown already and are dropped here (an
+ * agent that honours `after` sends only rows past it: its first row shows that at once).
+ */
+function skipShown(rows: Row[], after: ResumePoint): Row[] {
+  const i = rows.findIndex((r) => compareResumePoints(resumePointOf(r), after) > 0);
+  return i === 0 ? rows : i < 0 ? [] : rows.slice(i);
 }
 
 /** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
@@ -164,7 +195,7 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
     }
     const rootLabel = req.path;
     let last = i === 0 ? start.after : undefined;
-    const rows = i === 0 && start.after ? skipEcho(r.value.rows, start.after) : r.value.rows;
+    const rows = i === 0 && start.after ? skipShown(r.value.rows, start.after) : r.value.rows;
     let hostRows = 0;
     totalRows += rows.length;
     for (const row of rows) {
@@ -199,6 +230,8 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       break;
     }
   }
+  const notes = walkNotes(results.slice(0, listed));
+  for (const n of notes) tail.push(noteLine(n, multi));
   const nextCursor = next ? encodeTreeCursor(next, fingerprint) : undefined;
   if (nextCursor) {
     const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
@@ -214,6 +247,7 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       truncated: truncations.length > 0,
       truncations,
       ...(nextCursor ? { next_cursor: nextCursor } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
       hosts: results.slice(0, listed).map((r) => hostStatusJson(r.status)),
     },
     text: [...lines, ...tail].join('\n'),

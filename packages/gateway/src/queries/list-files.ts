@@ -118,7 +118,7 @@ export async function listFiles(ctx: QueryContext, args: unknown): Promise<Query
   });
   const results = await walkHosts(ctx, hosts, req);
 
-  const { merged, found, truncations, warnings } = mergeRankedWalks(results, req);
+  const { merged, found, truncations, warnings, notes } = mergeRankedWalks(results, req);
   const total = Math.min(cap, found);
   const page = merged.slice(start, Math.min(start + a.limit, total));
 
@@ -179,5 +179,6 @@ export async function listFiles(ctx: QueryContext, args: unknown): Promise<Query
     hosts: results.map((r) => hostStatusJson(r.status)),
   };
   if (nextCursor !== undefined) structured.next_cursor = nextCursor;
+  if (notes.length > 0) structured.notes = notes;
   return { structured, text: result };
 }

@@ -133,6 +133,9 @@ export const truncationSchema = z.object({
   reason: z.string(),
 });
 
+/** Something about how a host was listed that limits its rows (e.g. the SSH backend's SFTP fallback). */
+export const noteSchema = z.object({ host: z.string(), note: z.string() });
+
 const entryError = z.object({ code: z.enum(['NOT_FOUND', 'DENIED', 'ERROR']), detail: z.string() });
 
 export const treeEntrySchema = z.object({
@@ -154,6 +157,7 @@ export const listDirectoryOutput = {
   truncations: z.array(truncationSchema),
   /** Present exactly when the listing was cut: pass it as `cursor` for the next page. */
   next_cursor: z.string().optional(),
+  notes: z.array(noteSchema).optional(),
   hosts: z.array(hostStatusSchema),
 };
 
@@ -182,6 +186,7 @@ export const listFilesOutput = {
   next_cursor: z.string().optional(),
   truncated: z.boolean(),
   truncations: z.array(truncationSchema),
+  notes: z.array(noteSchema).optional(),
   hosts: z.array(hostStatusSchema),
 };
 
@@ -201,6 +206,7 @@ export const listDirectoriesOutput = {
   shown: z.number(),
   truncated: z.boolean(),
   truncations: z.array(truncationSchema),
+  notes: z.array(noteSchema).optional(),
   hosts: z.array(hostStatusSchema),
 };
 
@@ -221,6 +227,8 @@ export const statResultSchema = z.object({
   inode: z.number(),
   nlink: z.number(),
   link_target: z.string().optional(),
+  /** What this host's stat could not know (e.g. over SFTP). */
+  notes: z.array(z.string()).optional(),
 });
 
 export const statOutput = {

@@ -44,6 +44,7 @@ function statJson(host: string, path: string, s: StatInfo): StatJson {
     nlink: e.nlink,
   };
   if (e.linkTarget !== undefined) out.link_target = displayPath(e.linkTarget);
+  if (s.notes && s.notes.length > 0) out.notes = [...s.notes];
   return out;
 }
 
@@ -62,6 +63,7 @@ function statLines(s: StatJson): string[] {
     `links: ${s.nlink}`,
   ];
   if (s.link_target !== undefined) lines.push(`target: ${s.link_target}`);
+  for (const n of s.notes ?? []) lines.push(`[NOTE] ${n}`);
   return lines;
 }
 

@@ -6,6 +6,7 @@ export { fingerprint, type HostKeyVerdict, verifyHostKey } from './known-hosts.j
 export {
   createSshBackend,
   SFTP_NOTE,
+  SFTP_STAT_NOTE,
   type SshBackend,
   type SshBackendOptions,
   type SshWalkSummary,

@@ -1,20 +1,58 @@
-// The fallback lister for hosts without GNU find: SFTP readdir/lstat, one directory at a
-// time, down to maxDepth. SFTP gives whole-second mtimes and no inode, nlink or device,
-// so those are 0 (the result carries a note saying so) and one_file_system cannot apply.
+// The fallback lister for hosts without GNU find: SFTP readdir, one directory at a time,
+// down to maxDepth. readdir's attrs are lstat's (OpenSSH's sftp-server), so an entry costs
+// no round trip of its own; only symlinks are read (readlink, and stat when following).
+// What SFTP v3 cannot say, and how it is made up for:
+// - mtimes are whole seconds; the UTC offset is unknown (0: times are shown in UTC);
+// - no inode or device: when following symlinks a directory's identity for loop detection
+//   is its realpath; recursive sizes cannot tell hard links or mount points apart;
+// - the link count comes from readdir's `ls -l` longname (OpenSSH's format), else 0;
+// - ssh2 decodes names as UTF-8: a name that is not UTF-8 is listed lossily, as an error row.
 import type { EntryError, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
-import { entryErrorFromErrno, errorRawEntry, FleetError, typeFromMode } from '@fleetls/core';
+import { entryErrorFromErrno, errorRawEntry, FleetError, pathKey, typeFromMode } from '@fleetls/core';
 import type ssh2 from 'ssh2';
 import type { SshConnection } from './connection.js';
 
 type Sftp = ssh2.SFTPWrapper;
 type Attrs = ssh2.Attributes;
+type Fields = Omit<RawEntry, 'name'>;
+/** ssh2 has them; its types do not. */
+interface ReaddirFull {
+  readdir(path: string, opts: { full: boolean }, cb: (err: Error | undefined, list: ssh2.FileEntry[]) => void): void;
+}
+interface UsersGroups {
+  ext_users_groups(
+    uids: number[],
+    gids: number[],
+    cb: (err: Error | undefined, users: string[], groups: string[]) => void,
+  ): void;
+}
+
+/** Told with every walk listed over SFTP. */
+export const SFTP_NOTE =
+  'listed over SFTP (no GNU find on the host): mtimes are whole seconds, shown in UTC; ' +
+  'recursive directory sizes count hard links once per link and may cross mount points';
+/** Told with every stat over SFTP. */
+export const SFTP_STAT_NOTE =
+  'stat over SFTP (no GNU find on the host): times are whole seconds, shown in UTC; ' +
+  'changed time, inode and link count are unknown (0)';
+
+const NOT_UTF8: EntryError = {
+  code: 'ERROR',
+  detail: 'name is not valid UTF-8: SFTP shows it lossily and cannot open it',
+};
 
 function errnoOfSftp(err: unknown): string | undefined {
   const code = (err as { code?: number })?.code;
   return code === 2 ? 'ENOENT' : code === 3 ? 'EACCES' : undefined;
 }
 
-function fromAttrs(a: Attrs): Omit<RawEntry, 'name'> {
+/** The link count in an `ls -l` style longname ("-rw-r--r--    1 user group ..."), else 0. */
+export function nlinkFromLongname(longname: string | undefined): number {
+  const m = /^[-a-zA-Z?][-rwxsStTlL+.@?]{9}\S*\s+(\d+)\s/.exec(longname ?? '');
+  return m ? Number(m[1]) : 0;
+}
+
+function fromAttrs(a: Attrs, nlink = 0): Fields {
   return {
     type: typeFromMode(a.mode),
     size: a.size,
@@ -25,7 +63,7 @@ function fromAttrs(a: Attrs): Omit<RawEntry, 'name'> {
     uid: a.uid,
     gid: a.gid,
     inode: 0,
-    nlink: 0,
+    nlink,
     dev: 0,
   };
 }
@@ -33,27 +71,99 @@ function fromAttrs(a: Attrs): Omit<RawEntry, 'name'> {
 const call = <T>(f: (cb: (err: Error | undefined, v: T) => void) => void): Promise<T> =>
   new Promise((resolve, reject) => f((err, v) => (err ? reject(err) : resolve(v))));
 
-async function entryAt(sftp: Sftp, full: string, follow: boolean): Promise<Omit<RawEntry, 'name'>> {
-  const l = await call<Attrs>((cb) => sftp.lstat(full, cb));
-  if (typeFromMode(l.mode) !== 'symlink') return fromAttrs(l);
+// `full`: with "." and ".." ("." carries the directory's own link count).
+const readdir = (sftp: Sftp, path: string) =>
+  call<ssh2.FileEntry[]>((cb) => (sftp as unknown as ReaddirFull).readdir(path, { full: true }, cb));
+
+/**
+ * Directory identities by realpath, for loop detection when following symlinks (dev stays
+ * 0), and the link counts seen for them: stat of a followed symlink has none, but the real
+ * directory's own listing (or its "." entry) does.
+ */
+class DirIds {
+  private readonly ids = new Map<string, number>();
+  private readonly nlinks = new Map<number, number>();
+  constructor(private readonly sftp: Sftp) {}
+  async of(full: string, nlink = 0): Promise<number> {
+    const real = await call<string>((cb) => this.sftp.realpath(full, cb)).catch(() => full);
+    let id = this.ids.get(real);
+    if (id === undefined) {
+      id = this.ids.size + 1;
+      this.ids.set(real, id);
+    }
+    this.seen(id, nlink);
+    return id;
+  }
+  seen(id: number, nlink: number): void {
+    if (nlink > 0) this.nlinks.set(id, nlink);
+  }
+  /** Fills in the link count of a followed directory from its real one. */
+  fill(e: Fields): void {
+    if (e.type === 'dir' && e.nlink === 0 && e.inode > 0) e.nlink = this.nlinks.get(e.inode) ?? 0;
+  }
+}
+
+/** A listed entry from its readdir attrs; symlinks are read (and followed when asked). */
+async function entryOf(sftp: Sftp, full: string, fe: ssh2.FileEntry, follow: boolean): Promise<Fields> {
+  const l = fromAttrs(fe.attrs, nlinkFromLongname(fe.longname));
+  if (l.type !== 'symlink') return l;
   const linkTarget = Buffer.from(await call<string>((cb) => sftp.readlink(full, cb)).catch(() => ''));
-  if (!follow) return { ...fromAttrs(l), linkTarget };
+  if (!follow) return { ...l, linkTarget };
   try {
     return { ...fromAttrs(await call<Attrs>((cb) => sftp.stat(full, cb))), linkTarget };
   } catch (err) {
     const errno = errnoOfSftp(err);
     return {
-      ...fromAttrs(l),
+      ...l,
       linkTarget,
       error: entryErrorFromErrno(errno, errno === 'ENOENT' ? 'symlink target does not exist' : undefined),
     };
   }
 }
 
+/**
+ * Recursive apparent size of a directory, as `du -b`: its own size plus every entry's
+ * lstat size below it. Unreadable directories and the deadline make it a lower bound.
+ */
+async function duApparent(
+  sftp: Sftp,
+  top: string,
+  ownSize: number,
+  deadlineAt: number,
+  signal: AbortSignal,
+): Promise<{ size: number; partial: boolean }> {
+  let size = ownSize;
+  let partial = false;
+  const stack = [top];
+  while (stack.length > 0) {
+    if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
+    if (Date.now() >= deadlineAt) return { size, partial: true };
+    const dir = stack.pop()!;
+    let list: ssh2.FileEntry[];
+    try {
+      list = await readdir(sftp, dir);
+    } catch {
+      partial = true;
+      continue;
+    }
+    for (const fe of list) {
+      if (fe.filename === '.' || fe.filename === '..') continue;
+      size += fe.attrs.size;
+      if (typeFromMode(fe.attrs.mode) === 'dir') {
+        if (fe.filename.includes('\uFFFD')) partial = true;
+        else stack.push(`${dir === '/' ? '' : dir}/${fe.filename}`);
+      }
+    }
+  }
+  return { size, partial };
+}
+
 export async function sftpListing(conn: SshConnection, req: WalkRequest, signal: AbortSignal, deadlineAt: number) {
   const { sftp, release } = await conn.sftp(signal);
   const records: SourceRecord[] = [];
   const dirErrors = new Map<string, EntryError>();
+  const dirSizes = req.dirSizes ? new Map<string, { size: number; partial: boolean }>() : undefined;
+  const ids = req.followSymlinks ? new DirIds(sftp) : undefined;
   let killed = false;
   try {
     let root: RawEntry;
@@ -61,50 +171,94 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
       // As find -H: the start path is followed.
       const st = await call<Attrs>((cb) => sftp.stat(req.path, cb));
       root = { ...fromAttrs(st), name: Buffer.alloc(0) };
+      if (ids && root.type === 'dir') root.inode = await ids.of(req.path);
     } catch (err) {
       return {
-        root: errorRawEntry(Buffer.alloc(0), 'unknown', entryErrorFromErrno(errnoOfSftp(err))),
+        root: errorRawEntry(Buffer.alloc(0), 'dir', entryErrorFromErrno(errnoOfSftp(err))),
         records,
         dirErrors,
-        dirSizes: undefined,
+        dirSizes,
         capped: false,
         killed,
       };
     }
     const base = req.path === '/' ? '' : req.path;
-    const queue: { rel: string; depth: number }[] = root.type === 'dir' ? [{ rel: '', depth: 1 }] : [];
+    const queue: { rel: string; depth: number; id: number }[] =
+      root.type === 'dir' ? [{ rel: '', depth: 1, id: root.inode }] : [];
     while (queue.length > 0) {
       if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
       if (Date.now() >= deadlineAt) {
         killed = true;
         break;
       }
-      const { rel, depth } = queue.shift()!;
+      const { rel, depth, id } = queue.shift()!;
       const dirFull = rel === '' ? req.path : `${base}/${rel}`;
       let list: ssh2.FileEntry[];
       try {
-        list = await call<ssh2.FileEntry[]>((cb) => sftp.readdir(dirFull, cb as never));
+        list = await readdir(sftp, dirFull);
       } catch (err) {
-        dirErrors.set(Buffer.from(rel).toString('latin1'), entryErrorFromErrno(errnoOfSftp(err) ?? 'EIO'));
+        dirErrors.set(pathKey(Buffer.from(rel)), entryErrorFromErrno(errnoOfSftp(err) ?? 'EIO'));
         continue;
       }
-      for (const fe of list) {
-        if (fe.filename === '.' || fe.filename === '..') continue;
-        const relPath = rel === '' ? fe.filename : `${rel}/${fe.filename}`;
-        let e: Omit<RawEntry, 'name'>;
-        try {
-          e = await entryAt(sftp, `${base}/${relPath}`, req.followSymlinks);
-        } catch (err) {
-          e = errorRawEntry(Buffer.from(fe.filename), 'unknown', entryErrorFromErrno(errnoOfSftp(err)));
-        }
+      const self = list.find((fe) => fe.filename === '.');
+      if (ids && self) ids.seen(id, nlinkFromLongname(self.longname));
+      // Symlink reads and directory sizes go out at once: ssh2 pipelines them on the channel.
+      const listed = await Promise.all(
+        list
+          .filter((fe) => fe.filename !== '.' && fe.filename !== '..')
+          .map(async (fe) => {
+            const relPath = rel === '' ? fe.filename : `${rel}/${fe.filename}`;
+            const full = `${base}/${relPath}`;
+            let e: Fields;
+            if (fe.filename.includes('\uFFFD')) {
+              e = { ...fromAttrs(fe.attrs, nlinkFromLongname(fe.longname)), error: NOT_UTF8 };
+            } else {
+              try {
+                e = await entryOf(sftp, full, fe, req.followSymlinks);
+              } catch (err) {
+                e = errorRawEntry(Buffer.from(fe.filename), 'unknown', entryErrorFromErrno(errnoOfSftp(err)));
+              }
+            }
+            if (e.type === 'dir' && !e.error) {
+              if (ids) e.inode = await ids.of(full, e.nlink);
+              if (dirSizes)
+                dirSizes.set(pathKey(Buffer.from(relPath)), await duApparent(sftp, full, e.size, deadlineAt, signal));
+            }
+            return { relPath, e };
+          }),
+      );
+      for (const { relPath, e } of listed) {
         records.push({ ...e, path: Buffer.from(relPath) });
-        if (e.type === 'dir' && !e.error && depth < req.maxDepth) queue.push({ rel: relPath, depth: depth + 1 });
+        if (e.type === 'dir' && !e.error && depth < req.maxDepth)
+          queue.push({ rel: relPath, depth: depth + 1, id: e.inode });
       }
     }
-    return { root, records, dirErrors, dirSizes: undefined, capped: false, killed };
+    if (ids) {
+      ids.fill(root);
+      for (const r of records) ids.fill(r);
+    }
+    return { root, records, dirErrors, dirSizes, capped: false, killed };
   } finally {
     release();
   }
+}
+
+/** Owner and group names by id (OpenSSH's users-groups-by-id extension); the ids as text without it. */
+async function ownerNames(sftp: Sftp, uid: number, gid: number): Promise<{ owner: string; group: string }> {
+  const ext = (sftp as Sftp & { _extensions?: Record<string, string> })._extensions;
+  if (ext?.['users-groups-by-id@openssh.com'] !== undefined) {
+    try {
+      const [users, groups] = await new Promise<[string[], string[]]>((resolve, reject) =>
+        (sftp as unknown as UsersGroups).ext_users_groups([uid], [gid], (err, u, g) =>
+          err ? reject(err) : resolve([u, g]),
+        ),
+      );
+      return { owner: users[0] || String(uid), group: groups[0] || String(gid) };
+    } catch {
+      // fall through to the ids
+    }
+  }
+  return { owner: String(uid), group: String(gid) };
 }
 
 export async function sftpStat(
@@ -120,15 +274,14 @@ export async function sftpStat(
     const entry: StatInfo['entry'] = { path: Buffer.alloc(0), ...fields, depth: 0 };
     if (!follow && entry.type === 'symlink')
       entry.linkTarget = Buffer.from(await call<string>((cb) => sftp.readlink(path, cb)));
-    const atime = (a as Attrs).atime;
     return {
       entry,
-      owner: String(a.uid),
-      group: String(a.gid),
-      atimeSec: atime,
+      ...(await ownerNames(sftp, a.uid, a.gid)),
+      atimeSec: a.atime,
       atimeNsec: 0,
       ctimeSec: 0,
       ctimeNsec: 0,
+      notes: [SFTP_STAT_NOTE],
     };
   } catch (err) {
     const errno = errnoOfSftp(err);

@@ -33,7 +33,7 @@ import {
   timedOut,
   validateRemotePath,
 } from './find-command.js';
-import { sftpListing, sftpStat } from './sftp-source.js';
+import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
 
 export interface SshBackendOptions {
@@ -46,11 +46,10 @@ export interface SshBackendOptions {
   batchSize?: number;
 }
 
-/** A walk summary with notes about how the host was listed (e.g. the SFTP fallback). */
-export type SshWalkSummary = WalkSummary & { notes?: string[] };
+/** A walk summary; its `notes` say how the host was listed (e.g. the SFTP fallback). */
+export type SshWalkSummary = WalkSummary;
 
-export const SFTP_NOTE =
-  'listed over SFTP (no GNU find on the host): mtimes are whole seconds; inode, nlink and dev are 0';
+export { SFTP_NOTE, SFTP_STAT_NOTE } from './sftp-source.js';
 
 export type SshBackend = HostBackend & { connectionsOpened(): number };
 

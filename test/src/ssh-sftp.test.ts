@@ -1,0 +1,325 @@
+// The SSH backend's SFTP fallback against a real sshd whose login PATH has no GNU find
+// (a `find` that says BusyBox): the same rows as core walk over the agent's fs source
+// (mtimes at whole seconds, no inode), and every answer says it was listed over SFTP.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
+import { WALK_DEFAULTS } from '@fleetls/core';
+import {
+  createSshBackend,
+  listDirectories,
+  listDirectory,
+  listFiles,
+  loadFleet,
+  type QueryContext,
+  resolveGatewayOptions,
+  SFTP_NOTE,
+  SFTP_STAT_NOTE,
+  type SshBackend,
+  statPaths,
+} from '@fleetls/gateway';
+import pino from 'pino';
+import { type Sshd, startSshd } from './helpers/sshd.js';
+
+const logger = pino({ level: 'silent' });
+const signal = new AbortController().signal;
+
+function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
+  return { ...WALK_DEFAULTS, path, maxDepth: 3, ...over };
+}
+
+async function collect(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {
+  const rows: Row[] = [];
+  for (;;) {
+    const step = await gen.next();
+    if (step.done) return { rows, summary: step.value };
+    rows.push(...step.value);
+  }
+}
+
+/** A PATH with sh and head but a `find` that is not GNU's (as on BusyBox hosts). */
+function shimPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-nofind-'));
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, 'find'), '#!/bin/sh\necho "BusyBox v1.36.1 multi-call binary."\nexit 1\n', { mode: 0o755 });
+  for (const tool of ['sh', 'head', 'timeout', 'du', 'stat']) {
+    const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+    symlinkSync(real, join(dir, tool));
+  }
+  return dir;
+}
+
+/** Nesting, a big dir, symlinks (to a dir, a loop, broken), an unreadable dir, a sparse file, odd mtimes. */
+function makeTree(root: string, uid: number, gid: number): void {
+  mkdirSync(root);
+  mkdirSync(join(root, 'a', 'b', 'c', 'd'), { recursive: true });
+  writeFileSync(join(root, 'a', 'b', 'c', 'd', 'deep'), 'deep');
+  writeFileSync(join(root, 'a', 'one'), '1');
+  writeFileSync(join(root, 'a', 'b', 'two'), '22');
+  const big = join(root, 'big');
+  mkdirSync(big);
+  for (let i = 0; i < 300; i++) writeFileSync(join(big, `f${String(i).padStart(3, '0')}`), 'x'.repeat(i));
+  writeFileSync(join(root, 'sp ace'), 'space');
+  writeFileSync(join(root, '.hidden'), 'h');
+  symlinkSync('a', join(root, 'link-dir'));
+  symlinkSync('.', join(root, 'loop'));
+  symlinkSync('nowhere', join(root, 'broken'));
+  writeFileSync(join(root, 'sparse'), '');
+  truncateSync(join(root, 'sparse'), 5 * 1024 ** 3);
+  mkdirSync(join(root, 'locked'));
+  writeFileSync(join(root, 'locked', 'secret'), 's');
+  // Whole-second mtimes with ties (entries made within one second would be told apart by
+  // their nanoseconds on the agent, by name over SFTP), then two sub-second ones.
+  let i = 0;
+  const stamp = (p: string): void => {
+    const t = 1_750_000_000 + (i++ % 7) * 3600;
+    lutimesSync(p, t, t);
+    if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) stamp(join(p, n));
+  };
+  stamp(root);
+  utimesSync(join(root, 'a', 'one'), 1_700_000_000.75, 1_700_000_000.75);
+  utimesSync(join(root, 'sp ace'), 1_600_000_000.25, 1_600_000_000.25);
+  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
+  chownSync(join(root, 'locked'), 0, 0);
+  chmodSync(join(root, 'locked'), 0o000);
+}
+
+type JsonBuffer = { type: 'Buffer'; data: number[] };
+const text = (b: JsonBuffer) => Buffer.from(b.data).toString('latin1');
+
+/** Rows as JSON with paths as text and what SFTP cannot know taken out: nanoseconds and inode numbers. */
+function comparable(rows: unknown[]): unknown[] {
+  return rows.map((r) => {
+    const row = r as { kind: string; entry?: Record<string, unknown>; truncation?: Record<string, unknown> };
+    if (row.kind !== 'entry' || !row.entry)
+      return { ...row, truncation: { ...row.truncation, dir: text(row.truncation?.dir as JsonBuffer) } };
+    const { inode: _inode, mtimeNsec: _nsec, path, linkTarget, ...rest } = row.entry;
+    const entry: Record<string, unknown> = { path: text(path as JsonBuffer), ...rest };
+    if (linkTarget) entry.linkTarget = text(linkTarget as JsonBuffer);
+    return { kind: 'entry', entry };
+  });
+}
+
+describe('SSH backend over SFTP (no GNU find on the host)', () => {
+  let sshd: Sshd;
+  let shim: string;
+  let backend: SshBackend;
+  let root: string;
+  let inventory: string;
+
+  before(async () => {
+    shim = shimPath();
+    sshd = await startSshd({ extraConfig: [`SetEnv PATH=${shim}`] });
+    root = join(sshd.dir, 'tree');
+    makeTree(root, sshd.uid, sshd.gid);
+    // A name that is not UTF-8, beside the compared tree.
+    const odd = join(sshd.dir, 'odd');
+    mkdirSync(odd);
+    writeFileSync(Buffer.concat([Buffer.from(`${odd}/`), Buffer.from([0x66, 0xff, 0xfe])]), 'bytes');
+    writeFileSync(join(odd, 'fine'), 'ok');
+    execFileSync('chown', ['-R', `${sshd.uid}:${sshd.gid}`, odd]);
+    backend = createSshBackend(
+      {
+        host: sshd.host,
+        port: sshd.port,
+        user: sshd.user,
+        identityFile: sshd.identityFile,
+        knownHosts: sshd.knownHostsFile,
+      },
+      { logger },
+    );
+    inventory = join(sshd.dir, 'sftp-fleet.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts:',
+        `  busybox: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }`,
+        '',
+      ].join('\n'),
+    );
+  });
+  after(async () => {
+    backend?.close();
+    await sshd?.stop();
+    if (shim) rmSync(shim, { recursive: true, force: true });
+  });
+
+  it('the probe finds no GNU find, so the host is listed over SFTP', async () => {
+    assert.deepEqual(await backend.probe(signal), { version: 'ssh (sftp)' });
+    const { summary } = await collect(backend.walk(req(root, { maxDepth: 1 }), signal));
+    assert.deepEqual(summary.notes, [SFTP_NOTE]);
+    assert.match(SFTP_NOTE, /whole seconds/);
+  });
+
+  it('gives the same rows as core walk over the agent fs source, as the same user, at whole seconds', async () => {
+    const requests: WalkRequest[] = [
+      req(root, { maxDepth: 3, maxItemsPerDir: 50 }),
+      req(root, { maxDepth: 4, order: 'size', direction: 'descending', capRoot: true, maxItemsPerDir: 7 }),
+      req(root, { maxDepth: 3, order: 'modified', maxEntries: 120 }),
+      req(root, { shape: 'ranked', order: 'name', topN: 40, offset: 20, maxDepth: 5 }),
+      req(root, { shape: 'ranked', order: 'size', direction: 'descending', topN: 10, maxDepth: 5, types: ['file'] }),
+      req(root, { shape: 'ranked', order: 'size', types: ['dir'], dirSizes: true, topN: 50, maxDepth: 3 }),
+      req(root, { maxDepth: 2, dirSizes: true, order: 'size', oneFileSystem: true }),
+      req(root, { maxDepth: 3, excludeHidden: true, exclude: ['big'], include: ['**/*e*'] }),
+      // Following symlinks: link-dir is walked, loop is reported once, not every directory.
+      req(root, { maxDepth: 3, followSymlinks: true, exclude: ['big'] }),
+      req(join(root, 'link-dir'), { maxDepth: 2 }),
+      req(join(root, 'missing'), { maxDepth: 1 }),
+      req(join(root, 'locked'), { maxDepth: 1 }),
+      req(join(root, 'sp ace'), { maxDepth: 1 }),
+    ];
+    const agentSide = agentWalksAsUser(sshd, requests) as { rows: unknown[]; summary: unknown }[];
+    for (const [i, r] of requests.entries()) {
+      const ssh = await collect(backend.walk(r, signal));
+      assert.deepEqual(ssh.summary.notes, [SFTP_NOTE], `request ${i}`);
+      const { notes: _notes, ...summary } = ssh.summary;
+      const mine = JSON.parse(JSON.stringify({ rows: ssh.rows, summary: { ...summary, elapsedMs: 0 } }));
+      assert.deepEqual(
+        { rows: comparable(mine.rows), summary: mine.summary },
+        { rows: comparable(agentSide[i].rows), summary: agentSide[i].summary },
+        `request ${i}: ${JSON.stringify(r)}`,
+      );
+      for (const row of ssh.rows) if (row.kind === 'entry') assert.equal(row.entry.mtimeNsec, 0);
+    }
+    // The loop is an error row exactly once, and the followed link's children are listed.
+    const followed = await collect(backend.walk(requests[8], signal));
+    const errors = followed.rows.flatMap((r) =>
+      r.kind === 'entry' && r.entry.error ? [`${r.entry.path} ${r.entry.error.detail}`] : [],
+    );
+    assert.deepEqual(errors.sort(), [
+      'broken symlink target does not exist',
+      'locked permission denied',
+      'loop symlink loop',
+    ]);
+    assert.ok(followed.rows.some((r) => r.kind === 'entry' && r.entry.path.toString() === 'link-dir/one'));
+  });
+
+  it('a name that is not UTF-8 is an error row, not a wrong name silently', async () => {
+    const { rows } = await collect(backend.walk(req(join(sshd.dir, 'odd'), { maxDepth: 1 }), signal));
+    const byName = new Map(rows.flatMap((r) => (r.kind === 'entry' ? [[r.entry.path.toString(), r.entry]] : [])));
+    assert.equal(byName.get('fine')?.size, 2);
+    assert.equal(byName.get('fine')?.error, undefined);
+    const odd = byName.get('f\uFFFD\uFFFD');
+    assert.equal(odd?.error?.code, 'ERROR');
+    assert.match(odd?.error?.detail ?? '', /not valid UTF-8/);
+  });
+
+  it('stat gives sizes, modes, owner names and whole-second times, and says what it cannot know', async () => {
+    const info = await backend.stat(join(root, 'a', 'one'), false, signal);
+    assert.equal(info.entry.type, 'file');
+    assert.equal(info.entry.size, 1);
+    assert.equal(info.entry.mtimeSec, 1_700_000_000);
+    assert.equal(info.entry.mtimeNsec, 0);
+    assert.equal(info.entry.uid, sshd.uid);
+    assert.equal(info.owner, sshd.user);
+    assert.equal(info.group, execFileSync('id', ['-gn', sshd.user], { encoding: 'utf8' }).trim());
+    assert.deepEqual(info.notes, [SFTP_STAT_NOTE]);
+    const link = await backend.stat(join(root, 'link-dir'), false, signal);
+    assert.equal(link.entry.type, 'symlink');
+    assert.deepEqual(link.entry.linkTarget, Buffer.from('a'));
+    assert.equal((await backend.stat(join(root, 'link-dir'), true, signal)).entry.type, 'dir');
+    await assert.rejects(backend.stat(join(root, 'missing'), false, signal), { code: 'not_found' });
+    await assert.rejects(backend.stat(join(root, 'locked', 'secret'), false, signal), { code: 'permission_denied' });
+  });
+
+  it('the tools say the host was listed over SFTP, in text and structured output', async () => {
+    const fleet = await loadFleet({ inventoryPath: inventory, logger });
+    const ctx: QueryContext = { fleet, options: resolveGatewayOptions(), signal };
+    const note = { host: 'busybox', note: SFTP_NOTE };
+    try {
+      const tree = await listDirectory(ctx, { host: 'busybox', path: root, depth: 2, max_items_per_dir: 5 });
+      assert.deepEqual(tree.structured.notes, [note]);
+      assert.ok(tree.text.split('\n').includes(`[NOTE] ${SFTP_NOTE}`), tree.text);
+      const locked = tree.structured.entries.find((e) => e.path === 'locked');
+      assert.deepEqual(locked?.error, { code: 'DENIED', detail: 'permission denied' });
+      assert.ok(tree.structured.entries.some((e) => e.path === 'big' && e.type === 'warning'));
+      assert.equal(
+        tree.structured.entries.find((e) => e.path === 'sp ace')?.modified?.slice(0, 19),
+        '2020-09-13 12:26:40',
+      );
+
+      const files = await listFiles(ctx, {
+        host: 'busybox',
+        path: root,
+        order_by: 'size',
+        sort: 'descending',
+        top_n: 3,
+      });
+      assert.deepEqual(files.structured.notes, [note]);
+      assert.ok(files.text.includes(`busybox: [NOTE] ${SFTP_NOTE}`), files.text);
+      assert.deepEqual(
+        files.structured.items.map((f) => [f.path, f.size]),
+        [
+          ['sparse', 5 * 1024 ** 3],
+          ['sp ace', 5],
+          ['.hidden', 1],
+        ],
+      );
+
+      const dirs = await listDirectories(ctx, { host: 'busybox', path: join(root, 'a'), order_by: 'size' });
+      assert.deepEqual(dirs.structured.notes, [note]);
+      assert.ok(dirs.text.includes(`[NOTE] ${SFTP_NOTE}`), dirs.text);
+      const b = dirs.structured.nodes.find((n) => n.name === 'b');
+      // du -b: b, b/two, b/c, b/c/d, b/c/d/deep (directories 4096 each on ext4/overlay, whatever they are here).
+      const dirSize = (p: string) => Number(execFileSync('stat', ['-c', '%s', p], { encoding: 'utf8' }));
+      const a = join(root, 'a');
+      assert.equal(
+        b?.size,
+        dirSize(join(a, 'b')) + 2 + dirSize(join(a, 'b', 'c')) + dirSize(join(a, 'b', 'c', 'd')) + 4,
+      );
+      assert.equal(b?.size_partial, undefined);
+
+      const st = await statPaths(ctx, { host: 'busybox', path: join(root, 'a', 'one') });
+      assert.deepEqual(st.structured.results[0].notes, [SFTP_STAT_NOTE]);
+      assert.equal(st.structured.results[0].owner, sshd.user);
+      assert.ok(st.text.split('\n').includes(`[NOTE] ${SFTP_STAT_NOTE}`), st.text);
+    } finally {
+      fleet.close?.();
+    }
+  });
+});
+
+/** core walk() over the agent's fs source, in a child process running as the sshd login user. */
+function agentWalksAsUser(sshd: Sshd, requests: WalkRequest[]): unknown[] {
+  const script = `
+    import { realpathSync } from 'node:fs';
+    import { walk } from '@fleetls/core';
+    import { createFsSource } from '@fleetls/agent';
+    const reqs = JSON.parse(process.argv[1]);
+    const out = reqs.map((r) => {
+      // As the agent service does: a symlinked path is walked at its real path.
+      try { r = { ...r, path: realpathSync(r.path) }; } catch {}
+      const gen = walk(r, createFsSource(r.path, { followSymlinks: r.followSymlinks, allowedRoots: ['/'] }), Date.now);
+      const rows = [];
+      let s = gen.next();
+      while (!s.done) { rows.push(s.value); s = gen.next(); }
+      return { rows, summary: { ...s.value, elapsedMs: 0 } };
+    });
+    process.stdout.write(JSON.stringify(out));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(requests)], {
+    uid: sshd.uid,
+    gid: sshd.gid,
+    cwd: new URL('..', import.meta.url).pathname,
+    maxBuffer: 1 << 28,
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
