@@ -150,3 +150,49 @@ test('list_directory pages: a cursor of another query, of list_files, or garbage
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: filesCursor }), refused);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: 42 }), /cursor/);
 });
+
+test('list_directory pages: an agent that ignores the resume point repeats no row and says where it stopped', async () => {
+  const f = new FakeFleet({ old: new OldAgent(dir({ r: dir(files('f', 99)) })) });
+  const big: Record<string, FakeNode> = {};
+  for (let i = 0; i < 2600; i++) big[`n${String(i).padStart(4, '0')}`] = file(i);
+  const g = new FakeFleet({ old: new OldAgent(dir({ r: dir(big) })) });
+  const whole = (await listDirectory(ctx(g, { maxAnswerBytes: 1 << 20 }), { host: 'old', path: '/r' })).text.split(
+    '\n',
+  );
+  // One page per budget; the old agent walks from the start each time and stops at 2000 rows.
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let last = '';
+  for (let n = 0; n < 50; n++) {
+    const r = await listDirectory(ctx(g, { maxAnswerBytes: 6000 }), {
+      host: 'old',
+      path: '/r',
+      ...(cursor ? { cursor } : {}),
+    });
+    const lines = r.text.split('\n').filter((l) => !CUT.test(l));
+    last = lines.at(-1) ?? '';
+    seen.push(...lines.filter((l) => l.startsWith('[FILE]')));
+    cursor = r.structured.next_cursor;
+    if (!cursor) break;
+  }
+  assert.equal(cursor, undefined);
+  assert.equal(new Set(seen).size, seen.length, 'no row twice');
+  assert.deepEqual(seen, whole.slice(0, seen.length));
+  assert.equal(seen.length, 2000);
+  assert.match(last, /^\[WARNING\] listing stopped at .*entry limit reached/);
+  // A small tree it walks whole: paging works through it as through a current agent.
+  const small = await allPagesOf(f, { host: 'old', path: '/r' }, 200);
+  assert.deepEqual(small, (await listDirectory(ctx(f), { host: 'old', path: '/r' })).text.split('\n'));
+});
+
+async function allPagesOf(f: FakeFleet, args: Record<string, unknown>, maxAnswerBytes: number): Promise<string[]> {
+  const out: string[] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < 200; n++) {
+    const r = await listDirectory(ctx(f, { maxAnswerBytes }), { ...args, ...(cursor ? { cursor } : {}) });
+    out.push(...r.text.split('\n').filter((l) => !CUT.test(l)));
+    cursor = r.structured.next_cursor;
+    if (!cursor) return out;
+  }
+  throw new Error('paging did not end');
+}

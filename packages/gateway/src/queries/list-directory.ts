@@ -27,7 +27,6 @@ import {
   hostStatusJson,
   lossTruncations,
   modified,
-  noteLine,
   type QueryContext,
   type QueryResult,
   reserveFor,
@@ -36,7 +35,6 @@ import {
   typeWord,
   walkDeadlineMs,
   walkHost,
-  walkNotes,
 } from './common.js';
 import { listDirectoryInput, type listDirectoryOutput, parseArgs, type treeEntrySchema } from './schemas.js';
 
@@ -230,8 +228,6 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       break;
     }
   }
-  const notes = walkNotes(results.slice(0, listed));
-  for (const n of notes) tail.push(noteLine(n, multi));
   const nextCursor = next ? encodeTreeCursor(next, fingerprint) : undefined;
   if (nextCursor) {
     const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
@@ -247,7 +243,6 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       truncated: truncations.length > 0,
       truncations,
       ...(nextCursor ? { next_cursor: nextCursor } : {}),
-      ...(notes.length > 0 ? { notes } : {}),
       hosts: results.slice(0, listed).map((r) => hostStatusJson(r.status)),
     },
     text: [...lines, ...tail].join('\n'),
