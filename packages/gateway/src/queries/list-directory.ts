@@ -27,6 +27,7 @@ import {
   hostStatusJson,
   lossTruncations,
   modified,
+  noteLine,
   type QueryContext,
   type QueryResult,
   reserveFor,
@@ -35,6 +36,7 @@ import {
   typeWord,
   walkDeadlineMs,
   walkHost,
+  walkNotes,
 } from './common.js';
 import { listDirectoryInput, type listDirectoryOutput, parseArgs, type treeEntrySchema } from './schemas.js';
 
@@ -228,6 +230,8 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       break;
     }
   }
+  const notes = walkNotes(results.slice(0, listed));
+  for (const n of notes) tail.push(noteLine(n, multi));
   const nextCursor = next ? encodeTreeCursor(next, fingerprint) : undefined;
   if (nextCursor) {
     const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
@@ -243,6 +247,7 @@ export async function listDirectory(ctx: QueryContext, args: unknown): Promise<Q
       truncated: truncations.length > 0,
       truncations,
       ...(nextCursor ? { next_cursor: nextCursor } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
       hosts: results.slice(0, listed).map((r) => hostStatusJson(r.status)),
     },
     text: [...lines, ...tail].join('\n'),
