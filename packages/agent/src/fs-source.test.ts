@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RawEntry } from '@fleetls/core';
-import { createFsSource, duApparent, WalkCancelled } from './fs-source.js';
+import { createFsSource, duApparent, utcOffsetAt, WalkCancelled, WHOLE_READ_MAX_DIR_BYTES } from './fs-source.js';
 
 let root: string;
 let outside: string;
@@ -201,5 +201,69 @@ describe('createFsSource, lazily', () => {
     assert.equal(filled.size, 5);
     assert.equal(filled.mtimeSec, 1_700_000_000);
     assert.equal(filled.lazy, undefined);
+  });
+});
+
+describe('createFsSource, whole reads', () => {
+  it('reads a directory known small (from its lstat) in one call, with the same entries as a streamed read', () => {
+    const streamed = listNames(createFsSource(root, { followSymlinks: false, allowedRoots: [root] }));
+    let seen = 0;
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root], onEntry: () => seen++ });
+    const r = src.root();
+    assert.ok(r.size > 0 && r.size <= WHOLE_READ_MAX_DIR_BYTES);
+    const whole = listNames(src);
+    assert.equal(seen, whole.size);
+    assert.deepEqual([...whole.keys()].sort(), [...streamed.keys()].sort());
+    for (const [k, e] of whole) assert.deepEqual(e, streamed.get(k));
+    // A filled subdirectory is read whole too, its full path built from the reused prefix.
+    const sub = src.fill!(Buffer.alloc(0), { ...whole.get('sub')!, lazy: true });
+    assert.equal(sub.type, 'dir');
+    assert.deepEqual([...listNames(src, 'sub').keys()].sort(), ['f', 'hard']);
+  });
+
+  it('stops a whole read when cancelled', () => {
+    let cancelled = false;
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root], isCancelled: () => cancelled });
+    src.root();
+    const it = (src.list(Buffer.alloc(0)) as Iterable<RawEntry>)[Symbol.iterator]();
+    it.next();
+    cancelled = true;
+    assert.throws(() => it.next(), WalkCancelled);
+  });
+
+  it('reports a directory that vanished between its lstat and its read', () => {
+    const gone = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-gone-'));
+    fs.mkdirSync(path.join(gone, 'd'));
+    try {
+      const src = createFsSource(gone, { followSymlinks: false, allowedRoots: [gone] });
+      src.root();
+      const d = src.fill!(Buffer.alloc(0), { ...(listNames(src).get('d') as RawEntry), lazy: true });
+      assert.equal(d.type, 'dir');
+      fs.rmdirSync(path.join(gone, 'd'));
+      assert.equal((src.list(Buffer.from('d')) as { error: { code: string } }).error.code, 'NOT_FOUND');
+    } finally {
+      fs.rmSync(gone, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('utcOffsetAt', () => {
+  it('gives the offset of the 15-minute bucket, cached or not', () => {
+    const times = [
+      0,
+      -1,
+      1_700_000_000,
+      1_700_000_899,
+      1_700_000_900,
+      -5_000_000_000,
+      2 ** 40,
+      1_700_000_000 + 900 * 65_536,
+    ];
+    for (let pass = 0; pass < 2; pass++) {
+      for (const t of times) {
+        const expected = -new Date(Math.floor(t / 900) * 900_000).getTimezoneOffset() || 0;
+        assert.equal(utcOffsetAt(t), expected, `t=${t}`);
+      }
+    }
   });
 });

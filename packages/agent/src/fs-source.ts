@@ -23,23 +23,54 @@ export class WalkCancelled extends Error {
 }
 
 const SLASH = Buffer.from('/');
+const SLASH_BYTE = 0x2f;
 
 // The UTC offset changes at most a few times a year, on quarter-hour boundaries at worst:
-// cache it per 15-minute bucket (bounded) instead of asking the time zone database per entry.
-const offsetCache = new Map<number, number>();
+// cache it per 15-minute bucket instead of asking the time zone database per entry. The cache
+// is direct-mapped (slot = bucket mod 65536, ~390 KiB): one array read per entry, no hashing.
+const OFFSET_SLOTS = 1 << 16;
+const NO_BUCKET = -0x80000000;
+const offsetBucket = new Int32Array(OFFSET_SLOTS).fill(NO_BUCKET);
+const offsetMin = new Int16Array(OFFSET_SLOTS);
+function offsetOfBucket(bucket: number): number {
+  return -new Date(bucket * 900_000).getTimezoneOffset() || 0;
+}
 export function utcOffsetAt(sec: number): number {
   const bucket = Math.floor(sec / 900);
-  let off = offsetCache.get(bucket);
-  if (off === undefined) {
-    off = -new Date(bucket * 900_000).getTimezoneOffset() || 0;
-    if (offsetCache.size > 50_000) offsetCache.clear();
-    offsetCache.set(bucket, off);
-  }
+  // Outside int32 (a time past the year 63,000 or so): not cached.
+  if (!(bucket > NO_BUCKET && bucket <= 0x7fffffff)) return offsetOfBucket(bucket);
+  const slot = bucket & (OFFSET_SLOTS - 1);
+  if (offsetBucket[slot] === bucket) return offsetMin[slot];
+  const off = offsetOfBucket(bucket);
+  offsetBucket[slot] = bucket;
+  offsetMin[slot] = off;
   return off;
 }
 
-/** opendir with raw-byte names, read 1024 entries per system call. */
+/**
+ * A directory whose own st_size is at most this is read in one call (every name at once);
+ * a larger one, or one whose size is unknown, is streamed through opendir. ext4 gives 4 KiB
+ * per block (64 KiB: ~1,500-3,000 names), tmpfs 20 bytes per entry, btrfs twice the names' bytes.
+ */
+export const WHOLE_READ_MAX_DIR_BYTES = 64 * 1024;
+/** Directories whose size says "read whole" that are not listed yet; forgotten past this many. */
+const SMALL_DIRS_MAX = 4096;
+
+/**
+ * opendir with names as latin1 strings (one char per byte, so raw bytes survive unchanged, and
+ * far cheaper to make than a Buffer each), read 128 entries per native call.
+ */
 function openDir(p: Buffer): fs.Dir {
+  return fs.opendirSync(p, { encoding: 'latin1', bufferSize: 128 });
+}
+
+/** Every entry of a directory with a type, names as latin1 strings of their bytes. */
+function readWhole(p: Buffer): fs.Dirent[] {
+  return fs.readdirSync(p, { withFileTypes: true, encoding: 'latin1' });
+}
+
+/** opendir with raw-byte names, read 1024 entries per system call (for `duApparent`). */
+function openDirBytes(p: Buffer): fs.Dir {
   // @types/node types `encoding` as a BufferEncoding only; 'buffer' is supported at runtime.
   return fs.opendirSync(p, { encoding: 'buffer', bufferSize: 1024 } as unknown as fs.OpenDirOptions);
 }
@@ -54,16 +85,19 @@ function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
 }
 
+const NS_PER_SEC = 1_000_000_000n;
+
 function rawFromStats(name: Buffer, st: fs.BigIntStats): RawEntry {
   const mode = Number(st.mode);
-  const sec = st.mtimeNs / 1_000_000_000n;
-  const mtimeSec = Number(sec);
+  const ns = st.mtimeNs;
+  // Both truncate toward zero: a time before 1970 has a negative second and nanosecond.
+  const mtimeSec = Number(ns / NS_PER_SEC);
   return {
     name,
     type: typeFromMode(mode),
     size: Number(st.size),
     mtimeSec,
-    mtimeNsec: Number(st.mtimeNs - sec * 1_000_000_000n),
+    mtimeNsec: Number(ns % NS_PER_SEC),
     utcOffsetMin: utcOffsetAt(mtimeSec),
     mode,
     uid: Number(st.uid),
@@ -99,6 +133,52 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
   const hardLinks = new Set<number>();
   const isCancelled = opts.isCancelled ?? (() => false);
   const onEntry = opts.onEntry;
+  /** Relative paths (latin1) of directories small enough to read whole, not listed yet. */
+  const smallDirs = new Set<string>();
+
+  // Full paths are built in one reused buffer: "<root>/<rel>/" once per directory, then each
+  // name copied after it, instead of a new Buffer per entry. Every use is synchronous.
+  let scratch = Buffer.allocUnsafe(4096);
+  let prefixOf: Buffer | undefined;
+  let prefixLen = 0;
+  /** views[n] = scratch.subarray(0, n), made once per length. */
+  let views: Buffer[] = [];
+
+  function ensure(n: number): void {
+    if (n <= scratch.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
+    scratch.copy(grown, 0, 0, prefixLen);
+    scratch = grown;
+    views = [];
+  }
+
+  /** Writes "<root>/<rel>/" (or "<root>/" for the root) into the scratch buffer. */
+  function setPrefix(rel: Buffer): void {
+    if (rel === prefixOf) return;
+    ensure(rootBuf.length + rel.length + 2);
+    let n = rootBuf.copy(scratch, 0);
+    scratch[n++] = SLASH_BYTE;
+    if (rel.length > 0) {
+      n += rel.copy(scratch, n);
+      scratch[n++] = SLASH_BYTE;
+    }
+    prefixOf = rel;
+    prefixLen = n;
+  }
+
+  /** The full path of `name` in directory `rel`, as a view of the scratch buffer. */
+  function childPath(rel: Buffer, name: Buffer): Buffer {
+    setPrefix(rel);
+    ensure(prefixLen + name.length);
+    name.copy(scratch, prefixLen);
+    const n = prefixLen + name.length;
+    let view = views[n];
+    if (view === undefined) {
+      view = scratch.subarray(0, n);
+      views[n] = view;
+    }
+    return view;
+  }
 
   function full(rel: Buffer): Buffer {
     return rel.length === 0 ? rootBuf : Buffer.concat([rootBuf, SLASH, rel]);
@@ -110,6 +190,20 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     } catch {
       return undefined;
     }
+  }
+
+  /** Remembers a directory that `list` may read in one call (bounded: past the limit, it streams). */
+  function noteSize(rel: Buffer, name: Buffer | undefined, raw: RawEntry): void {
+    if (raw.type !== 'dir' || raw.error || raw.size <= 0 || raw.size > WHOLE_READ_MAX_DIR_BYTES) return;
+    if (smallDirs.size >= SMALL_DIRS_MAX) smallDirs.clear();
+    const relStr = rel.toString('latin1');
+    smallDirs.add(
+      name === undefined
+        ? relStr
+        : relStr.length === 0
+          ? name.toString('latin1')
+          : `${relStr}/${name.toString('latin1')}`,
+    );
   }
 
   /** One entry: lstat, and when following symlinks, stat of the target inside the allowed roots. */
@@ -160,17 +254,33 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     return raw;
   }
 
-  function* iterate(dir: fs.Dir, base: Buffer): Generator<RawEntry, void, void> {
+  /** The RawEntry of one directory entry: lazy when the read gave its type, lstat'ed now when not. */
+  function fromDirent(rel: Buffer, d: fs.Dirent): RawEntry {
+    const name = Buffer.from(d.name, 'latin1');
+    const type = direntType(d);
+    // The directory read gives the type; lstat waits until the engine keeps the entry.
+    if (type !== 'unknown') return lazyRawEntry(name, type);
+    const raw = entryAt(name, childPath(rel, name), type);
+    noteSize(rel, name, raw);
+    return raw;
+  }
+
+  function* whole(rel: Buffer, dirents: fs.Dirent[]): Generator<RawEntry, void, void> {
+    for (let i = 0; i < dirents.length; i++) {
+      if (isCancelled()) throw new WalkCancelled('walk cancelled');
+      onEntry?.();
+      yield fromDirent(rel, dirents[i]);
+    }
+  }
+
+  function* stream(rel: Buffer, dir: fs.Dir): Generator<RawEntry, void, void> {
     try {
       for (;;) {
         if (isCancelled()) throw new WalkCancelled('walk cancelled');
-        const d = dir.readSync() as fs.Dirent<Buffer> | null;
+        const d = dir.readSync();
         if (d === null) return;
         onEntry?.();
-        const name = d.name as unknown as Buffer;
-        const type = direntType(d);
-        // The directory read gives the type; lstat waits until the engine keeps the entry.
-        yield type === 'unknown' ? entryAt(name, Buffer.concat([base, SLASH, name]), type) : lazyRawEntry(name, type);
+        yield fromDirent(rel, d);
       }
     } finally {
       try {
@@ -183,22 +293,25 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
 
   return {
     root(): RawEntry {
-      return entryAt(Buffer.from(nodePath.basename(rootStr)), rootBuf, 'dir');
+      const raw = entryAt(Buffer.from(nodePath.basename(rootStr)), rootBuf, 'dir');
+      noteSize(Buffer.alloc(0), undefined, raw);
+      return raw;
     },
 
     fill(rel: Buffer, raw: RawEntry): RawEntry {
-      return entryAt(raw.name, Buffer.concat([full(rel), SLASH, raw.name]), raw.type);
+      const filled = entryAt(raw.name, childPath(rel, raw.name), raw.type);
+      if (filled.type === 'dir') noteSize(rel, raw.name, filled);
+      return filled;
     },
 
     list(rel: Buffer): Iterable<RawEntry> | { error: EntryError } {
       const p = full(rel);
-      let dir: fs.Dir;
       try {
-        dir = openDir(p);
+        if (smallDirs.size > 0 && smallDirs.delete(rel.toString('latin1'))) return whole(rel, readWhole(p));
+        return stream(rel, openDir(p));
       } catch (err) {
         return { error: entryErrorFromErrno(errnoOf(err)) };
       }
-      return iterate(dir, p);
     },
 
     dirSize(rel: Buffer, deadlineAt: number): { size: number; partial: boolean } {
@@ -232,7 +345,7 @@ export function duApparent(
     const dirPath = stack.pop() as Buffer;
     let dir: fs.Dir;
     try {
-      dir = openDir(dirPath);
+      dir = openDirBytes(dirPath);
     } catch {
       partial = true;
       continue;
