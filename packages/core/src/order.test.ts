@@ -140,6 +140,15 @@ describe('entryComparator', () => {
     assert.notEqual(cmp(entry('a/x'), entry('b/x')), 0);
     assert.notEqual(cmp(entry('x'), entry('X')), 0);
   });
+
+  it("puts a directory's row before its error row, whatever the input order", () => {
+    const row = entry('locked', { type: 'dir' });
+    const denied = entry('locked', { type: 'dir', error: { code: 'DENIED', detail: 'permission denied' } });
+    for (const cmp of [entryComparator('name', 'descending'), entryComparator('size', 'ascending')]) {
+      assert.ok(cmp(row, denied) < 0);
+      assert.ok(cmp(denied, row) > 0);
+    }
+  });
 });
 
 describe('hostEntryComparator', () => {

@@ -42,12 +42,18 @@ function primary(order: OrderBy): (a: Entry, b: Entry) => number {
   }
 }
 
-/** Comparator for entries: the requested key in the requested direction, then name, then path. */
+/**
+ * Comparator for entries: the requested key in the requested direction, then name, then
+ * path; a directory's own row before its error row (an unlistable directory gives both).
+ */
 export function entryComparator(order: OrderBy, direction: SortDirection): (a: Entry, b: Entry) => number {
   const key = primary(order);
   const sign = direction === 'descending' ? -1 : 1;
   return (a, b) =>
-    sign * key(a, b) || compareNames(baseName(a.path), baseName(b.path)) || Buffer.compare(a.path, b.path);
+    sign * key(a, b) ||
+    compareNames(baseName(a.path), baseName(b.path)) ||
+    Buffer.compare(a.path, b.path) ||
+    Number(a.error !== undefined) - Number(b.error !== undefined);
 }
 
 /** Comparator for rows of several hosts: entries first by the entry order, then by host name. */
