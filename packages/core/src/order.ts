@@ -18,13 +18,25 @@ function fold(byte: number): number {
 
 /** Bytes with ASCII letters folded; raw bytes break ties. */
 export function compareNames(a: Buffer, b: Buffer): number {
-  const n = Math.min(a.length, b.length);
+  return compareFrom(a, 0, b, 0);
+}
+
+/** compareNames of a[ai..] and b[bi..], without slicing: it runs on every heap comparison. */
+function compareFrom(a: Buffer, ai: number, b: Buffer, bi: number): number {
+  const la = a.length - ai;
+  const lb = b.length - bi;
+  const n = Math.min(la, lb);
   for (let i = 0; i < n; i++) {
-    const d = fold(a[i]) - fold(b[i]);
+    const d = fold(a[ai + i]) - fold(b[bi + i]);
     if (d !== 0) return d;
   }
-  if (a.length !== b.length) return a.length - b.length;
-  return Buffer.compare(a, b);
+  if (la !== lb) return la - lb;
+  return a.compare(b, bi, b.length, ai, a.length);
+}
+
+/** compareNames of the base names of two relative paths. */
+function compareBaseNames(a: Buffer, b: Buffer): number {
+  return compareFrom(a, a.lastIndexOf(SLASH) + 1, b, b.lastIndexOf(SLASH) + 1);
 }
 
 function compareMtime(a: Entry, b: Entry): number {
@@ -34,7 +46,7 @@ function compareMtime(a: Entry, b: Entry): number {
 function primary(order: OrderBy): (a: Entry, b: Entry) => number {
   switch (order) {
     case 'name':
-      return (a, b) => compareNames(baseName(a.path), baseName(b.path));
+      return (a, b) => compareBaseNames(a.path, b.path);
     case 'size':
       return (a, b) => a.size - b.size;
     case 'modified':
@@ -51,7 +63,7 @@ export function entryComparator(order: OrderBy, direction: SortDirection): (a: E
   const sign = direction === 'descending' ? -1 : 1;
   return (a, b) =>
     sign * key(a, b) ||
-    compareNames(baseName(a.path), baseName(b.path)) ||
+    compareBaseNames(a.path, b.path) ||
     Buffer.compare(a.path, b.path) ||
     Number(a.error !== undefined) - Number(b.error !== undefined);
 }
