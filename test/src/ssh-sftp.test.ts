@@ -112,9 +112,29 @@ function comparable(rows: unknown[]): unknown[] {
       return { ...row, truncation: { ...row.truncation, dir: text(row.truncation?.dir as JsonBuffer) } };
     const { inode: _inode, mtimeNsec: _nsec, path, linkTarget, ...rest } = row.entry;
     const entry: Record<string, unknown> = { path: text(path as JsonBuffer), ...rest };
+    // The start path's link count comes from stat, which over SFTP has none (known gap).
+    if (entry.path === '') delete entry.nlink;
     if (linkTarget) entry.linkTarget = text(linkTarget as JsonBuffer);
     return { kind: 'entry', entry };
   });
+}
+
+/**
+ * A directory that cannot be read is ranked twice with the same keys (the row, then its
+ * error row); core's top-N leaves such full ties in an order that depends on the source's
+ * listing order, so adjacent rows of one path are compared as a set.
+ */
+function tiesSorted(rows: unknown[]): unknown[] {
+  const out = [...rows];
+  const pathOf = (r: unknown) => (r as { entry?: { path: string } }).entry?.path;
+  for (let i = 0; i < out.length; ) {
+    let j = i + 1;
+    while (j < out.length && pathOf(out[j]) !== undefined && pathOf(out[j]) === pathOf(out[i])) j++;
+    const run = out.slice(i, j).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    out.splice(i, j - i, ...run);
+    i = j;
+  }
+  return out;
 }
 
 describe('SSH backend over SFTP (no GNU find on the host)', () => {
@@ -192,8 +212,8 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
       const { notes: _notes, ...summary } = ssh.summary;
       const mine = JSON.parse(JSON.stringify({ rows: ssh.rows, summary: { ...summary, elapsedMs: 0 } }));
       assert.deepEqual(
-        { rows: comparable(mine.rows), summary: mine.summary },
-        { rows: comparable(agentSide[i].rows), summary: agentSide[i].summary },
+        { rows: tiesSorted(comparable(mine.rows)), summary: mine.summary },
+        { rows: tiesSorted(comparable(agentSide[i].rows)), summary: agentSide[i].summary },
         `request ${i}: ${JSON.stringify(r)}`,
       );
       for (const row of ssh.rows) if (row.kind === 'entry') assert.equal(row.entry.mtimeNsec, 0);
@@ -221,15 +241,15 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
     assert.match(odd?.error?.detail ?? '', /not valid UTF-8/);
   });
 
-  it('stat gives sizes, modes, owner names and whole-second times, and says what it cannot know', async () => {
+  it('stat gives sizes, modes, owner ids and whole-second times, and says what it cannot know', async () => {
     const info = await backend.stat(join(root, 'a', 'one'), false, signal);
     assert.equal(info.entry.type, 'file');
     assert.equal(info.entry.size, 1);
     assert.equal(info.entry.mtimeSec, 1_700_000_000);
     assert.equal(info.entry.mtimeNsec, 0);
     assert.equal(info.entry.uid, sshd.uid);
-    assert.equal(info.owner, sshd.user);
-    assert.equal(info.group, execFileSync('id', ['-gn', sshd.user], { encoding: 'utf8' }).trim());
+    assert.equal(info.owner, String(sshd.uid));
+    assert.equal(info.group, String(sshd.gid));
     assert.deepEqual(info.notes, [SFTP_STAT_NOTE]);
     const link = await backend.stat(join(root, 'link-dir'), false, signal);
     assert.equal(link.entry.type, 'symlink');
@@ -247,12 +267,12 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
       const tree = await listDirectory(ctx, { host: 'busybox', path: root, depth: 2, max_items_per_dir: 5 });
       assert.deepEqual(tree.structured.notes, [note]);
       assert.ok(tree.text.split('\n').includes(`[NOTE] ${SFTP_NOTE}`), tree.text);
-      const locked = tree.structured.entries.find((e) => e.path === 'locked');
+      const locked = tree.structured.entries.find((e) => e.path === 'locked' && e.error);
       assert.deepEqual(locked?.error, { code: 'DENIED', detail: 'permission denied' });
       assert.ok(tree.structured.entries.some((e) => e.path === 'big' && e.type === 'warning'));
       assert.equal(
         tree.structured.entries.find((e) => e.path === 'sp ace')?.modified?.slice(0, 19),
-        '2020-09-13 12:26:40',
+        '2020-09-13T12:26:40',
       );
 
       const files = await listFiles(ctx, {
@@ -288,7 +308,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
 
       const st = await statPaths(ctx, { host: 'busybox', path: join(root, 'a', 'one') });
       assert.deepEqual(st.structured.results[0].notes, [SFTP_STAT_NOTE]);
-      assert.equal(st.structured.results[0].owner, sshd.user);
+      assert.equal(st.structured.results[0].owner, String(sshd.uid));
       assert.ok(st.text.split('\n').includes(`[NOTE] ${SFTP_STAT_NOTE}`), st.text);
     } finally {
       fleet.close?.();
