@@ -5,18 +5,42 @@
 export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024;
 
 /**
- * Keeps the leading whole lines whose UTF-8 bytes, joined with '\n', fit in `maxBytes`
- * (so `lines.join('\n')` of the result is at most `maxBytes` bytes). It stops at the first
- * line that does not fit: order is kept, no later shorter line is slipped in.
+ * Text of one answer, bounded in bytes: lines are taken while they fit, and the rest are
+ * counted. `reserve` keeps room for the lines that always follow (warnings, host failures).
  */
-export function fitToBudget(lines: string[], maxBytes: number): { lines: string[]; cut: boolean } {
-  const budget = Number.isFinite(maxBytes) ? Math.max(0, Math.floor(maxBytes)) : maxBytes > 0 ? Infinity : 0;
-  let used = 0;
-  let n = 0;
-  for (; n < lines.length; n++) {
-    const cost = Buffer.byteLength(lines[n], 'utf8') + (n > 0 ? 1 : 0);
-    if (used + cost > budget) break;
-    used += cost;
+export class TextBudget {
+  private used = 0;
+  /** Lines refused since the budget ran out. */
+  dropped = 0;
+
+  constructor(
+    readonly maxBytes: number,
+    reserve = 0,
+  ) {
+    this.used = Math.min(reserve, Math.floor(maxBytes / 2));
   }
-  return n === lines.length ? { lines, cut: false } : { lines: lines.slice(0, n), cut: true };
+
+  get exhausted(): boolean {
+    return this.dropped > 0;
+  }
+
+  /** Takes the line if it fits (and nothing was refused before, so cuts land on a row boundary). */
+  take(line: string): boolean {
+    if (this.dropped > 0) {
+      this.dropped++;
+      return false;
+    }
+    const cost = Buffer.byteLength(line, 'utf8') + 1;
+    if (this.used + cost > this.maxBytes) {
+      this.dropped++;
+      return false;
+    }
+    this.used += cost;
+    return true;
+  }
+}
+
+/** Room kept for closing lines: a warning or two plus one line per failed host. */
+export function reserveFor(hostCount: number): number {
+  return 1024 + 256 * hostCount;
 }

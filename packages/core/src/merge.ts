@@ -1,4 +1,4 @@
-// k-way merge of sorted lists or streams (one per host) with a binary heap: O(log k) per item.
+// k-way merge of sorted lists (one per host) with a binary heap: O(log k) per item.
 // Equal items come out in source order, so the merge is stable and deterministic.
 
 type Head<T> = { item: T; src: number };
@@ -66,31 +66,4 @@ export function mergeSortedArrays<T>(lists: T[][], compare: (a: T, b: T) => numb
     if (next < lists[src].length) heap.push({ item: lists[src][next], src });
   }
   return out;
-}
-
-/**
- * Merges async streams each sorted by `compare`. It pulls the first item of every source at
- * once (in parallel), then one item from a source only after emitting that source's previous
- * item. Ties keep source order. A failing source fails the merge (wrap sources that should
- * degrade instead). Stopping early (break/return) closes every source still open.
- */
-export async function* mergeSorted<T>(sources: AsyncIterable<T>[], compare: (a: T, b: T) => number): AsyncGenerator<T> {
-  const its = sources.map((s) => s[Symbol.asyncIterator]());
-  const open = new Set<number>(its.keys());
-  const heap = new HeadHeap<T>(compare);
-  const pull = async (src: number) => {
-    const r = await its[src].next();
-    if (r.done) open.delete(src);
-    else heap.push({ item: r.value, src });
-  };
-  try {
-    await Promise.all(its.map((_, src) => pull(src)));
-    while (heap.size > 0) {
-      const { item, src } = heap.pop();
-      yield item;
-      await pull(src);
-    }
-  } finally {
-    await Promise.allSettled([...open].map((src) => its[src].return?.()));
-  }
 }

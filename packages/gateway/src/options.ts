@@ -1,5 +1,7 @@
 // Gateway-wide limits, set once at construction (CLI flags or createMcpServer's options).
 
+import { DEFAULT_MAX_ANSWER_BYTES } from '@fleetls/core';
+
 export interface GatewayOptions {
   /** Hosts asked at once. */
   concurrency: number;
@@ -15,7 +17,7 @@ export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
   concurrency: 32,
   connectTimeoutMs: 3000,
   deadlineMs: 20000,
-  maxAnswerBytes: 262144,
+  maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
 });
 
 /** Defaults overlaid with the given values (undefined ones ignored). */

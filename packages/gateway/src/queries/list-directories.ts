@@ -1,7 +1,16 @@
 // list_directories: Linux MCP Server's meaning, across hosts. The immediate subdirectories of
 // path, merged in the requested order; sizes are recursive (du -b --one-file-system) and
 // computed only when ordering by size.
-import { baseName, displayPath, humanSize, renderAligned, resolveWalkRequest, type TableRow } from '@fleetls/core';
+import {
+  baseName,
+  displayPath,
+  humanSize,
+  renderAligned,
+  reserveFor,
+  resolveWalkRequest,
+  type TableRow,
+  TextBudget,
+} from '@fleetls/core';
 import type { z } from 'zod';
 import {
   failureLines,
@@ -10,8 +19,6 @@ import {
   modified,
   type QueryContext,
   type QueryResult,
-  reserveFor,
-  TextBudget,
   walkDeadlineMs,
   walkHosts,
 } from './common.js';

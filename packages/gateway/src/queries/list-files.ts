@@ -14,8 +14,10 @@ import {
   invalidArgument,
   queryFingerprint,
   renderTsv,
+  reserveFor,
   resolveWalkRequest,
   type TableRow,
+  TextBudget,
 } from '@fleetls/core';
 import type { z } from 'zod';
 import {
@@ -25,8 +27,6 @@ import {
   modified,
   type QueryContext,
   type QueryResult,
-  reserveFor,
-  TextBudget,
   typeWord,
   walkDeadlineMs,
   walkHosts,

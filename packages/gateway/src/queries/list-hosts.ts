@@ -1,9 +1,9 @@
 // list_hosts: the inventory as the selector sees it; with check=true, every host probed in
 // parallel for reachability and its agent's version.
-import { renderAligned, type TableRow } from '@fleetls/core';
+import { renderAligned, type TableRow, TextBudget } from '@fleetls/core';
 import type { z } from 'zod';
 import { fanOut } from '../fan-out.js';
-import { fanOutOptions, type QueryContext, type QueryResult, TextBudget } from './common.js';
+import { fanOutOptions, type QueryContext, type QueryResult } from './common.js';
 import { type hostRowSchema, listHostsInput, type listHostsOutput, parseArgs } from './schemas.js';
 
 type HostRow = z.infer<typeof hostRowSchema>;

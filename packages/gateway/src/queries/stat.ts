@@ -7,18 +7,11 @@ import {
   normalizeRequestPath,
   octalMode,
   type StatInfo,
+  TextBudget,
 } from '@fleetls/core';
 import type { z } from 'zod';
 import { fanOut } from '../fan-out.js';
-import {
-  failureLine,
-  fanOutOptions,
-  hostStatusJson,
-  type QueryContext,
-  type QueryResult,
-  TextBudget,
-  typeWord,
-} from './common.js';
+import { failureLine, fanOutOptions, hostStatusJson, type QueryContext, type QueryResult, typeWord } from './common.js';
 import { parseArgs, statInput, type statOutput, type statResultSchema } from './schemas.js';
 
 type StatJson = z.infer<typeof statResultSchema>;
