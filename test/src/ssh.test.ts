@@ -11,6 +11,7 @@ import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import pino from 'pino';
+import { agentWalksAsUser } from './helpers/reference-walk.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 
 const HOSTILE = [
@@ -236,29 +237,4 @@ async function backend_err(f: () => Promise<unknown>): Promise<FleetError> {
     return err;
   }
   assert.fail('expected a FleetError');
-}
-
-/** core walk() over the agent's fs source, in a child process running as the sshd login user. */
-function agentWalksAsUser(sshd: Sshd, requests: WalkRequest[]): unknown[] {
-  const script = `
-    import { walk } from '@fleetls/core';
-    import { createFsSource } from '@fleetls/agent';
-    const reqs = JSON.parse(process.argv[1]);
-    const out = reqs.map((r) => {
-      const gen = walk(r, createFsSource(r.path, { followSymlinks: r.followSymlinks, allowedRoots: ['/'] }), Date.now);
-      const rows = [];
-      let s = gen.next();
-      while (!s.done) { rows.push(s.value); s = gen.next(); }
-      return { rows, summary: { ...s.value, elapsedMs: 0 } };
-    });
-    process.stdout.write(JSON.stringify(out));
-  `;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(requests)], {
-    uid: sshd.uid,
-    gid: sshd.gid,
-    cwd: new URL('..', import.meta.url).pathname,
-    maxBuffer: 1 << 28,
-    encoding: 'utf8',
-  });
-  return JSON.parse(out);
 }
