@@ -1,17 +1,17 @@
 // Trust boundaries of the real agent: an unprivileged agent meets an unreadable directory,
 // mTLS with throwaway certificates, and the bearer token.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
+import { makePki, type TestPki } from './helpers/certs.js';
 
 let root: string;
 let tree: string;
-const NOBODY = 65534;
+const _NOBODY = 65534;
 
 before(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-sec-')));
@@ -32,130 +32,16 @@ after(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function openssl(args: string[], cwd: string): void {
-  execFileSync('openssl', args, { cwd, stdio: 'ignore' });
-}
-
-/** A throwaway CA, a server cert for 127.0.0.1/localhost, a client cert, and a stranger's cert. */
-function makeCerts(dir: string): void {
-  const ext = path.join(dir, 'san.ext');
-  fs.writeFileSync(ext, 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=fleetls-test-ca',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-    ],
-    dir,
-  );
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=other-ca',
-      '-keyout',
-      'other-ca.key',
-      '-out',
-      'other-ca.pem',
-    ],
-    dir,
-  );
-  for (const [name, ca] of [
-    ['server', 'ca'],
-    ['client', 'ca'],
-    ['stranger', 'other-ca'],
-  ]) {
-    openssl(
-      ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`],
-      dir,
-    );
-    openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        `${ca}.pem`,
-        '-CAkey',
-        `${ca}.key`,
-        '-CAcreateserial',
-        '-days',
-        '1',
-        '-out',
-        `${name}.pem`,
-        '-extfile',
-        ext,
-      ],
-      dir,
-    );
-  }
-}
-
-describe('unprivileged agent', () => {
-  it('lists an unreadable directory as DENIED and the rest of the tree', async () => {
-    const agent = await startAgent({ allow: [tree], uid: NOBODY, gid: NOBODY });
-    const client = agentClient(agent.address);
-    try {
-      const { rows } = await walkAll(client, { path: tree, maxDepth: 3 });
-      const entries = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry] : []));
-      const denied = entries.filter((e) => e.error?.code === 'DENIED');
-      assert.deepEqual(
-        denied.map((e) => e.path.toString()),
-        ['locked'],
-      );
-      const names = new Set(entries.map((e) => e.path.toString()));
-      for (const p of ['top.txt', 'open', 'open/a.txt', 'open/inner', 'open/inner/b.txt', 'locked']) {
-        assert.ok(names.has(p), `${p} listed`);
-      }
-      assert.ok(!names.has('locked/hidden.txt'));
-      // Stat of the unreadable directory itself works (lstat needs only the parent).
-      const st = await new Promise<unknown>((resolve, reject) =>
-        client.Stat(
-          { path: path.join(tree, 'locked') },
-          new grpc.Metadata(),
-          { deadline: Date.now() + 5000 },
-          (err, res) => (err ? reject(err) : resolve(res)),
-        ),
-      );
-      assert.ok(st);
-      // Walking the unreadable directory itself: the root row carries DENIED.
-      const inner = await walkAll(client, { path: path.join(tree, 'locked'), maxDepth: 1 });
-      const innerEntries = inner.rows.flatMap((r) => (r.kind === 'entry' ? [r.entry] : []));
-      assert.ok(innerEntries.every((e) => e.error?.code === 'DENIED'));
-      assert.ok(innerEntries.length >= 1);
-    } finally {
-      client.close();
-      await agent.stop();
-    }
-  });
-});
-
 describe('mTLS', () => {
   let certs: string;
+  let pki: TestPki;
   before(() => {
     certs = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-certs-'));
-    makeCerts(certs);
+    pki = makePki(certs, ['127.0.0.1', 'localhost']);
   });
   after(() => fs.rmSync(certs, { recursive: true, force: true }));
 
-  const read = (f: string) => fs.readFileSync(path.join(certs, f));
+  const read = (f: string) => fs.readFileSync(f);
   // The certificate names 127.0.0.1 too, but TLS SNI takes host names only.
   const sni = { 'grpc.ssl_target_name_override': 'localhost' };
 
@@ -163,19 +49,12 @@ describe('mTLS', () => {
     const agent = await startAgent({
       allow: [tree],
       tls: true,
-      args: [
-        '--tls-cert',
-        path.join(certs, 'server.pem'),
-        '--tls-key',
-        path.join(certs, 'server.key'),
-        '--tls-ca',
-        path.join(certs, 'ca.pem'),
-      ],
+      args: ['--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca],
     });
     try {
       const good = agentClient(
         agent.address,
-        grpc.credentials.createSsl(read('ca.pem'), read('client.key'), read('client.pem')),
+        grpc.credentials.createSsl(read(pki.ca), read(pki.clientKey), read(pki.clientCert)),
         sni,
       );
       const { rows } = await walkAll(good, { path: tree, maxDepth: 1 });
@@ -183,8 +62,8 @@ describe('mTLS', () => {
       good.close();
 
       for (const creds of [
-        grpc.credentials.createSsl(read('ca.pem')),
-        grpc.credentials.createSsl(read('ca.pem'), read('stranger.key'), read('stranger.pem')),
+        grpc.credentials.createSsl(read(pki.ca)),
+        grpc.credentials.createSsl(read(pki.ca), read(pki.strangerKey), read(pki.strangerCert)),
       ]) {
         const bad = agentClient(agent.address, creds, sni);
         await assert.rejects(walkAll(bad, { path: tree, maxDepth: 1 }, undefined, 5000), (err) => {

@@ -1,28 +1,20 @@
 // The gateway's agent client against a real fleetls-agent process: plaintext, mTLS with
 // throwaway certificates, bearer token, a refused port, a port that never speaks, cancel.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AGENT_VERSION } from '@fleetls/agent';
-import { FleetError, type Row, resolveWalkRequest, type WalkSummary } from '@fleetls/core';
+import { FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger } from '@fleetls/gateway';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { makePki } from './helpers/certs.js';
+import { drain } from './helpers/walks.js';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const signal = () => new AbortController().signal;
-
-async function drain(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {
-  const rows: Row[] = [];
-  for (;;) {
-    const r = await gen.next();
-    if (r.done) return { rows, summary: r.value };
-    rows.push(...r.value);
-  }
-}
 
 function names(rows: Row[]): string[] {
   return rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : []));
@@ -40,97 +32,24 @@ async function rejectsWith(p: Promise<unknown>, code: string, re?: RegExp): Prom
   assert.fail(`expected ${code}`);
 }
 
-function openssl(args: string[], cwd: string): void {
-  execFileSync('openssl', args, { cwd, stdio: 'ignore' });
-}
-
-/** A CA, an agent certificate for 127.0.0.1, a gateway client certificate, and a second, unrelated CA. */
-function makeCerts(dir: string): void {
-  const ca = (name: string) => {
-    openssl(
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        `/CN=${name}`,
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.crt`,
-      ],
-      dir,
-    );
-  };
-  ca('ca');
-  ca('other-ca');
-  const leaf = (name: string, ext: string) => {
-    writeFileSync(join(dir, `${name}.ext`), ext);
-    openssl(
-      [
-        'req',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-subj',
-        `/CN=${name}`,
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-      ],
-      dir,
-    );
-    openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'ca.crt',
-        '-CAkey',
-        'ca.key',
-        '-CAcreateserial',
-        '-days',
-        '1',
-        '-extfile',
-        `${name}.ext`,
-        '-out',
-        `${name}.crt`,
-      ],
-      dir,
-    );
-  };
-  leaf('agent', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-  leaf('gateway', 'extendedKeyUsage=clientAuth\n');
-}
-
 describe('agent client', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fleetls-agent-client-'));
   const tree = join(dir, 'tree');
-  const certs = join(dir, 'certs');
   const agents: AgentProcess[] = [];
   let plain: AgentProcess;
+  // Made while the suite is defined: the nested suites build their options from these paths.
+  const certs = join(dir, 'certs');
+  mkdirSync(certs, { recursive: true });
+  const pki = makePki(certs, ['127.0.0.1', 'localhost']);
 
   before(async () => {
     mkdirSync(join(tree, 'sub'), { recursive: true });
-    mkdirSync(certs);
     writeFileSync(join(tree, 'a.txt'), 'hello');
     writeFileSync(join(tree, 'sub', 'b.txt'), 'hello world');
     mkdirSync(join(tree, 'many'));
     for (let i = 0; i < 3000; i++) writeFileSync(join(tree, 'many', `f${i}`), '');
     writeFileSync(join(dir, 'token'), 's3cret\n');
     writeFileSync(join(dir, 'wrong-token'), 'nope\n');
-    makeCerts(certs);
     plain = await startAgent({ allow: [tree] });
     agents.push(plain);
   });
@@ -255,11 +174,11 @@ describe('agent client', () => {
     let tlsAgent: AgentProcess;
     const tlsArgs = () => [
       '--tls-cert',
-      join(certs, 'agent.crt'),
+      pki.serverCert,
       '--tls-key',
-      join(certs, 'agent.key'),
+      pki.serverKey,
       '--tls-ca',
-      join(certs, 'ca.crt'),
+      pki.ca,
       '--token-file',
       join(dir, 'token'),
     ];
@@ -267,7 +186,7 @@ describe('agent client', () => {
       tlsAgent = await startAgent({ allow: [tree], tls: true, args: tlsArgs() });
       agents.push(tlsAgent);
     });
-    const tls = { ca: join(certs, 'ca.crt'), cert: join(certs, 'gateway.crt'), key: join(certs, 'gateway.key') };
+    const tls = { ca: pki.ca, cert: pki.clientCert, key: pki.clientKey };
 
     it('lists with the CA, a client certificate and the token', async () => {
       const b = createAgentBackend(tlsAgent.address, {
@@ -299,7 +218,7 @@ describe('agent client', () => {
 
     it('refuses an agent whose certificate another CA signed', async () => {
       const b = createAgentBackend(tlsAgent.address, {
-        tls: { ...tls, ca: join(certs, 'other-ca.crt') },
+        tls: { ...tls, ca: pki.otherCa },
         tokenFile: join(dir, 'token'),
         connectTimeoutMs: 5000,
         logger,
@@ -313,7 +232,7 @@ describe('agent client', () => {
 
     it('is refused by the agent without a client certificate', async () => {
       const b = createAgentBackend(tlsAgent.address, {
-        tls: { ca: join(certs, 'ca.crt') },
+        tls: { ca: pki.ca },
         tokenFile: join(dir, 'token'),
         connectTimeoutMs: 5000,
         logger,

@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { WalkRequest } from '@fleetls/core';
 import { WALK_DEFAULTS } from '@fleetls/core';
 import {
   createSshBackend,
@@ -36,23 +36,14 @@ import {
   statPaths,
 } from '@fleetls/gateway';
 import pino from 'pino';
-import { agentWalksAsUser } from './helpers/reference-walk.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
+import { agentWalksAsUser, drain } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
 const signal = new AbortController().signal;
 
 function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
   return { ...WALK_DEFAULTS, path, maxDepth: 3, ...over };
-}
-
-async function collect(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {
-  const rows: Row[] = [];
-  for (;;) {
-    const step = await gen.next();
-    if (step.done) return { rows, summary: step.value };
-    rows.push(...step.value);
-  }
 }
 
 /** A PATH with sh and head but a `find` that is not GNU's (as on BusyBox hosts). */
@@ -166,7 +157,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
 
   it('the probe finds no GNU find, so the host is listed over SFTP', async () => {
     assert.deepEqual(await backend.probe(signal), { version: 'ssh (sftp)' });
-    const { summary } = await collect(backend.walk(req(root, { maxDepth: 1 }), signal));
+    const { summary } = await drain(backend.walk(req(root, { maxDepth: 1 }), signal));
     assert.deepEqual(summary.notes, [SFTP_NOTE]);
     assert.match(SFTP_NOTE, /whole seconds/);
   });
@@ -190,7 +181,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
     ];
     const agentSide = agentWalksAsUser(sshd, requests) as { rows: unknown[]; summary: unknown }[];
     for (const [i, r] of requests.entries()) {
-      const ssh = await collect(backend.walk(r, signal));
+      const ssh = await drain(backend.walk(r, signal));
       assert.deepEqual(ssh.summary.notes, [SFTP_NOTE], `request ${i}`);
       const { notes: _notes, ...summary } = ssh.summary;
       const mine = JSON.parse(JSON.stringify({ rows: ssh.rows, summary: { ...summary, elapsedMs: 0 } }));
@@ -202,7 +193,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
       for (const row of ssh.rows) if (row.kind === 'entry') assert.equal(row.entry.mtimeNsec, 0);
     }
     // The loop is an error row exactly once, and the followed link's children are listed.
-    const followed = await collect(backend.walk(requests[8], signal));
+    const followed = await drain(backend.walk(requests[8], signal));
     const errors = followed.rows.flatMap((r) =>
       r.kind === 'entry' && r.entry.error ? [`${r.entry.path} ${r.entry.error.detail}`] : [],
     );
@@ -215,7 +206,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
   });
 
   it('a name that is not UTF-8 is an error row, not a wrong name silently', async () => {
-    const { rows } = await collect(backend.walk(req(join(sshd.dir, 'odd'), { maxDepth: 1 }), signal));
+    const { rows } = await drain(backend.walk(req(join(sshd.dir, 'odd'), { maxDepth: 1 }), signal));
     const byName = new Map(rows.flatMap((r) => (r.kind === 'entry' ? [[r.entry.path.toString(), r.entry]] : [])));
     assert.equal(byName.get('fine')?.size, 2);
     assert.equal(byName.get('fine')?.error, undefined);

@@ -7,12 +7,12 @@ import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, truncateSync,
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { Row, WalkRequest } from '@fleetls/core';
 import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import pino from 'pino';
-import { agentWalksAsUser } from './helpers/reference-walk.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
+import { agentWalksAsUser, drain } from './helpers/walks.js';
 
 const HOSTILE = [
   "it's",
@@ -29,15 +29,6 @@ const logger = pino({ level: 'silent' });
 
 function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
   return { ...WALK_DEFAULTS, path, maxDepth: 3, ...over };
-}
-
-async function collect(gen: AsyncGenerator<Row[], WalkSummary, void>): Promise<{ rows: Row[]; summary: WalkSummary }> {
-  const rows: Row[] = [];
-  for (;;) {
-    const step = await gen.next();
-    if (step.done) return { rows, summary: step.value };
-    rows.push(...step.value);
-  }
 }
 
 const paths = (rows: Row[]) =>
@@ -96,16 +87,16 @@ describe('SSH backend against a real sshd', () => {
   });
 
   it('lists hostile names exactly and runs nothing remotely', async () => {
-    const { rows } = await collect(backend.walk(req(join(root, 'hostile')), signal));
+    const { rows } = await drain(backend.walk(req(join(root, 'hostile')), signal));
     assert.deepEqual(paths(rows), [...HOSTILE, '$(touch PWNED) dir', '$(touch PWNED) dir/inner'].sort());
-    const top = await collect(backend.walk(req(root, { maxDepth: 1 }), signal));
+    const top = await drain(backend.walk(req(root, { maxDepth: 1 }), signal));
     assert.ok(paths(top.rows).includes(Buffer.from([0xff, 0xfe, 0x0a, 0x41]).toString('latin1')));
     for (const d of [sshd.dir, root, join(root, 'hostile'), '/', `/home/${sshd.user}`])
       assert.equal(existsSync(join(d, 'PWNED')), false, `PWNED in ${d}`);
   });
 
   it('lists a hostile start path', async () => {
-    const { rows } = await collect(backend.walk(req(join(root, 'hostile', '$(touch PWNED) dir')), signal));
+    const { rows } = await drain(backend.walk(req(join(root, 'hostile', '$(touch PWNED) dir')), signal));
     assert.deepEqual(paths(rows), ['inner']);
     assert.equal(existsSync(join(root, 'hostile', 'PWNED')), false);
   });
@@ -132,7 +123,7 @@ describe('SSH backend against a real sshd', () => {
   });
 
   it('an unreadable directory is a DENIED row, the rest is listed', async () => {
-    const { rows } = await collect(backend.walk(req(root, { maxDepth: 2 }), signal));
+    const { rows } = await drain(backend.walk(req(root, { maxDepth: 2 }), signal));
     const denied = rows.find((r) => r.kind === 'entry' && r.entry.path.toString() === 'locked' && r.entry.error);
     assert.ok(denied && denied.kind === 'entry');
     assert.equal(denied.entry.error?.code, 'DENIED');
@@ -143,7 +134,7 @@ describe('SSH backend against a real sshd', () => {
     await backend.probe(signal);
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        i % 2 ? backend.stat(root, false, signal) : collect(backend.walk(req(root, { maxDepth: 1 }), signal)),
+        i % 2 ? backend.stat(root, false, signal) : drain(backend.walk(req(root, { maxDepth: 1 }), signal)),
       ),
     );
     assert.equal(backend.connectionsOpened(), 1);
@@ -222,7 +213,7 @@ describe('SSH backend against a real sshd', () => {
     ];
     const agentSide = agentWalksAsUser(sshd, requests);
     for (const [i, r] of requests.entries()) {
-      const ssh = await collect(backend.walk(r, signal));
+      const ssh = await drain(backend.walk(r, signal));
       const mine = JSON.parse(JSON.stringify({ rows: ssh.rows, summary: { ...ssh.summary, elapsedMs: 0 } }));
       assert.deepEqual(mine, agentSide[i], `request ${i}: ${JSON.stringify(r)}`);
     }

@@ -1,10 +1,25 @@
-// The agent's answer without the agent process: core walk() over the agent's fs source,
-// in a child process running as the sshd login user, so unreadable directories are
-// unreadable here too. The SSH backends are compared with it.
+// Walk helpers for tests: draining a backend's walk, and the agent's answer without the
+// agent process (the reference the SSH backends are compared with).
 import { execFileSync } from 'node:child_process';
-import type { WalkRequest } from '@fleetls/core';
+import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
 import type { Sshd } from './sshd.js';
 
+/** Every row of a backend's walk, and its summary. */
+export async function drain(
+  gen: AsyncGenerator<Row[], WalkSummary, void>,
+): Promise<{ rows: Row[]; summary: WalkSummary }> {
+  const rows: Row[] = [];
+  for (;;) {
+    const step = await gen.next();
+    if (step.done) return { rows, summary: step.value };
+    rows.push(...step.value);
+  }
+}
+
+/**
+ * core walk() over the agent's fs source, in a child process running as the sshd login
+ * user, so unreadable directories are unreadable here too.
+ */
 export function agentWalksAsUser(sshd: Sshd, requests: WalkRequest[]): unknown[] {
   const script = `
     import { realpathSync } from 'node:fs';
