@@ -18,3 +18,5 @@ export * from './render-tree.js';
 export * from './top-n.js';
 export * from './types.js';
 export * from './walk.js';
+export type { ResumePoint } from './walk-resume.js';
+export { compareResumePoints, resumePointOf } from './walk-resume.js';

@@ -3,7 +3,7 @@
 // row, so the next page resumes that host's walk there (directories before it are not read
 // again) and goes on with the hosts after it.
 import {
-  compareNames,
+  compareResumePoints,
   decodeTreeCursor,
   displayPath,
   type Entry,
@@ -11,10 +11,11 @@ import {
   FleetError,
   invalidArgument,
   queryFingerprint,
-  type ResumeRow,
+  type ResumePoint,
   type Row,
   reserveFor,
   resolveWalkRequest,
+  resumePointOf,
   TextBudget,
   type TreeCursor,
   treeEntryLine,
@@ -62,45 +63,6 @@ function entryJson(host: string, e: Entry): TreeEntryJson {
  */
 export function treeMaxEntries(maxAnswerBytes: number, hostCount: number): number {
   return Math.max(2000, Math.ceil(maxAnswerBytes / 8 / Math.max(1, hostCount)));
-}
-
-type ResumePoint = NonNullable<TreeCursor['after']>;
-
-/** The resume point of a shown row: an entry (or its error row) by path, a [WARNING] by its directory. */
-function resumePointOf(row: Row): ResumePoint {
-  if (row.kind === 'truncation') return { path: row.truncation.dir, row: 'warning' };
-  const kind: ResumeRow = row.entry.error ? 'error' : 'entry';
-  return { path: row.entry.path, row: kind };
-}
-
-/**
- * Where a row's resume point falls in the tree's depth-first name order against another:
- * components compare by name; an ancestor comes before its subtree, and its [WARNING]
- * after it; at one path the entry comes first, then its error row, then its [WARNING].
- */
-function compareResumePoints(a: ResumePoint, b: ResumePoint): number {
-  const rank = { entry: 0, error: 1, warning: 2 } as const;
-  const pa = a.path.length === 0 ? [] : splitPath(a.path);
-  const pb = b.path.length === 0 ? [] : splitPath(b.path);
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const d = compareNames(pa[i], pb[i]);
-    if (d !== 0) return d;
-  }
-  if (pa.length < pb.length) return a.row === 'warning' ? 1 : -1;
-  if (pa.length > pb.length) return b.row === 'warning' ? -1 : 1;
-  return rank[a.row] - rank[b.row];
-}
-
-function splitPath(p: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let start = 0;
-  for (let i = 0; i <= p.length; i++) {
-    if (i === p.length || p[i] === 0x2f) {
-      parts.push(p.subarray(start, i));
-      start = i + 1;
-    }
-  }
-  return parts;
 }
 
 /**

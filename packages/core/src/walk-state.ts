@@ -1,0 +1,142 @@
+// What one walk shares across its directories: the summary, the stop, the deadline clock,
+// reading a directory through the filter, and whether to descend. The tree and ranked
+// shapes (walk-tree.ts, walk-ranked.ts) are written on top of it.
+import { entryComparator } from './order.js';
+import type { Entry, EntryError, RawEntry, TreeSource, Truncation, WalkRequest, WalkSummary } from './types.js';
+import type { WalkFilter } from './walk-filter.js';
+import { compileFilter } from './walk-filter.js';
+import { joinPath, toEntry } from './walk-raw-entry.js';
+
+/** How often (in entries) a long directory read looks at the clock. */
+const CLOCK_EVERY = 512;
+
+/** An entry on its way through a heap; `lazy` holds its unfilled RawEntry until it is kept. */
+export interface Pending {
+  entry: Entry;
+  dev: number;
+  dir: Buffer;
+  lazy?: RawEntry;
+}
+
+/** Directories on the way down, for symlink-loop detection when following links. */
+export interface Ancestors {
+  key: string;
+  up?: Ancestors;
+}
+
+function hasAncestor(chain: Ancestors | undefined, key: string): boolean {
+  for (let a = chain; a; a = a.up) if (a.key === key) return true;
+  return false;
+}
+
+export type Descent = { go: true; chain: Ancestors | undefined } | { go: false; error?: EntryError };
+
+export function errorRow(entry: Entry, error: EntryError): Entry {
+  return { ...entry, error };
+}
+
+export class WalkState {
+  readonly summary: WalkSummary = {
+    entriesSent: 0,
+    entriesSeen: 0,
+    entriesMatched: 0,
+    truncations: [],
+    elapsedMs: 0,
+    depthLimitedDirs: 0,
+  };
+  readonly compare: (a: Entry, b: Entry) => number;
+  readonly filter: WalkFilter;
+  readonly deadlineAt: number;
+  /** Set once the walk must end (deadline, max_entries); the reason is in the summary. */
+  stopped = false;
+  /** The requested path's device, for one_file_system. */
+  rootDev = 0;
+  private readonly started: number;
+
+  constructor(
+    readonly req: WalkRequest,
+    private readonly source: TreeSource,
+    private readonly now: () => number,
+  ) {
+    this.started = now();
+    this.deadlineAt = this.started + req.deadlineMs;
+    this.compare = entryComparator(req.order, req.direction);
+    this.filter = compileFilter(req);
+  }
+
+  finish(): WalkSummary {
+    this.summary.elapsedMs = Math.max(0, this.now() - this.started);
+    return this.summary;
+  }
+
+  stop(reason: Truncation['reason'], dir: Buffer): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.summary.truncations.push({ dir, shown: this.summary.entriesSent, total: this.summary.entriesSeen, reason });
+  }
+
+  outOfTime(): boolean {
+    return this.now() >= this.deadlineAt;
+  }
+
+  /** The entry of a kept Pending, filled if it was left lazy. */
+  materialize(p: Pending): Entry {
+    if (p.lazy) {
+      p.entry = toEntry(this.fill(p.dir, p.lazy), p.dir, p.entry.depth, p.entry.path);
+      p.lazy = undefined;
+    }
+    return p.entry;
+  }
+
+  private fill(dir: Buffer, raw: RawEntry): RawEntry {
+    return raw.lazy && this.source.fill ? this.source.fill(dir, raw) : raw;
+  }
+
+  /**
+   * Reads one directory: prunes, fills what the filter needs, sizes directories, and offers
+   * each child to `accept`. Returns the listing error, if any. Stops early (and marks the
+   * walk stopped) at the deadline.
+   */
+  readDir(dir: Buffer, depth: number, accept: (p: Pending) => void): EntryError | undefined {
+    const { req, filter, summary } = this;
+    const children = this.source.list(dir);
+    if ('error' in children) return children.error;
+    let sinceClock = 0;
+    for (let raw of children) {
+      if (++sinceClock === CLOCK_EVERY) {
+        sinceClock = 0;
+        if (this.outOfTime()) {
+          this.stop('deadline', dir);
+          return undefined;
+        }
+      }
+      summary.entriesSeen++;
+      const path = joinPath(dir, raw.name);
+      if (filter.prunes(raw.name, path)) continue;
+      if (raw.lazy && filter.needsStat(raw)) raw = this.fill(dir, raw);
+      const entry = toEntry(raw, dir, depth, path);
+      if (req.dirSizes && entry.type === 'dir' && !entry.error && (!req.oneFileSystem || raw.dev === this.rootDev)) {
+        const { size, partial } = this.source.dirSize(entry.path, this.deadlineAt);
+        entry.size = size;
+        if (partial) entry.sizePartial = true;
+      }
+      accept(raw.lazy ? { entry, dev: raw.dev, dir, lazy: raw } : { entry, dev: raw.dev, dir });
+    }
+    return undefined;
+  }
+
+  /** May the walk descend into this entry? Counts depth-limited dirs; reports loops. */
+  descent(entry: Entry, dev: number, chain: Ancestors | undefined): Descent {
+    const { req } = this;
+    if (entry.type !== 'dir' || entry.error) return { go: false };
+    if (entry.depth >= req.maxDepth) {
+      this.summary.depthLimitedDirs++;
+      return { go: false };
+    }
+    if (req.oneFileSystem && dev !== this.rootDev) return { go: false };
+    if (!req.followSymlinks) return { go: true, chain };
+    const key = `${dev}:${entry.inode}`;
+    if (hasAncestor(chain, key)) return { go: false, error: { code: 'ERROR', detail: 'symlink loop' } };
+    return { go: true, chain: { key, up: chain } };
+  }
+}
