@@ -159,8 +159,10 @@ export function startFleetls(
   });
 }
 
+/** The peers live in their own install (bench/peers, `npm run bench:setup`), outside the product's `npm ci`. */
 export function resolvePeer(pkg: string): string {
-  const pj = path.join(REPO_ROOT, 'node_modules', pkg, 'package.json');
+  const pj = path.join(REPO_ROOT, 'bench', 'peers', 'node_modules', pkg, 'package.json');
+  if (!fs.existsSync(pj)) throw new Error(`${pkg} is not installed: run npm run bench:setup`);
   const meta = JSON.parse(fs.readFileSync(pj, 'utf8')) as { bin?: string | Record<string, string>; main?: string };
   const bin = typeof meta.bin === 'string' ? meta.bin : Object.values(meta.bin ?? {})[0];
   return path.join(path.dirname(pj), bin ?? meta.main ?? 'dist/index.js');
