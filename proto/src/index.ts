@@ -1,38 +1,46 @@
-// The fleetls wire contract: the .proto, its generated types and the one set of
-// loader options that the generator flags mirror (see package.json "generate").
-import { fileURLToPath } from 'node:url';
+// The fleetls wire contract: the .proto files, their generated types, the loader options,
+// and the codec between them and the domain (@fleetls/core).
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import { packageDefinition } from './contract.js';
 import type { ProtoGrpcType } from './gen/agent.js';
 
-export const PROTO_DIR = fileURLToPath(new URL('..', import.meta.url));
-export const PROTO_FILE = 'fleetls/v1/agent.proto';
-
-/** Must match the flags of `npm run generate`, or the generated types lie. */
-export const LOADER_OPTIONS: protoLoader.Options = {
-  keepCase: false,
-  longs: Number,
-  enums: String,
-  bytes: Buffer,
-  defaults: true,
-  oneofs: true,
-  includeDirs: [PROTO_DIR],
-};
-
+export { LOADER_OPTIONS, PROTO_DIR, PROTO_FILES } from './contract.js';
 export const SERVICE_NAME = 'fleetls.v1.Agent';
 
-let cached: { packageDefinition: protoLoader.PackageDefinition; proto: ProtoGrpcType } | undefined;
+let proto: ProtoGrpcType | undefined;
 
 /** Loads the contract once per process. */
-export function loadContract(): { packageDefinition: protoLoader.PackageDefinition; proto: ProtoGrpcType } {
-  if (!cached) {
-    const packageDefinition = protoLoader.loadSync(PROTO_FILE, LOADER_OPTIONS);
-    const proto = grpc.loadPackageDefinition(packageDefinition) as unknown as ProtoGrpcType;
-    cached = { packageDefinition, proto };
-  }
-  return cached;
+export function loadContract(): { packageDefinition: ReturnType<typeof packageDefinition>; proto: ProtoGrpcType } {
+  proto ??= grpc.loadPackageDefinition(packageDefinition()) as unknown as ProtoGrpcType;
+  return { packageDefinition: packageDefinition(), proto };
 }
 
+export {
+  entryFromWire,
+  entryToWire,
+  requestToWire,
+  rowFromWire,
+  rowToWire,
+  statFromWire,
+  statToWire,
+  summaryFromWire,
+  summaryToWire,
+  toBuffer,
+  truncationFromWire,
+  truncationToWire,
+  wireToRequestInput,
+} from './codec.js';
+export {
+  DIRECTION,
+  ENTRY_TYPE,
+  type EnumCodec,
+  ERROR_CODE,
+  ORDER,
+  RESUME_ROW,
+  SHAPE,
+  TRUNCATION_REASON,
+} from './enums.js';
+export { encodeWalkResponse, ProtoWriter, WalkResponseEncoder } from './fast-encoder.js';
 export type { ProtoGrpcType } from './gen/agent.js';
 export type { AgentClient, AgentHandlers } from './gen/fleetls/v1/Agent.js';
 export type { Entry as WireEntry, Entry__Output as WireEntryOut } from './gen/fleetls/v1/Entry.js';
@@ -62,3 +70,4 @@ export type {
   WalkResponse as WireWalkResponse,
   WalkResponse__Output as WireWalkResponseOut,
 } from './gen/fleetls/v1/WalkResponse.js';
+export { codeFromStatus, GRPC_STATUS, toStatus } from './grpc-status.js';

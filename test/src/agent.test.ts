@@ -6,9 +6,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { statFromWire } from '@fleetls/agent';
 import type { Entry, Row } from '@fleetls/core';
-import type { AgentClient, WireStatResponseOut } from '@fleetls/proto';
+import { type AgentClient, statFromWire, type WireStatResponseOut } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { type AgentProcess, agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
 

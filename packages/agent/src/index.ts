@@ -4,7 +4,7 @@ export { createFsSource, duApparent, type FsSourceOptions, WalkCancelled } from 
 export { createLocalBackend } from './local-backend.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 export { type AgentServer, createAgentServer, readToken, tokenInterceptor } from './server.js';
-export { type AgentServiceHandle, addAgentService, GRPC_STATUS, prepareWalk, toStatus } from './service.js';
+export { type AgentServiceHandle, addAgentService, prepareWalk } from './service.js';
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
 export {
@@ -15,4 +15,3 @@ export {
   type WalkOutcome,
   type WireBatch,
 } from './walker.js';
-export * from './wire.js';

@@ -1,7 +1,7 @@
 // The fleetls.v1.Agent service: Walk (server-streaming, back-pressured, cancellable) and
-// Stat. Wire ↔ domain goes through wire.ts only; errors leave as gRPC statuses.
+// Stat. Wire ↔ domain goes through @fleetls/proto's codec only; errors leave as gRPC statuses.
 
-import type { Code, WalkRequest } from '@fleetls/core';
+import type { WalkRequest } from '@fleetls/core';
 import { DEFAULT_CEILINGS, FleetError, resolveWalkRequest } from '@fleetls/core';
 import type {
   AgentHandlers,
@@ -10,31 +10,13 @@ import type {
   WireWalkRequestOut,
   WireWalkResponse,
 } from '@fleetls/proto';
-import { loadContract } from '@fleetls/proto';
+import { loadContract, statToWire, summaryToWire, toStatus, wireToRequestInput } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config.js';
 import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 import { statPath } from './stat.js';
 import { type RunningWalk, startWireWalk, type WalkOutcome, type WireBatch } from './walker.js';
-import { statToWire, summaryToWire, wireToRequestInput } from './wire.js';
-
-export const GRPC_STATUS: Record<Code, grpc.status> = {
-  invalid_argument: grpc.status.INVALID_ARGUMENT,
-  permission_denied: grpc.status.PERMISSION_DENIED,
-  not_found: grpc.status.NOT_FOUND,
-  unauthenticated: grpc.status.UNAUTHENTICATED,
-  unavailable: grpc.status.UNAVAILABLE,
-  deadline_exceeded: grpc.status.DEADLINE_EXCEEDED,
-  cancelled: grpc.status.CANCELLED,
-  resource_exhausted: grpc.status.RESOURCE_EXHAUSTED,
-  internal: grpc.status.INTERNAL,
-};
-
-export function toStatus(err: unknown): Partial<grpc.StatusObject> {
-  const fe = FleetError.from(err);
-  return { code: GRPC_STATUS[fe.code], details: fe.message };
-}
 
 /** Time kept back from the client's deadline so the summary (with its DEADLINE truncation) still arrives. */
 const DEADLINE_MARGIN_MS = 100;
@@ -95,7 +77,7 @@ export function addAgentService(
   let active = 0;
   let seq = 0;
 
-  // Walk batches arrive from the worker already encoded (wire.ts' WalkResponseEncoder), so the
+  // Walk batches arrive from the worker already encoded (@fleetls/proto's WalkResponseEncoder), so the
   // registered Walk method serializes with the identity; the final summary message is
   // encoded here with the contract's own serializer.
   const definition = loadContract().proto.fleetls.v1.Agent.service;

@@ -6,6 +6,8 @@
 import { parentPort } from 'node:worker_threads';
 import type { Row } from '@fleetls/core';
 import { walk } from '@fleetls/core';
+// The encoder alone, without the gRPC stack the package's root would load into each worker.
+import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { createFsSource, WalkCancelled } from './fs-source.js';
 import {
   CANCEL,
@@ -18,7 +20,6 @@ import {
   type WorkerInput,
   type WorkerMessage,
 } from './transit.js';
-import { WalkResponseEncoder } from './wire.js';
 
 const port = parentPort;
 if (!port) throw new Error('walk-worker must run in a worker thread');

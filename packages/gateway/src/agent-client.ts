@@ -2,9 +2,7 @@
 // by every call; the agent's certificate checked against the inventory's CA; the bearer
 // token sent as call credentials. gRPC statuses become FleetError codes here, once.
 import { readFileSync } from 'node:fs';
-import { requestToWire, rowFromWire, statFromWire, summaryFromWire } from '@fleetls/agent';
 import {
-  type Code,
   FleetError,
   type HostBackend,
   type Row,
@@ -14,8 +12,13 @@ import {
 } from '@fleetls/core';
 import {
   type AgentClient,
+  codeFromStatus,
   loadContract,
+  requestToWire,
+  rowFromWire,
   SERVICE_NAME,
+  statFromWire,
+  summaryFromWire,
   type WireStatResponseOut,
   type WireWalkResponseOut,
 } from '@fleetls/proto';
@@ -41,18 +44,6 @@ export interface AgentBackendOptions {
 export const AGENT_VERSION_METADATA = 'fleetls-agent-version';
 const WALK_GRACE_MS = 2000;
 
-const STATUS_TO_CODE: Partial<Record<grpc.status, Code>> = {
-  [grpc.status.UNAVAILABLE]: 'unavailable',
-  [grpc.status.DEADLINE_EXCEEDED]: 'deadline_exceeded',
-  [grpc.status.UNAUTHENTICATED]: 'unauthenticated',
-  [grpc.status.PERMISSION_DENIED]: 'permission_denied',
-  [grpc.status.NOT_FOUND]: 'not_found',
-  [grpc.status.INVALID_ARGUMENT]: 'invalid_argument',
-  [grpc.status.RESOURCE_EXHAUSTED]: 'resource_exhausted',
-  // A CANCELLED we did not initiate is the agent going away (forceShutdown), a host failure.
-  [grpc.status.CANCELLED]: 'unavailable',
-};
-
 /**
  * A gRPC error → FleetError, keeping the agent's message. When our own signal caused it
  * (cancel or deadline of the fan-out), the signal's reason wins.
@@ -66,7 +57,7 @@ export function fleetErrorFromGrpc(err: unknown, address: string, signal?: Abort
   if (err instanceof FleetError) return err;
   const se = err as Partial<grpc.ServiceError>;
   if (typeof se.code === 'number') {
-    const code = STATUS_TO_CODE[se.code as grpc.status] ?? 'internal';
+    const code = codeFromStatus(se.code as grpc.status);
     const details = se.details || grpc.status[se.code] || 'unknown';
     return new FleetError(code, `agent ${address}: ${details}`, { cause: err });
   }

@@ -3,9 +3,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rowFromWire, summaryFromWire } from '@fleetls/agent';
 import type { Row, WalkSummary } from '@fleetls/core';
-import { type AgentClient, loadContract, type WireWalkRequest, type WireWalkResponseOut } from '@fleetls/proto';
+import {
+  type AgentClient,
+  loadContract,
+  rowFromWire,
+  summaryFromWire,
+  type WireWalkRequest,
+  type WireWalkResponseOut,
+} from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 

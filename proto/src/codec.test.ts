@@ -2,11 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Entry, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
 import { ENTRY_TYPES, resolveWalkRequest } from '@fleetls/core';
-import { loadContract } from '@fleetls/proto';
 import {
-  encodeWalkResponse,
-  entryTypeFromWire,
-  entryTypeToWire,
   requestToWire,
   rowFromWire,
   rowToWire,
@@ -15,7 +11,9 @@ import {
   summaryFromWire,
   summaryToWire,
   wireToRequestInput,
-} from './wire.js';
+} from './codec.js';
+import { ENTRY_TYPE } from './enums.js';
+import { loadContract } from './index.js';
 
 /** Encode and decode through the real protobuf types, with the loader's options. */
 function roundTrip<T>(typeName: string, value: unknown): T {
@@ -51,7 +49,7 @@ const entry: Entry = {
   linkTarget: Buffer.from('../t\u00e9'),
 };
 
-describe('wire', () => {
+describe('codec', () => {
   it('round-trips rows through protobuf unchanged', () => {
     const rows: Row[] = [
       { kind: 'entry', entry },
@@ -92,56 +90,11 @@ describe('wire', () => {
     assert.deepEqual(summaryFromWire(decoded.summary), summary);
   });
 
-  it('encodes WalkResponse directly exactly as protobufjs does', () => {
-    const { packageDefinition } = loadContract();
-    const walkDef = (
-      packageDefinition['fleetls.v1.Agent'] as unknown as Record<
-        string,
-        {
-          responseSerialize: (v: unknown) => Buffer;
-          responseDeserialize: (b: Buffer) => { rows: never[]; summary: never };
-        }
-      >
-    ).Walk;
-    const rows: Row[] = [
-      { kind: 'entry', entry },
-      {
-        kind: 'entry',
-        entry: {
-          ...entry,
-          mtimeSec: -86_400 * 365,
-          mtimeNsec: 5,
-          utcOffsetMin: 60,
-          size: 0,
-          path: Buffer.alloc(0),
-          linkTarget: undefined,
-        },
-      },
-      {
-        kind: 'entry',
-        entry: { ...entry, type: 'dir', error: { code: 'ERROR', detail: 'symlink loop — é' }, sizePartial: true },
-      },
-      { kind: 'entry', entry: { ...entry, type: 'unknown', uid: 0, gid: 0, size: Number.MAX_SAFE_INTEGER } },
-      { kind: 'truncation', truncation: { dir: Buffer.from('a/b'), shown: 0, total: 2 ** 33, reason: 'deadline' } },
-    ];
-    const summary: WalkSummary = {
-      entriesSent: 4,
-      entriesSeen: 300_000,
-      entriesMatched: 0,
-      truncations: [{ dir: Buffer.alloc(0), shown: 4, total: 9, reason: 'top_n' }],
-      elapsedMs: 1,
-      depthLimitedDirs: 0,
-    };
-    for (const s of [undefined, summary]) {
-      const direct = encodeWalkResponse(rows, s);
-      const reference = walkDef.responseSerialize({ rows: rows.map(rowToWire), summary: s ? summaryToWire(s) : null });
-      assert.deepEqual(walkDef.responseDeserialize(direct), walkDef.responseDeserialize(reference));
-    }
-  });
-
   it('maps every entry type both ways', () => {
-    for (const t of ENTRY_TYPES) assert.equal(entryTypeFromWire(entryTypeToWire(t)), t);
-    assert.equal(entryTypeFromWire(2), 'dir');
+    for (const t of ENTRY_TYPES) assert.equal(ENTRY_TYPE.fromWire(ENTRY_TYPE.toWire(t)), t);
+    assert.equal(ENTRY_TYPE.fromWire(2), 'dir');
+    assert.equal(ENTRY_TYPE.number('dir'), 2);
+    assert.equal(ENTRY_TYPE.fromWire('ENTRY_TYPE_NONSENSE'), undefined);
   });
 
   it('round-trips a request into the same resolved request', () => {

@@ -1,0 +1,48 @@
+// Where the .proto files live and the one set of loader options (mirrored by the flags of
+// `npm run generate`). No grpc-js here: the agent's walk workers read the descriptor
+// through this file without loading a gRPC stack.
+import { fileURLToPath } from 'node:url';
+import * as protoLoader from '@grpc/proto-loader';
+
+export const PROTO_DIR = fileURLToPath(new URL('..', import.meta.url));
+export const PROTO_FILES = ['fleetls/v1/agent.proto'];
+
+/** Must match the flags of `npm run generate`, or the generated types lie. */
+export const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: false,
+  longs: Number,
+  enums: String,
+  bytes: Buffer,
+  defaults: true,
+  oneofs: true,
+  includeDirs: [PROTO_DIR],
+};
+
+let cached: protoLoader.PackageDefinition | undefined;
+
+/** The contract's package definition, loaded once per thread. */
+export function packageDefinition(): protoLoader.PackageDefinition {
+  cached ??= protoLoader.loadSync(PROTO_FILES, LOADER_OPTIONS);
+  return cached;
+}
+
+type EnumDescriptor = { value: { name: string; number: number }[] };
+type MessageDescriptor = { field: { name: string; number: number; type: string }[] };
+
+function definition(fullName: string, format: string): unknown {
+  const def = packageDefinition()[fullName] as { format?: string; type?: unknown } | undefined;
+  if (!def || def.format !== format) throw new Error(`contract: ${fullName} is not a ${format}`);
+  return def.type;
+}
+
+/** name → number of every value of an enum, from the descriptor. */
+export function enumNumbers(fullName: string): Map<string, number> {
+  const type = definition(fullName, 'Protocol Buffer 3 EnumDescriptorProto') as EnumDescriptor;
+  return new Map(type.value.map((v) => [v.name, v.number]));
+}
+
+/** name (camelCase, as the loader options spell it) → { number, type } of every field of a message. */
+export function messageFields(fullName: string): Map<string, { number: number; type: string }> {
+  const type = definition(fullName, 'Protocol Buffer 3 DescriptorProto') as MessageDescriptor;
+  return new Map(type.field.map((f) => [f.name, { number: f.number, type: f.type }]));
+}
