@@ -60,6 +60,34 @@ describe('parseAgentConfig', () => {
     rejects(['--insecure', '--bogus'], /unknown option/);
   });
 
+  it('listens on a Unix socket: no TLS needed, mode and group from flags or the file', () => {
+    const c = parse(['--listen', 'unix:/run/fleetls//agent.sock']);
+    assert.deepEqual(c.unix, { path: '/run/fleetls/agent.sock', mode: 0o660, group: 'fleetls' });
+    assert.equal(c.tls, undefined);
+    const d = parse(['--listen', 'unix:/run/a.sock', '--socket-mode', '0640', '--socket-group', 'ops']);
+    assert.deepEqual(d.unix, { path: '/run/a.sock', mode: 0o640, group: 'ops' });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-cfg-'));
+    try {
+      const file = path.join(dir, 'agent.yaml');
+      // An unquoted 0660 is the YAML number 660: read as chmod reads it.
+      fs.writeFileSync(file, 'listen: unix:/run/fleetls/agent.sock\nsocket_mode: 0600\nsocket_group: "1234"\n');
+      assert.deepEqual(parse(['--config', file]).unix, { path: '/run/fleetls/agent.sock', mode: 0o600, group: '1234' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the key of a bad Unix socket setting', () => {
+    rejects(['--listen', 'unix:run/agent.sock'], /^listen: expected unix:\/ABSOLUTE\/PATH/);
+    rejects(['--listen', 'unix:'], /^listen: expected unix:/);
+    rejects(['--listen', `unix:/${'x'.repeat(120)}`], /^listen: socket path longer than 107 bytes/);
+    rejects(['--listen', 'unix:/run/a.sock', '--socket-mode', '0666'], /^socket_mode: 0666 gives users outside/);
+    rejects(['--listen', 'unix:/run/a.sock', '--socket-mode', '0o660'], /^socket_mode: expected an octal mode/);
+    rejects(['--listen', 'unix:/run/a.sock', '--socket-mode', '0680'], /^socket_mode: expected an octal mode/);
+    rejects(['--listen', 'unix:/run/a.sock', '--socket-group', 'a b'], /^socket_group: expected a group name/);
+    rejects(['--insecure', '--socket-group', 'ops'], /^socket_group: only applies to listen: unix:PATH/);
+  });
+
   it('reads the same keys from YAML, flags winning', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-cfg-'));
     try {

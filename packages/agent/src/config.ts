@@ -9,12 +9,25 @@ import { parse as parseYaml } from 'yaml';
 export const DEFAULT_LISTEN = '127.0.0.1:7443';
 export const DEFAULT_CONFIG_FILE = '/etc/fleetls/agent.yaml';
 export const DEFAULT_MAX_CONCURRENT_WALKS = 8;
+/** A Unix socket's defaults: the owner and the group may connect, no one else. */
+export const DEFAULT_SOCKET_MODE = 0o660;
+export const DEFAULT_SOCKET_GROUP = 'fleetls';
+
+/** `listen: unix:PATH`: the socket, its mode and the group that may connect (resolved when bound). */
+export interface UnixListen {
+  path: string;
+  mode: number;
+  group: string;
+}
 
 export interface AgentConfig {
-  /** HOST:PORT as given (IPv6 in brackets). */
+  /** HOST:PORT (IPv6 in brackets) or unix:PATH, as given. */
   listen: string;
+  /** The TCP address; unused when `unix` is set. */
   host: string;
   port: number;
+  /** Set for `listen: unix:PATH`: no TCP port at all. */
+  unix?: UnixListen;
   /** Allowed roots, absolute and normalised (symlinks resolved at startup by the server). */
   allow: string[];
   tls?: { cert: string; key: string; ca: string };
@@ -41,6 +54,8 @@ export class ConfigExit extends Error {
 
 const FILE_KEYS = [
   'listen',
+  'socket_mode',
+  'socket_group',
   'allow',
   'tls_cert',
   'tls_key',
@@ -64,6 +79,40 @@ export function parseListen(value: string, key = 'listen'): { host: string; port
   const port = Number(m[3]);
   if (port > 65535) throw new ConfigError(`${key}: port must be 0-65535, got ${port}`);
   return { host: m[1] ?? m[2], port };
+}
+
+/** `unix:PATH` → the absolute, normalised PATH; undefined for anything else. */
+export function parseUnixListen(value: string, key = 'listen'): string | undefined {
+  if (!value.startsWith('unix:')) return undefined;
+  const p = value.slice('unix:'.length);
+  if (!nodePath.isAbsolute(p) || p.includes('\0') || p.endsWith('/')) {
+    throw new ConfigError(`${key}: expected unix:/ABSOLUTE/PATH of a socket, got ${JSON.stringify(value)}`);
+  }
+  // sun_path holds 108 bytes with its NUL.
+  if (Buffer.byteLength(p) > 107) throw new ConfigError(`${key}: socket path longer than 107 bytes: ${p}`);
+  return nodePath.normalize(p);
+}
+
+/**
+ * An octal mode for the socket: "0660" or "660". YAML reads an unquoted 0660 as the
+ * number 660, so a number is read by its decimal digits, as chmod reads them.
+ */
+export function parseSocketMode(value: unknown, key = 'socket_mode'): number {
+  const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value;
+  if (typeof text !== 'string' || !/^0?[0-7]{3}$/.test(text)) {
+    throw new ConfigError(`${key}: expected an octal mode 000-777 (e.g. 0660), got ${JSON.stringify(value)}`);
+  }
+  const n = Number.parseInt(text, 8);
+  if (n & 0o007) {
+    throw new ConfigError(
+      `${key}: ${formatMode(n)} gives users outside the group access; the last digit must be 0 (e.g. 0660)`,
+    );
+  }
+  return n;
+}
+
+export function formatMode(mode: number): string {
+  return `0${mode.toString(8).padStart(3, '0')}`;
 }
 
 export function isLoopback(host: string): boolean {
@@ -111,7 +160,12 @@ export function buildProgram(version: string): Command {
   return new Command('fleetls-agent')
     .description('Read-only directory listing agent for fleetls: serves gRPC Walk and Stat over allowed roots.')
     .version(version, '-V, --version')
-    .option('--listen <host:port>', `address to listen on (default ${DEFAULT_LISTEN})`)
+    .option('--listen <address>', `HOST:PORT, or unix:PATH for a Unix socket (default ${DEFAULT_LISTEN})`)
+    .option('--socket-mode <mode>', `mode of the Unix socket (default ${formatMode(DEFAULT_SOCKET_MODE)})`)
+    .option(
+      '--socket-group <group>',
+      `group of the Unix socket, whose members may connect (default ${DEFAULT_SOCKET_GROUP})`,
+    )
     .option('--allow <dir>', 'allowed root, repeatable; with none every path is refused', collect)
     .option('--tls-cert <file>', 'server certificate (PEM)')
     .option('--tls-key <file>', 'server private key (PEM)')
@@ -166,7 +220,22 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   const fromFile = (p: string | undefined) => (p === undefined ? undefined : nodePath.resolve(fileDir, p));
 
   const listen = (o.listen as string | undefined) ?? str(file.listen, 'listen') ?? DEFAULT_LISTEN;
-  const { host, port } = parseListen(listen);
+  const socketPath = parseUnixListen(listen);
+  const { host, port } = socketPath === undefined ? parseListen(listen) : { host: '', port: 0 };
+  const modeRaw = o.socketMode ?? file.socket_mode;
+  const groupRaw = (o.socketGroup as string | undefined) ?? str(file.socket_group, 'socket_group');
+  let unix: UnixListen | undefined;
+  if (socketPath !== undefined) {
+    const group = groupRaw ?? DEFAULT_SOCKET_GROUP;
+    if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*\$?$/.test(group)) {
+      throw new ConfigError(`socket_group: expected a group name or number, got ${JSON.stringify(group)}`);
+    }
+    unix = { path: socketPath, mode: modeRaw === undefined ? DEFAULT_SOCKET_MODE : parseSocketMode(modeRaw), group };
+  } else if (modeRaw !== undefined || groupRaw !== undefined) {
+    throw new ConfigError(
+      `${modeRaw !== undefined ? 'socket_mode' : 'socket_group'}: only applies to listen: unix:PATH, not ${listen}`,
+    );
+  }
 
   let allowRaw: unknown = o.allow ?? file.allow ?? [];
   if (typeof allowRaw === 'string') allowRaw = [allowRaw];
@@ -203,12 +272,13 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
     tls = { cert, key: keyFile, ca };
   }
   if (insecure && tls) throw new ConfigError('insecure: cannot be combined with tls_cert/tls_key/tls_ca');
-  if (!insecure && !tls) {
+  // On a Unix socket the file's mode and group are the boundary: plaintext needs no flag.
+  if (!insecure && !tls && !unix) {
     throw new ConfigError(
       'tls_cert: TLS is required: give --tls-cert, --tls-key and --tls-ca, or --insecure on loopback',
     );
   }
-  if (insecure && !isLoopback(host)) {
+  if (insecure && !unix && !isLoopback(host)) {
     throw new ConfigError(`insecure: refused on non-loopback address ${host}; use TLS (--tls-cert/--tls-key/--tls-ca)`);
   }
 
@@ -226,6 +296,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   if (me !== undefined) ceilings.maxEntries = me;
 
   const config: AgentConfig = { listen, host, port, allow, insecure, maxConcurrentWalks, ceilings };
+  if (unix) config.unix = unix;
   if (tls) config.tls = tls;
   if (tokenFile) config.tokenFile = tokenFile;
   if (configFile) config.configFile = configFile;

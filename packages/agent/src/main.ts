@@ -3,6 +3,7 @@
 import { pino } from 'pino';
 import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 import { createAgentServer } from './server.js';
+import { describeSocket } from './unix-socket.js';
 import { AGENT_VERSION } from './version.js';
 
 const GRACE_MS = 10_000;
@@ -54,8 +55,9 @@ async function main(): Promise<number> {
   if (config.allow.length === 0) logger.warn('no --allow roots: every path will be refused');
   logger.info(
     {
-      port,
-      address: `${config.host}:${port}`,
+      ...(config.unix
+        ? { address: describeSocket(config.unix), socket: config.unix.path }
+        : { port, address: `${config.host}:${port}` }),
       allow: config.allow,
       tls: config.tls !== undefined,
       bearerToken: config.tokenFile !== undefined,

@@ -10,10 +10,12 @@ import type { Logger } from 'pino';
 import type { AgentConfig } from './config.js';
 import { resolveRoots } from './policy.js';
 import { addAgentService } from './service.js';
+import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';
 import { AGENT_VERSION } from './version.js';
 import { warmWalker } from './walker.js';
 
 export interface AgentServer {
+  /** Binds; `port` is 0 on a Unix socket. */
   start(): Promise<{ port: number }>;
   /** NOT_SERVING, let in-flight calls finish, force after `graceMs`. */
   shutdown(graceMs?: number): Promise<void>;
@@ -100,23 +102,46 @@ export function createAgentServer(config: AgentConfig, logger: Logger): AgentSer
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   new ReflectionService(loadContract().packageDefinition).addToServer(server);
+  let socket: { ino: number } | undefined;
+
+  const bind = (address: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      server.bindAsync(address, credentials, (err, port) => {
+        if (err) reject(new Error(`listen: cannot bind ${address}: ${err.message}`));
+        else resolve(port);
+      });
+    });
 
   return {
-    start(): Promise<{ port: number }> {
+    async start(): Promise<{ port: number }> {
       warmWalker();
+      if (config.unix) {
+        const unix = config.unix;
+        const gid = resolveGroup(unix.group);
+        await clearStaleSocket(unix.path);
+        // Created owner-only, then opened to the group: no moment where others may connect.
+        const umask = process.umask(0o177);
+        try {
+          await bind(`unix:${unix.path}`);
+        } finally {
+          process.umask(umask);
+        }
+        try {
+          socket = secureSocket(unix, gid);
+        } catch (err) {
+          server.forceShutdown(); // closing the listener unlinks its socket
+          throw err;
+        }
+        return { port: 0 };
+      }
       const address = config.host.includes(':') ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
-      return new Promise((resolve, reject) => {
-        server.bindAsync(address, credentials, (err, port) => {
-          if (err) reject(new Error(`listen: cannot bind ${address}: ${err.message}`));
-          else resolve({ port });
-        });
-      });
+      return { port: await bind(address) };
     },
 
     shutdown(graceMs = 10_000): Promise<void> {
       health.setStatus('', 'NOT_SERVING');
       health.setStatus(SERVICE_NAME, 'NOT_SERVING');
-      return new Promise((resolve) => {
+      return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           logger.warn({ graceMs }, 'grace period over: cancelling in-flight calls');
           server.forceShutdown();
@@ -126,6 +151,10 @@ export function createAgentServer(config: AgentConfig, logger: Logger): AgentSer
           clearTimeout(timer);
           resolve();
         });
+      }).then(() => {
+        // Closing the listener unlinks the socket, but forceShutdown does not wait for that
+        // and the process exits next.
+        if (config.unix && socket) removeSocket(config.unix.path, socket.ino);
       });
     },
   };

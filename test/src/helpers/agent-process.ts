@@ -1,5 +1,5 @@
-// Starts the real fleetls-agent (packages/agent/dist/main.js) on a loopback port and
-// waits for its "listening" log line. Shared by every test that needs an agent.
+// Starts the real fleetls-agent (packages/agent/dist/main.js) on a loopback port (or a
+// Unix socket) and waits for its "listening" log line. Shared by every test that needs an agent.
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const AGENT_MAIN = path.join(REPO_ROOT, 'packages/agent/dist/main.js');
 
 export interface AgentProcess {
+  /** HOST:PORT, or unix:PATH with `socket`. */
   address: string;
   port: number;
   pid: number;
@@ -42,6 +43,8 @@ export interface StartAgentOptions {
   args?: string[];
   /** TLS instead of --insecure: the caller passes --tls-* in args. */
   tls?: boolean;
+  /** Listen on this Unix socket instead (no TCP port; plaintext needs no flag there). */
+  socket?: string;
   uid?: number;
   gid?: number;
   env?: NodeJS.ProcessEnv;
@@ -49,8 +52,8 @@ export interface StartAgentOptions {
 }
 
 export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
-  const args = [AGENT_MAIN, '--listen', '127.0.0.1:0'];
-  if (!opts.tls) args.push('--insecure');
+  const args = [AGENT_MAIN, '--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0'];
+  if (!opts.tls && !opts.socket) args.push('--insecure');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, args, {
@@ -117,9 +120,9 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
       throw new Error(`agent exited with ${code} before listening; stderr:\n${raw}`);
     }),
   ]);
-  const port = Number(listening.port);
+  const port = opts.socket ? 0 : Number(listening.port);
   return {
-    address: `127.0.0.1:${port}`,
+    address: opts.socket ? `unix:${opts.socket}` : `127.0.0.1:${port}`,
     port,
     pid: child.pid as number,
     logs: () => lines,
