@@ -9,7 +9,6 @@ import {
   lstatSync,
   lutimesSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   rmSync,
   symlinkSync,
@@ -17,7 +16,6 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WalkRequest } from '@fleetls/core';
@@ -36,7 +34,7 @@ import {
   statPaths,
 } from '@fleetls/gateway';
 import pino from 'pino';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
@@ -44,18 +42,6 @@ const signal = new AbortController().signal;
 
 function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
   return { ...WALK_DEFAULTS, path, maxDepth: 3, ...over };
-}
-
-/** A PATH with sh and head but a `find` that is not GNU's (as on BusyBox hosts). */
-function shimPath(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fleetls-nofind-'));
-  chmodSync(dir, 0o755);
-  writeFileSync(join(dir, 'find'), '#!/bin/sh\necho "BusyBox v1.36.1 multi-call binary."\nexit 1\n', { mode: 0o755 });
-  for (const tool of ['sh', 'head', 'timeout', 'du', 'stat']) {
-    const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
-    symlinkSync(real, join(dir, tool));
-  }
-  return dir;
 }
 
 /** Nesting, a big dir, symlinks (to a dir, a loop, broken), an unreadable dir, a sparse file, odd mtimes. */

@@ -69,10 +69,25 @@ function readWhole(p: Buffer): fs.Dirent[] {
   return fs.readdirSync(p, { withFileTypes: true, encoding: 'latin1' });
 }
 
-/** opendir with raw-byte names, read 1024 entries per system call (for `duApparent`). */
-function openDirBytes(p: Buffer): fs.Dir {
+/**
+ * Node types an entry whose kernel type is unknown (FUSE: sshfs, rclone, s3fs; XFS without
+ * ftype; some NFS) by lstat of the path joined with its name, and that join throws
+ * ERR_INVALID_ARG_TYPE when the path is a Buffer and names are strings. Such a directory is
+ * read again with Buffer names, which Node can join.
+ */
+function needsBufferNames(err: unknown): boolean {
+  return errnoOf(err) === 'ERR_INVALID_ARG_TYPE';
+}
+
+/** Every entry of a directory with a type, names as Buffers (the unknown-type fallback). */
+function readWholeBytes(p: Buffer): fs.Dirent[] {
+  return fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' }) as unknown as fs.Dirent[];
+}
+
+/** opendir with raw-byte names, 1024 entries per system call by default (`duApparent`). */
+function openDirBytes(p: Buffer, bufferSize = 1024): fs.Dir {
   // @types/node types `encoding` as a BufferEncoding only; 'buffer' is supported at runtime.
-  return fs.opendirSync(p, { encoding: 'buffer', bufferSize: 1024 } as unknown as fs.OpenDirOptions);
+  return fs.opendirSync(p, { encoding: 'buffer', bufferSize } as unknown as fs.OpenDirOptions);
 }
 
 /** Is `path` equal to `root` or below it (both absolute, normalised)? */
@@ -256,7 +271,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
 
   /** The RawEntry of one directory entry: lazy when the read gave its type, lstat'ed now when not. */
   function fromDirent(rel: Buffer, d: fs.Dirent): RawEntry {
-    const name = Buffer.from(d.name, 'latin1');
+    const name = typeof d.name === 'string' ? Buffer.from(d.name, 'latin1') : (d.name as unknown as Buffer);
     const type = direntType(d);
     // The directory read gives the type; lstat waits until the engine keeps the entry.
     if (type !== 'unknown') return lazyRawEntry(name, type);
@@ -273,12 +288,32 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     }
   }
 
-  function* stream(rel: Buffer, dir: fs.Dir): Generator<RawEntry, void, void> {
+  function* stream(rel: Buffer, p: Buffer, opened: fs.Dir): Generator<RawEntry, void, void> {
+    let dir = opened;
+    let bufferNames = false;
+    /** Entries yielded so far; a directory read again with Buffer names skips as many (readdir order is stable). */
+    let yielded = 0;
+    let skip = 0;
     try {
       for (;;) {
         if (isCancelled()) throw new WalkCancelled('walk cancelled');
-        const d = dir.readSync();
+        let d: fs.Dirent | null;
+        try {
+          d = dir.readSync();
+        } catch (err) {
+          if (bufferNames || !needsBufferNames(err)) throw err;
+          dir.closeSync();
+          dir = openDirBytes(p, 128);
+          bufferNames = true;
+          skip = yielded;
+          continue;
+        }
         if (d === null) return;
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        yielded++;
         onEntry?.();
         yield fromDirent(rel, d);
       }
@@ -307,8 +342,17 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     list(rel: Buffer): Iterable<RawEntry> | { error: EntryError } {
       const p = full(rel);
       try {
-        if (smallDirs.size > 0 && smallDirs.delete(rel.toString('latin1'))) return whole(rel, readWhole(p));
-        return stream(rel, openDir(p));
+        if (smallDirs.size > 0 && smallDirs.delete(rel.toString('latin1'))) {
+          let dirents: fs.Dirent[];
+          try {
+            dirents = readWhole(p);
+          } catch (err) {
+            if (!needsBufferNames(err)) throw err;
+            dirents = readWholeBytes(p);
+          }
+          return whole(rel, dirents);
+        }
+        return stream(rel, p, openDir(p));
       } catch (err) {
         return { error: entryErrorFromErrno(errnoOf(err)) };
       }

@@ -2,7 +2,17 @@
 // unprivileged login user whose shell is /bin/sh. Needs root (to start sshd and create
 // the user); without it, it throws, so the tests fail loudly instead of skipping.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -171,4 +181,16 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A PATH with sh and head but a `find` that is not GNU's (as on BusyBox hosts). */
+export function shimPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-nofind-'));
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, 'find'), '#!/bin/sh\necho "BusyBox v1.36.1 multi-call binary."\nexit 1\n', { mode: 0o755 });
+  for (const tool of ['sh', 'head', 'timeout', 'du', 'stat']) {
+    const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+    symlinkSync(real, join(dir, tool));
+  }
+  return dir;
 }

@@ -1,0 +1,131 @@
+// A real FUSE file system that answers normally (test/fixtures/fuse-fs.py), mounted inside
+// an allowed root: directory entries whose type the kernel reports as unknown (as sshfs,
+// rclone and s3fs give) are typed by lstat, and the tree lists on every path: the agent
+// process over gRPC, the SSH backend with GNU find, and the SSH backend over SFTP.
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Row, WalkRequest } from '@fleetls/core';
+import { WALK_DEFAULTS } from '@fleetls/core';
+import { createSshBackend } from '@fleetls/gateway';
+import pino from 'pino';
+import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
+import { type FuseMount, mountFuse } from './helpers/fuse.js';
+import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
+import { drain } from './helpers/walks.js';
+
+const logger = pino({ level: 'silent' });
+const signal = new AbortController().signal;
+
+/** What the fixture holds, as "path type size" lines in walk order. */
+const EXPECTED = [
+  'fuse dir 4096',
+  'fuse/a.txt file 5',
+  'fuse/b.txt file 5',
+  'fuse/many dir 0',
+  ...Array.from({ length: 300 }, (_, i) => `fuse/many/f${String(i).padStart(3, '0')} file ${i}`),
+];
+
+function lines(rows: Row[]): string[] {
+  return rows.flatMap((r) =>
+    r.kind === 'entry'
+      ? [`${r.entry.path.toString()} ${r.entry.error ? `error ${r.entry.error.code}` : r.entry.type} ${r.entry.size}`]
+      : [`truncated ${r.truncation.dir.toString()}`],
+  );
+}
+
+describe('a FUSE file system whose directory entries have no type', () => {
+  let sshd: Sshd;
+  let fuse: FuseMount;
+  let root: string;
+  let shim: string;
+
+  const request = (over: Partial<WalkRequest> = {}): WalkRequest => ({
+    ...WALK_DEFAULTS,
+    path: root,
+    maxDepth: 3,
+    maxItemsPerDir: 1000,
+    ...over,
+  });
+
+  before(async () => {
+    sshd = await startSshd();
+    root = join(sshd.dir, 'fuse-root');
+    mkdirSync(join(root, 'fuse'), { recursive: true });
+    fuse = await mountFuse('answers', join(root, 'fuse'));
+    shim = shimPath();
+  });
+  after(async () => {
+    await fuse?.unmount();
+    await sshd?.stop();
+    if (shim) rmSync(shim, { recursive: true, force: true });
+  });
+
+  it('the agent process lists it, tree and ranked', async () => {
+    let agent: AgentProcess | undefined;
+    try {
+      agent = await startAgent({ allow: [root] });
+      const c = agentClient(agent.address);
+      try {
+        const tree = await walkAll(c, { path: root, maxDepth: 3, maxItemsPerDir: 1000 });
+        assert.deepEqual(lines(tree.rows), EXPECTED);
+        const ranked = await walkAll(c, {
+          path: root,
+          maxDepth: 3,
+          shape: 'SHAPE_RANKED',
+          order: 'ORDER_SIZE',
+          direction: 'DIRECTION_DESCENDING',
+          topN: 3,
+        });
+        // The mount point's own 4 KiB ranks first.
+        assert.deepEqual(lines(ranked.rows), ['fuse dir 4096', 'fuse/many/f299 file 299', 'fuse/many/f298 file 298']);
+      } finally {
+        c.close();
+      }
+    } finally {
+      await agent?.stop();
+    }
+  });
+
+  it('the SSH backend lists it with GNU find', async () => {
+    const backend = createSshBackend(
+      {
+        host: sshd.host,
+        port: sshd.port,
+        user: sshd.user,
+        identityFile: sshd.identityFile,
+        knownHosts: sshd.knownHostsFile,
+      },
+      { logger },
+    );
+    try {
+      const { rows } = await drain(backend.walk(request(), signal));
+      assert.deepEqual(lines(rows), EXPECTED);
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('the SSH backend lists it over SFTP (no GNU find on the host)', async () => {
+    const sftpHost = await startSshd({ extraConfig: [`SetEnv PATH=${shim}`] });
+    const backend = createSshBackend(
+      {
+        host: sftpHost.host,
+        port: sftpHost.port,
+        user: sftpHost.user,
+        identityFile: sftpHost.identityFile,
+        knownHosts: sftpHost.knownHostsFile,
+      },
+      { logger },
+    );
+    try {
+      const { rows, summary } = await drain(backend.walk(request(), signal));
+      assert.match(String(summary.notes), /SFTP/);
+      assert.deepEqual(lines(rows), EXPECTED);
+    } finally {
+      backend.close();
+      await sftpHost.stop();
+    }
+  });
+});
