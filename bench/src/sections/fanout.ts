@@ -1,0 +1,182 @@
+// Fan-out: a merged top_n over N agents on loopback, real and stub; gateway memory.
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { BenchArgs } from '../args.js';
+import type { BenchContext } from '../context.js';
+import { startFleetls } from '../mcp.js';
+import { type AgentHostProc, type AgentProc, memoryOf, startAgent, startAgentHost } from '../proc.js';
+import { ratio } from '../report.js';
+import { fmtBytes, fmtMs, median } from '../stats.js';
+import { timeTool, writeInventory } from '../tools.js';
+import { benchDir } from '../trees.js';
+
+export const name = 'fanout';
+export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
+
+async function startAgents(n: number, pool: AgentProc[]): Promise<void> {
+  while (pool.length < n) {
+    const batch = Math.min(8, n - pool.length);
+    const started = await Promise.all(Array.from({ length: batch }, () => startAgent([benchDir()], 60_000)));
+    pool.push(...started);
+  }
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const small = path.join((await ctx.tree('small')).root, 'deep');
+  const bigDir = (await ctx.tree('medium')).flatDir;
+  const q = { path: small, order_by: 'size', sort: 'descending', top_n: 10, max_depth: 10, type: 'file' };
+  const pool: AgentProc[] = [];
+  const hostsProcs: AgentHostProc[] = [];
+  const rows: string[][] = [];
+  const fanTable = ctx.report.table({
+    title: 'Fan-out: merged top_n over N agents on loopback',
+    header: ['Agents', 'How they run', 'Median latency', 'Hosts ok', 'Gateway peak RSS', 'Answer text'],
+    rows,
+  });
+  const lat: Record<string, Record<number, number>> = { real: {}, stub: {} };
+
+  /** One fresh gateway over `addresses`; a row in the table. */
+  const measure = async (kind: 'real' | 'stub', how: string, addresses: string[], p: string, label = '') => {
+    const n = addresses.length;
+    const inv = path.join(ctx.scratch, `fanout-${kind}-${n}.yaml`);
+    const hosts: Record<string, string> = {};
+    addresses.forEach((a, i) => {
+      hosts[`a${i + 1}`] = `agent: "${a}"`;
+    });
+    writeInventory(inv, hosts, `defaults:\n  concurrency: ${Math.max(32, n)}\n  deadline_ms: 120000\n`);
+    const gw = await startFleetls({
+      inventory: inv,
+      cwd: ctx.home(`gw-${kind}-${n}`),
+      home: ctx.home(`gw-${kind}-${n}`),
+    });
+    try {
+      const r = await timeTool(ctx, gw, 'list_files', { host: 'all', ...q, path: p }, `host=all (${n} ${kind} agents)`);
+      const sample = await gw.call('list_files', { host: 'all', ...q, path: p });
+      const okHosts = ((sample.structured?.hosts ?? []) as { status: string }[]).filter(
+        (h) => h.status === 'ok',
+      ).length;
+      const mem = gw.memory();
+      rows.push([
+        `${n}${label}`,
+        how,
+        r.error ? `failed: ${r.error}` : `${fmtMs(r.ms)} (n=${r.runs})`,
+        `${okHosts}/${n}`,
+        fmtBytes(mem?.hwm ?? Number.NaN),
+        fmtBytes(r.textBytes),
+      ]);
+      return { ms: r.error ? Number.NaN : r.ms, hwm: mem?.hwm ?? Number.NaN, allOk: okHosts === n };
+    } finally {
+      await gw.close();
+    }
+  };
+
+  /** Memory independence: the same agents and query over tiny vs 50,000-entry directories. */
+  let memDone = false;
+  const memoryCheck = async () => {
+    const big = bigDir;
+    const nMem = Math.min(10, pool.length);
+    if (memDone) return;
+    memDone = true;
+    if (big && nMem > 0) {
+      const addresses = pool.slice(0, nMem).map((a) => a.address);
+      const memTable = ctx.report.table({
+        title: `Gateway memory of a merged top_n vs the hosts' directory sizes (${nMem} agents)`,
+        intro: 'The rows of the fan-out table with this label: same agents, same query, a fresh gateway each.',
+        header: ['Directory on every host', 'Median latency', 'Gateway peak RSS'],
+        rows: [],
+      });
+      const a = await measure('real', `${nMem} agent processes`, addresses, small, ' (~160 entries/host)');
+      memTable.rows.push(['~160 entries', fmtMs(a.ms), fmtBytes(a.hwm)]);
+      const b = await measure('real', `${nMem} agent processes`, addresses, big, ' (50,000 entries/host)');
+      memTable.rows.push(['50,000 entries (the flat directory)', fmtMs(b.ms), fmtBytes(b.hwm)]);
+      ctx.report.target(
+        "Gateway memory of a merged top_n independent of the hosts' directory sizes",
+        `${fmtBytes(a.hwm)} (~160 entries/host) vs ${fmtBytes(b.hwm)} (50,000 entries/host): ${ratio(b.hwm / a.hwm)} (met if within 1.2× or 16 MiB)${a.allOk && b.allOk ? '' : '; some hosts failed, so no verdict'}`,
+        a.allOk && b.allOk && Number.isFinite(a.hwm) && Number.isFinite(b.hwm)
+          ? b.hwm <= a.hwm * 1.2 || b.hwm - a.hwm <= 16 * 1024 ** 2
+          : undefined,
+      );
+    }
+  };
+
+  try {
+    // Real agents: one process each while that fits in memory, else 25 servers per process.
+    await startAgents(1, pool);
+    const perAgent = (memoryOf(pool[0].pid)?.rss ?? 80 * 1024 ** 2) * 1.5;
+    const fits = (n: number) => perAgent * n <= os.freemem() * 0.5;
+    for (const n of ctx.args.fanout) {
+      let addresses: string[];
+      let how: string;
+      if (fits(n)) {
+        const t0 = performance.now();
+        await startAgents(n, pool);
+        ctx.log(
+          `fan-out: ${n} agent processes up (${((performance.now() - t0) / 1000).toFixed(1)} s for the new ones)`,
+        );
+        addresses = pool.slice(0, n).map((a) => a.address);
+        how = `${n} agent process${n > 1 ? 'es' : ''}`;
+      } else {
+        await Promise.all(pool.splice(1).map((a) => a.stop()));
+        // Few servers per process: 25 walks at once in one process (a worker thread each) was
+        // measured to be far slower than the same number of separate agent processes.
+        const per = 10;
+        const procs = Math.ceil(n / per);
+        const started: AgentHostProc[] = [];
+        for (let i = 0; i < procs; i += 4) {
+          const batch = Array.from({ length: Math.min(4, procs - i) }, (_, j) =>
+            startAgentHost('real', Math.min(per, n - (i + j) * per), benchDir(), 120_000),
+          );
+          started.push(...(await Promise.all(batch)));
+        }
+        hostsProcs.push(...started);
+        addresses = started.flatMap((h) => h.addresses);
+        how = `${procs} processes × ≤${per} agent servers (createAgentServer)`;
+        ctx.report.note(
+          `fan-out: ${n} agent processes would need ~${fmtBytes(perAgent * n)} (1.5 × ${fmtBytes(perAgent / 1.5)} RSS each) of ${fmtBytes(os.freemem())} free, so ${n} real agents ran as ${how}.`,
+        );
+      }
+      lat.real[n] = (await measure('real', how, addresses, small)).ms;
+      if (pool.length >= 10) await memoryCheck();
+      for (const h of hostsProcs.splice(0)) await h.stop();
+    }
+    await memoryCheck();
+    // Stub agents: canned answers, no file system: the gateway's own fan-out and merge.
+    for (const n of ctx.args.fanout) {
+      const per = 50;
+      const procs = Math.ceil(n / per);
+      const started = await Promise.all(
+        Array.from({ length: procs }, (_, i) => startAgentHost('stub', Math.min(per, n - i * per), benchDir())),
+      );
+      hostsProcs.push(...started);
+      lat.stub[n] = (
+        await measure(
+          'stub',
+          `stub Agent servers (canned 160-row answer, no fs), ${procs} process${procs > 1 ? 'es' : ''}`,
+          started.flatMap((h) => h.addresses),
+          small,
+        )
+      ).ms;
+      for (const h of hostsProcs.splice(0)) await h.stop();
+    }
+    const agentRss = pool.map((a) => memoryOf(a.pid)?.rss ?? Number.NaN).filter(Number.isFinite);
+    fanTable.intro = `list_files host=all order_by=size sort=descending top_n=10 max_depth=10 on ${path.relative(benchDir(), small)} (~160 entries per host), through \`fleetls serve\` with an inventory of N plaintext agents on 127.0.0.1. A real agent process has a median RSS of ${fmtBytes(median(agentRss))}. All agents share this machine's ${os.cpus().length} cores, so the real agents' own work (a walk each, in a worker thread of the agent process) grows with N here, while on a fleet it runs on N machines; the stub rows take the agents' work away and leave the gateway's fan-out, gRPC and merge. Gateway peak = VmHWM of the gateway process (a fresh gateway per row). Gateway concurrency = max(32, N).`;
+    const maxN = Math.max(...ctx.args.fanout);
+    for (const kind of ['real', 'stub'] as const) {
+      const one = lat[kind][1];
+      const many = lat[kind][maxN];
+      if (one && many) {
+        const x = many / one;
+        ctx.report.target(
+          kind === 'real'
+            ? `Fan-out to ${maxN} agents within 2× one agent's latency (real agents, all on this machine)`
+            : `Fan-out to ${maxN} agents within 2× one agent's latency (stub agents: the gateway's part alone)`,
+          `${fmtMs(many)} vs ${fmtMs(one)} = ${ratio(x)}`,
+          x <= 2,
+        );
+      }
+    }
+  } finally {
+    await Promise.all(pool.map((a) => a.stop()));
+    await Promise.all(hostsProcs.map((h) => h.stop()));
+  }
+}
