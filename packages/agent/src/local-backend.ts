@@ -1,7 +1,7 @@
 // The agent embedded in the gateway: `localhost` with no inventory. Same path policy,
 // walker and stat as the gRPC service, no network; errors are FleetErrors.
 import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
-import { FleetError } from '@fleetls/core';
+import { FleetError, fleetErrorAt } from '@fleetls/core';
 import { resolveAllowedPath, resolveRoots } from './policy.js';
 import { prepareWalk } from './service.js';
 import { statPath } from './stat.js';
@@ -33,10 +33,7 @@ export function createLocalBackend(opts: { allowedRoots?: string[] } = {}): Host
       try {
         return statPath(real, followSymlinks);
       } catch (err) {
-        const fe = FleetError.from(err);
-        throw new FleetError(fe.code, `${fe.code === 'not_found' ? 'path does not exist' : fe.message}: ${path}`, {
-          cause: err,
-        });
+        throw fleetErrorAt(err, path);
       }
     },
 

@@ -3,7 +3,7 @@
 // Used by the gRPC service and the embedded backend alike; errors are FleetErrors.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { assertAllowed, FleetError, normalizeRequestPath } from '@fleetls/core';
+import { assertAllowed, FleetError, fleetErrorAt, normalizeRequestPath } from '@fleetls/core';
 
 export interface AllowedRoots {
   /** As configured (normalised). */
@@ -23,16 +23,6 @@ export function resolveRoots(roots: string[]): AllowedRoots {
     }
   });
   return { configured, real: [...new Set(real)] };
-}
-
-function fsError(err: unknown, path: string): FleetError {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === 'ENOENT' || code === 'ENOTDIR')
-    return new FleetError('not_found', `path does not exist: ${path}`, { cause: err });
-  if (code === 'EACCES' || code === 'EPERM') {
-    return new FleetError('permission_denied', `permission denied: ${path}`, { cause: err });
-  }
-  return FleetError.from(err);
 }
 
 /**
@@ -58,7 +48,7 @@ export function resolveAllowedPath(input: string, roots: AllowedRoots, followFin
       fs.lstatSync(real);
     }
   } catch (err) {
-    throw fsError(err, path);
+    throw fleetErrorAt(err, path);
   }
   if (real !== path) {
     try {

@@ -2,7 +2,7 @@
 // Stat. Wire ↔ domain goes through @fleetls/proto's codec only; errors leave as gRPC statuses.
 
 import type { WalkRequest } from '@fleetls/core';
-import { DEFAULT_CEILINGS, FleetError, resolveWalkRequest } from '@fleetls/core';
+import { DEFAULT_CEILINGS, FleetError, fleetErrorAt, resolveWalkRequest } from '@fleetls/core';
 import type {
   AgentHandlers,
   WireStatRequestOut,
@@ -191,11 +191,7 @@ export function addAgentService(
       try {
         info = statPath(real, followSymlinks);
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'ENOTDIR') throw new FleetError('not_found', `path does not exist: ${path}`);
-        if (code === 'EACCES' || code === 'EPERM')
-          throw new FleetError('permission_denied', `permission denied: ${path}`);
-        throw err;
+        throw fleetErrorAt(err, path);
       }
       callback(null, statToWire(info, version));
     } catch (err) {

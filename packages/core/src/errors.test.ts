@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  CODES,
-  type Code,
-  codeFromErrno,
-  entryErrorFromErrno,
-  FleetError,
-  hostStatusFromCode,
-  invalidArgument,
-} from './errors.js';
+import { CODES, type Code, FleetError, fleetErrorAt, hostStatusFromCode, invalidArgument } from './errors.js';
 import { HOST_STATUSES } from './types.js';
 
 describe('FleetError', () => {
@@ -27,6 +19,10 @@ describe('FleetError', () => {
   });
 
   describe('from', () => {
+    it('knows the reasons AbortSignal gives', () => {
+      assert.equal(FleetError.from(AbortSignal.abort().reason).code, 'cancelled');
+      assert.equal(FleetError.from(new DOMException('t', 'TimeoutError')).code, 'deadline_exceeded');
+    });
     it('returns a FleetError as is', () => {
       const e = new FleetError('cancelled', 'x');
       assert.equal(FleetError.from(e), e);
@@ -41,7 +37,8 @@ describe('FleetError', () => {
     it('uses the fallback for other errors and non-errors', () => {
       assert.equal(FleetError.from(new Error('boom')).code, 'internal');
       assert.equal(FleetError.from(new Error('boom'), 'unavailable').code, 'unavailable');
-      assert.equal(FleetError.from(Object.assign(new Error('x'), { code: 'ECONNRESET' })).code, 'internal');
+      assert.equal(FleetError.from(Object.assign(new Error('x'), { code: 'ECONNRESET' })).code, 'unavailable');
+      assert.equal(FleetError.from(Object.assign(new Error('x'), { code: 'EWHATEVER' })).code, 'internal');
       const s = FleetError.from('plain string');
       assert.equal(s.code, 'internal');
       assert.equal(s.message, 'plain string');
@@ -51,35 +48,28 @@ describe('FleetError', () => {
   });
 });
 
-describe('codeFromErrno', () => {
-  const CASES: [string | undefined, Code | undefined][] = [
-    ['ENOENT', 'not_found'],
-    ['ENOTDIR', 'not_found'],
-    ['EACCES', 'permission_denied'],
-    ['EPERM', 'permission_denied'],
-    ['ETIMEDOUT', 'deadline_exceeded'],
-    ['ELOOP', 'internal'],
-    ['EIO', 'internal'],
-    ['ENAMETOOLONG', 'internal'],
-    ['EMFILE', 'internal'],
-    ['ECONNREFUSED', undefined],
-    ['', undefined],
-    [undefined, undefined],
-  ];
-  for (const [errno, want] of CASES) it(String(errno), () => assert.equal(codeFromErrno(errno), want));
-});
-
-describe('entryErrorFromErrno', () => {
-  it('maps to NOT_FOUND, DENIED, ERROR with default details', () => {
-    assert.deepEqual(entryErrorFromErrno('ENOENT'), { code: 'NOT_FOUND', detail: 'path does not exist' });
-    assert.deepEqual(entryErrorFromErrno('ENOTDIR'), { code: 'NOT_FOUND', detail: 'path does not exist' });
-    assert.deepEqual(entryErrorFromErrno('EACCES'), { code: 'DENIED', detail: 'permission denied' });
-    assert.deepEqual(entryErrorFromErrno('EPERM'), { code: 'DENIED', detail: 'permission denied' });
-    assert.deepEqual(entryErrorFromErrno('ELOOP'), { code: 'ERROR', detail: 'ELOOP' });
-    assert.deepEqual(entryErrorFromErrno(undefined), { code: 'ERROR', detail: 'unknown error' });
+describe('fleetErrorAt', () => {
+  const errno = (code: string) => Object.assign(new Error(`${code}: lstat '/x'`), { code });
+  it('names the path for a missing or forbidden one', () => {
+    assert.deepEqual(
+      [FleetError.from(fleetErrorAt(errno('ENOENT'), '/srv/a')).code, fleetErrorAt(errno('ENOENT'), '/srv/a').message],
+      ['not_found', 'path does not exist: /srv/a'],
+    );
+    assert.equal(fleetErrorAt(errno('ENOTDIR'), '/srv/a').code, 'not_found');
+    assert.equal(fleetErrorAt(errno('EPERM'), '/srv/a').message, 'permission denied: /srv/a');
   });
-  it('keeps a given detail', () => {
-    assert.deepEqual(entryErrorFromErrno('EIO', 'read error'), { code: 'ERROR', detail: 'read error' });
+  it("keeps Node's message otherwise, and a FleetError as is", () => {
+    const e = fleetErrorAt(errno('ELOOP'), '/srv/a');
+    assert.equal(e.code, 'internal');
+    assert.equal(e.message, "ELOOP: lstat '/x'");
+    const fe = new FleetError('cancelled', 'x');
+    assert.equal(fleetErrorAt(fe, '/srv/a'), fe);
+  });
+  it('takes the errno from the caller when the platform has its own numbers', () => {
+    assert.equal(
+      fleetErrorAt(Object.assign(new Error('No such file'), { code: 2 }), '/a', 'ENOENT').message,
+      'path does not exist: /a',
+    );
   });
 });
 

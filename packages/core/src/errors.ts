@@ -1,7 +1,10 @@
 // One error vocabulary for every process: a closed code enum, one error class, and
 // `FleetError.from(unknown)` that normalises anything caught. Platform errors (errno,
-// gRPC status, ssh2 levels) are translated to these codes once, at each boundary.
-import type { EntryError, HostStatusCode } from './types.js';
+// gRPC status, ssh2 levels, TLS) are translated to these codes by one table each
+// (errors-errno.ts, errors-ssh.ts, errors-tls.ts here; gRPC's in @fleetls/proto grpc-status.ts),
+// used at each boundary.
+import { codeFromErrno, ERRNO_TABLE, errnoOf } from './errors-errno.js';
+import type { HostStatusCode } from './types.js';
 
 export const CODES = [
   'invalid_argument',
@@ -29,8 +32,10 @@ export class FleetError extends Error {
   static from(err: unknown, fallback: Code = 'internal'): FleetError {
     if (err instanceof FleetError) return err;
     if (err instanceof Error) {
-      const code = codeFromErrno((err as NodeJS.ErrnoException).code);
-      return new FleetError(code ?? fallback, err.message, { cause: err });
+      // As AbortSignal.abort() and AbortSignal.timeout() name their reasons.
+      const named =
+        err.name === 'AbortError' ? 'cancelled' : err.name === 'TimeoutError' ? 'deadline_exceeded' : undefined;
+      return new FleetError(codeFromErrno(errnoOf(err)) ?? named ?? fallback, err.message, { cause: err });
     }
     return new FleetError(fallback, String(err));
   }
@@ -41,41 +46,15 @@ export function invalidArgument(message: string): FleetError {
   return new FleetError('invalid_argument', message);
 }
 
-/** errno of a failed file system call → code; undefined when it is not a file system error. */
-export function codeFromErrno(errno: string | undefined): Code | undefined {
-  switch (errno) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return 'not_found';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission_denied';
-    case 'ETIMEDOUT':
-      return 'deadline_exceeded';
-    case 'ELOOP':
-    case 'EIO':
-    case 'ENAMETOOLONG':
-    case 'EMFILE':
-    case 'ENFILE':
-    case 'ENOMEM':
-      return 'internal';
-    default:
-      return undefined;
-  }
-}
-
-/** errno of a failed lstat/readdir inside a walk → the entry-level error row. */
-export function entryErrorFromErrno(errno: string | undefined, detail?: string): EntryError {
-  switch (errno) {
-    case 'ENOENT':
-    case 'ENOTDIR':
-      return { code: 'NOT_FOUND', detail: detail ?? 'path does not exist' };
-    case 'EACCES':
-    case 'EPERM':
-      return { code: 'DENIED', detail: detail ?? 'permission denied' };
-    default:
-      return { code: 'ERROR', detail: detail ?? (errno ? errno : 'unknown error') };
-  }
+/**
+ * A failed file system call on `path`, named so by its caller → FleetError: "path does not
+ * exist: P", "permission denied: P"; other errors keep Node's message (it names call and path).
+ */
+export function fleetErrorAt(err: unknown, path: string, errno = errnoOf(err)): FleetError {
+  if (err instanceof FleetError) return err;
+  const row = errno === undefined ? undefined : ERRNO_TABLE[errno];
+  if (row?.entry) return new FleetError(row.code, `${row.says}: ${path}`, { cause: err });
+  return FleetError.from(err);
 }
 
 /** A whole host's failure → its status row code. */

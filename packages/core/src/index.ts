@@ -5,6 +5,9 @@ export * from './budget.js';
 export * from './cursor.js';
 export * from './display.js';
 export * from './errors.js';
+export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoOf } from './errors-errno.js';
+export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE } from './errors-ssh.js';
+
 export * from './file-mode.js';
 export * from './glob.js';
 export * from './host-backend.js';

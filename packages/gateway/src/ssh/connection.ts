@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { FleetError } from '@fleetls/core';
+import { codeFromSshError, FleetError } from '@fleetls/core';
 import type { Logger } from 'pino';
 import ssh2 from 'ssh2';
 import { fingerprint, knownKeyTypes, verifyHostKey } from './known-hosts.js';
@@ -103,28 +103,12 @@ export function resolveTarget(
   return target;
 }
 
-const UNAVAILABLE = new Set([
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ECONNRESET',
-  'EPIPE',
-]);
-
-/** ssh2 / socket error → FleetError, tagged with the host. */
+/** ssh2 / socket error → FleetError tagged with the host, by core's ssh2 table (errno, then `level`). */
 export function classifySshError(err: unknown, label: string): FleetError {
   if (err instanceof FleetError) return err;
-  const e = err as Error & { code?: string; level?: string };
-  const msg = `${label}: ${e?.message ?? String(err)}`;
-  if (e?.code && UNAVAILABLE.has(e.code)) return new FleetError('unavailable', msg, { cause: err });
-  if (e?.level === 'client-timeout' || e?.code === 'ETIMEDOUT' || /Keepalive timeout|Timed out/i.test(e?.message ?? ''))
-    return new FleetError('deadline_exceeded', msg, { cause: err });
-  if (e?.level === 'client-authentication') return new FleetError('unauthenticated', msg, { cause: err });
-  if (e?.level === 'client-socket' || /Connection lost|Not connected|No response/i.test(e?.message ?? ''))
-    return new FleetError('unavailable', msg, { cause: err });
-  return new FleetError('internal', msg, { cause: err });
+  const e = (err ?? {}) as { code?: unknown; level?: unknown; message?: unknown };
+  const msg = `${label}: ${typeof e.message === 'string' ? e.message : String(err)}`;
+  return new FleetError(codeFromSshError(e) ?? 'internal', msg, { cause: err });
 }
 
 export interface ExecResult {

@@ -8,7 +8,15 @@
 // - the link count comes from readdir's `ls -l` longname (OpenSSH's format), else 0;
 // - ssh2 decodes names as UTF-8: a name that is not UTF-8 is listed lossily, as an error row.
 import type { EntryError, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
-import { entryErrorFromErrno, errorRawEntry, FleetError, pathKey, typeFromMode } from '@fleetls/core';
+import {
+  entryErrorFromErrno,
+  errnoFromSftp,
+  errorRawEntry,
+  FleetError,
+  fleetErrorAt,
+  pathKey,
+  typeFromMode,
+} from '@fleetls/core';
 import type ssh2 from 'ssh2';
 import type { SshConnection } from './connection.js';
 
@@ -33,11 +41,6 @@ const NOT_UTF8: EntryError = {
   code: 'ERROR',
   detail: 'name is not valid UTF-8: SFTP shows it lossily and cannot open it',
 };
-
-function errnoOfSftp(err: unknown): string | undefined {
-  const code = (err as { code?: number })?.code;
-  return code === 2 ? 'ENOENT' : code === 3 ? 'EACCES' : undefined;
-}
 
 /** The link count in an `ls -l` style longname ("-rw-r--r--    1 user group ..."), else 0. */
 export function nlinkFromLongname(longname: string | undefined): number {
@@ -105,7 +108,7 @@ async function entryOf(sftp: Sftp, full: string, fe: ssh2.FileEntry, follow: boo
   try {
     return { ...fromAttrs(await call<Attrs>((cb) => sftp.stat(full, cb))), linkTarget };
   } catch (err) {
-    const errno = errnoOfSftp(err);
+    const errno = errnoFromSftp(err);
     return {
       ...l,
       linkTarget,
@@ -167,7 +170,7 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
       if (ids && root.type === 'dir') root.inode = await ids.of(req.path);
     } catch (err) {
       return {
-        root: errorRawEntry(Buffer.alloc(0), 'dir', entryErrorFromErrno(errnoOfSftp(err))),
+        root: errorRawEntry(Buffer.alloc(0), 'dir', entryErrorFromErrno(errnoFromSftp(err))),
         records,
         dirErrors,
         dirSizes,
@@ -190,7 +193,7 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
       try {
         list = await readdir(sftp, dirFull);
       } catch (err) {
-        dirErrors.set(pathKey(Buffer.from(rel)), entryErrorFromErrno(errnoOfSftp(err) ?? 'EIO'));
+        dirErrors.set(pathKey(Buffer.from(rel)), entryErrorFromErrno(errnoFromSftp(err) ?? 'EIO'));
         continue;
       }
       const self = list.find((fe) => fe.filename === '.');
@@ -209,7 +212,7 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
               try {
                 e = await entryOf(sftp, full, fe, req.followSymlinks);
               } catch (err) {
-                e = errorRawEntry(Buffer.from(fe.filename), 'unknown', entryErrorFromErrno(errnoOfSftp(err)));
+                e = errorRawEntry(Buffer.from(fe.filename), 'unknown', entryErrorFromErrno(errnoFromSftp(err)));
               }
             }
             if (e.type === 'dir' && !e.error) {
@@ -268,10 +271,7 @@ export async function sftpStat(
       notes: [SFTP_STAT_NOTE],
     };
   } catch (err) {
-    const errno = errnoOfSftp(err);
-    if (errno === 'ENOENT') throw new FleetError('not_found', `${path}: no such file or directory`);
-    if (errno === 'EACCES') throw new FleetError('permission_denied', `${path}: permission denied`);
-    throw FleetError.from(err);
+    throw fleetErrorAt(err, path, errnoFromSftp(err));
   } finally {
     release();
   }

@@ -1,0 +1,56 @@
+// errno → fleetls codes: the one table for every Node file system and socket call, used by
+// the agent's policy, service and embedded backend, the SFTP source and the SSH client.
+import type { Code } from './errors.js';
+import type { EntryError, EntryErrorCode } from './types.js';
+
+interface ErrnoRow {
+  code: Code;
+  /** The error row a walk shows for it; absent: a generic ERROR row naming the errno. */
+  entry?: EntryErrorCode;
+  says: string;
+}
+
+const NOT_FOUND: ErrnoRow = { code: 'not_found', entry: 'NOT_FOUND', says: 'path does not exist' };
+const DENIED: ErrnoRow = { code: 'permission_denied', entry: 'DENIED', says: 'permission denied' };
+
+export const ERRNO_TABLE: Readonly<Record<string, ErrnoRow>> = {
+  ENOENT: NOT_FOUND,
+  ENOTDIR: NOT_FOUND,
+  EACCES: DENIED,
+  EPERM: DENIED,
+  ETIMEDOUT: { code: 'deadline_exceeded', says: 'timed out' },
+  ELOOP: { code: 'internal', says: 'too many levels of symbolic links' },
+  EIO: { code: 'internal', says: 'input/output error' },
+  ENAMETOOLONG: { code: 'internal', says: 'file name too long' },
+  EMFILE: { code: 'internal', says: 'too many open files' },
+  ENFILE: { code: 'internal', says: 'too many open files in the system' },
+  ENOMEM: { code: 'internal', says: 'out of memory' },
+  // Sockets: the peer is not there (a host failure, status `unreachable`).
+  ECONNREFUSED: { code: 'unavailable', says: 'connection refused' },
+  ECONNRESET: { code: 'unavailable', says: 'connection reset by peer' },
+  ECONNABORTED: { code: 'unavailable', says: 'connection aborted' },
+  EPIPE: { code: 'unavailable', says: 'connection closed by peer' },
+  EHOSTUNREACH: { code: 'unavailable', says: 'no route to host' },
+  ENETUNREACH: { code: 'unavailable', says: 'network is unreachable' },
+  EADDRNOTAVAIL: { code: 'unavailable', says: 'address not available' },
+  ENOTFOUND: { code: 'unavailable', says: 'host name not found' },
+  EAI_AGAIN: { code: 'unavailable', says: 'host name lookup failed' },
+};
+
+/** The errno string of a caught error, if it has one. */
+export function errnoOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** errno of a failed file system or socket call → code; undefined when the table does not know it. */
+export function codeFromErrno(errno: string | undefined): Code | undefined {
+  return errno === undefined ? undefined : ERRNO_TABLE[errno]?.code;
+}
+
+/** errno of a failed lstat/readdir inside a walk → the entry-level error row. */
+export function entryErrorFromErrno(errno: string | undefined, detail?: string): EntryError {
+  const entry = errno === undefined ? undefined : ERRNO_TABLE[errno];
+  if (entry?.entry) return { code: entry.entry, detail: detail ?? entry.says };
+  return { code: 'ERROR', detail: detail ?? (errno ? errno : 'unknown error') };
+}

@@ -1,0 +1,48 @@
+// ssh2 failures → fleetls codes: ssh2 tags each error with the stage that failed
+// (`err.level`), and SFTP answers carry a status number (draft-ietf-secsh-filexfer §9.1).
+
+import type { Code } from './errors.js';
+import { codeFromErrno } from './errors-errno.js';
+
+export const SSH_LEVEL_TABLE: Readonly<Record<string, Code>> = {
+  'client-socket': 'unavailable',
+  'client-dns': 'unavailable',
+  'client-timeout': 'deadline_exceeded',
+  'client-authentication': 'unauthenticated',
+  // The ssh-agent (SSH_AUTH_SOCK) failed to sign: we could not authenticate.
+  agent: 'unauthenticated',
+  // No algorithm in common, or the connection dropped before the handshake.
+  handshake: 'unavailable',
+  protocol: 'unavailable',
+};
+
+/**
+ * ssh2 throws these two without a level, when a call is made on a connection that is gone
+ * (lib/client.js); matched exactly, never by pattern.
+ */
+const LEVELLESS: Readonly<Record<string, Code>> = {
+  'Not connected': 'unavailable',
+  'No response from server': 'unavailable',
+};
+
+/** An ssh2 error → code: its socket errno first, then its level; undefined if neither says. */
+export function codeFromSshError(err: { code?: unknown; level?: unknown; message?: unknown }): Code | undefined {
+  return (
+    codeFromErrno(typeof err.code === 'string' ? err.code : undefined) ??
+    (typeof err.level === 'string' ? SSH_LEVEL_TABLE[err.level] : undefined) ??
+    (typeof err.level !== 'string' && typeof err.message === 'string' ? LEVELLESS[err.message] : undefined)
+  );
+}
+
+/** SFTP status numbers → errno, so that file errors go through the one errno table. */
+export const SFTP_STATUS_ERRNO: Readonly<Record<number, string>> = {
+  2: 'ENOENT', // SSH_FX_NO_SUCH_FILE
+  3: 'EACCES', // SSH_FX_PERMISSION_DENIED
+  6: 'ECONNRESET', // SSH_FX_NO_CONNECTION
+  7: 'ECONNRESET', // SSH_FX_CONNECTION_LOST
+};
+
+export function errnoFromSftp(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' ? SFTP_STATUS_ERRNO[code] : undefined;
+}
