@@ -61,6 +61,7 @@ export const ERROR_CODE = enumCodec<EntryErrorCode, Name<WireErrorCode>>('fleetl
   NOT_FOUND: 'ERROR_CODE_NOT_FOUND',
   DENIED: 'ERROR_CODE_DENIED',
   ERROR: 'ERROR_CODE_ERROR',
+  TIMEOUT: 'ERROR_CODE_TIMEOUT',
 });
 
 export const RESUME_ROW = enumCodec<ResumeRow, Name<WireResumeRow>>('fleetls.v1.ResumeRow', {

@@ -5,7 +5,8 @@ export const ENTRY_TYPES = ['file', 'dir', 'symlink', 'fifo', 'socket', 'char', 
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
 /** Per-entry problems: the walk goes on and the entry is listed with its error. */
-export const ENTRY_ERROR_CODES = ['NOT_FOUND', 'DENIED', 'ERROR'] as const;
+/** TIMEOUT: a directory read or lstat that did not answer in time (a hung mount); the rest is listed. */
+export const ENTRY_ERROR_CODES = ['NOT_FOUND', 'DENIED', 'ERROR', 'TIMEOUT'] as const;
 export type EntryErrorCode = (typeof ENTRY_ERROR_CODES)[number];
 
 export interface EntryError {

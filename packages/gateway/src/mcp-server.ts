@@ -94,7 +94,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
         'Tree of path on each selected host, as DesktopCommander prints it: `[DIR] a/b`, `[FILE] a/b/c`, ' +
         '`[LINK] l -> target`, and `[WARNING] a/b: N items hidden (showing first K of M total)` where a nested ' +
         'directory has more than max_items_per_dir entries (the path itself is never capped). Unreadable ' +
-        'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines. With several hosts every line starts with `host: `. ' +
+        'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines, and a directory that did not answer in time (a hung mount) as `[TIMEOUT]`. With several hosts every line starts with `host: `. ' +
         'A tree cut at the size limit ends with next_cursor: pass it as cursor (same arguments) for the next page.',
       inputSchema: s.listDirectoryInput,
       outputSchema: s.listDirectoryOutput,

@@ -78,7 +78,14 @@ function rootFailure(rows: Row[]): FleetError | undefined {
     return undefined;
   }
   const { code, detail } = first.entry.error;
-  const fleetCode: Code = code === 'NOT_FOUND' ? 'not_found' : code === 'DENIED' ? 'permission_denied' : 'internal';
+  const fleetCode: Code =
+    code === 'NOT_FOUND'
+      ? 'not_found'
+      : code === 'DENIED'
+        ? 'permission_denied'
+        : code === 'TIMEOUT'
+          ? 'deadline_exceeded'
+          : 'internal';
   return new FleetError(fleetCode, detail);
 }
 

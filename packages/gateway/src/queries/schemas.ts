@@ -1,7 +1,7 @@
 // The five tools' arguments and answers, as zod shapes: the MCP server registers them as
 // inputSchema/outputSchema, and the queries parse with them too, so the CLI gets the same
 // defaults, bounds and messages. Every message names the argument and its bounds.
-import { invalidArgument, MAX_TREE_CURSOR_LENGTH, ORDER_BY, SORT_DIRECTIONS } from '@fleetls/core';
+import { ENTRY_ERROR_CODES, invalidArgument, MAX_TREE_CURSOR_LENGTH, ORDER_BY, SORT_DIRECTIONS } from '@fleetls/core';
 import { z } from 'zod';
 
 export const BOUNDS = {
@@ -136,7 +136,7 @@ export const truncationSchema = z.object({
 /** Something about how a host was listed that limits its rows (e.g. the SSH backend's SFTP fallback). */
 export const noteSchema = z.object({ host: z.string(), note: z.string() });
 
-const entryError = z.object({ code: z.enum(['NOT_FOUND', 'DENIED', 'ERROR']), detail: z.string() });
+const entryError = z.object({ code: z.enum(ENTRY_ERROR_CODES), detail: z.string() });
 
 export const treeEntrySchema = z.object({
   host: z.string(),

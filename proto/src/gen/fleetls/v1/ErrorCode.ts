@@ -5,6 +5,7 @@ export const ErrorCode = {
   ERROR_CODE_NOT_FOUND: 'ERROR_CODE_NOT_FOUND',
   ERROR_CODE_DENIED: 'ERROR_CODE_DENIED',
   ERROR_CODE_ERROR: 'ERROR_CODE_ERROR',
+  ERROR_CODE_TIMEOUT: 'ERROR_CODE_TIMEOUT',
 } as const;
 
 export type ErrorCode =
@@ -16,5 +17,7 @@ export type ErrorCode =
   | 2
   | 'ERROR_CODE_ERROR'
   | 3
+  | 'ERROR_CODE_TIMEOUT'
+  | 4
 
 export type ErrorCode__Output = typeof ErrorCode[keyof typeof ErrorCode]
