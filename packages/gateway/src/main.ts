@@ -1,17 +1,8 @@
 #!/usr/bin/env node
 // The fleetls process: the only side-effecting file of the gateway. It binds the CLI to
 // this process's argv, streams and signals, and sets the exit code.
-import { readFileSync } from 'node:fs';
 import { runCli } from './cli/run.js';
-
-const version = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-      .version;
-  } catch {
-    return '0.0.0';
-  }
-})();
+import { GATEWAY_VERSION } from './version.js';
 
 const abort = new AbortController();
 let stop: () => void = () => {};
@@ -38,7 +29,7 @@ const code = await runCli({
   stdout: process.stdout,
   stderr: process.stderr,
   signal: abort.signal,
-  version,
+  version: GATEWAY_VERSION,
   untilShutdown: () => stopped,
 });
 // Interrupted (Ctrl-C, SIGTERM) with work cut short: the shell's convention, 128 + signal.

@@ -39,6 +39,8 @@ export interface AgentProcess {
 
 export interface StartAgentOptions {
   allow: string[];
+  /** The program to run (default AGENT_MAIN; the package tests pass the one-file bundle). */
+  main?: string;
   /** Extra flags; `--insecure` and `--listen 127.0.0.1:0` are given unless `tls` is set. */
   args?: string[];
   /** TLS instead of --insecure: the caller passes --tls-* in args. */
@@ -52,7 +54,7 @@ export interface StartAgentOptions {
 }
 
 export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
-  const args = [AGENT_MAIN, '--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0'];
+  const args = [opts.main ?? AGENT_MAIN, '--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0'];
   if (!opts.tls && !opts.socket) args.push('--insecure');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));

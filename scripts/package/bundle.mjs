@@ -1,0 +1,106 @@
+// One-file programs: each of fleetls-agent and fleetls bundled by esbuild into one ES
+// module that a plain `node` (>= 20) runs with no node_modules beside it.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { embeddedProtos } from './embedded-protos.mjs';
+
+// Bundled CommonJS code calls require() and reads __dirname; an ES module has neither.
+const BANNER = [
+  '#!/usr/bin/env node',
+  "import { createRequire as __fleetlsRequire } from 'node:module';",
+  "import { fileURLToPath as __fleetlsPath } from 'node:url';",
+  'const require = __fleetlsRequire(import.meta.url);',
+  'const __filename = __fleetlsPath(import.meta.url);',
+  "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+].join('\n');
+
+/**
+ * Swaps, inside the bundle only, the few places that read files beside the code:
+ * proto-loader's loadSync answers from embedded descriptor sets (and refuses a file
+ * that was not embedded, naming it), each version module becomes a constant, and the
+ * walker's worker is the bundle itself (the entry runs the worker side in a thread).
+ */
+function inBundle({ repoRoot, versions }) {
+  const sets = Object.fromEntries(
+    Object.entries(embeddedProtos(repoRoot)).map(([key, buf]) => [key, buf.toString('base64')]),
+  );
+  const realLoader = path.join(repoRoot, 'node_modules/@grpc/proto-loader/build/src/index.js');
+  const replaceOnce = (file, text, from, to) => {
+    const at = text.indexOf(from);
+    if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`${file}: expected exactly one ${from}`);
+    return text.replace(from, to);
+  };
+  return {
+    name: 'fleetls-in-bundle',
+    setup(build) {
+      build.onResolve({ filter: /^@grpc\/proto-loader$/ }, () => ({ path: 'embedded', namespace: 'proto-loader' }));
+      build.onLoad({ filter: /.*/, namespace: 'proto-loader' }, () => ({
+        resolveDir: repoRoot,
+        loader: 'js',
+        contents: `const real = require(${JSON.stringify(realLoader)});
+const sets = ${JSON.stringify(sets)};
+function embedded(name) {
+  const file = String(name).replaceAll('\\\\', '/');
+  const key = Object.keys(sets).find((k) => file === k || file.endsWith('/' + k));
+  if (!key) throw new Error('fleetls bundle: ' + file + ' is not embedded (scripts/package/embedded-protos.mjs)');
+  return Buffer.from(sets[key], 'base64');
+}
+module.exports = {
+  ...real,
+  loadSync: (name, options) => real.loadFileDescriptorSetFromBuffer(embedded(name), options),
+  load: async (name, options) => real.loadFileDescriptorSetFromBuffer(embedded(name), options),
+};`,
+      }));
+      build.onLoad({ filter: /packages\/(agent|gateway)\/dist\/version\.js$/ }, (args) => {
+        const pkg = args.path.includes('/agent/') ? 'agent' : 'gateway';
+        const name = pkg === 'agent' ? 'AGENT_VERSION' : 'GATEWAY_VERSION';
+        return { loader: 'js', contents: `export const ${name} = ${JSON.stringify(versions[pkg])};\n` };
+      });
+      build.onLoad({ filter: /packages\/agent\/dist\/walker\.js$/ }, (args) => ({
+        loader: 'js',
+        contents: replaceOnce(
+          args.path,
+          fs.readFileSync(args.path, 'utf8'),
+          "new URL('./walk-worker.js', import.meta.url)",
+          'new URL(import.meta.url)',
+        ),
+      }));
+    },
+  };
+}
+
+/** Writes dist/<name>.mjs for each program; returns their paths. */
+export async function bundle({ repoRoot, outDir, versions }) {
+  const agentDist = path.join(repoRoot, 'packages/agent/dist');
+  const programs = [
+    { name: 'fleetls-agent', main: path.join(agentDist, 'main.js') },
+    { name: 'fleetls', main: path.join(repoRoot, 'packages/gateway/dist/main.js') },
+  ];
+  const out = [];
+  for (const p of programs) {
+    const outfile = path.join(outDir, `${p.name}.mjs`);
+    // The same file is the program and, in a worker thread, the walker.
+    const entry = `import { isMainThread } from 'node:worker_threads';
+if (isMainThread) await import(${JSON.stringify(p.main)});
+else await import(${JSON.stringify(path.join(agentDist, 'walk-worker.js'))});
+`;
+    await esbuild.build({
+      stdin: { contents: entry, resolveDir: repoRoot, sourcefile: `${p.name}-entry.mjs`, loader: 'js' },
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      banner: { js: BANNER },
+      // ssh2's optional native parts: it falls back to pure JS when they fail to load.
+      external: ['cpu-features', '*.node'],
+      plugins: [inBundle({ repoRoot, versions })],
+      legalComments: 'none',
+      logLevel: 'warning',
+    });
+    fs.chmodSync(outfile, 0o755);
+    out.push(outfile);
+  }
+  return out;
+}

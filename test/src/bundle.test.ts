@@ -1,0 +1,135 @@
+// The one-file programs of `npm run package`, run for real from a directory that holds
+// nothing else (no node_modules, no .proto): the agent serves Walk and health, the
+// gateway lists through it, and over SSH with ssh2's pure-JS crypto (no native addon).
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  type AgentProcess,
+  agentClient,
+  healthCheck,
+  REPO_ROOT,
+  startAgent,
+  walkAll,
+} from './helpers/agent-process.js';
+import { type Sshd, startSshd } from './helpers/sshd.js';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env = { PATH: process.env.PATH, HOME: cwd, FLEETLS_INVENTORY: '' };
+    const child = spawn(process.execPath, [file, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('one-file programs (npm run package)', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-bundle-'));
+  const bare = join(tmp, 'bare');
+  const agentFile = join(bare, 'fleetls-agent.mjs');
+  const gatewayFile = join(bare, 'fleetls.mjs');
+  let sshd: Sshd;
+  let tree: string;
+  let agent: AgentProcess;
+
+  before(async () => {
+    const out = join(tmp, 'dist');
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/package/main.mjs'), '--out', out, '--only', 'bundles'], {
+      stdio: 'pipe',
+    });
+    mkdirSync(bare);
+    copyFileSync(join(out, 'fleetls-agent.mjs'), agentFile);
+    copyFileSync(join(out, 'fleetls.mjs'), gatewayFile);
+    sshd = await startSshd();
+    // Under sshd's world-readable dir, so the SSH login user can list it too.
+    tree = join(sshd.dir, 'bundle-tree');
+    mkdirSync(join(tree, 'sub'), { recursive: true, mode: 0o755 });
+    writeFileSync(join(tree, 'one.txt'), '1');
+    writeFileSync(join(tree, 'sub', 'two.txt'), '22');
+    agent = await startAgent({ main: agentFile, allow: [tree] });
+  });
+  after(async () => {
+    await agent?.stop();
+    await sshd?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('are one file each, with the contract inside', () => {
+    assert.deepEqual(readdirSync(bare).sort(), ['fleetls-agent.mjs', 'fleetls.mjs']);
+    for (const file of [agentFile, gatewayFile]) {
+      const text = readFileSync(file, 'utf8');
+      assert.ok(text.startsWith('#!/usr/bin/env node\n'), file);
+      // Nothing imported but Node's own modules.
+      const imports = [...text.matchAll(/^import [^;]*? from ['"]([^'"]+)['"]/gm)].map((m) => m[1] as string);
+      assert.ok(imports.length > 0);
+      assert.deepEqual(
+        imports.filter((m) => !isBuiltin(m)),
+        [],
+      );
+    }
+  });
+
+  it('the agent bundle serves Walk and health from a bare directory', async () => {
+    assert.equal(await healthCheck(agent.address), 'SERVING');
+    const client = agentClient(agent.address);
+    try {
+      const { rows, summary } = await walkAll(client, { path: tree, maxDepth: 2 });
+      const paths = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+      assert.deepEqual(paths, ['one.txt', 'sub', 'sub/two.txt']);
+      assert.equal(summary.entriesSent, 3);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('the gateway bundle prints its version and lists through the agent bundle', async () => {
+    const version = JSON.parse(readFileSync(join(REPO_ROOT, 'packages/gateway/package.json'), 'utf8')).version;
+    assert.equal((await run(gatewayFile, ['--version'], bare)).stdout.trim(), version);
+    const inventory = join(tmp, 'agents.yaml');
+    writeFileSync(inventory, `hosts:\n  web-1: { agent: "${agent.address}" }\nagent_tls: insecure\n`);
+    const r = await run(gatewayFile, ['tree', `web-1:${tree}`, '--inventory', inventory, '--json'], bare);
+    assert.equal(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout);
+    assert.deepEqual(
+      answer.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]),
+      [['web-1', 'ok', 'agent']],
+    );
+    assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
+  });
+
+  it('the gateway bundle lists over SSH (ssh2 without its native addon)', async () => {
+    const inventory = join(tmp, 'ssh.yaml');
+    writeFileSync(
+      inventory,
+      `hosts:\n  box: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }\n`,
+    );
+    const r = await run(gatewayFile, ['tree', `box:${tree}`, '--inventory', inventory, '--json'], bare);
+    assert.equal(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout);
+    assert.deepEqual(
+      answer.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]),
+      [['box', 'ok', 'ssh']],
+    );
+    assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
+  });
+
+  it('the embedded localhost agent of the gateway bundle walks in its worker thread', async () => {
+    const r = await run(gatewayFile, ['tree', `localhost:${tree}`, '--depth', '2'], bare);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /└── sub\/\n {4}└── two\.txt {2}2 B\n/);
+  });
+});
