@@ -22,9 +22,7 @@ const BANNER = [
  * walker's worker is the bundle itself (the entry runs the worker side in a thread).
  */
 function inBundle({ repoRoot, versions }) {
-  const sets = Object.fromEntries(
-    Object.entries(embeddedProtos(repoRoot)).map(([key, buf]) => [key, buf.toString('base64')]),
-  );
+  const protos = embeddedProtos(repoRoot);
   const realLoader = path.join(repoRoot, 'node_modules/@grpc/proto-loader/build/src/index.js');
   const replaceOnce = (file, text, from, to) => {
     const at = text.indexOf(from);
@@ -39,17 +37,32 @@ function inBundle({ repoRoot, versions }) {
         resolveDir: repoRoot,
         loader: 'js',
         contents: `const real = require(${JSON.stringify(realLoader)});
-const sets = ${JSON.stringify(sets)};
-function embedded(name) {
-  const file = String(name).replaceAll('\\\\', '/');
-  const key = Object.keys(sets).find((k) => file === k || file.endsWith('/' + k));
-  if (!key) throw new Error('fleetls bundle: ' + file + ' is not embedded (scripts/package/embedded-protos.mjs)');
-  return Buffer.from(sets[key], 'base64');
+const protos = ${JSON.stringify(protos)};
+// A FileDescriptorSet (field 1: repeated FileDescriptorProto) of every file the request needs.
+function descriptorSet(names) {
+  const wanted = [];
+  for (const name of [names].flat()) {
+    const file = String(name);
+    const key = Object.keys(protos.needs).find((k) => file === k || file.endsWith('/' + k));
+    if (!key) throw new Error('fleetls bundle: ' + file + ' is not embedded (scripts/package/embedded-protos.mjs)');
+    for (const dep of protos.needs[key]) if (!wanted.includes(dep)) wanted.push(dep);
+  }
+  const parts = [];
+  for (const dep of wanted) {
+    const proto = Buffer.from(protos.files[dep], 'base64');
+    const len = [];
+    for (let n = proto.length; ; n >>>= 7) {
+      if (n <= 0x7f) { len.push(n); break; }
+      len.push((n & 0x7f) | 0x80);
+    }
+    parts.push(Buffer.from([0x0a, ...len]), proto);
+  }
+  return Buffer.concat(parts);
 }
 module.exports = {
   ...real,
-  loadSync: (name, options) => real.loadFileDescriptorSetFromBuffer(embedded(name), options),
-  load: async (name, options) => real.loadFileDescriptorSetFromBuffer(embedded(name), options),
+  loadSync: (names, options) => real.loadFileDescriptorSetFromBuffer(descriptorSet(names), options),
+  load: async (names, options) => real.loadFileDescriptorSetFromBuffer(descriptorSet(names), options),
 };`,
       }));
       build.onLoad({ filter: /packages\/(agent|gateway)\/dist\/version\.js$/ }, (args) => {

@@ -8,6 +8,8 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import {
   type AgentProcess,
   agentClient,
@@ -91,6 +93,29 @@ describe('one-file programs (npm run package)', () => {
       const paths = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
       assert.deepEqual(paths, ['one.txt', 'sub', 'sub/two.txt']);
       assert.equal(summary.entriesSent, 3);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('the agent bundle answers gRPC reflection', async () => {
+    const dir = join(REPO_ROOT, 'node_modules/@grpc/reflection/build/proto');
+    const def = protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [dir] });
+    const Reflection = grpc.loadPackageDefinition(def).grpc as unknown as {
+      reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } };
+    };
+    const client = new Reflection.reflection.v1.ServerReflection(agent.address, grpc.credentials.createInsecure());
+    try {
+      const services = await new Promise<string[]>((resolve, reject) => {
+        const call = client.ServerReflectionInfo();
+        call.on('data', (m: { listServicesResponse?: { service: { name: string }[] } }) => {
+          resolve((m.listServicesResponse?.service ?? []).map((s) => s.name));
+          call.end();
+        });
+        call.on('error', reject);
+        call.write({ listServices: '' });
+      });
+      assert.ok(services.includes('fleetls.v1.Agent'), services.join(', '));
     } finally {
       client.close();
     }
