@@ -22,17 +22,14 @@ import type { WalkRequest } from '@fleetls/core';
 import { WALK_DEFAULTS } from '@fleetls/core';
 import {
   createSshBackend,
-  listDirectories,
-  listDirectory,
-  listFiles,
   loadFleet,
-  type QueryContext,
   resolveGatewayOptions,
   SFTP_NOTE,
   SFTP_STAT_NOTE,
   type SshBackend,
-  statPaths,
+  type ToolContext,
 } from '@fleetls/gateway';
+import { listDirectories, listDirectory, listFiles, statPaths } from '@fleetls/gateway/testing';
 import pino from 'pino';
 import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
@@ -221,7 +218,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
 
   it('the tools say the host was listed over SFTP, in text and structured output', async () => {
     const fleet = await loadFleet({ inventoryPath: inventory, logger });
-    const ctx: QueryContext = { fleet, options: resolveGatewayOptions(), signal };
+    const ctx: ToolContext = { fleet, options: resolveGatewayOptions(), signal };
     const note = { host: 'busybox', note: SFTP_NOTE };
     try {
       const tree = await listDirectory(ctx, { host: 'busybox', path: root, depth: 2, max_items_per_dir: 5 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError, type HostStatus } from '@fleetls/core';
 import { composeSignal, fanOut } from './fan-out.js';
-import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './queries/fake-fleet.js';
+import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './testing/fake-fleet.js';
 
 const tree = dir({ a: file(1) });
 

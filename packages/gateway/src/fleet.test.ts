@@ -7,7 +7,7 @@ import { FleetError, type HostBackend, type Row, resolveWalkRequest, type WalkSu
 import { type BackendFactories, createFallbackBackend, createFleet, loadFleet, viaOf } from './fleet.js';
 import { parseInventory } from './inventory.js';
 import { createLogger } from './logger.js';
-import { DeadBackend, dir, file, MemoryBackend } from './queries/fake-fleet.js';
+import { DeadBackend, dir, file, MemoryBackend } from './testing/fake-fleet.js';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const signal = () => new AbortController().signal;

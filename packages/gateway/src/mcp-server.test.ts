@@ -5,7 +5,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { createMcpServer } from './mcp-server.js';
-import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './queries/fake-fleet.js';
+import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './testing/fake-fleet.js';
+import { TOOLS } from './tools/registry.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -32,16 +33,19 @@ function text(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 }
 
-test('tools/list: five read-only tools with input and output schemas', async () => {
+test('tools/list: every tool of the registry, read-only, with input and output schemas', async () => {
   const { client, close } = await connect(fleet());
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), [
-    'list_directories',
-    'list_directory',
-    'list_files',
-    'list_hosts',
-    'stat',
-  ]);
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    TOOLS.map((t) => t.name),
+  );
+  for (const seed of ['list_directories', 'list_directory', 'list_files', 'list_hosts', 'stat']) {
+    assert.ok(
+      tools.some((t) => t.name === seed),
+      seed,
+    );
+  }
   for (const t of tools) {
     assert.equal(t.annotations?.readOnlyHint, true, t.name);
     assert.equal(t.annotations?.idempotentHint, true, t.name);

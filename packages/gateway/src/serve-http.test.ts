@@ -5,8 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { dir, FakeFleet, file, MemoryBackend } from './queries/fake-fleet.js';
 import { isLoopback, startHttpServer } from './serve-http.js';
+import { dir, FakeFleet, file, MemoryBackend } from './testing/fake-fleet.js';
 
 const logger = pino({ level: 'silent' });
 const fleet = new FakeFleet({ a: new MemoryBackend(dir({ r: dir({ f: file(1) }) })) });

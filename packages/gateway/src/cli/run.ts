@@ -1,33 +1,18 @@
-// The `fleetls` command line: ls, tree, stat, hosts for people (and --json for scripts),
-// serve for MCP clients. Everything process-bound (argv, streams, signals, exit) comes in
+// The `fleetls` command line: one subcommand per tool of the registry (ls, tree, stat,
+// hosts) for people, --json for scripts, and serve for MCP clients. Everything process-bound (argv, streams, signals, exit) comes in
 // through CliIo, so tests run it in-process; main.ts wires it to the real process.
 import { FleetError, type HostStatus } from '@fleetls/core';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { type LoadedFleet, loadFleet } from '../fleet.js';
 import { createLogger, type Logger } from '../logger.js';
 import { type GatewayOptions, resolveGatewayOptions } from '../options.js';
-import type { QueryContext, QueryResult } from '../queries/common.js';
-import { listDirectory } from '../queries/list-directory.js';
-import { listFiles } from '../queries/list-files.js';
-import { listHosts } from '../queries/list-hosts.js';
-import { statPaths } from '../queries/stat.js';
-import {
-  type FileItem,
-  formatFailures,
-  formatFileTable,
-  formatHosts,
-  formatStat,
-  formatTree,
-  type HostItem,
-  type HostStatusRow,
-  pickStyle,
-  progressLine,
-  type StatItem,
-  type Style,
-  type TreeItem,
-} from './format.js';
+import { hostStatusJson } from '../tools/present.js';
+import { TOOLS } from '../tools/registry.js';
+import { runTool } from '../tools/run-tool.js';
+import type { AnyTool, CliFace, ToolContext, ToolResult } from '../tools/tool.js';
+import { intFlag } from './flags.js';
+import { formatFailures, pickStyle, progressLine } from './format.js';
 import type { ServeFlags } from './serve.js';
-import { parseTarget } from './target.js';
 
 export const EXIT_OK = 0;
 /** A host failed, or the command failed at run time. */
@@ -63,16 +48,6 @@ interface GlobalFlags {
   deadlineMs?: number;
   connectTimeoutMs?: number;
   maxAnswerBytes?: number;
-}
-
-/** Commander's own checks raise this code so that they exit 2 like ours. */
-function intFlag(name: string, min = 0) {
-  return (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < min) {
-      throw new InvalidArgumentError(`${name} expects an integer${min > 0 ? ` ≥ ${min}` : ''}, got '${v}'`);
-    }
-    return Number(v);
-  };
 }
 
 /** Names the flag the way the user typed it: "top_n must be…" → "--top-n must be…". */
@@ -130,19 +105,13 @@ export async function runCli(io: CliIo): Promise<number> {
     return { g, logger, fleet };
   };
 
-  /** Loads the fleet, runs one query with a progress line, prints, closes the fleet. */
-  const withFleet = async (
-    cmd: Command,
-    run: (ctx: QueryContext, fleet: LoadedFleet) => Promise<QueryResult<unknown>>,
-    render: (structured: unknown, style: Style) => string[],
-    statuses: (structured: unknown) => HostStatusRow[],
-    json: boolean,
-  ): Promise<void> => {
+  /** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet. */
+  const runCommand = async (tool: AnyTool, face: CliFace<ToolResult>, args: unknown, cmd: Command, json: boolean) => {
     const { g, fleet } = await openFleet(cmd, 'warn');
     try {
       const options = gatewayOptions(fleet, g);
       const progress = io.stderr.isTTY === true && !json;
-      const ctx: QueryContext = {
+      const ctx: ToolContext = {
         fleet,
         options,
         signal: io.signal ?? new AbortController().signal,
@@ -151,169 +120,41 @@ export async function runCli(io: CliIo): Promise<number> {
               io.stderr.write(`\r\x1b[2K${progressLine(done, total, { host: s.host, status: s.status })}`)
           : undefined,
       };
-      let result: QueryResult<unknown>;
+      let result: ToolResult;
       try {
-        result = await run(ctx, fleet);
+        result = await runTool(tool, args, ctx);
       } finally {
         if (progress) io.stderr.write('\r\x1b[2K');
       }
-      if (json) io.stdout.write(`${JSON.stringify(result.structured, null, 2)}\n`);
-      else out(render(result.structured, style));
-      const rows = statuses(result.structured);
-      for (const line of formatFailures(rows, errStyle)) err(line);
-      if (rows.some((r) => r.status !== 'ok')) exitCode = EXIT_FAILURE;
+      if (json) io.stdout.write(`${JSON.stringify(tool.mcp(result, ctx).structured, null, 2)}\n`);
+      else {
+        const { out: lines, err: notes } = face.render(result, style);
+        out(lines);
+        for (const line of notes) err(line);
+      }
+      const statuses = result.hosts.map(hostStatusJson);
+      for (const line of formatFailures(statuses, errStyle)) err(line);
+      if (statuses.some((r) => r.status !== 'ok')) exitCode = EXIT_FAILURE;
     } finally {
       await fleet.close();
     }
   };
 
-  const jsonOption = new Option('--json', 'print the structured answer as JSON');
-  const hostsOf = (s: unknown) => (s as { hosts: HostStatusRow[] }).hosts;
-
-  program
-    .command('ls')
-    .description('list files (ranked, paged) under PATH on the selected hosts')
-    .argument('<SELECTOR:PATH>', 'hosts and absolute path, e.g. localhost:/var/log, web-*:/etc, @prod:/srv')
-    .addOption(new Option('--order-by <key>', 'sort key').choices(['name', 'size', 'modified']))
-    .addOption(new Option('--sort <direction>', 'sort direction').choices(['ascending', 'descending']))
-    .option('--desc', 'same as --sort descending')
-    .option('--top-n <n>', 'keep only the first N of the merged order (1-1000)', intFlag('--top-n'))
-    .option('--max-depth <n>', 'levels below PATH (0 = its own entries, at most 10)', intFlag('--max-depth'))
-    .option('--pattern <glob>', 'glob over the path relative to PATH')
-    .addOption(new Option('--type <type>', 'rows of this type').choices(['file', 'directory', 'symlink', 'any']))
-    .option('--limit <n>', 'rows in this page (default 200, at most 5000)', intFlag('--limit'))
-    .option('--start-index <n>', 'rows skipped before this page', intFlag('--start-index'))
-    .option('--cursor <cursor>', 'next_cursor of the previous page')
-    .addOption(jsonOption)
-    .action(async (target: string, o: Record<string, unknown>, cmd: Command) => {
-      const { selector, path } = parseTarget(target);
-      const args = compact({
-        host: selector,
-        path,
-        order_by: o.orderBy,
-        sort: o.desc ? 'descending' : o.sort,
-        top_n: o.topN,
-        max_depth: o.maxDepth,
-        pattern: o.pattern,
-        type: o.type,
-        limit: o.limit,
-        start_index: o.startIndex,
-        cursor: o.cursor,
+  // One subcommand per tool with a CLI face, in registry order.
+  for (const tool of TOOLS) {
+    const face = tool.cli;
+    if (!face) continue;
+    const command = program
+      .command(face.command)
+      .description(face.description)
+      .argument(face.argument.syntax, face.argument.description);
+    for (const option of face.options?.() ?? []) command.addOption(option);
+    command
+      .addOption(new Option('--json', 'print the structured answer as JSON'))
+      .action(async (positional: string | undefined, o: Record<string, unknown>, cmd: Command) => {
+        await runCommand(tool, face, compact(face.args(positional, o)), cmd, o.json === true);
       });
-      await withFleet(
-        cmd,
-        (ctx) => listFiles(ctx, args),
-        (s, st) => {
-          const a = s as { items: FileItem[]; result: string; next_cursor?: string; hosts: HostStatusRow[] };
-          const lines = formatFileTable(a.items, { showHost: a.hosts.length > 1, style: st });
-          const footer = a.result.split('\n').find((l) => /showing/i.test(l));
-          if (footer) err(errStyle.dim(footer));
-          if (a.next_cursor) err(errStyle.dim(`more: --cursor ${a.next_cursor}`));
-          return lines;
-        },
-        hostsOf,
-        o.json === true,
-      );
-    });
-
-  program
-    .command('tree')
-    .description('show the directory tree under PATH on the selected hosts')
-    .argument('<SELECTOR:PATH>', 'hosts and absolute path, e.g. localhost:/etc')
-    .option('--depth <n>', 'levels listed (1 = the entries of PATH; default 2, at most 10)', intFlag('--depth'))
-    .option(
-      '--max-items-per-dir <n>',
-      'entries shown per nested directory (default 100)',
-      intFlag('--max-items-per-dir'),
-    )
-    .option('--cursor <cursor>', 'next_cursor of the previous page')
-    .addOption(jsonOption)
-    .action(async (target: string, o: Record<string, unknown>, cmd: Command) => {
-      const { selector, path } = parseTarget(target);
-      const args = compact({
-        host: selector,
-        path,
-        depth: o.depth,
-        max_items_per_dir: o.maxItemsPerDir,
-        cursor: o.cursor,
-      });
-      await withFleet(
-        cmd,
-        (ctx) => listDirectory(ctx, args),
-        (s, st) => {
-          const a = s as {
-            path: string;
-            entries: TreeItem[];
-            truncations: { host: string; reason: string; shown: number; total: number }[];
-            next_cursor?: string;
-            hosts: HostStatusRow[];
-          };
-          const ok = a.hosts.filter((h) => h.status === 'ok').length;
-          const lines = formatTree(a.entries, { root: a.path, showHost: a.hosts.length > 1, style: st });
-          if (lines.length === 0 && ok > 0) lines.push(st.bold(a.path));
-          for (const t of a.truncations) {
-            if (t.reason !== 'items_per_dir') {
-              const who = t.host ? `${t.host}: ` : '';
-              const hint = t.reason === 'bytes' ? ' (raise --max-answer-bytes)' : '';
-              err(errStyle.warn(`fleetls: ${who}listing cut (${t.reason}): showing ${t.shown} of ${t.total}${hint}`));
-            }
-          }
-          if (a.next_cursor) err(errStyle.dim(`more: --cursor ${a.next_cursor}`));
-          return lines;
-        },
-        hostsOf,
-        o.json === true,
-      );
-    });
-
-  program
-    .command('stat')
-    .description('describe PATH on the selected hosts')
-    .argument('<SELECTOR:PATH>', 'hosts and absolute path, e.g. web-1:/etc/passwd')
-    .addOption(jsonOption)
-    .action(async (target: string, o: Record<string, unknown>, cmd: Command) => {
-      const { selector, path } = parseTarget(target);
-      await withFleet(
-        cmd,
-        (ctx) => statPaths(ctx, { host: selector, path }),
-        (s, st) => {
-          const a = s as { results: StatItem[]; hosts: HostStatusRow[] };
-          return formatStat(a.results, { showHost: a.hosts.length > 1, style: st });
-        },
-        hostsOf,
-        o.json === true,
-      );
-    });
-
-  program
-    .command('hosts')
-    .description('list the hosts of the inventory (with --check: reachability and agent version)')
-    .argument('[SELECTOR]', 'which hosts (default all)')
-    .option('--check', 'probe each host in parallel')
-    .addOption(jsonOption)
-    .action(async (selector: string | undefined, o: Record<string, unknown>, cmd: Command) => {
-      await withFleet(
-        cmd,
-        (ctx) => listHosts(ctx, compact({ host: selector, check: o.check === true ? true : undefined })),
-        (s, st) => {
-          const a = s as { hosts: HostItem[]; checked: boolean };
-          return formatHosts(a.hosts, { checked: a.checked, style: st });
-        },
-        (s) => {
-          const a = s as { hosts: HostItem[] };
-          return a.hosts
-            .filter((h) => h.status !== undefined)
-            .map((h) => ({
-              host: h.host,
-              status: h.status!,
-              via: h.via ?? h.transport,
-              elapsed_ms: h.elapsed_ms ?? 0,
-              message: h.message,
-            }));
-        },
-        o.json === true,
-      );
-    });
+  }
 
   program
     .command('serve')

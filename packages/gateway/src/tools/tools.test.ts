@@ -2,19 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError } from '@fleetls/core';
 import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
-import type { QueryContext } from './common.js';
-import { DeadBackend, dir, FakeFleet, file, HangingBackend, link, MemoryBackend } from './fake-fleet.js';
-import { listDirectories } from './list-directories.js';
-import { listDirectory } from './list-directory.js';
-import { listFiles } from './list-files.js';
-import { listHosts } from './list-hosts.js';
-import { statPaths } from './stat.js';
+import { DeadBackend, dir, FakeFleet, file, HangingBackend, link, MemoryBackend } from '../testing/fake-fleet.js';
+import { listDirectories, listDirectory, listFiles, listHosts, statPaths } from '../testing/tool-calls.js';
+import type { ToolContext } from './tool.js';
 
 function ctx(
   fleet: FakeFleet,
   options: Partial<GatewayOptions> = {},
   signal = new AbortController().signal,
-): QueryContext {
+): ToolContext {
   return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS, ...options }, signal };
 }
 

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
-import type { QueryContext } from './common.js';
-import { DeadBackend, dir, FakeFleet, type FakeNode, file, MemoryBackend } from './fake-fleet.js';
-import { type ListDirectoryAnswer, listDirectory } from './list-directory.js';
-import { listFiles } from './list-files.js';
+import { DeadBackend, dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../testing/fake-fleet.js';
+import { listDirectory, listFiles } from '../testing/tool-calls.js';
+import type { ListDirectoryAnswer } from './list-directory.js';
+import type { ToolContext } from './tool.js';
 
-function ctx(fleet: FakeFleet, options: Partial<GatewayOptions> = {}): QueryContext {
+function ctx(fleet: FakeFleet, options: Partial<GatewayOptions> = {}): ToolContext {
   return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS, ...options }, signal: new AbortController().signal };
 }
 

@@ -1,0 +1,22 @@
+// @fleetls/gateway/testing: the in-memory fleet and the tools called as MCP presents them,
+// for tests in this package and in test/. Not part of the product's surface.
+export {
+  DeadBackend,
+  dir,
+  FakeFleet,
+  type FakeNode,
+  file,
+  HangingBackend,
+  link,
+  MemoryBackend,
+  type MemoryBackendOptions,
+} from './fake-fleet.js';
+export {
+  type Answer,
+  callTool,
+  listDirectories,
+  listDirectory,
+  listFiles,
+  listHosts,
+  statPaths,
+} from './tool-calls.js';

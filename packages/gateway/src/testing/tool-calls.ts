@@ -1,0 +1,31 @@
+// The tools called as the MCP face calls them (runTool, then the MCP presenter), typed by
+// their answers, for tests that check answers without an MCP client in between.
+import type { ListDirectoriesAnswer } from '../tools/list-directories.js';
+import type { ListDirectoryAnswer } from '../tools/list-directory.js';
+import type { ListFilesAnswer } from '../tools/list-files.js';
+import type { ListHostsAnswer } from '../tools/list-hosts.js';
+import { findTool } from '../tools/registry.js';
+import { runTool } from '../tools/run-tool.js';
+import type { StatAnswer } from '../tools/stat.js';
+import type { ToolContext } from '../tools/tool.js';
+
+export interface Answer<S> {
+  structured: S;
+  text: string;
+}
+
+/** Runs the named tool of the registry and presents it for MCP. */
+export async function callTool<S>(name: string, ctx: ToolContext, args: unknown): Promise<Answer<S>> {
+  const tool = findTool(name);
+  if (!tool) throw new Error(`no tool ${name} in the registry`);
+  const answer = tool.mcp(await runTool(tool, args, ctx), ctx);
+  return { structured: answer.structured as S, text: answer.text };
+}
+
+export const listDirectory = (ctx: ToolContext, args: unknown) =>
+  callTool<ListDirectoryAnswer>('list_directory', ctx, args);
+export const listFiles = (ctx: ToolContext, args: unknown) => callTool<ListFilesAnswer>('list_files', ctx, args);
+export const listDirectories = (ctx: ToolContext, args: unknown) =>
+  callTool<ListDirectoriesAnswer>('list_directories', ctx, args);
+export const statPaths = (ctx: ToolContext, args: unknown) => callTool<StatAnswer>('stat', ctx, args);
+export const listHosts = (ctx: ToolContext, args: unknown) => callTool<ListHostsAnswer>('list_hosts', ctx, args);

@@ -1,0 +1,143 @@
+// What the tools' collect steps share: the fan-out options of a call, the walk of one host
+// (following a symlinked path to its directory) and of many, and the merge of ranked walks
+// into one list. Domain data only: presenting it is present.ts's job.
+import {
+  type Code,
+  type Entry,
+  FleetError,
+  hostEntryComparator,
+  mergeSortedArrays,
+  type Row,
+  type Truncation,
+  type WalkRequest,
+  type WalkSummary,
+} from '@fleetls/core';
+import { type FanOutOptions, fanOut, type HostResult } from '../fan-out.js';
+import type { FleetHost } from '../fleet-types.js';
+import type { GatewayOptions } from '../options.js';
+import type { ToolContext } from './tool.js';
+
+export function fanOutOptions(ctx: ToolContext): FanOutOptions {
+  return {
+    concurrency: ctx.options.concurrency,
+    deadlineMs: ctx.options.deadlineMs,
+    signal: ctx.signal,
+    onHostDone: ctx.onProgress ? (status, done, total) => ctx.onProgress?.(done, total, status) : undefined,
+  };
+}
+
+/**
+ * The walk's own time budget: under the gateway's per-host deadline, so a slow tree comes
+ * back partial with a `deadline` truncation rather than as a timed-out host.
+ */
+export function walkDeadlineMs(options: GatewayOptions): number {
+  return Math.max(1, Math.floor(options.deadlineMs * 0.8));
+}
+
+export interface HostWalk {
+  rows: Row[];
+  summary: WalkSummary;
+}
+
+/** A cap that bit on one host's walk. */
+export interface HostTruncation {
+  host: string;
+  truncation: Truncation;
+}
+
+/** Something about how a host was listed that limits its rows. */
+export interface HostNote {
+  host: string;
+  note: string;
+}
+
+/** A root that could not be listed → the host's failure (status not_found, denied or error). */
+function rootFailure(rows: Row[]): FleetError | undefined {
+  const first = rows[0];
+  if (rows.length !== 1 || first.kind !== 'entry' || first.entry.path.length !== 0 || !first.entry.error) {
+    return undefined;
+  }
+  const { code, detail } = first.entry.error;
+  const fleetCode: Code =
+    code === 'NOT_FOUND'
+      ? 'not_found'
+      : code === 'DENIED'
+        ? 'permission_denied'
+        : code === 'TIMEOUT'
+          ? 'deadline_exceeded'
+          : 'internal';
+  return new FleetError(fleetCode, detail);
+}
+
+/**
+ * Runs one host's walk to the end. A symlinked path is followed where the host resolves it
+ * (the agent walks the real path, SSH runs `find -H`); a root that cannot be listed throws,
+ * so it becomes the host's status row.
+ */
+export async function walkHost(
+  walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
+  req: WalkRequest,
+  signal: AbortSignal,
+): Promise<HostWalk> {
+  const rows: Row[] = [];
+  const it = walkFn(req, signal);
+  let r = await it.next();
+  while (!r.done) {
+    for (const row of r.value) rows.push(row);
+    r = await it.next();
+  }
+  const failed = rootFailure(rows);
+  if (failed) throw failed;
+  return { rows, summary: r.value };
+}
+
+/** Every host's walk of `req`, in host order; a host that failed (or whose root did) is a status only. */
+export function walkHosts(ctx: ToolContext, hosts: FleetHost[], req: WalkRequest): Promise<HostResult<HostWalk>[]> {
+  return fanOut(ctx.fleet, hosts, (b, _h, signal) => walkHost(b.walk.bind(b), req, signal), fanOutOptions(ctx));
+}
+
+/** The notes of the hosts that answered (how they were listed), in host order. */
+export function walkNotes(results: HostResult<HostWalk>[]): HostNote[] {
+  return results.flatMap((r) => (r.value?.summary.notes ?? []).map((note) => ({ host: r.host.name, note })));
+}
+
+/** Whole-walk truncations worth telling (top_n is the ranking asked for, not a loss). */
+export function lossTruncations(summary: WalkSummary): Truncation[] {
+  return summary.truncations.filter((t) => t.reason !== 'top_n' && t.reason !== 'items_per_dir');
+}
+
+export interface HostEntry {
+  host: string;
+  entry: Entry;
+}
+
+export interface MergedWalks {
+  /** The hosts' ranked rows merged into one list in the request's order. */
+  merged: HostEntry[];
+  /** Entries that passed the filters, over all hosts: the full length of the ranking. */
+  found: number;
+  truncations: HostTruncation[];
+  notes: HostNote[];
+}
+
+/** Merges the ranked walks of the hosts that answered, keeping the entries `keep` accepts. */
+export function mergeRankedWalks(
+  results: HostResult<HostWalk>[],
+  req: WalkRequest,
+  keep: (e: Entry) => boolean = () => true,
+): MergedWalks {
+  const lists: HostEntry[][] = [];
+  const truncations: HostTruncation[] = [];
+  let found = 0;
+  for (const r of results) {
+    if (!r.value) continue;
+    const host = r.host.name;
+    found += r.value.summary.entriesMatched;
+    lists.push(
+      r.value.rows.flatMap((row) => (row.kind === 'entry' && keep(row.entry) ? [{ host, entry: row.entry }] : [])),
+    );
+    for (const t of lossTruncations(r.value.summary)) truncations.push({ host, truncation: t });
+  }
+  const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction));
+  return { merged, found, truncations, notes: walkNotes(results) };
+}

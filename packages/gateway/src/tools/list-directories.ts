@@ -1,0 +1,180 @@
+// list_directories: Linux MCP Server's meaning, across hosts. The immediate subdirectories of
+// path, merged in the requested order; sizes are recursive (du -b --one-file-system) and
+// computed only when ordering by size.
+import {
+  baseName,
+  displayPath,
+  humanSize,
+  renderAligned,
+  reserveFor,
+  resolveWalkRequest,
+  type TableRow,
+  TextBudget,
+  type WalkRequest,
+} from '@fleetls/core';
+import { z } from 'zod';
+import type { FleetHost } from '../fleet-types.js';
+import {
+  type HostEntry,
+  type HostNote,
+  type HostTruncation,
+  mergeRankedWalks,
+  walkDeadlineMs,
+  walkHosts,
+} from './host-walks.js';
+import { LIMIT } from './list-files.js';
+import { failureLines, hostStatusJson, modified, noteLine, truncationJson, truncationWarning } from './present.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+const input = { host: s.host(), path: s.path, order_by: s.orderBy, sort: s.sort, top_n: s.topN };
+
+const nodeSchema = z.object({
+  host: z.string(),
+  name: z.string(),
+  size: z.number().optional(),
+  size_partial: z.boolean().optional(),
+  modified: z.string().optional(),
+});
+
+const output = {
+  path: z.string(),
+  nodes: z.array(nodeSchema),
+  total: z.number(),
+  found: z.number(),
+  shown: z.number(),
+  truncated: z.boolean(),
+  truncations: z.array(s.truncationSchema),
+  notes: z.array(s.noteSchema).optional(),
+  hosts: z.array(s.hostStatusSchema),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type NodeJson = z.infer<typeof nodeSchema>;
+export type ListDirectoriesAnswer = z.infer<z.ZodObject<typeof output>>;
+
+/** Rows asked of each host when no top_n is given: more than any answer's byte budget shows. */
+export const DIRECTORIES_FETCH_LIMIT = LIMIT.max;
+
+interface Plan {
+  hosts: FleetHost[];
+  req: WalkRequest;
+  topN?: number;
+}
+
+export interface DirectoryListing extends ToolResult {
+  path: string;
+  multi: boolean;
+  /** Whether sizes are recursive sizes (ordering by size). */
+  sizes: boolean;
+  /** The merged directories, top_n applied. */
+  rows: HostEntry[];
+  found: number;
+  truncations: HostTruncation[];
+  notes: HostNote[];
+}
+
+export const listDirectoriesTool = defineTool({
+  name: 'list_directories',
+  title: 'Subdirectories on hosts',
+  description:
+    'The immediate subdirectories of path on the selected hosts (as Linux MCP Server list_directories), ' +
+    'merged in the requested order. order_by=size gives each its recursive apparent size on one file ' +
+    'system (du -b --one-file-system); top_n keeps the first N overall.',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    const req = resolveWalkRequest({
+      path: a.path,
+      shape: 'ranked',
+      maxDepth: 1,
+      order: a.order_by,
+      direction: a.sort,
+      topN: a.top_n ?? DIRECTORIES_FETCH_LIMIT,
+      types: ['dir'],
+      dirSizes: a.order_by === 'size',
+      oneFileSystem: true,
+      deadlineMs: walkDeadlineMs(ctx.options),
+    });
+    return { hosts: ctx.fleet.select(a.host), req, topN: a.top_n };
+  },
+
+  async collect(p: Plan, ctx): Promise<DirectoryListing> {
+    const results = await walkHosts(ctx, p.hosts, p.req);
+    // Directories only: a listing error row (an unreadable path) is the host's, not a node.
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
+    return {
+      path: p.req.path,
+      multi: p.hosts.length > 1,
+      sizes: p.req.dirSizes,
+      rows: p.topN !== undefined ? merged.slice(0, p.topN) : merged,
+      found,
+      truncations,
+      notes,
+      hosts: results.map((r) => r.status),
+    };
+  },
+
+  mcp(l: DirectoryListing, ctx) {
+    const nodes: NodeJson[] = [];
+    const rows: TableRow[] = [];
+    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length) + 256);
+    for (const { host, entry } of l.rows) {
+      const node: NodeJson = { host, name: displayPath(baseName(entry.path)), modified: modified(entry) };
+      if (l.sizes) {
+        node.size = entry.size;
+        if (entry.sizePartial) node.size_partial = true;
+      }
+      const row: TableRow = {
+        host,
+        name: node.name,
+        size: l.sizes ? `${humanSize(entry.size)}${entry.sizePartial ? '+' : ''}` : undefined,
+        modified: node.modified,
+      };
+      // Aligned columns are rendered once at the end; a tab-joined line bounds the cost.
+      if (!budget.take([host, node.name, row.size ?? '', node.modified].join('  '))) break;
+      nodes.push(node);
+      rows.push(row);
+    }
+    const shown = nodes.length;
+    const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+    const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
+    for (const n of l.notes) warnings.push(noteLine(n, true));
+    const truncated = shown < l.found || truncations.length > 0;
+    if (shown < l.rows.length) {
+      truncations.push({ host: '', dir: '', shown, total: l.rows.length, reason: 'bytes' });
+      warnings.push(
+        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`,
+      );
+    }
+    const columns = [...(l.multi ? ['host'] : []), 'name', ...(l.sizes ? ['size'] : []), 'modified'];
+    const headline =
+      l.found === 0
+        ? `No directories found in '${l.path}'`
+        : `${l.found} ${l.found === 1 ? 'directory' : 'directories'} in '${l.path}'${shown < l.found ? `, showing ${shown}` : ''}` +
+          (l.sizes ? ' (sizes: recursive, one file system; + = lower bound)' : '');
+    const table =
+      shown > 0
+        ? renderAligned(columns, rows, {
+            right: ['size'],
+            headers: { host: 'HOST', name: 'NAME', size: 'SIZE', modified: 'MODIFIED' },
+          })
+        : [];
+    const structured: ListDirectoriesAnswer = {
+      path: l.path,
+      nodes,
+      total: shown,
+      found: l.found,
+      shown,
+      truncated,
+      truncations,
+      ...(l.notes.length > 0 ? { notes: l.notes } : {}),
+      hosts: l.hosts.map(hostStatusJson),
+    };
+    return {
+      structured,
+      text: [headline, ...table, ...warnings, ...failureLines(l.hosts, l.path, l.multi)].join('\n'),
+    };
+  },
+});

@@ -1,0 +1,356 @@
+// list_directory: DesktopCommander's tree lines, per host, in selector order. A listing
+// that does not fit ends after a row and hands back a cursor: the host's index and that
+// row, so the next page resumes that host's walk there (directories before it are not read
+// again) and goes on with the hosts after it.
+import {
+  compareResumePoints,
+  decodeTreeCursor,
+  displayPath,
+  type Entry,
+  encodeTreeCursor,
+  FleetError,
+  type HostStatus,
+  invalidArgument,
+  MAX_TREE_CURSOR_LENGTH,
+  queryFingerprint,
+  type ResumePoint,
+  type Row,
+  reserveFor,
+  resolveWalkRequest,
+  resumePointOf,
+  TextBudget,
+  type TreeCursor,
+  type Truncation,
+  treeEntryLine,
+  treeTruncationLine,
+  type WalkRequest,
+} from '@fleetls/core';
+import { Option } from 'commander';
+import { z } from 'zod';
+import { intFlag } from '../cli/flags.js';
+import { formatTree } from '../cli/format.js';
+import { parseTarget } from '../cli/target.js';
+import { fanOut } from '../fan-out.js';
+import type { FleetHost } from '../fleet-types.js';
+import { fanOutOptions, type HostNote, lossTruncations, walkDeadlineMs, walkHost, walkNotes } from './host-walks.js';
+import { failureLine, hostStatusJson, modified, noteLine, truncationJson, typeWord } from './present.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+const DEPTH = { min: 1, max: 10, default: 2 } as const;
+const MAX_ITEMS_PER_DIR = { min: 1, max: 10_000, default: 100 } as const;
+
+const input = {
+  host: s.host(),
+  path: s.path,
+  depth: s
+    .int('depth', DEPTH.min, DEPTH.max)
+    .default(DEPTH.default)
+    .describe('Levels listed: 1 = the path’s own entries (at most 10)'),
+  max_items_per_dir: s
+    .int('max_items_per_dir', MAX_ITEMS_PER_DIR.min, MAX_ITEMS_PER_DIR.max)
+    .default(MAX_ITEMS_PER_DIR.default)
+    .describe(
+      'Entries shown per nested directory; the rest are counted in a [WARNING] line. The path itself is exempt',
+    ),
+  cursor: s.cursor(MAX_TREE_CURSOR_LENGTH, 'same host, path, depth and max_items_per_dir'),
+};
+
+const treeEntrySchema = z.object({
+  host: z.string(),
+  path: z.string(),
+  type: z.string(),
+  size: z.number().optional(),
+  modified: z.string().optional(),
+  link_target: z.string().optional(),
+  error: s.entryErrorSchema.optional(),
+  /** A per-directory [WARNING]: how many of its entries were hidden. */
+  hidden: z.object({ shown: z.number(), total: z.number() }).optional(),
+});
+
+const output = {
+  path: z.string(),
+  entries: z.array(treeEntrySchema),
+  truncated: z.boolean(),
+  truncations: z.array(s.truncationSchema),
+  /** Present exactly when the listing was cut: pass it as `cursor` for the next page. */
+  next_cursor: z.string().optional(),
+  notes: z.array(s.noteSchema).optional(),
+  hosts: z.array(s.hostStatusSchema),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type TreeEntryJson = z.infer<typeof treeEntrySchema>;
+export type ListDirectoryAnswer = z.infer<z.ZodObject<typeof output>>;
+
+interface Plan {
+  /** Every host the selector names (the cursor's host index counts in this list). */
+  allHosts: FleetHost[];
+  /** The hosts this page lists: from the cursor's host on. */
+  hosts: FleetHost[];
+  start: TreeCursor;
+  req: WalkRequest;
+  /** The first host's request: resumed after the cursor's row. */
+  resumed: WalkRequest;
+  fingerprint: string;
+}
+
+/** One host's part of a tree page. */
+export interface TreeSection {
+  status: HostStatus;
+  /** Its rows in depth-first order (none when the host failed). */
+  rows: Row[];
+  /** Whole-walk caps that bit (max_entries, deadline). */
+  losses: Truncation[];
+}
+
+/** A page of trees, host after host. */
+export interface TreeListing extends ToolResult {
+  path: string;
+  multi: boolean;
+  sections: TreeSection[];
+  notes: HostNote[];
+  /**
+   * The cursor after the first `shown` rows of the page (over all sections, in order);
+   * undefined when nothing follows them.
+   */
+  cursorAfter(shown: number): string | undefined;
+}
+
+function entryJson(host: string, e: Entry): TreeEntryJson {
+  const out: TreeEntryJson = { host, path: displayPath(e.path), type: typeWord(e) };
+  if (e.error) {
+    out.error = { code: e.error.code, detail: e.error.detail };
+    return out;
+  }
+  out.size = e.size;
+  out.modified = modified(e);
+  if (e.linkTarget !== undefined) out.link_target = displayPath(e.linkTarget);
+  return out;
+}
+
+function rowJson(host: string, row: Row): TreeEntryJson {
+  if (row.kind === 'entry') return entryJson(host, row.entry);
+  const t = row.truncation;
+  return { host, path: displayPath(t.dir), type: 'warning', hidden: { shown: t.shown, total: t.total } };
+}
+
+/**
+ * Rows one host may send: enough to fill the text budget whatever the line lengths (a line
+ * takes 9 bytes at least), shared among hosts so the gateway holds O(budget) rows, with a
+ * floor so each host of a large fleet still shows a useful tree (the cut is reported).
+ */
+export function treeMaxEntries(maxAnswerBytes: number, hostCount: number): number {
+  return Math.max(2000, Math.ceil(maxAnswerBytes / 8 / Math.max(1, hostCount)));
+}
+
+/**
+ * An agent older than resume points ignores `after` and walks from the start: the rows it
+ * sends up to and including the resume point were shown already and are dropped here (an
+ * agent that honours `after` sends only rows past it: its first row shows that at once).
+ */
+function skipShown(rows: Row[], after: ResumePoint): Row[] {
+  const i = rows.findIndex((r) => compareResumePoints(resumePointOf(r), after) > 0);
+  return i === 0 ? rows : i < 0 ? [] : rows.slice(i);
+}
+
+/** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
+function pageStart(cursor: string, fingerprint: string, hostCount: number): TreeCursor {
+  const bad = () =>
+    invalidArgument(
+      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth and max_items_per_dir as on the first page',
+    );
+  let pos: TreeCursor;
+  try {
+    pos = decodeTreeCursor(cursor, fingerprint);
+  } catch {
+    throw bad();
+  }
+  if (pos.host >= hostCount) throw bad();
+  return pos;
+}
+
+/** A host that stopped at its entry or time limit after some rows goes on on the next page. */
+function stoppedEarly(section: TreeSection): boolean {
+  return section.rows.length > 0 && section.losses.some((t) => t.reason === 'max_entries' || t.reason === 'deadline');
+}
+
+export const listDirectoryTool = defineTool({
+  name: 'list_directory',
+  title: 'Directory tree on hosts',
+  description:
+    'Tree of path on each selected host, as DesktopCommander prints it: `[DIR] a/b`, `[FILE] a/b/c`, ' +
+    '`[LINK] l -> target`, and `[WARNING] a/b: N items hidden (showing first K of M total)` where a nested ' +
+    'directory has more than max_items_per_dir entries (the path itself is never capped). Unreadable ' +
+    'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines, and a directory that did not answer in time (a hung mount) as `[TIMEOUT]`. With several hosts every line starts with `host: `. ' +
+    'A tree cut at the size limit ends with next_cursor: pass it as cursor (same arguments) for the next page.',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    const allHosts = ctx.fleet.select(a.host);
+    const fingerprint = queryFingerprint({
+      tool: 'list_directory',
+      host: a.host,
+      hosts: allHosts.map((h) => h.name),
+      path: a.path,
+      depth: a.depth,
+      max_items_per_dir: a.max_items_per_dir,
+    });
+    const start = a.cursor !== undefined ? pageStart(a.cursor, fingerprint, allHosts.length) : { host: 0 };
+    const hosts = allHosts.slice(start.host);
+    const req = resolveWalkRequest({
+      path: a.path,
+      shape: 'tree',
+      maxDepth: a.depth,
+      maxItemsPerDir: a.max_items_per_dir,
+      capRoot: false,
+      maxEntries: treeMaxEntries(ctx.options.maxAnswerBytes, hosts.length),
+      order: 'name',
+      direction: 'ascending',
+      deadlineMs: walkDeadlineMs(ctx.options),
+    });
+    let resumed: WalkRequest = req;
+    if (start.after) {
+      try {
+        resumed = resolveWalkRequest({ ...req, after: start.after.path, afterRow: start.after.row });
+      } catch (err) {
+        throw invalidArgument(`cursor is not valid: ${FleetError.from(err).message}`);
+      }
+    }
+    return { allHosts, hosts, start, req, resumed, fingerprint };
+  },
+
+  async collect(p: Plan, ctx): Promise<TreeListing> {
+    const results = await fanOut(
+      ctx.fleet,
+      p.hosts,
+      (b, h, signal) => walkHost(b.walk.bind(b), h === p.hosts[0] ? p.resumed : p.req, signal),
+      fanOutOptions(ctx),
+    );
+    const sections: TreeSection[] = [];
+    for (const [i, r] of results.entries()) {
+      const rows = !r.value ? [] : i === 0 && p.start.after ? skipShown(r.value.rows, p.start.after) : r.value.rows;
+      const section = { status: r.status, rows, losses: r.value ? lossTruncations(r.value.summary) : [] };
+      sections.push(section);
+      // The hosts after one that stopped early are listed on a later page.
+      if (stoppedEarly(section)) break;
+    }
+    const listed = results.slice(0, sections.length);
+    const cursorAfter = (shown: number): string | undefined => {
+      let before = 0;
+      for (const [i, sec] of sections.entries()) {
+        const within = shown - before;
+        if (within < sec.rows.length || (within === sec.rows.length && stoppedEarly(sec))) {
+          const last = within > 0 ? resumePointOf(sec.rows[within - 1]) : i === 0 ? p.start.after : undefined;
+          return encodeTreeCursor({ host: p.start.host + i, ...(last ? { after: last } : {}) }, p.fingerprint);
+        }
+        before += sec.rows.length;
+      }
+      return undefined;
+    };
+    return {
+      path: p.req.path,
+      multi: p.allHosts.length > 1,
+      sections,
+      notes: walkNotes(listed),
+      hosts: sections.map((sec) => sec.status),
+      cursorAfter,
+    };
+  },
+
+  mcp(l: TreeListing, ctx) {
+    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.sections.length));
+    const lines: string[] = [];
+    const tail: string[] = [];
+    const entries: TreeEntryJson[] = [];
+    const truncations: ReturnType<typeof truncationJson>[] = [];
+    let shown = 0;
+    /** Rows the listed hosts sent for this page (those past a cut included). */
+    let sent = 0;
+    let cutAtBytes = false;
+    const listedHosts = new Set<string>();
+    for (const sec of l.sections) {
+      const host = sec.status.host;
+      const prefix = l.multi ? `${host}: ` : '';
+      listedHosts.add(host);
+      // Failed hosts keep their place in the host order, inside the budget's reserve.
+      if (sec.status.status !== 'ok') lines.push(prefix + failureLine(sec.status, l.path));
+      sent += sec.rows.length;
+      for (const row of sec.rows) {
+        const line =
+          prefix +
+          (row.kind === 'entry' ? treeEntryLine(row.entry, l.path) : treeTruncationLine(row.truncation, l.path));
+        // A page shows one row at least, so paging always moves on.
+        if (!budget.take(line) && shown > 0) {
+          cutAtBytes = true;
+          break;
+        }
+        shown++;
+        lines.push(line);
+        entries.push(rowJson(host, row));
+      }
+      if (cutAtBytes) break;
+      for (const t of sec.losses) {
+        lines.push(prefix + treeTruncationLine(t, l.path));
+        truncations.push(truncationJson(host, t));
+      }
+    }
+    const notes = l.notes.filter((n) => listedHosts.has(n.host));
+    for (const n of notes) tail.push(noteLine(n, l.multi));
+    const nextCursor = l.cursorAfter(shown);
+    if (nextCursor) {
+      const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
+      if (cutAtBytes) {
+        tail.push(`[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} lines; ${more}`);
+        truncations.push({ host: '', dir: '', shown, total: sent, reason: 'bytes' });
+      } else tail.push(`[WARNING] ${more}`);
+    }
+    const structured: ListDirectoryAnswer = {
+      path: l.path,
+      entries,
+      truncated: truncations.length > 0,
+      truncations,
+      ...(nextCursor ? { next_cursor: nextCursor } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
+      // Hosts past the cut are asked again by the next page.
+      hosts: l.hosts.filter((h) => listedHosts.has(h.host)).map(hostStatusJson),
+    };
+    return { structured, text: [...lines, ...tail].join('\n') };
+  },
+
+  cli: {
+    command: 'tree',
+    description: 'show the directory tree under PATH on the selected hosts',
+    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. localhost:/etc' },
+    options: () => [
+      new Option('--depth <n>', 'levels listed (1 = the entries of PATH; default 2, at most 10)').argParser(
+        intFlag('--depth'),
+      ),
+      new Option('--max-items-per-dir <n>', 'entries shown per nested directory (default 100)').argParser(
+        intFlag('--max-items-per-dir'),
+      ),
+      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
+    ],
+    args(target, o) {
+      const { selector, path } = parseTarget(target ?? '');
+      return { host: selector, path, depth: o.depth, max_items_per_dir: o.maxItemsPerDir, cursor: o.cursor };
+    },
+    render(l, style) {
+      const items = l.sections.flatMap((sec) => sec.rows.map((row) => rowJson(sec.status.host, row)));
+      const out = formatTree(items, { root: l.path, showHost: l.multi, style });
+      if (out.length === 0 && l.hosts.some((h) => h.status === 'ok')) out.push(style.bold(l.path));
+      const err: string[] = [];
+      for (const sec of l.sections) {
+        for (const t of sec.losses) {
+          err.push(
+            style.warn(`fleetls: ${sec.status.host}: listing cut (${t.reason}): showing ${t.shown} of ${t.total}`),
+          );
+        }
+      }
+      const next = l.cursorAfter(items.length);
+      if (next) err.push(style.dim(`more: --cursor ${next}`));
+      return { out, err };
+    },
+  },
+});

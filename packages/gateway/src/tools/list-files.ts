@@ -1,0 +1,363 @@
+// list_files: one ranked list over every host (Jupyter MCP's TableAnswer), paged with
+// start_index/limit or a cursor. Each host returns its best start+limit rows in order;
+// the gateway merges them and cuts the page, so pages cover the merged list exactly once.
+import {
+  baseName,
+  compileGlob,
+  decodeCursor,
+  displayPath,
+  type Entry,
+  type EntryType,
+  encodeCursor,
+  FleetError,
+  humanSize,
+  invalidArgument,
+  queryFingerprint,
+  renderTsv,
+  reserveFor,
+  resolveWalkRequest,
+  type TableRow,
+  TextBudget,
+  type WalkRequest,
+} from '@fleetls/core';
+import { Option } from 'commander';
+import { z } from 'zod';
+import { intFlag } from '../cli/flags.js';
+import { formatFileTable } from '../cli/format.js';
+import { parseTarget } from '../cli/target.js';
+import type { FleetHost } from '../fleet-types.js';
+import {
+  type HostEntry,
+  type HostNote,
+  type HostTruncation,
+  mergeRankedWalks,
+  walkDeadlineMs,
+  walkHosts,
+} from './host-walks.js';
+import {
+  failureLines,
+  hostStatusJson,
+  modified,
+  noteLine,
+  truncationJson,
+  truncationWarning,
+  typeWord,
+} from './present.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+// start_index + limit stays within the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN, 100000).
+export const START_INDEX = { min: 0, max: 95_000 } as const;
+export const LIMIT = { min: 1, max: 5000, default: 200 } as const;
+const MAX_DEPTH = { min: 0, max: 10, default: 0 } as const;
+export const FILE_TYPES = ['file', 'directory', 'symlink', 'any'] as const;
+type FileType = (typeof FILE_TYPES)[number];
+
+const input = {
+  host: s.host(),
+  path: s.path,
+  order_by: s.orderBy,
+  sort: s.sort,
+  top_n: s.topN,
+  max_depth: s
+    .int('max_depth', MAX_DEPTH.min, MAX_DEPTH.max)
+    .default(MAX_DEPTH.default)
+    .describe('Levels below path (0 = the path’s own entries, at most 10)'),
+  pattern: z
+    .string({ error: 'pattern must be a string: a glob' })
+    .max(1024, { error: 'pattern must be at most 1024 characters' })
+    .default('')
+    .describe('Glob over the path relative to path (*.log matches at any depth; ** crosses directories); empty = all'),
+  type: z
+    .enum(FILE_TYPES, { error: `type must be one of ${FILE_TYPES.join(', ')}` })
+    .default('file')
+    .describe('Rows of this type only: file, directory, symlink or any'),
+  start_index: s
+    .int('start_index', START_INDEX.min, START_INDEX.max)
+    .default(0)
+    .describe('Rows skipped before this page (0-based)'),
+  limit: s
+    .int('limit', LIMIT.min, LIMIT.max)
+    .default(LIMIT.default)
+    .describe(`Rows in this page (${LIMIT.min}-${LIMIT.max})`),
+  cursor: s.cursor(2048, 'overrides start_index'),
+};
+
+export const FILE_COLUMNS = ['host', 'path', 'name', 'type', 'size', 'modified'] as const;
+
+const fileItemSchema = z.object({
+  host: z.string(),
+  path: z.string(),
+  name: z.string(),
+  type: z.string(),
+  size: z.number(),
+  modified: z.string(),
+  link_target: z.string().optional(),
+  error: s.entryErrorSchema.optional(),
+});
+
+const output = {
+  kind: z.literal('files.list'),
+  columns: z.array(z.string()),
+  items: z.array(fileItemSchema),
+  count: z.number(),
+  total: z.number(),
+  found: z.number(),
+  start_index: z.number(),
+  result: z.string(),
+  next_cursor: z.string().optional(),
+  truncated: z.boolean(),
+  truncations: z.array(s.truncationSchema),
+  notes: z.array(s.noteSchema).optional(),
+  hosts: z.array(s.hostStatusSchema),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type FileItem = z.infer<typeof fileItemSchema>;
+export type ListFilesAnswer = z.infer<z.ZodObject<typeof output>>;
+
+const TYPES: Record<FileType, EntryType[]> = { file: ['file'], directory: ['dir'], symlink: ['symlink'], any: [] };
+const NOUN = { file: 'files', directory: 'directories', symlink: 'symlinks', any: 'entries' } as const;
+
+interface Plan {
+  hosts: FleetHost[];
+  req: WalkRequest;
+  fingerprint: string;
+  /** Index of the page's first row in the merged ranking. */
+  start: number;
+  limit: number;
+  cap: number;
+  type: FileType;
+  pattern: string;
+}
+
+/** A page of the merged ranking. */
+export interface FileListing extends ToolResult {
+  /** The requested root as the hosts were asked it. */
+  path: string;
+  multi: boolean;
+  type: FileType;
+  pattern: string;
+  /** The page: merged rows from `start`, at most `limit`. */
+  rows: HostEntry[];
+  start: number;
+  /** Rows in the whole ranking (top_n applied). */
+  total: number;
+  /** Entries that passed the filters, over all hosts. */
+  found: number;
+  truncations: HostTruncation[];
+  notes: HostNote[];
+  /** The cursor of the row after the page's first `shown` rows; undefined when the ranking ends there. */
+  cursorAfter(shown: number): string | undefined;
+}
+
+function itemJson(host: string, e: Entry): FileItem {
+  const item: FileItem = {
+    host,
+    path: displayPath(e.path),
+    name: displayPath(baseName(e.path)),
+    type: typeWord(e),
+    size: e.size,
+    modified: modified(e),
+  };
+  if (e.linkTarget !== undefined) item.link_target = displayPath(e.linkTarget);
+  if (e.error) item.error = { code: e.error.code, detail: e.error.detail };
+  return item;
+}
+
+/** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
+function pageStart(cursor: string, fingerprint: string): number {
+  let offset: number;
+  try {
+    offset = decodeCursor(cursor, fingerprint);
+  } catch {
+    throw invalidArgument(
+      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, order_by, sort, top_n, max_depth, pattern and type as on the first page',
+    );
+  }
+  if (offset > START_INDEX.max) throw invalidArgument(`cursor position must be from 0 to ${START_INDEX.max}`);
+  return offset;
+}
+
+/** "Showing 1-200 of 5000 files", or why nothing is shown. */
+function headline(l: FileListing, count: number): string {
+  const noun = NOUN[l.type];
+  let line: string;
+  if (count > 0) line = `Showing ${l.start + 1}-${l.start + count} of ${l.total} ${noun}`;
+  else if (l.total > 0) line = `[WARNING] start_index ${l.start} is past the last of ${l.total} ${noun}`;
+  else if (l.pattern !== '') line = `No ${noun} matching pattern '${l.pattern}' found in path '${l.path}'`;
+  else line = `No ${noun} found in path '${l.path}'`;
+  if (l.total < l.found) line += ` (top ${l.total} of ${l.found} found)`;
+  return line;
+}
+
+export const listFilesTool = defineTool({
+  name: 'list_files',
+  title: 'Find and rank files on hosts',
+  description:
+    'One ranked table of the entries under path across the selected hosts (as Jupyter MCP list_files): ' +
+    'max_depth levels below path (0 = its own entries), filtered by pattern (glob on the relative path) ' +
+    'and type, ordered by name, size or modified, merged across hosts. Pages with start_index/limit or ' +
+    'next_cursor; top_n keeps only the first N overall.',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    const hosts = ctx.fleet.select(a.host);
+    const fingerprint = queryFingerprint({
+      tool: 'list_files',
+      host: a.host,
+      path: a.path,
+      order_by: a.order_by,
+      sort: a.sort,
+      top_n: a.top_n,
+      max_depth: a.max_depth,
+      pattern: a.pattern,
+      type: a.type,
+    });
+    const start = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : a.start_index;
+    const cap = a.top_n ?? Number.POSITIVE_INFINITY;
+    if (a.pattern !== '') {
+      try {
+        compileGlob(a.pattern);
+      } catch (err) {
+        throw invalidArgument(`pattern: ${FleetError.from(err).message}`);
+      }
+    }
+    const req = resolveWalkRequest({
+      path: a.path,
+      shape: 'ranked',
+      maxDepth: a.max_depth + 1,
+      order: a.order_by,
+      direction: a.sort,
+      topN: Math.max(1, Math.min(cap, start + a.limit)),
+      offset: 0,
+      include: a.pattern === '' ? [] : [a.pattern],
+      types: TYPES[a.type],
+      deadlineMs: walkDeadlineMs(ctx.options),
+    });
+    return { hosts, req, fingerprint, start, limit: a.limit, cap, type: a.type, pattern: a.pattern };
+  },
+
+  async collect(p: Plan, ctx): Promise<FileListing> {
+    const results = await walkHosts(ctx, p.hosts, p.req);
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req);
+    const total = Math.min(p.cap, found);
+    return {
+      path: p.req.path,
+      multi: p.hosts.length > 1,
+      type: p.type,
+      pattern: p.pattern,
+      rows: merged.slice(p.start, Math.min(p.start + p.limit, total)),
+      start: p.start,
+      total,
+      found,
+      truncations,
+      notes,
+      hosts: results.map((r) => r.status),
+      cursorAfter: (shown) => (p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint) : undefined),
+    };
+  },
+
+  mcp(l: FileListing, ctx) {
+    const columns = l.multi ? ['host', 'path', 'type', 'size', 'modified'] : ['path', 'type', 'size', 'modified'];
+    const headers = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
+    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length));
+    const [header] = renderTsv(columns, [], headers);
+    budget.take(header);
+    const tsv: string[] = [header];
+    const items: FileItem[] = [];
+    for (const { host, entry } of l.rows) {
+      const item = itemJson(host, entry);
+      const row: TableRow = {
+        host,
+        path: item.path,
+        type: entry.error ? `error: ${entry.error.code} ${entry.error.detail}` : item.type,
+        size: entry.type === 'dir' ? '' : humanSize(entry.size),
+        modified: item.modified,
+      };
+      const [line] = renderTsv(columns, [row]).slice(1);
+      if (!budget.take(line)) break;
+      tsv.push(line);
+      items.push(item);
+    }
+    const count = items.length;
+    const nextCursor = l.cursorAfter(count);
+    const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+    const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
+    for (const n of l.notes) warnings.push(noteLine(n, true));
+    if (count < l.rows.length) {
+      truncations.push({ host: '', dir: '', shown: count, total: l.rows.length, reason: 'bytes' });
+      warnings.push(
+        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
+      );
+    }
+    const body = count > 0 ? ['', ...tsv] : [];
+    const result = [headline(l, count), ...body, ...warnings, ...failureLines(l.hosts, l.path, l.multi)].join('\n');
+    const structured: ListFilesAnswer = {
+      kind: 'files.list',
+      columns: [...FILE_COLUMNS],
+      items,
+      count,
+      total: l.total,
+      found: l.found,
+      start_index: l.start,
+      result,
+      truncated: truncations.length > 0 || nextCursor !== undefined,
+      truncations,
+      hosts: l.hosts.map(hostStatusJson),
+    };
+    if (nextCursor !== undefined) structured.next_cursor = nextCursor;
+    if (l.notes.length > 0) structured.notes = l.notes;
+    return { structured, text: result };
+  },
+
+  cli: {
+    command: 'ls',
+    description: 'list files (ranked, paged) under PATH on the selected hosts',
+    argument: {
+      syntax: '<SELECTOR:PATH>',
+      description: 'hosts and absolute path, e.g. localhost:/var/log, web-*:/etc, @prod:/srv',
+    },
+    options: () => [
+      new Option('--order-by <key>', 'sort key').choices(['name', 'size', 'modified']),
+      new Option('--sort <direction>', 'sort direction').choices(['ascending', 'descending']),
+      new Option('--desc', 'same as --sort descending'),
+      new Option('--top-n <n>', 'keep only the first N of the merged order (1-1000)').argParser(intFlag('--top-n')),
+      new Option('--max-depth <n>', 'levels below PATH (0 = its own entries, at most 10)').argParser(
+        intFlag('--max-depth'),
+      ),
+      new Option('--pattern <glob>', 'glob over the path relative to PATH'),
+      new Option('--type <type>', 'rows of this type').choices([...FILE_TYPES]),
+      new Option('--limit <n>', 'rows in this page (default 200, at most 5000)').argParser(intFlag('--limit')),
+      new Option('--start-index <n>', 'rows skipped before this page').argParser(intFlag('--start-index')),
+      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
+    ],
+    args(target, o) {
+      const { selector, path } = parseTarget(target ?? '');
+      return {
+        host: selector,
+        path,
+        order_by: o.orderBy,
+        sort: o.desc ? 'descending' : o.sort,
+        top_n: o.topN,
+        max_depth: o.maxDepth,
+        pattern: o.pattern,
+        type: o.type,
+        limit: o.limit,
+        start_index: o.startIndex,
+        cursor: o.cursor,
+      };
+    },
+    render(l, style) {
+      const out = formatFileTable(
+        l.rows.map((r) => itemJson(r.host, r.entry)),
+        { showHost: l.multi, style },
+      );
+      const err = l.rows.length > 0 ? [style.dim(headline(l, l.rows.length))] : [];
+      const next = l.cursorAfter(l.rows.length);
+      if (next) err.push(style.dim(`more: --cursor ${next}`));
+      return { out, err };
+    },
+  },
+});

@@ -1,0 +1,163 @@
+// list_hosts: the inventory as the selector sees it; with check=true, every host probed in
+// parallel for reachability and its agent's version.
+import { type HostStatus, renderAligned, type TableRow, TextBudget } from '@fleetls/core';
+import { Option } from 'commander';
+import { z } from 'zod';
+import { formatHosts } from '../cli/format.js';
+import { fanOut } from '../fan-out.js';
+import type { FleetHost } from '../fleet-types.js';
+import { fanOutOptions } from './host-walks.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+const input = {
+  host: s.host('all'),
+  check: z
+    .boolean({ error: 'check must be true or false' })
+    .default(false)
+    .describe('Probe each host (in parallel) for reachability and agent version'),
+};
+
+const hostRowSchema = z.object({
+  host: z.string(),
+  transport: z.enum(['agent', 'ssh', 'embedded']),
+  address: z.string(),
+  labels: z.record(z.string(), z.string()),
+  groups: z.array(z.string()),
+  ssh_fallback: z.boolean(),
+  reachable: z.boolean().optional(),
+  version: z.string().optional(),
+  status: s.hostStatusSchema.shape.status.optional(),
+  via: s.hostStatusSchema.shape.via.optional(),
+  elapsed_ms: z.number().optional(),
+  message: z.string().optional(),
+});
+
+const output = {
+  hosts: z.array(hostRowSchema),
+  count: z.number(),
+  checked: z.boolean(),
+  truncated: z.boolean(),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type HostRow = z.infer<typeof hostRowSchema>;
+export type ListHostsAnswer = z.infer<z.ZodObject<typeof output>>;
+
+interface Plan {
+  hosts: FleetHost[];
+  check: boolean;
+}
+
+export interface HostListing extends ToolResult {
+  checked: boolean;
+  /** The selected hosts, each with its probe when checked. */
+  rows: { host: FleetHost; probe?: { status: HostStatus; version?: string } }[];
+}
+
+function hostRow(r: HostListing['rows'][number]): HostRow {
+  const h = r.host;
+  const row: HostRow = {
+    host: h.name,
+    transport: h.via,
+    address: h.address,
+    labels: { ...h.labels },
+    groups: [...h.groups],
+    ssh_fallback: h.sshFallback,
+  };
+  if (r.probe) {
+    const st = r.probe.status;
+    row.reachable = st.status === 'ok';
+    if (r.probe.version !== undefined) row.version = r.probe.version;
+    row.status = st.status;
+    row.via = st.via;
+    row.elapsed_ms = st.elapsedMs;
+    if (st.message !== undefined) row.message = st.message;
+  }
+  return row;
+}
+
+export const listHostsTool = defineTool({
+  name: 'list_hosts',
+  title: 'Hosts of the fleet',
+  description:
+    'The inventory hosts a selector picks (default all): name, transport (agent, ssh, embedded), address, ' +
+    'labels and groups. check=true probes each in parallel for reachability and agent version.',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    return { hosts: ctx.fleet.select(a.host), check: a.check };
+  },
+
+  async collect(p: Plan, ctx): Promise<HostListing> {
+    if (!p.check) return { checked: false, rows: p.hosts.map((host) => ({ host })), hosts: [] };
+    const results = await fanOut(ctx.fleet, p.hosts, (b, _h, signal) => b.probe(signal), fanOutOptions(ctx));
+    return {
+      checked: true,
+      rows: results.map((r) => ({
+        host: r.host,
+        probe: { status: r.status, ...(r.value ? { version: r.value.version } : {}) },
+      })),
+      hosts: results.map((r) => r.status),
+    };
+  },
+
+  mcp(l: HostListing, ctx) {
+    if (l.rows.length === 0)
+      return { structured: { hosts: [], count: 0, checked: l.checked, truncated: false }, text: 'No hosts match.' };
+    const rows = l.rows.map(hostRow);
+    const table: TableRow[] = rows.map((r) => ({
+      host: r.host,
+      transport: r.transport + (r.ssh_fallback ? '+ssh' : ''),
+      address: r.address,
+      labels: Object.entries(r.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+      groups: r.groups.join(','),
+      status: r.status === undefined ? undefined : r.status === 'ok' ? `ok (${r.via}, ${r.elapsed_ms} ms)` : r.status,
+      version: r.version,
+      message: r.message,
+    }));
+    const columns = [
+      'host',
+      'transport',
+      'address',
+      'labels',
+      'groups',
+      ...(l.checked ? ['status', 'version', 'message'] : []),
+    ];
+    const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));
+    const [header, ...lines] = renderAligned(columns, table, { headers });
+    const budget = new TextBudget(ctx.options.maxAnswerBytes, 512);
+    budget.take(header);
+    const shown = [header];
+    for (const line of lines) if (budget.take(line)) shown.push(line);
+    const kept = shown.length - 1;
+    if (kept < rows.length) {
+      shown.push(
+        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${kept} of ${rows.length} hosts shown; narrow the selector`,
+      );
+    }
+    const structured: ListHostsAnswer = {
+      hosts: rows.slice(0, kept),
+      count: kept,
+      checked: l.checked,
+      truncated: kept < rows.length,
+    };
+    return { structured, text: shown.join('\n') };
+  },
+
+  cli: {
+    command: 'hosts',
+    description: 'list the hosts of the inventory (with --check: reachability and agent version)',
+    argument: { syntax: '[SELECTOR]', description: 'which hosts (default all)' },
+    options: () => [new Option('--check', 'probe each host in parallel')],
+    args(selector, o) {
+      return { host: selector, check: o.check === true ? true : undefined };
+    },
+    render(l, style) {
+      return { out: formatHosts(l.rows.map(hostRow), { checked: l.checked, style }), err: [] };
+    },
+  },
+});

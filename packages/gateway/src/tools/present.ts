@@ -1,0 +1,70 @@
+// What the tools' presenters share: host status rows, truncations and notes as JSON and as
+// text lines, and entry fields in the words the tools use.
+import {
+  displayPath,
+  type Entry,
+  formatMtime,
+  type HostStatus,
+  type HostStatusCode,
+  type Truncation,
+  treeTruncationLine,
+} from '@fleetls/core';
+import type { HostNote, HostTruncation } from './host-walks.js';
+
+export interface HostStatusJson {
+  host: string;
+  status: HostStatusCode;
+  via: HostStatus['via'];
+  elapsed_ms: number;
+  message?: string;
+}
+
+export function hostStatusJson(s: HostStatus): HostStatusJson {
+  const out: HostStatusJson = { host: s.host, status: s.status, via: s.via, elapsed_ms: s.elapsedMs };
+  if (s.message !== undefined) out.message = s.message;
+  return out;
+}
+
+export interface TruncationJson {
+  host: string;
+  dir: string;
+  shown: number;
+  total: number;
+  reason: string;
+}
+
+export function truncationJson(host: string, t: Truncation): TruncationJson {
+  return { host, dir: displayPath(t.dir), shown: t.shown, total: t.total, reason: t.reason };
+}
+
+/** `host: [WARNING] ...` for a cap that bit on a host's walk of `root`. */
+export function truncationWarning(t: HostTruncation, root: string): string {
+  return `${t.host}: ${treeTruncationLine(t.truncation, root)}`;
+}
+
+/** A note's text line: `[NOTE] ...`, prefixed with its host when asked. */
+export function noteLine(n: HostNote, withHost: boolean): string {
+  return `${withHost ? `${n.host}: ` : ''}[NOTE] ${n.note}`;
+}
+
+export function modified(e: Entry): string {
+  return formatMtime(e.mtimeSec, e.mtimeNsec, e.utcOffsetMin);
+}
+
+/** The user-facing type word: `directory` (as the tools' `type` argument), else the entry type. */
+export function typeWord(e: Entry): string {
+  return e.type === 'dir' ? 'directory' : e.type;
+}
+
+/** A failed host's line: `[NOT_FOUND] /p — detail`, `[DENIED] /p — detail`, `[ERROR] unreachable — msg`. */
+export function failureLine(s: HostStatus, path: string): string {
+  const msg = s.message ?? s.status;
+  if (s.status === 'not_found') return `[NOT_FOUND] ${path} — ${msg}`;
+  if (s.status === 'denied') return `[DENIED] ${path} — ${msg}`;
+  return `[ERROR] ${s.status} — ${msg}`;
+}
+
+/** The failed hosts' lines, in host order, each prefixed with its host when there are several. */
+export function failureLines(hosts: HostStatus[], path: string, multi: boolean): string[] {
+  return hosts.filter((s) => s.status !== 'ok').map((s) => `${multi ? `${s.host}: ` : ''}${failureLine(s, path)}`);
+}

@@ -1,0 +1,40 @@
+// The tools of fleetls, declared once. Every face iterates this list: the MCP server
+// registers each tool (mcp-server.ts), the CLI makes a subcommand of each tool that has a
+// `cli` face (cli/run.ts), and the tests check every tool's answers against its outputSchema.
+//
+// Adding a tool: write `tools/<name>.ts` exporting `defineTool({...})` (see tool.ts) with
+//   - name, title, description: what MCP clients and the model see;
+//   - input: zod shapes of the arguments, with defaults, bounds and messages that name the
+//     argument (schemas.ts has the shared pieces: host, path, order_by, int, cursor);
+//   - output: zod shapes of the MCP structuredContent (each row lean: omit what is empty);
+//   - plan(args, ctx): validated arguments → per-host requests (no I/O; throw
+//     invalidArgument for what the schema cannot say);
+//   - collect(plan, ctx): fan out (host-walks.ts, ../fan-out.ts) and merge into a domain
+//     result: core types (Entry, HostStatus, Truncation), no MCP, CLI or gRPC types, with
+//     `hosts` (one status per host) and, for listings that page, `cursorAfter(shown)`;
+//   - mcp(result, ctx): the MCP answer {structured, text}, within ctx.options.maxAnswerBytes;
+//   - cli (optional): the subcommand, its flags → arguments, and render(result, style).
+// then add one line to TOOLS below. Nothing else names a tool.
+//
+// Adding a face (e.g. the Fleet gRPC service): iterate TOOLS (or import the one tool you
+// serve, for its typed result), call runTool() from run-tool.ts with the raw arguments and
+// a ToolContext, and present the domain result it returns. runTool is the one place a tool
+// call executes (parse → plan → collect), so audit logging and metrics hook in there.
+import { listDirectoriesTool } from './list-directories.js';
+import { listDirectoryTool } from './list-directory.js';
+import { listFilesTool } from './list-files.js';
+import { listHostsTool } from './list-hosts.js';
+import { statTool } from './stat.js';
+import type { AnyTool } from './tool.js';
+
+export const TOOLS: readonly AnyTool[] = [
+  listDirectoryTool,
+  listFilesTool,
+  listDirectoriesTool,
+  statTool,
+  listHostsTool,
+];
+
+export function findTool(name: string): AnyTool | undefined {
+  return TOOLS.find((t) => t.name === name);
+}

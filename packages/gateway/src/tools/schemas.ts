@@ -1,0 +1,95 @@
+// The zod pieces every tool's arguments and answers are built from. The MCP server
+// registers each tool's shapes as inputSchema/outputSchema and every face parses with them,
+// so the CLI gets the same defaults, bounds and messages. Messages name the argument and its bounds.
+import { ENTRY_ERROR_CODES, invalidArgument, ORDER_BY, SORT_DIRECTIONS } from '@fleetls/core';
+import { z } from 'zod';
+
+export const PATH_LENGTH = 4096;
+export const SELECTOR_LENGTH = 4096;
+export const TOP_N = { min: 1, max: 1000 } as const;
+
+export const int = (name: string, min: number, max: number) => {
+  const msg = `${name} must be an integer from ${min} to ${max}`;
+  return z.number({ error: msg }).int({ error: msg }).min(min, { error: msg }).max(max, { error: msg });
+};
+
+export const host = (dflt?: string) => {
+  const s = z
+    .string({ error: 'host must be a string: a host selector' })
+    .min(1, {
+      error: 'host must not be empty: a name, a comma list, a glob like web-*, @group, label:key=value, or all',
+    })
+    .max(SELECTOR_LENGTH, { error: `host must be at most ${SELECTOR_LENGTH} characters` })
+    .describe(
+      'Which hosts: localhost, a name, a comma list, a glob like web-*, @group, label:key=value from the inventory, or all',
+    );
+  return dflt === undefined ? s : s.default(dflt);
+};
+
+export const path = z
+  .string({ error: 'path must be a string: an absolute path' })
+  .min(1, { error: 'path must be an absolute path starting with /' })
+  .max(PATH_LENGTH, { error: `path must be at most ${PATH_LENGTH} characters` })
+  .describe('Absolute path on the target hosts');
+
+export const orderBy = z
+  .enum(ORDER_BY, { error: `order_by must be one of ${ORDER_BY.join(', ')}` })
+  .default('name')
+  .describe('Sort key: name, size or modified');
+export const sort = z
+  .enum(SORT_DIRECTIONS, { error: `sort must be one of ${SORT_DIRECTIONS.join(', ')}` })
+  .default('ascending')
+  .describe('ascending or descending');
+export const topN = int('top_n', TOP_N.min, TOP_N.max)
+  .optional()
+  .describe(`Keep only the first N of the merged order (${TOP_N.min}-${TOP_N.max})`);
+
+export const cursor = (maxLength: number, goesOnWith: string) =>
+  z
+    .string({ error: 'cursor must be a string from a previous next_cursor' })
+    .max(maxLength, { error: `cursor must be at most ${maxLength} characters` })
+    .optional()
+    .describe(`next_cursor of the previous page, to go on from there (${goesOnWith})`);
+
+// ---- answers ----
+
+export const hostStatusSchema = z.object({
+  host: z.string(),
+  status: z.enum(['ok', 'unreachable', 'timeout', 'auth', 'denied', 'not_found', 'error']),
+  via: z.enum(['agent', 'ssh', 'embedded']),
+  elapsed_ms: z.number(),
+  message: z.string().optional(),
+});
+
+export const truncationSchema = z.object({
+  host: z.string(),
+  dir: z.string(),
+  shown: z.number(),
+  total: z.number(),
+  reason: z.string(),
+});
+
+/** Something about how a host was listed that limits its rows (e.g. the SSH backend's SFTP fallback). */
+export const noteSchema = z.object({ host: z.string(), note: z.string() });
+
+export const entryErrorSchema = z.object({ code: z.enum(ENTRY_ERROR_CODES), detail: z.string() });
+
+/** Parses tool arguments with defaults; a bad one throws invalid_argument naming it and its bounds. */
+export function parseArgs<S extends z.ZodRawShape>(shape: S, args: unknown): z.output<z.ZodObject<S>> {
+  const r = z
+    .object(shape)
+    .strict()
+    .safeParse(args ?? {});
+  if (r.success) return r.data;
+  throw invalidArgument(
+    r.error.issues
+      .map((i) => {
+        if (i.code === 'unrecognized_keys')
+          return `unknown argument${i.keys.length > 1 ? 's' : ''}: ${i.keys.join(', ')}`;
+        if (i.code === 'invalid_type' && i.input === undefined && i.path.length > 0)
+          return `${i.path.join('.')} is required`;
+        return i.message;
+      })
+      .join('; '),
+  );
+}

@@ -1,0 +1,178 @@
+// stat: one path on each host, everything lstat knows plus owner and group names.
+import {
+  displayPath,
+  formatMtime,
+  humanSize,
+  modeString,
+  normalizeRequestPath,
+  octalMode,
+  type StatInfo,
+  TextBudget,
+} from '@fleetls/core';
+import { z } from 'zod';
+import { formatStat } from '../cli/format.js';
+import { parseTarget } from '../cli/target.js';
+import { fanOut } from '../fan-out.js';
+import type { FleetHost } from '../fleet-types.js';
+import { fanOutOptions } from './host-walks.js';
+import { failureLine, hostStatusJson, typeWord } from './present.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+const input = { host: s.host(), path: s.path };
+
+const statResultSchema = z.object({
+  host: z.string(),
+  path: z.string(),
+  type: z.string(),
+  size: z.number(),
+  mode: z.string(),
+  permissions: z.string(),
+  owner: z.string(),
+  group: z.string(),
+  uid: z.number(),
+  gid: z.number(),
+  modified: z.string(),
+  accessed: z.string(),
+  changed: z.string(),
+  inode: z.number(),
+  nlink: z.number(),
+  link_target: z.string().optional(),
+  /** What this host's stat could not know (e.g. over SFTP). */
+  notes: z.array(z.string()).optional(),
+});
+
+const output = {
+  path: z.string(),
+  results: z.array(statResultSchema),
+  hosts: z.array(s.hostStatusSchema),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type StatJson = z.infer<typeof statResultSchema>;
+export type StatAnswer = z.infer<z.ZodObject<typeof output>>;
+
+interface Plan {
+  hosts: FleetHost[];
+  path: string;
+}
+
+export interface StatListing extends ToolResult {
+  path: string;
+  multi: boolean;
+  /** Per host in selector order: its stat, or none when it failed. */
+  rows: { host: string; stat?: StatInfo }[];
+}
+
+function statJson(host: string, path: string, st: StatInfo): StatJson {
+  const e = st.entry;
+  const out: StatJson = {
+    host,
+    path,
+    type: typeWord(e),
+    size: e.size,
+    mode: octalMode(e.mode),
+    permissions: modeString(e.mode, e.type),
+    owner: st.owner,
+    group: st.group,
+    uid: e.uid,
+    gid: e.gid,
+    modified: formatMtime(e.mtimeSec, e.mtimeNsec, e.utcOffsetMin),
+    accessed: formatMtime(st.atimeSec, st.atimeNsec, e.utcOffsetMin),
+    changed: formatMtime(st.ctimeSec, st.ctimeNsec, e.utcOffsetMin),
+    inode: e.inode,
+    nlink: e.nlink,
+  };
+  if (e.linkTarget !== undefined) out.link_target = displayPath(e.linkTarget);
+  if (st.notes && st.notes.length > 0) out.notes = [...st.notes];
+  return out;
+}
+
+function statLines(j: StatJson): string[] {
+  const lines = [
+    `path: ${j.path}`,
+    `type: ${j.type}`,
+    `size: ${j.size} (${humanSize(j.size)})`,
+    `mode: ${j.mode} (${j.permissions})`,
+    `owner: ${j.owner} (uid ${j.uid})`,
+    `group: ${j.group} (gid ${j.gid})`,
+    `modified: ${j.modified}`,
+    `accessed: ${j.accessed}`,
+    `changed: ${j.changed}`,
+    `inode: ${j.inode}`,
+    `links: ${j.nlink}`,
+  ];
+  if (j.link_target !== undefined) lines.push(`target: ${j.link_target}`);
+  for (const n of j.notes ?? []) lines.push(`[NOTE] ${n}`);
+  return lines;
+}
+
+export const statTool = defineTool({
+  name: 'stat',
+  title: 'File metadata on hosts',
+  description:
+    'Type, size, mode (octal and rwx), owner, group, uid, gid, modified/accessed/changed times (with the ' +
+    'host’s UTC offset), inode, link count and symlink target of path on each selected host (not following a final symlink).',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    const path = normalizeRequestPath(a.path, 'path');
+    return { hosts: ctx.fleet.select(a.host), path };
+  },
+
+  async collect(p: Plan, ctx): Promise<StatListing> {
+    const results = await fanOut(
+      ctx.fleet,
+      p.hosts,
+      (b, _h, signal) => b.stat(p.path, false, signal),
+      fanOutOptions(ctx),
+    );
+    return {
+      path: p.path,
+      multi: p.hosts.length > 1,
+      rows: results.map((r) => ({ host: r.host.name, ...(r.value ? { stat: r.value } : {}) })),
+      hosts: results.map((r) => r.status),
+    };
+  },
+
+  mcp(l: StatListing, ctx) {
+    const lines: string[] = [];
+    const out: StatJson[] = [];
+    const budget = new TextBudget(ctx.options.maxAnswerBytes, 512);
+    let cut = 0;
+    for (const [i, r] of l.rows.entries()) {
+      const prefix = l.multi ? `${r.host}: ` : '';
+      const j = r.stat ? statJson(r.host, l.path, r.stat) : undefined;
+      const hostLines = j ? statLines(j) : [failureLine(l.hosts[i], l.path)];
+      // A host's block is shown whole or not at all.
+      if (!budget.take(hostLines.map((line) => prefix + line).join('\n'))) {
+        cut++;
+        continue;
+      }
+      for (const line of hostLines) lines.push(prefix + line);
+      if (j) out.push(j);
+    }
+    if (cut > 0) {
+      lines.push(
+        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${cut} of ${l.rows.length} hosts not shown; ask fewer hosts at once`,
+      );
+    }
+    const structured: StatAnswer = { path: l.path, results: out, hosts: l.hosts.map(hostStatusJson) };
+    return { structured, text: lines.join('\n') };
+  },
+
+  cli: {
+    command: 'stat',
+    description: 'describe PATH on the selected hosts',
+    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-1:/etc/passwd' },
+    args(target) {
+      const { selector, path } = parseTarget(target ?? '');
+      return { host: selector, path };
+    },
+    render(l, style) {
+      const items = l.rows.flatMap((r) => (r.stat ? [statJson(r.host, l.path, r.stat)] : []));
+      return { out: formatStat(items, { showHost: l.multi, style }), err: [] };
+    },
+  },
+});

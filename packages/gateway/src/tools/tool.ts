@@ -1,0 +1,69 @@
+// What a tool is: its declaration (name, words, schemas) and its three steps. `plan` turns
+// validated arguments into per-host requests, `collect` fans them out and merges the
+// answers into a domain result (no MCP, CLI or gRPC types in it), and each face presents
+// that result its own way. registry.ts lists the tools; run-tool.ts is where a call runs.
+import type { HostStatus } from '@fleetls/core';
+import type { Option } from 'commander';
+import type { z } from 'zod';
+import type { Style } from '../cli/format.js';
+import type { Fleet } from '../fleet-types.js';
+import type { GatewayOptions } from '../options.js';
+
+export interface ToolContext {
+  fleet: Fleet;
+  options: GatewayOptions;
+  signal: AbortSignal;
+  /** Once per answered host. */
+  onProgress?: (done: number, total: number, status: HostStatus) => void;
+}
+
+/** What every domain result carries, so a face can report hosts without knowing the tool. */
+export interface ToolResult {
+  /** One status per host asked, in selector order. */
+  hosts: HostStatus[];
+}
+
+/** The MCP face of a result: `structured` matches the tool's outputSchema, `text` is its compact rendering. */
+export interface McpAnswer<S = Record<string, unknown>> {
+  structured: S;
+  text: string;
+}
+
+/** The CLI face: one subcommand whose positional argument and flags become the tool's arguments. */
+export interface CliFace<R> {
+  command: string;
+  description: string;
+  /** commander syntax, e.g. `<SELECTOR:PATH>` or `[SELECTOR]`. */
+  argument: { syntax: string; description: string };
+  options?: () => Option[];
+  /** The tool's arguments from the positional argument and the parsed flags (undefined = the tool's default). */
+  args(positional: string | undefined, flags: Record<string, unknown>): Record<string, unknown>;
+  /** Lines for stdout, and notes (cuts, cursors) for stderr. */
+  render(result: R, style: Style): { out: string[]; err: string[] };
+}
+
+/**
+ * One tool. Declared with method syntax so a registry of differently typed tools is one
+ * list; a face only ever hands a tool's result back to that same tool's presenters.
+ */
+export interface Tool<A = unknown, P = unknown, R extends ToolResult = ToolResult> {
+  name: string;
+  title: string;
+  description: string;
+  /** Arguments as zod shapes: the MCP inputSchema, and the one parser every face uses. */
+  input: z.ZodRawShape;
+  /** The MCP structuredContent's shape (the outputSchema). */
+  output: z.ZodRawShape;
+  plan(args: A, ctx: ToolContext): P;
+  collect(plan: P, ctx: ToolContext): Promise<R>;
+  mcp(result: R, ctx: ToolContext): McpAnswer;
+  cli?: CliFace<R>;
+}
+
+/** A tool as the registry holds it: its own types checked where it is written, erased here. */
+export type AnyTool = Tool<unknown, unknown, ToolResult>;
+
+/** Checks a tool's types where it is written; the registry holds it as an AnyTool. */
+export function defineTool<A, P, R extends ToolResult>(tool: Tool<A, P, R>): Tool<A, P, R> {
+  return tool;
+}
