@@ -209,6 +209,10 @@ describe('fleetls serve over stdio, with an inventory', () => {
     const unknown = await call('list_files', { host: 'nope', path: fx.data });
     assert.equal(unknown.isError, true);
     assert.match(text(unknown), /web-1/);
+    // An argument the schema does not name is refused, not dropped (the answer would be depth 0).
+    const stray = await call('list_files', { host: 'web-1', path: fx.data, maxDepth: 3 });
+    assert.equal(stray.isError, true);
+    assert.match(text(stray), /maxDepth: unknown argument; did you mean max_depth\?/);
   });
 });
 

@@ -91,7 +91,8 @@ test('bad arguments are tool errors naming the argument and its bounds', async (
     ['list_files', { host: 'a', path: '/r', limit: 9999 }, /limit must be an integer from 1 to 5000/],
     ['list_files', { host: 'a', path: '/r', type: 'blob' }, /type must be one of file, directory, symlink, any/],
     ['list_directories', { host: 'a', path: '/r', top_n: 0 }, /top_n must be an integer from 1 to 1000/],
-    ['list_directory', { host: 'a', path: 'relative' }, /path/],
+    ['list_directory', { host: 'a', path: 'relative' }, /path must be absolute/],
+    ['list_directory', { host: 'a' }, /path is required/],
     ['stat', { host: 'nope', path: '/r' }, /unknown host/],
   ];
   for (const [name, args, re] of cases) {
@@ -99,6 +100,28 @@ test('bad arguments are tool errors naming the argument and its bounds', async (
     assert.equal(r.isError, true, name);
     assert.match(text(r), re);
   }
+  await close();
+});
+
+test('unknown arguments are refused, naming the nearest known one, and every schema says so', async () => {
+  const { client, close } = await connect(fleet());
+  const { tools } = await client.listTools();
+  for (const t of tools) assert.equal(t.inputSchema.additionalProperties, false, t.name);
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['list_files', { host: 'a', path: '/r', maxDepth: 3 }, /\bmaxDepth: unknown argument; did you mean max_depth\?/],
+    ['list_files', { host: 'a', path: '/r', bogus: 1 }, /\bbogus: unknown argument; known: host, path, order_by/],
+    ['list_directory', { host: 'a', path: '/r', dpeth: 3 }, /\bdpeth: unknown argument; did you mean depth\?/],
+    ['list_hosts', { chek: true }, /\bchek: unknown argument; did you mean check\?/],
+    ['stat', { host: 'a', path: '/r', follow: true }, /\bfollow: unknown argument; known: host, path$/],
+  ];
+  for (const [name, args, re] of cases) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    assert.equal(r.isError, true, name);
+    assert.match(text(r), re);
+  }
+  // The server keeps serving, and the same call without the stray argument answers.
+  const ok = (await client.callTool({ name: 'list_files', arguments: { host: 'a', path: '/r' } })) as CallToolResult;
+  assert.equal(ok.isError, undefined);
   await close();
 });
 

@@ -10,6 +10,7 @@ import type { Fleet } from './fleet-types.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { TOOLS } from './tools/registry.js';
 import { runTool } from './tools/run-tool.js';
+import { argsObject } from './tools/schemas.js';
 import type { AnyTool, ToolContext } from './tools/tool.js';
 
 export const SERVER_NAME = 'fleetls';
@@ -88,7 +89,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.input,
+        inputSchema: argsObject(tool.input),
         outputSchema: tool.output,
         annotations: { title: tool.title, ...ANNOTATIONS },
       },

@@ -3,6 +3,7 @@
 // so the CLI gets the same defaults, bounds and messages. Messages name the argument and its bounds.
 import { ENTRY_ERROR_CODES, invalidArgument, ORDER_BY, SORT_DIRECTIONS } from '@fleetls/core';
 import { z } from 'zod';
+import { nearestName } from './nearest-name.js';
 
 export const PATH_LENGTH = 4096;
 export const SELECTOR_LENGTH = 4096;
@@ -15,7 +16,9 @@ export const int = (name: string, min: number, max: number) => {
 
 export const host = (dflt?: string) => {
   const s = z
-    .string({ error: 'host must be a string: a host selector' })
+    .string({
+      error: (iss) => (iss.input === undefined ? 'host is required' : 'host must be a string: a host selector'),
+    })
     .min(1, {
       error: 'host must not be empty: a name, a comma list, a glob like web-*, @group, label:key=value, or all',
     })
@@ -27,7 +30,9 @@ export const host = (dflt?: string) => {
 };
 
 export const path = z
-  .string({ error: 'path must be a string: an absolute path' })
+  .string({
+    error: (iss) => (iss.input === undefined ? 'path is required' : 'path must be a string: an absolute path'),
+  })
   .min(1, { error: 'path must be an absolute path starting with /' })
   .max(PATH_LENGTH, { error: `path must be at most ${PATH_LENGTH} characters` })
   .describe('Absolute path on the target hosts');
@@ -74,18 +79,41 @@ export const noteSchema = z.object({ host: z.string(), note: z.string() });
 
 export const entryErrorSchema = z.object({ code: z.enum(ENTRY_ERROR_CODES), detail: z.string() });
 
+/** `maxDepth: unknown argument; did you mean max_depth?`, or the known names when none is close. */
+export function unknownArgumentMessage(key: string, known: readonly string[]): string {
+  const near = nearestName(key, known);
+  return near !== undefined
+    ? `${key}: unknown argument; did you mean ${near}?`
+    : `${key}: unknown argument; known: ${known.join(', ')}`;
+}
+
+const argsObjects = new WeakMap<z.ZodRawShape, z.ZodObject>();
+
+/**
+ * A tool's arguments as one strict object: its JSON Schema says `additionalProperties:
+ * false` to clients, and an unknown argument is an error naming the nearest known one
+ * (the MCP SDK validates with this same object before the handler, so nothing is dropped).
+ */
+export function argsObject<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$strict> {
+  let o = argsObjects.get(shape);
+  if (!o) {
+    const known = Object.keys(shape);
+    o = z.strictObject(shape, {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys' ? iss.keys.map((k) => unknownArgumentMessage(k, known)).join('; ') : undefined,
+    });
+    argsObjects.set(shape, o);
+  }
+  return o as z.ZodObject<S, z.core.$strict>;
+}
+
 /** Parses tool arguments with defaults; a bad one throws invalid_argument naming it and its bounds. */
 export function parseArgs<S extends z.ZodRawShape>(shape: S, args: unknown): z.output<z.ZodObject<S>> {
-  const r = z
-    .object(shape)
-    .strict()
-    .safeParse(args ?? {});
-  if (r.success) return r.data;
+  const r = argsObject(shape).safeParse(args ?? {});
+  if (r.success) return r.data as z.output<z.ZodObject<S>>;
   throw invalidArgument(
     r.error.issues
       .map((i) => {
-        if (i.code === 'unrecognized_keys')
-          return `unknown argument${i.keys.length > 1 ? 's' : ''}: ${i.keys.join(', ')}`;
         if (i.code === 'invalid_type' && i.input === undefined && i.path.length > 0)
           return `${i.path.join('.')} is required`;
         return i.message;
