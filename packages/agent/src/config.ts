@@ -36,6 +36,8 @@ export interface AgentConfig {
   maxConcurrentWalks: number;
   /** Server ceilings; unset = core's defaults. */
   ceilings: { maxDepth?: number; maxItemsPerDir?: number; maxEntries?: number };
+  /** Where Prometheus metrics are served over HTTP at /metrics; unset = not served. */
+  metrics?: { host: string; port: number };
   /** The file the settings were read from, if any. */
   configFile?: string;
 }
@@ -66,6 +68,7 @@ const FILE_KEYS = [
   'max_depth',
   'max_items_per_dir',
   'max_entries',
+  'metrics',
 ] as const;
 type FileKey = (typeof FILE_KEYS)[number];
 
@@ -178,6 +181,7 @@ export function buildProgram(version: string): Command {
     .option('--max-depth <n>', 'ceiling on a request max_depth')
     .option('--max-items-per-dir <n>', 'ceiling on a request max_items_per_dir')
     .option('--max-entries <n>', 'ceiling on a request max_entries')
+    .option('--metrics <host:port>', 'serve Prometheus metrics over HTTP at /metrics (default: off)')
     .option('--config <file>', `YAML file with the same keys in snake_case (default ${DEFAULT_CONFIG_FILE} if present)`)
     .allowExcessArguments(false)
     .helpOption('-h, --help', 'show this help');
@@ -299,6 +303,8 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   if (unix) config.unix = unix;
   if (tls) config.tls = tls;
   if (tokenFile) config.tokenFile = tokenFile;
+  const metrics = (o.metrics as string | undefined) ?? str(file.metrics, 'metrics');
+  if (metrics !== undefined) config.metrics = parseListen(metrics, 'metrics');
   if (configFile) config.configFile = configFile;
   return config;
 }

@@ -2,6 +2,7 @@
 export * from './config.js';
 export { createFsSource, duApparent, type FsSourceOptions, WalkCancelled } from './fs-source.js';
 export { createLocalBackend } from './local-backend.js';
+export { type AgentMetrics, createAgentMetrics, metricsInterceptor, startMetricsServer } from './metrics.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 export { type AgentServer, createAgentServer, readToken, tokenInterceptor } from './server.js';
 export { type AgentServiceHandle, addAgentService, prepareWalk } from './service.js';

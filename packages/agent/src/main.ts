@@ -2,6 +2,7 @@
 // fleetls-agent: parse the configuration, serve, shut down gracefully on SIGTERM/SIGINT.
 import { pino } from 'pino';
 import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
+import { createAgentMetrics, startMetricsServer } from './metrics.js';
 import { createAgentServer } from './server.js';
 import { describeSocket } from './unix-socket.js';
 import { AGENT_VERSION } from './version.js';
@@ -44,9 +45,15 @@ async function main(): Promise<number> {
 
   let server: ReturnType<typeof createAgentServer>;
   let port: number;
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
-    server = createAgentServer(config, logger);
+    const metrics = config.metrics ? createAgentMetrics() : undefined;
+    server = createAgentServer(config, logger, metrics?.observer);
     ({ port } = await server.start());
+    if (metrics && config.metrics) {
+      metricsServer = await startMetricsServer(metrics.registry, config.metrics.host, config.metrics.port);
+      logger.info({ address: `${config.metrics.host}:${metricsServer.port}` }, 'metrics at /metrics');
+    }
   } catch (err) {
     process.stderr.write(`fleetls-agent: ${(err as Error).message}\n`);
     logger.fatal({ err: (err as Error).message }, 'cannot start');
@@ -71,6 +78,7 @@ async function main(): Promise<number> {
       if (stopping) return;
       stopping = true;
       logger.info({ signal }, 'shutting down');
+      void metricsServer?.close();
       server.shutdown(GRACE_MS).then(
         () => {
           logger.info('stopped');

@@ -2,12 +2,14 @@
 // auth (health exempt), mTLS or loopback plaintext, and a graceful shutdown.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
+import { NOOP_OBSERVER, type Observer } from '@fleetls/core';
 import { loadContract, SERVICE_NAME } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config.js';
+import { metricsInterceptor } from './metrics.js';
 import { resolveRoots } from './policy.js';
 import { addAgentService } from './service.js';
 import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';
@@ -74,8 +76,13 @@ export function readToken(path: string): string {
   return token;
 }
 
-export function createAgentServer(config: AgentConfig, logger: Logger): AgentServer {
-  const interceptors: grpc.ServerInterceptor[] = [];
+export function createAgentServer(
+  config: AgentConfig,
+  logger: Logger,
+  observer: Observer = NOOP_OBSERVER,
+): AgentServer {
+  // Metrics first, so that a call the token check refuses is counted too.
+  const interceptors: grpc.ServerInterceptor[] = observer === NOOP_OBSERVER ? [] : [metricsInterceptor(observer)];
   if (config.tokenFile) interceptors.push(tokenInterceptor(readToken(config.tokenFile)));
   let credentials: grpc.ServerCredentials;
   if (config.tls) {
@@ -98,7 +105,7 @@ export function createAgentServer(config: AgentConfig, logger: Logger): AgentSer
     'grpc.max_connection_idle_ms': 600_000,
   });
   const roots = resolveRoots(config.allow);
-  addAgentService(server, { config, logger, version: AGENT_VERSION, roots });
+  addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   new ReflectionService(loadContract().packageDefinition).addToServer(server);

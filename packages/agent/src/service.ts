@@ -1,8 +1,15 @@
 // The fleetls.v1.Agent service: Walk (server-streaming, back-pressured, cancellable) and
 // Stat. Wire ↔ domain goes through @fleetls/proto's codec only; errors leave as gRPC statuses.
 
-import type { WalkRequest } from '@fleetls/core';
-import { DEFAULT_CEILINGS, FleetError, fleetErrorAt, resolveWalkRequest } from '@fleetls/core';
+import type { Observer, WalkObservation, WalkRequest } from '@fleetls/core';
+import {
+  DEFAULT_CEILINGS,
+  FleetError,
+  fleetErrorAt,
+  NOOP_OBSERVER,
+  resolveWalkRequest,
+  WalkTally,
+} from '@fleetls/core';
 import type {
   AgentHandlers,
   WireStatRequestOut,
@@ -69,9 +76,10 @@ export interface AgentServiceHandle {
 
 export function addAgentService(
   server: grpc.Server,
-  deps: { config: AgentConfig; logger: Logger; version: string; roots?: AllowedRoots },
+  deps: { config: AgentConfig; logger: Logger; version: string; roots?: AllowedRoots; observer?: Observer },
 ): AgentServiceHandle {
   const { config, logger, version } = deps;
+  const observer = deps.observer ?? NOOP_OBSERVER;
   const roots = deps.roots ?? resolveRoots(config.allow);
   const ceilings = ceilingsOf(config);
   let active = 0;
@@ -102,7 +110,7 @@ export function addAgentService(
     let acquired = false;
     let sent = 0;
     let seen: number | undefined;
-    let outcome = 'ok';
+    let outcome: WalkObservation['outcome'] = 'ok';
     let req: WalkRequest | undefined;
     try {
       const resolved = resolveWalkRequest(wireToRequestInput(call.request), ceilings);
@@ -162,8 +170,9 @@ export function addAgentService(
       }
     } finally {
       if (acquired) active--;
+      let end: WalkOutcome | undefined;
       if (running) {
-        const end: WalkOutcome | undefined = await settleWithin(running.finished, 5000);
+        end = await settleWithin(running.finished, 5000);
         log.info(
           {
             path: req?.path,
@@ -176,6 +185,12 @@ export function addAgentService(
           'walk end',
         );
       }
+      observer.walkEnded({
+        via: 'agent',
+        outcome,
+        seconds: (Date.now() - started) / 1000,
+        counts: end?.counts ?? new WalkTally(),
+      });
     }
   }
 

@@ -1,7 +1,7 @@
 // Rows crossing from the walk worker to the main thread. Buffers become latin1 strings
 // (every byte maps to one char and back, unchanged): strings clone cheaply, while a
 // Buffer slice of Node's 8 KiB pool would drag its whole pool through postMessage.
-import type { Entry, Row, Truncation, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { Entry, Row, Truncation, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 
 export type PlainEntry = Omit<Entry, 'path' | 'linkTarget'> & { path: string; linkTarget?: string };
 export type PlainTruncation = Omit<Truncation, 'dir'> & { dir: string };
@@ -28,7 +28,7 @@ export const CONTROL_SLOTS = 3;
 export type WorkerMessage =
   | { t: 'rows'; rows: PlainRow[] }
   | { t: 'wire'; buf: ArrayBuffer; entries: number }
-  | { t: 'done'; summary: PlainSummary; seen: number }
+  | { t: 'done'; summary: PlainSummary; seen: number; counts: WalkCounts }
   | { t: 'cancelled'; seen: number }
   | { t: 'error'; message: string; seen: number };
 

@@ -5,7 +5,7 @@
 // The worker is kept in a pool: it runs one walk per message, one at a time.
 import { parentPort } from 'node:worker_threads';
 import type { Row } from '@fleetls/core';
-import { walk } from '@fleetls/core';
+import { WalkTally, walk } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { createFsSource, WalkCancelled } from './fs-source.js';
@@ -32,6 +32,7 @@ function runWalk(input: WorkerInput): void {
   const control = new Int32Array(input.control);
   const encoder = input.mode === 'wire' ? new WalkResponseEncoder(64 * 1024) : undefined;
   let seen = 0;
+  const tally = new WalkTally();
   let batch: PlainRow[] = [];
   let batchRows = 0;
   let batchEntries = 0;
@@ -75,6 +76,7 @@ function runWalk(input: WorkerInput): void {
 
   function add(row: Row): void {
     batchRows++;
+    tally.row(row);
     if (row.kind === 'entry') batchEntries++;
     if (encoder) {
       encoder.addRow(row);
@@ -98,7 +100,8 @@ function runWalk(input: WorkerInput): void {
       const r = gen.next();
       if (r.done) {
         flush();
-        post({ t: 'done', summary: summaryToPlain(r.value), seen });
+        tally.summary(r.value);
+        post({ t: 'done', summary: summaryToPlain(r.value), seen, counts: tally });
         return;
       }
       add(r.value);

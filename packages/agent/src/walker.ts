@@ -3,7 +3,7 @@
 // (the worker stops within one entry) and terminates the worker if it does not stop.
 // Workers are pooled: starting a thread costs tens of milliseconds, a message does not.
 import { Worker } from 'node:worker_threads';
-import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import {
   CANCEL,
@@ -30,6 +30,8 @@ export interface WalkOutcome {
   seen: number;
   cancelled: boolean;
   error?: string;
+  /** What a walk that ran to its end produced (for metrics). */
+  counts?: WalkCounts;
 }
 
 export interface RunningWalk<B = Row[]> {
@@ -129,6 +131,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
         seen: m.seen,
         cancelled: m.t === 'cancelled',
         ...(m.t === 'error' ? { error: m.message } : {}),
+        ...(m.t === 'done' ? { counts: m.counts } : {}),
       });
     }
     queue.push(m);

@@ -14,6 +14,14 @@ export * from './host-backend.js';
 export * from './limits.js';
 export * from './memory-source.js';
 export * from './merge.js';
+export {
+  type CallObservation,
+  NOOP_OBSERVER,
+  type Observer,
+  type WalkCounts,
+  type WalkObservation,
+  WalkTally,
+} from './observer.js';
 export * from './order.js';
 export * from './path-policy.js';
 export * from './render-table.js';

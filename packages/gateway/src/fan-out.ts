@@ -113,6 +113,7 @@ export async function fanOut<T>(
     }
     results[i] = value === undefined ? { host, status } : { host, status, value };
     done++;
+    fleet.observer?.hostDone(status);
     opts.onHostDone?.(status, done, total);
   };
 

@@ -1,6 +1,6 @@
 // The gateway's view of its fleet: which hosts exist, how a selector picks them, and the
 // one reused backend per host. Tools and the CLI speak only this.
-import type { HostBackend, Via } from '@fleetls/core';
+import type { HostBackend, Observer, Via } from '@fleetls/core';
 
 export interface FleetHost {
   name: string;
@@ -21,4 +21,6 @@ export interface Fleet {
   /** The host's backend, created once and reused (one connection per host). */
   backend(host: string): HostBackend;
   close(): Promise<void>;
+  /** Where the fleet's work is reported (metrics); absent = nowhere. */
+  readonly observer?: Observer;
 }

@@ -4,6 +4,8 @@ import { createLocalBackend } from '@fleetls/agent';
 import {
   FleetError,
   type HostBackend,
+  NOOP_OBSERVER,
+  type Observer,
   type Row,
   type StatInfo,
   type Via,
@@ -13,6 +15,7 @@ import {
 import type { Logger } from 'pino';
 import type { Fleet, FleetHost } from './fleet-types.js';
 import { type Inventory, type InventoryHost, LOCALHOST, loadInventory } from './inventory.js';
+import { observeBackend } from './metrics/observe-backend.js';
 import { selectHosts } from './selector.js';
 import type { SshHostConfig } from './ssh/types.js';
 
@@ -26,12 +29,14 @@ export interface LoadFleetOptions {
   connectTimeoutMs?: number;
   /** Backend factories; tests replace them with doubles. */
   factories?: Partial<BackendFactories>;
+  /** Where walks, host outcomes and SSH connections are reported (metrics). */
+  observer?: Observer;
 }
 
 export interface BackendFactories {
   local(): HostBackend;
   agent(address: string, inv: Inventory, connectTimeoutMs: number, logger: Logger): HostBackend;
-  ssh(cfg: SshHostConfig, connectTimeoutMs: number, logger: Logger): HostBackend;
+  ssh(cfg: SshHostConfig, connectTimeoutMs: number, logger: Logger, observer: Observer): HostBackend;
 }
 
 export interface LoadedFleet extends Fleet {
@@ -59,8 +64,8 @@ async function defaultFactories(inventory: Inventory | undefined): Promise<Backe
         connectTimeoutMs,
         logger,
       }),
-    ssh: (cfg, connectTimeoutMs, logger) =>
-      sshBackend!.createSshBackend({ ...cfg, connectTimeoutMs }, { logger, connectTimeoutMs }),
+    ssh: (cfg, connectTimeoutMs, logger, observer) =>
+      sshBackend!.createSshBackend({ ...cfg, connectTimeoutMs }, { logger, connectTimeoutMs, observer }),
   };
 }
 
@@ -90,9 +95,10 @@ export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
 /** The fleet of an inventory (undefined = localhost only, embedded), over the given backend factories. */
 export function createFleet(
   inventory: Inventory | undefined,
-  opts: { logger: Logger; connectTimeoutMs?: number; factories: BackendFactories },
+  opts: { logger: Logger; connectTimeoutMs?: number; factories: BackendFactories; observer?: Observer },
 ): LoadedFleet {
   const factories = opts.factories;
+  const observer = opts.observer ?? NOOP_OBSERVER;
   const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const hosts: FleetHost[] = inventory ? inventory.hosts.map(fleetHost) : [embeddedLocalhost()];
   const byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));
@@ -107,15 +113,16 @@ export function createFleet(
     const log = opts.logger.child({ host: host.name });
     if (host.via === 'embedded') return factories.local();
     const spec = byInventoryName.get(host.name)!;
-    if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log);
+    if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
     const agent = factories.agent(spec.agent!, inventory!, connectTimeoutMs, log);
     if (!spec.ssh) return agent;
     const ssh = spec.ssh;
-    return createFallbackBackend(agent, () => factories.ssh(ssh, connectTimeoutMs, log), log);
+    return createFallbackBackend(agent, () => factories.ssh(ssh, connectTimeoutMs, log, observer), log);
   };
 
   return {
     inventory,
+    observer: opts.observer,
     hosts: () => hosts,
     select: (selector) => selectHosts(selector, hosts, { implicit }),
     backend(name) {
@@ -124,7 +131,7 @@ export function createFleet(
       if (!b) {
         const host = all.find((h) => h.name === name);
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
-        b = make(host);
+        b = opts.observer ? observeBackend(make(host), observer) : make(host);
         backends.set(name, b);
       }
       return b;

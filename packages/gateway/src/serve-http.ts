@@ -16,7 +16,13 @@ export interface HttpServerDeps extends McpServerDeps {
   port: number;
   /** Required on every request as `Authorization: Bearer <token>`; mandatory off loopback. */
   token?: string;
+  /** Served at /metrics (Prometheus text), behind the same checks as /mcp. */
+  metrics?: { contentType: string; metrics(): Promise<string> };
+  /** /readyz: undefined when ready, else why not. /healthz and /readyz need no token: they tell nothing. */
+  notReady?: () => string | undefined;
 }
+
+export const METRICS_PATH = '/metrics';
 
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
@@ -47,6 +53,11 @@ function jsonError(res: ServerResponse, status: number, message: string, headers
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(`${text}\n`);
+}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -71,13 +82,26 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== MCP_PATH) return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+    if (url.pathname === '/healthz') return plain(res, 200, 'ok');
+    if (url.pathname === '/readyz') {
+      const why = deps.notReady?.();
+      return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
+    }
+    const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
+    if (url.pathname !== MCP_PATH && !metrics) return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
     // Without a token, only loopback names may reach a loopback server (DNS rebinding).
     if (!token && !isLoopback(hostOfHeader(req.headers.host))) {
       return jsonError(res, 403, 'forbidden: Host header must name a loopback address');
     }
     if (token && !tokenMatches(req.headers.authorization, token)) {
       return jsonError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+    }
+    if (metrics) {
+      if (req.method !== 'GET') return jsonError(res, 405, 'method not allowed: GET /metrics', { allow: 'GET' });
+      const text = await metrics.metrics();
+      res.writeHead(200, { 'content-type': metrics.contentType });
+      res.end(text);
+      return;
     }
     if (req.method !== 'POST') {
       return jsonError(res, 405, 'method not allowed: this server is stateless, POST only', { allow: 'POST' });

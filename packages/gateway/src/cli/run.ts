@@ -1,7 +1,7 @@
 // The `fleetls` command line: one subcommand per tool of the registry (ls, tree, stat,
 // hosts) for people, --json for scripts, and serve for MCP clients. Everything process-bound (argv, streams, signals, exit) comes in
 // through CliIo, so tests run it in-process; main.ts wires it to the real process.
-import { FleetError, type HostStatus } from '@fleetls/core';
+import { FleetError, type HostStatus, type Observer } from '@fleetls/core';
 import { Command, CommanderError, Option } from 'commander';
 import { type LoadedFleet, loadFleet } from '../fleet.js';
 import { createLogger, type Logger } from '../logger.js';
@@ -91,7 +91,7 @@ export async function runCli(io: CliIo): Promise<number> {
    * The global flags, a logger (at `defaultLevel` unless --log-level or $FLEETLS_LOG_LEVEL say)
    * and the fleet they load; the caller closes the fleet.
    */
-  const openFleet = async (cmd: Command, defaultLevel: string) => {
+  const openFleet = async (cmd: Command, defaultLevel: string, observer?: Observer) => {
     const g = cmd.optsWithGlobals() as GlobalFlags;
     const logger =
       io.logger ?? createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
@@ -101,6 +101,7 @@ export async function runCli(io: CliIo): Promise<number> {
       cwd: io.cwd,
       logger,
       connectTimeoutMs: g.connectTimeoutMs,
+      observer,
     });
     return { g, logger, fleet };
   };
@@ -162,11 +163,13 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--http <host:port>', 'serve Streamable HTTP (stateless) on this address, e.g. 127.0.0.1:8765')
     .option('--token-file <file>', 'bearer token HTTP clients must send (or $FLEETLS_TOKEN)')
     .action(async (o: ServeFlags, cmd: Command) => {
-      const { g, logger, fleet } = await openFleet(cmd, 'info');
+      // The MCP SDK and prom-client load only for `serve`.
+      const { createGatewayMetrics } = await import('../metrics/metrics.js');
+      const metrics = createGatewayMetrics();
+      const { g, logger, fleet } = await openFleet(cmd, 'info', metrics.observer);
       try {
-        // The MCP SDK loads only for `serve`.
         const { runServe } = await import('./serve.js');
-        await runServe({ flags: o, fleet, logger, options: gatewayOptions(fleet, g), io });
+        await runServe({ flags: o, fleet, logger, options: gatewayOptions(fleet, g), io, metrics });
       } finally {
         await fleet.close();
       }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { invalidArgument } from '@fleetls/core';
 import type { Fleet } from '../fleet-types.js';
 import type { Logger } from '../logger.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
 import { startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
@@ -44,8 +45,9 @@ export async function runServe(deps: {
   logger: Logger;
   options: GatewayOptions;
   io: CliIo;
+  metrics?: GatewayMetrics;
 }): Promise<void> {
-  const { flags, fleet, logger, options, io } = deps;
+  const { flags, fleet, logger, options, io, metrics } = deps;
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
   if (flags.http === undefined) {
     if (flags.tokenFile !== undefined) logger.warn('--token-file applies to --http only; stdio needs no token');
@@ -55,12 +57,24 @@ export async function runServe(deps: {
   }
   const { host, port } = parseListen(flags.http);
   const token = readServeToken(flags, io.env);
-  const server = await startHttpServer({ fleet, logger, options, host, port, token });
+  let stopping = false;
+  const server = await startHttpServer({
+    fleet,
+    logger,
+    options,
+    host,
+    port,
+    token,
+    metrics: metrics?.registry,
+    // The fleet (inventory) is loaded before anything listens; shutting down is the one not-ready state.
+    notReady: () => (stopping ? 'shutting down' : undefined),
+  });
   // The address people paste into an MCP client (port 0 resolved); never on stdout.
   io.stderr.write(`fleetls: MCP over HTTP at ${server.url}${token ? ' (bearer token required)' : ''}\n`);
   try {
     await shutdown;
   } finally {
+    stopping = true;
     await server.close();
   }
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { codeFromSshError, FleetError } from '@fleetls/core';
+import { codeFromSshError, FleetError, NOOP_OBSERVER, type Observer } from '@fleetls/core';
 import type { Logger } from 'pino';
 import ssh2 from 'ssh2';
 import { fingerprint, knownKeyTypes, verifyHostKey } from './known-hosts.js';
@@ -174,6 +174,7 @@ export class SshConnection {
     readonly target: SshTarget,
     private readonly logger: Logger,
     maxChannels = DEFAULT_MAX_CHANNELS,
+    private readonly observer: Observer = NOOP_OBSERVER,
   ) {
     this.sem = new Semaphore(maxChannels);
     if (!target.strictHostKeyChecking) {
@@ -192,7 +193,10 @@ export class SshConnection {
   /** The connected client, connecting if needed; a failed connect is never cached. */
   client_(): Promise<Client> {
     if (this.closed) return Promise.reject(new FleetError('cancelled', `${this.target.label}: backend closed`));
-    if (this.client) return Promise.resolve(this.client);
+    if (this.client) {
+      this.observer.sshConnection('reused');
+      return Promise.resolve(this.client);
+    }
     if (!this.connecting) {
       const p = this.connect().then(
         (c) => {
@@ -213,7 +217,7 @@ export class SshConnection {
     const t = this.target;
     let sock: Duplex | undefined;
     if (t.jump) {
-      this.jumpConn ??= new SshConnection(t.jump, this.logger, 2);
+      this.jumpConn ??= new SshConnection(t.jump, this.logger, 2, this.observer);
       const bastion = await this.jumpConn.client_();
       sock = await new Promise<Duplex>((resolve, reject) =>
         bastion.forwardOut('127.0.0.1', 0, t.host, t.port, (err, stream) =>
@@ -246,6 +250,7 @@ export class SshConnection {
         if (settled) return;
         settled = true;
         this.opened++;
+        this.observer.sshConnection('opened');
         resolve(c);
       });
       c.on('close', () => {

@@ -4,6 +4,7 @@
 import type {
   EntryError,
   HostBackend,
+  Observer,
   RawEntry,
   Row,
   SourceRecord,
@@ -38,6 +39,8 @@ import type { SshHostConfig } from './types.js';
 
 export interface SshBackendOptions {
   logger: Logger;
+  /** Told of each connection opened and each reuse of an open one (metrics). */
+  observer?: Observer;
   connectTimeoutMs?: number;
   maxChannels?: number;
   /** Records one walk reads from the remote at most (default 1,000,000). */
@@ -68,6 +71,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
       resolveTarget(cfg, { connectTimeoutMs: opts.connectTimeoutMs }),
       logger,
       opts.maxChannels,
+      opts.observer,
     );
     return conn;
   };

@@ -1,0 +1,55 @@
+// Starts the real `fleetls serve` (packages/gateway/dist/main.js) and waits for the lines it
+// prints on stderr once each face listens. Shared by the metrics and Fleet API tests.
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { REPO_ROOT } from './agent-process.js';
+
+export const GATEWAY_MAIN = path.join(REPO_ROOT, 'packages/gateway/dist/main.js');
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  /** The first match of `pattern` in stderr (a face's address), waiting up to 15 s for it. */
+  waitFor(pattern: RegExp): Promise<string>;
+  stderr(): string;
+  stop(): Promise<number | null>;
+}
+
+export function startGateway(args: string[], env: Record<string, string>): GatewayProcess {
+  const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
+  let err = '';
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stderr?.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  return {
+    child,
+    stderr: () => err,
+    waitFor: (pattern) =>
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          const m = pattern.exec(err);
+          if (!m) return false;
+          clearTimeout(timer);
+          child.stderr?.off('data', check);
+          resolve(m[1] ?? m[0]);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          child.stderr?.off('data', check);
+          reject(new Error(`gateway did not print ${pattern} within 15 s; stderr:\n${err}`));
+        }, 15_000);
+        if (check()) return;
+        child.stderr?.on('data', check);
+        void exit.then(() => {
+          if (!check()) reject(new Error(`gateway exited; stderr:\n${err}`));
+        });
+      }),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exit;
+    },
+  };
+}
