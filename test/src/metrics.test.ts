@@ -122,7 +122,7 @@ describe('gateway /metrics, /healthz, /readyz', () => {
     assert.equal((await fetch(`${base}/metrics`)).status, 401);
   });
 
-  it('counts host walks, fan-out outcomes and entries as a tool runs', async () => {
+  it('counts host walks, fan-out outcomes, entries and tool calls as a tool runs', async () => {
     const before = await scrape(`${base}/metrics`, auth);
     assertFamily(before, 'fleetls_gateway_walks_total', 'COUNTER');
     assertFamily(before, 'fleetls_gateway_fanout_hosts_total', 'COUNTER');
@@ -132,7 +132,17 @@ describe('gateway /metrics, /healthz, /readyz', () => {
       arguments: { host: 'web-1,web-2,dead', path: fx.data, depth: 2, max_items_per_dir: 10 },
     });
     assert.notEqual(res.isError, true, JSON.stringify(res));
+    const bad = await client.callTool({
+      name: 'list_directory',
+      // Past the SDK's schema check (which answers before any tool runs), refused by the tool's plan.
+      arguments: { host: 'no-such-host', path: fx.data },
+    });
+    assert.equal(bad.isError, true);
     const afterCall = await scrape(`${base}/metrics`, auth);
+    assert.equal(
+      sample(afterCall, 'fleetls_gateway_tool_calls_total', { tool: 'list_directory', outcome: 'invalid_argument' }),
+      1,
+    );
     assert.equal(sample(afterCall, 'fleetls_gateway_walks_total', { via: 'agent', outcome: 'ok' }), 2);
     assert.equal(sample(afterCall, 'fleetls_gateway_walks_total', { via: 'agent', outcome: 'unavailable' }), 1);
     assert.equal(sample(afterCall, 'fleetls_gateway_fanout_hosts_total', { status: 'ok', via: 'agent' }), 2);
@@ -141,6 +151,7 @@ describe('gateway /metrics, /healthz, /readyz', () => {
     assert.ok(
       sample(afterCall, 'fleetls_gateway_walk_truncations_total', { via: 'agent', reason: 'items_per_dir' }) >= 2,
     );
+    assert.equal(sample(afterCall, 'fleetls_gateway_tool_calls_total', { tool: 'list_directory', outcome: 'ok' }), 1);
     // The parser folds labelled histograms into one sample, so only the family is checked here.
     assertFamily(afterCall, 'fleetls_gateway_walk_duration_seconds', 'HISTOGRAM');
   });
