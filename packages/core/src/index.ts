@@ -9,8 +9,20 @@ export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoOf } from './erro
 export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE } from './errors-ssh.js';
 
 export * from './file-mode.js';
+export {
+  checkFindFilter,
+  compileFindFilter,
+  FILTER_FEATURES,
+  type FilterFeature,
+  type FindFilter,
+  type FindFilterArgs,
+  filterFeatures,
+  filterNeedsStat,
+  parseFindFilterArgs,
+} from './find-filter.js';
 export * from './glob.js';
 export * from './host-backend.js';
+export { type IdSpec, MAX_ID, parseIdSpec } from './id-spec.js';
 export * from './limits.js';
 export * from './memory-source.js';
 export * from './merge.js';
@@ -24,8 +36,19 @@ export {
 } from './observer.js';
 export * from './order.js';
 export * from './path-policy.js';
+export {
+  PERM_HELP,
+  PERM_MATCHES,
+  type PermMatch,
+  type PermSpec,
+  parsePerm,
+  permArgument,
+  permMatches,
+} from './perm-spec.js';
 export * from './render-table.js';
 export * from './render-tree.js';
+export { parseSize, SIZE_HELP } from './size-spec.js';
+export { compareInstant, type Instant, parseTime, TIME_HELP } from './time-spec.js';
 export * from './top-n.js';
 export * from './types.js';
 export * from './walk.js';
