@@ -3,6 +3,27 @@
 
 export * from './budget.js';
 export * from './cursor.js';
+export {
+  COMPARE_ATTRIBUTES,
+  type CompareAttribute,
+  DEFAULT_COMPARE,
+  type DiffDifference,
+  type DiffGroup,
+  type DiffValue,
+  type DirDiff,
+  diffListings,
+  type HostListing,
+  parseCompare,
+} from './dir-diff.js';
+export {
+  DU_BAR_WIDTH,
+  DU_MAX_DEPTH,
+  type DuRow,
+  duBar,
+  duSizeText,
+  parseDuDepth,
+  renderDuTable,
+} from './disk-usage.js';
 export * from './display.js';
 export * from './errors.js';
 export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoOf } from './errors-errno.js';
@@ -45,6 +66,7 @@ export {
   permArgument,
   permMatches,
 } from './perm-spec.js';
+export { diffDifferenceLines, diffGroupLines } from './render-diff.js';
 export * from './render-table.js';
 export * from './render-tree.js';
 export { parseSize, SIZE_HELP } from './size-spec.js';
