@@ -76,7 +76,7 @@ export interface DirDiff {
   capped: { host: string; truncation: Truncation }[];
 }
 
-function valueOf(e: Entry, compare: ReadonlySet<CompareAttribute>): DiffValue {
+function entryValue(e: Entry, compare: ReadonlySet<CompareAttribute>): DiffValue {
   const v: DiffValue = { present: true };
   if (compare.has('type')) {
     v.type = e.type;
@@ -140,7 +140,7 @@ function view(l: HostListing, compare: ReadonlySet<CompareAttribute>): HostView 
       seen.dirOk = false;
       continue;
     }
-    const value = e.error ? { ...valueOf(e, compare), error: e.error.code } : valueOf(e, compare);
+    const value = e.error ? { ...entryValue(e, compare), error: e.error.code } : entryValue(e, compare);
     values.set(key, { path: e.path, value, key: keyOf(value), dirOk: e.type === 'dir' && !e.error });
   }
   const cut = new Set<string>();
