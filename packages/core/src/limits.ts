@@ -1,6 +1,7 @@
 // One place where a walk request meets the server's ceilings: defaults filled in, every value
 // checked once, and every refusal names the argument (as on the wire, snake_case) and its bounds.
 import { FleetError, invalidArgument } from './errors.js';
+import { checkFindFilter, type FindFilter, filterFeatures } from './find-filter.js';
 import { compileGlob } from './glob.js';
 import { normalizeRequestPath } from './path-policy.js';
 import {
@@ -36,6 +37,8 @@ export interface WalkRequestInput {
   oneFileSystem?: boolean;
   dirSizes?: boolean;
   deadlineMs?: number;
+  /** Find-like row filters, already parsed (owner and group may still be names). */
+  filter?: FindFilter;
   /** Tree shape: resume after this row of an earlier page (a relative path; empty = not resuming). */
   after?: Uint8Array;
   afterRow?: ResumeRow;
@@ -167,6 +170,13 @@ function resumePoint(v: unknown, row: unknown, shape: Shape): Pick<WalkRequest, 
   return { after, afterRow };
 }
 
+function findFilter(v: FindFilter | undefined): Pick<WalkRequest, 'filter'> {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object') throw invalidArgument('filter must be an object');
+  const filter = checkFindFilter(v);
+  return filterFeatures(filter).length > 0 ? { filter } : {};
+}
+
 /** Validates a request once against the ceilings and fills in defaults; throws invalid_argument. */
 export function resolveWalkRequest(input: WalkRequestInput, ceilings: Ceilings = DEFAULT_CEILINGS): WalkRequest {
   if (typeof input !== 'object' || input === null) throw invalidArgument('walk request must be an object');
@@ -191,5 +201,6 @@ export function resolveWalkRequest(input: WalkRequestInput, ceilings: Ceilings =
     dirSizes: bool('dir_sizes', input.dirSizes, d.dirSizes),
     deadlineMs: int('deadline_ms', input.deadlineMs, d.deadlineMs, 1, ceilings.maxDeadlineMs),
     ...resumePoint(input.after, input.afterRow, oneOf('shape', input.shape, SHAPES, d.shape)),
+    ...findFilter(input.filter),
   };
 }

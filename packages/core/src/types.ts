@@ -1,5 +1,6 @@
 // The domain of fleetls, shared by the agent, the SSH backend and the gateway.
 // Wire types are converted to these at two edges only (agent service, agent client).
+import type { FilterFeature, FindFilter } from './find-filter.js';
 
 export const ENTRY_TYPES = ['file', 'dir', 'symlink', 'fifo', 'socket', 'char', 'block', 'unknown'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
@@ -72,6 +73,11 @@ export interface WalkSummary {
   depthLimitedDirs: number;
   /** How the host was listed, when that limits the answer (e.g. the SSH backend's SFTP fallback). Never set by the agent. */
   notes?: string[];
+  /**
+   * The request features the walk applied (the filters it was given and honoured). An agent
+   * that does not know a feature cannot echo it, so the gateway refuses its rows.
+   */
+  applied?: FilterFeature[];
 }
 
 export type Shape = 'tree' | 'ranked';
@@ -105,6 +111,8 @@ export interface WalkRequest {
   dirSizes: boolean;
   /** Walk budget in ms, measured from the walk's start. */
   deadlineMs: number;
+  /** Find-like row filters (size, mtime, owner, group, perm, base name); absent = none. */
+  filter?: FindFilter;
   /**
    * Tree shape: resume after this row of an earlier page (a relative path; see `afterRow`).
    * Rows up to and including it are skipped, and directories wholly before it are not read.

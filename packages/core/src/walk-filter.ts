@@ -2,6 +2,7 @@
 // whether it reads anything a directory read does not give (a name and a type): if it
 // does, every entry is lstat'd before it is tested, so a lazy entry is never tested with
 // the zeros it holds until it is filled. A new filter is one more `RowTest` below.
+import { compileFindFilter, filterNeedsStat } from './find-filter.js';
 import { compileGlobs } from './glob.js';
 import type { Entry, EntryType, RawEntry, WalkRequest } from './types.js';
 
@@ -31,6 +32,9 @@ function rowTests(req: WalkRequest): RowTest[] {
   if (req.include.length > 0) {
     const include = compileGlobs(req.include);
     tests.push({ readsMetadata: false, test: (e) => include(e.path.toString('utf8')) });
+  }
+  if (req.filter !== undefined) {
+    tests.push({ readsMetadata: filterNeedsStat(req.filter), test: compileFindFilter(req.filter) });
   }
   return tests;
 }

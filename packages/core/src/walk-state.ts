@@ -1,6 +1,7 @@
 // What one walk shares across its directories: the summary, the stop, the deadline clock,
 // reading a directory through the filter, and whether to descend. The tree and ranked
 // shapes (walk-tree.ts, walk-ranked.ts) are written on top of it.
+import { filterFeatures } from './find-filter.js';
 import { entryComparator } from './order.js';
 import type { Entry, EntryError, RawEntry, TreeSource, Truncation, WalkRequest, WalkSummary } from './types.js';
 import type { WalkFilter } from './walk-filter.js';
@@ -62,6 +63,8 @@ export class WalkState {
     this.deadlineAt = this.started + req.deadlineMs;
     this.compare = entryComparator(req.order, req.direction);
     this.filter = compileFilter(req);
+    const applied = filterFeatures(req.filter);
+    if (applied.length > 0) this.summary.applied = applied;
   }
 
   finish(): WalkSummary {
