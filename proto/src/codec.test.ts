@@ -137,6 +137,54 @@ describe('codec', () => {
     assert.equal('after' in resolveWalkRequest(wireToRequestInput(wn)), false);
   });
 
+  it('round-trips every find-like filter, names and ids, and reads none as none', () => {
+    const filters: WalkRequest['filter'][] = [
+      {
+        minSize: 2 ** 40,
+        maxSize: 2 ** 41,
+        modifiedAfter: { sec: 1_700_000_000, nsec: 5 },
+        modifiedBefore: { sec: 1_800_000_000, nsec: 999_999_999 },
+        owner: { name: 'www-data' },
+        group: { id: 0 },
+        perm: { match: 'any', mode: 0o2 },
+        name: '*.{log,gz}',
+      },
+      { minSize: 0 },
+      { owner: { id: 0 }, perm: { match: 'exact', mode: 0 } },
+      { modifiedBefore: { sec: -1, nsec: 0 } },
+    ];
+    for (const filter of filters) {
+      const req = resolveWalkRequest({ path: '/srv', shape: 'ranked', filter });
+      const w = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', requestToWire(req));
+      assert.deepEqual(resolveWalkRequest(wireToRequestInput(w)), req);
+    }
+    const none = roundTrip<Parameters<typeof wireToRequestInput>[0]>(
+      'WalkRequest',
+      requestToWire(resolveWalkRequest({ path: '/srv' })),
+    );
+    assert.equal(resolveWalkRequest(wireToRequestInput(none)).filter, undefined);
+  });
+
+  it('round-trips the applied features of a summary, and none as none', () => {
+    const base: WalkSummary = {
+      entriesSent: 1,
+      entriesSeen: 2,
+      entriesMatched: 1,
+      truncations: [],
+      elapsedMs: 3,
+      depthLimitedDirs: 0,
+    };
+    const wire = (s: WalkSummary) =>
+      summaryFromWire(
+        roundTrip<{ summary: Parameters<typeof summaryFromWire>[0] }>('WalkResponse', {
+          rows: [],
+          summary: summaryToWire(s),
+        }).summary,
+      );
+    assert.deepEqual(wire({ ...base, applied: ['min_size', 'perm'] }), { ...base, applied: ['min_size', 'perm'] });
+    assert.deepEqual(wire(base), base);
+  });
+
   it('refuses a resume row kind it does not know', () => {
     const w = roundTrip<Parameters<typeof wireToRequestInput>[0]>('WalkRequest', {
       path: '/x',

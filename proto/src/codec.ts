@@ -3,6 +3,9 @@
 import type {
   Entry,
   EntryError,
+  FilterFeature,
+  FindFilter,
+  IdSpec,
   ResumeRow,
   Row,
   StatInfo,
@@ -11,9 +14,11 @@ import type {
   WalkRequestInput,
   WalkSummary,
 } from '@fleetls/core';
-import { DIRECTION, ENTRY_TYPE, ERROR_CODE, ORDER, RESUME_ROW, SHAPE, TRUNCATION_REASON } from './enums.js';
+import { DIRECTION, ENTRY_TYPE, ERROR_CODE, ORDER, PERM_KIND, RESUME_ROW, SHAPE, TRUNCATION_REASON } from './enums.js';
 import type { Entry as WireEntry, Entry__Output as WireEntryOut } from './gen/fleetls/v1/Entry.js';
 import type { EntryError as WireEntryError } from './gen/fleetls/v1/EntryError.js';
+import type { Filter as WireFilter, Filter__Output as WireFilterOut } from './gen/fleetls/v1/Filter.js';
+import type { IdMatch as WireIdMatch, IdMatch__Output as WireIdMatchOut } from './gen/fleetls/v1/IdMatch.js';
 import type { Row as WireRow, Row__Output as WireRowOut } from './gen/fleetls/v1/Row.js';
 import type {
   StatResponse as WireStatResponse,
@@ -60,7 +65,49 @@ export function requestToWire(req: WalkRequest): WireWalkRequest {
     dirSizes: req.dirSizes,
     deadlineMs: req.deadlineMs,
     ...(req.after !== undefined ? { after: req.after, afterRow: RESUME_ROW.toWire(req.afterRow ?? 'entry') } : {}),
+    ...(req.filter !== undefined ? { filter: filterToWire(req.filter) } : {}),
   };
+}
+
+function idToWire(s: IdSpec): WireIdMatch {
+  return 'id' in s ? { id: s.id } : { name: s.name };
+}
+
+function idFromWire(w: WireIdMatchOut | null): IdSpec | undefined {
+  if (!w || w.by === undefined) return undefined;
+  return w.by === 'id' ? { id: w.id ?? 0 } : { name: w.name ?? '' };
+}
+
+export function filterToWire(f: FindFilter): WireFilter {
+  const w: WireFilter = {};
+  if (f.minSize !== undefined) w.minSize = { bytes: f.minSize };
+  if (f.maxSize !== undefined) w.maxSize = { bytes: f.maxSize };
+  if (f.modifiedAfter !== undefined) w.modifiedAfter = { ...f.modifiedAfter };
+  if (f.modifiedBefore !== undefined) w.modifiedBefore = { ...f.modifiedBefore };
+  if (f.owner !== undefined) w.owner = idToWire(f.owner);
+  if (f.group !== undefined) w.group = idToWire(f.group);
+  if (f.perm !== undefined) w.perm = { kind: PERM_KIND.toWire(f.perm.match), mode: f.perm.mode };
+  if (f.name !== undefined) w.name = f.name;
+  return w;
+}
+
+/** A decoded wire filter → core's (checked by resolveWalkRequest); an unknown perm kind is refused there. */
+export function filterFromWire(w: WireFilterOut | null): FindFilter | undefined {
+  if (!w) return undefined;
+  const f: FindFilter = {};
+  if (w.minSize) f.minSize = Number(w.minSize.bytes);
+  if (w.maxSize) f.maxSize = Number(w.maxSize.bytes);
+  if (w.modifiedAfter) f.modifiedAfter = { sec: Number(w.modifiedAfter.sec), nsec: w.modifiedAfter.nsec };
+  if (w.modifiedBefore) f.modifiedBefore = { sec: Number(w.modifiedBefore.sec), nsec: w.modifiedBefore.nsec };
+  const owner = idFromWire(w.owner);
+  if (owner) f.owner = owner;
+  const group = idFromWire(w.group);
+  if (group) f.group = group;
+  if (w.perm) {
+    f.perm = { match: PERM_KIND.fromWire(w.perm.kind) ?? (String(w.perm.kind) as 'exact'), mode: w.perm.mode };
+  }
+  if (w.name !== '') f.name = w.name;
+  return f;
 }
 
 /** A decoded wire request → the input of core's `resolveWalkRequest` (0 = the default). */
@@ -88,6 +135,7 @@ export function wireToRequestInput(w: WireWalkRequestOut): WalkRequestInput {
     after: toBuffer(w.after),
     // An unknown kind passes through as is, so that core refuses it with its bounds.
     afterRow: RESUME_ROW.fromWire(w.afterRow) ?? (String(w.afterRow) as ResumeRow),
+    filter: filterFromWire(w.filter),
   };
 }
 
@@ -173,6 +221,7 @@ export function summaryToWire(s: WalkSummary): WireSummary {
     truncations: s.truncations.map(truncationToWire),
     elapsedMs: s.elapsedMs,
     depthLimitedDirs: s.depthLimitedDirs,
+    applied: s.applied ?? [],
   };
 }
 
@@ -184,6 +233,7 @@ export function summaryFromWire(w: WireSummaryOut): WalkSummary {
     truncations: w.truncations.map(truncationFromWire),
     elapsedMs: Number(w.elapsedMs),
     depthLimitedDirs: Number(w.depthLimitedDirs),
+    ...(w.applied.length > 0 ? { applied: w.applied as FilterFeature[] } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   EntryErrorCode,
   EntryType,
   OrderBy,
+  PermMatch,
   ResumeRow,
   Shape,
   SortDirection,
@@ -13,6 +14,7 @@ import type {
 import { enumNumbers } from './contract.js';
 import type { EntryType as WireEntryType } from './gen/fleetls/v1/EntryType.js';
 import type { ErrorCode as WireErrorCode } from './gen/fleetls/v1/ErrorCode.js';
+import type { PermKind as WirePermKind } from './gen/fleetls/v1/PermKind.js';
 import type { ResumeRow as WireResumeRow } from './gen/fleetls/v1/ResumeRow.js';
 import type { TruncationReason as WireTruncationReason } from './gen/fleetls/v1/TruncationReason.js';
 
@@ -98,4 +100,10 @@ export const DIRECTION = enumCodec<SortDirection, 'DIRECTION_ASCENDING' | 'DIREC
 export const SHAPE = enumCodec<Shape, 'SHAPE_TREE' | 'SHAPE_RANKED'>('fleetls.v1.Shape', {
   tree: 'SHAPE_TREE',
   ranked: 'SHAPE_RANKED',
+});
+
+export const PERM_KIND = enumCodec<PermMatch, Name<WirePermKind>>('fleetls.v1.PermKind', {
+  exact: 'PERM_KIND_EXACT',
+  all: 'PERM_KIND_ALL',
+  any: 'PERM_KIND_ANY',
 });

@@ -62,7 +62,7 @@ describe('fast-encoder', () => {
       elapsedMs: 1,
       depthLimitedDirs: 0,
     };
-    for (const s of [undefined, summary]) {
+    for (const s of [undefined, summary, { ...summary, applied: ['min_size' as const, 'name' as const] }]) {
       const direct = encodeWalkResponse(rows, s);
       const reference = walkDef.responseSerialize({ rows: rows.map(rowToWire), summary: s ? summaryToWire(s) : null });
       assert.deepEqual(walkDef.responseDeserialize(direct), walkDef.responseDeserialize(reference));

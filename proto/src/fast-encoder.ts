@@ -57,6 +57,7 @@ const SUMMARY = fieldNumbers('fleetls.v1.Summary', {
   truncations: 'TYPE_MESSAGE',
   elapsedMs: 'TYPE_UINT64',
   depthLimitedDirs: 'TYPE_UINT64',
+  applied: 'TYPE_STRING',
 });
 
 const TWO_64 = 2n ** 64n;
@@ -232,6 +233,7 @@ export class WalkResponseEncoder {
     }
     this.inner.uint(SUMMARY.elapsedMs, s.elapsedMs);
     this.inner.uint(SUMMARY.depthLimitedDirs, s.depthLimitedDirs);
+    for (const a of s.applied ?? []) this.inner.string(SUMMARY.applied, a);
     this.out.message(RESPONSE.summary, this.inner);
   }
 

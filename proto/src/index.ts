@@ -6,6 +6,13 @@ import type { ProtoGrpcType } from './gen/agent.js';
 
 export { LOADER_OPTIONS, PROTO_DIR, PROTO_FILES } from './contract.js';
 export const SERVICE_NAME = 'fleetls.v1.Agent';
+/** Response metadata of every agent call: the agent's version. */
+export const AGENT_VERSION_METADATA = 'fleetls-agent-version';
+/**
+ * Response metadata of every agent call: the request features it applies, comma-separated
+ * (core's FILTER_FEATURES names). An agent that sends none applies none.
+ */
+export const AGENT_FEATURES_METADATA = 'fleetls-agent-features';
 
 let proto: ProtoGrpcType | undefined;
 
@@ -18,6 +25,8 @@ export function loadContract(): { packageDefinition: ReturnType<typeof packageDe
 export {
   entryFromWire,
   entryToWire,
+  filterFromWire,
+  filterToWire,
   requestToWire,
   rowFromWire,
   rowToWire,

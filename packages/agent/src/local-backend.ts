@@ -2,6 +2,7 @@
 // walker and stat as the gRPC service, no network; errors are FleetErrors.
 import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError, fleetErrorAt } from '@fleetls/core';
+import { resolveFilterNames } from './id-names.js';
 import { resolveAllowedPath, resolveRoots } from './policy.js';
 import { prepareWalk } from './service.js';
 import { statPath } from './stat.js';
@@ -16,7 +17,7 @@ export function createLocalBackend(opts: { allowedRoots?: string[] } = {}): Host
 
     async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
       if (signal.aborted) throw new FleetError('cancelled', 'walk cancelled');
-      const running = startWalk(prepareWalk(req, roots), { allowedRoots: roots.real });
+      const running = startWalk(await resolveFilterNames(prepareWalk(req, roots)), { allowedRoots: roots.real });
       const onAbort = () => running.cancel();
       signal.addEventListener('abort', onAbort, { once: true });
       try {

@@ -1,9 +1,10 @@
 // The fleetls.v1.Agent service: Walk (server-streaming, back-pressured, cancellable) and
 // Stat. Wire ↔ domain goes through @fleetls/proto's codec only; errors leave as gRPC statuses.
 
-import type { Observer, WalkObservation, WalkRequest } from '@fleetls/core';
+import type { FilterFeature, Observer, WalkObservation, WalkRequest } from '@fleetls/core';
 import {
   DEFAULT_CEILINGS,
+  FILTER_FEATURES,
   FleetError,
   fleetErrorAt,
   NOOP_OBSERVER,
@@ -17,10 +18,19 @@ import type {
   WireWalkRequestOut,
   WireWalkResponse,
 } from '@fleetls/proto';
-import { loadContract, statToWire, summaryToWire, toStatus, wireToRequestInput } from '@fleetls/proto';
+import {
+  AGENT_FEATURES_METADATA,
+  AGENT_VERSION_METADATA,
+  loadContract,
+  statToWire,
+  summaryToWire,
+  toStatus,
+  wireToRequestInput,
+} from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config.js';
+import { knownFilterOnly, resolveFilterNames } from './id-names.js';
 import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 import { statPath } from './stat.js';
 import { type RunningWalk, startWireWalk, type WalkOutcome, type WireBatch } from './walker.js';
@@ -76,10 +86,19 @@ export interface AgentServiceHandle {
 
 export function addAgentService(
   server: grpc.Server,
-  deps: { config: AgentConfig; logger: Logger; version: string; roots?: AllowedRoots; observer?: Observer },
+  deps: {
+    config: AgentConfig;
+    logger: Logger;
+    version: string;
+    roots?: AllowedRoots;
+    observer?: Observer;
+    /** The request features this build implements; every release has them all (tests narrow it). */
+    features?: readonly FilterFeature[];
+  },
 ): AgentServiceHandle {
   const { config, logger, version } = deps;
   const observer = deps.observer ?? NOOP_OBSERVER;
+  const features = deps.features ?? FILTER_FEATURES;
   const roots = deps.roots ?? resolveRoots(config.allow);
   const ceilings = ceilingsOf(config);
   let active = 0;
@@ -98,7 +117,8 @@ export function addAgentService(
   /** Every response names the agent's version, even a refusal: `list_hosts check` reads it. */
   const versionMetadata = (): grpc.Metadata => {
     const md = new grpc.Metadata();
-    md.set('fleetls-agent-version', version);
+    md.set(AGENT_VERSION_METADATA, version);
+    md.set(AGENT_FEATURES_METADATA, features.join(','));
     return md;
   };
 
@@ -114,7 +134,7 @@ export function addAgentService(
     let req: WalkRequest | undefined;
     try {
       const resolved = resolveWalkRequest(wireToRequestInput(call.request), ceilings);
-      req = prepareWalk(resolved, roots);
+      req = await resolveFilterNames(prepareWalk(knownFilterOnly(resolved, features), roots));
       const callDeadline = call.getDeadline();
       const deadlineMs = callDeadline instanceof Date ? callDeadline.getTime() : Number(callDeadline);
       if (Number.isFinite(deadlineMs)) {

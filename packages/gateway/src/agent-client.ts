@@ -3,7 +3,9 @@
 // token sent as call credentials. gRPC statuses become FleetError codes here, once.
 import { readFileSync } from 'node:fs';
 import {
+  type FilterFeature,
   FleetError,
+  filterFeatures,
   type HostBackend,
   type Row,
   type StatInfo,
@@ -11,6 +13,7 @@ import {
   type WalkSummary,
 } from '@fleetls/core';
 import {
+  AGENT_FEATURES_METADATA,
   type AgentClient,
   codeFromStatus,
   loadContract,
@@ -43,6 +46,26 @@ export interface AgentBackendOptions {
 /** Metadata key an agent may set (initial or trailing) with its version; read by probe(). */
 export const AGENT_VERSION_METADATA = 'fleetls-agent-version';
 const WALK_GRACE_MS = 2000;
+
+/**
+ * An agent that does not apply every filter of the request would return rows it should
+ * have left out: the host fails instead, naming what is missing and the agent's version.
+ */
+function refuseMissing(
+  address: string,
+  requested: readonly FilterFeature[],
+  applied: readonly string[],
+  version: string | undefined,
+  where: string,
+): void {
+  const missing = requested.filter((f) => !applied.includes(f));
+  if (missing.length === 0) return;
+  throw new FleetError(
+    'internal',
+    `agent ${address} (version ${version ?? 'unknown'}) does not apply ${missing.join(', ')} (${where}); ` +
+      'its rows would be unfiltered: upgrade the agent or drop the filter',
+  );
+}
 
 /**
  * A gRPC error → FleetError, keeping the agent's message. When our own signal caused it
@@ -183,9 +206,25 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     const call = client.Walk(requestToWire(req), metadata(), { deadline });
     const onAbort = () => call.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
+    const requested = filterFeatures(req.filter);
+    let version: string | undefined;
+    let advertised: string[] = [];
+    // Response headers come before the first message: an agent is checked before any row is used.
+    call.on('metadata', (md: grpc.Metadata) => {
+      const v = md.get(AGENT_VERSION_METADATA)[0];
+      if (v !== undefined) version = String(v);
+      advertised = String(md.get(AGENT_FEATURES_METADATA)[0] ?? '')
+        .split(',')
+        .filter((f) => f !== '');
+    });
+    let checked = requested.length === 0;
     let summary: WalkSummary | undefined;
     try {
       for await (const msg of call as AsyncIterable<WireWalkResponseOut>) {
+        if (!checked) {
+          refuseMissing(address, requested, advertised, version, 'not in its features');
+          checked = true;
+        }
         const rows = msg.rows.map(rowFromWire);
         if (msg.summary) summary = summaryFromWire(msg.summary);
         if (rows.length > 0) yield rows;
@@ -199,6 +238,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     }
     if (signal.aborted) throw fleetErrorFromGrpc(undefined, address, signal);
     if (!summary) throw new FleetError('internal', `agent ${address}: walk ended without a summary`);
+    refuseMissing(address, requested, summary.applied ?? [], version, 'not echoed in its summary');
     return summary;
   }
 

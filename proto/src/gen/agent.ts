@@ -4,7 +4,12 @@ import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-load
 import type { AgentClient as _fleetls_v1_AgentClient, AgentDefinition as _fleetls_v1_AgentDefinition } from './fleetls/v1/Agent.js';
 import type { Entry as _fleetls_v1_Entry, Entry__Output as _fleetls_v1_Entry__Output } from './fleetls/v1/Entry.js';
 import type { EntryError as _fleetls_v1_EntryError, EntryError__Output as _fleetls_v1_EntryError__Output } from './fleetls/v1/EntryError.js';
+import type { Filter as _fleetls_v1_Filter, Filter__Output as _fleetls_v1_Filter__Output } from './fleetls/v1/Filter.js';
+import type { IdMatch as _fleetls_v1_IdMatch, IdMatch__Output as _fleetls_v1_IdMatch__Output } from './fleetls/v1/IdMatch.js';
+import type { Instant as _fleetls_v1_Instant, Instant__Output as _fleetls_v1_Instant__Output } from './fleetls/v1/Instant.js';
+import type { PermMatch as _fleetls_v1_PermMatch, PermMatch__Output as _fleetls_v1_PermMatch__Output } from './fleetls/v1/PermMatch.js';
 import type { Row as _fleetls_v1_Row, Row__Output as _fleetls_v1_Row__Output } from './fleetls/v1/Row.js';
+import type { SizeBound as _fleetls_v1_SizeBound, SizeBound__Output as _fleetls_v1_SizeBound__Output } from './fleetls/v1/SizeBound.js';
 import type { StatRequest as _fleetls_v1_StatRequest, StatRequest__Output as _fleetls_v1_StatRequest__Output } from './fleetls/v1/StatRequest.js';
 import type { StatResponse as _fleetls_v1_StatResponse, StatResponse__Output as _fleetls_v1_StatResponse__Output } from './fleetls/v1/StatResponse.js';
 import type { Summary as _fleetls_v1_Summary, Summary__Output as _fleetls_v1_Summary__Output } from './fleetls/v1/Summary.js';
@@ -25,10 +30,16 @@ export interface ProtoGrpcType {
       EntryError: MessageTypeDefinition<_fleetls_v1_EntryError, _fleetls_v1_EntryError__Output>
       EntryType: EnumTypeDefinition
       ErrorCode: EnumTypeDefinition
+      Filter: MessageTypeDefinition<_fleetls_v1_Filter, _fleetls_v1_Filter__Output>
+      IdMatch: MessageTypeDefinition<_fleetls_v1_IdMatch, _fleetls_v1_IdMatch__Output>
+      Instant: MessageTypeDefinition<_fleetls_v1_Instant, _fleetls_v1_Instant__Output>
       Order: EnumTypeDefinition
+      PermKind: EnumTypeDefinition
+      PermMatch: MessageTypeDefinition<_fleetls_v1_PermMatch, _fleetls_v1_PermMatch__Output>
       ResumeRow: EnumTypeDefinition
       Row: MessageTypeDefinition<_fleetls_v1_Row, _fleetls_v1_Row__Output>
       Shape: EnumTypeDefinition
+      SizeBound: MessageTypeDefinition<_fleetls_v1_SizeBound, _fleetls_v1_SizeBound__Output>
       StatRequest: MessageTypeDefinition<_fleetls_v1_StatRequest, _fleetls_v1_StatRequest__Output>
       StatResponse: MessageTypeDefinition<_fleetls_v1_StatResponse, _fleetls_v1_StatResponse__Output>
       Summary: MessageTypeDefinition<_fleetls_v1_Summary, _fleetls_v1_Summary__Output>

@@ -10,6 +10,7 @@ export interface Summary {
   'truncations'?: (_fleetls_v1_Truncation)[];
   'elapsedMs'?: (number | string | Long);
   'depthLimitedDirs'?: (number | string | Long);
+  'applied'?: (string)[];
 }
 
 export interface Summary__Output {
@@ -19,4 +20,5 @@ export interface Summary__Output {
   'truncations': (_fleetls_v1_Truncation__Output)[];
   'elapsedMs': (number);
   'depthLimitedDirs': (number);
+  'applied': (string)[];
 }

@@ -5,6 +5,7 @@ import type { Direction as _fleetls_v1_Direction, Direction__Output as _fleetls_
 import type { Shape as _fleetls_v1_Shape, Shape__Output as _fleetls_v1_Shape__Output } from '../../fleetls/v1/Shape.js';
 import type { EntryType as _fleetls_v1_EntryType, EntryType__Output as _fleetls_v1_EntryType__Output } from '../../fleetls/v1/EntryType.js';
 import type { ResumeRow as _fleetls_v1_ResumeRow, ResumeRow__Output as _fleetls_v1_ResumeRow__Output } from '../../fleetls/v1/ResumeRow.js';
+import type { Filter as _fleetls_v1_Filter, Filter__Output as _fleetls_v1_Filter__Output } from '../../fleetls/v1/Filter.js';
 
 export interface WalkRequest {
   'path'?: (string);
@@ -27,6 +28,7 @@ export interface WalkRequest {
   'deadlineMs'?: (number);
   'after'?: (Buffer | Uint8Array | string);
   'afterRow'?: (_fleetls_v1_ResumeRow);
+  'filter'?: (_fleetls_v1_Filter | null);
 }
 
 export interface WalkRequest__Output {
@@ -50,4 +52,5 @@ export interface WalkRequest__Output {
   'deadlineMs': (number);
   'after': (Buffer);
   'afterRow': (_fleetls_v1_ResumeRow__Output);
+  'filter': (_fleetls_v1_Filter__Output | null);
 }
