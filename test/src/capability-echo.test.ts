@@ -1,0 +1,90 @@
+// An agent never silently ignores a filter: a real agent echoes what it applied, and one
+// built without a feature (as an older agent that drops the unknown field) is refused by
+// the gateway's client before any of its rows is used, naming the feature and its version.
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { addAgentService, parseAgentConfig } from '@fleetls/agent';
+import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
+import { createAgentBackend, createLogger } from '@fleetls/gateway';
+import * as grpc from '@grpc/grpc-js';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { drain } from './helpers/walks.js';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+const signal = () => new AbortController().signal;
+const names = (rows: Row[]) => rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+
+describe('capability echo', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-echo-'));
+  let agent: AgentProcess;
+  let old: grpc.Server;
+  let oldAddress = '';
+
+  before(async () => {
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'big.bin'), Buffer.alloc(4096));
+    writeFileSync(join(dir, 'small.txt'), 'x');
+    writeFileSync(join(dir, 'sub', 'open.txt'), Buffer.alloc(2048));
+    chmodSync(join(dir, 'sub', 'open.txt'), 0o666);
+    agent = await startAgent({ allow: [dir] });
+    old = new grpc.Server();
+    addAgentService(old, {
+      config: parseAgentConfig(['--allow', dir, '--insecure', '--listen', '127.0.0.1:0'], {}),
+      logger,
+      version: '0.0.9-noperm',
+      features: FILTER_FEATURES.filter((f) => f !== 'perm'),
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      old.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
+    );
+    oldAddress = `127.0.0.1:${port}`;
+  });
+  after(async () => {
+    await agent?.stop();
+    old?.forceShutdown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const request = (filter: Parameters<typeof resolveWalkRequest>[0]['filter']) =>
+    resolveWalkRequest({ path: dir, shape: 'ranked', maxDepth: 3, types: ['file'], filter });
+
+  it('a current agent applies the filters and echoes them', async () => {
+    const b = createAgentBackend(agent.address, { tls: 'insecure', connectTimeoutMs: 5000, logger });
+    try {
+      const { rows, summary } = await drain(
+        b.walk(request({ minSize: 1024, perm: { match: 'any', mode: 0o2 } }), signal()),
+      );
+      assert.deepEqual(names(rows), ['sub/open.txt']);
+      assert.deepEqual(summary.applied, ['min_size', 'perm']);
+    } finally {
+      b.close();
+    }
+  });
+
+  it('an agent without a feature is refused before any row is used, naming the feature and its version', async () => {
+    const b = createAgentBackend(oldAddress, { tls: 'insecure', connectTimeoutMs: 5000, logger });
+    try {
+      const gen = b.walk(request({ minSize: 1024, perm: { match: 'any', mode: 0o2 } }), signal());
+      await assert.rejects(gen.next(), (err: unknown) => {
+        assert.ok(err instanceof FleetError);
+        assert.equal(err.code, 'internal');
+        assert.match(err.message, /\(version 0\.0\.9-noperm\) does not apply perm \(/);
+        assert.doesNotMatch(err.message, /min_size/);
+        return true;
+      });
+      // What it does apply still works, and is echoed.
+      const { rows, summary } = await drain(b.walk(request({ minSize: 1024 }), signal()));
+      assert.deepEqual(names(rows), ['big.bin', 'sub/open.txt']);
+      assert.deepEqual(summary.applied, ['min_size']);
+      // Without filters nothing is asked of it.
+      assert.equal((await drain(b.walk(request(undefined), signal()))).rows.length, 3);
+    } finally {
+      b.close();
+    }
+  });
+});
