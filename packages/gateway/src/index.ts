@@ -6,6 +6,7 @@ export * from './fleet.js';
 export * from './inventory.js';
 export * from './logger.js';
 export * from './mcp-server.js';
+export { createGatewayMetrics, type GatewayMetrics } from './metrics/metrics.js';
 export * from './options.js';
 export * from './selector.js';
 export * from './serve-http.js';
