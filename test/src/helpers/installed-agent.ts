@@ -1,0 +1,69 @@
+// The agent as a package installed it: the unit's ExecStart run as the unit's User, the
+// way systemd would start it (systemd is not PID 1 on CI, so the test starts it itself).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export const UNIT_FILE = '/usr/lib/systemd/system/fleetls-agent.service';
+
+/** uid and gid of a local user, from getent. */
+export function userIds(user: string): { uid: number; gid: number } | undefined {
+  try {
+    const f = execFileSync('getent', ['passwd', user], { encoding: 'utf8' }).split(':');
+    return { uid: Number(f[2]), gid: Number(f[3]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A `Key=value` of the unit's [Service] section (the last one wins, as in systemd). */
+export function unitSetting(unitText: string, key: string): string {
+  const lines = unitText.split('\n').filter((l) => l.startsWith(`${key}=`));
+  const last = lines.at(-1);
+  if (!last) throw new Error(`${key}= missing from the unit`);
+  return last.slice(key.length + 1);
+}
+
+export interface Started {
+  child: ChildProcess;
+  port: number;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Runs the installed unit's ExecStart as its User and waits for the agent's "listening"
+ * line; rejects with the agent's stderr when it exits first.
+ */
+export function startAsUnit(unitFile = UNIT_FILE, timeoutMs = 15_000): Promise<Started> {
+  const unit = readFileSync(unitFile, 'utf8');
+  const [command, ...args] = unitSetting(unit, 'ExecStart').split(/\s+/);
+  const ids = userIds(unitSetting(unit, 'User'));
+  if (!command || !ids) throw new Error(`cannot run the unit's ExecStart as its User (${unitFile})`);
+  const child = spawn(command, args, { uid: ids.uid, gid: ids.gid, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`agent not listening after ${timeoutMs} ms:\n${stderr}`)),
+      timeoutMs,
+    );
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      const line = stderr.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (!line) return;
+      clearTimeout(timer);
+      const port = Number((JSON.parse(line) as { port: number }).port);
+      resolve({
+        child,
+        port,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`agent exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+}

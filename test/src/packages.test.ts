@@ -1,0 +1,285 @@
+// The agent's .deb and .rpm on this machine, for real. The .deb: dpkg -i creates the fleetls user and
+// installs the unit and /etc/fleetls/agent.yaml; the installed agent (the unit's
+// ExecStart, run as its User: systemd is not PID 1 here) answers a Walk with an edited
+// config; an upgrade keeps the edit; remove stops and disables, purge removes user and
+// config. The systemd branches of the maintainer scripts run against a fake systemctl in
+// a mount namespace where /run/systemd/system exists, so what they would ask systemd for
+// is checked; real systemd as PID 1 is not exercised. The .rpm: its metadata and
+// scriptlets with rpm -qp, then installed, upgraded and erased with rpm itself (its own
+// database, --nodeps: this Debian machine's rpm database knows no packages). Needs root.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { agentClient, REPO_ROOT, walkAll } from './helpers/agent-process.js';
+import { startAsUnit, UNIT_FILE, userIds } from './helpers/installed-agent.js';
+
+const CONFIG = '/etc/fleetls/agent.yaml';
+
+/** Writes a systemctl that only logs its arguments to `log`; returns its directory. */
+function fakeSystemctl(dir: string, log: string): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'systemctl'), `#!/bin/sh\necho "$*" >> ${log}\n`, { mode: 0o755 });
+  return dir;
+}
+
+/**
+ * Runs a package manager as if systemd were running: in a mount namespace where
+ * /run/systemd/system exists, with the fake systemctl first on PATH. Returns its calls.
+ */
+function underSystemd(fakeDir: string, log: string, cmd: string, args: string[]): string[] {
+  writeFileSync(log, '');
+  execFileSync(
+    'unshare',
+    [
+      '-m',
+      'sh',
+      '-c',
+      'mount -t tmpfs tmpfs /run/systemd && mkdir /run/systemd/system && PATH="$0:$PATH" exec "$@"',
+      fakeDir,
+      cmd,
+      ...args,
+    ],
+    { stdio: 'pipe' },
+  );
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+function buildPackage(out: string, part: 'deb' | 'rpm', version: string): void {
+  sh(process.execPath, [
+    join(REPO_ROOT, 'scripts/package/main.mjs'),
+    '--out',
+    out,
+    '--only',
+    part,
+    '--package-version',
+    version,
+  ]);
+}
+
+function sh(cmd: string, args: string[]): string {
+  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+if (process.getuid?.() !== 0) throw new Error('the package tests install packages: run them as root, as CI does');
+
+describe('fleetls-agent .deb', { concurrency: false }, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-deb-'));
+  const calls = join(tmp, 'systemctl.log');
+  const fake = fakeSystemctl(join(tmp, 'fake-bin'), calls);
+  const dpkgUnderSystemd = (args: string[]) => underSystemd(fake, calls, 'dpkg', args);
+  const tree = join(tmp, 'tree');
+  let v1: string;
+  let v2: string;
+
+  before(() => {
+    buildPackage(join(tmp, 'v1'), 'deb', '0.0.1~test1');
+    buildPackage(join(tmp, 'v2'), 'deb', '0.0.1~test2');
+    v1 = join(tmp, 'v1', 'fleetls-agent_0.0.1~test1_all.deb');
+    v2 = join(tmp, 'v2', 'fleetls-agent_0.0.1~test2_all.deb');
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'sub', 'f.txt'), 'x');
+    chmodSync(tmp, 0o755);
+    // A leftover from an interrupted run would hide what this install does.
+    execFileSync('dpkg', ['--purge', 'fleetls-agent'], { stdio: 'pipe' });
+  });
+  after(() => {
+    execFileSync('dpkg', ['--purge', 'fleetls-agent'], { stdio: 'pipe' });
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('holds the bundle, the unit and the config, and no node_modules', () => {
+    const files = sh('dpkg-deb', ['--contents', v1]);
+    assert.match(files, /\.\/usr\/lib\/fleetls-agent\/fleetls-agent\.mjs\n/);
+    assert.match(files, /\.\/usr\/lib\/systemd\/system\/fleetls-agent\.service\n/);
+    assert.doesNotMatch(files, /node_modules/);
+    assert.equal(sh('dpkg-deb', ['--field', v1, 'Depends']).trim(), 'nodejs (>= 20), passwd');
+    assert.equal(sh('dpkg-deb', ['--info', v1, 'conffiles']), '/etc/fleetls/agent.yaml\n');
+  });
+
+  it('installs without systemd: a system user, the config readable by it, nothing enabled', () => {
+    sh('dpkg', ['-i', v1]);
+    const ids = userIds('fleetls');
+    assert.ok(ids, 'user fleetls created');
+    assert.ok(ids.uid < 1000, `a system uid (${ids.uid})`);
+    assert.match(sh('getent', ['passwd', 'fleetls']), /:\/usr\/sbin\/nologin\n$/);
+    const st = statSync(CONFIG);
+    assert.equal(st.mode & 0o777, 0o640);
+    assert.equal(st.gid, ids.gid);
+    assert.ok(existsSync(UNIT_FILE));
+    assert.equal(existsSync('/etc/systemd/system/multi-user.target.wants/fleetls-agent.service'), false);
+  });
+
+  it('the installed agent, as its user with the edited config, answers a Walk', async () => {
+    writeFileSync(CONFIG, `# edited by the .deb test\nlisten: 127.0.0.1:0\ninsecure: true\nallow: [${tree}]\n`);
+    const agent = await startAsUnit();
+    const client = agentClient(`127.0.0.1:${agent.port}`);
+    try {
+      const { rows } = await walkAll(client, { path: tree, maxDepth: 2 });
+      const paths = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+      assert.deepEqual(paths, ['sub', 'sub/f.txt']);
+    } finally {
+      client.close();
+      await agent.stop();
+    }
+  });
+
+  it('a bad key in agent.yaml fails the start with one line naming it', () => {
+    const bad = join(tmp, 'bad.yaml');
+    writeFileSync(bad, 'listen: 127.0.0.1:0\nallow_dirs: [/srv]\n');
+    chmodSync(bad, 0o644);
+    const ids = userIds('fleetls')!;
+    let stderr = '';
+    let status: number | null = 0;
+    try {
+      execFileSync('/usr/bin/node', ['/usr/lib/fleetls-agent/fleetls-agent.mjs', '--config', bad], {
+        uid: ids.uid,
+        gid: ids.gid,
+        stdio: 'pipe',
+      });
+    } catch (err) {
+      ({ status } = err as { status: number });
+      stderr = String((err as { stderr: Buffer }).stderr);
+    }
+    assert.equal(status, 2);
+    const plain = stderr.split('\n').filter((l) => l.startsWith('fleetls-agent: '));
+    assert.equal(plain.length, 1, stderr);
+    assert.match(plain[0] as string, /allow_dirs/);
+  });
+
+  it('an upgrade (systemd running) keeps the edited agent.yaml and restarts the enabled unit', () => {
+    const before = readFileSync(CONFIG, 'utf8');
+    const systemctl = dpkgUnderSystemd(['-i', v2]);
+    assert.equal(readFileSync(CONFIG, 'utf8'), before);
+    assert.equal(sh('dpkg-query', ['--show', 'fleetls-agent']), 'fleetls-agent\t0.0.1~test2\n');
+    // An upgrade keeps the operator's enable/disable choice: no enable.
+    assert.deepEqual(systemctl, [
+      'daemon-reload',
+      'is-enabled --quiet fleetls-agent.service',
+      'restart fleetls-agent.service',
+    ]);
+  });
+
+  it('remove (systemd running) stops and disables the unit and keeps config and user', () => {
+    const systemctl = dpkgUnderSystemd(['-r', 'fleetls-agent']);
+    assert.deepEqual(systemctl, ['stop fleetls-agent.service', 'disable fleetls-agent.service', 'daemon-reload']);
+    assert.equal(existsSync(UNIT_FILE), false);
+    assert.equal(existsSync('/usr/lib/fleetls-agent'), false);
+    assert.match(readFileSync(CONFIG, 'utf8'), /edited by the \.deb test/);
+    assert.ok(userIds('fleetls'));
+  });
+
+  it('purge removes the user and /etc/fleetls', () => {
+    sh('dpkg', ['--purge', 'fleetls-agent']);
+    assert.equal(existsSync('/etc/fleetls'), false);
+    assert.equal(userIds('fleetls'), undefined);
+    assert.throws(() => sh('getent', ['group', 'fleetls']));
+  });
+
+  it('a first install where systemd runs enables and starts the unit', () => {
+    const systemctl = dpkgUnderSystemd(['-i', v1]);
+    assert.deepEqual(systemctl, [
+      'daemon-reload',
+      'enable fleetls-agent.service',
+      'is-enabled --quiet fleetls-agent.service',
+      'restart fleetls-agent.service',
+    ]);
+  });
+});
+
+describe('fleetls-agent .rpm', { concurrency: false }, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-rpm-'));
+  const calls = join(tmp, 'systemctl.log');
+  const fake = fakeSystemctl(join(tmp, 'fake-bin'), calls);
+  const db = join(tmp, 'rpmdb');
+  let v1: string;
+  let v2: string;
+  const rpm = (args: string[]) => sh('rpm', ['--dbpath', db, ...args]);
+  // rpm runs scriptlets with its own PATH, so the fake systemctl goes in there too.
+  const rpmUnderSystemd = (args: string[]) =>
+    underSystemd(fake, calls, 'rpm', [
+      '--dbpath',
+      db,
+      '--nodeps',
+      '--define',
+      `_install_script_path ${fake}:/usr/sbin:/usr/bin:/sbin:/bin`,
+      ...args,
+    ]);
+
+  before(() => {
+    buildPackage(join(tmp, 'v1'), 'rpm', '0.0.1~test1');
+    buildPackage(join(tmp, 'v2'), 'rpm', '0.0.1~test2');
+    v1 = join(tmp, 'v1', 'fleetls-agent-0.0.1~test1.noarch.rpm');
+    v2 = join(tmp, 'v2', 'fleetls-agent-0.0.1~test2.noarch.rpm');
+    mkdirSync(db);
+    rpm(['--initdb']);
+  });
+  after(() => {
+    rmSync('/etc/fleetls', { recursive: true, force: true });
+    if (userIds('fleetls')) sh('userdel', ['fleetls']);
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('requires nodejs >= 20, holds the bundle, the unit and a noreplace config, no node_modules', () => {
+    const requires = rpm(['-qp', '--requires', v1]).split('\n');
+    assert.ok(requires.includes('nodejs >= 20'), requires.join(', '));
+    const files = rpm(['-qp', '--list', v1]);
+    assert.deepEqual(files.trim().split('\n'), [
+      '/etc/fleetls',
+      '/etc/fleetls/agent.yaml',
+      '/usr/bin/fleetls-agent',
+      '/usr/lib/fleetls-agent',
+      '/usr/lib/fleetls-agent/fleetls-agent.mjs',
+      '/usr/lib/systemd/system/fleetls-agent.service',
+      '/usr/share/doc/fleetls-agent/README',
+    ]);
+    assert.equal(rpm(['-qp', '--configfiles', v1]).trim(), '/etc/fleetls/agent.yaml');
+    const scripts = rpm(['-qp', '--scripts', v1]);
+    for (const part of ['preinstall', 'postinstall', 'preuninstall', 'postuninstall']) {
+      assert.match(scripts, new RegExp(`${part} scriptlet`));
+    }
+    assert.match(scripts, /useradd --system/);
+  });
+
+  it('installs with rpm where systemd runs: the user first, the config its group, the unit enabled and started', () => {
+    const systemctl = rpmUnderSystemd(['-i', v1]);
+    assert.deepEqual(systemctl, [
+      'daemon-reload',
+      'enable fleetls-agent.service',
+      'is-enabled --quiet fleetls-agent.service',
+      'restart fleetls-agent.service',
+    ]);
+    const ids = userIds('fleetls');
+    assert.ok(ids && ids.uid < 1000);
+    const st = statSync(CONFIG);
+    assert.equal(st.mode & 0o777, 0o640);
+    assert.equal(st.gid, ids.gid);
+    assert.ok(existsSync('/usr/lib/fleetls-agent/fleetls-agent.mjs'));
+  });
+
+  it('an upgrade keeps the edited agent.yaml and restarts the unit', async () => {
+    writeFileSync(CONFIG, '# edited by the .rpm test\nlisten: 127.0.0.1:0\ninsecure: true\nallow: []\n');
+    const systemctl = rpmUnderSystemd(['-U', v2]);
+    assert.match(readFileSync(CONFIG, 'utf8'), /edited by the \.rpm test/);
+    assert.equal(rpm(['-q', 'fleetls-agent']).trim(), 'fleetls-agent-0.0.1~test2-1.noarch');
+    assert.deepEqual(systemctl, [
+      'daemon-reload',
+      'is-enabled --quiet fleetls-agent.service',
+      'restart fleetls-agent.service',
+    ]);
+    // The upgraded files still start, as the unit's user, with the kept config.
+    const agent = await startAsUnit();
+    await agent.stop();
+  });
+
+  it('erase stops and disables the unit, removes the files and keeps the edit as .rpmsave', () => {
+    const systemctl = rpmUnderSystemd(['-e', 'fleetls-agent']);
+    assert.deepEqual(systemctl, ['stop fleetls-agent.service', 'disable fleetls-agent.service', 'daemon-reload']);
+    assert.equal(existsSync(UNIT_FILE), false);
+    assert.equal(existsSync('/usr/lib/fleetls-agent'), false);
+    assert.equal(existsSync(CONFIG), false);
+    assert.match(readFileSync(`${CONFIG}.rpmsave`, 'utf8'), /edited by the \.rpm test/);
+  });
+});
