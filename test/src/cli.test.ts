@@ -3,40 +3,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-
-const MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function fleetls(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, FLEETLS_INVENTORY: '', NO_COLOR: '', ...opts.env };
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function refusedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { fleetls, GATEWAY_MAIN, refusedPort } from './helpers/cli.js';
 
 describe('fleetls CLI', { concurrency: 4 }, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'fleetls-cli-'));
@@ -218,7 +189,7 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
   });
 
   it('serve --http prints its URL on stderr, never stdout, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [MAIN, 'serve', '--http', '127.0.0.1:0'], {
+    const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', '--http', '127.0.0.1:0'], {
       cwd,
       env: { ...process.env, FLEETLS_INVENTORY: '', FLEETLS_TOKEN: 'tok' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -216,7 +216,7 @@ describe('agent client', () => {
       }
     });
 
-    it('refuses an agent whose certificate another CA signed', async () => {
+    it('refuses an agent whose certificate another CA signed: a trust fault, not unreachable', async () => {
       const b = createAgentBackend(tlsAgent.address, {
         tls: { ...tls, ca: pki.otherCa },
         tokenFile: join(dir, 'token'),
@@ -224,7 +224,7 @@ describe('agent client', () => {
         logger,
       });
       try {
-        await rejectsWith(b.stat(tree, false, signal()), 'unavailable');
+        await rejectsWith(b.stat(tree, false, signal()), 'unauthenticated', /not signed by the inventory CA/);
       } finally {
         b.close();
       }
@@ -238,7 +238,7 @@ describe('agent client', () => {
         logger,
       });
       try {
-        await rejectsWith(b.stat(tree, false, signal()), 'unavailable');
+        await rejectsWith(b.stat(tree, false, signal()), 'unauthenticated', /requires a client certificate/);
       } finally {
         b.close();
       }

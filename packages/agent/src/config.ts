@@ -3,6 +3,7 @@
 // Flags override the file. Every error names the key it is about.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
+import { isLoopback } from '@fleetls/core';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 
@@ -116,10 +117,6 @@ export function parseSocketMode(value: unknown, key = 'socket_mode'): number {
 
 export function formatMode(mode: number): string {
   return `0${mode.toString(8).padStart(3, '0')}`;
-}
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
 }
 
 function positiveInt(value: unknown, key: string, min = 1): number {

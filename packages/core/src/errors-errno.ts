@@ -3,7 +3,7 @@
 import type { Code } from './errors.js';
 import type { EntryError, EntryErrorCode } from './types.js';
 
-interface ErrnoRow {
+export interface ErrnoRow {
   code: Code;
   /** The error row a walk shows for it; absent: a generic ERROR row naming the errno. */
   entry?: EntryErrorCode;
@@ -43,14 +43,19 @@ export function errnoOf(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** The table's row for `errno` (own keys only: never Object.prototype's). */
+export function errnoRowOf(errno: string | undefined): ErrnoRow | undefined {
+  return errno !== undefined && Object.hasOwn(ERRNO_TABLE, errno) ? ERRNO_TABLE[errno] : undefined;
+}
+
 /** errno of a failed file system or socket call → code; undefined when the table does not know it. */
 export function codeFromErrno(errno: string | undefined): Code | undefined {
-  return errno === undefined ? undefined : ERRNO_TABLE[errno]?.code;
+  return errnoRowOf(errno)?.code;
 }
 
 /** errno of a failed lstat/readdir inside a walk → the entry-level error row. */
 export function entryErrorFromErrno(errno: string | undefined, detail?: string): EntryError {
-  const entry = errno === undefined ? undefined : ERRNO_TABLE[errno];
+  const entry = errnoRowOf(errno);
   if (entry?.entry) return { code: entry.entry, detail: detail ?? entry.says };
   return { code: 'ERROR', detail: detail ?? (errno ? errno : 'unknown error') };
 }

@@ -27,6 +27,8 @@ const TABLE: [string, { code?: unknown; level?: unknown; message?: unknown }, Co
   ['no regex', { message: 'xx Not connected yy' }, undefined],
   ['unknown level', { level: 'martian' }, undefined],
   ['nothing', {}, undefined],
+  ['not a prototype key', { level: 'constructor' }, undefined],
+  ['not a prototype message', { message: 'toString' }, undefined],
 ];
 
 describe('ssh2 error table', () => {

@@ -25,17 +25,21 @@ const LEVELLESS: Readonly<Record<string, Code>> = {
   'No response from server': 'unavailable',
 };
 
+function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** An ssh2 error → code: its socket errno first, then its level; undefined if neither says. */
 export function codeFromSshError(err: { code?: unknown; level?: unknown; message?: unknown }): Code | undefined {
   return (
     codeFromErrno(typeof err.code === 'string' ? err.code : undefined) ??
-    (typeof err.level === 'string' ? SSH_LEVEL_TABLE[err.level] : undefined) ??
-    (typeof err.level !== 'string' && typeof err.message === 'string' ? LEVELLESS[err.message] : undefined)
+    (typeof err.level === 'string' ? own(SSH_LEVEL_TABLE, err.level) : undefined) ??
+    (typeof err.level !== 'string' && typeof err.message === 'string' ? own(LEVELLESS, err.message) : undefined)
   );
 }
 
 /** SFTP status numbers → errno, so that file errors go through the one errno table. */
-export const SFTP_STATUS_ERRNO: Readonly<Record<number, string>> = {
+export const SFTP_STATUS_ERRNO: Readonly<Record<string, string>> = {
   2: 'ENOENT', // SSH_FX_NO_SUCH_FILE
   3: 'EACCES', // SSH_FX_PERMISSION_DENIED
   6: 'ECONNRESET', // SSH_FX_NO_CONNECTION
@@ -44,5 +48,5 @@ export const SFTP_STATUS_ERRNO: Readonly<Record<number, string>> = {
 
 export function errnoFromSftp(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' ? SFTP_STATUS_ERRNO[code] : undefined;
+  return typeof code === 'number' ? own(SFTP_STATUS_ERRNO, String(code)) : undefined;
 }

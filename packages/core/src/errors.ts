@@ -3,7 +3,7 @@
 // gRPC status, ssh2 levels, TLS) are translated to these codes by one table each
 // (errors-errno.ts, errors-ssh.ts, errors-tls.ts here; gRPC's in @fleetls/proto grpc-status.ts),
 // used at each boundary.
-import { codeFromErrno, ERRNO_TABLE, errnoOf } from './errors-errno.js';
+import { codeFromErrno, errnoOf, errnoRowOf } from './errors-errno.js';
 import type { HostStatusCode } from './types.js';
 
 export const CODES = [
@@ -52,7 +52,7 @@ export function invalidArgument(message: string): FleetError {
  */
 export function fleetErrorAt(err: unknown, path: string, errno = errnoOf(err)): FleetError {
   if (err instanceof FleetError) return err;
-  const row = errno === undefined ? undefined : ERRNO_TABLE[errno];
+  const row = errnoRowOf(errno);
   if (row?.entry) return new FleetError(row.code, `${row.says}: ${path}`, { cause: err });
   return FleetError.from(err);
 }

@@ -28,6 +28,7 @@ export * from './display.js';
 export * from './errors.js';
 export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoOf } from './errors-errno.js';
 export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE } from './errors-ssh.js';
+export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors-tls.js';
 
 export * from './file-mode.js';
 export {
@@ -45,6 +46,7 @@ export * from './glob.js';
 export * from './host-backend.js';
 export { type IdSpec, MAX_ID, parseIdSpec } from './id-spec.js';
 export * from './limits.js';
+export { isLoopback } from './loopback.js';
 export * from './memory-source.js';
 export * from './merge.js';
 export {

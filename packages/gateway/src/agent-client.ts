@@ -28,6 +28,7 @@ import {
 import * as grpc from '@grpc/grpc-js';
 import health from 'grpc-health-check';
 import type { Logger } from 'pino';
+import { type AgentTlsMaterial, checkIdentity, diagnoseTls, tlsIdentity } from './agent-tls.js';
 
 export type AgentTlsFiles = { ca: string; cert?: string; key?: string; serverName?: string };
 
@@ -111,13 +112,24 @@ function readToken(tokenFile: string | undefined): string | undefined {
   return token;
 }
 
-function channelCredentials(tls: AgentBackendOptions['tls'], token: string | undefined): grpc.ChannelCredentials {
-  if (tls === 'insecure') return grpc.credentials.createInsecure();
-  const ssl = grpc.credentials.createSsl(
-    readPem(tls.ca, 'ca'),
-    tls.key ? readPem(tls.key, 'key') : null,
-    tls.cert ? readPem(tls.cert, 'cert') : null,
-  );
+function tlsMaterial(tls: AgentTlsFiles): AgentTlsMaterial {
+  return {
+    ca: readPem(tls.ca, 'ca'),
+    key: tls.key ? readPem(tls.key, 'key') : undefined,
+    cert: tls.cert ? readPem(tls.cert, 'cert') : undefined,
+    serverName: tls.serverName,
+  };
+}
+
+function channelCredentials(
+  address: string,
+  tls: AgentTlsMaterial | undefined,
+  token: string | undefined,
+): grpc.ChannelCredentials {
+  if (!tls) return grpc.credentials.createInsecure();
+  const ssl = grpc.credentials.createSsl(tls.ca, tls.key ?? null, tls.cert ?? null, {
+    checkServerIdentity: checkIdentity(tlsIdentity(address, tls).name),
+  });
   if (token === undefined) return ssl;
   const bearer = `Bearer ${token}`;
   return grpc.credentials.combineChannelCredentials(
@@ -135,7 +147,8 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
   const { proto } = loadContract();
   const log = opts.logger.child({ agent: address });
   const token = readToken(opts.tokenFile);
-  const creds = channelCredentials(opts.tls, token);
+  const material = opts.tls === 'insecure' ? undefined : tlsMaterial(opts.tls);
+  const creds = channelCredentials(address, material, token);
   // Insecure channels cannot carry call credentials, so there the token goes in each call's metadata.
   const plaintextToken = opts.tls === 'insecure' ? token : undefined;
   const channelOptions: grpc.ChannelOptions = {
@@ -147,8 +160,8 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     // Our own channel, not grpc-js's global pool: close() then really closes its connection.
     'grpc.use_local_subchannel_pool': 1,
   };
-  if (opts.tls !== 'insecure' && opts.tls.serverName)
-    channelOptions['grpc.ssl_target_name_override'] = opts.tls.serverName;
+  // The SNI sent; the certificate is checked against the name itself (checkIdentity).
+  if (material) channelOptions['grpc.ssl_target_name_override'] = tlsIdentity(address, material).sni;
   const client = new proto.fleetls.v1.Agent(address, creds, channelOptions) as AgentClient;
   const HealthClient = grpc.makeGenericClientConstructor(health.service, 'Health');
   const healthClient = new HealthClient(address, creds, { channelOverride: grpc.getClientChannel(client) });
@@ -200,6 +213,18 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     });
   };
 
+  /**
+   * A failed call → FleetError; a TLS channel that could not connect is asked why
+   * (diagnoseTls), so that a trust fault is `auth` with its certificate, not `unreachable`.
+   */
+  const failure = async (err: unknown, signal: AbortSignal): Promise<FleetError> => {
+    const fe = fleetErrorFromGrpc(err, address, signal);
+    if (!material || fe.code !== 'unavailable' || signal.aborted || err instanceof FleetError) return fe;
+    const trust = await diagnoseTls(address, material, opts.connectTimeoutMs, signal);
+    if (trust) log.debug({ err: trust.message }, 'TLS to the agent failed');
+    return trust ?? fe;
+  };
+
   async function* walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
     await connected(signal);
     const deadline = Date.now() + req.deadlineMs + WALK_GRACE_MS;
@@ -230,7 +255,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
         if (rows.length > 0) yield rows;
       }
     } catch (err) {
-      throw fleetErrorFromGrpc(err, address, signal);
+      throw await failure(err, signal);
     } finally {
       signal.removeEventListener('abort', onAbort);
       // The consumer stopped early (return()/throw()): stop the agent's walk too.
@@ -254,7 +279,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     return new Promise<Res>((resolve, reject) => {
       const call = start(metadata(), { deadline: Date.now() + callTimeoutMs }, (err, res) => {
         signal.removeEventListener('abort', onAbort);
-        if (err || res === undefined) reject(fleetErrorFromGrpc(err, address, signal));
+        if (err || res === undefined) failure(err, signal).then(reject);
         else resolve(res);
       });
       const onAbort = () => call.cancel();

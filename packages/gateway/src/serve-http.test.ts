@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { isLoopback, startHttpServer } from './serve-http.js';
+import { startHttpServer } from './serve-http.js';
 import { dir, FakeFleet, file, MemoryBackend } from './testing/fake-fleet.js';
 
 const logger = pino({ level: 'silent' });
@@ -49,12 +49,6 @@ test('HTTP: 401 without the bearer token; tools answer with it', async () => {
 
 test('HTTP: refuses a non-loopback address without a token', async () => {
   await assert.rejects(startHttpServer({ fleet, logger, host: '0.0.0.0', port: 0 }), /without a bearer token/);
-  assert.equal(isLoopback('127.0.0.1'), true);
-  assert.equal(isLoopback('::1'), true);
-  assert.equal(isLoopback('[::1]'), true);
-  assert.equal(isLoopback('localhost'), true);
-  assert.equal(isLoopback('10.0.0.1'), false);
-  assert.equal(isLoopback('::'), false);
 });
 
 test('HTTP without a token: loopback only, and Host must name loopback', async () => {

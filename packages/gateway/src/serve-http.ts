@@ -1,9 +1,8 @@
 // `fleetls serve --http HOST:PORT`: Streamable HTTP, stateless (a fresh server and transport
 // per POST, as the SDK's stateless example), at /mcp, behind a bearer token.
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
-import { FleetError } from '@fleetls/core';
+import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
 
@@ -24,14 +23,6 @@ export interface HttpServerDeps extends McpServerDeps {
 
 export const METRICS_PATH = '/metrics';
 
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  if (h === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || h === '0:0:0:0:0:0:0:1' || /^::ffff:127\./i.test(h);
-  return false;
-}
-
 /** "127.0.0.1:8765" → "127.0.0.1", "[::1]:80" → "::1". */
 function hostOfHeader(h: string | undefined): string {
   if (!h) return '';
@@ -40,12 +31,13 @@ function hostOfHeader(h: string | undefined): string {
   return colon < 0 ? h : h.slice(0, colon);
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** In constant time whatever the header: digests have one length, so neither the token nor its length leaks. */
+function tokenMatches(header: string | undefined, want: Buffer): boolean {
   const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  if (!m) return false;
-  const given = Buffer.from(m[1].trim());
-  const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
+  // An empty token is never configured (startHttpServer), so '' matches nothing.
+  return timingSafeEqual(digest(m ? m[1].trim() : ''), want);
 }
 
 function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -77,6 +69,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       `refusing to serve MCP over HTTP on ${deps.host} without a bearer token (--token-file or FLEETLS_TOKEN); bind 127.0.0.1 or give a token`,
     );
   }
+  const wanted = token === undefined ? undefined : digest(token);
   const log = deps.logger.child({ transport: 'http' });
   if (!token) log.warn('no bearer token: any local process may call the tools');
 
@@ -93,7 +86,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     if (!token && !isLoopback(hostOfHeader(req.headers.host))) {
       return jsonError(res, 403, 'forbidden: Host header must name a loopback address');
     }
-    if (token && !tokenMatches(req.headers.authorization, token)) {
+    if (wanted && !tokenMatches(req.headers.authorization, wanted)) {
       return jsonError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
     }
     if (metrics) {
