@@ -4,6 +4,7 @@
 // Every argument is single-quoted; paths are validated before they get here.
 import type { EntryError, EntryType, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
 import { entryErrorFromErrno, errorRawEntry, FleetError } from '@fleetls/core';
+import { AWK_PROBE, AWK_PROBE_OK, type RankDropped, rankStage } from './remote-rank.js';
 
 /** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
 export function shellQuote(s: string): string {
@@ -39,6 +40,8 @@ const EXIT_MARK = 'fleetls-exit:';
 export interface WalkCommandOptions {
   /** Records read at most (the root's not counted); one more is read to detect the cap. */
   maxRecords: number;
+  /** Pre-rank on the remote side (remote-rank.ts): only for a walk `remoteRankable` accepts. */
+  rank?: boolean;
 }
 
 /**
@@ -76,7 +79,8 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
     shellQuote(printf('R')),
   ].join(' ');
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
-  const script = `{ ${find}; echo "${EXIT_MARK}$?" >&2; } | head -z -n ${lines}`;
+  const rank = opts.rank ? ` | ${rankStage(req, FIELDS, shellQuote)}` : '';
+  const script = `{ ${find}; echo "${EXIT_MARK}$?" >&2; }${rank} | head -z -n ${lines}`;
   return `sh -c ${shellQuote(script)}`;
 }
 
@@ -124,7 +128,8 @@ export function buildStatCommand(path: string, followSymlinks: boolean, timeoutS
 export const PROBE_COMMAND = `sh -c ${shellQuote(
   'LC_ALL=C find --version 2>/dev/null | head -n 1; ' +
     'printf "du=%s\\n" "$(command -v du)"; printf "ionice=%s\\n" "$(command -v ionice)"; ' +
-    'printf "timeout=%s\\n" "$(command -v timeout)"; printf "head=%s\\n" "$(command -v head)"',
+    'printf "timeout=%s\\n" "$(command -v timeout)"; printf "head=%s\\n" "$(command -v head)"; ' +
+    `${AWK_PROBE} 2>/dev/null`,
 )}`;
 
 export interface ProbeResult {
@@ -133,6 +138,8 @@ export interface ProbeResult {
   du: boolean;
   ionice: boolean;
   timeout: boolean;
+  /** awk handles NUL bytes: ranked walks are pre-ranked remotely. */
+  awk: boolean;
 }
 
 export function parseProbe(stdout: string): ProbeResult {
@@ -145,6 +152,7 @@ export function parseProbe(stdout: string): ProbeResult {
     du: has('du'),
     ionice: has('ionice'),
     timeout: has('timeout'),
+    awk: lines.includes(AWK_PROBE_OK),
   };
 }
 
@@ -244,8 +252,10 @@ function toRecord(f: Buffer[], follow: boolean): SourceRecord {
 export class FindRecordParser {
   private rest: Buffer = Buffer.alloc(0);
   private fields: Buffer[] = [];
-  /** Records seen whose kind field was not R or D (a cut or garbled stream). */
+  /** Records seen whose kind field was not R, D or C (a cut or garbled stream). */
   garbled = 0;
+  /** The remote ranking's trailer (C record): what it dropped. */
+  dropped?: RankDropped;
 
   constructor(private readonly follow: boolean) {}
 
@@ -262,6 +272,10 @@ export class FindRecordParser {
         const [kind, ...f] = this.fields;
         this.fields = [];
         const k = kind.toString('latin1');
+        if (k === 'C') {
+          this.dropped = { seen: Number(f[0].toString('latin1')), matched: Number(f[1].toString('latin1')) };
+          continue;
+        }
         if (k !== 'R' && k !== 'D') {
           this.garbled++;
           continue;

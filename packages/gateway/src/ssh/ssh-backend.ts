@@ -34,6 +34,7 @@ import {
   timedOut,
   validateRemotePath,
 } from './find-command.js';
+import { addDropped, remoteRankable } from './remote-rank.js';
 import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
 
@@ -98,7 +99,8 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     const c = connection();
     const parser = new FindRecordParser(req.followSymlinks);
     const items: FindItem[] = [];
-    const listingRun = c.exec(buildWalkCommand(req, { maxRecords }), signal, (chunk) => {
+    const rank = (await probe(signal)).awk && remoteRankable(req);
+    const listingRun = c.exec(buildWalkCommand(req, { maxRecords, rank }), signal, (chunk) => {
       for (const it of parser.push(chunk)) items.push(it);
     });
     const sizesRun = req.dirSizes
@@ -138,6 +140,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
       dirSizes,
       capped: listing.capped,
       killed: timedOut(exit) || parser.incomplete(),
+      dropped: parser.dropped,
       notes: [] as string[],
     };
   }
@@ -176,6 +179,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     }
     if (batch.length > 0) yield batch;
     const summary: SshWalkSummary = step.value;
+    if ('dropped' in loaded && loaded.dropped) addDropped(summary, loaded.dropped, req);
     const has = (reason: string) => summary.truncations.some((t) => t.reason === reason);
     if (loaded.capped && !has('max_entries')) {
       logger.warn({ maxRecords }, 'remote listing hit the record cap');

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { MemorySource, type Row, WALK_DEFAULTS, type WalkRequest, type WalkSummary, walk } from '@fleetls/core';
+import {
+  buildWalkCommand,
+  collectListing,
+  exitFromStderr,
+  FindRecordParser,
+  PROBE_COMMAND,
+  parseProbe,
+} from './find-command.js';
+import { addDropped, remoteRankable } from './remote-rank.js';
+
+// A tree where the primary keys tie a lot (sizes 0..4, mtimes on a few seconds), with
+// hidden files and directories, symlinks, a fifo, names differing only in case and a
+// name that is not UTF-8: the pre-ranked listing must give exactly the full one's answer.
+const dir = mkdtempSync(join(tmpdir(), 'remote-rank-'));
+const root = join(dir, 'root');
+function file(rel: string, size: number, sec: number, ns = 0): void {
+  writeFileSync(join(root, rel), 'x'.repeat(size));
+  utimesSync(join(root, rel), sec, sec + ns / 1e9);
+}
+mkdirSync(join(root, 'a', 'b'), { recursive: true });
+mkdirSync(join(root, '.hid'));
+for (let i = 0; i < 300; i++)
+  file(
+    `${['a', 'a/b', '.'][i % 3]}/f${i}${i % 7 === 0 ? '.TXT' : '.txt'}`,
+    i % 5,
+    1_700_000_000 + (i % 4),
+    (i % 3) * 1000,
+  );
+for (let i = 0; i < 20; i++) file(`.hid/h${i}`, 10 + i, 1_600_000_000 + i);
+file('.dot', 100, 1_800_000_000);
+file('A.txt', 4, 1_700_000_003);
+file('a.txt', 4, 1_700_000_003);
+writeFileSync(Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xff, 0xfe, 0x2e])]), 'xxxx');
+symlinkSync('a', join(root, 'dirlink'));
+symlinkSync('nowhere', join(root, 'broken'));
+spawnSync('mkfifo', [join(root, 'pipe')]);
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function answer(req: WalkRequest, rank: boolean): { rows: Row[]; summary: WalkSummary; bytes: number } {
+  const r = spawnSync('sh', ['-c', buildWalkCommand(req, { maxRecords: 100_000, rank })], { maxBuffer: 1 << 26 });
+  assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
+  const parser = new FindRecordParser(false);
+  const l = collectListing(parser.push(r.stdout), 100_000);
+  assert.ok(l.root);
+  const source = new MemorySource({ ...l.root, name: Buffer.alloc(0) }, l.records, { dirErrors: l.dirErrors });
+  const gen = walk(req, source, () => 0);
+  const rows: Row[] = [];
+  let step = gen.next();
+  for (; !step.done; step = gen.next()) rows.push(step.value);
+  if (rank) {
+    assert.ok(parser.dropped, 'the ranked listing ends with its counts');
+    addDropped(step.value, parser.dropped, req);
+  } else assert.equal(parser.dropped, undefined);
+  return { rows, summary: step.value, bytes: r.stdout.length };
+}
+
+describe('remote ranking', () => {
+  const cases: Partial<WalkRequest>[] = [];
+  for (const order of ['size', 'modified'] as const)
+    for (const direction of ['ascending', 'descending'] as const)
+      for (const [topN, offset] of [
+        [10, 0],
+        [1, 0],
+        [25, 40],
+        [5000, 0],
+      ])
+        cases.push({ order, direction, topN, offset });
+  cases.push(
+    { order: 'size', direction: 'descending', topN: 10, types: ['file'] },
+    { order: 'size', direction: 'descending', topN: 10, types: ['symlink', 'fifo'] },
+    { order: 'size', direction: 'descending', topN: 10, types: ['dir'] },
+    { order: 'modified', direction: 'descending', topN: 10, excludeHidden: true },
+    { order: 'size', direction: 'descending', topN: 10, excludeHidden: true, types: ['file'] },
+    { order: 'size', direction: 'ascending', topN: 3, maxDepth: 1 },
+    { order: 'size', direction: 'descending', topN: 10, dirSizes: false, oneFileSystem: true },
+  );
+  for (const c of cases) {
+    const req: WalkRequest = { ...WALK_DEFAULTS, path: root, deadlineMs: 10_000, shape: 'ranked', ...c };
+    it(`gives the full listing's rows and summary: ${JSON.stringify(c)}`, () => {
+      assert.ok(remoteRankable(req));
+      const full = answer(req, false);
+      const ranked = answer(req, true);
+      assert.deepEqual(ranked.rows, full.rows);
+      assert.deepEqual({ ...ranked.summary, elapsedMs: 0 }, { ...full.summary, elapsedMs: 0 });
+    });
+  }
+
+  it('sends less than the full listing', () => {
+    const req: WalkRequest = {
+      ...WALK_DEFAULTS,
+      path: root,
+      deadlineMs: 10_000,
+      shape: 'ranked',
+      order: 'modified',
+      topN: 10,
+    };
+    assert.ok(answer(req, true).bytes < answer(req, false).bytes / 3);
+  });
+
+  it('is probed: the awk of this host reads and writes NUL bytes', () => {
+    const out = spawnSync('sh', ['-c', PROBE_COMMAND], { encoding: 'utf8' }).stdout;
+    assert.equal(parseProbe(out).awk, true, out);
+    assert.equal(parseProbe(out.replace(/^awk=.*$/m, 'awk=13')).awk, false);
+  });
+
+  it('is refused where awk cannot decide exactly', () => {
+    const base: WalkRequest = { ...WALK_DEFAULTS, path: root, deadlineMs: 10_000, shape: 'ranked', order: 'size' };
+    assert.equal(remoteRankable({ ...base, order: 'name' }), false);
+    assert.equal(remoteRankable({ ...base, shape: 'tree' }), false);
+    assert.equal(remoteRankable({ ...base, include: ['*.txt'] }), false);
+    assert.equal(remoteRankable({ ...base, exclude: ['a'] }), false);
+    assert.equal(remoteRankable({ ...base, followSymlinks: true }), false);
+  });
+});
