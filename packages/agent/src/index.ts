@@ -1,10 +1,11 @@
 // @fleetls/agent: the fleetls-agent daemon's factories (main.ts is the only side-effecting file).
 export * from './config.js';
+export { type AgentCredentials, loadCredentials, readToken, tokenInterceptor } from './credentials.js';
 export { createFsSource, duApparent, type FsSourceOptions, WalkCancelled } from './fs-source.js';
 export { createLocalBackend } from './local-backend.js';
 export { type AgentMetrics, createAgentMetrics, metricsInterceptor, startMetricsServer } from './metrics.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
-export { type AgentServer, createAgentServer, readToken, tokenInterceptor } from './server.js';
+export { type AgentServer, createAgentServer } from './server.js';
 export { type AgentServiceHandle, addAgentService, prepareWalk } from './service.js';
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// fleetls-agent: parse the configuration, serve, shut down gracefully on SIGTERM/SIGINT.
+// fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
+// gracefully on SIGTERM/SIGINT.
 import { pino } from 'pino';
 import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 import { createAgentMetrics, startMetricsServer } from './metrics.js';
@@ -42,6 +43,10 @@ async function main(): Promise<number> {
   };
   process.on('SIGTERM', (s) => onStop(s));
   process.on('SIGINT', (s) => onStop(s));
+  // SIGHUP re-reads certificate, key, CA and token. One during startup changes nothing: the
+  // files are being read then. (Node's default for SIGHUP would be to exit.)
+  let onReload = () => {};
+  process.on('SIGHUP', () => onReload());
 
   let server: ReturnType<typeof createAgentServer>;
   let port: number;
@@ -72,6 +77,17 @@ async function main(): Promise<number> {
     },
     'listening',
   );
+  onReload = () => {
+    try {
+      server.reload();
+      logger.info(
+        { tls: config.tls !== undefined, bearerToken: config.tokenFile !== undefined },
+        'credentials reloaded',
+      );
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'reload failed: the credentials in use stay');
+    }
+  };
   return new Promise<number>((resolve) => {
     let stopping = false;
     onStop = (signal: NodeJS.Signals) => {

@@ -1,7 +1,6 @@
 // The agent's gRPC server: the Agent service, grpc.health.v1, reflection, bearer-token
-// auth (health exempt), mTLS or loopback plaintext, and a graceful shutdown.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import * as fs from 'node:fs';
+// auth (health exempt), mTLS or loopback plaintext, credentials reloaded on demand, and a
+// graceful shutdown.
 import { NOOP_OBSERVER, type Observer } from '@fleetls/core';
 import { loadContract, SERVICE_NAME } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
@@ -9,6 +8,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import type { AgentConfig } from './config.js';
+import { loadCredentials } from './credentials.js';
 import { metricsInterceptor } from './metrics.js';
 import { resolveRoots } from './policy.js';
 import { addAgentService } from './service.js';
@@ -21,59 +21,8 @@ export interface AgentServer {
   start(): Promise<{ port: number }>;
   /** NOT_SERVING, let in-flight calls finish, force after `graceMs`. */
   shutdown(graceMs?: number): Promise<void>;
-}
-
-const HEALTH_PREFIX = '/grpc.health.v1.Health/';
-
-function digest(s: string | Buffer): Buffer {
-  return createHash('sha256').update(s).digest();
-}
-
-/** Bearer-token check in constant time (the digests have equal length whatever the input). */
-export function tokenInterceptor(token: string): grpc.ServerInterceptor {
-  const expected = digest(`Bearer ${token}`);
-  return (method, call) =>
-    new grpc.ServerInterceptingCall(
-      call,
-      new grpc.ResponderBuilder()
-        .withStart((next) => {
-          next(
-            new grpc.ServerListenerBuilder()
-              .withOnReceiveMetadata((md, nextMd) => {
-                if (method.path.startsWith(HEALTH_PREFIX)) {
-                  nextMd(md);
-                  return;
-                }
-                const got = md.get('authorization')[0];
-                if (got !== undefined && timingSafeEqual(digest(String(got)), expected)) {
-                  nextMd(md);
-                } else {
-                  call.sendStatus({
-                    code: grpc.status.UNAUTHENTICATED,
-                    details: got === undefined ? 'missing bearer token' : 'bad bearer token',
-                    metadata: new grpc.Metadata(),
-                  });
-                }
-              })
-              .build(),
-          );
-        })
-        .build(),
-    );
-}
-
-function readFile(path: string, key: string): Buffer {
-  try {
-    return fs.readFileSync(path);
-  } catch (err) {
-    throw new Error(`${key}: cannot read ${path}: ${(err as Error).message}`);
-  }
-}
-
-export function readToken(path: string): string {
-  const token = readFile(path, 'token_file').toString('utf8').trim();
-  if (token === '') throw new Error(`token_file: ${path} is empty`);
-  return token;
+  /** Re-reads certificate, key, CA and token (SIGHUP); throws, keeping the old ones, if any is bad. */
+  reload(): void;
 }
 
 export function createAgentServer(
@@ -83,17 +32,8 @@ export function createAgentServer(
 ): AgentServer {
   // Metrics first, so that a call the token check refuses is counted too.
   const interceptors: grpc.ServerInterceptor[] = observer === NOOP_OBSERVER ? [] : [metricsInterceptor(observer)];
-  if (config.tokenFile) interceptors.push(tokenInterceptor(readToken(config.tokenFile)));
-  let credentials: grpc.ServerCredentials;
-  if (config.tls) {
-    credentials = grpc.ServerCredentials.createSsl(
-      readFile(config.tls.ca, 'tls_ca'),
-      [{ cert_chain: readFile(config.tls.cert, 'tls_cert'), private_key: readFile(config.tls.key, 'tls_key') }],
-      true,
-    );
-  } else {
-    credentials = grpc.ServerCredentials.createInsecure();
-  }
+  const credentials = loadCredentials(config);
+  if (credentials.interceptor) interceptors.push(credentials.interceptor);
 
   const server = new grpc.Server({
     interceptors,
@@ -113,7 +53,7 @@ export function createAgentServer(
 
   const bind = (address: string): Promise<number> =>
     new Promise((resolve, reject) => {
-      server.bindAsync(address, credentials, (err, port) => {
+      server.bindAsync(address, credentials.server, (err, port) => {
         if (err) reject(new Error(`listen: cannot bind ${address}: ${err.message}`));
         else resolve(port);
       });
@@ -144,6 +84,8 @@ export function createAgentServer(
       const address = config.host.includes(':') ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
       return { port: await bind(address) };
     },
+
+    reload: () => credentials.reload(),
 
     shutdown(graceMs = 10_000): Promise<void> {
       health.setStatus('', 'NOT_SERVING');

@@ -1,0 +1,137 @@
+// The agent's credentials, read at start and again on SIGHUP: its certificate, key and CA
+// (new TLS connections get the new ones; connections already open keep theirs, so walks in
+// flight finish) and the bearer token (checked per call, so the next call sees it).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import * as fs from 'node:fs';
+import { createSecureContext } from 'node:tls';
+import * as grpc from '@grpc/grpc-js';
+import type { AgentConfig } from './config.js';
+
+const HEALTH_PREFIX = '/grpc.health.v1.Health/';
+
+function digest(s: string | Buffer): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+function readFile(path: string, key: string): Buffer {
+  try {
+    return fs.readFileSync(path);
+  } catch (err) {
+    throw new Error(`${key}: cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
+export function readToken(path: string): string {
+  const token = readFile(path, 'token_file').toString('utf8').trim();
+  if (token === '') throw new Error(`token_file: ${path} is empty`);
+  return token;
+}
+
+/**
+ * Bearer-token check in constant time (the digests have equal length whatever the input);
+ * `expected()` is asked on every call, so a reloaded token applies to the next one.
+ */
+export function tokenInterceptor(expected: () => Buffer): grpc.ServerInterceptor {
+  return (method, call) =>
+    new grpc.ServerInterceptingCall(
+      call,
+      new grpc.ResponderBuilder()
+        .withStart((next) => {
+          next(
+            new grpc.ServerListenerBuilder()
+              .withOnReceiveMetadata((md, nextMd) => {
+                if (method.path.startsWith(HEALTH_PREFIX)) {
+                  nextMd(md);
+                  return;
+                }
+                const got = md.get('authorization')[0];
+                if (got !== undefined && timingSafeEqual(digest(String(got)), expected())) {
+                  nextMd(md);
+                } else {
+                  call.sendStatus({
+                    code: grpc.status.UNAUTHENTICATED,
+                    details: got === undefined ? 'missing bearer token' : 'bad bearer token',
+                    metadata: new grpc.Metadata(),
+                  });
+                }
+              })
+              .build(),
+          );
+        })
+        .build(),
+    );
+}
+
+/**
+ * grpc-js's certificate-provider seam, fed by us: it sets the secure context of the
+ * listening server whenever we publish, and leaves open connections alone.
+ */
+class ReloadedCertificates implements grpc.experimental.CertificateProvider {
+  private ca: grpc.experimental.CaCertificateUpdate;
+  private identity: grpc.experimental.IdentityCertificateUpdate;
+  private readonly caListeners = new Set<grpc.experimental.CaCertificateUpdateListener>();
+  private readonly identityListeners = new Set<grpc.experimental.IdentityCertificateUpdateListener>();
+
+  constructor(tls: NonNullable<AgentConfig['tls']>) {
+    ({ ca: this.ca, identity: this.identity } = ReloadedCertificates.read(tls));
+  }
+
+  static read(tls: NonNullable<AgentConfig['tls']>) {
+    const identity = { certificate: readFile(tls.cert, 'tls_cert'), privateKey: readFile(tls.key, 'tls_key') };
+    // Refuse a certificate that does not go with its key before publishing anything.
+    const ca = { caCertificate: readFile(tls.ca, 'tls_ca') };
+    try {
+      createSecureContext({ cert: identity.certificate, key: identity.privateKey, ca: ca.caCertificate });
+    } catch (err) {
+      throw new Error(`tls_cert, tls_key, tls_ca: ${(err as Error).message}`);
+    }
+    return { ca, identity };
+  }
+
+  publish(tls: NonNullable<AgentConfig['tls']>): void {
+    ({ ca: this.ca, identity: this.identity } = ReloadedCertificates.read(tls));
+    for (const l of this.caListeners) l(this.ca);
+    for (const l of this.identityListeners) l(this.identity);
+  }
+
+  // grpc-js registers its watcher only after adding these listeners: the first update must come later.
+  addCaCertificateListener(l: grpc.experimental.CaCertificateUpdateListener): void {
+    this.caListeners.add(l);
+    queueMicrotask(() => this.caListeners.has(l) && l(this.ca));
+  }
+  removeCaCertificateListener(l: grpc.experimental.CaCertificateUpdateListener): void {
+    this.caListeners.delete(l);
+  }
+  addIdentityCertificateListener(l: grpc.experimental.IdentityCertificateUpdateListener): void {
+    this.identityListeners.add(l);
+    queueMicrotask(() => this.identityListeners.has(l) && l(this.identity));
+  }
+  removeIdentityCertificateListener(l: grpc.experimental.IdentityCertificateUpdateListener): void {
+    this.identityListeners.delete(l);
+  }
+}
+
+export interface AgentCredentials {
+  server: grpc.ServerCredentials;
+  /** The token check, when the agent has a token. */
+  interceptor?: grpc.ServerInterceptor;
+  /** Reads every file again; on any error throws and the credentials in use stay. */
+  reload(): void;
+}
+
+export function loadCredentials(config: AgentConfig): AgentCredentials {
+  let token = config.tokenFile ? digest(`Bearer ${readToken(config.tokenFile)}`) : undefined;
+  const certificates = config.tls ? new ReloadedCertificates(config.tls) : undefined;
+  return {
+    server: certificates
+      ? grpc.experimental.createCertificateProviderServerCredentials(certificates, certificates, true)
+      : grpc.ServerCredentials.createInsecure(),
+    interceptor: token ? tokenInterceptor(() => token as Buffer) : undefined,
+    reload() {
+      // Everything is read before anything changes: a bad file leaves both as they were.
+      const next = config.tokenFile ? digest(`Bearer ${readToken(config.tokenFile)}`) : undefined;
+      if (certificates && config.tls) certificates.publish(config.tls);
+      token = next;
+    },
+  };
+}
