@@ -40,6 +40,17 @@ function tokenMatches(header: string | undefined, want: Buffer): boolean {
   return timingSafeEqual(digest(m ? m[1].trim() : ''), want);
 }
 
+/** A browser's Origin may only be this server itself: the Host it named, or loopback on a loopback server. */
+function originAllowed(origin: string, host: string, loopbackBound: boolean): boolean {
+  let name: string;
+  try {
+    name = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false; // includes "null" (sandboxed frames, file: pages)
+  }
+  return name === host || (loopbackBound && isLoopback(name));
+}
+
 function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
@@ -55,7 +66,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new FleetError('resource_exhausted', `request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) {
+      throw new FleetError('resource_exhausted', `request body is over the limit of ${MAX_BODY_BYTES} bytes`);
+    }
     chunks.push(chunk as Buffer);
   }
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -70,6 +83,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     );
   }
   const wanted = token === undefined ? undefined : digest(token);
+  const loopbackBound = isLoopback(deps.host);
   const log = deps.logger.child({ transport: 'http' });
   if (!token) log.warn('no bearer token: any local process may call the tools');
 
@@ -82,9 +96,16 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     }
     const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
     if (url.pathname !== MCP_PATH && !metrics) return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
-    // Without a token, only loopback names may reach a loopback server (DNS rebinding).
-    if (!token && !isLoopback(hostOfHeader(req.headers.host))) {
+    // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends
+    // `Host: evil.example` and its own Origin. A loopback server answers loopback names only,
+    // token or not; and no server answers a browser page of another origin.
+    const host = hostOfHeader(req.headers.host);
+    if (loopbackBound && !isLoopback(host)) {
       return jsonError(res, 403, 'forbidden: Host header must name a loopback address');
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !originAllowed(origin, host, loopbackBound)) {
+      return jsonError(res, 403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
     }
     if (wanted && !tokenMatches(req.headers.authorization, wanted)) {
       return jsonError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
@@ -99,11 +120,19 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     if (req.method !== 'POST') {
       return jsonError(res, 405, 'method not allowed: this server is stateless, POST only', { allow: 'POST' });
     }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      return jsonError(res, 413, `request body of ${declared} bytes is over the limit of ${MAX_BODY_BYTES}`, {
+        connection: 'close',
+      });
+    }
     let body: unknown;
     try {
       body = await readJson(req);
     } catch (err) {
-      return jsonError(res, 400, `bad request body: ${FleetError.from(err).message}`);
+      const fe = FleetError.from(err);
+      if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
+      return jsonError(res, 400, `bad request body: ${fe.message}`);
     }
     const server = createMcpServer(deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
