@@ -75,11 +75,11 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     const a = JSON.parse(r.stdout);
     assert.equal(a.path, tree);
     assert.deepEqual(
-      a.entries.map((e: { path: string; type: string }) => [e.path, e.type]),
+      a.entries.map((e: { path: string; type?: string }) => [e.path, e.type ?? 'file (absent)']),
       [
-        ['a.txt', 'file'],
+        ['a.txt', 'file (absent)'],
         ['b-dir', 'directory'],
-        ['C.log', 'file'],
+        ['C.log', 'file (absent)'],
         ['link', 'symlink'],
       ],
     );

@@ -1,53 +1,47 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_MAX_ANSWER_BYTES, reserveFor, TextBudget } from './budget.js';
+import { DEFAULT_MAX_ANSWER_BYTES, fitRows } from './budget.js';
 
-/** The lines a budget takes, in order, stopping at the first refusal. */
-function fit(lines: string[], maxBytes: number, reserve = 0): { taken: string[]; dropped: number } {
-  const b = new TextBudget(maxBytes, reserve);
-  const taken = lines.filter((l) => b.take(l));
-  return { taken, dropped: b.dropped };
+/** An answer of `header` bytes, rows of the given sizes, and `cut` bytes more when some row is left out. */
+function answer(header: number, rows: number[], cut: number) {
+  return {
+    rows: rows.length,
+    rowCost: (i: number) => rows[i],
+    size: (n: number) => header + rows.slice(0, n).reduce((a, b) => a + b, 0) + (n < rows.length ? cut : 0),
+  };
 }
 
-describe('TextBudget', () => {
-  // [name, lines, maxBytes, lines kept]; every line costs its UTF-8 bytes plus a newline.
-  const CASES: [string, string[], number, number][] = [
-    ['nothing', [], 10, 0],
-    ['all fit exactly', ['abc', 'de'], 7, 2],
-    ['one byte short', ['abc', 'de'], 6, 1],
-    ['first line too big', ['abcdef'], 6, 0],
-    ['zero budget', ['a'], 0, 0],
-    ['empty lines cost their newline', ['', '', ''], 3, 3],
-    ['multi-byte counted in bytes', ['日本', 'x'], 8, 1],
-    ['emoji', ['😀', '😀'], 10, 2],
+describe('fitRows', () => {
+  // [name, header, rows, cut, maxBytes, minRows, rows shown]
+  const CASES: [string, number, number[], number, number, number, number][] = [
+    ['nothing to show', 10, [], 5, 10, 0, 0],
+    ['all fit exactly', 10, [3, 4], 5, 17, 0, 2],
+    ['all fit once the cut warning goes', 10, [3, 4], 50, 17, 0, 2],
+    ['one short: the warning costs room too', 10, [3, 4], 5, 16, 0, 0],
+    ['cut leaves room for the warning', 10, [3, 3, 3, 3], 4, 21, 0, 2],
+    ['header alone too big', 30, [1], 0, 20, 0, -1],
+    ['one row must show and cannot', 10, [20, 1], 5, 25, 1, -1],
+    ['one row must show and can', 10, [10, 10], 5, 25, 1, 1],
+    ['wide rows after narrow ones', 0, [1, 1, 1, 100, 1], 2, 50, 0, 3],
   ];
-  for (const [name, lines, max, kept] of CASES) {
+  for (const [name, header, rows, cut, maxBytes, minRows, want] of CASES) {
     it(name, () => {
-      const r = fit(lines, max);
-      assert.deepEqual(r.taken, lines.slice(0, kept));
-      assert.equal(r.dropped, lines.length - kept);
+      const a = answer(header, rows, cut);
+      const n = fitRows({ ...a, maxBytes }, minRows);
+      assert.equal(n, want);
+      if (n >= 0) assert.ok(a.size(n) <= maxBytes);
+      if (n >= 0 && n < rows.length) assert.ok(a.size(n + 1) > maxBytes, 'the next row would not fit');
     });
   }
 
-  it('cuts at the first misfit and never slips a later shorter line in', () => {
-    const r = fit(['aaaa', 'bbbbbbbb', 'c'], 8);
-    assert.deepEqual(r.taken, ['aaaa']);
-    assert.equal(r.dropped, 2);
+  it('stays under the budget when the row costs aim low', () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => 10 + (i % 7));
+    const n = fitRows({ rows: rows.length, rowCost: () => 5, size: (k) => 100 + k * 13 + 40, maxBytes: 4096 });
+    assert.ok(100 + n * 13 + 40 <= 4096);
+    assert.ok(100 + (n + 1) * 13 + 40 > 4096);
   });
 
-  it('keeps room for closing lines, at most half the budget', () => {
-    assert.deepEqual(fit(['x'.repeat(90)], 100, 20).taken, []);
-    assert.deepEqual(fit(['x'.repeat(40)], 100, 1000).taken, ['x'.repeat(40)], 'a reserve never takes over half');
-    assert.equal(reserveFor(3), 1024 + 3 * 256);
-  });
-
-  it('bounds a huge listing by the default budget, as many lines as fit', () => {
-    const lines = Array.from({ length: 100_000 }, (_, i) => `[FILE] dir/file-${i}\twith "quotes" and \\ and ünïcode`);
-    const { taken, dropped } = fit(lines, DEFAULT_MAX_ANSWER_BYTES);
-    const bytes = taken.reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
-    assert.ok(bytes <= DEFAULT_MAX_ANSWER_BYTES);
-    assert.ok(bytes + Buffer.byteLength(lines[taken.length]) + 1 > DEFAULT_MAX_ANSWER_BYTES);
-    assert.equal(dropped, lines.length - taken.length);
-    assert.equal(DEFAULT_MAX_ANSWER_BYTES, 262_144);
+  it('defaults to 64 KiB', () => {
+    assert.equal(DEFAULT_MAX_ANSWER_BYTES, 65_536);
   });
 });

@@ -1,46 +1,40 @@
-// Every answer is bounded in bytes, far under what MCP clients accept (the stock client
-// rejects 10 MiB): a listing that does not fit is cut at a line boundary and says so.
+// Every answer is bounded in bytes, whole: what a client receives (text and structured rows
+// together) stays under a budget well inside what MCP clients accept (Claude Code refuses a
+// tool result over 25,000 tokens). A listing that does not fit is cut after a row.
 
-/** Default text budget of one answer. */
-export const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024;
+/** Default budget of one whole answer: 64 KiB, about 16-20k tokens. */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024;
 
-/**
- * Text of one answer, bounded in bytes: lines are taken while they fit, and the rest are
- * counted. `reserve` keeps room for the lines that always follow (warnings, host failures).
- */
-export class TextBudget {
-  private used = 0;
-  /** Lines refused since the budget ran out. */
-  dropped = 0;
-
-  constructor(
-    readonly maxBytes: number,
-    reserve = 0,
-  ) {
-    this.used = Math.min(reserve, Math.floor(maxBytes / 2));
-  }
-
-  get exhausted(): boolean {
-    return this.dropped > 0;
-  }
-
-  /** Takes the line if it fits (and nothing was refused before, so cuts land on a row boundary). */
-  take(line: string): boolean {
-    if (this.dropped > 0) {
-      this.dropped++;
-      return false;
-    }
-    const cost = Buffer.byteLength(line, 'utf8') + 1;
-    if (this.used + cost > this.maxBytes) {
-      this.dropped++;
-      return false;
-    }
-    this.used += cost;
-    return true;
-  }
+export interface RowFit {
+  /** Rows that could be shown. */
+  rows: number;
+  /** Bytes that row `i` adds to the answer, near enough to aim with (exactness comes from `size`). */
+  rowCost(i: number): number;
+  /** The exact size of the answer that shows the first `n` rows (with what it says about the rest). */
+  size(n: number): number;
+  maxBytes: number;
 }
 
-/** Room kept for closing lines: a warning or two plus one line per failed host. */
-export function reserveFor(hostCount: number): number {
-  return 1024 + 256 * hostCount;
+/**
+ * The most rows whose whole answer fits `maxBytes`, or -1 when not even the answer with
+ * `minRows` rows fits (the caller says what is too small). Aims with the row costs, then
+ * checks the exact size, so the bound holds whatever the answer's wording costs.
+ */
+export function fitRows(f: RowFit, minRows = 0): number {
+  // Everything shown needs no cut warning and no cursor, so it can fit where one row fewer does not.
+  if (f.size(f.rows) <= f.maxBytes) return f.rows;
+  let n = 0;
+  let used = f.size(0);
+  while (n < f.rows && used + f.rowCost(n) <= f.maxBytes) used += f.rowCost(n++);
+  // The answer's own words change with n (counts, positions, a cursor): step back until it fits...
+  let size = f.size(n);
+  while (size > f.maxBytes && n > minRows) {
+    let drop = 0;
+    for (let freed = 0; freed < size - f.maxBytes && n - drop > minRows; drop++) freed += f.rowCost(n - drop - 1);
+    n -= Math.max(1, drop);
+    size = f.size(n);
+  }
+  // ...or forward while the next row still fits.
+  while (n + 1 < f.rows && f.size(n + 1) <= f.maxBytes) n++;
+  return n >= minRows && f.size(n) <= f.maxBytes ? n : -1;
 }

@@ -153,14 +153,31 @@ test("the client's cancellation reaches every in-flight host", async () => {
   await close();
 });
 
-test('answers stay within the byte budget', async () => {
+test('the whole result (text and structuredContent) stays within the byte budget, cut at the same row', async () => {
   const names = Array.from({ length: 3000 }, (_, i) => `entry-${String(i).padStart(5, '0')}`);
   const { client, close } = await connect(new FakeFleet({ a: new MemoryBackend(tree(names)) }), {
     maxAnswerBytes: 8192,
   });
-  const r = (await client.callTool({ name: 'list_directory', arguments: { host: 'a', path: '/r' } })) as CallToolResult;
-  assert.ok(Buffer.byteLength(text(r)) <= 8192);
-  assert.match(text(r), /\[WARNING\] answer cut at 8192 bytes/);
-  assert.equal((r.structuredContent as { truncated: boolean }).truncated, true);
+  for (const [name, args] of [
+    ['list_directory', { host: 'a', path: '/r' }],
+    ['list_files', { host: 'a', path: '/r', limit: 5000 }],
+    ['list_directories', { host: 'a', path: '/' }],
+  ] as const) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const whole = Buffer.byteLength(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }));
+    assert.ok(whole <= 8192, `${name}: ${whole} bytes`);
+    const sc = r.structuredContent as { entries?: { path: string }[]; items?: { path: string }[]; truncated: boolean };
+    if (name === 'list_directories') continue;
+    assert.match(text(r), /\[WARNING\] answer cut at 8192 bytes after \d+/, name);
+    assert.equal(sc.truncated, true);
+    // Text and rows end at the same row.
+    const rows = sc.entries ?? sc.items ?? [];
+    const lastRow = rows.at(-1)?.path ?? '';
+    const rowLines = text(r)
+      .split('\n')
+      .filter((l) => /entry-\d{5}/.test(l));
+    assert.equal(rowLines.length, rows.length, name);
+    assert.ok(rowLines.at(-1)?.includes(lastRow), `${name}: ${rowLines.at(-1)} vs ${lastRow}`);
+  }
   await close();
 });

@@ -9,7 +9,7 @@ export interface GatewayOptions {
   connectTimeoutMs: number;
   /** Budget of one host's part of a call; under MCP clients' 60 s request timeout. */
   deadlineMs: number;
-  /** Text of one answer at most, in bytes (cut at a row boundary). */
+  /** One whole MCP answer at most (the serialized CallToolResult: text and structuredContent), in bytes; cut after a row. */
   maxAnswerBytes: number;
 }
 

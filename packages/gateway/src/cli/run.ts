@@ -79,7 +79,11 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--concurrency <n>', 'hosts asked at once (default 32)', intFlag('--concurrency', 1))
     .option('--deadline-ms <ms>', "one host's budget per call (default 20000)", intFlag('--deadline-ms', 1))
     .option('--connect-timeout-ms <ms>', 'connecting to one host (default 3000)', intFlag('--connect-timeout-ms', 1))
-    .option('--max-answer-bytes <n>', 'text of one answer at most (default 262144)', intFlag('--max-answer-bytes', 1))
+    .option(
+      '--max-answer-bytes <n>',
+      'one whole MCP answer (text and structured rows) at most (default 65536)',
+      intFlag('--max-answer-bytes', 1),
+    )
     .showHelpAfterError('(run fleetls --help for usage)')
     .exitOverride()
     .configureOutput({

@@ -6,14 +6,13 @@ import {
   displayPath,
   humanSize,
   renderAligned,
-  reserveFor,
   resolveWalkRequest,
   type TableRow,
-  TextBudget,
   type WalkRequest,
 } from '@fleetls/core';
 import { z } from 'zod';
 import type { FleetHost } from '../fleet-types.js';
+import { fitAnswer, rowBytes } from './answer-size.js';
 import {
   type HostEntry,
   type HostNote,
@@ -25,12 +24,13 @@ import {
 import { LIMIT } from './list-files.js';
 import { failureLines, hostStatusJson, modified, noteLine, truncationJson, truncationWarning } from './present.js';
 import * as s from './schemas.js';
-import { defineTool, type ToolResult } from './tool.js';
+import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const input = { host: s.host(), path: s.path, order_by: s.orderBy, sort: s.sort, top_n: s.topN };
 
 const nodeSchema = z.object({
-  host: z.string(),
+  /** Only when several hosts were asked. */
+  host: z.string().optional(),
   name: z.string(),
   size: z.number().optional(),
   size_partial: z.boolean().optional(),
@@ -119,62 +119,65 @@ export const listDirectoriesTool = defineTool({
   mcp(l: DirectoryListing, ctx) {
     const nodes: NodeJson[] = [];
     const rows: TableRow[] = [];
-    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length) + 256);
     for (const { host, entry } of l.rows) {
-      const node: NodeJson = { host, name: displayPath(baseName(entry.path)), modified: modified(entry) };
+      const name = displayPath(baseName(entry.path));
+      const node: NodeJson = { ...(l.multi ? { host } : {}), name, modified: modified(entry) };
       if (l.sizes) {
         node.size = entry.size;
         if (entry.sizePartial) node.size_partial = true;
       }
-      const row: TableRow = {
+      nodes.push(node);
+      rows.push({
         host,
-        name: node.name,
+        name,
         size: l.sizes ? `${humanSize(entry.size)}${entry.sizePartial ? '+' : ''}` : undefined,
         modified: node.modified,
-      };
-      // Aligned columns are rendered once at the end; a tab-joined line bounds the cost.
-      if (!budget.take([host, node.name, row.size ?? '', node.modified].join('  '))) break;
-      nodes.push(node);
-      rows.push(row);
-    }
-    const shown = nodes.length;
-    const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
-    const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
-    for (const n of l.notes) warnings.push(noteLine(n, true));
-    const truncated = shown < l.found || truncations.length > 0;
-    if (shown < l.rows.length) {
-      truncations.push({ host: '', dir: '', shown, total: l.rows.length, reason: 'bytes' });
-      warnings.push(
-        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`,
-      );
+      });
     }
     const columns = [...(l.multi ? ['host'] : []), 'name', ...(l.sizes ? ['size'] : []), 'modified'];
-    const headline =
-      l.found === 0
-        ? `No directories found in '${l.path}'`
-        : `${l.found} ${l.found === 1 ? 'directory' : 'directories'} in '${l.path}'${shown < l.found ? `, showing ${shown}` : ''}` +
-          (l.sizes ? ' (sizes: recursive, one file system; + = lower bound)' : '');
-    const table =
-      shown > 0
-        ? renderAligned(columns, rows, {
-            right: ['size'],
-            headers: { host: 'HOST', name: 'NAME', size: 'SIZE', modified: 'MODIFIED' },
-          })
-        : [];
-    const structured: ListDirectoriesAnswer = {
-      path: l.path,
-      nodes,
-      total: shown,
-      found: l.found,
-      shown,
-      truncated,
-      truncations,
-      ...(l.notes.length > 0 ? { notes: l.notes } : {}),
-      hosts: l.hosts.map(hostStatusJson),
+    const failures = failureLines(l.hosts, l.path, l.multi);
+    const build = (shown: number): McpAnswer => {
+      const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+      const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
+      for (const n of l.notes) warnings.push(noteLine(n, true));
+      const truncated = shown < l.found || truncations.length > 0;
+      if (shown < l.rows.length) {
+        truncations.push({ host: '', dir: '', shown, total: l.rows.length, reason: 'bytes' });
+        warnings.push(
+          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`,
+        );
+      }
+      const headline =
+        l.found === 0
+          ? `No directories found in '${l.path}'`
+          : `${l.found} ${l.found === 1 ? 'directory' : 'directories'} in '${l.path}'${shown < l.found ? `, showing ${shown}` : ''}` +
+            (l.sizes ? ' (sizes: recursive, one file system; + = lower bound)' : '');
+      const table =
+        shown > 0
+          ? renderAligned(columns, rows.slice(0, shown), {
+              right: ['size'],
+              headers: { host: 'HOST', name: 'NAME', size: 'SIZE', modified: 'MODIFIED' },
+            })
+          : [];
+      const structured: ListDirectoriesAnswer = {
+        path: l.path,
+        nodes: nodes.slice(0, shown),
+        total: shown,
+        found: l.found,
+        shown,
+        truncated,
+        truncations,
+        ...(l.notes.length > 0 ? { notes: l.notes } : {}),
+        hosts: l.hosts.map(hostStatusJson),
+      };
+      return { structured, text: [headline, ...table, ...warnings, ...failures].join('\n') };
     };
-    return {
-      structured,
-      text: [headline, ...table, ...warnings, ...failureLines(l.hosts, l.path, l.multi)].join('\n'),
-    };
+    return fitAnswer({
+      rows: l.rows.length,
+      // An aligned line costs about its cells and their padding.
+      rowCost: (i) => rowBytes(Object.values(rows[i]).join('    '), nodes[i]) + 2,
+      build,
+      maxBytes: ctx.options.maxAnswerBytes,
+    }).answer;
   },
 });

@@ -83,7 +83,7 @@ test('list_directory pages: any budget reproduces the unpaged rows exactly once,
     assert.ok(lines.includes(want), `${want} in\n${whole.text}`);
   }
   assert.ok(lines.some((l) => l.startsWith('gone: [ERROR] unreachable')));
-  for (const budget of [300, 420, 700, 1500]) {
+  for (const budget of [900, 1100, 1500, 2500]) {
     const pages = await allPages(budget);
     assert.ok(pages.length > 1, `${pages.length} pages at ${budget} bytes`);
     const entries = pages.flatMap((p) => p.entries);
@@ -97,11 +97,11 @@ test('list_directory pages: any budget reproduces the unpaged rows exactly once,
 
 test('list_directory pages: a page resumes its first host after the last row shown, not from the start', async () => {
   const { fleet: f, backends } = fleet();
-  const first = await listDirectory(ctx(f, { maxAnswerBytes: 400 }), { ...ARGS, host: 'web1' });
+  const first = await listDirectory(ctx(f, { maxAnswerBytes: 700 }), { ...ARGS, host: 'web1' });
   const cursor = first.structured.next_cursor;
   assert.ok(cursor);
   const last = first.structured.entries.at(-1);
-  await listDirectory(ctx(f, { maxAnswerBytes: 400 }), { ...ARGS, host: 'web1', cursor });
+  await listDirectory(ctx(f, { maxAnswerBytes: 700 }), { ...ARGS, host: 'web1', cursor });
   const req = backends.web1.requests.at(-1);
   assert.equal(req?.after?.toString(), last?.path);
   assert.equal(req?.afterRow, last?.type === 'warning' ? 'warning' : last?.error ? 'error' : 'entry');
@@ -112,7 +112,7 @@ test('list_directory pages: one host keeps DesktopCommander lines on every page'
   let cursor: string | undefined;
   const rows: string[] = [];
   do {
-    const r = await listDirectory(ctx(f, { maxAnswerBytes: 350 }), {
+    const r = await listDirectory(ctx(f, { maxAnswerBytes: 650 }), {
       ...ARGS,
       host: 'web3',
       ...(cursor ? { cursor } : {}),
@@ -130,7 +130,7 @@ test('list_directory pages: one host keeps DesktopCommander lines on every page'
 
 test('list_directory pages: a cursor of another query, of list_files, or garbage is refused naming cursor', async () => {
   const f = fleet().fleet;
-  const r = await listDirectory(ctx(f, { maxAnswerBytes: 400 }), ARGS);
+  const r = await listDirectory(ctx(f, { maxAnswerBytes: 700 }), ARGS);
   const cursor = r.structured.next_cursor;
   assert.ok(cursor);
   const refused = (e: unknown) =>
@@ -139,12 +139,12 @@ test('list_directory pages: a cursor of another query, of list_files, or garbage
     /^cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth and max_items_per_dir/.test(
       e.message,
     );
-  const o = { maxAnswerBytes: 400 };
+  const o = { maxAnswerBytes: 700 };
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, depth: 2, cursor }), refused);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, host: 'web1', cursor }), refused);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: 'garbage' }), refused);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: `${cursor}x` }), refused);
-  const files = await listFiles(ctx(f, { maxAnswerBytes: 400 }), { host: 'web1', path: '/r', max_depth: 3 });
+  const files = await listFiles(ctx(f, { maxAnswerBytes: 700 }), { host: 'web1', path: '/r', max_depth: 3 });
   const filesCursor = files.structured.next_cursor;
   assert.ok(filesCursor);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: filesCursor }), refused);
@@ -164,7 +164,7 @@ test('list_directory pages: an agent that ignores the resume point repeats no ro
   let cursor: string | undefined;
   let last = '';
   for (let n = 0; n < 50; n++) {
-    const r = await listDirectory(ctx(g, { maxAnswerBytes: 6000 }), {
+    const r = await listDirectory(ctx(g, { maxAnswerBytes: 16000 }), {
       host: 'old',
       path: '/r',
       ...(cursor ? { cursor } : {}),
@@ -181,7 +181,7 @@ test('list_directory pages: an agent that ignores the resume point repeats no ro
   assert.equal(seen.length, 2000);
   assert.match(last, /^\[WARNING\] listing stopped at .*entry limit reached/);
   // A small tree it walks whole: paging works through it as through a current agent.
-  const small = await allPagesOf(f, { host: 'old', path: '/r' }, 200);
+  const small = await allPagesOf(f, { host: 'old', path: '/r' }, 600);
   assert.deepEqual(small, (await listDirectory(ctx(f), { host: 'old', path: '/r' })).text.split('\n'));
 });
 

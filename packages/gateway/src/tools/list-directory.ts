@@ -15,10 +15,8 @@ import {
   queryFingerprint,
   type ResumePoint,
   type Row,
-  reserveFor,
   resolveWalkRequest,
   resumePointOf,
-  TextBudget,
   type TreeCursor,
   type Truncation,
   treeEntryLine,
@@ -32,10 +30,11 @@ import { formatTree } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
+import { fitAnswer, rowBytes } from './answer-size.js';
 import { fanOutOptions, type HostNote, lossTruncations, walkDeadlineMs, walkHost, walkNotes } from './host-walks.js';
-import { failureLine, hostStatusJson, modified, noteLine, truncationJson, typeWord } from './present.js';
+import { failureLine, hostStatusJson, noteLine, truncationJson, typeWord } from './present.js';
 import * as s from './schemas.js';
-import { defineTool, type ToolResult } from './tool.js';
+import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const DEPTH = { min: 1, max: 10, default: 2 } as const;
 const MAX_ITEMS_PER_DIR = { min: 1, max: 10_000, default: 100 } as const;
@@ -57,11 +56,15 @@ const input = {
 };
 
 const treeEntrySchema = z.object({
-  host: z.string(),
+  /** Only when several hosts were asked. */
+  host: z.string().optional(),
   path: z.string(),
-  type: z.string(),
+  type: z
+    .string()
+    .optional()
+    .describe('directory, symlink, fifo, socket, char, block, or warning (a capped directory); absent = file'),
+  /** Bytes (lstat), for everything but directories. */
   size: z.number().optional(),
-  modified: z.string().optional(),
   link_target: z.string().optional(),
   error: s.entryErrorSchema.optional(),
   /** A per-directory [WARNING]: how many of its entries were hidden. */
@@ -117,22 +120,28 @@ export interface TreeListing extends ToolResult {
   cursorAfter(shown: number): string | undefined;
 }
 
-function entryJson(host: string, e: Entry): TreeEntryJson {
-  const out: TreeEntryJson = { host, path: displayPath(e.path), type: typeWord(e) };
+/** A row as lean JSON: no host when one host was asked, no type for a plain file, no size for a directory. */
+function entryJson(host: string | undefined, e: Entry): TreeEntryJson {
+  const out: TreeEntryJson = { ...(host !== undefined ? { host } : {}), path: displayPath(e.path) };
+  if (e.type !== 'file') out.type = typeWord(e);
   if (e.error) {
     out.error = { code: e.error.code, detail: e.error.detail };
     return out;
   }
-  out.size = e.size;
-  out.modified = modified(e);
+  if (e.type !== 'dir') out.size = e.size;
   if (e.linkTarget !== undefined) out.link_target = displayPath(e.linkTarget);
   return out;
 }
 
-function rowJson(host: string, row: Row): TreeEntryJson {
+function rowJson(host: string | undefined, row: Row): TreeEntryJson {
   if (row.kind === 'entry') return entryJson(host, row.entry);
   const t = row.truncation;
-  return { host, path: displayPath(t.dir), type: 'warning', hidden: { shown: t.shown, total: t.total } };
+  return {
+    ...(host !== undefined ? { host } : {}),
+    path: displayPath(t.dir),
+    type: 'warning',
+    hidden: { shown: t.shown, total: t.total },
+  };
 }
 
 /**
@@ -260,63 +269,78 @@ export const listDirectoryTool = defineTool({
   },
 
   mcp(l: TreeListing, ctx) {
-    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.sections.length));
-    const lines: string[] = [];
-    const tail: string[] = [];
-    const entries: TreeEntryJson[] = [];
-    const truncations: ReturnType<typeof truncationJson>[] = [];
-    let shown = 0;
-    /** Rows the listed hosts sent for this page (those past a cut included). */
-    let sent = 0;
-    let cutAtBytes = false;
-    const listedHosts = new Set<string>();
-    for (const sec of l.sections) {
-      const host = sec.status.host;
-      const prefix = l.multi ? `${host}: ` : '';
-      listedHosts.add(host);
-      // Failed hosts keep their place in the host order, inside the budget's reserve.
-      if (sec.status.status !== 'ok') lines.push(prefix + failureLine(sec.status, l.path));
-      sent += sec.rows.length;
-      for (const row of sec.rows) {
-        const line =
+    // Each row's line and lean JSON, once; build(n) lays out the page that shows the first n.
+    const rowHost = (host: string) => (l.multi ? host : undefined);
+    const lines = l.sections.map((sec) => {
+      const prefix = l.multi ? `${sec.status.host}: ` : '';
+      return sec.rows.map(
+        (row) =>
           prefix +
-          (row.kind === 'entry' ? treeEntryLine(row.entry, l.path) : treeTruncationLine(row.truncation, l.path));
-        // A page shows one row at least, so paging always moves on.
-        if (!budget.take(line) && shown > 0) {
-          cutAtBytes = true;
+          (row.kind === 'entry' ? treeEntryLine(row.entry, l.path) : treeTruncationLine(row.truncation, l.path)),
+      );
+    });
+    const items = l.sections.map((sec) => sec.rows.map((row) => rowJson(rowHost(sec.status.host), row)));
+    const flatLines = lines.flat();
+    const flatItems = items.flat();
+    const build = (n: number): McpAnswer => {
+      const text: string[] = [];
+      const entries: TreeEntryJson[] = [];
+      const truncations: ReturnType<typeof truncationJson>[] = [];
+      const listedHosts = new Set<string>();
+      let shown = 0;
+      /** Rows the listed hosts sent for this page (those past a cut included). */
+      let sent = 0;
+      let cut = false;
+      for (const [si, sec] of l.sections.entries()) {
+        const host = sec.status.host;
+        const prefix = l.multi ? `${host}: ` : '';
+        listedHosts.add(host);
+        // Failed hosts keep their place in the host order.
+        if (sec.status.status !== 'ok') text.push(prefix + failureLine(sec.status, l.path));
+        sent += sec.rows.length;
+        const take = Math.min(sec.rows.length, n - shown);
+        for (let k = 0; k < take; k++) {
+          text.push(lines[si][k]);
+          entries.push(items[si][k]);
+        }
+        shown += take;
+        if (take < sec.rows.length) {
+          cut = true;
           break;
         }
-        shown++;
-        lines.push(line);
-        entries.push(rowJson(host, row));
+        for (const t of sec.losses) {
+          text.push(prefix + treeTruncationLine(t, l.path));
+          truncations.push(truncationJson(host, t));
+        }
       }
-      if (cutAtBytes) break;
-      for (const t of sec.losses) {
-        lines.push(prefix + treeTruncationLine(t, l.path));
-        truncations.push(truncationJson(host, t));
+      const notes = l.notes.filter((note) => listedHosts.has(note.host));
+      for (const note of notes) text.push(noteLine(note, l.multi));
+      const nextCursor = l.cursorAfter(shown);
+      if (nextCursor) {
+        const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
+        if (cut) {
+          text.push(`[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} lines; ${more}`);
+          truncations.push({ host: '', dir: '', shown, total: sent, reason: 'bytes' });
+        } else text.push(`[WARNING] ${more}`);
       }
-    }
-    const notes = l.notes.filter((n) => listedHosts.has(n.host));
-    for (const n of notes) tail.push(noteLine(n, l.multi));
-    const nextCursor = l.cursorAfter(shown);
-    if (nextCursor) {
-      const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
-      if (cutAtBytes) {
-        tail.push(`[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} lines; ${more}`);
-        truncations.push({ host: '', dir: '', shown, total: sent, reason: 'bytes' });
-      } else tail.push(`[WARNING] ${more}`);
-    }
-    const structured: ListDirectoryAnswer = {
-      path: l.path,
-      entries,
-      truncated: truncations.length > 0,
-      truncations,
-      ...(nextCursor ? { next_cursor: nextCursor } : {}),
-      ...(notes.length > 0 ? { notes } : {}),
-      // Hosts past the cut are asked again by the next page.
-      hosts: l.hosts.filter((h) => listedHosts.has(h.host)).map(hostStatusJson),
+      const structured: ListDirectoryAnswer = {
+        path: l.path,
+        entries,
+        truncated: truncations.length > 0,
+        truncations,
+        ...(nextCursor ? { next_cursor: nextCursor } : {}),
+        ...(notes.length > 0 ? { notes } : {}),
+        // Hosts past the cut are asked again by the next page.
+        hosts: l.hosts.filter((h) => listedHosts.has(h.host)).map(hostStatusJson),
+      };
+      return { structured, text: text.join('\n') };
     };
-    return { structured, text: [...lines, ...tail].join('\n') };
+    return fitAnswer({
+      rows: flatLines.length,
+      rowCost: (i) => rowBytes(flatLines[i], flatItems[i]) + 2,
+      build,
+      maxBytes: ctx.options.maxAnswerBytes,
+    }).answer;
   },
 
   cli: {
@@ -337,7 +361,9 @@ export const listDirectoryTool = defineTool({
       return { host: selector, path, depth: o.depth, max_items_per_dir: o.maxItemsPerDir, cursor: o.cursor };
     },
     render(l, style) {
-      const items = l.sections.flatMap((sec) => sec.rows.map((row) => rowJson(sec.status.host, row)));
+      const items = l.sections.flatMap((sec) =>
+        sec.rows.map((row) => ({ type: 'file', ...rowJson(sec.status.host, row), host: sec.status.host })),
+      );
       const out = formatTree(items, { root: l.path, showHost: l.multi, style });
       if (out.length === 0 && l.hosts.some((h) => h.status === 'ok')) out.push(style.bold(l.path));
       const err: string[] = [];

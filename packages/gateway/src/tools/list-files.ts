@@ -14,18 +14,17 @@ import {
   invalidArgument,
   queryFingerprint,
   renderTsv,
-  reserveFor,
   resolveWalkRequest,
   type TableRow,
-  TextBudget,
   type WalkRequest,
 } from '@fleetls/core';
 import { Option } from 'commander';
 import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
-import { formatFileTable } from '../cli/format.js';
+import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
+import { fitAnswer, rowBytes } from './answer-size.js';
 import {
   type HostEntry,
   type HostNote,
@@ -44,7 +43,7 @@ import {
   typeWord,
 } from './present.js';
 import * as s from './schemas.js';
-import { defineTool, type ToolResult } from './tool.js';
+import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 // start_index + limit stays within the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN, 100000).
 export const START_INDEX = { min: 0, max: 95_000 } as const;
@@ -86,10 +85,11 @@ const input = {
 export const FILE_COLUMNS = ['host', 'path', 'name', 'type', 'size', 'modified'] as const;
 
 const fileItemSchema = z.object({
-  host: z.string(),
+  /** Only when several hosts were asked. */
+  host: z.string().optional(),
   path: z.string(),
   name: z.string(),
-  type: z.string(),
+  type: z.string().optional().describe('entry type: directory, symlink, fifo, socket, char, block; absent = file'),
   size: z.number(),
   modified: z.string(),
   link_target: z.string().optional(),
@@ -104,7 +104,6 @@ const output = {
   total: z.number(),
   found: z.number(),
   start_index: z.number(),
-  result: z.string(),
   next_cursor: z.string().optional(),
   truncated: z.boolean(),
   truncations: z.array(s.truncationSchema),
@@ -151,18 +150,18 @@ export interface FileListing extends ToolResult {
   cursorAfter(shown: number): string | undefined;
 }
 
-function itemJson(host: string, e: Entry): FileItem {
-  const item: FileItem = {
-    host,
+/** A row as JSON: lean (no host when one host was asked, no type for a plain file) or whole, for people. */
+function itemJson(host: string | undefined, e: Entry): FileItem {
+  return {
+    ...(host !== undefined ? { host } : {}),
     path: displayPath(e.path),
     name: displayPath(baseName(e.path)),
-    type: typeWord(e),
+    ...(e.type !== 'file' ? { type: typeWord(e) } : {}),
     size: e.size,
     modified: modified(e),
+    ...(e.linkTarget !== undefined ? { link_target: displayPath(e.linkTarget) } : {}),
+    ...(e.error ? { error: { code: e.error.code, detail: e.error.detail } } : {}),
   };
-  if (e.linkTarget !== undefined) item.link_target = displayPath(e.linkTarget);
-  if (e.error) item.error = { code: e.error.code, detail: e.error.detail };
-  return item;
 }
 
 /** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
@@ -262,54 +261,53 @@ export const listFilesTool = defineTool({
   mcp(l: FileListing, ctx) {
     const columns = l.multi ? ['host', 'path', 'type', 'size', 'modified'] : ['path', 'type', 'size', 'modified'];
     const headers = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
-    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length));
     const [header] = renderTsv(columns, [], headers);
-    budget.take(header);
-    const tsv: string[] = [header];
-    const items: FileItem[] = [];
-    for (const { host, entry } of l.rows) {
-      const item = itemJson(host, entry);
+    const items = l.rows.map(({ host, entry }) => itemJson(l.multi ? host : undefined, entry));
+    const lines = l.rows.map(({ host, entry }) => {
       const row: TableRow = {
         host,
-        path: item.path,
-        type: entry.error ? `error: ${entry.error.code} ${entry.error.detail}` : item.type,
+        path: displayPath(entry.path),
+        type: entry.error ? `error: ${entry.error.code} ${entry.error.detail}` : typeWord(entry),
         size: entry.type === 'dir' ? '' : humanSize(entry.size),
-        modified: item.modified,
+        modified: modified(entry),
       };
-      const [line] = renderTsv(columns, [row]).slice(1);
-      if (!budget.take(line)) break;
-      tsv.push(line);
-      items.push(item);
-    }
-    const count = items.length;
-    const nextCursor = l.cursorAfter(count);
-    const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
-    const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
-    for (const n of l.notes) warnings.push(noteLine(n, true));
-    if (count < l.rows.length) {
-      truncations.push({ host: '', dir: '', shown: count, total: l.rows.length, reason: 'bytes' });
-      warnings.push(
-        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
-      );
-    }
-    const body = count > 0 ? ['', ...tsv] : [];
-    const result = [headline(l, count), ...body, ...warnings, ...failureLines(l.hosts, l.path, l.multi)].join('\n');
-    const structured: ListFilesAnswer = {
-      kind: 'files.list',
-      columns: [...FILE_COLUMNS],
-      items,
-      count,
-      total: l.total,
-      found: l.found,
-      start_index: l.start,
-      result,
-      truncated: truncations.length > 0 || nextCursor !== undefined,
-      truncations,
-      hosts: l.hosts.map(hostStatusJson),
+      return renderTsv(columns, [row])[1];
+    });
+    const failures = failureLines(l.hosts, l.path, l.multi);
+    const build = (count: number): McpAnswer => {
+      const nextCursor = l.cursorAfter(count);
+      const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+      const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
+      for (const n of l.notes) warnings.push(noteLine(n, true));
+      if (count < l.rows.length) {
+        truncations.push({ host: '', dir: '', shown: count, total: l.rows.length, reason: 'bytes' });
+        warnings.push(
+          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
+        );
+      }
+      const body = count > 0 ? ['', header, ...lines.slice(0, count)] : [];
+      const structured: ListFilesAnswer = {
+        kind: 'files.list',
+        columns: l.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
+        items: items.slice(0, count),
+        count,
+        total: l.total,
+        found: l.found,
+        start_index: l.start,
+        truncated: truncations.length > 0 || nextCursor !== undefined,
+        truncations,
+        hosts: l.hosts.map(hostStatusJson),
+      };
+      if (nextCursor !== undefined) structured.next_cursor = nextCursor;
+      if (l.notes.length > 0) structured.notes = l.notes;
+      return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
     };
-    if (nextCursor !== undefined) structured.next_cursor = nextCursor;
-    if (l.notes.length > 0) structured.notes = l.notes;
-    return { structured, text: result };
+    return fitAnswer({
+      rows: l.rows.length,
+      rowCost: (i) => rowBytes(lines[i], items[i]) + 2,
+      build,
+      maxBytes: ctx.options.maxAnswerBytes,
+    }).answer;
   },
 
   cli: {
@@ -351,7 +349,7 @@ export const listFilesTool = defineTool({
     },
     render(l, style) {
       const out = formatFileTable(
-        l.rows.map((r) => itemJson(r.host, r.entry)),
+        l.rows.map((r) => ({ type: 'file', ...itemJson(r.host, r.entry) }) as CliFileItem),
         { showHost: l.multi, style },
       );
       const err = l.rows.length > 0 ? [style.dim(headline(l, l.rows.length))] : [];

@@ -1,14 +1,15 @@
 // list_hosts: the inventory as the selector sees it; with check=true, every host probed in
 // parallel for reachability and its agent's version.
-import { type HostStatus, renderAligned, type TableRow, TextBudget } from '@fleetls/core';
+import { type HostStatus, renderAligned, type TableRow } from '@fleetls/core';
 import { Option } from 'commander';
 import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
+import { fitAnswer, rowBytes } from './answer-size.js';
 import { fanOutOptions } from './host-walks.js';
 import * as s from './schemas.js';
-import { defineTool, type ToolResult } from './tool.js';
+import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const input = {
   host: s.host('all'),
@@ -128,24 +129,27 @@ export const listHostsTool = defineTool({
       ...(l.checked ? ['status', 'version', 'message'] : []),
     ];
     const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));
-    const [header, ...lines] = renderAligned(columns, table, { headers });
-    const budget = new TextBudget(ctx.options.maxAnswerBytes, 512);
-    budget.take(header);
-    const shown = [header];
-    for (const line of lines) if (budget.take(line)) shown.push(line);
-    const kept = shown.length - 1;
-    if (kept < rows.length) {
-      shown.push(
-        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${kept} of ${rows.length} hosts shown; narrow the selector`,
-      );
-    }
-    const structured: ListHostsAnswer = {
-      hosts: rows.slice(0, kept),
-      count: kept,
-      checked: l.checked,
-      truncated: kept < rows.length,
+    const build = (kept: number): McpAnswer => {
+      const shown = renderAligned(columns, table.slice(0, kept), { headers });
+      if (kept < rows.length) {
+        shown.push(
+          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${kept} of ${rows.length} hosts shown; narrow the selector`,
+        );
+      }
+      const structured: ListHostsAnswer = {
+        hosts: rows.slice(0, kept),
+        count: kept,
+        checked: l.checked,
+        truncated: kept < rows.length,
+      };
+      return { structured, text: shown.join('\n') };
     };
-    return { structured, text: shown.join('\n') };
+    return fitAnswer({
+      rows: rows.length,
+      rowCost: (i) => rowBytes(Object.values(table[i]).join('    '), rows[i]) + 2,
+      build,
+      maxBytes: ctx.options.maxAnswerBytes,
+    }).answer;
   },
 
   cli: {

@@ -7,17 +7,17 @@ import {
   normalizeRequestPath,
   octalMode,
   type StatInfo,
-  TextBudget,
 } from '@fleetls/core';
 import { z } from 'zod';
 import { formatStat } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
+import { fitAnswer, rowBytes } from './answer-size.js';
 import { fanOutOptions } from './host-walks.js';
 import { failureLine, hostStatusJson, typeWord } from './present.js';
 import * as s from './schemas.js';
-import { defineTool, type ToolResult } from './tool.js';
+import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const input = { host: s.host(), path: s.path };
 
@@ -137,29 +137,30 @@ export const statTool = defineTool({
   },
 
   mcp(l: StatListing, ctx) {
-    const lines: string[] = [];
-    const out: StatJson[] = [];
-    const budget = new TextBudget(ctx.options.maxAnswerBytes, 512);
-    let cut = 0;
-    for (const [i, r] of l.rows.entries()) {
+    // One row per host: its block of lines (or its failure line) and its result.
+    const blocks = l.rows.map((r, i) => {
       const prefix = l.multi ? `${r.host}: ` : '';
       const j = r.stat ? statJson(r.host, l.path, r.stat) : undefined;
-      const hostLines = j ? statLines(j) : [failureLine(l.hosts[i], l.path)];
-      // A host's block is shown whole or not at all.
-      if (!budget.take(hostLines.map((line) => prefix + line).join('\n'))) {
-        cut++;
-        continue;
+      const lines = j ? statLines(j) : [failureLine(l.hosts[i], l.path)];
+      return { text: lines.map((line) => prefix + line).join('\n'), json: j };
+    });
+    const build = (n: number): McpAnswer => {
+      const lines = blocks.slice(0, n).map((b) => b.text);
+      if (n < blocks.length) {
+        lines.push(
+          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`,
+        );
       }
-      for (const line of hostLines) lines.push(prefix + line);
-      if (j) out.push(j);
-    }
-    if (cut > 0) {
-      lines.push(
-        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${cut} of ${l.rows.length} hosts not shown; ask fewer hosts at once`,
-      );
-    }
-    const structured: StatAnswer = { path: l.path, results: out, hosts: l.hosts.map(hostStatusJson) };
-    return { structured, text: lines.join('\n') };
+      const results = blocks.slice(0, n).flatMap((b) => (b.json ? [b.json] : []));
+      const structured: StatAnswer = { path: l.path, results, hosts: l.hosts.map(hostStatusJson) };
+      return { structured, text: lines.join('\n') };
+    };
+    return fitAnswer({
+      rows: blocks.length,
+      rowCost: (i) => rowBytes(blocks[i].text, blocks[i].json ?? null) + 2,
+      build,
+      maxBytes: ctx.options.maxAnswerBytes,
+    }).answer;
   },
 
   cli: {
