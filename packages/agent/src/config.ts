@@ -6,6 +6,7 @@ import * as nodePath from 'node:path';
 import { isLoopback } from '@fleetls/core';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { DEFAULT_FS_TIMEOUT_MS } from './hung-mounts.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:7443';
 export const DEFAULT_CONFIG_FILE = '/etc/fleetls/agent.yaml';
@@ -35,6 +36,8 @@ export interface AgentConfig {
   tokenFile?: string;
   insecure: boolean;
   maxConcurrentWalks: number;
+  /** A directory read or lstat of a walk that takes longer marks its mount hung (hung-mounts.ts). */
+  fsTimeoutMs: number;
   /** Server ceilings; unset = core's defaults. */
   ceilings: { maxDepth?: number; maxItemsPerDir?: number; maxEntries?: number };
   /** Where Prometheus metrics are served over HTTP at /metrics; unset = not served. */
@@ -66,6 +69,7 @@ const FILE_KEYS = [
   'token_file',
   'insecure',
   'max_concurrent_walks',
+  'fs_timeout_ms',
   'max_depth',
   'max_items_per_dir',
   'max_entries',
@@ -174,6 +178,10 @@ export function buildProgram(version: string): Command {
     .option('--insecure', 'plaintext gRPC (loopback addresses only)')
     .addOption(
       new Option('--max-concurrent-walks <n>', `walks served at once (default ${DEFAULT_MAX_CONCURRENT_WALKS})`),
+    )
+    .option(
+      '--fs-timeout-ms <ms>',
+      `a directory read or lstat taking longer marks its mount hung, skipped for a while (default ${DEFAULT_FS_TIMEOUT_MS})`,
     )
     .option('--max-depth <n>', 'ceiling on a request max_depth')
     .option('--max-items-per-dir <n>', 'ceiling on a request max_items_per_dir')
@@ -288,6 +296,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
     return v === undefined ? undefined : positiveInt(v, key);
   };
   const maxConcurrentWalks = num('maxConcurrentWalks', 'max_concurrent_walks') ?? DEFAULT_MAX_CONCURRENT_WALKS;
+  const fsTimeoutMs = num('fsTimeoutMs', 'fs_timeout_ms') ?? DEFAULT_FS_TIMEOUT_MS;
   const ceilings: AgentConfig['ceilings'] = {};
   const md = num('maxDepth', 'max_depth');
   const mi = num('maxItemsPerDir', 'max_items_per_dir');
@@ -296,7 +305,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   if (mi !== undefined) ceilings.maxItemsPerDir = mi;
   if (me !== undefined) ceilings.maxEntries = me;
 
-  const config: AgentConfig = { listen, host, port, allow, insecure, maxConcurrentWalks, ceilings };
+  const config: AgentConfig = { listen, host, port, allow, insecure, maxConcurrentWalks, fsTimeoutMs, ceilings };
   if (unix) config.unix = unix;
   if (tls) config.tls = tls;
   if (tokenFile) config.tokenFile = tokenFile;

@@ -6,6 +6,17 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
 import { entryErrorFromErrno, errorRawEntry, lazyRawEntry, typeFromMode } from '@fleetls/core';
+import type { CallProbe } from './call-probe.js';
+import { under } from './mounts.js';
+
+/** A path the walk must not touch: a mount that did not answer (or, `exact`, one path whose resolution hung). */
+export interface SkippedPath {
+  /** latin1 string of the path's bytes. */
+  point: string;
+  exact: boolean;
+  /** The TIMEOUT error's detail. */
+  detail: string;
+}
 
 export interface FsSourceOptions {
   followSymlinks: boolean;
@@ -15,6 +26,10 @@ export interface FsSourceOptions {
   isCancelled?: () => boolean;
   /** Called once per directory entry read (for the worker's "entries seen" count). */
   onEntry?: () => void;
+  /** Told of every file system call, so a call that never returns is noticed (call-probe.ts). */
+  probe?: CallProbe;
+  /** Paths on hung mounts: listed as TIMEOUT errors without a system call. */
+  skip?: readonly SkippedPath[];
 }
 
 /** Thrown from inside a listing when the walk was cancelled. */
@@ -96,6 +111,17 @@ function inside(root: string, path: string): boolean {
   return path === root || path.startsWith(`${root}/`);
 }
 
+/** `fn()` bracketed by the probe, when there is one. */
+function watched<T>(probe: CallProbe | undefined, p: Buffer, fn: () => T, follows = false): T {
+  if (probe === undefined) return fn();
+  probe.enter(p, follows);
+  try {
+    return fn();
+  } finally {
+    probe.leave();
+  }
+}
+
 function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;
 }
@@ -148,6 +174,16 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
   const hardLinks = new Set<number>();
   const isCancelled = opts.isCancelled ?? (() => false);
   const onEntry = opts.onEntry;
+  const probe = opts.probe;
+  const skip = opts.skip ?? [];
+
+  /** The TIMEOUT detail when `p` is on a hung mount the walk must not touch. */
+  function skippedAt(p: Buffer): string | undefined {
+    if (skip.length === 0) return undefined;
+    const s = p.toString('latin1');
+    for (const k of skip) if (k.exact ? s === k.point : under(k.point, s)) return k.detail;
+    return undefined;
+  }
   /** Relative paths (latin1) of directories small enough to read whole, not listed yet. */
   const smallDirs = new Set<string>();
 
@@ -201,7 +237,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
 
   function readLink(p: Buffer): Buffer | undefined {
     try {
-      return fs.readlinkSync(p, { encoding: 'buffer' });
+      return watched(probe, p, () => fs.readlinkSync(p, { encoding: 'buffer' }));
     } catch {
       return undefined;
     }
@@ -223,9 +259,12 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
 
   /** One entry: lstat, and when following symlinks, stat of the target inside the allowed roots. */
   function entryAt(name: Buffer, p: Buffer, hint: EntryType): RawEntry {
+    const hung = skippedAt(p);
+    if (hung !== undefined)
+      return errorRawEntry(name, hint === 'unknown' ? 'dir' : hint, { code: 'TIMEOUT', detail: hung });
     let st: fs.BigIntStats;
     try {
-      st = fs.lstatSync(p, { bigint: true });
+      st = watched(probe, p, () => fs.lstatSync(p, { bigint: true }));
     } catch (err) {
       return errorRawEntry(name, hint, entryErrorFromErrno(errnoOf(err)));
     }
@@ -239,7 +278,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     // Following: the target must resolve inside the allowed roots.
     let real: string;
     try {
-      real = fs.realpathSync(p, { encoding: 'buffer' }).toString('latin1');
+      real = watched(probe, p, () => fs.realpathSync(p, { encoding: 'buffer' }), true).toString('latin1');
     } catch (err) {
       const raw = rawFromStats(name, st);
       if (linkTarget) raw.linkTarget = linkTarget;
@@ -257,7 +296,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     }
     let target: fs.BigIntStats;
     try {
-      target = fs.statSync(p, { bigint: true });
+      target = watched(probe, p, () => fs.statSync(p, { bigint: true }), true);
     } catch (err) {
       const raw = rawFromStats(name, st);
       if (linkTarget) raw.linkTarget = linkTarget;
@@ -299,11 +338,13 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
         if (isCancelled()) throw new WalkCancelled('walk cancelled');
         let d: fs.Dirent | null;
         try {
-          d = dir.readSync();
+          const reading = dir;
+          d = watched(probe, p, () => reading.readSync());
         } catch (err) {
           if (bufferNames || !needsBufferNames(err)) throw err;
-          dir.closeSync();
-          dir = openDirBytes(p, 128);
+          const failed = dir;
+          watched(probe, p, () => failed.closeSync());
+          dir = watched(probe, p, () => openDirBytes(p, 128));
           bufferNames = true;
           skip = yielded;
           continue;
@@ -319,7 +360,8 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
       }
     } finally {
       try {
-        dir.closeSync();
+        const open = dir;
+        watched(probe, p, () => open.closeSync());
       } catch {
         // already closed
       }
@@ -341,25 +383,33 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
 
     list(rel: Buffer): Iterable<RawEntry> | { error: EntryError } {
       const p = full(rel);
+      const hung = skippedAt(p);
+      if (hung !== undefined) return { error: { code: 'TIMEOUT', detail: hung } };
       try {
         if (smallDirs.size > 0 && smallDirs.delete(rel.toString('latin1'))) {
           let dirents: fs.Dirent[];
           try {
-            dirents = readWhole(p);
+            dirents = watched(probe, p, () => readWhole(p));
           } catch (err) {
             if (!needsBufferNames(err)) throw err;
-            dirents = readWholeBytes(p);
+            dirents = watched(probe, p, () => readWholeBytes(p));
           }
           return whole(rel, dirents);
         }
-        return stream(rel, p, openDir(p));
+        return stream(
+          rel,
+          p,
+          watched(probe, p, () => openDir(p)),
+        );
       } catch (err) {
         return { error: entryErrorFromErrno(errnoOf(err)) };
       }
     },
 
     dirSize(rel: Buffer, deadlineAt: number): { size: number; partial: boolean } {
-      return duApparent(full(rel), deadlineAt, isCancelled, hardLinks);
+      const p = full(rel);
+      if (skippedAt(p) !== undefined) return { size: 0, partial: true };
+      return duApparent(p, deadlineAt, isCancelled, hardLinks, probe, skippedAt);
     },
   };
 }
@@ -373,10 +423,12 @@ export function duApparent(
   deadlineAt: number,
   isCancelled: () => boolean = () => false,
   seenInodes: Set<number> = new Set(),
+  probe?: CallProbe,
+  skippedAt: (p: Buffer) => string | undefined = () => undefined,
 ): { size: number; partial: boolean } {
   let st: fs.Stats;
   try {
-    st = fs.lstatSync(top);
+    st = watched(probe, top, () => fs.lstatSync(top));
   } catch {
     return { size: 0, partial: true };
   }
@@ -389,7 +441,7 @@ export function duApparent(
     const dirPath = stack.pop() as Buffer;
     let dir: fs.Dir;
     try {
-      dir = openDirBytes(dirPath);
+      dir = watched(probe, dirPath, () => openDirBytes(dirPath));
     } catch {
       partial = true;
       continue;
@@ -400,12 +452,18 @@ export function duApparent(
           if (isCancelled()) throw new WalkCancelled('walk cancelled');
           if (Date.now() > deadlineAt) return { size, partial: true };
         }
-        const d = dir.readSync() as fs.Dirent<Buffer> | null;
+        const reading = dir;
+        const d = watched(probe, dirPath, () => reading.readSync()) as fs.Dirent<Buffer> | null;
         if (d === null) break;
         const p = Buffer.concat([dirPath, SLASH, d.name as unknown as Buffer]);
+        // A mount below is another device (never counted), so only a hung one's point is checked.
+        if (skippedAt(p) !== undefined) {
+          partial = true;
+          continue;
+        }
         let est: fs.Stats;
         try {
-          est = fs.lstatSync(p);
+          est = watched(probe, p, () => fs.lstatSync(p));
         } catch {
           partial = true;
           continue;
@@ -420,7 +478,8 @@ export function duApparent(
       }
     } finally {
       try {
-        dir.closeSync();
+        const open = dir;
+        watched(probe, dirPath, () => open.closeSync());
       } catch {
         // already closed
       }

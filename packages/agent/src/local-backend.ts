@@ -17,7 +17,7 @@ export function createLocalBackend(opts: { allowedRoots?: string[] } = {}): Host
 
     async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
       if (signal.aborted) throw new FleetError('cancelled', 'walk cancelled');
-      const running = startWalk(await resolveFilterNames(prepareWalk(req, roots)), { allowedRoots: roots.real });
+      const running = startWalk(await resolveFilterNames(await prepareWalk(req, roots)), { allowedRoots: roots.real });
       const onAbort = () => running.cancel();
       signal.addEventListener('abort', onAbort, { once: true });
       try {
@@ -30,9 +30,9 @@ export function createLocalBackend(opts: { allowedRoots?: string[] } = {}): Host
 
     async stat(path: string, followSymlinks: boolean, signal: AbortSignal): Promise<StatInfo> {
       if (signal.aborted) throw new FleetError('cancelled', 'stat cancelled');
-      const real = resolveAllowedPath(path, roots, followSymlinks);
+      const real = await resolveAllowedPath(path, roots, followSymlinks);
       try {
-        return statPath(real, followSymlinks);
+        return await statPath(real, followSymlinks);
       } catch (err) {
         throw fleetErrorAt(err, path);
       }

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { assertAllowed, FleetError, fleetErrorAt, normalizeRequestPath } from '@fleetls/core';
+import { bounded, DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
 
 export interface AllowedRoots {
   /** As configured (normalised). */
@@ -30,7 +31,13 @@ export function resolveRoots(roots: string[]): AllowedRoots {
  * last component too (Walk; Stat with follow_symlinks); otherwise only its parent, so that
  * a symlink itself can be described without following it.
  */
-export function resolveAllowedPath(input: string, roots: AllowedRoots, followFinal: boolean, arg = 'path'): string {
+export async function resolveAllowedPath(
+  input: string,
+  roots: AllowedRoots,
+  followFinal: boolean,
+  arg = 'path',
+  guard: FsGuard = DEFAULT_FS_GUARD,
+): Promise<string> {
   const path = normalizeRequestPath(input, arg);
   if (roots.configured.length === 0) {
     throw new FleetError(
@@ -41,12 +48,12 @@ export function resolveAllowedPath(input: string, roots: AllowedRoots, followFin
   assertAllowed(path, [...roots.configured, ...roots.real]);
   let real: string;
   try {
-    if (followFinal || path === '/') {
-      real = fs.realpathSync(path);
-    } else {
-      real = nodePath.join(fs.realpathSync(nodePath.dirname(path)), nodePath.basename(path));
-      fs.lstatSync(real);
-    }
+    real = await bounded(path, guard, async () => {
+      if (followFinal || path === '/') return fs.promises.realpath(path);
+      const parent = nodePath.join(await fs.promises.realpath(nodePath.dirname(path)), nodePath.basename(path));
+      await fs.promises.lstat(parent);
+      return parent;
+    });
   } catch (err) {
     throw fleetErrorAt(err, path);
   }

@@ -1,7 +1,7 @@
 // The fleetls.v1.Agent service: Walk (server-streaming, back-pressured, cancellable) and
 // Stat. Wire ↔ domain goes through @fleetls/proto's codec only; errors leave as gRPC statuses.
 
-import type { FilterFeature, Observer, WalkObservation, WalkRequest } from '@fleetls/core';
+import type { FilterFeature, Observer, StatInfo, WalkObservation, WalkRequest } from '@fleetls/core';
 import {
   DEFAULT_CEILINGS,
   FILTER_FEATURES,
@@ -29,11 +29,13 @@ import {
 } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
 import type { AgentConfig } from './config.js';
+import { hungMounts } from './hung-mounts.js';
 import { knownFilterOnly, resolveFilterNames } from './id-names.js';
 import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 import { statPath } from './stat.js';
-import { type RunningWalk, startWireWalk, type WalkOutcome, type WireBatch } from './walker.js';
+import { type RunningWalk, startWireWalk, stuckWorkers, type WalkOutcome, type WireBatch } from './walker.js';
 
 /** Time kept back from the client's deadline so the summary (with its DEADLINE truncation) still arrives. */
 const DEADLINE_MARGIN_MS = 100;
@@ -43,8 +45,12 @@ export function ceilingsOf(config: AgentConfig): typeof DEFAULT_CEILINGS {
 }
 
 /** Shared by the service and the embedded backend: the request, validated and confined. */
-export function prepareWalk(req: WalkRequest, roots: AllowedRoots): WalkRequest {
-  const real = resolveAllowedPath(req.path, roots, true);
+export async function prepareWalk(
+  req: WalkRequest,
+  roots: AllowedRoots,
+  guard: FsGuard = DEFAULT_FS_GUARD,
+): Promise<WalkRequest> {
+  const real = await resolveAllowedPath(req.path, roots, true, 'path', guard);
   return { ...req, path: real };
 }
 
@@ -103,6 +109,28 @@ export function addAgentService(
   const ceilings = ceilingsOf(config);
   let active = 0;
   let seq = 0;
+  const guard: FsGuard = { timeoutMs: config.fsTimeoutMs, hung: hungMounts };
+  const max = config.maxConcurrentWalks;
+  /** Refuses a walk when every worker slot is taken, by walks or by workers stuck on hung mounts. */
+  const admit = (): void => {
+    const stuck = stuckWorkers();
+    if (stuck >= max) {
+      const mounts = hungMounts.active().map((h) => h.point);
+      // Not `unavailable`: the gateway would report the host unreachable, and it answers.
+      throw new FleetError(
+        'resource_exhausted',
+        `every walk worker (${stuck} of max_concurrent_walks ${max}) is stuck in a file system call that does not ` +
+          `return${mounts.length > 0 ? ` (hung: ${mounts.join(', ')})` : ''}; walks are refused until one returns`,
+      );
+    }
+    if (active + stuck >= max) {
+      throw new FleetError(
+        'resource_exhausted',
+        `too many concurrent walks: ${active} running${stuck > 0 ? `, ${stuck} workers stuck on hung mounts` : ''}, ` +
+          `max_concurrent_walks is ${max}`,
+      );
+    }
+  };
 
   // Walk batches arrive from the worker already encoded (@fleetls/proto's WalkResponseEncoder), so the
   // registered Walk method serializes with the identity; the final summary message is
@@ -134,23 +162,26 @@ export function addAgentService(
     let req: WalkRequest | undefined;
     try {
       const resolved = resolveWalkRequest(wireToRequestInput(call.request), ceilings);
-      req = await resolveFilterNames(prepareWalk(knownFilterOnly(resolved, features), roots));
+      // Refused before the path is even resolved: an excess walk costs no file system call.
+      admit();
+      req = await resolveFilterNames(await prepareWalk(knownFilterOnly(resolved, features), roots, guard));
       const callDeadline = call.getDeadline();
       const deadlineMs = callDeadline instanceof Date ? callDeadline.getTime() : Number(callDeadline);
       if (Number.isFinite(deadlineMs)) {
         const left = Math.max(1, deadlineMs - Date.now() - DEADLINE_MARGIN_MS);
         if (left < req.deadlineMs) req = { ...req, deadlineMs: left };
       }
-      if (active >= config.maxConcurrentWalks) {
-        throw new FleetError(
-          'resource_exhausted',
-          `too many concurrent walks: ${active} running, max_concurrent_walks is ${config.maxConcurrentWalks}`,
-        );
-      }
+      admit();
       active++;
       acquired = true;
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
-      const walk = startWireWalk(req, { allowedRoots: roots.real });
+      const walk = startWireWalk(req, {
+        allowedRoots: roots.real,
+        fsTimeoutMs: config.fsTimeoutMs,
+        maxStuckWorkers: max,
+        onStuck: (mount, stuckCall) =>
+          log.warn({ mount: mount.point, fsType: mount.fsType, at: stuckCall.path, until: mount.until }, 'mount hung'),
+      });
       running = walk;
       const onCancelled = () => walk.cancel();
       call.once('cancelled', onCancelled);
@@ -214,17 +245,17 @@ export function addAgentService(
     }
   }
 
-  function Stat(
+  async function Stat(
     call: grpc.ServerUnaryCall<WireStatRequestOut, WireStatResponse>,
     callback: grpc.sendUnaryData<WireStatResponse>,
-  ): void {
+  ): Promise<void> {
     call.sendMetadata(versionMetadata());
     try {
       const { path, followSymlinks } = call.request;
-      const real = resolveAllowedPath(path, roots, followSymlinks);
-      let info: ReturnType<typeof statPath>;
+      const real = await resolveAllowedPath(path, roots, followSymlinks, 'path', guard);
+      let info: StatInfo;
       try {
-        info = statPath(real, followSymlinks);
+        info = await statPath(real, followSymlinks, guard);
       } catch (err) {
         throw fleetErrorAt(err, path);
       }
@@ -247,7 +278,9 @@ export function addAgentService(
         }
       });
     },
-    Stat,
+    Stat: (call, callback) => {
+      void Stat(call, callback);
+    },
   };
   server.addService(served, handlers as unknown as grpc.UntypedServiceImplementation);
   return { active: () => active };

@@ -3,6 +3,7 @@
 // an id with no name is shown as its number.
 import * as fs from 'node:fs';
 import { type StatInfo, typeFromMode } from '@fleetls/core';
+import { bounded, DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
 import { utcOffsetAt } from './fs-source.js';
 
 let users: Map<number, string> | undefined;
@@ -40,9 +41,21 @@ function split(ns: bigint): [number, number] {
   return [Number(sec), Number(ns - sec * 1_000_000_000n)];
 }
 
-/** Throws the fs error (ENOENT, EACCES...) for the caller to map. */
-export function statPath(path: string, followSymlinks: boolean): StatInfo {
-  const st = followSymlinks ? fs.statSync(path, { bigint: true }) : fs.lstatSync(path, { bigint: true });
+/** Throws the fs error (ENOENT, EACCES...) for the caller to map; deadline_exceeded on a hung mount. */
+export async function statPath(
+  path: string,
+  followSymlinks: boolean,
+  guard: FsGuard = DEFAULT_FS_GUARD,
+): Promise<StatInfo> {
+  const { st, linkTarget } = await bounded(path, guard, async () => {
+    const st = followSymlinks
+      ? await fs.promises.stat(path, { bigint: true })
+      : await fs.promises.lstat(path, { bigint: true });
+    return {
+      st,
+      linkTarget: st.isSymbolicLink() ? await fs.promises.readlink(path, { encoding: 'buffer' }) : undefined,
+    };
+  });
   const mode = Number(st.mode);
   const [mtimeSec, mtimeNsec] = split(st.mtimeNs);
   const [atimeSec, atimeNsec] = split(st.atimeNs);
@@ -64,6 +77,6 @@ export function statPath(path: string, followSymlinks: boolean): StatInfo {
     nlink: Number(st.nlink),
     depth: 0,
   };
-  if (st.isSymbolicLink()) entry.linkTarget = fs.readlinkSync(path, { encoding: 'buffer' });
+  if (linkTarget) entry.linkTarget = linkTarget;
   return { entry, owner: userName(uid), group: groupName(gid), atimeSec, atimeNsec, ctimeSec, ctimeNsec };
 }

@@ -1,7 +1,8 @@
 // Rows crossing from the walk worker to the main thread. Buffers become latin1 strings
 // (every byte maps to one char and back, unchanged): strings clone cheaply, while a
 // Buffer slice of Node's 8 KiB pool would drag its whole pool through postMessage.
-import type { Entry, Row, Truncation, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { Code, Entry, ResumeRow, Row, Truncation, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { SkippedPath } from './fs-source.js';
 
 export type PlainEntry = Omit<Entry, 'path' | 'linkTarget'> & { path: string; linkTarget?: string };
 export type PlainTruncation = Omit<Truncation, 'dir'> & { dir: string };
@@ -18,6 +19,16 @@ export interface WorkerInput {
   batchRows: number;
   batchBytes: number;
   flushMs: number;
+  /** call-probe.ts: the file system call in progress, for the main thread's watchdog. */
+  probe: SharedArrayBuffer;
+  /** Hung mounts to list as TIMEOUT without touching them. */
+  skip: SkippedPath[];
+}
+
+/** The last row of a batch (path as latin1): where the walk resumes if its worker gets stuck after it. */
+export interface LastRow {
+  path: string;
+  row: ResumeRow;
 }
 
 export const CREDITS = 0;
@@ -26,11 +37,11 @@ export const SEEN = 2;
 export const CONTROL_SLOTS = 3;
 
 export type WorkerMessage =
-  | { t: 'rows'; rows: PlainRow[] }
-  | { t: 'wire'; buf: ArrayBuffer; entries: number }
+  | { t: 'rows'; rows: PlainRow[]; entries: number; last: LastRow }
+  | { t: 'wire'; buf: ArrayBuffer; entries: number; last: LastRow }
   | { t: 'done'; summary: PlainSummary; seen: number; counts: WalkCounts }
   | { t: 'cancelled'; seen: number }
-  | { t: 'error'; message: string; seen: number };
+  | { t: 'error'; message: string; seen: number; code?: Code };
 
 function truncationToPlain(t: Truncation): PlainTruncation {
   return { dir: t.dir.toString('latin1'), shown: t.shown, total: t.total, reason: t.reason };

@@ -8,10 +8,12 @@ import type { Row } from '@fleetls/core';
 import { WalkTally, walk } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
+import { CallProbe } from './call-probe.js';
 import { createFsSource, WalkCancelled } from './fs-source.js';
 import {
   CANCEL,
   CREDITS,
+  type LastRow,
   type PlainRow,
   plainRowBytes,
   rowToPlain,
@@ -38,6 +40,7 @@ function runWalk(input: WorkerInput): void {
   let batchEntries = 0;
   let batchBytes = 0;
   let lastFlush = Date.now();
+  let lastRow: Row | undefined;
 
   const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
 
@@ -52,11 +55,16 @@ function runWalk(input: WorkerInput): void {
     }
     Atomics.sub(control, CREDITS, 1);
     Atomics.store(control, SEEN, seen);
+    const at = lastRow as Row;
+    const last: LastRow =
+      at.kind === 'truncation'
+        ? { path: at.truncation.dir.toString('latin1'), row: 'warning' }
+        : { path: at.entry.path.toString('latin1'), row: at.entry.error ? 'error' : 'entry' };
     if (encoder) {
       const buf = encoder.takeArrayBuffer();
-      port?.postMessage({ t: 'wire', buf, entries: batchEntries } satisfies WorkerMessage, [buf]);
+      port?.postMessage({ t: 'wire', buf, entries: batchEntries, last } satisfies WorkerMessage, [buf]);
     } else {
-      post({ t: 'rows', rows: batch });
+      post({ t: 'rows', rows: batch, entries: batchEntries, last });
       batch = [];
     }
     batchRows = 0;
@@ -77,6 +85,7 @@ function runWalk(input: WorkerInput): void {
   function add(row: Row): void {
     batchRows++;
     tally.row(row);
+    lastRow = row;
     if (row.kind === 'entry') batchEntries++;
     if (encoder) {
       encoder.addRow(row);
@@ -93,6 +102,8 @@ function runWalk(input: WorkerInput): void {
     allowedRoots: input.allowedRoots,
     isCancelled: cancelled,
     onEntry,
+    probe: new CallProbe(input.probe),
+    skip: input.skip,
   });
   try {
     const gen = walk(input.req, source, () => Date.now());

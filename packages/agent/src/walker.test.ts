@@ -4,9 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Row } from '@fleetls/core';
-import { resolveWalkRequest } from '@fleetls/core';
+import { resolveWalkRequest, WALK_DEFAULTS } from '@fleetls/core';
 import { createLocalBackend } from './local-backend.js';
-import { startWalk } from './walker.js';
+import { resumeRequest, startWalk } from './walker.js';
 
 let root: string;
 
@@ -47,6 +47,7 @@ describe('startWalk', () => {
       seen: 4041,
       cancelled: false,
       counts: { entries: 4041, errors: {}, truncations: {} },
+      stuck: 0,
     });
   });
 
@@ -113,5 +114,23 @@ describe('createLocalBackend', () => {
       })(),
       /cancelled/,
     );
+  });
+});
+
+describe('resumeRequest', () => {
+  const base = { ...WALK_DEFAULTS, path: '/r', maxEntries: 100, deadlineMs: 10_000 };
+  it('resumes a tree after the last row sent, with what is left of the limits', () => {
+    assert.deepEqual(resumeRequest(base, 40, { path: 'a/b', row: 'error' }, 3000), {
+      ...base,
+      maxEntries: 60,
+      deadlineMs: 7000,
+      after: Buffer.from('a/b'),
+      afterRow: 'error',
+    });
+    assert.deepEqual(resumeRequest(base, 0, undefined, 20_000), { ...base, deadlineMs: 1 });
+  });
+  it('skips what a ranked list already sent', () => {
+    const ranked = { ...base, shape: 'ranked' as const, topN: 10, offset: 5 };
+    assert.deepEqual(resumeRequest(ranked, 4, { path: 'x', row: 'entry' }, 0), { ...ranked, topN: 6, offset: 9 });
   });
 });

@@ -2,13 +2,21 @@
 // batches. Taking a batch grants the worker one credit; cancel() raises the shared flag
 // (the worker stops within one entry) and terminates the worker if it does not stop.
 // Workers are pooled: starting a thread costs tens of milliseconds, a message does not.
+//
+// A worker whose file system call does not return within the timeout (a hung mount) is
+// abandoned: it is never reused, and counts as stuck until its call returns. Its mount is
+// marked hung (hung-mounts.ts) and the walk goes on in a fresh worker from the last row the
+// stuck one sent, the hung mount listed as TIMEOUT; its rows and summary read as one walk.
 import { Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
+import { CallWatch, type StuckCall } from './call-probe.js';
+import { DEFAULT_FS_TIMEOUT_MS, type HungMount, type HungMounts, hungMounts } from './hung-mounts.js';
 import {
   CANCEL,
   CONTROL_SLOTS,
   CREDITS,
+  type LastRow,
   rowFromPlain,
   SEEN,
   summaryFromPlain,
@@ -23,6 +31,14 @@ export interface WalkerOptions {
   batchRows?: number;
   batchBytes?: number;
   flushMs?: number;
+  /** A file system call that does not return within this many ms marks its mount hung. */
+  fsTimeoutMs?: number;
+  /** Workers that may be stuck at once; past it, a walk whose worker gets stuck ends there. */
+  maxStuckWorkers?: number;
+  /** Where hung mounts are remembered (default: the process's one registry). */
+  hung?: HungMounts;
+  /** Told of each worker given up on, with the mount now skipped. */
+  onStuck?: (mount: HungMount, call: StuckCall) => void;
 }
 
 export interface WalkOutcome {
@@ -32,6 +48,8 @@ export interface WalkOutcome {
   error?: string;
   /** What a walk that ran to its end produced (for metrics). */
   counts?: WalkCounts;
+  /** Workers of this walk given up on, stuck in a call on a hung mount. */
+  stuck: number;
 }
 
 export interface RunningWalk<B = Row[]> {
@@ -60,8 +78,52 @@ export function startWireWalk(req: WalkRequest, opts: WalkerOptions): RunningWal
 const TERMINATE_AFTER_MS = 2000;
 /** Idle workers kept warm between walks; more walks at once start more workers. */
 const MAX_IDLE_WORKERS = 4;
+const DEFAULT_MAX_STUCK_WORKERS = 8;
+/** How often running workers' calls are sampled. */
+const WATCH_EVERY_MS = 100;
 const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
 const idle: Worker[] = [];
+/** Workers abandoned in a call that has not returned; each leaves when its thread exits. */
+const stuck = new Set<Worker>();
+/** Running workers' probes, sampled by one timer while there are any. */
+const watched = new Set<{ watch: CallWatch; timeoutMs: number; onStuck: (call: StuckCall) => void }>();
+let watchTimer: NodeJS.Timeout | undefined;
+
+/** Workers stuck in a file system call that has not returned (each holds a thread). */
+export function stuckWorkers(): number {
+  return stuck.size;
+}
+
+function sampleAll(): void {
+  const now = Date.now();
+  for (const w of [...watched]) {
+    const call = w.watch.sample(now, w.timeoutMs);
+    if (call) w.onStuck(call);
+  }
+}
+
+function watch(w: { watch: CallWatch; timeoutMs: number; onStuck: (call: StuckCall) => void }): () => void {
+  watched.add(w);
+  if (!watchTimer) {
+    watchTimer = setInterval(sampleAll, WATCH_EVERY_MS);
+    watchTimer.unref();
+  }
+  return () => {
+    watched.delete(w);
+    if (watched.size === 0 && watchTimer) {
+      clearInterval(watchTimer);
+      watchTimer = undefined;
+    }
+  };
+}
+
+/** A worker that will never be reused: terminated (effective once its call returns), counted until it exits. */
+function abandon(worker: Worker): void {
+  stuck.add(worker);
+  worker.once('exit', () => stuck.delete(worker));
+  worker.unref();
+  void worker.terminate().catch(() => {});
+}
 
 /** A new worker that leaves the idle list if it ever exits. */
 function newWorker(): Worker {
@@ -94,20 +156,38 @@ function releaseWorker(worker: Worker): void {
   idle.push(worker);
 }
 
+/**
+ * The rest of a walk after `last`, the last row a stuck worker sent: a tree resumes after
+ * it; a ranked list (sent whole at the end) skips the rows already sent. Limits and the
+ * deadline are what is left of them.
+ */
+export function resumeRequest(
+  req: WalkRequest,
+  sent: number,
+  last: LastRow | undefined,
+  elapsedMs: number,
+): WalkRequest {
+  const deadlineMs = Math.max(1, req.deadlineMs - elapsedMs);
+  if (req.shape === 'ranked')
+    return { ...req, deadlineMs, offset: req.offset + sent, topN: Math.max(1, req.topN - sent) };
+  if (last === undefined) return { ...req, deadlineMs };
+  return {
+    ...req,
+    deadlineMs,
+    maxEntries: Math.max(0, req.maxEntries - sent),
+    after: Buffer.from(last.path, 'latin1'),
+    afterRow: last.row,
+  };
+}
+
 function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): RunningWalk<B> {
   const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
   const ctl = new Int32Array(control);
   ctl[CREDITS] = opts.credits ?? 4;
-  const input: WorkerInput = {
-    req,
-    allowedRoots: opts.allowedRoots,
-    control,
-    mode,
-    batchRows: opts.batchRows ?? 512,
-    batchBytes: opts.batchBytes ?? 32 * 1024,
-    flushMs: opts.flushMs ?? 50,
-  };
-  const worker = acquireWorker();
+  const timeoutMs = opts.fsTimeoutMs ?? DEFAULT_FS_TIMEOUT_MS;
+  const maxStuck = opts.maxStuckWorkers ?? DEFAULT_MAX_STUCK_WORKERS;
+  const hung = opts.hung ?? hungMounts;
+  const started = Date.now();
 
   const queue: WorkerMessage[] = [];
   let wake: (() => void) | undefined;
@@ -117,47 +197,124 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
   });
   let terminal = false;
 
-  const detach = () => {
-    worker.off('message', fromWorker);
-    worker.off('error', onError);
-    worker.off('exit', onExit);
-  };
+  // What the walk's earlier workers (given up on) sent and read, for the resumed part.
+  let sent = 0;
+  let sentBefore = 0;
+  let seenBefore = 0;
+  let last: LastRow | undefined;
+  let stuckHere = 0;
+
+  let worker: Worker;
+  let unwatch: () => void = () => {};
+  let detach: () => void = () => {};
+
   /** Queues a message for the consumer; the walk's last one settles `finished`. */
   const push = (m: WorkerMessage) => {
     if (m.t !== 'rows' && m.t !== 'wire' && !terminal) {
       terminal = true;
       detach();
+      unwatch();
       resolveFinished({
-        seen: m.seen,
+        seen: seenBefore + m.seen,
         cancelled: m.t === 'cancelled',
         ...(m.t === 'error' ? { error: m.message } : {}),
         ...(m.t === 'done' ? { counts: m.counts } : {}),
+        stuck: stuckHere,
       });
     }
     queue.push(m);
     wake?.();
   };
-  function fromWorker(m: WorkerMessage): void {
-    const last = m.t !== 'rows' && m.t !== 'wire';
-    push(m);
-    // The worker ended this walk by itself: it is healthy and free for the next one.
-    if (last) releaseWorker(worker);
+
+  function startPart(partReq: WalkRequest): void {
+    const probe = new CallWatch();
+    const current = acquireWorker();
+    worker = current;
+    function fromWorker(m: WorkerMessage): void {
+      const lastOfWalk = m.t !== 'rows' && m.t !== 'wire';
+      if (m.t === 'rows' || m.t === 'wire') {
+        sent += m.entries;
+        last = m.last;
+      } else if (m.t === 'done' && sentBefore + seenBefore > 0) {
+        const s = m.summary;
+        m = {
+          ...m,
+          summary: {
+            ...s,
+            entriesSent: s.entriesSent + sentBefore,
+            entriesMatched: s.entriesMatched + sentBefore,
+            entriesSeen: s.entriesSeen + seenBefore,
+            elapsedMs: Date.now() - started,
+          },
+        };
+      }
+      push(m);
+      // The worker ended this walk by itself: it is healthy and free for the next one.
+      if (lastOfWalk) releaseWorker(current);
+    }
+    function onError(err: Error): void {
+      push({ t: 'error', message: err.message, seen: Atomics.load(ctl, SEEN) });
+    }
+    function onExit(): void {
+      const seen = Atomics.load(ctl, SEEN);
+      push(
+        Atomics.load(ctl, CANCEL) !== 0
+          ? { t: 'cancelled', seen }
+          : { t: 'error', message: 'walk worker exited unexpectedly', seen },
+      );
+    }
+    current.on('message', fromWorker);
+    current.on('error', onError);
+    current.on('exit', onExit);
+    detach = () => {
+      current.off('message', fromWorker);
+      current.off('error', onError);
+      current.off('exit', onExit);
+    };
+    unwatch = watch({ watch: probe, timeoutMs, onStuck: (call) => onStuck(current, call) });
+    const input: WorkerInput = {
+      req: partReq,
+      allowedRoots: opts.allowedRoots,
+      control,
+      mode,
+      batchRows: opts.batchRows ?? 512,
+      batchBytes: opts.batchBytes ?? 32 * 1024,
+      flushMs: opts.flushMs ?? 50,
+      probe: probe.shared,
+      skip: hung.active().map(({ point, exact, detail }) => ({ point, exact, detail })),
+    };
+    current.postMessage(input);
   }
-  function onError(err: Error): void {
-    push({ t: 'error', message: err.message, seen: Atomics.load(ctl, SEEN) });
+
+  function onStuck(stuckWorker: Worker, call: StuckCall): void {
+    if (terminal || stuckWorker !== worker) return;
+    detach();
+    unwatch();
+    abandon(stuckWorker);
+    stuckHere++;
+    const mount = hung.mark(call, timeoutMs);
+    opts.onStuck?.(mount, call);
+    seenBefore += Atomics.load(ctl, SEEN);
+    sentBefore = sent;
+    if (Atomics.load(ctl, CANCEL) !== 0) {
+      push({ t: 'cancelled', seen: 0 });
+      return;
+    }
+    if (stuck.size > maxStuck) {
+      push({
+        t: 'error',
+        code: 'resource_exhausted',
+        message: `every walk worker is stuck in a file system call that does not return (${mount.detail})`,
+        seen: 0,
+      });
+      return;
+    }
+    // A worker starts with SEEN at its own count: the new part's is added to seenBefore.
+    Atomics.store(ctl, SEEN, 0);
+    startPart(resumeRequest(req, sent, last, Date.now() - started));
   }
-  function onExit(): void {
-    const seen = Atomics.load(ctl, SEEN);
-    push(
-      Atomics.load(ctl, CANCEL) !== 0
-        ? { t: 'cancelled', seen }
-        : { t: 'error', message: 'walk worker exited unexpectedly', seen },
-    );
-  }
-  worker.on('message', fromWorker);
-  worker.on('error', onError);
-  worker.on('exit', onExit);
-  worker.postMessage(input);
+
+  startPart(req);
 
   let killTimer: NodeJS.Timeout | undefined;
   function cancel(): void {
@@ -206,7 +363,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
             throw new FleetError('cancelled', 'walk cancelled');
           case 'error':
             done = true;
-            throw new FleetError('internal', `walk failed: ${m.message}`);
+            throw new FleetError(m.code ?? 'internal', `walk failed: ${m.message}`);
         }
       }
     } finally {

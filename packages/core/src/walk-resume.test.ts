@@ -179,4 +179,26 @@ describe('walk, resuming a tree after a row', () => {
       assert.deepEqual(rows.map(line), all.slice(i + 1).map(line));
     }
   });
+
+  it('says so when a directory on the resume path can no longer be read (a mount that stopped answering)', () => {
+    const TIMEOUT: EntryError = { code: 'TIMEOUT', detail: 'did not answer' };
+    const records = [rec('m', 'dir'), rec('m/a'), rec('m/b'), rec('m/sub', 'dir'), rec('m/sub/x'), rec('z')];
+    const hung = new MemorySource(ROOT, records, {
+      dirErrors: new Map([
+        ['m', TIMEOUT],
+        ['m/sub', TIMEOUT],
+      ]),
+    });
+    // Listed up to m/a before m hung: m's error row follows, then what comes after m.
+    assert.deepEqual(run({ ...request(), after: Buffer.from('m/a') }, hung).rows.map(line), ['TIMEOUT m', 'file z']);
+    // Its own entry row shown last: the same.
+    assert.deepEqual(run({ ...request(), after: Buffer.from('m') }, hung).rows.map(line), ['TIMEOUT m', 'file z']);
+    // Its error row shown last: nothing repeated.
+    assert.deepEqual(run({ ...request(), after: Buffer.from('m'), afterRow: 'error' }, hung).rows.map(line), [
+      'file z',
+    ]);
+    // An entry that cannot be stat'ed any more on the way (lstat of a hung mount point).
+    const gone = new MemorySource(ROOT, [{ ...rec('m', 'dir'), error: TIMEOUT }, rec('z')]);
+    assert.deepEqual(run({ ...request(), after: Buffer.from('m/a') }, gone).rows.map(line), ['TIMEOUT m', 'file z']);
+  });
 });

@@ -22,6 +22,9 @@ export function* walkTree(state: WalkState, rootEntry: Entry, rootChain: Ancesto
     if (d.go)
       yield* listTree(entry, depth + 1, d.chain, !last ? 'path' : afterRow === 'error' ? 'skip-error' : undefined);
     else if (d.error && last && afterRow === 'entry') yield* errorAfter(entry, d.error, dirOf(entry));
+    // Shown before without an error (or its children were), it cannot be read now (a mount
+    // that stopped answering mid-walk): its error row says so, and the walk goes on after it.
+    else if (entry.error && (!last || afterRow === 'entry')) yield* errorAfter(entry, entry.error, dirOf(entry));
   }
 
   /** The error row that follows an entry (a symlink loop), unless max_entries is reached. */
@@ -55,8 +58,9 @@ export function* walkTree(state: WalkState, rootEntry: Entry, rootChain: Ancesto
       keep.push(p);
     });
     if (error) {
-      // On the resume path this row came before `after`; in skip-error mode it was shown.
-      if (mode !== undefined) return;
+      // In skip-error mode this row was shown. On the resume path the directory was read for
+      // the earlier rows and cannot be now: its error row comes here, after them.
+      if (mode === 'skip-error') return;
       if (summary.entriesSent >= req.maxEntries) {
         state.stop('max_entries', dir);
         return;

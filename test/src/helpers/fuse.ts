@@ -40,15 +40,21 @@ export async function mountFuse(mode: FuseMode, mountpoint: string): Promise<Fus
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  const takeDown = (): void => {
+    try {
+      execFileSync('fusermount', ['-u', '-z', mountpoint], { stdio: 'pipe' });
+    } catch {
+      // not mounted any more
+    }
+    child.kill('SIGKILL');
+  };
+  // Even when a test fails before its after() hook runs, the mount does not outlive it.
+  process.once('exit', takeDown);
   return {
     mountpoint,
     async unmount() {
-      try {
-        execFileSync('fusermount', ['-u', '-z', mountpoint], { stdio: 'pipe' });
-      } catch {
-        // not mounted any more
-      }
-      child.kill('SIGKILL');
+      process.off('exit', takeDown);
+      takeDown();
       await exited;
     },
   };

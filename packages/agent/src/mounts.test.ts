@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mountOf, parseMountinfo, under } from './mounts.js';
+
+const MOUNTINFO = [
+  '22 1 0:21 / / rw,relatime - overlay overlay rw,lowerdir=/a',
+  '23 22 0:22 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw',
+  '24 22 0:23 / /sys ro,nosuid - sysfs sysfs ro',
+  '25 24 0:24 / /sys/fs/cgroup ro,nosuid shared:9 master:3 - cgroup2 cgroup2 rw',
+  '26 22 0:39 / /srv/my\\040share rw,relatime - fuse.sshfs user@host: rw,user_id=0',
+  'garbage line',
+  '',
+].join('\n');
+
+describe('mountinfo', () => {
+  it('reads mount points (octal escapes decoded) and file-system types, optional fields or not', () => {
+    assert.deepEqual(parseMountinfo(MOUNTINFO), [
+      { point: '/', fsType: 'overlay' },
+      { point: '/proc', fsType: 'proc' },
+      { point: '/sys', fsType: 'sysfs' },
+      { point: '/sys/fs/cgroup', fsType: 'cgroup2' },
+      { point: '/srv/my share', fsType: 'fuse.sshfs' },
+    ]);
+  });
+
+  it('finds the mount a path is on: the longest mount point above it, by whole components', () => {
+    const mounts = parseMountinfo(MOUNTINFO);
+    assert.equal(mountOf(mounts, '/sys/fs/cgroup/cpu')?.fsType, 'cgroup2');
+    assert.equal(mountOf(mounts, '/sys/kernel')?.fsType, 'sysfs');
+    assert.equal(mountOf(mounts, '/system')?.fsType, 'overlay');
+    assert.equal(mountOf(mounts, '/srv/my share')?.fsType, 'fuse.sshfs');
+    assert.ok(under('/', '/x') && under('/a', '/a') && under('/a', '/a/b') && !under('/a', '/ab'));
+  });
+});

@@ -1,0 +1,52 @@
+// The mount table, from /proc/self/mountinfo: where each file system is mounted and its
+// type. A procfs read, answered by the kernel, never by the mounted file system, so it
+// is safe while a mount hangs. Mount points are latin1 strings of their bytes, as the
+// walker's paths are.
+import * as fs from 'node:fs';
+
+export interface Mount {
+  /** Absolute, with mountinfo's octal escapes (\040 for a space...) decoded to bytes. */
+  point: string;
+  fsType: string;
+}
+
+/** Decodes mountinfo's `\ooo` escapes (space, tab, newline, backslash) in a latin1 string. */
+function decodeOctal(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(Number.parseInt(oct, 8)));
+}
+
+/**
+ * Lines of mountinfo: `ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER`.
+ * Lines that do not have that shape are skipped.
+ */
+export function parseMountinfo(text: string): Mount[] {
+  const mounts: Mount[] = [];
+  for (const line of text.split('\n')) {
+    const f = line.split(' ');
+    const dash = f.indexOf('-', 6);
+    if (f.length < 7 || dash < 0 || dash + 1 >= f.length) continue;
+    mounts.push({ point: decodeOctal(f[4]), fsType: decodeOctal(f[dash + 1]) });
+  }
+  return mounts;
+}
+
+export function readMounts(): Mount[] {
+  try {
+    return parseMountinfo(fs.readFileSync('/proc/self/mountinfo', 'latin1'));
+  } catch {
+    return [];
+  }
+}
+
+/** Is `path` equal to `point` or below it (both absolute, normalised, latin1)? */
+export function under(point: string, path: string): boolean {
+  if (point === '/') return path.startsWith('/');
+  return path === point || (path.startsWith(point) && path.charCodeAt(point.length) === 0x2f);
+}
+
+/** The mount `path` is on: the one with the longest mount point above it (the last mounted wins a tie). */
+export function mountOf(mounts: readonly Mount[], path: string): Mount | undefined {
+  let best: Mount | undefined;
+  for (const m of mounts) if (under(m.point, path) && (!best || m.point.length >= best.point.length)) best = m;
+  return best;
+}
