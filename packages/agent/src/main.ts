@@ -1,8 +1,8 @@
 #!/usr/bin/env node
+import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 // fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
 // gracefully on SIGTERM/SIGINT.
-import { pino } from 'pino';
-import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
+import { createLogger } from './logger.js';
 import { createAgentMetrics, startMetricsServer } from './metrics.js';
 import { createAgentServer } from './server.js';
 import { describeSocket } from './unix-socket.js';
@@ -11,16 +11,7 @@ import { AGENT_VERSION } from './version.js';
 const GRACE_MS = 10_000;
 
 async function main(): Promise<number> {
-  const logger = pino(
-    {
-      level: process.env.LOG_LEVEL ?? 'info',
-      base: { svc: 'fleetls-agent' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: ['token', '*.token', 'authorization', '*.authorization'], censor: '[redacted]' },
-    },
-    pino.destination({ fd: 2, sync: true }),
-  );
+  const logger = createLogger({ name: 'fleetls-agent', level: process.env.LOG_LEVEL ?? 'info' });
   let config: ReturnType<typeof parseAgentConfig>;
   try {
     config = parseAgentConfig(process.argv.slice(2), process.env, AGENT_VERSION);

@@ -1,0 +1,100 @@
+// Secrets never reach a log line, at any level: a real mTLS agent with a token and a real
+// gateway CLI, both at debug, through good calls and refused ones; every stderr line is
+// JSON or a plain CLI message, and none holds the token, a private key or its passphrase.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { makePki, type TestPki } from './helpers/certs.js';
+import { fleetls } from './helpers/cli.js';
+
+const TOKEN = 'tok-5ecret-0f-the-fleet';
+const WRONG = 'tok-wr0ng-but-still-secret';
+
+describe('no secret in any log line, at debug', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-logs-'));
+  const tree = join(dir, 'tree');
+  let pki: TestPki;
+  let agent: AgentProcess;
+  const secrets = (): string[] => {
+    // The base64 body lines of every private key, and the tokens.
+    const keyLines = [pki.serverKey, pki.clientKey].flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l.length > 20 && !l.startsWith('-----')),
+    );
+    return [TOKEN, WRONG, ...keyLines];
+  };
+
+  before(async () => {
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'sub', 'a.txt'), 'a');
+    writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+    writeFileSync(join(dir, 'wrong'), `${WRONG}\n`);
+    mkdirSync(join(dir, 'certs'));
+    pki = makePki(join(dir, 'certs'), ['127.0.0.1']);
+    agent = await startAgent({
+      allow: [tree],
+      tls: true,
+      env: { LOG_LEVEL: 'debug' },
+      args: [
+        '--tls-cert',
+        pki.serverCert,
+        '--tls-key',
+        pki.serverKey,
+        '--tls-ca',
+        pki.ca,
+        '--token-file',
+        join(dir, 'token'),
+      ],
+    });
+  });
+  after(async () => {
+    await agent?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('agent and gateway, good and refused calls', async () => {
+    const inventory = (token: string) => {
+      const file = join(dir, `inv-${token}.yaml`);
+      writeFileSync(
+        file,
+        [
+          'hosts:',
+          '  a:',
+          `    agent: ${agent.address}`,
+          'agent_tls:',
+          `  ca: ${pki.ca}`,
+          `  cert: ${pki.clientCert}`,
+          `  key: ${pki.clientKey}`,
+          `agent_token_file: ${join(dir, token)}`,
+        ].join('\n'),
+      );
+      return file;
+    };
+    let gatewayLogs = '';
+    for (const token of ['token', 'wrong']) {
+      for (const args of [
+        ['hosts', '--check'],
+        ['tree', `a:${tree}`],
+        ['stat', `a:${join(tree, 'sub', 'a.txt')}`],
+        ['ls', `a:${tree}/nope`],
+      ]) {
+        const r = await fleetls(['--log-level', 'debug', '--inventory', inventory(token), ...args], { cwd: dir });
+        gatewayLogs += r.stderr;
+      }
+    }
+    const agentLogs = agent.stderr();
+    // The runs really logged at debug, on both sides, and saw both outcomes.
+    assert.match(gatewayLogs, /"level":"debug"/);
+    assert.match(agentLogs, /"level":"debug"/);
+    assert.match(gatewayLogs, /bad bearer token/);
+    assert.match(agentLogs, /walk end/);
+    for (const secret of secrets()) {
+      assert.ok(!gatewayLogs.includes(secret), `gateway logged a secret (${secret.slice(0, 6)}…)`);
+      assert.ok(!agentLogs.includes(secret), `agent logged a secret (${secret.slice(0, 6)}…)`);
+    }
+  });
+});
