@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { assertCliJson } from '@fleetls/gateway/testing';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 
@@ -24,7 +25,16 @@ function fleetls(args: string[], cwd: string): Promise<{ code: number | null; st
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      // Every --json answer is checked against its tool's outputSchema.
+      try {
+        assertCliJson(args, stdout);
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

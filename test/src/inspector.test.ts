@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { assertConforms } from '@fleetls/gateway/testing';
 import { REPO_ROOT } from './helpers/agent-process.js';
 
 const run = promisify(execFile);
@@ -22,7 +23,11 @@ async function inspector(args: string[]): Promise<Record<string, unknown>> {
     [INSPECTOR, '--cli', process.execPath, GATEWAY_MAIN, 'serve', ...args],
     { cwd: dirname(INSPECTOR), env: { ...process.env, FLEETLS_INVENTORY: '' }, timeout: 60_000 },
   );
-  return JSON.parse(stdout.slice(stdout.indexOf('{')));
+  const out = JSON.parse(stdout.slice(stdout.indexOf('{')));
+  // A tool answer is checked against the tool's outputSchema.
+  const tool = args[args.indexOf('--tool-name') + 1];
+  if (args.includes('--tool-name') && !out.isError) assertConforms(tool, out.structuredContent);
+  return out;
 }
 
 describe('MCP Inspector CLI against fleetls serve', () => {

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -45,7 +46,7 @@ describe('fleetls serve --http', () => {
     fx = await startMcpFleet();
     gw = await startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
     assert.ok(gw.url, gw.stderr());
-    client = new Client({ name: 'fleetls-e2e-http', version: '1.0.0' });
+    client = withContract(new Client({ name: 'fleetls-e2e-http', version: '1.0.0' }));
     await client.connect(
       new StreamableHTTPClientTransport(new URL(gw.url), {
         requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -13,7 +14,7 @@ function text(r: CallToolResult): string {
 }
 
 async function spawnClient(env: Record<string, string>, args: string[] = []): Promise<Client> {
-  const client = new Client({ name: 'fleetls-e2e', version: '1.0.0' });
+  const client = withContract(new Client({ name: 'fleetls-e2e', version: '1.0.0' }));
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [GATEWAY_MAIN, 'serve', ...args],

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import parsePrometheus, { type ParsedFamily } from 'parse-prometheus-text-format';
@@ -107,7 +108,7 @@ describe('gateway /metrics, /healthz, /readyz', () => {
     gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
     const mcpUrl = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
     base = mcpUrl.replace(/\/mcp$/, '');
-    client = new Client({ name: 'fleetls-metrics-test', version: '1.0.0' });
+    client = withContract(new Client({ name: 'fleetls-metrics-test', version: '1.0.0' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: auth } }));
   });
   after(async () => {

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { AGENT_MAIN, REPO_ROOT } from './helpers/agent-process.js';
@@ -107,7 +108,7 @@ describe('a fleet of network namespaces over mTLS', () => {
         '',
       ].join('\n'),
     );
-    client = new Client({ name: 'netns-test', version: '1.0.0' });
+    client = withContract(new Client({ name: 'netns-test', version: '1.0.0' }));
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
@@ -49,7 +50,7 @@ function makeTree(base: string, uid: number, gid: number): string {
 }
 
 async function gateway(inventory: string): Promise<Client> {
-  const client = new Client({ name: 'parity-test', version: '1.0.0' });
+  const client = withContract(new Client({ name: 'parity-test', version: '1.0.0' }));
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,

@@ -5,6 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { createMcpServer } from './mcp-server.js';
+import { withContract } from './testing/contract.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './testing/fake-fleet.js';
 import { TOOLS } from './tools/registry.js';
 
@@ -14,7 +15,7 @@ async function connect(fleet: FakeFleet, options = {}) {
   const server = createMcpServer({ fleet, logger, options });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   await server.connect(st);
-  const client = new Client({ name: 'test', version: '1.0.0' });
+  const client = withContract(new Client({ name: 'test', version: '1.0.0' }));
   await client.connect(ct);
   return { client, close: async () => Promise.all([client.close(), server.close()]) };
 }

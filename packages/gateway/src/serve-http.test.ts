@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { startHttpServer } from './serve-http.js';
+import { withContract } from './testing/contract.js';
 import { dir, FakeFleet, file, MemoryBackend } from './testing/fake-fleet.js';
 
 const logger = pino({ level: 'silent' });
@@ -30,7 +31,7 @@ test('HTTP: 401 without the bearer token; tools answer with it', async () => {
     });
     assert.equal(wrong.status, 401);
 
-    const client = new Client({ name: 'test', version: '1' });
+    const client = withContract(new Client({ name: 'test', version: '1' }));
     await client.connect(
       new StreamableHTTPClientTransport(new URL(srv.url), {
         requestInit: { headers: { authorization: 'Bearer s3cret' } },
@@ -54,7 +55,7 @@ test('HTTP: refuses a non-loopback address without a token', async () => {
 test('HTTP without a token: loopback only, and Host must name loopback', async () => {
   const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0 });
   try {
-    const client = new Client({ name: 'test', version: '1' });
+    const client = withContract(new Client({ name: 'test', version: '1' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(srv.url)));
     const { tools } = await client.listTools();
     assert.equal(tools.length, 5);

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { assertCliJson } from '@fleetls/gateway/testing';
 import { REPO_ROOT } from './agent-process.js';
 
 export const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
@@ -26,7 +27,16 @@ export function fleetls(args: string[], opts: { cwd: string; env?: NodeJS.Proces
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      // Every --json answer is checked against its tool's outputSchema.
+      try {
+        assertCliJson(args, stdout);
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

@@ -1,5 +1,7 @@
 // @fleetls/gateway/testing: the in-memory fleet and the tools called as MCP presents them,
 // for tests in this package and in test/. Not part of the product's surface.
+
+export { assertCliJson, assertConforms, assertConformsTo, declaredOutputSchema, withContract } from './contract.js';
 export {
   DeadBackend,
   dir,

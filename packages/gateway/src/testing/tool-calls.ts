@@ -1,5 +1,6 @@
 // The tools called as the MCP face calls them (runTool, then the MCP presenter), typed by
 // their answers, for tests that check answers without an MCP client in between.
+
 import type { ListDirectoriesAnswer } from '../tools/list-directories.js';
 import type { ListDirectoryAnswer } from '../tools/list-directory.js';
 import type { ListFilesAnswer } from '../tools/list-files.js';
@@ -8,6 +9,7 @@ import { findTool } from '../tools/registry.js';
 import { runTool } from '../tools/run-tool.js';
 import type { StatAnswer } from '../tools/stat.js';
 import type { ToolContext } from '../tools/tool.js';
+import { assertConforms } from './contract.js';
 
 export interface Answer<S> {
   structured: S;
@@ -19,6 +21,7 @@ export async function callTool<S>(name: string, ctx: ToolContext, args: unknown)
   const tool = findTool(name);
   if (!tool) throw new Error(`no tool ${name} in the registry`);
   const answer = tool.mcp(await runTool(tool, args, ctx), ctx);
+  assertConforms(name, answer.structured);
   return { structured: answer.structured as S, text: answer.text };
 }
 
