@@ -6,6 +6,8 @@ import * as protoLoader from '@grpc/proto-loader';
 
 export const PROTO_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const PROTO_FILES = ['fleetls/v1/agent.proto'];
+/** The gateway's Fleet API (it imports agent.proto); loaded apart so an agent never advertises it. */
+export const FLEET_PROTO_FILES = ['fleetls/v1/fleet.proto'];
 
 /** Must match the flags of `npm run generate`, or the generated types lie. */
 export const LOADER_OPTIONS: protoLoader.Options = {
@@ -26,23 +28,34 @@ export function packageDefinition(): protoLoader.PackageDefinition {
   return cached;
 }
 
+let fleetCached: protoLoader.PackageDefinition | undefined;
+
+/** The Fleet API's package definition (with the agent messages it uses), loaded once. */
+export function fleetPackageDefinition(): protoLoader.PackageDefinition {
+  fleetCached ??= protoLoader.loadSync(FLEET_PROTO_FILES, LOADER_OPTIONS);
+  return fleetCached;
+}
+
 type EnumDescriptor = { value: { name: string; number: number }[] };
 type MessageDescriptor = { field: { name: string; number: number; type: string }[] };
 
-function definition(fullName: string, format: string): unknown {
-  const def = packageDefinition()[fullName] as { format?: string; type?: unknown } | undefined;
+function definition(fullName: string, format: string, pkg: protoLoader.PackageDefinition): unknown {
+  const def = pkg[fullName] as { format?: string; type?: unknown } | undefined;
   if (!def || def.format !== format) throw new Error(`contract: ${fullName} is not a ${format}`);
   return def.type;
 }
 
 /** name → number of every value of an enum, from the descriptor. */
 export function enumNumbers(fullName: string): Map<string, number> {
-  const type = definition(fullName, 'Protocol Buffer 3 EnumDescriptorProto') as EnumDescriptor;
+  const type = definition(fullName, 'Protocol Buffer 3 EnumDescriptorProto', packageDefinition()) as EnumDescriptor;
   return new Map(type.value.map((v) => [v.name, v.number]));
 }
 
-/** name (camelCase, as the loader options spell it) → { number, type } of every field of a message. */
-export function messageFields(fullName: string): Map<string, { number: number; type: string }> {
-  const type = definition(fullName, 'Protocol Buffer 3 DescriptorProto') as MessageDescriptor;
+/** name (camelCase, as the loader options spell it) → { number, type } of every field of a message (of the agent contract unless told). */
+export function messageFields(
+  fullName: string,
+  pkg: protoLoader.PackageDefinition = packageDefinition(),
+): Map<string, { number: number; type: string }> {
+  const type = definition(fullName, 'Protocol Buffer 3 DescriptorProto', pkg) as MessageDescriptor;
   return new Map(type.field.map((f) => [f.name, { number: f.number, type: f.type }]));
 }

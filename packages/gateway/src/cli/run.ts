@@ -163,9 +163,13 @@ export async function runCli(io: CliIo): Promise<number> {
 
   program
     .command('serve')
-    .description('MCP server: stdio by default, or Streamable HTTP at /mcp with --http')
+    .description('MCP server: stdio by default, or Streamable HTTP at /mcp with --http; the Fleet gRPC API with --grpc')
     .option('--http <host:port>', 'serve Streamable HTTP (stateless) on this address, e.g. 127.0.0.1:8765')
-    .option('--token-file <file>', 'bearer token HTTP clients must send (or $FLEETLS_TOKEN)')
+    .option('--grpc <host:port>', 'serve the Fleet gRPC API (fleetls.v1.Fleet) on this address, e.g. 127.0.0.1:8766')
+    .option('--grpc-tls-cert <file>', 'TLS certificate of the gRPC server (PEM)')
+    .option('--grpc-tls-key <file>', 'its private key (PEM)')
+    .option('--grpc-tls-ca <file>', 'CA whose client certificates the gRPC server requires (mTLS)')
+    .option('--token-file <file>', 'bearer token HTTP and gRPC clients must send (or $FLEETLS_TOKEN)')
     .action(async (o: ServeFlags, cmd: Command) => {
       // The MCP SDK and prom-client load only for `serve`.
       const { createGatewayMetrics } = await import('../metrics/metrics.js');

@@ -1,6 +1,8 @@
-// `fleetls serve`: the MCP server over stdio (default) or Streamable HTTP (--http).
+// `fleetls serve`: the MCP server over stdio (default) or Streamable HTTP (--http), and the
+// Fleet gRPC API (--grpc), with or without --http.
 import { readFileSync } from 'node:fs';
 import { invalidArgument } from '@fleetls/core';
+import type { FleetTlsFiles } from '../fleet-api/server.js';
 import type { Fleet } from '../fleet-types.js';
 import type { Logger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
@@ -11,14 +13,18 @@ import type { CliIo } from './run.js';
 
 export interface ServeFlags {
   http?: string;
+  grpc?: string;
+  grpcTlsCert?: string;
+  grpcTlsKey?: string;
+  grpcTlsCa?: string;
   tokenFile?: string;
 }
 
 /** "127.0.0.1:8765", "[::1]:8765", "localhost:0" → host and port. */
-export function parseListen(s: string): { host: string; port: number } {
+export function parseListen(s: string, flag = '--http'): { host: string; port: number } {
   const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(s);
   const port = m ? Number(m[2]) : -1;
-  if (!m || port > 65535) throw invalidArgument(`--http: expected HOST:PORT, as 127.0.0.1:8765, got '${s}'`);
+  if (!m || port > 65535) throw invalidArgument(`${flag}: expected HOST:PORT, as 127.0.0.1:8765, got '${s}'`);
   const host = m[1].startsWith('[') ? m[1].slice(1, -1) : m[1];
   return { host, port };
 }
@@ -49,32 +55,62 @@ export async function runServe(deps: {
 }): Promise<void> {
   const { flags, fleet, logger, options, io, metrics } = deps;
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
-  if (flags.http === undefined) {
-    if (flags.tokenFile !== undefined) logger.warn('--token-file applies to --http only; stdio needs no token');
+  if (flags.http === undefined && flags.grpc === undefined) {
+    if (flags.tokenFile !== undefined)
+      logger.warn('--token-file applies to --http and --grpc only; stdio needs no token');
     // Serves until the client closes stdin, or a signal.
     await Promise.race([serveStdio({ fleet, logger, options }), shutdown]);
     return;
   }
-  const { host, port } = parseListen(flags.http);
   const token = readServeToken(flags, io.env);
+  const tls = grpcTls(flags);
   let stopping = false;
-  const server = await startHttpServer({
-    fleet,
-    logger,
-    options,
-    host,
-    port,
-    token,
-    metrics: metrics?.registry,
-    // The fleet (inventory) is loaded before anything listens; shutting down is the one not-ready state.
-    notReady: () => (stopping ? 'shutting down' : undefined),
-  });
-  // The address people paste into an MCP client (port 0 resolved); never on stdout.
-  io.stderr.write(`fleetls: MCP over HTTP at ${server.url}${token ? ' (bearer token required)' : ''}\n`);
+  const closers: (() => Promise<void>)[] = [];
   try {
+    if (flags.grpc !== undefined) {
+      const { host, port } = parseListen(flags.grpc, '--grpc');
+      // grpc-js and the Fleet API load only with --grpc.
+      const { startFleetGrpcServer } = await import('../fleet-api/server.js');
+      const grpc = await startFleetGrpcServer({ fleet, logger, options, host, port, token, tls });
+      closers.push(grpc.close);
+      io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls)}\n`);
+    }
+    if (flags.http !== undefined) {
+      const { host, port } = parseListen(flags.http);
+      const server = await startHttpServer({
+        fleet,
+        logger,
+        options,
+        host,
+        port,
+        token,
+        metrics: metrics?.registry,
+        // The fleet (inventory) is loaded and every face listens before this answers; shutting down is the one not-ready state.
+        notReady: () => (stopping ? 'shutting down' : undefined),
+      });
+      closers.push(server.close);
+      // The address people paste into an MCP client (port 0 resolved); never on stdout.
+      io.stderr.write(`fleetls: MCP over HTTP at ${server.url}${token ? ' (bearer token required)' : ''}\n`);
+    }
     await shutdown;
   } finally {
     stopping = true;
-    await server.close();
+    await Promise.all(closers.map((close) => close()));
   }
+}
+
+function grpcTls(flags: ServeFlags): FleetTlsFiles | undefined {
+  const { grpcTlsCert: cert, grpcTlsKey: key, grpcTlsCa: ca } = flags;
+  if (cert === undefined && key === undefined && ca === undefined) return undefined;
+  if (flags.grpc === undefined) throw invalidArgument('--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca need --grpc');
+  if (cert === undefined || key === undefined) {
+    throw invalidArgument('--grpc-tls-cert and --grpc-tls-key go together (and --grpc-tls-ca needs both)');
+  }
+  return { cert, key, ...(ca !== undefined ? { ca } : {}) };
+}
+
+function authWords(token: string | undefined, tls: FleetTlsFiles | undefined): string {
+  const words = [tls ? (tls.ca ? 'TLS, client certificate required' : 'TLS') : 'plaintext'];
+  if (token) words.push('bearer token required');
+  return ` (${words.join(', ')})`;
 }

@@ -14,7 +14,9 @@
 //     `hosts` (one status per host) and, for listings that page, `cursorAfter(shown)`;
 //   - mcp(result, ctx): the MCP answer {structured, text}, within ctx.options.maxAnswerBytes;
 //   - cli (optional): the subcommand, its flags → arguments, and render(result, style).
-// then add one line to TOOLS below. Nothing else names a tool.
+// then add one line to TOOLS below, and its gRPC face: an RPC and request message in
+// proto/fleetls/v1/fleet.proto (fields named as the arguments) and one line in
+// fleet-api/rpcs.ts with its presenter (fleet-api.test.ts fails until both exist).
 //
 // Adding a face (e.g. the Fleet gRPC service): iterate TOOLS (or import the one tool you
 // serve, for its typed result), call runTool() from run-tool.ts with the raw arguments and

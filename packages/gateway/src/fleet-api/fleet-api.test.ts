@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FLEET_SERVICE_NAME, type FleetClient, loadFleetContract, messageFields } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
+import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
+import { TOOLS } from '../tools/registry.js';
+import { runTool } from '../tools/run-tool.js';
+import { fieldName, requestArgs } from './args.js';
+import { TOOL_RPCS } from './rpcs.js';
+import { type FleetGrpcServer, startFleetGrpcServer } from './server.js';
+import { WALK_INPUT } from './walk.js';
+
+const logger = pino({ level: 'silent' });
+const TOKEN = 'fleet-api-unit-token';
+
+function fakeFleet() {
+  return new FakeFleet({
+    alpha: new MemoryBackend(dir({ srv: dir({ 'a.log': file(3), sub: dir({ 'b.log': file(5) }) }) })),
+  });
+}
+
+function methodsOf() {
+  return loadFleetContract().proto.fleetls.v1.Fleet.service;
+}
+
+describe('the Fleet contract is a face of the tool registry', () => {
+  it('has one RPC per tool', () => {
+    assert.deepEqual(TOOL_RPCS.map((r) => r.tool.name).sort(), TOOLS.map((t) => t.name).sort());
+    for (const r of TOOL_RPCS) assert.ok(methodsOf()[r.method], `fleetls.v1.Fleet/${r.method}`);
+  });
+
+  it("names each request field as the tool's argument, and no other", () => {
+    const service = loadFleetContract().packageDefinition[FLEET_SERVICE_NAME] as unknown as Record<
+      string,
+      { requestType: { type: { name: string } } }
+    >;
+    const requests: [string, Record<string, unknown>][] = [
+      ...TOOL_RPCS.map((r): [string, Record<string, unknown>] => [r.method, r.tool.input]),
+      ['Walk', WALK_INPUT],
+    ];
+    for (const [method, input] of requests) {
+      const type = service[method].requestType.type.name;
+      const fields = [...messageFields(`fleetls.v1.${type}`, loadFleetContract().packageDefinition).keys()].sort();
+      assert.deepEqual(fields, Object.keys(input).map(fieldName).sort(), `${method}(${type})`);
+    }
+  });
+
+  it('leaves empty fields out, so the tool applies its defaults', () => {
+    const tool = TOOL_RPCS.find((r) => r.method === 'ListDirectory')!.tool;
+    assert.deepEqual(requestArgs(tool.input, { host: 'a', path: '/srv', depth: 0, maxItemsPerDir: 7, cursor: '' }), {
+      host: 'a',
+      path: '/srv',
+      max_items_per_dir: 7,
+    });
+  });
+});
+
+describe('Fleet gRPC server', () => {
+  let server: FleetGrpcServer;
+  let client: FleetClient;
+  const fleet = fakeFleet();
+  const md = new grpc.Metadata();
+  md.set('authorization', `Bearer ${TOKEN}`);
+
+  before(async () => {
+    server = await startFleetGrpcServer({
+      fleet,
+      options: DEFAULT_GATEWAY_OPTIONS,
+      logger,
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+    });
+    const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
+    client = new Fleet(server.address, grpc.credentials.createInsecure()) as unknown as FleetClient;
+  });
+  after(async () => {
+    client?.close();
+    await server?.close();
+  });
+
+  const call = <T>(method: 'ListDirectory' | 'ListHosts', req: object, meta = md): Promise<T> =>
+    new Promise((resolve, reject) =>
+      (client[method] as unknown as (r: object, m: grpc.Metadata, cb: (e: unknown, v: T) => void) => void).call(
+        client,
+        req,
+        meta,
+        (err, res) => (err ? reject(err) : resolve(res)),
+      ),
+    );
+
+  it('answers a tool RPC with the domain rows, paths as bytes', async () => {
+    const res = await call<{ rows: { host: string; row: { entry?: { path: Buffer } } }[]; hosts: unknown[] }>(
+      'ListDirectory',
+      { host: 'alpha', path: '/srv' },
+    );
+    assert.deepEqual(
+      res.rows.map((r) => `${r.host}:${r.row.entry?.path.toString()}`),
+      ['alpha:a.log', 'alpha:sub', 'alpha:sub/b.log'],
+    );
+    assert.ok(Buffer.isBuffer(res.rows[0].row.entry?.path));
+  });
+
+  it('refuses bad arguments with INVALID_ARGUMENT and the tool’s own message', async () => {
+    const ctx = { fleet, options: DEFAULT_GATEWAY_OPTIONS, signal: new AbortController().signal };
+    const tool = TOOLS.find((t) => t.name === 'list_directory')!;
+    for (const [req, args] of [
+      [
+        { host: 'alpha', path: '/srv', depth: 11 },
+        { host: 'alpha', path: '/srv', depth: 11 },
+      ],
+      [{ path: '/srv' }, { path: '/srv' }],
+      [
+        { host: 'nope', path: '/srv' },
+        { host: 'nope', path: '/srv' },
+      ],
+    ] as const) {
+      const mcpMessage = await runTool(tool, args, ctx).then(
+        () => assert.fail('the tool accepted bad arguments'),
+        (e: Error) => e.message,
+      );
+      await assert.rejects(call('ListDirectory', req), (e: grpc.ServiceError) => {
+        assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
+        assert.equal(e.details, mcpMessage);
+        return true;
+      });
+    }
+  });
+
+  it('refuses a call without the token with UNAUTHENTICATED, but health answers', async () => {
+    await assert.rejects(call('ListHosts', {}, new grpc.Metadata()), (e: grpc.ServiceError) => {
+      assert.equal(e.code, grpc.status.UNAUTHENTICATED);
+      return true;
+    });
+    const res = await call<{ hosts: { host: string }[] }>('ListHosts', {});
+    assert.deepEqual(
+      res.hosts.map((h) => h.host),
+      ['alpha'],
+      'an empty host selector lists every host, as list_hosts does',
+    );
+  });
+
+  it('refuses a non-loopback bind without authentication', async () => {
+    await assert.rejects(
+      startFleetGrpcServer({ fleet, options: DEFAULT_GATEWAY_OPTIONS, logger, host: '0.0.0.0', port: 0 }),
+      /refusing to serve the Fleet API on 0\.0\.0\.0 without authentication/,
+    );
+  });
+});

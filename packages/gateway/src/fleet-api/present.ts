@@ -1,0 +1,94 @@
+// The gRPC face of each tool's domain result: the same rows, statuses, cuts and cursors the
+// MCP face shows, as Fleet API messages (entries and cuts in the agent contract's types,
+// paths as bytes). No byte budget here: a gRPC client gets the whole page.
+import type { HostStatus } from '@fleetls/core';
+import { entryToWire, rowToWire, statToWire, truncationToWire } from '@fleetls/proto';
+import type { HostNote, HostTruncation } from '../tools/host-walks.js';
+import type { DirectoryListing } from '../tools/list-directories.js';
+import type { TreeListing } from '../tools/list-directory.js';
+import type { FileListing } from '../tools/list-files.js';
+import type { HostListing } from '../tools/list-hosts.js';
+import type { StatListing } from '../tools/stat.js';
+
+export function hostStatusToWire(s: HostStatus) {
+  return { host: s.host, status: s.status, via: s.via, elapsedMs: s.elapsedMs, message: s.message ?? '' };
+}
+
+export function hostTruncationToWire(t: HostTruncation) {
+  return { host: t.host, truncation: truncationToWire(t.truncation) };
+}
+
+function notesToWire(notes: HostNote[]) {
+  return notes.map((n) => ({ host: n.host, note: n.note }));
+}
+
+export function presentHosts(l: HostListing) {
+  return {
+    checked: l.checked,
+    hosts: l.rows.map(({ host: h, probe }) => ({
+      host: h.name,
+      transport: h.via,
+      address: h.address,
+      labels: { ...h.labels },
+      groups: [...h.groups],
+      sshFallback: h.sshFallback,
+      ...(probe
+        ? {
+            reachable: probe.status.status === 'ok',
+            version: probe.version ?? '',
+            probe: hostStatusToWire(probe.status),
+          }
+        : {}),
+    })),
+  };
+}
+
+export function presentTree(l: TreeListing) {
+  const rows = l.sections.flatMap((sec) => sec.rows.map((row) => ({ host: sec.status.host, row: rowToWire(row) })));
+  return {
+    path: l.path,
+    rows,
+    truncations: l.sections.flatMap((sec) =>
+      sec.losses.map((truncation) => hostTruncationToWire({ host: sec.status.host, truncation })),
+    ),
+    notes: notesToWire(l.notes),
+    nextCursor: l.cursorAfter(rows.length) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
+export function presentFiles(l: FileListing) {
+  return {
+    path: l.path,
+    entries: l.rows.map((r) => ({ host: r.host, entry: entryToWire(r.entry) })),
+    startIndex: l.start,
+    total: l.total,
+    found: l.found,
+    truncations: l.truncations.map(hostTruncationToWire),
+    notes: notesToWire(l.notes),
+    nextCursor: l.cursorAfter(l.rows.length) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
+export function presentDirectories(l: DirectoryListing) {
+  return {
+    path: l.path,
+    entries: l.rows.map((r) => ({ host: r.host, entry: entryToWire(r.entry) })),
+    recursiveSizes: l.sizes,
+    found: l.found,
+    truncations: l.truncations.map(hostTruncationToWire),
+    notes: notesToWire(l.notes),
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
+export function presentStat(l: StatListing) {
+  return {
+    path: l.path,
+    results: l.rows.map((r) =>
+      r.stat ? { host: r.host, stat: statToWire(r.stat, ''), notes: r.stat.notes ?? [] } : { host: r.host, notes: [] },
+    ),
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}

@@ -1,0 +1,12 @@
+// Original file: fleetls/v1/fleet.proto
+
+
+export interface FleetStatRequest {
+  'host'?: (string);
+  'path'?: (string);
+}
+
+export interface FleetStatRequest__Output {
+  'host': (string);
+  'path': (string);
+}

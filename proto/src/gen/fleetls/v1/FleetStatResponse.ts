@@ -1,0 +1,16 @@
+// Original file: fleetls/v1/fleet.proto
+
+import type { HostStat as _fleetls_v1_HostStat, HostStat__Output as _fleetls_v1_HostStat__Output } from '../../fleetls/v1/HostStat.js';
+import type { HostStatus as _fleetls_v1_HostStatus, HostStatus__Output as _fleetls_v1_HostStatus__Output } from '../../fleetls/v1/HostStatus.js';
+
+export interface FleetStatResponse {
+  'path'?: (string);
+  'results'?: (_fleetls_v1_HostStat)[];
+  'hosts'?: (_fleetls_v1_HostStatus)[];
+}
+
+export interface FleetStatResponse__Output {
+  'path': (string);
+  'results': (_fleetls_v1_HostStat__Output)[];
+  'hosts': (_fleetls_v1_HostStatus__Output)[];
+}

@@ -1,0 +1,18 @@
+// Original file: fleetls/v1/fleet.proto
+
+
+export interface FleetWalkRequest {
+  'host'?: (string);
+  'path'?: (string);
+  'maxDepth'?: (number);
+  'maxItemsPerDir'?: (number);
+  'dirSizes'?: (boolean);
+}
+
+export interface FleetWalkRequest__Output {
+  'host': (string);
+  'path': (string);
+  'maxDepth': (number);
+  'maxItemsPerDir': (number);
+  'dirSizes': (boolean);
+}

@@ -1,0 +1,18 @@
+// Original file: fleetls/v1/fleet.proto
+
+
+export interface ListDirectoryRequest {
+  'host'?: (string);
+  'path'?: (string);
+  'depth'?: (number);
+  'maxItemsPerDir'?: (number);
+  'cursor'?: (string);
+}
+
+export interface ListDirectoryRequest__Output {
+  'host': (string);
+  'path': (string);
+  'depth': (number);
+  'maxItemsPerDir': (number);
+  'cursor': (string);
+}

@@ -1,0 +1,30 @@
+// Original file: fleetls/v1/fleet.proto
+
+
+export interface ListFilesRequest {
+  'host'?: (string);
+  'path'?: (string);
+  'orderBy'?: (string);
+  'sort'?: (string);
+  'topN'?: (number);
+  'maxDepth'?: (number);
+  'pattern'?: (string);
+  'type'?: (string);
+  'startIndex'?: (number);
+  'limit'?: (number);
+  'cursor'?: (string);
+}
+
+export interface ListFilesRequest__Output {
+  'host': (string);
+  'path': (string);
+  'orderBy': (string);
+  'sort': (string);
+  'topN': (number);
+  'maxDepth': (number);
+  'pattern': (string);
+  'type': (string);
+  'startIndex': (number);
+  'limit': (number);
+  'cursor': (string);
+}

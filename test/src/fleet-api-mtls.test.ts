@@ -1,0 +1,94 @@
+// The Fleet gRPC API with client certificates (mTLS) and no token: a client with a
+// certificate from the configured CA is served, one without a certificate or with one
+// from another CA is refused at the handshake; and with mTLS a non-loopback bind is allowed.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createFleet, DEFAULT_GATEWAY_OPTIONS, startFleetGrpcServer } from '@fleetls/gateway';
+import { type FleetClient, loadFleetContract } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { makePki, type TestPki } from './helpers/certs.js';
+
+describe('Fleet gRPC API over mTLS', () => {
+  let dir: string;
+  let pki: TestPki;
+  let server: Awaited<ReturnType<typeof startFleetGrpcServer>>;
+  const fleet = createFleet(undefined, {
+    logger: pino({ level: 'silent' }),
+    factories: {
+      local: () => {
+        throw new Error('not asked');
+      },
+      agent: () => {
+        throw new Error('not asked');
+      },
+      ssh: () => {
+        throw new Error('not asked');
+      },
+    },
+  });
+
+  before(async () => {
+    dir = fs.mkdtempSync(join(os.tmpdir(), 'fleetls-fleet-mtls-'));
+    pki = makePki(dir, ['localhost', '127.0.0.1']);
+    server = await startFleetGrpcServer({
+      fleet,
+      options: DEFAULT_GATEWAY_OPTIONS,
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      port: 0,
+      tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca },
+    });
+  });
+  after(async () => {
+    await server?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function listHosts(creds: grpc.ChannelCredentials): Promise<{ hosts: { host: string }[] }> {
+    const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
+    const client = new Fleet(server.address, creds) as unknown as FleetClient;
+    return new Promise<{ hosts: { host: string }[] }>((resolve, reject) =>
+      client.ListHosts({}, { deadline: Date.now() + 5000 }, (err, res) =>
+        err ? reject(err) : resolve(res as { hosts: { host: string }[] }),
+      ),
+    ).finally(() => client.close());
+  }
+
+  const read = (f: string) => fs.readFileSync(f);
+
+  it('serves a client whose certificate the CA signed', async () => {
+    const res = await listHosts(grpc.credentials.createSsl(read(pki.ca), read(pki.clientKey), read(pki.clientCert)));
+    assert.deepEqual(
+      res.hosts.map((h) => h.host),
+      ['localhost'],
+    );
+  });
+
+  it('refuses a client without a certificate, or with one from another CA', async () => {
+    for (const creds of [
+      grpc.credentials.createSsl(read(pki.ca)),
+      grpc.credentials.createSsl(read(pki.ca), read(pki.strangerKey), read(pki.strangerCert)),
+    ]) {
+      await assert.rejects(listHosts(creds), (e: grpc.ServiceError) => {
+        assert.equal(e.code, grpc.status.UNAVAILABLE);
+        return true;
+      });
+    }
+  });
+
+  it('allows a non-loopback bind with client certificates and no token', async () => {
+    const wide = await startFleetGrpcServer({
+      fleet,
+      options: DEFAULT_GATEWAY_OPTIONS,
+      logger: pino({ level: 'silent' }),
+      host: '0.0.0.0',
+      port: 0,
+      tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca },
+    });
+    await wide.close();
+  });
+});
