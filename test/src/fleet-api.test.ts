@@ -145,12 +145,13 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
       { host: SELECTOR, path: tree, depth: 2, maxItemsPerDir: 5 },
     );
     const want = (await mcpTool('list_directory', args)) as {
-      entries: { host: string; path: string; type: string }[];
+      entries: { host: string; path: string; type?: string }[];
       hosts: { host: string; status: string; via: string }[];
     };
     assert.deepEqual(
       res.rows.map(rowWords),
-      want.entries.map((e) => `${e.host} ${e.path} ${e.type}`),
+      // The MCP rows are lean: a plain file carries no type.
+      want.entries.map((e) => `${e.host} ${e.path} ${e.type ?? 'file'}`),
     );
     for (const host of ['agent-1', 'agent-2', 'ssh-only']) {
       assert.ok(

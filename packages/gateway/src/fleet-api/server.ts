@@ -2,14 +2,14 @@
 // grpc.health.v1 (per service) and server reflection, so grpcurl-style clients need no
 // .proto. Authentication as on the HTTP port: the bearer token and/or client certificates
 // from a CA (mTLS); loopback unless told, and a non-loopback bind refused without either.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { metricsInterceptor, tokenInterceptor } from '@fleetls/agent';
-import { FleetError, invalidArgument, NOOP_OBSERVER } from '@fleetls/core';
+import { FleetError, invalidArgument, isLoopback, NOOP_OBSERVER } from '@fleetls/core';
 import { FLEET_SERVICE_NAME, loadFleetContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import { isLoopback } from '../serve-http.js';
 import { addFleetService, type FleetServiceDeps } from './service.js';
 
 export interface FleetTlsFiles {
@@ -56,7 +56,12 @@ export async function startFleetGrpcServer(opts: FleetGrpcServerOptions): Promis
   }
   const observer = opts.fleet.observer ?? NOOP_OBSERVER;
   // Metrics first, so that calls the token check refuses are counted too.
-  const interceptors = [metricsInterceptor(observer), ...(token ? [tokenInterceptor(token)] : [])];
+  const interceptors = [metricsInterceptor(observer)];
+  if (token) {
+    // The agent's check: the SHA-256 of the whole header, compared in constant time.
+    const expected = createHash('sha256').update(`Bearer ${token}`).digest();
+    interceptors.push(tokenInterceptor(() => expected));
+  }
   const server = new grpc.Server({ interceptors, 'grpc.max_receive_message_length': 1 << 20 });
   addFleetService(server, opts);
   const health = new HealthImplementation({ '': 'SERVING', [FLEET_SERVICE_NAME]: 'SERVING' });
