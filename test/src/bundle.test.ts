@@ -98,6 +98,24 @@ describe('one-file programs (npm run package)', () => {
     }
   });
 
+  it('the agent bundle with --path-rootfs (as in the DaemonSet) serves host paths read under the mount', async () => {
+    const hostRoot = join(tree, '..');
+    const inContainer = await startAgent({
+      main: agentFile,
+      allow: ['/bundle-tree'],
+      args: ['--path-rootfs', hostRoot],
+    });
+    const client = agentClient(inContainer.address);
+    try {
+      const { rows } = await walkAll(client, { path: '/bundle-tree', maxDepth: 2 });
+      const paths = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+      assert.deepEqual(paths, ['one.txt', 'sub', 'sub/two.txt']);
+    } finally {
+      client.close();
+      await inContainer.stop();
+    }
+  });
+
   it('the agent bundle answers gRPC reflection', async () => {
     const dir = join(REPO_ROOT, 'node_modules/@grpc/reflection/build/proto');
     const def = protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [dir] });

@@ -17,6 +17,12 @@ function rejects(argv: string[], key: RegExp): void {
 }
 
 describe('parseAgentConfig', () => {
+  it('--path-rootfs / path_rootfs: an absolute directory; / is the same as none', () => {
+    assert.equal(parse(['--insecure', '--path-rootfs', '/host/']).pathRootfs, '/host');
+    assert.equal(parse(['--insecure', '--path-rootfs', '/']).pathRootfs, undefined);
+    rejects(['--insecure', '--path-rootfs', 'host'], /^path_rootfs: expected an absolute directory, got "host"/);
+  });
+
   it('takes flags, with defaults', () => {
     const c = parse(['--insecure', '--allow', '/srv', '--allow', '/var/log/']);
     assert.equal(c.listen, '127.0.0.1:7443');

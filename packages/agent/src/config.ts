@@ -32,6 +32,12 @@ export interface AgentConfig {
   unix?: UnixListen;
   /** Allowed roots, absolute and normalised (symlinks resolved at startup by the server). */
   allow: string[];
+  /**
+   * Where the host's file system is mounted when the agent runs in a container (as
+   * node_exporter's --path.rootfs): request paths and allowed roots name host paths, and
+   * are read under this directory. Unset = `/`.
+   */
+  pathRootfs?: string;
   tls?: { cert: string; key: string; ca: string };
   tokenFile?: string;
   insecure: boolean;
@@ -63,6 +69,7 @@ const FILE_KEYS = [
   'socket_mode',
   'socket_group',
   'allow',
+  'path_rootfs',
   'tls_cert',
   'tls_key',
   'tls_ca',
@@ -171,6 +178,7 @@ export function buildProgram(version: string): Command {
       `group of the Unix socket, whose members may connect (default ${DEFAULT_SOCKET_GROUP})`,
     )
     .option('--allow <dir>', 'allowed root, repeatable; with none every path is refused', collect)
+    .option('--path-rootfs <dir>', "where the host's / is mounted (in a container); paths name host paths")
     .option('--tls-cert <file>', 'server certificate (PEM)')
     .option('--tls-key <file>', 'server private key (PEM)')
     .option('--tls-ca <file>', 'CA that signs client certificates (mTLS)')
@@ -255,6 +263,11 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
     }
     return nodePath.resolve(a);
   });
+  const rootfsRaw = (o.pathRootfs as string | undefined) ?? str(file.path_rootfs, 'path_rootfs');
+  if (rootfsRaw !== undefined && (!nodePath.isAbsolute(rootfsRaw) || rootfsRaw.includes('\0'))) {
+    throw new ConfigError(`path_rootfs: expected an absolute directory, got ${JSON.stringify(rootfsRaw)}`);
+  }
+  const pathRootfs = rootfsRaw === undefined ? undefined : nodePath.resolve(rootfsRaw);
 
   const pick = (flag: string, key: FileKey): string | undefined => {
     const v = o[flag] as string | undefined;
@@ -307,6 +320,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
 
   const config: AgentConfig = { listen, host, port, allow, insecure, maxConcurrentWalks, fsTimeoutMs, ceilings };
   if (unix) config.unix = unix;
+  if (pathRootfs !== undefined && pathRootfs !== '/') config.pathRootfs = pathRootfs;
   if (tls) config.tls = tls;
   if (tokenFile) config.tokenFile = tokenFile;
   const metrics = (o.metrics as string | undefined) ?? str(file.metrics, 'metrics');

@@ -7,15 +7,22 @@ import { assertAllowed, FleetError, fleetErrorAt, normalizeRequestPath } from '@
 import { bounded, DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
 
 export interface AllowedRoots {
-  /** As configured (normalised). */
+  /** As configured (normalised), under `rootfs` when set. */
   configured: string[];
   /** Their real paths (symlinks resolved); the walker is confined to these. */
   real: string[];
+  /** The host's / as mounted here (--path-rootfs); request paths are read under it. */
+  rootfs?: string;
 }
 
-/** Resolves the configured roots once, at startup. A root that does not exist is kept as written. */
-export function resolveRoots(roots: string[]): AllowedRoots {
-  const configured = roots.map((r) => nodePath.resolve(r));
+/**
+ * Resolves the configured roots once, at startup. A root that does not exist is kept as
+ * written. With `rootfs`, roots name host paths and are resolved under it, so a host's
+ * absolute symlink resolves inside this file system and is refused unless it lands back
+ * inside the roots.
+ */
+export function resolveRoots(roots: string[], rootfs?: string): AllowedRoots {
+  const configured = roots.map((r) => underRootfs(nodePath.resolve(r), rootfs));
   const real = configured.map((r) => {
     try {
       return fs.realpathSync(r);
@@ -23,7 +30,12 @@ export function resolveRoots(roots: string[]): AllowedRoots {
       return r;
     }
   });
-  return { configured, real: [...new Set(real)] };
+  return { configured, real: [...new Set(real)], ...(rootfs ? { rootfs } : {}) };
+}
+
+/** A normalised absolute host path, as seen from here. */
+function underRootfs(path: string, rootfs: string | undefined): string {
+  return rootfs ? nodePath.join(rootfs, path) : path;
 }
 
 /**
@@ -38,7 +50,7 @@ export async function resolveAllowedPath(
   arg = 'path',
   guard: FsGuard = DEFAULT_FS_GUARD,
 ): Promise<string> {
-  const path = normalizeRequestPath(input, arg);
+  const path = underRootfs(normalizeRequestPath(input, arg), roots.rootfs);
   if (roots.configured.length === 0) {
     throw new FleetError(
       'permission_denied',

@@ -44,7 +44,7 @@ export function createAgentServer(
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.max_connection_idle_ms': 600_000,
   });
-  const roots = resolveRoots(config.allow);
+  const roots = resolveRoots(config.allow, config.pathRootfs);
   addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);

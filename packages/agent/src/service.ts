@@ -105,7 +105,7 @@ export function addAgentService(
   const { config, logger, version } = deps;
   const observer = deps.observer ?? NOOP_OBSERVER;
   const features = deps.features ?? FILTER_FEATURES;
-  const roots = deps.roots ?? resolveRoots(config.allow);
+  const roots = deps.roots ?? resolveRoots(config.allow, config.pathRootfs);
   const ceilings = ceilingsOf(config);
   let active = 0;
   let seq = 0;
