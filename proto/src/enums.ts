@@ -64,6 +64,7 @@ export const ERROR_CODE = enumCodec<EntryErrorCode, Name<WireErrorCode>>('fleetl
   DENIED: 'ERROR_CODE_DENIED',
   ERROR: 'ERROR_CODE_ERROR',
   TIMEOUT: 'ERROR_CODE_TIMEOUT',
+  PRUNED: 'ERROR_CODE_PRUNED',
 });
 
 export const RESUME_ROW = enumCodec<ResumeRow, Name<WireResumeRow>>('fleetls.v1.ResumeRow', {

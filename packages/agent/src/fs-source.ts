@@ -5,9 +5,25 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
-import { entryErrorFromErrno, errorRawEntry, lazyRawEntry, typeFromMode } from '@fleetls/core';
+import { entryErrorFromErrno, errorRawEntry, lazyRawEntry, PSEUDO_FS_TYPES, typeFromMode } from '@fleetls/core';
 import type { CallProbe } from './call-probe.js';
-import { under } from './mounts.js';
+import { type Mount, mountOf, readMounts, under } from './mounts.js';
+
+const PSEUDO = new Set<string>(PSEUDO_FS_TYPES);
+
+/**
+ * Mount points of pseudo file systems below `root` (latin1 → type), other than the one the
+ * root is on: a walk lists them but does not enter them, unless asked for them by path.
+ */
+export function pseudoMountsBelow(mounts: readonly Mount[], root: string): Map<string, string> {
+  const own = mountOf(mounts, root)?.point;
+  const below = new Map<string, string>();
+  for (const m of mounts) {
+    if (PSEUDO.has(m.fsType) && m.point !== own && m.point !== root && under(root, m.point))
+      below.set(m.point, m.fsType);
+  }
+  return below;
+}
 
 /** A path the walk must not touch: a mount that did not answer (or, `exact`, one path whose resolution hung). */
 export interface SkippedPath {
@@ -30,6 +46,8 @@ export interface FsSourceOptions {
   probe?: CallProbe;
   /** Paths on hung mounts: listed as TIMEOUT errors without a system call. */
   skip?: readonly SkippedPath[];
+  /** The mount table (default: /proc/self/mountinfo, read once per walk), for pseudo file systems. */
+  mounts?: readonly Mount[];
 }
 
 /** Thrown from inside a listing when the walk was cancelled. */
@@ -168,6 +186,8 @@ function direntType(d: DirentKind): EntryType {
 export function createFsSource(path: string, opts: FsSourceOptions): TreeSource {
   const rootStr = nodePath.resolve(path);
   const rootBuf = Buffer.from(rootStr);
+  /** What a child's path starts with before its "/": the root, or nothing when the root is "/". */
+  const base = rootStr === '/' ? Buffer.alloc(0) : rootBuf;
   const follow = opts.followSymlinks;
   // Compared byte-exactly: both sides as latin1 strings of their bytes.
   const roots = opts.allowedRoots.map((r) => Buffer.from(nodePath.resolve(r)).toString('latin1'));
@@ -176,6 +196,15 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
   const onEntry = opts.onEntry;
   const probe = opts.probe;
   const skip = opts.skip ?? [];
+  const pseudo = pseudoMountsBelow(opts.mounts ?? readMounts(), rootBuf.toString('latin1'));
+
+  /** The PRUNED error of a pseudo file system's mount point (not the root's own). */
+  function prunedAt(p: Buffer): EntryError | undefined {
+    if (pseudo.size === 0) return undefined;
+    const type = pseudo.get(p.toString('latin1'));
+    if (type === undefined) return undefined;
+    return { code: 'PRUNED', detail: `${type}: a pseudo file system, not walked (ask for ${p.toString()} to list it)` };
+  }
 
   /** The TIMEOUT detail when `p` is on a hung mount the walk must not touch. */
   function skippedAt(p: Buffer): string | undefined {
@@ -206,8 +235,8 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
   /** Writes "<root>/<rel>/" (or "<root>/" for the root) into the scratch buffer. */
   function setPrefix(rel: Buffer): void {
     if (rel === prefixOf) return;
-    ensure(rootBuf.length + rel.length + 2);
-    let n = rootBuf.copy(scratch, 0);
+    ensure(base.length + rel.length + 2);
+    let n = base.copy(scratch, 0);
     scratch[n++] = SLASH_BYTE;
     if (rel.length > 0) {
       n += rel.copy(scratch, n);
@@ -232,7 +261,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
   }
 
   function full(rel: Buffer): Buffer {
-    return rel.length === 0 ? rootBuf : Buffer.concat([rootBuf, SLASH, rel]);
+    return rel.length === 0 ? rootBuf : Buffer.concat([base, SLASH, rel]);
   }
 
   function readLink(p: Buffer): Buffer | undefined {
@@ -385,6 +414,8 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
       const p = full(rel);
       const hung = skippedAt(p);
       if (hung !== undefined) return { error: { code: 'TIMEOUT', detail: hung } };
+      const pruned = prunedAt(p);
+      if (pruned) return { error: pruned };
       try {
         if (smallDirs.size > 0 && smallDirs.delete(rel.toString('latin1'))) {
           let dirents: fs.Dirent[];
@@ -408,7 +439,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
 
     dirSize(rel: Buffer, deadlineAt: number): { size: number; partial: boolean } {
       const p = full(rel);
-      if (skippedAt(p) !== undefined) return { size: 0, partial: true };
+      if (skippedAt(p) !== undefined || prunedAt(p)) return { size: 0, partial: true };
       return duApparent(p, deadlineAt, isCancelled, hardLinks, probe, skippedAt);
     },
   };

@@ -6,8 +6,40 @@ export const ENTRY_TYPES = ['file', 'dir', 'symlink', 'fifo', 'socket', 'char', 
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
 /** Per-entry problems: the walk goes on and the entry is listed with its error. */
-/** TIMEOUT: a directory read or lstat that did not answer in time (a hung mount); the rest is listed. */
-export const ENTRY_ERROR_CODES = ['NOT_FOUND', 'DENIED', 'ERROR', 'TIMEOUT'] as const;
+/**
+ * TIMEOUT: a directory read or lstat that did not answer in time (a hung mount); the rest is listed.
+ * PRUNED: a directory not walked by policy (a pseudo file system the walk crossed into); ask for it by path.
+ */
+export const ENTRY_ERROR_CODES = ['NOT_FOUND', 'DENIED', 'ERROR', 'TIMEOUT', 'PRUNED'] as const;
+
+/**
+ * File systems with no files of their own (kernel state, devices, control interfaces): a walk
+ * that crosses into one lists its mount point but does not enter it. By type, as
+ * /proc/self/mountinfo and GNU find's -fstype name them, never by path.
+ */
+export const PSEUDO_FS_TYPES = [
+  'autofs',
+  'binfmt_misc',
+  'bpf',
+  'cgroup',
+  'cgroup2',
+  'configfs',
+  'debugfs',
+  'devpts',
+  'devtmpfs',
+  'efivarfs',
+  'fusectl',
+  'hugetlbfs',
+  'mqueue',
+  'nsfs',
+  'proc',
+  'pstore',
+  'rpc_pipefs',
+  'securityfs',
+  'selinuxfs',
+  'sysfs',
+  'tracefs',
+] as const;
 export type EntryErrorCode = (typeof ENTRY_ERROR_CODES)[number];
 
 export interface EntryError {

@@ -191,7 +191,7 @@ export const listDirectoryTool = defineTool({
     'Tree of path on each selected host, as DesktopCommander prints it: `[DIR] a/b`, `[FILE] a/b/c`, ' +
     '`[LINK] l -> target`, and `[WARNING] a/b: N items hidden (showing first K of M total)` where a nested ' +
     'directory has more than max_items_per_dir entries (the path itself is never capped). Unreadable ' +
-    'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines, and a directory that did not answer in time (a hung mount) as `[TIMEOUT]`. With several hosts every line starts with `host: `. ' +
+    'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines, a directory that did not answer in time (a hung mount) as `[TIMEOUT]`, and a pseudo file system the walk crossed into (proc, sysfs, devtmpfs...: not walked; ask for its path) as `[PRUNED]`. With several hosts every line starts with `host: `. ' +
     'A tree cut at the size limit ends with next_cursor: pass it as cursor (same arguments) for the next page.',
   input,
   output,

@@ -6,6 +6,7 @@ export const ErrorCode = {
   ERROR_CODE_DENIED: 'ERROR_CODE_DENIED',
   ERROR_CODE_ERROR: 'ERROR_CODE_ERROR',
   ERROR_CODE_TIMEOUT: 'ERROR_CODE_TIMEOUT',
+  ERROR_CODE_PRUNED: 'ERROR_CODE_PRUNED',
 } as const;
 
 export type ErrorCode =
@@ -19,5 +20,7 @@ export type ErrorCode =
   | 3
   | 'ERROR_CODE_TIMEOUT'
   | 4
+  | 'ERROR_CODE_PRUNED'
+  | 5
 
 export type ErrorCode__Output = typeof ErrorCode[keyof typeof ErrorCode]

@@ -1,0 +1,183 @@
+// What the agent may touch, checked on a real agent process:
+// - it never opens a file for reading: a tree of FIFOs, sockets, device nodes, regular files
+//   and symlinks to them is walked every way (tree, ranked, directory sizes, following
+//   symlinks, Stat) under strace, and every open(2) below the tree is of a directory;
+// - pseudo file systems (real proc and sysfs mounted inside the allowed root) are listed
+//   but not entered, reported as PRUNED, and listed when asked for by path; a tmpfs (real
+//   data) is walked; one_file_system lists the tmpfs mount point without entering it.
+// Needs root (mknod, mount, strace -p), as CI runs.
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Row } from '@fleetls/core';
+import type { AgentClient, WireStatRequest } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
+
+const CALL_MS = 20_000;
+
+function lines(rows: Row[]): string[] {
+  return rows.flatMap((r) =>
+    r.kind === 'entry'
+      ? [`${r.entry.path.toString()} ${r.entry.error ? `[${r.entry.error.code}]` : r.entry.type}`]
+      : [`truncated ${r.truncation.dir.toString()}`],
+  );
+}
+
+function stat(client: AgentClient, req: WireStatRequest): Promise<void> {
+  return new Promise((resolve, reject) =>
+    client.Stat(req, new grpc.Metadata(), { deadline: Date.now() + CALL_MS }, (err) => (err ? reject(err) : resolve())),
+  );
+}
+
+/** strace attached to every thread of `pid` (and those it starts), logging open calls to `log`. */
+async function traceOpens(pid: number, log: string): Promise<ChildProcess> {
+  const strace = spawn('strace', ['-f', '-p', String(pid), '-e', 'trace=open,openat,openat2,creat', '-o', log], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  strace.stderr?.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`strace did not attach: ${err}`)), 10_000);
+    strace.stderr?.on('data', (d: string) => {
+      err += d;
+      if (err.includes('attached')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    strace.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`strace exited ${code}: ${err}`));
+    });
+  });
+  return strace;
+}
+
+describe('confinement of a real agent', () => {
+  const work = mkdtempSync(join(tmpdir(), 'fleetls-confine-'));
+  const tree = join(work, 'tree');
+  const pseudo = join(work, 'pseudo');
+  const mounts: string[] = [];
+  let agent: AgentProcess;
+  let client: AgentClient;
+
+  before(async () => {
+    mkdirSync(join(tree, 'sub', 'deeper'), { recursive: true });
+    writeFileSync(join(tree, 'a.txt'), 'regular file contents');
+    writeFileSync(join(tree, 'sub', 'b.bin'), Buffer.alloc(4096, 1));
+    writeFileSync(join(tree, 'sub', 'deeper', 'c'), 'c');
+    execFileSync('mkfifo', [join(tree, 'fifo'), join(tree, 'sub', 'fifo2')]);
+    execFileSync('mknod', [join(tree, 'null'), 'c', '1', '3']);
+    execFileSync('mknod', [join(tree, 'sub', 'zero'), 'c', '1', '5']);
+    execFileSync('mknod', [join(tree, 'loop'), 'b', '7', '200']);
+    // A listening-socket file, left behind by a process that bound it and exited.
+    execFileSync('/usr/bin/python3', [
+      '-c',
+      'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])',
+      join(tree, 'sock'),
+    ]);
+    symlinkSync('fifo', join(tree, 'to-fifo'));
+    symlinkSync('a.txt', join(tree, 'to-file'));
+    symlinkSync('null', join(tree, 'to-null'));
+    symlinkSync('sub', join(tree, 'to-sub'));
+
+    for (const [type, dir] of [
+      ['proc', 'proc'],
+      ['sysfs', 'sys'],
+      ['tmpfs', 'tmp'],
+    ]) {
+      const point = join(pseudo, dir);
+      mkdirSync(point, { recursive: true });
+      execFileSync('mount', ['-t', type, type, point]);
+      mounts.push(point);
+    }
+    writeFileSync(join(pseudo, 'tmp', 'data'), 'tmpfs holds real files');
+    writeFileSync(join(pseudo, 'plain'), 'p');
+
+    agent = await startAgent({ allow: [work] });
+    client = agentClient(agent.address);
+  });
+  after(async () => {
+    client?.close();
+    await agent?.stop();
+    for (const m of mounts.reverse()) execFileSync('umount', ['-l', m]);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('walks FIFOs, sockets and devices every way without opening anything but directories', async () => {
+    const log = join(work, 'strace.log');
+    const strace = await traceOpens(agent.child.pid as number, log);
+    try {
+      const walk = (req: Parameters<typeof walkAll>[1]) => walkAll(client, req, undefined, CALL_MS);
+      const plain = await walk({ path: tree, maxDepth: 5 });
+      assert.deepEqual(lines(plain.rows), [
+        'a.txt file',
+        'fifo fifo',
+        'loop block',
+        'null char',
+        'sock socket',
+        'sub dir',
+        'sub/b.bin file',
+        'sub/deeper dir',
+        'sub/deeper/c file',
+        'sub/fifo2 fifo',
+        'sub/zero char',
+        'to-fifo symlink',
+        'to-file symlink',
+        'to-null symlink',
+        'to-sub symlink',
+      ]);
+      const ranked = await walk({ path: tree, maxDepth: 5, shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: 50 });
+      assert.equal(ranked.rows.length, 15);
+      await walk({ path: tree, maxDepth: 5, dirSizes: true, order: 'ORDER_SIZE' });
+      const followed = await walk({ path: tree, maxDepth: 5, followSymlinks: true });
+      assert.ok(lines(followed.rows).includes('to-fifo fifo') && lines(followed.rows).includes('to-sub/b.bin file'));
+      for (const p of ['fifo', 'a.txt', 'null', 'sock', 'loop', 'to-fifo'])
+        for (const followSymlinks of [false, true]) await stat(client, { path: join(tree, p), followSymlinks });
+    } finally {
+      strace.kill('SIGINT');
+      await new Promise((r) => strace.once('exit', r));
+    }
+    const opens = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => /\bopen(at2?)?\(|\bcreat\(/.test(l) && l.includes(`"${tree}`));
+    // The check sees the walks: the tree's directories were opened (as directories).
+    assert.ok(
+      opens.some((l) => l.includes(`"${join(tree, 'sub', 'deeper')}"`)),
+      `strace saw the walk:\n${opens.join('\n')}`,
+    );
+    const notDirs = opens.filter((l) => !l.includes('O_DIRECTORY'));
+    assert.deepEqual(notDirs, [], 'every open below the tree is of a directory');
+  });
+
+  it('lists pseudo file systems it crosses into as PRUNED, walks tmpfs, and lists them when asked by path', async () => {
+    const { rows } = await walkAll(client, { path: pseudo, maxDepth: 3 }, undefined, CALL_MS);
+    assert.deepEqual(lines(rows), [
+      'plain file',
+      'proc dir',
+      'proc [PRUNED]',
+      'sys dir',
+      'sys [PRUNED]',
+      'tmp dir',
+      'tmp/data file',
+    ]);
+    const pruned = rows.find((r) => r.kind === 'entry' && r.entry.error?.code === 'PRUNED');
+    assert.match(pruned?.kind === 'entry' ? String(pruned.entry.error?.detail) : '', /^proc: a pseudo file system/);
+    // Directory sizes stop at the pseudo file systems too (du would otherwise read all of /proc).
+    await walkAll(client, { path: pseudo, maxDepth: 2, dirSizes: true }, undefined, CALL_MS);
+    // Asked for by path, a pseudo file system is listed.
+    const proc = lines((await walkAll(client, { path: join(pseudo, 'proc'), maxDepth: 1 }, undefined, CALL_MS)).rows);
+    assert.ok(proc.includes('self symlink') && proc.includes('1 dir'), proc.slice(0, 20).join('\n'));
+  });
+
+  it('one_file_system lists another file system mount point but does not enter it', async () => {
+    const req = { path: pseudo, maxDepth: 3, oneFileSystem: true };
+    const { rows } = await walkAll(client, req, undefined, CALL_MS);
+    // Not entered at all, pseudo or not: no PRUNED row, no tmp/data.
+    assert.deepEqual(lines(rows), ['plain file', 'proc dir', 'sys dir', 'tmp dir']);
+  });
+});
