@@ -133,3 +133,36 @@ test('a failure tagged with the transport that failed keeps that via', async () 
   });
   assert.deepEqual([r.status.status, r.status.via], ['auth', 'ssh']);
 });
+
+test("the call's deadline bounds the fan-out: queued hosts past it are not asked, and say why", async () => {
+  const backends = { h1: new HangingBackend(), h2: new HangingBackend(), h3: new HangingBackend() };
+  const fleet = new FakeFleet(backends);
+  const budgets: number[] = [];
+  const seen: string[] = [];
+  // One slot, hosts that never answer, a per-host deadline far past the call's.
+  const out = await fanOut(
+    fleet,
+    fleet.hosts(),
+    (b, _h, signal, budgetMs) => {
+      budgets.push(budgetMs);
+      return b.probe(signal);
+    },
+    {
+      concurrency: 1,
+      deadlineMs: 600_000,
+      deadlineAt: performance.now() + 300,
+      onHostDone: (s) => seen.push(s.host),
+    },
+  );
+  assert.deepEqual(
+    out.map((r) => r.status.status),
+    ['timeout', 'timeout', 'timeout'],
+  );
+  // The first host got what was left of the call, not its own 600 s; the others never ran.
+  assert.equal(budgets.length, 1);
+  assert.ok(budgets[0] <= 300, `${budgets[0]} ms`);
+  assert.equal(backends.h1.aborts, 1);
+  assert.equal(backends.h2.calls + backends.h3.calls, 0);
+  assert.match(out[1].status.message ?? '', /^not asked: the call's deadline ran out while 2 of 3 hosts waited/);
+  assert.deepEqual(seen, ['h1', 'h2', 'h3']);
+});

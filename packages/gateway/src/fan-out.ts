@@ -1,15 +1,21 @@
-// Asks many hosts the same thing: bounded concurrency, a deadline per host, the caller's
-// cancellation reaching every in-flight host, and a failing host turned into a status row.
+// Asks many hosts the same thing: bounded concurrency, a deadline per host within the
+// call's own, the caller's cancellation reaching every in-flight host, and a failing host
+// turned into a status row.
 import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode, type Via } from '@fleetls/core';
 import type { Fleet, FleetHost } from './fleet-types.js';
 
 export interface FanOutOptions {
   concurrency: number;
   deadlineMs: number;
+  /** When the whole call must be done (performance.now() time): no host runs past it. */
+  deadlineAt?: number;
   signal?: AbortSignal;
   /** Called once per host as it finishes, in finishing order. */
   onHostDone?: (status: HostStatus, done: number, total: number) => void;
 }
+
+/** A host whose turn leaves less of the call than this is not asked at all. */
+const MIN_HOST_MS = 250;
 
 export interface HostResult<T> {
   host: FleetHost;
@@ -76,7 +82,7 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 export async function fanOut<T>(
   fleet: Fleet,
   hosts: FleetHost[],
-  task: (backend: HostBackend, host: FleetHost, signal: AbortSignal) => Promise<T>,
+  task: (backend: HostBackend, host: FleetHost, signal: AbortSignal, budgetMs: number) => Promise<T>,
   opts: FanOutOptions,
 ): Promise<HostResult<T>[]> {
   const results: HostResult<T>[] = new Array(hosts.length);
@@ -87,7 +93,24 @@ export async function fanOut<T>(
   const runOne = async (i: number): Promise<void> => {
     const host = hosts[i];
     const started = performance.now();
-    const { signal, dispose } = composeSignal([opts.signal], opts.deadlineMs);
+    const left = opts.deadlineAt === undefined ? opts.deadlineMs : Math.floor(opts.deadlineAt - started);
+    if (opts.deadlineAt !== undefined && left < MIN_HOST_MS) {
+      // Its turn came too late in the call: say so rather than hold the whole answer.
+      const status: HostStatus = {
+        host: host.name,
+        status: 'timeout',
+        via: host.via,
+        elapsedMs: 0,
+        message: `not asked: the call's deadline ran out while ${total - i} of ${total} hosts waited for one of ${opts.concurrency} fan-out slots; ask fewer hosts at once or raise --concurrency`,
+      };
+      results[i] = { host, status };
+      done++;
+      fleet.observer?.hostDone(status);
+      opts.onHostDone?.(status, done, total);
+      return;
+    }
+    const budgetMs = Math.min(opts.deadlineMs, left);
+    const { signal, dispose } = composeSignal([opts.signal], budgetMs);
     let status: HostStatus;
     let value: T | undefined;
     let backend: HostBackend | undefined;
@@ -95,7 +118,7 @@ export async function fanOut<T>(
       const b = fleet.backend(host.name);
       backend = b;
       value = await raceAbort(
-        Promise.resolve().then(() => task(b, host, signal)),
+        Promise.resolve().then(() => task(b, host, signal, budgetMs)),
         signal,
       );
       status = { host: host.name, status: 'ok', via: b.via, elapsedMs: elapsed(started) };

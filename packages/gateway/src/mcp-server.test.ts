@@ -137,6 +137,47 @@ test('progress: one notification per answered host', async () => {
   await close();
 });
 
+test('progress keeps flowing while a host walks, rising with each beat', async () => {
+  const hang = new HangingBackend();
+  const server = createMcpServer({
+    fleet: new FakeFleet({ slow: hang, a: new MemoryBackend(tree(['x'])) }),
+    logger,
+    progressIntervalMs: 10,
+  });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = withContract(new Client({ name: 'test', version: '1.0.0' }));
+  await client.connect(ct);
+  const seen: number[] = [];
+  const ctrl = new AbortController();
+  let enough: () => void = () => {};
+  const beats = new Promise<void>((resolve) => {
+    enough = resolve;
+  });
+  const call = client
+    .callTool({ name: 'list_directory', arguments: { host: 'all', path: '/r' } }, CallToolResultSchema, {
+      signal: ctrl.signal,
+      onprogress: (p) => {
+        seen.push(p.progress);
+        if (seen.length >= 4) enough();
+      },
+    })
+    .catch(() => undefined);
+  await beats;
+  ctrl.abort();
+  await call;
+  // Before the hung host answers: host a's count, and beats in between that only rise.
+  assert.ok(
+    seen.every((p, i) => i === 0 || p > seen[i - 1]),
+    seen.join(', '),
+  );
+  assert.ok(
+    seen.every((p) => p < 2),
+    seen.join(', '),
+  );
+  await Promise.all([client.close(), server.close()]);
+});
+
 test("the client's cancellation reaches every in-flight host", async () => {
   const h1 = new HangingBackend();
   const h2 = new HangingBackend();

@@ -20,7 +20,11 @@ export interface McpServerDeps {
   fleet: Fleet;
   logger: Logger;
   options?: Partial<GatewayOptions>;
+  /** How often progress is sent while hosts walk (default 5 s). */
+  progressIntervalMs?: number;
 }
+
+const PROGRESS_INTERVAL_MS = 5000;
 
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false } as const;
 
@@ -43,17 +47,37 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
   const call = async (tool: AnyTool, args: unknown, extra: Extra): Promise<CallToolResult> => {
     const log = deps.logger.child({ tool: tool.name, request: String(extra.requestId) });
     const token = extra._meta?.progressToken;
+    const progress = (progressValue: number, total: number | undefined, message: string) =>
+      extra
+        .sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token as string | number, progress: progressValue, total, message },
+        })
+        .catch((err: unknown) => log.debug({ err }, 'progress notification not delivered'));
+    let done = 0;
+    let total: number | undefined;
+    let beats = 0;
     const onProgress =
       token === undefined
         ? undefined
-        : (done: number, total: number, status: HostStatus) => {
-            extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken: token, progress: done, total, message: `${status.host}: ${status.status}` },
-              })
-              .catch((err: unknown) => log.debug({ err }, 'progress notification not delivered'));
+        : (d: number, t: number, status: HostStatus) => {
+            done = d;
+            total = t;
+            beats = 0;
+            progress(d, t, `${status.host}: ${status.status}`);
           };
+    // While hosts are still walking, progress keeps coming (clients that reset their timeout on
+    // progress keep waiting): each beat rises, staying below the next host's count.
+    const heartbeat =
+      token === undefined
+        ? undefined
+        : setInterval(() => {
+            if (total !== undefined && done >= total) return;
+            beats++;
+            const waiting = total === undefined ? 'hosts' : `${total - done} of ${total} hosts`;
+            progress(done + 1 - 1 / (beats + 1), total, `waiting for ${waiting}`);
+          }, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
+    heartbeat?.unref();
     const started = performance.now();
     const ctx: ToolContext = { fleet: deps.fleet, options, signal: extra.signal, onProgress };
     try {
@@ -80,6 +104,8 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
       else log.error({ err, args }, 'tool call failed');
       const text = fe.code === 'invalid_argument' ? `Invalid arguments: ${fe.message}` : `${fe.code}: ${fe.message}`;
       return { isError: true, content: [{ type: 'text', text }] };
+    } finally {
+      clearInterval(heartbeat);
     }
   };
 

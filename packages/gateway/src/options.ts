@@ -7,8 +7,14 @@ export interface GatewayOptions {
   concurrency: number;
   /** Connecting to one host (agent channel or SSH handshake). */
   connectTimeoutMs: number;
-  /** Budget of one host's part of a call; under MCP clients' 60 s request timeout. */
+  /** Budget of one host's part of a call. */
   deadlineMs: number;
+  /**
+   * Budget of a whole tool call, queueing for a fan-out slot and connecting included: each
+   * host gets what is left of it (at most deadlineMs), and hosts whose turn comes after it
+   * are reported as not asked. Under the MCP SDK client's 60 s request timeout, with room.
+   */
+  callDeadlineMs: number;
   /** One whole MCP answer at most (the serialized CallToolResult: text and structuredContent), in bytes; cut after a row. */
   maxAnswerBytes: number;
 }
@@ -17,6 +23,7 @@ export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
   concurrency: 32,
   connectTimeoutMs: 3000,
   deadlineMs: 20000,
+  callDeadlineMs: 40000,
   maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
 });
 

@@ -114,7 +114,9 @@ export async function runCli(io: CliIo): Promise<number> {
   const runCommand = async (tool: AnyTool, face: CliFace<ToolResult>, args: unknown, cmd: Command, json: boolean) => {
     const { g, fleet } = await openFleet(cmd, 'warn');
     try {
-      const options = gatewayOptions(fleet, g);
+      // A person at a terminal waits as long as --deadline-ms says; MCP calls stay under the client's timeout.
+      const base = gatewayOptions(fleet, g);
+      const options = { ...base, callDeadlineMs: Math.max(base.callDeadlineMs, base.deadlineMs) };
       const progress = io.stderr.isTTY === true && !json;
       const ctx: ToolContext = {
         fleet,

@@ -21,17 +21,28 @@ export function fanOutOptions(ctx: ToolContext): FanOutOptions {
   return {
     concurrency: ctx.options.concurrency,
     deadlineMs: ctx.options.deadlineMs,
+    deadlineAt: ctx.deadlineAt,
     signal: ctx.signal,
     onHostDone: ctx.onProgress ? (status, done, total) => ctx.onProgress?.(done, total, status) : undefined,
   };
 }
 
 /**
- * The walk's own time budget: under the gateway's per-host deadline, so a slow tree comes
+ * The walk's own time budget: under the host's share of the call, so a slow tree comes
  * back partial with a `deadline` truncation rather than as a timed-out host.
  */
 export function walkDeadlineMs(options: GatewayOptions): number {
-  return Math.max(1, Math.floor(options.deadlineMs * 0.8));
+  return walkBudget(Math.min(options.deadlineMs, options.callDeadlineMs));
+}
+
+function walkBudget(hostBudgetMs: number): number {
+  return Math.max(1, Math.floor(hostBudgetMs * 0.8));
+}
+
+/** The request as one host runs it: its walk ends within what is left of that host's budget. */
+export function withinBudget(req: WalkRequest, hostBudgetMs: number): WalkRequest {
+  const ms = walkBudget(hostBudgetMs);
+  return ms < req.deadlineMs ? { ...req, deadlineMs: ms } : req;
 }
 
 export interface HostWalk {
@@ -93,7 +104,12 @@ export async function walkHost(
 
 /** Every host's walk of `req`, in host order; a host that failed (or whose root did) is a status only. */
 export function walkHosts(ctx: ToolContext, hosts: FleetHost[], req: WalkRequest): Promise<HostResult<HostWalk>[]> {
-  return fanOut(ctx.fleet, hosts, (b, _h, signal) => walkHost(b.walk.bind(b), req, signal), fanOutOptions(ctx));
+  return fanOut(
+    ctx.fleet,
+    hosts,
+    (b, _h, signal, budgetMs) => walkHost(b.walk.bind(b), withinBudget(req, budgetMs), signal),
+    fanOutOptions(ctx),
+  );
 }
 
 /** The notes of the hosts that answered (how they were listed), in host order. */

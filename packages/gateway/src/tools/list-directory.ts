@@ -31,7 +31,15 @@ import { parseTarget } from '../cli/target.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowBytes } from './answer-size.js';
-import { fanOutOptions, type HostNote, lossTruncations, walkDeadlineMs, walkHost, walkNotes } from './host-walks.js';
+import {
+  fanOutOptions,
+  type HostNote,
+  lossTruncations,
+  walkDeadlineMs,
+  walkHost,
+  walkNotes,
+  withinBudget,
+} from './host-walks.js';
 import { failureLine, hostStatusJson, noteLine, truncationJson, typeWord } from './present.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -234,7 +242,8 @@ export const listDirectoryTool = defineTool({
     const results = await fanOut(
       ctx.fleet,
       p.hosts,
-      (b, h, signal) => walkHost(b.walk.bind(b), h === p.hosts[0] ? p.resumed : p.req, signal),
+      (b, h, signal, budgetMs) =>
+        walkHost(b.walk.bind(b), withinBudget(h === p.hosts[0] ? p.resumed : p.req, budgetMs), signal),
       fanOutOptions(ctx),
     );
     const sections: TreeSection[] = [];

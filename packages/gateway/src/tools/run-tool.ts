@@ -10,8 +10,10 @@ export async function runTool(tool: AnyTool, args: unknown, ctx: ToolContext): P
   let outcome = 'ok';
   try {
     const parsed = parseArgs(tool.input, args);
-    const plan = tool.plan(parsed, ctx);
-    return await tool.collect(plan, ctx);
+    // The call's deadline starts here, whichever face asked, so no fan-out outlives it.
+    const call: ToolContext = { ...ctx, deadlineAt: ctx.deadlineAt ?? started + ctx.options.callDeadlineMs };
+    const plan = tool.plan(parsed, call);
+    return await tool.collect(plan, call);
   } catch (err) {
     outcome = FleetError.from(err).code;
     throw err;

@@ -13,6 +13,8 @@ export interface ToolContext {
   fleet: Fleet;
   options: GatewayOptions;
   signal: AbortSignal;
+  /** When the call must be done (performance.now() time); runTool sets it from options.callDeadlineMs. */
+  deadlineAt?: number;
   /** Once per answered host. */
   onProgress?: (done: number, total: number, status: HostStatus) => void;
 }

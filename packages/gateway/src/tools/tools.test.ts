@@ -349,3 +349,14 @@ test('cancelling a query cancels every host walk', async () => {
   assert.equal(h1.aborts + h2.aborts, 2);
   assert.ok(r.structured.hosts.every((h) => h.status !== 'ok'));
 });
+
+test("a walk's own deadline is within the call's: a host asked late gets what is left of it", async () => {
+  const b = new MemoryBackend(treeA);
+  const f = new FakeFleet({ alpha: b });
+  await listFiles(ctx(f, { deadlineMs: 600_000, callDeadlineMs: 5000 }), { host: 'alpha', path: '/srv' });
+  const asked = b.requests.at(-1)?.deadlineMs ?? Number.POSITIVE_INFINITY;
+  assert.ok(asked <= 4000, `walk deadline ${asked} ms`);
+  await listDirectory({ ...ctx(f), deadlineAt: performance.now() + 2000 }, { host: 'alpha', path: '/srv' });
+  const tree = b.requests.at(-1)?.deadlineMs ?? Number.POSITIVE_INFINITY;
+  assert.ok(tree <= 1600, `tree walk deadline ${tree} ms`);
+});
