@@ -37,11 +37,13 @@ describe('MCP Inspector CLI against fleetls serve', () => {
   writeFileSync(join(dir, 'top.txt'), 'yy');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('lists the five read-only tools with their schemas', async () => {
+  it('lists the seven read-only tools with their schemas', async () => {
     const { tools } = (await inspector(['--method', 'tools/list'])) as {
       tools: { name: string; annotations?: Record<string, boolean>; outputSchema?: unknown }[];
     };
     assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'diff_directory',
+      'disk_usage',
       'list_directories',
       'list_directory',
       'list_files',

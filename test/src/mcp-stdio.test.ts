@@ -42,9 +42,11 @@ describe('fleetls serve over stdio, with an inventory', () => {
     await fx?.close();
   });
 
-  it('lists the five tools', async () => {
+  it('lists the seven tools', async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'diff_directory',
+      'disk_usage',
       'list_directories',
       'list_directory',
       'list_files',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { diffListings, type HostListing, parseCompare } from './dir-diff.js';
+import { diffListings, type HostTree, parseCompare } from './dir-diff.js';
 import { FleetError } from './errors.js';
 import { diffDifferenceLines, diffGroupLines } from './render-diff.js';
 import type { Entry, EntryType, Truncation } from './types.js';
@@ -31,7 +31,7 @@ const nginx = (): Entry[] => [
   e('sites-enabled/site', 'symlink', { linkTarget: Buffer.from('../sites-available/site') }),
 ];
 
-const host = (name: string, entries: Entry[], truncations: Truncation[] = []): HostListing => ({
+const host = (name: string, entries: Entry[], truncations: Truncation[] = []): HostTree => ({
   host: name,
   entries,
   truncations,

@@ -30,7 +30,7 @@ export function parseCompare(value: unknown): CompareAttribute[] {
 }
 
 /** One host's listing of the tree, as the walk gave it. */
-export interface HostListing {
+export interface HostTree {
   host: string;
   /** Entry rows, error rows included (a directory's error row follows its entry row). */
   entries: Entry[];
@@ -127,7 +127,7 @@ function parentKey(key: string): string {
   return i < 0 ? '' : key.slice(0, i);
 }
 
-function view(l: HostListing, compare: ReadonlySet<CompareAttribute>): HostView {
+function view(l: HostTree, compare: ReadonlySet<CompareAttribute>): HostView {
   const values: HostView['values'] = new Map();
   for (const e of l.entries) {
     const key = e.path.toString('latin1');
@@ -177,7 +177,7 @@ function groupId(i: number): string {
  * Groups hosts by their listings and lists the differing entries. Hosts come in the caller's
  * order (sorted by name is what the tools pass); groups are largest first, ties by first host.
  */
-export function diffListings(listings: HostListing[], compare: readonly CompareAttribute[]): DirDiff {
+export function diffListings(listings: HostTree[], compare: readonly CompareAttribute[]): DirDiff {
   const cmp = new Set(compare);
   const views = listings.map((l) => view(l, cmp));
   const paths = new Map<string, Buffer>();

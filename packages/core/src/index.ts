@@ -12,7 +12,7 @@ export {
   type DiffValue,
   type DirDiff,
   diffListings,
-  type HostListing,
+  type HostTree,
   parseCompare,
 } from './dir-diff.js';
 export {

@@ -58,7 +58,7 @@ test('HTTP without a token: loopback only, and Host must name loopback', async (
     const client = withContract(new Client({ name: 'test', version: '1' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(srv.url)));
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 5);
+    assert.equal(tools.length, 7);
     await client.close();
     const { port } = new URL(srv.url);
     const status = await new Promise<number>((resolve, reject) => {

@@ -188,7 +188,7 @@ export function shimPath(): string {
   const dir = mkdtempSync(join(tmpdir(), 'fleetls-nofind-'));
   chmodSync(dir, 0o755);
   writeFileSync(join(dir, 'find'), '#!/bin/sh\necho "BusyBox v1.36.1 multi-call binary."\nexit 1\n', { mode: 0o755 });
-  for (const tool of ['sh', 'head', 'timeout', 'du', 'stat']) {
+  for (const tool of ['sh', 'head', 'timeout', 'du', 'stat', 'getent']) {
     const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
     symlinkSync(real, join(dir, tool));
   }

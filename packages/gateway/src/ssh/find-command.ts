@@ -5,6 +5,7 @@
 import type { EntryError, EntryType, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
 import { entryErrorFromErrno, errorRawEntry, FleetError } from '@fleetls/core';
 import { AWK_PROBE, AWK_PROBE_OK, type RankDropped, rankStage } from './remote-rank.js';
+import { filterPredicates } from './find-filter-predicates.js';
 
 /** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
 export function shellQuote(s: string): string {
@@ -44,6 +45,12 @@ export interface WalkCommandOptions {
   rank?: boolean;
 }
 
+/** Directories always (the walk descends through them), other rows only when they pass the filters. */
+function rowFilter(req: WalkRequest): string[] {
+  const preds = filterPredicates(req);
+  return preds ? ['\\(', '-type', 'd', '-o', ...preds.map(shellQuote), '\\)'] : [];
+}
+
 /**
  * The listing command: every object from the path down to `maxDepth`, the path itself
  * first (depth 0). `-H` (or `-L` when following symlinks) so a symlinked start directory
@@ -75,6 +82,7 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
     '-prune',
     '\\)',
     '-o',
+    ...rowFilter(req),
     '-printf',
     shellQuote(printf('R')),
   ].join(' ');

@@ -10,6 +10,7 @@
 // has K entries strictly better on the primary key, so it is not in the top K under any tie
 // rule. awk's numbers are doubles: rounding is monotonic, so a superset is still kept.
 import type { EntryType, WalkRequest, WalkSummary } from '@fleetls/core';
+import { filterExactRemotely } from './find-filter-predicates.js';
 
 /** find's %y letter of each type awk may drop when the type filter excludes it. */
 const TYPE_LETTER: Partial<Record<EntryType, string>> = {
@@ -32,7 +33,8 @@ export function remoteRankable(req: WalkRequest): boolean {
     req.order !== 'name' &&
     req.include.length === 0 &&
     req.exclude.length === 0 &&
-    !req.followSymlinks
+    !req.followSymlinks &&
+    filterExactRemotely(req)
   );
 }
 

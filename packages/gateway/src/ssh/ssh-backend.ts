@@ -35,6 +35,7 @@ import {
   validateRemotePath,
 } from './find-command.js';
 import { addDropped, remoteRankable } from './remote-rank.js';
+import { resolveRemoteIds } from './remote-ids.js';
 import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
 
@@ -145,10 +146,11 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     };
   }
 
-  async function* walkImpl(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], SshWalkSummary, void> {
-    validateRemotePath(req.path);
+  async function* walkImpl(asked: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], SshWalkSummary, void> {
+    validateRemotePath(asked.path);
     const t0 = Date.now();
     const info = await probe(signal);
+    const req = await resolveRemoteIds(asked, cfg.host, (cmd) => connection().exec(cmd, signal));
     const loaded = info.gnuFind
       ? await loadFind(req, signal)
       : { ...(await sftpListing(connection(), req, signal, t0 + req.deadlineMs)), notes: [SFTP_NOTE] };

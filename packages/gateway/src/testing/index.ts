@@ -16,6 +16,8 @@ export {
 export {
   type Answer,
   callTool,
+  diffDirectory,
+  diskUsage,
   listDirectories,
   listDirectory,
   listFiles,

@@ -1,6 +1,8 @@
 // The tools called as the MCP face calls them (runTool, then the MCP presenter), typed by
 // their answers, for tests that check answers without an MCP client in between.
 
+import type { DiffDirectoryAnswer } from '../tools/diff-directory.js';
+import type { DiskUsageAnswer } from '../tools/disk-usage.js';
 import type { ListDirectoriesAnswer } from '../tools/list-directories.js';
 import type { ListDirectoryAnswer } from '../tools/list-directory.js';
 import type { ListFilesAnswer } from '../tools/list-files.js';
@@ -32,3 +34,6 @@ export const listDirectories = (ctx: ToolContext, args: unknown) =>
   callTool<ListDirectoriesAnswer>('list_directories', ctx, args);
 export const statPaths = (ctx: ToolContext, args: unknown) => callTool<StatAnswer>('stat', ctx, args);
 export const listHosts = (ctx: ToolContext, args: unknown) => callTool<ListHostsAnswer>('list_hosts', ctx, args);
+export const diffDirectory = (ctx: ToolContext, args: unknown) =>
+  callTool<DiffDirectoryAnswer>('diff_directory', ctx, args);
+export const diskUsage = (ctx: ToolContext, args: unknown) => callTool<DiskUsageAnswer>('disk_usage', ctx, args);

@@ -1,5 +1,7 @@
 // The tool registry and what a face needs to run and present a tool.
 
+export { type DiffDirectoryAnswer, type DirectoryDiff, diffDirectoryTool } from './diff-directory.js';
+export { type DiskUsage, type DiskUsageAnswer, diskUsageTool } from './disk-usage.js';
 export { type DirectoryListing, type ListDirectoriesAnswer, listDirectoriesTool } from './list-directories.js';
 export { type ListDirectoryAnswer, listDirectoryTool, type TreeListing } from './list-directory.js';
 export { type FileListing, type ListFilesAnswer, listFilesTool } from './list-files.js';

@@ -25,6 +25,7 @@ import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js'
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowBytes } from './answer-size.js';
+import { filterArgsOf, filterFingerprint, filterInput, filterOptions, planFilter } from './filter-args.js';
 import {
   type HostEntry,
   type HostNote,
@@ -80,6 +81,7 @@ const input = {
     .default(LIMIT.default)
     .describe(`Rows in this page (${LIMIT.min}-${LIMIT.max})`),
   cursor: s.cursor(2048, 'overrides start_index'),
+  ...filterInput,
 };
 
 export const FILE_COLUMNS = ['host', 'path', 'name', 'type', 'size', 'modified'] as const;
@@ -171,7 +173,7 @@ function pageStart(cursor: string, fingerprint: string): number {
     offset = decodeCursor(cursor, fingerprint);
   } catch {
     throw invalidArgument(
-      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, order_by, sort, top_n, max_depth, pattern and type as on the first page',
+      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, order_by, sort, top_n, max_depth, pattern, type and the filters as on the first page',
     );
   }
   if (offset > START_INDEX.max) throw invalidArgument(`cursor position must be from 0 to ${START_INDEX.max}`);
@@ -197,7 +199,8 @@ export const listFilesTool = defineTool({
     'One ranked table of the entries under path across the selected hosts (as Jupyter MCP list_files): ' +
     'max_depth levels below path (0 = its own entries), filtered by pattern (glob on the relative path) ' +
     'and type, ordered by name, size or modified, merged across hosts. Pages with start_index/limit or ' +
-    'next_cursor; top_n keeps only the first N overall.',
+    'next_cursor; top_n keeps only the first N overall. find-like filters (min_size, max_size, ' +
+    'modified_after, modified_before, owner, group, perm, name) run on each host while it walks.',
   input,
   output,
 
@@ -213,6 +216,7 @@ export const listFilesTool = defineTool({
       max_depth: a.max_depth,
       pattern: a.pattern,
       type: a.type,
+      ...filterFingerprint(a),
     });
     const start = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : a.start_index;
     const cap = a.top_n ?? Number.POSITIVE_INFINITY;
@@ -234,6 +238,7 @@ export const listFilesTool = defineTool({
       include: a.pattern === '' ? [] : [a.pattern],
       types: TYPES[a.type],
       deadlineMs: walkDeadlineMs(ctx.options),
+      filter: planFilter(a, Date.now()),
     });
     return { hosts, req, fingerprint, start, limit: a.limit, cap, type: a.type, pattern: a.pattern };
   },
@@ -330,6 +335,7 @@ export const listFilesTool = defineTool({
       new Option('--limit <n>', 'rows in this page (default 200, at most 5000)').argParser(intFlag('--limit')),
       new Option('--start-index <n>', 'rows skipped before this page').argParser(intFlag('--start-index')),
       new Option('--cursor <cursor>', 'next_cursor of the previous page'),
+      ...filterOptions(),
     ],
     args(target, o) {
       const { selector, path } = parseTarget(target ?? '');
@@ -345,6 +351,7 @@ export const listFilesTool = defineTool({
         limit: o.limit,
         start_index: o.startIndex,
         cursor: o.cursor,
+        ...filterArgsOf(o),
       };
     },
     render(l, style) {

@@ -22,6 +22,8 @@
 // serve, for its typed result), call runTool() from run-tool.ts with the raw arguments and
 // a ToolContext, and present the domain result it returns. runTool is the one place a tool
 // call executes (parse → plan → collect), so audit logging and metrics hook in there.
+import { diffDirectoryTool } from './diff-directory.js';
+import { diskUsageTool } from './disk-usage.js';
 import { listDirectoriesTool } from './list-directories.js';
 import { listDirectoryTool } from './list-directory.js';
 import { listFilesTool } from './list-files.js';
@@ -35,6 +37,8 @@ export const TOOLS: readonly AnyTool[] = [
   listDirectoriesTool,
   statTool,
   listHostsTool,
+  diffDirectoryTool,
+  diskUsageTool,
 ];
 
 export function findTool(name: string): AnyTool | undefined {

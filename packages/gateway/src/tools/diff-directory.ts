@@ -1,0 +1,306 @@
+// diff_directory: the same tree on every selected host, hosts grouped by identical listings
+// under the compared attributes (the largest group is the baseline), then only the entries
+// that differ, each with which hosts have which value. Metadata only, never contents.
+// Identical hosts cost one line however many there are; a host that failed is a status row.
+import {
+  COMPARE_ATTRIBUTES,
+  DEFAULT_COMPARE,
+  type DiffDifference,
+  type DiffValue,
+  type DirDiff,
+  decodeCursor,
+  diffDifferenceLines,
+  diffGroupLines,
+  diffListings,
+  displayPath,
+  encodeCursor,
+  formatMtime,
+  type HostTree,
+  invalidArgument,
+  octalMode,
+  queryFingerprint,
+  reserveFor,
+  resolveWalkRequest,
+  TextBudget,
+  type WalkRequest,
+} from '@fleetls/core';
+import { Option } from 'commander';
+import { z } from 'zod';
+import { intFlag } from '../cli/flags.js';
+import { parseTarget } from '../cli/target.js';
+import type { FleetHost } from '../fleet-types.js';
+import { type HostTruncation, walkDeadlineMs, walkHosts } from './host-walks.js';
+import { failureLines, hostStatusJson, truncationJson, truncationWarning } from './present.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+const DEPTH = { min: 1, max: 10, default: 2 } as const;
+const ITEMS = { min: 1, max: 10_000, default: 1000 } as const;
+/** Rows one host may send: the tree is held whole per host to compare it. */
+const MAX_ENTRIES = 200_000;
+
+const input = {
+  host: s.host(),
+  path: s.path,
+  depth: s
+    .int('depth', DEPTH.min, DEPTH.max)
+    .default(DEPTH.default)
+    .describe('Levels compared (1 = the entries of path)'),
+  compare: z
+    .array(
+      z.enum(COMPARE_ATTRIBUTES, {
+        error: (iss) =>
+          `compare: ${JSON.stringify(iss.input)} is not an attribute; use any of ${COMPARE_ATTRIBUTES.join(', ')}`,
+      }),
+      { error: `compare must be a list of ${COMPARE_ATTRIBUTES.join(', ')}` },
+    )
+    .min(1, { error: 'compare must name at least one attribute' })
+    .max(COMPARE_ATTRIBUTES.length * 2, { error: 'compare lists too many attributes' })
+    .default([...DEFAULT_COMPARE])
+    .describe(
+      'Attributes compared: type (and symlink target), size (not of directories), mode, owner (uid and gid), mtime',
+    ),
+  max_items_per_dir: s
+    .int('max_items_per_dir', ITEMS.min, ITEMS.max)
+    .default(ITEMS.default)
+    .describe('Entries compared per nested directory; beyond it only what both sides listed is compared'),
+  cursor: s.cursor(2048, 'the differences after the last one shown'),
+};
+
+const valueSchema = z.object({
+  hosts: z.array(z.string()),
+  present: z.boolean(),
+  type: z.string().optional(),
+  link_target: z.string().optional(),
+  size: z.number().optional(),
+  mode: z.string().optional(),
+  uid: z.number().optional(),
+  gid: z.number().optional(),
+  mtime: z.string().optional(),
+  error: z.string().optional(),
+});
+
+const output = {
+  path: z.string(),
+  compare: z.array(z.string()),
+  depth: z.number(),
+  groups: z.array(z.object({ id: z.string(), count: z.number(), baseline: z.boolean(), hosts: z.array(z.string()) })),
+  differences: z.array(
+    z.object({ path: z.string(), values: z.array(valueSchema), not_compared: z.array(z.string()).optional() }),
+  ),
+  total: z.number(),
+  start_index: z.number(),
+  count: z.number(),
+  next_cursor: z.string().optional(),
+  truncated: z.boolean(),
+  truncations: z.array(s.truncationSchema),
+  hosts: z.array(s.hostStatusSchema),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type ValueJson = z.infer<typeof valueSchema>;
+export type DiffDirectoryAnswer = z.infer<z.ZodObject<typeof output>>;
+
+interface Plan {
+  hosts: FleetHost[];
+  req: WalkRequest;
+  compare: Args['compare'];
+  fingerprint: string;
+  start: number;
+}
+
+export interface DirectoryDiff extends ToolResult {
+  path: string;
+  depth: number;
+  compare: readonly string[];
+  diff: DirDiff;
+  /** Hosts whose listings were compared. */
+  compared: number;
+  start: number;
+  cursorAfter(shown: number): string | undefined;
+}
+
+function valueJson(v: DiffValue, hosts: string[]): ValueJson {
+  const out: ValueJson = { hosts, present: v.present };
+  if (v.type !== undefined) out.type = v.type === 'dir' ? 'directory' : v.type;
+  if (v.linkTarget !== undefined) out.link_target = displayPath(v.linkTarget);
+  if (v.size !== undefined) out.size = v.size;
+  if (v.mode !== undefined) out.mode = octalMode(v.mode);
+  if (v.uid !== undefined) out.uid = v.uid;
+  if (v.gid !== undefined) out.gid = v.gid;
+  if (v.mtimeSec !== undefined) out.mtime = formatMtime(v.mtimeSec, v.mtimeNsec ?? 0, 0);
+  if (v.error !== undefined) out.error = v.error;
+  return out;
+}
+
+function differenceJson(d: DiffDifference): DiffDirectoryAnswer['differences'][number] {
+  const out: DiffDirectoryAnswer['differences'][number] = {
+    path: displayPath(d.path),
+    values: d.values.map((x) => valueJson(x.value, x.hosts)),
+  };
+  if (d.notCompared.length > 0) out.not_compared = d.notCompared;
+  return out;
+}
+
+function headline(l: DirectoryDiff): string {
+  const asked = l.hosts.length;
+  const on = l.compared === asked ? `${asked} host${asked === 1 ? '' : 's'}` : `${l.compared} of ${asked} hosts`;
+  const how = `depth ${l.depth}; compared: ${l.compare.join(', ')}`;
+  if (l.compared === 0) return `diff ${l.path}: no host could be listed (${how})`;
+  const groups = l.diff.groups.length;
+  if (groups === 1 && l.diff.differences.length === 0) return `diff ${l.path} on ${on}: all identical (${how})`;
+  const n = l.diff.differences.length;
+  return `diff ${l.path} on ${on}: ${groups} group${groups === 1 ? '' : 's'}, ${n} difference${n === 1 ? '' : 's'} (${how})`;
+}
+
+/** Caps that bit, per host: where only what both sides listed was compared. */
+function cuts(l: DirectoryDiff): HostTruncation[] {
+  return l.diff.capped.map(({ host, truncation }) => ({ host, truncation }));
+}
+
+export const diffDirectoryTool = defineTool({
+  name: 'diff_directory',
+  title: 'Compare a directory across hosts',
+  description:
+    'Walks the same tree on every selected host and groups hosts whose listings are identical under the ' +
+    'compared attributes (type, size, mode, owner; mtime on request). Answers the groups (largest first, the ' +
+    'baseline), then only the entries that differ, with which hosts have which value. Metadata only. ' +
+    'Capped directories compare only what both sides listed; a failed host is a status row.',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    const hosts = ctx.fleet.select(a.host);
+    const compare = COMPARE_ATTRIBUTES.filter((c) => a.compare.includes(c));
+    const fingerprint = queryFingerprint({
+      tool: 'diff_directory',
+      host: a.host,
+      path: a.path,
+      depth: a.depth,
+      compare,
+      max_items_per_dir: a.max_items_per_dir,
+    });
+    let start = 0;
+    if (a.cursor !== undefined) {
+      try {
+        start = decodeCursor(a.cursor, fingerprint);
+      } catch {
+        throw invalidArgument(
+          'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth, compare and max_items_per_dir as on the first page',
+        );
+      }
+    }
+    const req = resolveWalkRequest({
+      path: a.path,
+      shape: 'tree',
+      maxDepth: a.depth,
+      maxItemsPerDir: a.max_items_per_dir,
+      maxEntries: MAX_ENTRIES,
+      deadlineMs: walkDeadlineMs(ctx.options),
+    });
+    return { hosts, req, compare, fingerprint, start };
+  },
+
+  async collect(p: Plan, ctx): Promise<DirectoryDiff> {
+    const results = await walkHosts(ctx, p.hosts, p.req);
+    const trees: HostTree[] = [];
+    for (const r of results) {
+      if (!r.value) continue;
+      const entries = r.value.rows.flatMap((row) => (row.kind === 'entry' ? [row.entry] : []));
+      const dirCuts = r.value.rows.flatMap((row) => (row.kind === 'truncation' ? [row.truncation] : []));
+      trees.push({ host: r.host.name, entries, truncations: [...dirCuts, ...r.value.summary.truncations] });
+    }
+    const diff = diffListings(trees, p.compare);
+    const total = diff.differences.length;
+    return {
+      path: p.req.path,
+      depth: p.req.maxDepth,
+      compare: p.compare,
+      diff,
+      compared: trees.length,
+      start: Math.min(p.start, total),
+      hosts: results.map((r) => r.status),
+      cursorAfter: (shown) => (p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint) : undefined),
+    };
+  },
+
+  mcp(l: DirectoryDiff, ctx) {
+    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length));
+    const head = [headline(l), ...diffGroupLines(l.diff.groups)];
+    for (const line of head) budget.take(line);
+    const lines = [...head];
+    const differences: DiffDirectoryAnswer['differences'] = [];
+    const page = l.diff.differences.slice(l.start);
+    for (const d of page) {
+      const text = diffDifferenceLines(d, l.diff.groups);
+      const json = differenceJson(d);
+      // The difference's text and its JSON both count: the whole answer stays within the budget.
+      if (!budget.take(`${text.join('\n')}${JSON.stringify(json)}`)) break;
+      if (differences.length === 0) lines.push('');
+      lines.push(...text);
+      differences.push(json);
+    }
+    const count = differences.length;
+    const next = l.cursorAfter(count);
+    const truncations = cuts(l).map((t) => truncationJson(t.host, t.truncation));
+    const warnings = cuts(l).map((t) => truncationWarning(t, l.path));
+    if (warnings.length > 0)
+      warnings.push('[NOTE] where a host listed a directory in part, only what both sides listed is compared');
+    if (count < page.length) {
+      truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
+      warnings.push(
+        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} differences; next_cursor goes on from there`,
+      );
+    }
+    const text = [...lines, ...warnings, ...failureLines(l.hosts, l.path, true)].join('\n');
+    const structured: DiffDirectoryAnswer = {
+      path: l.path,
+      compare: [...l.compare],
+      depth: l.depth,
+      groups: l.diff.groups.map((g, i) => ({ id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts })),
+      differences,
+      total: l.diff.differences.length,
+      start_index: l.start,
+      count,
+      truncated: truncations.length > 0 || next !== undefined,
+      truncations,
+      hosts: l.hosts.map(hostStatusJson),
+    };
+    if (next !== undefined) structured.next_cursor = next;
+    return { structured, text };
+  },
+
+  cli: {
+    command: 'diff',
+    description: 'compare PATH across the selected hosts: groups of identical hosts, then what differs',
+    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-*:/etc/nginx' },
+    options: () => [
+      new Option('--depth <n>', `levels compared (default ${DEPTH.default}, at most ${DEPTH.max})`).argParser(
+        intFlag('--depth'),
+      ),
+      new Option('--compare <list>', `attributes compared, comma-separated (${COMPARE_ATTRIBUTES.join(',')})`),
+      new Option(
+        '--max-items-per-dir <n>',
+        `entries compared per nested directory (default ${ITEMS.default})`,
+      ).argParser(intFlag('--max-items-per-dir')),
+      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
+    ],
+    args(target, o) {
+      const { selector, path } = parseTarget(target ?? '');
+      return {
+        host: selector,
+        path,
+        depth: o.depth,
+        compare: typeof o.compare === 'string' ? o.compare.split(',').map((c) => c.trim()) : undefined,
+        max_items_per_dir: o.maxItemsPerDir,
+        cursor: o.cursor,
+      };
+    },
+    render(l, style) {
+      const out = [style.bold(headline(l)), ...diffGroupLines(l.diff.groups)];
+      for (const d of l.diff.differences.slice(l.start)) out.push('', ...diffDifferenceLines(d, l.diff.groups));
+      const err = cuts(l).map((t) => style.warn(`fleetls: ${truncationWarning(t, l.path)}`));
+      return { out, err };
+    },
+  },
+});

@@ -1,0 +1,258 @@
+// disk_usage: where the space went. The largest directories under path by recursive apparent
+// size (du -b --one-file-system), down to `depth` levels, on each host and merged across
+// hosts (largest first, `host` on every row), bounded by the walk's deadline (a size that
+// is only a lower bound says so). Its text is a table a person reads at a glance.
+import {
+  DU_MAX_DEPTH,
+  type DuRow,
+  decodeCursor,
+  displayPath,
+  encodeCursor,
+  invalidArgument,
+  queryFingerprint,
+  renderDuTable,
+  reserveFor,
+  resolveWalkRequest,
+  TextBudget,
+  type WalkRequest,
+} from '@fleetls/core';
+import { Option } from 'commander';
+import { z } from 'zod';
+import { intFlag } from '../cli/flags.js';
+import { parseTarget } from '../cli/target.js';
+import type { FleetHost } from '../fleet-types.js';
+import { type HostNote, type HostTruncation, mergeRankedWalks, walkDeadlineMs, walkHosts } from './host-walks.js';
+import { failureLines, hostStatusJson, noteLine, truncationJson, truncationWarning } from './present.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+const TOP = { min: 1, max: 1000, default: 20 } as const;
+
+const input = {
+  host: s.host(),
+  path: s.path,
+  depth: z
+    .number({ error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
+    .int({ error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
+    .min(1, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
+    .max(DU_MAX_DEPTH, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
+    .default(1)
+    .describe(`Levels of directories below path (1-${DU_MAX_DEPTH}), as du -d`),
+  top_n: s
+    .int('top_n', TOP.min, TOP.max)
+    .default(TOP.default)
+    .describe(`The largest N directories over all hosts (${TOP.min}-${TOP.max})`),
+  one_file_system: z
+    .boolean({ error: 'one_file_system must be true or false' })
+    .default(true)
+    .describe('Stay on the file system of path (du --one-file-system); false also lists mount points below it'),
+  cursor: s.cursor(2048, 'the rows after the last one shown'),
+};
+
+const rowSchema = z.object({
+  host: z.string(),
+  path: z.string(),
+  size: z.number(),
+  size_partial: z.boolean().optional(),
+});
+
+const output = {
+  path: z.string(),
+  depth: z.number(),
+  rows: z.array(rowSchema),
+  total: z.number(),
+  found: z.number(),
+  start_index: z.number(),
+  count: z.number(),
+  next_cursor: z.string().optional(),
+  truncated: z.boolean(),
+  truncations: z.array(s.truncationSchema),
+  notes: z.array(s.noteSchema).optional(),
+  hosts: z.array(s.hostStatusSchema),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type RowJson = z.infer<typeof rowSchema>;
+export type DiskUsageAnswer = z.infer<z.ZodObject<typeof output>>;
+
+interface Plan {
+  hosts: FleetHost[];
+  req: WalkRequest;
+  topN: number;
+  start: number;
+  fingerprint: string;
+}
+
+export interface DiskUsage extends ToolResult {
+  path: string;
+  depth: number;
+  multi: boolean;
+  /** The merged top_n, largest first. */
+  rows: DuRow[];
+  start: number;
+  /** Directories over all hosts. */
+  found: number;
+  truncations: HostTruncation[];
+  notes: HostNote[];
+  cursorAfter(shown: number): string | undefined;
+}
+
+function rowJson(r: DuRow): RowJson {
+  const out: RowJson = { host: r.host, path: displayPath(r.path), size: r.size };
+  if (r.partial) out.size_partial = true;
+  return out;
+}
+
+function headline(l: DiskUsage, count: number): string {
+  const hosts = l.hosts.filter((h) => h.status === 'ok').length;
+  const on = `${hosts} host${hosts === 1 ? '' : 's'}`;
+  if (l.rows.length === 0) return `No directories under ${l.path} on ${on} (depth ${l.depth})`;
+  const range = l.start > 0 || count < l.rows.length ? ` ${l.start + 1}-${l.start + count} of` : '';
+  return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system):${range} ${l.rows.length} of ${l.found}`;
+}
+
+export const diskUsageTool = defineTool({
+  name: 'disk_usage',
+  title: 'Where the space went, across hosts',
+  description:
+    'The largest directories under path by recursive apparent size (the numbers of du -b --one-file-system ' +
+    '-d N), down to depth 1-3, on each selected host and merged across hosts, largest first, host on every ' +
+    'row. Bounded by the deadline: sizes that are lower bounds say so.',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    const fingerprint = queryFingerprint({
+      tool: 'disk_usage',
+      host: a.host,
+      path: a.path,
+      depth: a.depth,
+      top_n: a.top_n,
+      one_file_system: a.one_file_system,
+    });
+    let start = 0;
+    if (a.cursor !== undefined) {
+      try {
+        start = decodeCursor(a.cursor, fingerprint);
+      } catch {
+        throw invalidArgument(
+          'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth, top_n and one_file_system as on the first page',
+        );
+      }
+    }
+    const req = resolveWalkRequest({
+      path: a.path,
+      shape: 'ranked',
+      maxDepth: a.depth,
+      order: 'size',
+      direction: 'descending',
+      topN: a.top_n,
+      types: ['dir'],
+      dirSizes: true,
+      oneFileSystem: a.one_file_system,
+      deadlineMs: walkDeadlineMs(ctx.options),
+    });
+    return { hosts: ctx.fleet.select(a.host), req, topN: a.top_n, start, fingerprint };
+  },
+
+  async collect(p: Plan, ctx): Promise<DiskUsage> {
+    const results = await walkHosts(ctx, p.hosts, p.req);
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
+    const rows = merged.slice(0, p.topN).map(({ host, entry }) => ({
+      host,
+      path: entry.path,
+      size: entry.size,
+      partial: entry.sizePartial === true,
+    }));
+    return {
+      path: p.req.path,
+      depth: p.req.maxDepth,
+      multi: p.hosts.length > 1,
+      rows,
+      start: Math.min(p.start, rows.length),
+      found,
+      truncations,
+      notes,
+      hosts: results.map((r) => r.status),
+      cursorAfter: (shown) =>
+        p.start + shown < rows.length ? encodeCursor(p.start + shown, p.fingerprint) : undefined,
+    };
+  },
+
+  mcp(l: DiskUsage, ctx) {
+    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length));
+    const page = l.rows.slice(l.start);
+    // The table is aligned over the whole page; rows are taken while text and JSON fit.
+    const table = renderDuTable(page, l.path, l.multi);
+    budget.take(table[0]);
+    const lines = [table[0]];
+    const rows: RowJson[] = [];
+    for (let i = 0; i < page.length; i++) {
+      const json = rowJson(page[i]);
+      if (!budget.take(`${table[i + 1]}${JSON.stringify(json)}`)) break;
+      lines.push(table[i + 1]);
+      rows.push(json);
+    }
+    const count = rows.length;
+    const next = l.cursorAfter(count);
+    const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+    const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
+    for (const n of l.notes) warnings.push(noteLine(n, true));
+    if (l.rows.some((r) => r.partial))
+      warnings.push('[NOTE] ≥ marks a lower bound (deadline, or an unreadable directory)');
+    if (count < page.length) {
+      truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
+      warnings.push(
+        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} rows; next_cursor goes on from there`,
+      );
+    }
+    const body = count > 0 ? ['', ...lines] : [];
+    const text = [headline(l, count), ...body, ...warnings, ...failureLines(l.hosts, l.path, l.multi)].join('\n');
+    const structured: DiskUsageAnswer = {
+      path: l.path,
+      depth: l.depth,
+      rows,
+      total: l.rows.length,
+      found: l.found,
+      start_index: l.start,
+      count,
+      truncated: truncations.length > 0 || next !== undefined,
+      truncations,
+      hosts: l.hosts.map(hostStatusJson),
+    };
+    if (next !== undefined) structured.next_cursor = next;
+    if (l.notes.length > 0) structured.notes = l.notes;
+    return { structured, text };
+  },
+
+  cli: {
+    command: 'du',
+    description: 'the largest directories under PATH by recursive size, across the selected hosts',
+    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. @web:/var' },
+    options: () => [
+      new Option('--depth <n>', `levels of directories below PATH (1-${DU_MAX_DEPTH}, default 1)`).argParser(
+        intFlag('--depth'),
+      ),
+      new Option('--top-n <n>', `the largest N over all hosts (default ${TOP.default})`).argParser(intFlag('--top-n')),
+      new Option('--cross-file-systems', 'also list mount points below PATH (one_file_system=false)'),
+      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
+    ],
+    args(target, o) {
+      const { selector, path } = parseTarget(target ?? '');
+      return {
+        host: selector,
+        path,
+        depth: o.depth,
+        top_n: o.topN,
+        one_file_system: o.crossFileSystems ? false : undefined,
+        cursor: o.cursor,
+      };
+    },
+    render(l, style) {
+      const out = l.rows.length > 0 ? renderDuTable(l.rows.slice(l.start), l.path, l.multi) : [];
+      const err = [style.dim(headline(l, l.rows.length - l.start))];
+      for (const t of l.truncations) err.push(style.warn(`fleetls: ${truncationWarning(t, l.path)}`));
+      return { out, err };
+    },
+  },
+});
