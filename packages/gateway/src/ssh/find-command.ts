@@ -4,8 +4,8 @@
 // Every argument is single-quoted; paths are validated before they get here.
 import type { EntryError, EntryType, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
 import { entryErrorFromErrno, errorRawEntry, FleetError } from '@fleetls/core';
-import { AWK_PROBE, AWK_PROBE_OK, type RankDropped, rankStage } from './remote-rank.js';
 import { filterPredicates } from './find-filter-predicates.js';
+import { AWK_PROBE, AWK_PROBE_OK, type RankDropped, rankStage } from './remote-rank.js';
 
 /** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
 export function shellQuote(s: string): string {

@@ -34,8 +34,8 @@ import {
   timedOut,
   validateRemotePath,
 } from './find-command.js';
-import { addDropped, remoteRankable } from './remote-rank.js';
 import { resolveRemoteIds } from './remote-ids.js';
+import { addDropped, remoteRankable } from './remote-rank.js';
 import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
 

@@ -1,0 +1,351 @@
+// Beyond the seeds, with real processes: find-like filters, diff_directory and disk_usage
+// through a real MCP client (stdio gateway) and the real CLI, over a real agent, SSH with
+// GNU find, SSH without it (SFTP), an agent that sees a different tree at the same path
+// (its own mount namespace), and a dead address. Filters give the same rows on every
+// transport and the rows a plain JS filter of the tree gives; du numbers are real du's.
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { AGENT_MAIN, type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
+
+const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+type Json = Record<string, unknown>;
+
+const T0 = 1_750_000_000; // whole seconds: SFTP carries no nanoseconds
+/** name, size, mtime offset (s), mode */
+const FILES: [string, number, number, number][] = [
+  ['etc/app.conf', 1200, 0, 0o644],
+  ['etc/secret.key', 64, 10, 0o600],
+  ['etc/world.conf', 300, 20, 0o666],
+  ['etc/sub/deep.conf', 5000, 30, 0o640],
+  ['log/app.log', 3 * 1024 ** 2, 86_400, 0o644],
+  ['log/app.log.1', 2 * 1024 ** 2, 3600, 0o644],
+  ['log/old.log', 10 * 1024 ** 2, -86_400 * 30, 0o644],
+  ['log/tiny.log', 1, 7200, 0o666],
+  ['bin/tool', 20_000, 0, 0o4755],
+  ['bin/script.sh', 900, 50, 0o755],
+];
+
+function makeTree(root: string, uid: number, gid: number): void {
+  for (const [name, size, , mode] of FILES) {
+    const p = join(root, name);
+    mkdirSync(join(p, '..'), { recursive: true });
+    writeFileSync(p, '');
+    truncateSync(p, size);
+    chmodSync(p, mode);
+  }
+  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
+  // One file owned by root (readable), for owner and group filters.
+  chownSync(join(root, 'etc/app.conf'), 0, 0);
+  // chown clears setuid: modes last.
+  for (const [name, , , mode] of FILES) chmodSync(join(root, name), mode);
+  for (const [name, , dt] of FILES) utimesSync(join(root, name), T0 + dt, T0 + dt);
+}
+
+/** An agent in its own mount namespace, where `other` is mounted over `path`: a host with a different tree. */
+async function startNamespacedAgent(
+  path: string,
+  other: string,
+  uid: number,
+  gid: number,
+): Promise<{ address: string; stop(): void }> {
+  const child: ChildProcess = spawn(
+    'unshare',
+    [
+      '-m',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      'mount --bind "$1" "$2" && exec setpriv --reuid="$3" --regid="$4" --clear-groups "$5" "$6" --listen 127.0.0.1:0 --insecure --allow "$2"',
+      'sh',
+      other,
+      path,
+      String(uid),
+      String(gid),
+      process.execPath,
+      AGENT_MAIN,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FLEETLS_AGENT_CONFIG: '' } },
+  );
+  let raw = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (c: string) => {
+      raw += c;
+      const m = /"msg":"listening"[^\n]*|[^\n]*"msg":"listening"/.exec(raw);
+      if (m) resolve(Number(/"port":(\d+)/.exec(m[0])?.[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`namespaced agent exited ${code}: ${raw}`)));
+  });
+  return { address: `127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+async function gateway(inventory: string): Promise<Client> {
+  const client = new Client({ name: 'beyond-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
+      stderr: 'pipe',
+      env: { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
+    }),
+  );
+  return client;
+}
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [GATEWAY_MAIN, ...args], { env: { ...process.env, FLEETLS_INVENTORY: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('filters, diff_directory and disk_usage over every transport', () => {
+  let sshd: Sshd;
+  let sftpd: Sshd;
+  let agent: AgentProcess;
+  let odd: { address: string; stop(): void };
+  let client: Client;
+  let root: string;
+  let inventory: string;
+
+  before(async () => {
+    sshd = await startSshd();
+    sftpd = await startSshd({ extraConfig: [`SetEnv PATH=${shimPath()}`] });
+    root = join(sshd.dir, 'tree');
+    makeTree(root, sshd.uid, sshd.gid);
+    // The odd host's tree: the same, one file grown and one more file.
+    const other = join(sshd.dir, 'other');
+    cpSync(root, other, { recursive: true, preserveTimestamps: true });
+    execFileSync('chown', ['-R', `${sshd.uid}:${sshd.gid}`, other]);
+    chownSync(join(other, 'etc/app.conf'), 0, 0);
+    chmodSync(join(other, 'bin/tool'), 0o4755);
+    truncateSync(join(other, 'etc/world.conf'), 301);
+    utimesSync(join(other, 'etc/world.conf'), T0 + 20, T0 + 20);
+    writeFileSync(join(other, 'etc/extra.conf'), 'x');
+    chownSync(join(other, 'etc/extra.conf'), sshd.uid, sshd.gid);
+    agent = await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid });
+    odd = await startNamespacedAgent(root, other, sshd.uid, sshd.gid);
+    const ssh = (d: Sshd) =>
+      `{ host: 127.0.0.1, port: ${d.port}, user: ${d.user}, identity_file: ${d.identityFile}, known_hosts: ${d.knownHostsFile} }`;
+    inventory = join(sshd.dir, 'beyond.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts:',
+        `  viaagent: { agent: "${agent.address}" }`,
+        `  viassh: { ssh: ${ssh(sshd)} }`,
+        `  viasftp: { ssh: ${ssh(sftpd)} }`,
+        `  oddagent: { agent: "${odd.address}" }`,
+        '  nowhere: { agent: "127.0.0.1:1" }',
+        'agent_tls: insecure',
+        '',
+      ].join('\n'),
+    );
+    client = await gateway(inventory);
+  });
+
+  after(async () => {
+    await client?.close();
+    odd?.stop();
+    await agent?.stop();
+    await sftpd?.stop();
+    await sshd?.stop();
+  });
+
+  async function call(name: string, args: Json): Promise<{ structured: Json; text: string }> {
+    const res = await client.callTool({ name, arguments: args });
+    const text = (res.content as { text: string }[])[0]?.text ?? '';
+    assert.ok(!res.isError, `${name} ${JSON.stringify(args)} failed: ${text}`);
+    return { structured: res.structuredContent as Json, text };
+  }
+
+  /** The files a plain JS filter of FILES keeps. */
+  function expected(keep: (f: { name: string; size: number; mtime: number; mode: number; root: boolean }) => boolean) {
+    return FILES.map(([name, size, dt, mode]) => ({ name, size, mtime: T0 + dt, mode, root: name === 'etc/app.conf' }))
+      .filter(keep)
+      .map((f) => f.name)
+      .sort();
+  }
+
+  const cases: [
+    string,
+    Json,
+    (f: { name: string; size: number; mtime: number; mode: number; root: boolean }) => boolean,
+  ][] = [
+    ['min_size 1M', { min_size: '1M' }, (f) => f.size >= 1024 ** 2],
+    ['max_size 900 (inclusive)', { max_size: 900 }, (f) => f.size <= 900],
+    ['size range', { min_size: '1K', max_size: '5000' }, (f) => f.size >= 1024 && f.size <= 5000],
+    ['modified_after', { modified_after: new Date((T0 + 20) * 1000).toISOString() }, (f) => f.mtime > T0 + 20],
+    ['modified_before', { modified_before: new Date((T0 + 10) * 1000).toISOString() }, (f) => f.mtime < T0 + 10],
+    ['perm /o+w', { perm: '/o+w' }, (f) => (f.mode & 0o2) !== 0],
+    ['perm -u+s', { perm: '-u+s' }, (f) => (f.mode & 0o4000) !== 0],
+    ['perm 644 exactly', { perm: '644' }, (f) => f.mode === 0o644],
+    ['owner root by name', { owner: 'root' }, (f) => f.root],
+    ['owner by uid', { owner: 0 }, (f) => f.root],
+    ['group 0', { group: '0' }, (f) => f.root],
+    ['name', { name: '*.log*' }, (f) => /\.log/.test(f.name.split('/').pop() as string)],
+    [
+      'all of them',
+      { min_size: 100, perm: '/022', name: '*.conf' },
+      (f) => f.size >= 100 && (f.mode & 0o22) !== 0 && f.name.endsWith('.conf'),
+    ],
+  ];
+
+  for (const [title, filter, keep] of cases) {
+    it(`list_files ${title}: agent, SSH and SFTP give the rows a plain filter gives`, async () => {
+      const answers: unknown[] = [];
+      for (const host of ['viaagent', 'viassh', 'viasftp']) {
+        const { structured } = await call('list_files', {
+          host,
+          path: root,
+          max_depth: 3,
+          order_by: 'size',
+          ...filter,
+        });
+        const items: Json[] = (structured.items as Json[]).map((i) => ({ ...i, host: 'HOST' }));
+        assert.deepEqual(items.map((i) => i.path).sort(), expected(keep), `${host} ${title}`);
+        answers.push({ items, total: structured.total, found: structured.found });
+      }
+      assert.deepEqual(answers[1], answers[0], `SSH = agent for ${title}`);
+      assert.deepEqual(answers[2], answers[0], `SFTP = agent for ${title}`);
+    });
+  }
+
+  it('owner by a name one host does not know: that host is a status row, the others answer', async () => {
+    const { structured } = await call('list_files', {
+      host: 'viaagent,viassh,viasftp',
+      path: root,
+      max_depth: 3,
+      owner: 'no-such-user-here',
+    });
+    for (const h of structured.hosts as Json[]) {
+      assert.equal(h.status, 'error', JSON.stringify(h));
+      assert.match(String(h.message), /owner: no user named "no-such-user-here"/);
+    }
+    const own = await call('list_files', { host: 'viassh', path: root, max_depth: 3, owner: sshd.user, name: 'tool' });
+    assert.deepEqual(
+      (own.structured.items as Json[]).map((i) => i.path),
+      ['bin/tool'],
+    );
+  });
+
+  it('bad filter values are tool errors naming the argument; the server keeps serving', async () => {
+    for (const [args, re] of [
+      [{ min_size: 'huge' }, /min_size: "huge" is not a size/],
+      [{ modified_after: 'yesterday-ish' }, /modified_after: "yesterday-ish" is not a time/],
+      [{ perm: 'rwx' }, /perm: "rwx" is not a mode/],
+    ] as [Json, RegExp][]) {
+      const res = await client.callTool({ name: 'list_files', arguments: { host: 'viaagent', path: root, ...args } });
+      assert.ok(res.isError);
+      assert.match((res.content as { text: string }[])[0].text, re);
+    }
+    const diffBad = await client.callTool({
+      name: 'diff_directory',
+      arguments: { host: 'all', path: root, compare: ['colour'] },
+    });
+    assert.ok(diffBad.isError);
+    assert.match((diffBad.content as { text: string }[])[0].text, /compare: "colour" is not an attribute/);
+    const duBad = await client.callTool({ name: 'disk_usage', arguments: { host: 'all', path: root, depth: 9 } });
+    assert.ok(duBad.isError);
+    assert.match(JSON.stringify(duBad.content), /depth: an integer from 1 to 3/);
+    await call('list_files', { host: 'viaagent', path: root });
+  });
+
+  it('diff_directory over the mixed fleet: one group for the same tree, the odd host, the dead one a status row', async () => {
+    const { structured, text } = await call('diff_directory', { host: 'all', path: root, depth: 3 });
+    assert.deepEqual(structured.groups, [
+      { id: 'A', count: 3, baseline: true, hosts: ['viaagent', 'viassh', 'viasftp'] },
+      { id: 'B', count: 1, baseline: false, hosts: ['oddagent'] },
+    ]);
+    assert.deepEqual(
+      (structured.differences as Json[]).map((d) => d.path),
+      ['etc/extra.conf', 'etc/world.conf'],
+    );
+    assert.deepEqual(
+      (structured.differences as Json[])[1].values,
+      [
+        { hosts: ['viaagent', 'viassh', 'viasftp'], present: true, size: 300 },
+        { hosts: ['oddagent'], present: true, size: 301 },
+      ].map((v) => ({ ...v, type: 'file', mode: '0666', uid: sshd.uid, gid: sshd.gid })),
+    );
+    const status = Object.fromEntries((structured.hosts as Json[]).map((h) => [h.host, h.status]));
+    assert.deepEqual(status, { viaagent: 'ok', viassh: 'ok', viasftp: 'ok', oddagent: 'ok', nowhere: 'unreachable' });
+    assert.match(text, /^diff .* on 4 of 5 hosts: 2 groups, 2 differences/);
+    assert.match(text, /\netc\/world\.conf\n {2}A: size 300\n {2}B: size 301\n/);
+    assert.match(text, /nowhere: \[ERROR\] unreachable/);
+  });
+
+  it('disk_usage: the numbers of du -b --one-file-system -d N, on the agent, over SSH and SFTP', async () => {
+    for (const depth of [1, 2]) {
+      const du = execFileSync('du', ['-b', '--one-file-system', '-d', String(depth), root], {
+        uid: sshd.uid,
+        gid: sshd.gid,
+        encoding: 'utf8',
+      });
+      const want = du
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t'))
+        .filter(([, p]) => p !== root)
+        .map(([size, p]) => `${p.slice(root.length + 1)}=${size}`)
+        .sort();
+      for (const host of ['viaagent', 'viassh', 'viasftp']) {
+        const { structured, text } = await call('disk_usage', { host, path: root, depth });
+        const got = (structured.rows as Json[]).map((r) => `${r.path}=${r.size}`).sort();
+        assert.deepEqual(got, want, `${host} depth ${depth}`);
+        assert.match(text, /#/);
+      }
+    }
+  });
+
+  it('the CLI: ls with filter flags, diff and du over the mixed fleet', async () => {
+    const ls = await cli([
+      '--inventory',
+      inventory,
+      'ls',
+      `viaagent,viassh:${root}`,
+      '--max-depth',
+      '3',
+      '--min-size',
+      '1M',
+      '--modified-after',
+      new Date(T0 * 1000).toISOString(),
+      '--json',
+    ]);
+    assert.equal(ls.code, 0, ls.stderr);
+    assert.deepEqual([...new Set((JSON.parse(ls.stdout).items as Json[]).map((i) => i.path))].sort(), [
+      'log/app.log',
+      'log/app.log.1',
+    ]);
+    const perm = await cli(['--inventory', inventory, 'ls', `viasftp:${root}`, '--max-depth', '3', '--perm', '/o+w']);
+    assert.equal(perm.code, 0, perm.stderr);
+    assert.match(perm.stdout, /etc\/world\.conf/);
+    assert.doesNotMatch(perm.stdout, /app\.conf/);
+    const bad = await cli(['--inventory', inventory, 'ls', `viaagent:${root}`, '--perm', 'rwx']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /perm: "rwx" is not a mode/);
+
+    const diff = await cli(['--inventory', inventory, 'diff', `all:${root}`, '--depth', '3']);
+    assert.equal(diff.code, 1, 'a dead host makes the exit status non-zero');
+    assert.match(diff.stdout, /A {2}3 hosts \(baseline\): viaagent, viassh, viasftp\nB {2}1 host: oddagent/);
+    assert.match(diff.stdout, /etc\/extra\.conf\n {2}A: absent\n {2}B: file size 1 mode 0644/);
+    assert.match(diff.stderr, /nowhere/);
+
+    const du = await cli(['--inventory', inventory, 'du', `viaagent,viassh:${root}`, '--depth', '2']);
+    assert.equal(du.code, 0, du.stderr);
+    const lines = du.stdout.trim().split('\n');
+    assert.match(lines[0], /SIZE\s+HOST\s+PATH/);
+    assert.match(lines[1], /^ *\d+(\.\d)? MiB {2}#{24} {2}via(agent|ssh) +\S+\/log$/);
+  });
+});
