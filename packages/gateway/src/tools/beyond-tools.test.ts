@@ -7,6 +7,7 @@ import { FleetError } from '@fleetls/core';
 import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 import { DeadBackend, dir, FakeFleet, file, link, MemoryBackend } from '../testing/fake-fleet.js';
 import { diffDirectory, diskUsage, listFiles } from '../testing/tool-calls.js';
+import { answerBytes } from './answer-size.js';
 import type { ToolContext } from './tool.js';
 
 function ctx(fleet: FakeFleet, options: Partial<GatewayOptions> = {}): ToolContext {
@@ -95,7 +96,7 @@ test('diff_directory: a byte budget cuts between differences and the cursor goes
   let pages = 0;
   do {
     const r = await diffDirectory(ctx(f, opts), { host: 'all', path: '/etc/nginx', cursor });
-    assert.ok(Buffer.byteLength(r.text) + Buffer.byteLength(JSON.stringify(r.structured)) < 2 * 4096 + 2048);
+    assert.ok(answerBytes({ text: r.text, structured: r.structured }) <= 4096);
     seen.push(...r.structured.differences.map((d) => d.path));
     cursor = r.structured.next_cursor;
     first ??= cursor;

@@ -19,9 +19,7 @@ import {
   invalidArgument,
   octalMode,
   queryFingerprint,
-  reserveFor,
   resolveWalkRequest,
-  TextBudget,
   type WalkRequest,
 } from '@fleetls/core';
 import { Option } from 'commander';
@@ -29,10 +27,11 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
+import { fitAnswer, rowBytes } from './answer-size.js';
 import { type HostTruncation, walkDeadlineMs, walkHosts } from './host-walks.js';
 import { failureLines, hostStatusJson, truncationJson, truncationWarning } from './present.js';
 import * as s from './schemas.js';
-import { defineTool, type ToolResult } from './tool.js';
+import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const DEPTH = { min: 1, max: 10, default: 2 } as const;
 const ITEMS = { min: 1, max: 10_000, default: 1000 } as const;
@@ -225,49 +224,47 @@ export const diffDirectoryTool = defineTool({
   },
 
   mcp(l: DirectoryDiff, ctx) {
-    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length));
     const head = [headline(l), ...diffGroupLines(l.diff.groups)];
-    for (const line of head) budget.take(line);
-    const lines = [...head];
-    const differences: DiffDirectoryAnswer['differences'] = [];
     const page = l.diff.differences.slice(l.start);
-    for (const d of page) {
-      const text = diffDifferenceLines(d, l.diff.groups);
-      const json = differenceJson(d);
-      // The difference's text and its JSON both count: the whole answer stays within the budget.
-      if (!budget.take(`${text.join('\n')}${JSON.stringify(json)}`)) break;
-      if (differences.length === 0) lines.push('');
-      lines.push(...text);
-      differences.push(json);
-    }
-    const count = differences.length;
-    const next = l.cursorAfter(count);
-    const truncations = cuts(l).map((t) => truncationJson(t.host, t.truncation));
-    const warnings = cuts(l).map((t) => truncationWarning(t, l.path));
-    if (warnings.length > 0)
-      warnings.push('[NOTE] where a host listed a directory in part, only what both sides listed is compared');
-    if (count < page.length) {
-      truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
-      warnings.push(
-        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} differences; next_cursor goes on from there`,
-      );
-    }
-    const text = [...lines, ...warnings, ...failureLines(l.hosts, l.path, true)].join('\n');
-    const structured: DiffDirectoryAnswer = {
-      path: l.path,
-      compare: [...l.compare],
-      depth: l.depth,
-      groups: l.diff.groups.map((g, i) => ({ id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts })),
-      differences,
-      total: l.diff.differences.length,
-      start_index: l.start,
-      count,
-      truncated: truncations.length > 0 || next !== undefined,
-      truncations,
-      hosts: l.hosts.map(hostStatusJson),
+    const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups));
+    const jsons = page.map(differenceJson);
+    const failures = failureLines(l.hosts, l.path, true);
+    const build = (count: number): McpAnswer => {
+      const next = l.cursorAfter(count);
+      const truncations = cuts(l).map((t) => truncationJson(t.host, t.truncation));
+      const warnings = cuts(l).map((t) => truncationWarning(t, l.path));
+      if (warnings.length > 0) {
+        warnings.push('[NOTE] where a host listed a directory in part, only what both sides listed is compared');
+      }
+      if (count < page.length) {
+        truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
+        warnings.push(
+          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} differences; next_cursor goes on from there`,
+        );
+      }
+      const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
+      const structured: DiffDirectoryAnswer = {
+        path: l.path,
+        compare: [...l.compare],
+        depth: l.depth,
+        groups: l.diff.groups.map((g, i) => ({ id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts })),
+        differences: jsons.slice(0, count),
+        total: l.diff.differences.length,
+        start_index: l.start,
+        count,
+        truncated: truncations.length > 0 || next !== undefined,
+        truncations,
+        hosts: l.hosts.map(hostStatusJson),
+      };
+      if (next !== undefined) structured.next_cursor = next;
+      return { structured, text: [...head, ...body, ...warnings, ...failures].join('\n') };
     };
-    if (next !== undefined) structured.next_cursor = next;
-    return { structured, text };
+    return fitAnswer({
+      rows: page.length,
+      rowCost: (i) => rowBytes(texts[i].join('\n'), jsons[i]) + 2,
+      build,
+      maxBytes: ctx.options.maxAnswerBytes,
+    }).answer;
   },
 
   cli: {

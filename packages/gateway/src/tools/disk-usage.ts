@@ -11,9 +11,7 @@ import {
   invalidArgument,
   queryFingerprint,
   renderDuTable,
-  reserveFor,
   resolveWalkRequest,
-  TextBudget,
   type WalkRequest,
 } from '@fleetls/core';
 import { Option } from 'commander';
@@ -21,10 +19,11 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
+import { fitAnswer, rowBytes } from './answer-size.js';
 import { type HostNote, type HostTruncation, mergeRankedWalks, walkDeadlineMs, walkHosts } from './host-walks.js';
 import { failureLines, hostStatusJson, noteLine, truncationJson, truncationWarning } from './present.js';
 import * as s from './schemas.js';
-import { defineTool, type ToolResult } from './tool.js';
+import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const TOP = { min: 1, max: 1000, default: 20 } as const;
 
@@ -180,49 +179,48 @@ export const diskUsageTool = defineTool({
   },
 
   mcp(l: DiskUsage, ctx) {
-    const budget = new TextBudget(ctx.options.maxAnswerBytes, reserveFor(l.hosts.length));
     const page = l.rows.slice(l.start);
-    // The table is aligned over the whole page; rows are taken while text and JSON fit.
-    const table = renderDuTable(page, l.path, l.multi);
-    budget.take(table[0]);
-    const lines = [table[0]];
-    const rows: RowJson[] = [];
-    for (let i = 0; i < page.length; i++) {
-      const json = rowJson(page[i]);
-      if (!budget.take(`${table[i + 1]}${JSON.stringify(json)}`)) break;
-      lines.push(table[i + 1]);
-      rows.push(json);
-    }
-    const count = rows.length;
-    const next = l.cursorAfter(count);
-    const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
-    const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
-    for (const n of l.notes) warnings.push(noteLine(n, true));
-    if (l.rows.some((r) => r.partial))
-      warnings.push('[NOTE] ≥ marks a lower bound (deadline, or an unreadable directory)');
-    if (count < page.length) {
-      truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
-      warnings.push(
-        `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} rows; next_cursor goes on from there`,
-      );
-    }
-    const body = count > 0 ? ['', ...lines] : [];
-    const text = [headline(l, count), ...body, ...warnings, ...failureLines(l.hosts, l.path, l.multi)].join('\n');
-    const structured: DiskUsageAnswer = {
-      path: l.path,
-      depth: l.depth,
-      rows,
-      total: l.rows.length,
-      found: l.found,
-      start_index: l.start,
-      count,
-      truncated: truncations.length > 0 || next !== undefined,
-      truncations,
-      hosts: l.hosts.map(hostStatusJson),
+    const jsons = page.map(rowJson);
+    const failures = failureLines(l.hosts, l.path, l.multi);
+    const build = (count: number): McpAnswer => {
+      const next = l.cursorAfter(count);
+      const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+      const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
+      for (const n of l.notes) warnings.push(noteLine(n, true));
+      if (page.slice(0, count).some((r) => r.partial)) {
+        warnings.push('[NOTE] ≥ marks a lower bound (deadline, or an unreadable directory)');
+      }
+      if (count < page.length) {
+        truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
+        warnings.push(
+          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} rows; next_cursor goes on from there`,
+        );
+      }
+      const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];
+      const structured: DiskUsageAnswer = {
+        path: l.path,
+        depth: l.depth,
+        rows: jsons.slice(0, count),
+        total: l.rows.length,
+        found: l.found,
+        start_index: l.start,
+        count,
+        truncated: truncations.length > 0 || next !== undefined,
+        truncations,
+        hosts: l.hosts.map(hostStatusJson),
+      };
+      if (next !== undefined) structured.next_cursor = next;
+      if (l.notes.length > 0) structured.notes = l.notes;
+      return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
     };
-    if (next !== undefined) structured.next_cursor = next;
-    if (l.notes.length > 0) structured.notes = l.notes;
-    return { structured, text };
+    // A table line is at most its widest cells: the size, a full bar, the host and the path.
+    const lineCost = (r: DuRow) => 40 + r.host.length + l.path.length + displayPath(r.path).length;
+    return fitAnswer({
+      rows: page.length,
+      rowCost: (i) => rowBytes(' '.repeat(lineCost(page[i])), jsons[i]) + 2,
+      build,
+      maxBytes: ctx.options.maxAnswerBytes,
+    }).answer;
   },
 
   cli: {
