@@ -76,7 +76,10 @@ async function main(): Promise<void> {
       ports.push(port);
       stops.push(() => new Promise<void>((r) => server.tryShutdown(() => r())));
     } else {
-      const config = parseAgentConfig(['--listen', '127.0.0.1:0', '--insecure', '--allow', allow], {});
+      const config = parseAgentConfig(
+        ['--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure', '--allow', allow],
+        {},
+      );
       const server = createAgentServer(config, logger);
       const { port } = await server.start();
       ports.push(port);

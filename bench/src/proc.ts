@@ -111,7 +111,17 @@ export interface AgentProc {
 /** Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line. */
 export function startAgent(allow: string[], timeoutMs = 30_000, extra: string[] = []): Promise<AgentProc> {
   if (!fs.existsSync(AGENT_MAIN)) return Promise.reject(new Error(`${AGENT_MAIN} is not built`));
-  const args = [AGENT_MAIN, '--listen', '127.0.0.1:0', '--insecure', ...allow.flatMap((a) => ['--allow', a]), ...extra];
+  const args = [
+    AGENT_MAIN,
+    // An empty config: a host's /etc/fleetls/agent.yaml must not change what the bench measures.
+    '--config',
+    '/dev/null',
+    '--listen',
+    '127.0.0.1:0',
+    '--insecure',
+    ...allow.flatMap((a) => ['--allow', a]),
+    ...extra,
+  ];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LOG_LEVEL: 'info' },

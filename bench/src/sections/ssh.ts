@@ -1,17 +1,25 @@
-// SSH: fleetls over ssh2 vs OpenSSH (new connection / ControlMaster), and vs the agent.
+// SSH: fleetls over ssh2 vs OpenSSH doing the same job (the remote pipeline
+// `find … | sort -n | tail -n 10`), over a reused connection (ssh2 pool vs ControlMaster) and
+// a new one, from a ~160-entry directory to the whole 300k tree; and fleetls over SSH vs
+// over the agent.
+//
+// Both sides are sampled in turns (fleetls, OpenSSH, fleetls, …) so load on this shared
+// machine falls on both alike, and OpenSSH's client is spawned directly (no local shell).
+// The remote command of both runs through the login user's shell, recorded in the table.
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { startFleetls } from '../mcp.js';
+import { type McpServerProc, startFleetls } from '../mcp.js';
 import { REPO_ROOT, sh, startAgent, withTimeout } from '../proc.js';
 import { ratio } from '../report.js';
-import { fmtInt, fmtMs, fmtRate, median, sampled } from '../stats.js';
-import { type ToolRun, timeTool, writeInventory } from '../tools.js';
+import { fmtInt, fmtMs, fmtRate, median } from '../stats.js';
+import { writeInventory } from '../tools.js';
 import { benchDir } from '../trees.js';
 
 export const name = 'ssh';
-export const limitMs = (_args: BenchArgs): number => 6 * 60_000;
+export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
 
 interface SshdLike {
   host: string;
@@ -22,21 +30,60 @@ interface SshdLike {
   stop(): Promise<void>;
 }
 
+/** Runs the OpenSSH client with these arguments (no shell); its wall time and stdout. */
+function ssh(args: string[], timeoutMs = 120_000): Promise<{ ms: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    execFile('ssh', args, { timeout: timeoutMs, maxBuffer: 1 << 26, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`ssh ${args.at(-1)?.slice(0, 80)}: ${err.message} ${stderr.slice(0, 300)}`));
+      else resolve({ ms: performance.now() - t0, stdout });
+    });
+  });
+}
+
+/** n samples of each, in turns after one warm-up each; medians. */
+async function inTurns(n: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
+  await a();
+  await b();
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let i = 0; i < n; i++) {
+    xs.push(await a());
+    ys.push(await b());
+  }
+  return [median(xs), median(ys)];
+}
+
 export async function run(ctx: BenchContext): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('needs root to start a throwaway sshd and its login user');
   const helper = path.join(REPO_ROOT, 'test', 'dist', 'helpers', 'sshd.js');
   if (!fs.existsSync(helper)) throw new Error('test/dist/helpers/sshd.js is not built (npm run build)');
   const { startSshd } = (await import(helper)) as { startSshd: () => Promise<SshdLike> };
+  const medium = await ctx.tree('medium');
   const sshd = await withTimeout(startSshd(), 30_000, 'startSshd');
   const agent = await startAgent([benchDir()]);
   const ctl = path.join(ctx.scratch, 'ssh-ctl');
-  const sshBase = `ssh -F /dev/null -i '${sshd.identityFile}' -o UserKnownHostsFile='${sshd.knownHostsFile}' -o StrictHostKeyChecking=yes -o BatchMode=yes -o ConnectTimeout=10 -p ${sshd.port}`;
+  const base = [
+    '-F',
+    '/dev/null',
+    '-i',
+    sshd.identityFile,
+    '-o',
+    `UserKnownHostsFile=${sshd.knownHostsFile}`,
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'ConnectTimeout=10',
+    '-p',
+    String(sshd.port),
+  ];
   const dest = `${sshd.user}@127.0.0.1`;
+  const viaMaster = [...base, '-S', ctl, '-o', 'ControlMaster=no', dest];
   let master: Promise<unknown> | undefined;
+  const gateways: McpServerProc[] = [];
   try {
-    const small = path.join((await ctx.tree('small')).root, 'deep');
-    const big = (await ctx.tree('medium')).root;
-    const findSmall = `find '${small}' -type f -printf '%s %p\\n' | sort -n | tail -n 10`;
     const inv = path.join(ctx.scratch, 'ssh.yaml');
     writeInventory(
       inv,
@@ -46,105 +93,123 @@ export async function run(ctx: BenchContext): Promise<void> {
       },
       'defaults:\n  deadline_ms: 120000\n',
     );
-    const q = { order_by: 'size', sort: 'descending', top_n: 10, max_depth: 10, type: 'file' };
-    // cold: a fresh gateway each time, first call
-    const colds: number[] = [];
-    let warm: ToolRun | undefined;
-    let big1: ToolRun | undefined;
-    let bigAgent: ToolRun | undefined;
-    let bigTotal = 0;
-    for (let i = 0; i < 3; i++) {
+    const gateway = async () => {
       const gw = await startFleetls({ inventory: inv, cwd: ctx.home('gw-ssh'), home: ctx.home('gw-ssh') });
-      try {
-        const o = await gw.call('list_files', { host: 's1', path: small, ...q }, 60_000);
-        if (o.isError) throw new Error(`fleetls over SSH failed: ${o.text.slice(0, 300)}`);
-        colds.push(o.ms);
-        if (i === 2) {
-          warm = await timeTool(ctx, gw, 'list_files', { host: 's1', path: small, ...q }, 'warm');
-          const full = { order_by: 'size', sort: 'descending', limit: 10, max_depth: 10, type: 'any' };
-          big1 = await timeTool(
-            ctx,
-            gw,
-            'list_files',
-            { host: 's1', path: big, ...full },
-            'type=any order_by=size limit=10 (300k tree)',
-          );
-          bigAgent = await timeTool(
-            ctx,
-            gw,
-            'list_files',
-            { host: 'a1', path: big, ...full },
-            'type=any order_by=size limit=10 (300k tree)',
-          );
-          const s = await gw.call('list_files', { host: 's1', path: big, ...full }, 150_000);
-          bigTotal = Number((s.structured as { total?: number } | undefined)?.total ?? 0);
-        }
-      } finally {
-        await gw.close();
-      }
-    }
-    // OpenSSH: cold = new connection per call; warm = over a ControlMaster we started (and kill)
-    const sshCold = await sampled(
-      async () => ({ ms: (await sh(`${sshBase} ${dest} "${findSmall}"`, { timeoutMs: 30_000 })).ms }),
-      3,
+      gateways.push(gw);
+      return gw;
+    };
+    const q = { order_by: 'size', sort: 'descending', top_n: 10, max_depth: 10, type: 'file' };
+    const topTen = async (gw: McpServerProc, host: string, dir: string) => {
+      const o = await gw.call('list_files', { host, path: dir, ...q }, 150_000);
+      if (o.isError) throw new Error(`fleetls over ${host} failed: ${o.text.slice(0, 300)}`);
+      const s = o.structured as { total?: number; items?: { size: number }[] } | undefined;
+      return { ms: o.ms, total: Number(s?.total ?? 0), sizes: (s?.items ?? []).map((i) => i.size) };
+    };
+    const pipeline = (dir: string) => `find '${dir}' -maxdepth 11 -type f -printf '%s %p\\n' | sort -n | tail -n 10`;
+    const sizesOf = (out: string) =>
+      out
+        .trim()
+        .split('\n')
+        .map((l) => Number(l.split(' ')[0]))
+        .reverse();
+
+    master = sh(`ssh ${base.map((a) => `'${a}'`).join(' ')} -M -N -S '${ctl}' ${dest}`, { timeoutMs: 900_000 }).catch(
+      () => {},
     );
-    master = sh(`${sshBase} -M -N -S '${ctl}' ${dest}`, { timeoutMs: 600_000 }).catch(() => {});
-    await new Promise((r) => setTimeout(r, 300));
-    for (let i = 0; i < 50 && !fs.existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 100));
-    const sshWarm = await sampled(
-      async () => ({
-        ms: (await sh(`${sshBase} -S '${ctl}' -o ControlMaster=no ${dest} "${findSmall}"`, { timeoutMs: 30_000 })).ms,
-      }),
+    for (let i = 0; i < 100 && !fs.existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 100));
+    const shell = (await ssh([...viaMaster, 'echo "$0"; cat ~/.profile ~/.bashrc ~/.shrc 2>/dev/null | wc -l'])).stdout
+      .trim()
+      .split('\n');
+    const floor = await inTurns(
       ctx.args.runs,
+      async () => (await ssh([...viaMaster, 'true'])).ms,
+      async () => (await ssh([...viaMaster, 'true'])).ms,
     );
-    const sshBig = await sampled(async () => {
-      const r = await sh(
-        `${sshBase} -S '${ctl}' -o ControlMaster=no ${dest} "find '${big}' -printf '%y %s %T@ %p\\n'" | wc -l`,
-        {
-          timeoutMs: 120_000,
+
+    const dirs: [string, string][] = [
+      ['deep (162 entries)', path.join(medium.root, 'deep')],
+      ['projects/project-0003 (5.8k entries)', path.join(medium.root, 'projects', 'project-0003')],
+      ['flat (50k entries, one directory)', path.join(medium.root, 'flat')],
+      [`the whole tree (${fmtInt(medium.entries)} entries)`, medium.root],
+    ];
+    const warmTable = ctx.report.table({
+      title: 'SSH, warm: top 10 files by size, fleetls over its pooled ssh2 connection vs OpenSSH over a ControlMaster',
+      intro: `A throwaway OpenSSH sshd on 127.0.0.1 (test/src/helpers/sshd.ts). fleetls: \`fleetls serve\` with an inventory host that has only \`ssh:\`, list_files top_n=10 order_by=size type=file max_depth=10, which is find's -maxdepth 11 (time = MCP call to result). OpenSSH: \`ssh -S ctl host "find DIR -maxdepth 11 -type f -printf '%s %p\\n' | sort -n | tail -n 10"\`, the client spawned directly. Samples alternate between the two (n=${ctx.args.runs} each after a warm-up). The remote login shell of both is \`${shell[0]}\` (${shell[1] ?? '?'} lines of rc files); the OpenSSH transport floor (\`ssh -S ctl host true\`) is ${fmtMs(floor[0])}.`,
+      header: ['Directory', 'fleetls', 'OpenSSH', 'Ratio (OpenSSH time ÷ fleetls time)', 'Same 10 sizes'],
+      rows: [],
+    });
+    const gw = await gateway();
+    const warmRatios: number[] = [];
+    for (const [label, dir] of dirs) {
+      let same = true;
+      const [f, o] = await inTurns(
+        label.startsWith('the whole') ? Math.min(3, ctx.args.runs) : ctx.args.runs,
+        async () => {
+          const r = await topTen(gw, 's1', dir);
+          return r.ms;
         },
+        async () => (await ssh([...viaMaster, pipeline(dir)])).ms,
       );
-      return { ms: r.ms, lines: Number(r.stdout.trim()) };
-    }, 3);
-    const rate = (n: number, ms: number) => n / (ms / 1000);
+      const a = await topTen(gw, 's1', dir);
+      const b = sizesOf((await ssh([...viaMaster, pipeline(dir)])).stdout);
+      same = JSON.stringify(a.sizes) === JSON.stringify(b);
+      warmRatios.push(o / f);
+      warmTable.rows.push([label, fmtMs(f), fmtMs(o), ratio(o / f), same ? 'yes' : 'NO']);
+    }
+    ctx.report.target(
+      'SSH warm call ≥ 1.0× OpenSSH over a ControlMaster (same remote pipeline, every directory size)',
+      warmRatios.map(ratio).join(', '),
+      warmRatios.every((x) => x >= 1),
+    );
+
+    // Cold: a fresh gateway's first call (connect, auth, probe, listing) vs a new ssh connection.
+    const coldTable = ctx.report.table({
+      title: 'SSH, cold: the first call of a fresh gateway vs a new OpenSSH connection',
+      intro:
+        'fleetls: a new `fleetls serve` per sample (its start not counted); the first list_files call connects, authenticates, probes and lists. OpenSSH: `ssh host "find … | sort -n | tail -n 10"` with no ControlMaster. Samples alternate, n=3 each.',
+      header: ['Directory', 'fleetls', 'OpenSSH', 'Ratio (OpenSSH time ÷ fleetls time)'],
+      rows: [],
+    });
+    const coldRatios: number[] = [];
+    for (const [label, dir] of [dirs[0], dirs[3]]) {
+      const [f, o] = await inTurns(
+        3,
+        async () => {
+          const fresh = await gateway();
+          const r = await topTen(fresh, 's1', dir);
+          await fresh.close();
+          return r.ms;
+        },
+        async () => (await ssh([...base, dest, pipeline(dir)])).ms,
+      );
+      coldRatios.push(o / f);
+      coldTable.rows.push([label, fmtMs(f), fmtMs(o), ratio(o / f)]);
+    }
+    ctx.report.target(
+      'SSH cold call ≥ 1.5× a new OpenSSH connection (small directory, whole tree)',
+      coldRatios.map(ratio).join(', '),
+      coldRatios.every((x) => x >= 1.5),
+    );
+
+    // The same query over the agent, for scale.
+    const [viaSsh, viaAgent] = await inTurns(
+      3,
+      async () => (await topTen(gw, 's1', medium.root)).ms,
+      async () => (await topTen(gw, 'a1', medium.root)).ms,
+    );
+    const total = (await topTen(gw, 's1', medium.root)).total;
     ctx.report.table({
-      title: 'SSH: fleetls over ssh2 vs OpenSSH, and vs the agent',
-      intro: `A throwaway OpenSSH sshd on 127.0.0.1 (test/src/helpers/sshd.ts), login user with /bin/sh. fleetls: \`fleetls serve\` with an inventory host that has only \`ssh:\`; cold = first call of a fresh gateway (connect + auth + find), median of 3 gateways. Small query: list_files top_n=10 order_by=size on ${path.relative(benchDir(), small)}. OpenSSH: \`ssh host "find … | sort -n | tail"\`, cold = a new connection per call, warm = over a ControlMaster.`,
-      header: ['Measure', 'fleetls', 'OpenSSH ssh + find', 'Ratio (OpenSSH time ÷ fleetls time)'],
+      title: 'The whole 300k tree through the gateway: over SSH vs over the agent (same query)',
+      header: ['Via', 'Median', `Entries ranked/s (${fmtInt(total)} files matched)`],
       rows: [
-        [
-          'Cold call (connect + auth + top 10)',
-          fmtMs(median(colds)),
-          fmtMs(sshCold.ms),
-          ratio(sshCold.ms / median(colds)),
-        ],
-        [
-          'Warm call (reused connection)',
-          warm?.error ? `failed: ${warm.error}` : fmtMs(warm?.ms ?? Number.NaN),
-          fmtMs(sshWarm.ms),
-          ratio(sshWarm.ms / (warm?.ms ?? Number.NaN)),
-        ],
-        [
-          `300k tree, entries/s (fleetls: list_files type=any order_by=size limit=10, ranking ${fmtInt(bigTotal)} entries; OpenSSH: find -printf | wc -l)`,
-          big1?.error
-            ? `failed: ${big1.error}`
-            : `${fmtRate(rate(bigTotal, big1?.ms ?? Number.NaN))} (${fmtMs(big1?.ms ?? Number.NaN)})`,
-          `${fmtRate(rate(sshBig.sample.lines, sshBig.ms))} (${fmtMs(sshBig.ms)})`,
-          ratio(rate(bigTotal, big1?.ms ?? Number.NaN) / rate(sshBig.sample.lines, sshBig.ms)),
-        ],
-        [
-          '300k tree through the gateway: over the agent (same query)',
-          bigAgent?.error
-            ? `failed: ${bigAgent.error}`
-            : `${fmtRate(rate(bigTotal, bigAgent?.ms ?? Number.NaN))} (${fmtMs(bigAgent?.ms ?? Number.NaN)}); SSH/agent = ${ratio((bigAgent?.ms ?? Number.NaN) / (big1?.ms ?? Number.NaN))}`,
-          '',
-          '',
-        ],
+        ['SSH (remote find + awk pre-ranking)', fmtMs(viaSsh), fmtRate(total / (viaSsh / 1000))],
+        ['agent (gRPC Walk, ranked)', fmtMs(viaAgent), fmtRate(total / (viaAgent / 1000))],
       ],
     });
   } finally {
+    for (const g of gateways) await g.close().catch(() => {});
     if (master) {
-      await sh(`${sshBase} -S '${ctl}' -O exit ${dest}`, { timeoutMs: 5000 }).catch(() => {});
+      await ssh([...base, '-S', ctl, '-O', 'exit', dest], 5000).catch(() => {});
       await withTimeout(master, 5000, 'ssh master exit').catch(() => {});
     }
     await agent.stop();

@@ -55,6 +55,15 @@ describe('mergeSortedArrays', () => {
     }
   });
 
+  it('stops after limit items, the first ones of the full merge', () => {
+    const r = rng(7);
+    for (let round = 0; round < 100; round++) {
+      const lists = Array.from({ length: 1 + r(8) }, () => Array.from({ length: r(30) }, () => r(20)).sort(num));
+      const limit = r(40);
+      assert.deepEqual(mergeSortedArrays(lists, num, limit), lists.flat().sort(num).slice(0, limit));
+    }
+  });
+
   it('merges byte names with the fleetls order', () => {
     const a = [Buffer.from('A'), Buffer.from('b')];
     const b = [Buffer.from('a'), Buffer.from([0xff])];

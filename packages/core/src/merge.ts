@@ -51,15 +51,22 @@ class HeadHeap<T> {
   }
 }
 
-/** Merges lists each sorted by `compare` into one sorted list; ties keep list order. */
-export function mergeSortedArrays<T>(lists: T[][], compare: (a: T, b: T) => number): T[] {
+/**
+ * Merges lists each sorted by `compare` into one sorted list; ties keep list order. Stops
+ * after `limit` items: a fleet's top N costs N pops, not one per row of every host.
+ */
+export function mergeSortedArrays<T>(
+  lists: T[][],
+  compare: (a: T, b: T) => number,
+  limit = Number.POSITIVE_INFINITY,
+): T[] {
   const heap = new HeadHeap<T>(compare);
   const pos = lists.map(() => 0);
   lists.forEach((list, src) => {
     if (list.length > 0) heap.push({ item: list[0], src });
   });
   const out: T[] = [];
-  while (heap.size > 0) {
+  while (heap.size > 0 && out.length < limit) {
     const { item, src } = heap.pop();
     out.push(item);
     const next = ++pos[src];

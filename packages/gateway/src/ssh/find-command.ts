@@ -33,7 +33,10 @@ export function timeoutSeconds(deadlineMs: number): number {
 // R = an entry, D = a directory find could not read (pruned; listed as a DENIED dir).
 const FIELD_FORMAT = ['%y', '%Y', '%s', '%T@', '%Tz', '%m', '%U', '%G', '%i', '%n', '%D', '%d', '%l', '%P'];
 export const FIELDS = FIELD_FORMAT.length + 1;
-const printf = (kind: string) => `${kind}\\0${FIELD_FORMAT.join('\\0')}\\0`;
+// %Y stats every entry's target, a second stat per entry: it is read only when following
+// symlinks (toRecord), so a walk that does not follow prints a placeholder instead.
+const printf = (kind: string, follow: boolean) =>
+  `${kind}\\0${FIELD_FORMAT.map((f) => (f === '%Y' && !follow ? '-' : f)).join('\\0')}\\0`;
 
 /** Marks the end of the remote script on stderr with find's exit status. */
 const EXIT_MARK = 'fleetls-exit:';
@@ -78,13 +81,13 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
     '-not',
     '-readable',
     '-printf',
-    shellQuote(printf('D')),
+    shellQuote(printf('D', req.followSymlinks)),
     '-prune',
     '\\)',
     '-o',
     ...rowFilter(req),
     '-printf',
-    shellQuote(printf('R')),
+    shellQuote(printf('R', req.followSymlinks)),
   ].join(' ');
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
   const rank = opts.rank ? ` | ${rankStage(req, FIELDS, shellQuote)}` : '';

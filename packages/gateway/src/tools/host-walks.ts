@@ -136,11 +136,15 @@ export interface MergedWalks {
   notes: HostNote[];
 }
 
-/** Merges the ranked walks of the hosts that answered, keeping the entries `keep` accepts. */
+/**
+ * Merges the ranked walks of the hosts that answered, keeping the entries `keep` accepts;
+ * `limit` rows at most (the first of them are the same as without it).
+ */
 export function mergeRankedWalks(
   results: HostResult<HostWalk>[],
   req: WalkRequest,
   keep: (e: Entry) => boolean = () => true,
+  limit = Number.POSITIVE_INFINITY,
 ): MergedWalks {
   const lists: HostEntry[][] = [];
   const truncations: HostTruncation[] = [];
@@ -154,6 +158,6 @@ export function mergeRankedWalks(
     );
     for (const t of lossTruncations(r.value.summary)) truncations.push({ host, truncation: t });
   }
-  const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction));
+  const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction), limit);
   return { merged, found, truncations, notes: walkNotes(results) };
 }

@@ -245,7 +245,8 @@ export const listFilesTool = defineTool({
 
   async collect(p: Plan, ctx): Promise<FileListing> {
     const results = await walkHosts(ctx, p.hosts, p.req);
-    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req);
+    // Only the rows up to the end of this page are merged.
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, undefined, p.start + p.limit);
     const total = Math.min(p.cap, found);
     return {
       path: p.req.path,
