@@ -31,7 +31,10 @@ export function readToken(path: string): string {
  * Bearer-token check in constant time (the digests have equal length whatever the input);
  * `expected()` is asked on every call, so a reloaded token applies to the next one.
  */
-export function tokenInterceptor(expected: () => Buffer): grpc.ServerInterceptor {
+export function tokenInterceptor(
+  expected: () => Buffer,
+  onRefused?: (rpc: string, call: grpc.ServerInterceptingCallInterface, why: string) => void,
+): grpc.ServerInterceptor {
   return (method, call) =>
     new grpc.ServerInterceptingCall(
       call,
@@ -48,11 +51,9 @@ export function tokenInterceptor(expected: () => Buffer): grpc.ServerInterceptor
                 if (got !== undefined && timingSafeEqual(digest(String(got)), expected())) {
                   nextMd(md);
                 } else {
-                  call.sendStatus({
-                    code: grpc.status.UNAUTHENTICATED,
-                    details: got === undefined ? 'missing bearer token' : 'bad bearer token',
-                    metadata: new grpc.Metadata(),
-                  });
+                  const details = got === undefined ? 'missing bearer token' : 'bad bearer token';
+                  onRefused?.(method.path.slice(method.path.lastIndexOf('/') + 1), call, details);
+                  call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details, metadata: new grpc.Metadata() });
                 }
               })
               .build(),
@@ -119,14 +120,18 @@ export interface AgentCredentials {
   reload(): void;
 }
 
-export function loadCredentials(config: AgentConfig): AgentCredentials {
+/** `onRefused`: told of each call the token check turns away (the audit line of that RPC). */
+export function loadCredentials(
+  config: AgentConfig,
+  onRefused?: Parameters<typeof tokenInterceptor>[1],
+): AgentCredentials {
   let token = config.tokenFile ? digest(`Bearer ${readToken(config.tokenFile)}`) : undefined;
   const certificates = config.tls ? new ReloadedCertificates(config.tls) : undefined;
   return {
     server: certificates
       ? grpc.experimental.createCertificateProviderServerCredentials(certificates, certificates, true)
       : grpc.ServerCredentials.createInsecure(),
-    interceptor: token ? tokenInterceptor(() => token as Buffer) : undefined,
+    interceptor: token ? tokenInterceptor(() => token as Buffer, onRefused) : undefined,
     reload() {
       // Everything is read before anything changes: a bad file leaves both as they were.
       const next = config.tokenFile ? digest(`Bearer ${readToken(config.tokenFile)}`) : undefined;

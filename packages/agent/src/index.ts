@@ -1,4 +1,6 @@
 // @fleetls/agent: the fleetls-agent daemon's factories (main.ts is the only side-effecting file).
+
+export { auditRpc, callerOf, type RpcAudit } from './audit.js';
 export * from './config.js';
 export { type AgentCredentials, loadCredentials, readToken, tokenInterceptor } from './credentials.js';
 export { createFsSource, duApparent, type FsSourceOptions, WalkCancelled } from './fs-source.js';

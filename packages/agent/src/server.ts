@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
+import { auditRpc, callerOf } from './audit.js';
 import type { AgentConfig } from './config.js';
 import { loadCredentials } from './credentials.js';
 import { metricsInterceptor } from './metrics.js';
@@ -32,7 +33,18 @@ export function createAgentServer(
 ): AgentServer {
   // Metrics first, so that a call the token check refuses is counted too.
   const interceptors: grpc.ServerInterceptor[] = observer === NOOP_OBSERVER ? [] : [metricsInterceptor(observer)];
-  const credentials = loadCredentials(config);
+  // A call the token check refuses never reaches the service: its audit line is written here.
+  const credentials = loadCredentials(config, (rpc, call) =>
+    auditRpc(logger, {
+      caller: callerOf(call),
+      rpc,
+      path: undefined,
+      rows: 0,
+      bytes: 0,
+      ms: 0,
+      outcome: 'unauthenticated',
+    }),
+  );
   if (credentials.interceptor) interceptors.push(credentials.interceptor);
 
   const server = new grpc.Server({

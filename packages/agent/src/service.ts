@@ -29,6 +29,7 @@ import {
 } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { auditRpc, callerOf } from './audit.js';
 import { DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
 import type { AgentConfig } from './config.js';
 import { hungMounts } from './hung-mounts.js';
@@ -137,6 +138,7 @@ export function addAgentService(
   // encoded here with the contract's own serializer.
   const definition = loadContract().proto.fleetls.v1.Agent.service;
   const encodeResponse = definition.Walk.responseSerialize as (v: WireWalkResponse) => Buffer;
+  const encodeStat = definition.Stat.responseSerialize as (v: WireStatResponse) => Buffer;
   const served: grpc.ServiceDefinition = {
     ...definition,
     Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
@@ -157,6 +159,7 @@ export function addAgentService(
     let running: RunningWalk<WireBatch> | undefined;
     let acquired = false;
     let sent = 0;
+    let bytes = 0;
     let seen: number | undefined;
     let outcome: WalkObservation['outcome'] = 'ok';
     let req: WalkRequest | undefined;
@@ -202,6 +205,7 @@ export function addAgentService(
           break;
         }
         sent += r.value.entries;
+        bytes += r.value.bytes.length;
         if (!call.write(r.value.bytes) && !(await waitDrainOrCancel(call))) {
           walk.cancel();
           break;
@@ -236,6 +240,15 @@ export function addAgentService(
           'walk end',
         );
       }
+      auditRpc(logger, {
+        caller: callerOf(call),
+        rpc: 'Walk',
+        path: call.request?.path,
+        rows: sent,
+        bytes,
+        ms: Date.now() - started,
+        outcome,
+      });
       observer.walkEnded({
         via: 'agent',
         outcome,
@@ -250,6 +263,17 @@ export function addAgentService(
     callback: grpc.sendUnaryData<WireStatResponse>,
   ): Promise<void> {
     call.sendMetadata(versionMetadata());
+    const started = Date.now();
+    const audit = (outcome: string, bytes: number) =>
+      auditRpc(logger, {
+        caller: callerOf(call),
+        rpc: 'Stat',
+        path: call.request?.path,
+        rows: outcome === 'ok' ? 1 : 0,
+        bytes,
+        ms: Date.now() - started,
+        outcome,
+      });
     try {
       const { path, followSymlinks } = call.request;
       const real = await resolveAllowedPath(path, roots, followSymlinks, 'path', guard);
@@ -259,8 +283,11 @@ export function addAgentService(
       } catch (err) {
         throw fleetErrorAt(err, path);
       }
-      callback(null, statToWire(info, version));
+      const answer = statToWire(info, version);
+      audit('ok', encodeStat(answer).length);
+      callback(null, answer);
     } catch (err) {
+      audit(FleetError.from(err).code, 0);
       const status = toStatus(err);
       logger.debug({ rpc: 'Stat', code: status.code, err: status.details }, 'stat refused');
       callback(status as grpc.ServiceError);

@@ -22,6 +22,8 @@ export interface McpServerDeps {
   options?: Partial<GatewayOptions>;
   /** How often progress is sent while hosts walk (default 5 s). */
   progressIntervalMs?: number;
+  /** Who is calling, for the audit line: `stdio` (default), `http:bearer`, `http:loopback`. */
+  caller?: string;
 }
 
 const PROGRESS_INTERVAL_MS = 5000;
@@ -78,8 +80,13 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
             progress(done + 1 - 1 / (beats + 1), total, `waiting for ${waiting}`);
           }, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
     heartbeat?.unref();
-    const started = performance.now();
-    const ctx: ToolContext = { fleet: deps.fleet, options, signal: extra.signal, onProgress };
+    const ctx: ToolContext = {
+      fleet: deps.fleet,
+      options,
+      signal: extra.signal,
+      onProgress,
+      audit: { logger: deps.logger, caller: deps.caller ?? 'stdio' },
+    };
     try {
       const result = await runTool(tool, args, ctx);
       const answer = tool.mcp(result, ctx);
@@ -87,21 +94,11 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
         structuredContent: answer.structured,
         content: [{ type: 'text', text: answer.text }],
       };
-      log.info(
-        {
-          args,
-          ms: Math.round(performance.now() - started),
-          hosts: result.hosts.length,
-          failed: result.hosts.filter((h) => h.status !== 'ok').length,
-          bytes: Buffer.byteLength(answer.text),
-        },
-        'tool call',
-      );
       return out;
     } catch (err) {
       const fe = FleetError.from(err);
-      if (fe.code === 'invalid_argument') log.info({ args, msg: fe.message }, 'bad arguments');
-      else log.error({ err, args }, 'tool call failed');
+      // Every call already has its audit line (run-tool.ts); a failure that is not the caller's gets its stack.
+      if (fe.code !== 'invalid_argument') log.error({ err }, 'tool call failed');
       const text = fe.code === 'invalid_argument' ? `Invalid arguments: ${fe.message}` : `${fe.code}: ${fe.message}`;
       return { isError: true, content: [{ type: 'text', text }] };
     } finally {

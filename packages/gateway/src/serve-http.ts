@@ -134,7 +134,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
       return jsonError(res, 400, `bad request body: ${fe.message}`);
     }
-    const server = createMcpServer(deps);
+    const server = createMcpServer({ ...deps, caller: wanted ? 'http:bearer' : 'http:loopback' });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

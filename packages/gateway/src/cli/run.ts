@@ -112,7 +112,7 @@ export async function runCli(io: CliIo): Promise<number> {
 
   /** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet. */
   const runCommand = async (tool: AnyTool, face: CliFace<ToolResult>, args: unknown, cmd: Command, json: boolean) => {
-    const { g, fleet } = await openFleet(cmd, 'warn');
+    const { g, logger, fleet } = await openFleet(cmd, 'warn');
     try {
       // A person at a terminal waits as long as --deadline-ms says; MCP calls stay under the client's timeout.
       const base = gatewayOptions(fleet, g);
@@ -122,6 +122,7 @@ export async function runCli(io: CliIo): Promise<number> {
         fleet,
         options,
         signal: io.signal ?? new AbortController().signal,
+        audit: { logger, caller: `cli:${io.env.USER ?? io.env.LOGNAME ?? 'unknown'}` },
         onProgress: progress
           ? (done: number, total: number, s: HostStatus) =>
               io.stderr.write(`\r\x1b[2K${progressLine(done, total, { host: s.host, status: s.status })}`)

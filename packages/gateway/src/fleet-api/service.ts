@@ -2,6 +2,7 @@
 // same parse → plan → collect as MCP and the CLI) and presents its domain result; Walk
 // streams. A call's cancellation and deadline reach every host through its AbortSignal.
 // Errors leave once, as gRPC statuses: invalid_argument → INVALID_ARGUMENT, and so on.
+import { callerOf } from '@fleetls/agent';
 import { FleetError } from '@fleetls/core';
 import { loadFleetContract, toStatus } from '@fleetls/proto';
 import type * as grpc from '@grpc/grpc-js';
@@ -34,7 +35,12 @@ function callSignal(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWr
 
 export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): void {
   const { fleet, options, logger } = deps;
-  const context = (signal: AbortSignal): ToolContext => ({ fleet, options, signal });
+  const context = (signal: AbortSignal, call: Parameters<typeof callerOf>[0]): ToolContext => ({
+    fleet,
+    options,
+    signal,
+    audit: { logger, caller: `grpc:${callerOf(call)}` },
+  });
   const handlers: grpc.UntypedServiceImplementation = {};
 
   for (const { method, tool, present } of TOOL_RPCS) {
@@ -44,7 +50,7 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
     ) => {
       const { signal, done } = callSignal(call);
       const args = requestArgs(tool.input, call.request);
-      runTool(tool, args, context(signal))
+      runTool(tool, args, context(signal, call))
         .then(
           (result) => callback(null, present(result)),
           (err: unknown) => {
@@ -67,7 +73,7 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
         signal.addEventListener('abort', () => resolve(), { once: true });
       });
     };
-    streamWalk(requestArgs(WALK_INPUT, call.request), context(signal), send)
+    streamWalk(requestArgs(WALK_INPUT, call.request), context(signal, call), send)
       .then(
         () => call.end(),
         (err: unknown) => {

@@ -1,23 +1,29 @@
 // The one place a tool call executes, whichever face asked: arguments parsed against the
 // tool's input schema (unknown ones refused), planned, collected. Faces present the result.
-// Each call is reported to the fleet's observer (metrics) with its outcome and wall time.
+// Each call is reported to the fleet's observer (metrics) with its outcome and wall time,
+// and written to the audit trail (audit.ts) when the face gave one.
 import { FleetError } from '@fleetls/core';
+import { auditToolCall } from './audit.js';
 import { parseArgs } from './schemas.js';
 import type { AnyTool, ToolContext, ToolResult } from './tool.js';
 
 export async function runTool(tool: AnyTool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
   const started = performance.now();
   let outcome = 'ok';
+  let result: ToolResult | undefined;
   try {
     const parsed = parseArgs(tool.input, args);
     // The call's deadline starts here, whichever face asked, so no fan-out outlives it.
     const call: ToolContext = { ...ctx, deadlineAt: ctx.deadlineAt ?? started + ctx.options.callDeadlineMs };
     const plan = tool.plan(parsed, call);
-    return await tool.collect(plan, call);
+    result = await tool.collect(plan, call);
+    return result;
   } catch (err) {
     outcome = FleetError.from(err).code;
     throw err;
   } finally {
+    if (ctx.audit)
+      auditToolCall({ ...ctx, audit: ctx.audit }, tool, args, result, outcome, performance.now() - started);
     ctx.fleet.observer?.callEnded({
       kind: 'tool',
       name: tool.name,

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { Style } from '../cli/format.js';
 import type { Fleet } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
+import type { ToolAudit } from './audit.js';
 
 export interface ToolContext {
   fleet: Fleet;
@@ -17,6 +18,8 @@ export interface ToolContext {
   deadlineAt?: number;
   /** Once per answered host. */
   onProgress?: (done: number, total: number, status: HostStatus) => void;
+  /** Where the call's audit line goes, and who called (audit.ts). */
+  audit?: ToolAudit;
 }
 
 /** What every domain result carries, so a face can report hosts without knowing the tool. */

@@ -1,0 +1,32 @@
+// The agent's audit trail: one JSON line per RPC ("audit": "rpc"), whoever called and
+// however it ended, beside the operational lines. The caller is the client certificate's
+// subject under mTLS, else the transport (plaintext loopback, or the Unix socket).
+import { X509Certificate } from 'node:crypto';
+import type * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+
+export function callerOf(call: Pick<grpc.ServerInterceptingCallInterface, 'getAuthContext' | 'getPeer'>): string {
+  const cert = call.getAuthContext().sslPeerCertificate;
+  if (cert?.raw) {
+    const x = new X509Certificate(cert.raw);
+    return `cert:${x.subject.split('\n').join(', ')} (issuer ${x.issuer.split('\n').join(', ')})`;
+  }
+  return `plaintext:${call.getPeer()}`;
+}
+
+export interface RpcAudit {
+  caller: string;
+  /** The method's name (Walk, Stat; or whatever a refused call asked for). */
+  rpc: string;
+  path: string | undefined;
+  /** Rows sent (Walk: entries; Stat: 1 when answered). */
+  rows: number;
+  bytes: number;
+  ms: number;
+  /** ok, cancelled, or the FleetError code it failed with. */
+  outcome: string;
+}
+
+export function auditRpc(logger: Logger, a: RpcAudit): void {
+  logger.info({ audit: 'rpc', ...a }, 'audit');
+}

@@ -1,0 +1,60 @@
+// The gateway's audit trail: one JSON line per tool call ("audit": "tool"), written where
+// every call runs (run-tool.ts), whichever face asked. The caller is the face's word for
+// who called: `stdio`, `http:bearer` / `http:loopback`, `cli:<user>`. Arguments are not
+// logged whole: the selector and path say what was asked, and nothing else may hold a secret.
+import type { HostStatus } from '@fleetls/core';
+import type { Logger } from 'pino';
+import type { AnyTool, ToolContext, ToolResult } from './tool.js';
+
+export interface ToolAudit {
+  logger: Logger;
+  caller: string;
+}
+
+/** Rows of a result: its `rows`, or for a tree every section's rows. */
+function rowsOf(result: ToolResult): number {
+  const r = result as { rows?: unknown; sections?: { rows: unknown[] }[] };
+  if (Array.isArray(r.rows)) return r.rows.length;
+  if (Array.isArray(r.sections)) return r.sections.reduce((n, s) => n + s.rows.length, 0);
+  return 0;
+}
+
+function field(args: unknown, key: string): string | undefined {
+  const v = (args as Record<string, unknown> | null | undefined)?.[key];
+  return typeof v === 'string' ? v.slice(0, 1024) : undefined;
+}
+
+export function auditToolCall(
+  ctx: ToolContext & { audit: ToolAudit },
+  tool: AnyTool,
+  args: unknown,
+  result: ToolResult | undefined,
+  outcome: string,
+  ms: number,
+): void {
+  const log = ctx.audit.logger;
+  if (!log.isLevelEnabled('info')) return;
+  const hosts: HostStatus[] = result?.hosts ?? [];
+  let bytes = 0;
+  if (result) {
+    // The answer a model gets (the MCP presentation), whichever face asked: the bound that matters.
+    const answer = tool.mcp(result, ctx);
+    bytes = Buffer.byteLength(answer.text) + Buffer.byteLength(JSON.stringify(answer.structured));
+  }
+  log.info(
+    {
+      audit: 'tool',
+      caller: ctx.audit.caller,
+      tool: tool.name,
+      selector: field(args, 'host'),
+      path: field(args, 'path'),
+      hostsOk: hosts.filter((h) => h.status === 'ok').map((h) => h.host),
+      hostsFailed: hosts.filter((h) => h.status !== 'ok').map((h) => ({ host: h.host, status: h.status })),
+      rows: result ? rowsOf(result) : 0,
+      bytes,
+      ms: Math.round(ms),
+      outcome,
+    },
+    'audit',
+  );
+}
