@@ -2,6 +2,13 @@ import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { AgentClient as _fleetls_v1_AgentClient, AgentDefinition as _fleetls_v1_AgentDefinition } from './fleetls/v1/Agent.js';
+import type { DiffDifference as _fleetls_v1_DiffDifference, DiffDifference__Output as _fleetls_v1_DiffDifference__Output } from './fleetls/v1/DiffDifference.js';
+import type { DiffDirectoryRequest as _fleetls_v1_DiffDirectoryRequest, DiffDirectoryRequest__Output as _fleetls_v1_DiffDirectoryRequest__Output } from './fleetls/v1/DiffDirectoryRequest.js';
+import type { DiffDirectoryResponse as _fleetls_v1_DiffDirectoryResponse, DiffDirectoryResponse__Output as _fleetls_v1_DiffDirectoryResponse__Output } from './fleetls/v1/DiffDirectoryResponse.js';
+import type { DiffGroup as _fleetls_v1_DiffGroup, DiffGroup__Output as _fleetls_v1_DiffGroup__Output } from './fleetls/v1/DiffGroup.js';
+import type { DiffValue as _fleetls_v1_DiffValue, DiffValue__Output as _fleetls_v1_DiffValue__Output } from './fleetls/v1/DiffValue.js';
+import type { DiskUsageRequest as _fleetls_v1_DiskUsageRequest, DiskUsageRequest__Output as _fleetls_v1_DiskUsageRequest__Output } from './fleetls/v1/DiskUsageRequest.js';
+import type { DiskUsageResponse as _fleetls_v1_DiskUsageResponse, DiskUsageResponse__Output as _fleetls_v1_DiskUsageResponse__Output } from './fleetls/v1/DiskUsageResponse.js';
 import type { Entry as _fleetls_v1_Entry, Entry__Output as _fleetls_v1_Entry__Output } from './fleetls/v1/Entry.js';
 import type { EntryError as _fleetls_v1_EntryError, EntryError__Output as _fleetls_v1_EntryError__Output } from './fleetls/v1/EntryError.js';
 import type { Filter as _fleetls_v1_Filter, Filter__Output as _fleetls_v1_Filter__Output } from './fleetls/v1/Filter.js';
@@ -48,7 +55,14 @@ export interface ProtoGrpcType {
   fleetls: {
     v1: {
       Agent: SubtypeConstructor<typeof grpc.Client, _fleetls_v1_AgentClient> & { service: _fleetls_v1_AgentDefinition }
+      DiffDifference: MessageTypeDefinition<_fleetls_v1_DiffDifference, _fleetls_v1_DiffDifference__Output>
+      DiffDirectoryRequest: MessageTypeDefinition<_fleetls_v1_DiffDirectoryRequest, _fleetls_v1_DiffDirectoryRequest__Output>
+      DiffDirectoryResponse: MessageTypeDefinition<_fleetls_v1_DiffDirectoryResponse, _fleetls_v1_DiffDirectoryResponse__Output>
+      DiffGroup: MessageTypeDefinition<_fleetls_v1_DiffGroup, _fleetls_v1_DiffGroup__Output>
+      DiffValue: MessageTypeDefinition<_fleetls_v1_DiffValue, _fleetls_v1_DiffValue__Output>
       Direction: EnumTypeDefinition
+      DiskUsageRequest: MessageTypeDefinition<_fleetls_v1_DiskUsageRequest, _fleetls_v1_DiskUsageRequest__Output>
+      DiskUsageResponse: MessageTypeDefinition<_fleetls_v1_DiskUsageResponse, _fleetls_v1_DiskUsageResponse__Output>
       Entry: MessageTypeDefinition<_fleetls_v1_Entry, _fleetls_v1_Entry__Output>
       EntryError: MessageTypeDefinition<_fleetls_v1_EntryError, _fleetls_v1_EntryError__Output>
       EntryType: EnumTypeDefinition

@@ -1,8 +1,10 @@
 // The gRPC face of each tool's domain result: the same rows, statuses, cuts and cursors the
 // MCP face shows, as Fleet API messages (entries and cuts in the agent contract's types,
 // paths as bytes). No byte budget here: a gRPC client gets the whole page.
-import type { HostStatus } from '@fleetls/core';
+import type { DiffValue, Entry, HostStatus } from '@fleetls/core';
 import { entryToWire, rowToWire, statToWire, truncationToWire } from '@fleetls/proto';
+import type { DirectoryDiff } from '../tools/diff-directory.js';
+import type { DiskUsage } from '../tools/disk-usage.js';
 import type { HostNote, HostTruncation } from '../tools/host-walks.js';
 import type { DirectoryListing } from '../tools/list-directories.js';
 import type { TreeListing } from '../tools/list-directory.js';
@@ -89,6 +91,77 @@ export function presentStat(l: StatListing) {
     results: l.rows.map((r) =>
       r.stat ? { host: r.host, stat: statToWire(r.stat, ''), notes: r.stat.notes ?? [] } : { host: r.host, notes: [] },
     ),
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
+/** A diff value as an Entry of the agent contract: its compared attributes set, the rest zero. */
+function diffEntry(v: DiffValue): Entry {
+  const e: Entry = {
+    path: Buffer.alloc(0),
+    type: v.type ?? 'unknown',
+    size: v.size ?? 0,
+    mtimeSec: v.mtimeSec ?? 0,
+    mtimeNsec: v.mtimeNsec ?? 0,
+    utcOffsetMin: 0,
+    mode: v.mode ?? 0,
+    uid: v.uid ?? 0,
+    gid: v.gid ?? 0,
+    inode: 0,
+    nlink: 0,
+    depth: 0,
+  };
+  if (v.linkTarget !== undefined) e.linkTarget = v.linkTarget;
+  if (v.error !== undefined) e.error = { code: v.error, detail: '' };
+  return e;
+}
+
+export function presentDiff(l: DirectoryDiff) {
+  return {
+    path: l.path,
+    compare: [...l.compare],
+    groups: l.diff.groups.map((g) => ({ id: g.id, hosts: g.hosts })),
+    differences: l.diff.differences.slice(l.start).map((d) => ({
+      path: d.path,
+      values: d.values.map(({ value, hosts }) =>
+        value.present ? { hosts, present: true, entry: entryToWire(diffEntry(value)) } : { hosts, present: false },
+      ),
+      notCompared: d.notCompared,
+    })),
+    startIndex: l.start,
+    total: l.diff.differences.length,
+    truncations: l.diff.capped.map(hostTruncationToWire),
+    nextCursor: '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
+export function presentDiskUsage(l: DiskUsage) {
+  return {
+    path: l.path,
+    entries: l.rows.slice(l.start).map((r) => ({
+      host: r.host,
+      entry: entryToWire({
+        path: r.path,
+        type: 'dir',
+        size: r.size,
+        mtimeSec: 0,
+        mtimeNsec: 0,
+        utcOffsetMin: 0,
+        mode: 0,
+        uid: 0,
+        gid: 0,
+        inode: 0,
+        nlink: 0,
+        depth: r.path.toString('latin1').split('/').length,
+        ...(r.partial ? { sizePartial: true } : {}),
+      }),
+    })),
+    startIndex: l.start,
+    found: l.found,
+    truncations: l.truncations.map(hostTruncationToWire),
+    notes: notesToWire(l.notes),
+    nextCursor: '',
     hosts: l.hosts.map(hostStatusToWire),
   };
 }

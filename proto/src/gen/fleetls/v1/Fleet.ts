@@ -2,6 +2,10 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { DiffDirectoryRequest as _fleetls_v1_DiffDirectoryRequest, DiffDirectoryRequest__Output as _fleetls_v1_DiffDirectoryRequest__Output } from '../../fleetls/v1/DiffDirectoryRequest.js';
+import type { DiffDirectoryResponse as _fleetls_v1_DiffDirectoryResponse, DiffDirectoryResponse__Output as _fleetls_v1_DiffDirectoryResponse__Output } from '../../fleetls/v1/DiffDirectoryResponse.js';
+import type { DiskUsageRequest as _fleetls_v1_DiskUsageRequest, DiskUsageRequest__Output as _fleetls_v1_DiskUsageRequest__Output } from '../../fleetls/v1/DiskUsageRequest.js';
+import type { DiskUsageResponse as _fleetls_v1_DiskUsageResponse, DiskUsageResponse__Output as _fleetls_v1_DiskUsageResponse__Output } from '../../fleetls/v1/DiskUsageResponse.js';
 import type { FleetStatRequest as _fleetls_v1_FleetStatRequest, FleetStatRequest__Output as _fleetls_v1_FleetStatRequest__Output } from '../../fleetls/v1/FleetStatRequest.js';
 import type { FleetStatResponse as _fleetls_v1_FleetStatResponse, FleetStatResponse__Output as _fleetls_v1_FleetStatResponse__Output } from '../../fleetls/v1/FleetStatResponse.js';
 import type { FleetWalkEvent as _fleetls_v1_FleetWalkEvent, FleetWalkEvent__Output as _fleetls_v1_FleetWalkEvent__Output } from '../../fleetls/v1/FleetWalkEvent.js';
@@ -16,6 +20,24 @@ import type { ListHostsRequest as _fleetls_v1_ListHostsRequest, ListHostsRequest
 import type { ListHostsResponse as _fleetls_v1_ListHostsResponse, ListHostsResponse__Output as _fleetls_v1_ListHostsResponse__Output } from '../../fleetls/v1/ListHostsResponse.js';
 
 export interface FleetClient extends grpc.Client {
+  DiffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  DiffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  DiffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  DiffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  diffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  diffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  diffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  diffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
+  
+  DiskUsage(argument: _fleetls_v1_DiskUsageRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  DiskUsage(argument: _fleetls_v1_DiskUsageRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  DiskUsage(argument: _fleetls_v1_DiskUsageRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  DiskUsage(argument: _fleetls_v1_DiskUsageRequest, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  diskUsage(argument: _fleetls_v1_DiskUsageRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  diskUsage(argument: _fleetls_v1_DiskUsageRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  diskUsage(argument: _fleetls_v1_DiskUsageRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  diskUsage(argument: _fleetls_v1_DiskUsageRequest, callback: grpc.requestCallback<_fleetls_v1_DiskUsageResponse__Output>): grpc.ClientUnaryCall;
+  
   ListDirectories(argument: _fleetls_v1_ListDirectoriesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_ListDirectoriesResponse__Output>): grpc.ClientUnaryCall;
   ListDirectories(argument: _fleetls_v1_ListDirectoriesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_ListDirectoriesResponse__Output>): grpc.ClientUnaryCall;
   ListDirectories(argument: _fleetls_v1_ListDirectoriesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_ListDirectoriesResponse__Output>): grpc.ClientUnaryCall;
@@ -69,6 +91,10 @@ export interface FleetClient extends grpc.Client {
 }
 
 export interface FleetHandlers extends grpc.UntypedServiceImplementation {
+  DiffDirectory: grpc.handleUnaryCall<_fleetls_v1_DiffDirectoryRequest__Output, _fleetls_v1_DiffDirectoryResponse>;
+  
+  DiskUsage: grpc.handleUnaryCall<_fleetls_v1_DiskUsageRequest__Output, _fleetls_v1_DiskUsageResponse>;
+  
   ListDirectories: grpc.handleUnaryCall<_fleetls_v1_ListDirectoriesRequest__Output, _fleetls_v1_ListDirectoriesResponse>;
   
   ListDirectory: grpc.handleUnaryCall<_fleetls_v1_ListDirectoryRequest__Output, _fleetls_v1_ListDirectoryResponse>;
@@ -84,6 +110,8 @@ export interface FleetHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface FleetDefinition extends grpc.ServiceDefinition {
+  DiffDirectory: MethodDefinition<_fleetls_v1_DiffDirectoryRequest, _fleetls_v1_DiffDirectoryResponse, _fleetls_v1_DiffDirectoryRequest__Output, _fleetls_v1_DiffDirectoryResponse__Output>
+  DiskUsage: MethodDefinition<_fleetls_v1_DiskUsageRequest, _fleetls_v1_DiskUsageResponse, _fleetls_v1_DiskUsageRequest__Output, _fleetls_v1_DiskUsageResponse__Output>
   ListDirectories: MethodDefinition<_fleetls_v1_ListDirectoriesRequest, _fleetls_v1_ListDirectoriesResponse, _fleetls_v1_ListDirectoriesRequest__Output, _fleetls_v1_ListDirectoriesResponse__Output>
   ListDirectory: MethodDefinition<_fleetls_v1_ListDirectoryRequest, _fleetls_v1_ListDirectoryResponse, _fleetls_v1_ListDirectoryRequest__Output, _fleetls_v1_ListDirectoryResponse__Output>
   ListFiles: MethodDefinition<_fleetls_v1_ListFilesRequest, _fleetls_v1_ListFilesResponse, _fleetls_v1_ListFilesRequest__Output, _fleetls_v1_ListFilesResponse__Output>

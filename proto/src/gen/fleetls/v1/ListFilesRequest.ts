@@ -13,6 +13,14 @@ export interface ListFilesRequest {
   'startIndex'?: (number);
   'limit'?: (number);
   'cursor'?: (string);
+  'minSize'?: (string);
+  'maxSize'?: (string);
+  'modifiedAfter'?: (string);
+  'modifiedBefore'?: (string);
+  'owner'?: (string);
+  'group'?: (string);
+  'perm'?: (string);
+  'name'?: (string);
 }
 
 export interface ListFilesRequest__Output {
@@ -27,4 +35,12 @@ export interface ListFilesRequest__Output {
   'startIndex': (number);
   'limit': (number);
   'cursor': (string);
+  'minSize': (string);
+  'maxSize': (string);
+  'modifiedAfter': (string);
+  'modifiedBefore': (string);
+  'owner': (string);
+  'group': (string);
+  'perm': (string);
+  'name': (string);
 }

@@ -1,0 +1,20 @@
+// Original file: fleetls/v1/fleet.proto
+
+
+export interface DiffDirectoryRequest {
+  'host'?: (string);
+  'path'?: (string);
+  'depth'?: (number);
+  'compare'?: (string)[];
+  'maxItemsPerDir'?: (number);
+  'cursor'?: (string);
+}
+
+export interface DiffDirectoryRequest__Output {
+  'host': (string);
+  'path': (string);
+  'depth': (number);
+  'compare': (string)[];
+  'maxItemsPerDir': (number);
+  'cursor': (string);
+}

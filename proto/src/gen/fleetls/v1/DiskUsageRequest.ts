@@ -1,0 +1,20 @@
+// Original file: fleetls/v1/fleet.proto
+
+
+export interface DiskUsageRequest {
+  'host'?: (string);
+  'path'?: (string);
+  'depth'?: (number);
+  'topN'?: (number);
+  'oneFileSystem'?: (boolean);
+  'cursor'?: (string);
+}
+
+export interface DiskUsageRequest__Output {
+  'host': (string);
+  'path': (string);
+  'depth': (number);
+  'topN': (number);
+  'oneFileSystem': (boolean);
+  'cursor': (string);
+}
