@@ -4,18 +4,24 @@
 //   symlinks, Stat) under strace, and every open(2) below the tree is of a directory;
 // - pseudo file systems (real proc and sysfs mounted inside the allowed root) are listed
 //   but not entered, reported as PRUNED, and listed when asked for by path; a tmpfs (real
-//   data) is walked; one_file_system lists the tmpfs mount point without entering it.
-// Needs root (mknod, mount, strace -p), as CI runs.
+//   data) is walked; one_file_system lists the tmpfs mount point without entering it;
+//   the SSH backend (GNU find: -fstype, -xdev) gives the same rows.
+// Needs root (mknod, mount, strace -p, sshd), as CI runs.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Row } from '@fleetls/core';
+import type { Row, WalkRequest } from '@fleetls/core';
+import { WALK_DEFAULTS } from '@fleetls/core';
+import { createSshBackend } from '@fleetls/gateway';
 import type { AgentClient, WireStatRequest } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
+import { type Sshd, startSshd } from './helpers/sshd.js';
+import { drain } from './helpers/walks.js';
 
 const CALL_MS = 20_000;
 
@@ -60,12 +66,16 @@ async function traceOpens(pid: number, log: string): Promise<ChildProcess> {
 describe('confinement of a real agent', () => {
   const work = mkdtempSync(join(tmpdir(), 'fleetls-confine-'));
   const tree = join(work, 'tree');
-  const pseudo = join(work, 'pseudo');
+  let pseudo: string;
+  let sshd: Sshd;
   const mounts: string[] = [];
   let agent: AgentProcess;
   let client: AgentClient;
 
   before(async () => {
+    sshd = await startSshd();
+    // Where the sshd login user can read it too.
+    pseudo = join(sshd.dir, 'pseudo');
     mkdirSync(join(tree, 'sub', 'deeper'), { recursive: true });
     writeFileSync(join(tree, 'a.txt'), 'regular file contents');
     writeFileSync(join(tree, 'sub', 'b.bin'), Buffer.alloc(4096, 1));
@@ -98,13 +108,14 @@ describe('confinement of a real agent', () => {
     writeFileSync(join(pseudo, 'tmp', 'data'), 'tmpfs holds real files');
     writeFileSync(join(pseudo, 'plain'), 'p');
 
-    agent = await startAgent({ allow: [work] });
+    agent = await startAgent({ allow: [work, sshd.dir] });
     client = agentClient(agent.address);
   });
   after(async () => {
     client?.close();
     await agent?.stop();
     for (const m of mounts.reverse()) execFileSync('umount', ['-l', m]);
+    await sshd?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -180,4 +191,49 @@ describe('confinement of a real agent', () => {
     // Not entered at all, pseudo or not: no PRUNED row, no tmp/data.
     assert.deepEqual(lines(rows), ['plain file', 'proc dir', 'sys dir', 'tmp dir']);
   });
+
+  it('the SSH backend (GNU find) prunes the same pseudo file systems and honours one_file_system', async () => {
+    const backend = createSshBackend(
+      {
+        host: sshd.host,
+        port: sshd.port,
+        user: sshd.user,
+        identityFile: sshd.identityFile,
+        knownHosts: sshd.knownHostsFile,
+      },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const signal = new AbortController().signal;
+    const req = (over: Partial<WalkRequest>): WalkRequest => ({ ...WALK_DEFAULTS, path: pseudo, maxDepth: 3, ...over });
+    try {
+      for (const over of [
+        {},
+        { oneFileSystem: true },
+        { shape: 'ranked' as const, order: 'size' as const, topN: 20 },
+      ]) {
+        const ssh = await drain(backend.walk(req(over), signal));
+        const mine = await walkAll(client, { ...toWire(over), path: pseudo, maxDepth: 3 }, undefined, CALL_MS);
+        assert.deepEqual(lines(ssh.rows), lines(mine.rows), JSON.stringify(over));
+      }
+      const prunedRow = (await drain(backend.walk(req({}), signal))).rows.find(
+        (r) => r.kind === 'entry' && r.entry.error?.code === 'PRUNED',
+      );
+      assert.equal(
+        prunedRow?.kind === 'entry' && prunedRow.entry.error?.detail,
+        'proc: a pseudo file system, not walked (ask for its path to list it)',
+      );
+      const proc = lines((await drain(backend.walk(req({ path: join(pseudo, 'proc'), maxDepth: 1 }), signal))).rows);
+      assert.ok(proc.includes('self symlink') && proc.includes('1 dir'), proc.slice(0, 20).join('\n'));
+    } finally {
+      backend.close();
+    }
+  });
 });
+
+/** The wire fields of the few request options the SSH comparison uses. */
+function toWire(over: Partial<WalkRequest>): Parameters<typeof walkAll>[1] {
+  return {
+    ...(over.oneFileSystem ? { oneFileSystem: true } : {}),
+    ...(over.shape === 'ranked' ? { shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: over.topN } : {}),
+  };
+}

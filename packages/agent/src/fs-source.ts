@@ -5,7 +5,14 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
-import { entryErrorFromErrno, errorRawEntry, lazyRawEntry, PSEUDO_FS_TYPES, typeFromMode } from '@fleetls/core';
+import {
+  entryErrorFromErrno,
+  errorRawEntry,
+  lazyRawEntry,
+  PSEUDO_FS_TYPES,
+  prunedError,
+  typeFromMode,
+} from '@fleetls/core';
 import type { CallProbe } from './call-probe.js';
 import { type Mount, mountOf, readMounts, under } from './mounts.js';
 
@@ -203,7 +210,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
     if (pseudo.size === 0) return undefined;
     const type = pseudo.get(p.toString('latin1'));
     if (type === undefined) return undefined;
-    return { code: 'PRUNED', detail: `${type}: a pseudo file system, not walked (ask for ${p.toString()} to list it)` };
+    return prunedError(type);
   }
 
   /** The TIMEOUT detail when `p` is on a hung mount the walk must not touch. */

@@ -68,6 +68,7 @@ export {
   permArgument,
   permMatches,
 } from './perm-spec.js';
+export { PSEUDO_FS_TYPES, prunedError } from './pseudo-fs.js';
 export { diffDifferenceLines, diffGroupLines } from './render-diff.js';
 export * from './render-table.js';
 export * from './render-tree.js';

@@ -12,34 +12,6 @@ export type EntryType = (typeof ENTRY_TYPES)[number];
  */
 export const ENTRY_ERROR_CODES = ['NOT_FOUND', 'DENIED', 'ERROR', 'TIMEOUT', 'PRUNED'] as const;
 
-/**
- * File systems with no files of their own (kernel state, devices, control interfaces): a walk
- * that crosses into one lists its mount point but does not enter it. By type, as
- * /proc/self/mountinfo and GNU find's -fstype name them, never by path.
- */
-export const PSEUDO_FS_TYPES = [
-  'autofs',
-  'binfmt_misc',
-  'bpf',
-  'cgroup',
-  'cgroup2',
-  'configfs',
-  'debugfs',
-  'devpts',
-  'devtmpfs',
-  'efivarfs',
-  'fusectl',
-  'hugetlbfs',
-  'mqueue',
-  'nsfs',
-  'proc',
-  'pstore',
-  'rpc_pipefs',
-  'securityfs',
-  'selinuxfs',
-  'sysfs',
-  'tracefs',
-] as const;
 export type EntryErrorCode = (typeof ENTRY_ERROR_CODES)[number];
 
 export interface EntryError {

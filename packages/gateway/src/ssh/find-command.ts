@@ -3,7 +3,7 @@
 // streaming parser that turns its output back into core's records, byte for byte.
 // Every argument is single-quoted; paths are validated before they get here.
 import type { EntryError, EntryType, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
-import { entryErrorFromErrno, errorRawEntry, FleetError } from '@fleetls/core';
+import { entryErrorFromErrno, errorRawEntry, FleetError, PSEUDO_FS_TYPES, prunedError } from '@fleetls/core';
 import { filterPredicates } from './find-filter-predicates.js';
 import { AWK_PROBE, AWK_PROBE_OK, type RankDropped, rankStage } from './remote-rank.js';
 
@@ -30,13 +30,25 @@ export function timeoutSeconds(deadlineMs: number): number {
 }
 
 // One record = FIELDS NUL-terminated fields; the first says what it is:
-// R = an entry, D = a directory find could not read (pruned; listed as a DENIED dir).
+// R = an entry, D = a directory find could not read (pruned; listed as a DENIED dir),
+// P = the mount point of a pseudo file system (pruned; its %l field holds the type, %F).
 const FIELD_FORMAT = ['%y', '%Y', '%s', '%T@', '%Tz', '%m', '%U', '%G', '%i', '%n', '%D', '%d', '%l', '%P'];
 export const FIELDS = FIELD_FORMAT.length + 1;
 // %Y stats every entry's target, a second stat per entry: it is read only when following
 // symlinks (toRecord), so a walk that does not follow prints a placeholder instead.
 const printf = (kind: string, follow: boolean) =>
   `${kind}\\0${FIELD_FORMAT.map((f) => (f === '%Y' && !follow ? '-' : f)).join('\\0')}\\0`;
+const prunedFormat = (follow: boolean) => printf('P', follow).replace('\\0%l\\0', '\\0%F\\0');
+
+/**
+ * Shell that sets $p to find predicates `-o -fstype T` for every pseudo file-system type but
+ * the path's own (`-false $p` then matches a pseudo mount point the walk crosses into).
+ * The types are core's fixed list of plain names: unquoted expansion is safe.
+ */
+function pseudoPredicates(path: string, follow: boolean, secs: number): string {
+  const own = `rt=$(LC_ALL=C timeout -s KILL ${secs} find ${follow ? '-L' : '-H'} ${shellQuote(path)} -maxdepth 0 -printf %F 2>/dev/null)`;
+  return `${own}; p=; for t in ${PSEUDO_FS_TYPES.join(' ')}; do [ "$t" = "$rt" ] || p="$p -o -fstype $t"; done; `;
+}
 
 /** Marks the end of the remote script on stderr with find's exit status. */
 const EXIT_MARK = 'fleetls-exit:';
@@ -78,6 +90,18 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
     '\\(',
     '-type',
     'd',
+    '\\(',
+    '-false',
+    '$p',
+    '\\)',
+    '-printf',
+    shellQuote(prunedFormat(req.followSymlinks)),
+    '-prune',
+    '\\)',
+    '-o',
+    '\\(',
+    '-type',
+    'd',
     '-not',
     '-readable',
     '-printf',
@@ -91,7 +115,7 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
   ].join(' ');
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
   const rank = opts.rank ? ` | ${rankStage(req, FIELDS, shellQuote)}` : '';
-  const script = `{ ${find}; echo "${EXIT_MARK}$?" >&2; }${rank} | head -z -n ${lines}`;
+  const script = `${pseudoPredicates(path, req.followSymlinks, secs)}{ ${find}; echo "${EXIT_MARK}$?" >&2; }${rank} | head -z -n ${lines}`;
   return `sh -c ${shellQuote(script)}`;
 }
 
@@ -220,6 +244,8 @@ export interface FindItem {
   depth: number;
   /** A directory find could not read. */
   denied: boolean;
+  /** The type of the pseudo file system whose mount point this is (not entered). */
+  pseudo?: string;
 }
 
 /** Fields of one R/D record (after the kind) → a record with the agent's RawEntry values. */
@@ -287,11 +313,20 @@ export class FindRecordParser {
           this.dropped = { seen: Number(f[0].toString('latin1')), matched: Number(f[1].toString('latin1')) };
           continue;
         }
-        if (k !== 'R' && k !== 'D') {
+        if (k !== 'R' && k !== 'D' && k !== 'P') {
           this.garbled++;
           continue;
         }
-        out.push({ record: toRecord(f, this.follow), depth: Number(f[11].toString('latin1')), denied: k === 'D' });
+        const item: FindItem = {
+          record: toRecord(f, this.follow),
+          depth: Number(f[11].toString('latin1')),
+          denied: k === 'D',
+        };
+        if (k === 'P') {
+          item.pseudo = f[12].toString('latin1');
+          delete item.record.linkTarget;
+        }
+        out.push(item);
       }
     }
     // Copy the tail so the chunk it came from can be released.
@@ -339,6 +374,7 @@ export function collectListing(items: Iterable<FindItem>, maxRecords: number): F
     }
     out.records.push(it.record);
     if (it.denied) out.dirErrors.set(it.record.path.toString('latin1'), entryErrorFromErrno('EACCES'));
+    if (it.pseudo !== undefined) out.dirErrors.set(it.record.path.toString('latin1'), prunedError(it.pseudo));
   }
   return out;
 }
