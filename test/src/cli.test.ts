@@ -183,7 +183,7 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     const r = await fleetls(['--inventory', bad, 'hosts'], { cwd });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /invalid inventory .*bad\.yaml: 3 problems:/);
-    assert.match(r.stderr, /- hosts\.web-1\.agent: expected "host:port", got "x"/);
+    assert.match(r.stderr, /- hosts\.web-1\.agent: expected "host:port" or "ssh:\/path\/to\/agent\.sock", got "x"/);
     assert.match(r.stderr, /- hosts\.db: needs `agent`/);
     assert.match(r.stderr, /- agent_tls: required when a host has an `agent`/);
   });

@@ -188,8 +188,16 @@ export interface StatInfo {
   notes?: string[];
 }
 
-/** How a host is reached. */
-export type Via = 'agent' | 'ssh' | 'embedded';
+/**
+ * How a host is reached: its agent over gRPC (TCP), its agent's Unix socket through the
+ * host's SSH connection, `find` over SSH, or the gateway's embedded agent.
+ */
+export const VIAS = ['agent', 'agent+ssh', 'ssh', 'embedded'] as const;
+export type Via = (typeof VIAS)[number];
+
+export function isVia(v: unknown): v is Via {
+  return (VIAS as readonly unknown[]).includes(v);
+}
 
 export const HOST_STATUSES = ['ok', 'unreachable', 'timeout', 'auth', 'denied', 'not_found', 'error'] as const;
 export type HostStatusCode = (typeof HOST_STATUSES)[number];

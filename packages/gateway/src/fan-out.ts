@@ -1,7 +1,7 @@
 // Asks many hosts the same thing: bounded concurrency, a deadline per host within the
 // call's own, the caller's cancellation reaching every in-flight host, and a failing host
 // turned into a status row.
-import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode, type Via } from '@fleetls/core';
+import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode, isVia, type Via } from '@fleetls/core';
 import type { Fleet, FleetHost } from './fleet-types.js';
 
 export interface FanOutOptions {
@@ -151,7 +151,7 @@ export async function fanOut<T>(
 /** The transport that failed: an agent→SSH fallback tags its errors with `via`. */
 function viaOf(err: unknown, fallback: Via): Via {
   const v = (err as { via?: unknown } | undefined)?.via;
-  return v === 'agent' || v === 'ssh' || v === 'embedded' ? v : fallback;
+  return isVia(v) ? v : fallback;
 }
 
 function elapsed(started: number): number {

@@ -52,6 +52,13 @@ function counting() {
       made.push(`ssh ${cfg.host}`);
       return new MemoryBackend(TREE, { via: 'ssh' });
     },
+    agentOverSsh: (socketPath, cfg) => {
+      made.push(`agent+ssh ${cfg.host} ${socketPath}`);
+      const agent = socketPath.includes('dead')
+        ? failing('unavailable', 'agent socket /run/dead.sock: no such socket')
+        : new MemoryBackend(TREE, { via: 'agent+ssh' });
+      return { agent, find: new MemoryBackend(TREE, { via: 'ssh' }) };
+    },
   };
   return { made, f };
 }
@@ -104,6 +111,44 @@ describe('createFleet', () => {
     );
     await fleet.close();
     assert.throws(() => fleet.backend('web-1'), /closed/);
+  });
+
+  it('reaches an agent+ssh host through its agent, and through find with a note when its socket is refused', async () => {
+    const { made, f } = counting();
+    const inv = parseInventory(
+      `hosts:
+  tunnel: { ssh: { host: t1, user: ops }, agent: "ssh:/run/fleetls/agent.sock" }
+  shut: { ssh: { host: t2 }, agent: "ssh:/run/dead.sock" }
+`,
+      { source: '/inv/fleetls.yaml' },
+    );
+    const fleet = createFleet(inv, { logger, factories: f });
+    assert.deepEqual(
+      fleet.hosts().map((h) => [h.name, h.via, h.address, h.sshFallback]),
+      [
+        ['tunnel', 'agent+ssh', 'ops@t1:/run/fleetls/agent.sock', true],
+        ['shut', 'agent+ssh', 't2:/run/dead.sock', true],
+      ],
+    );
+    const tunnel = fleet.backend('tunnel');
+    assert.equal(tunnel.via, 'agent+ssh');
+    const up = await drain(tunnel.walk(resolveWalkRequest({ path: '/srv' }), signal()));
+    assert.equal(viaOf(up.summary, tunnel), 'agent+ssh');
+    assert.equal(up.summary.notes, undefined);
+
+    const shut = fleet.backend('shut');
+    const down = await drain(shut.walk(resolveWalkRequest({ path: '/srv' }), signal()));
+    assert.equal(down.rows.length, 2);
+    assert.equal(viaOf(down.summary, shut), 'ssh');
+    assert.deepEqual(down.summary.notes, [
+      'agent+ssh not used (agent socket /run/dead.sock: no such socket); listed with find over SSH',
+    ]);
+    const st = await shut.stat('/srv', false, signal());
+    assert.deepEqual(st.notes, [
+      'agent+ssh not used (agent socket /run/dead.sock: no such socket); listed with find over SSH',
+    ]);
+    assert.deepEqual(made, ['agent+ssh t1 /run/fleetls/agent.sock', 'agent+ssh t2 /run/dead.sock']);
+    await fleet.close();
   });
 
   it('reaches the embedded localhost by name only when the inventory does not define it', async () => {

@@ -4,6 +4,7 @@ import { createLocalBackend } from '@fleetls/agent';
 import {
   FleetError,
   type HostBackend,
+  isVia,
   NOOP_OBSERVER,
   type Observer,
   type Row,
@@ -37,6 +38,15 @@ export interface BackendFactories {
   local(): HostBackend;
   agent(address: string, inv: Inventory, connectTimeoutMs: number, logger: Logger): HostBackend;
   ssh(cfg: SshHostConfig, connectTimeoutMs: number, logger: Logger, observer: Observer): HostBackend;
+  /** `agent: "ssh:PATH"`: the agent through the host's SSH, and `find` over the same connection. */
+  agentOverSsh(
+    socketPath: string,
+    cfg: SshHostConfig,
+    inv: Inventory,
+    connectTimeoutMs: number,
+    logger: Logger,
+    observer: Observer,
+  ): { agent: HostBackend; find: HostBackend };
 }
 
 export interface LoadedFleet extends Fleet {
@@ -55,6 +65,7 @@ async function defaultFactories(inventory: Inventory | undefined): Promise<Backe
   const needsSsh = inventory?.hosts.some((h) => h.ssh) ?? false;
   const agentClient = needsAgent ? await import('./agent-client.js') : undefined;
   const sshBackend = needsSsh ? await import('./ssh/ssh-backend.js') : undefined;
+  const overSsh = inventory?.hosts.some((h) => h.agentSocket) ? await import('./agent-over-ssh.js') : undefined;
   return {
     local: () => createLocalBackend(),
     agent: (address, inv, connectTimeoutMs, logger) =>
@@ -66,6 +77,13 @@ async function defaultFactories(inventory: Inventory | undefined): Promise<Backe
       }),
     ssh: (cfg, connectTimeoutMs, logger, observer) =>
       sshBackend!.createSshBackend({ ...cfg, connectTimeoutMs }, { logger, connectTimeoutMs, observer }),
+    agentOverSsh: (socketPath, cfg, inv, connectTimeoutMs, logger, observer) =>
+      overSsh!.createAgentSshPair(cfg, socketPath, {
+        tokenFile: inv.agentTokenFile,
+        connectTimeoutMs,
+        logger,
+        observer,
+      }),
   };
 }
 
@@ -73,13 +91,27 @@ function embeddedLocalhost(): FleetHost {
   return { name: LOCALHOST, via: 'embedded', address: 'embedded', labels: {}, groups: [], sshFallback: false };
 }
 
+function sshAddress(ssh: SshHostConfig): string {
+  return `${ssh.user ? `${ssh.user}@` : ''}${ssh.host}${ssh.port ? `:${ssh.port}` : ''}`;
+}
+
 function fleetHost(h: InventoryHost): FleetHost {
+  if (h.agentSocket && h.ssh) {
+    const address = `${sshAddress(h.ssh)}:${h.agentSocket}`;
+    return { name: h.name, via: 'agent+ssh', address, labels: h.labels, groups: h.groups, sshFallback: true };
+  }
   if (h.agent) {
     return { name: h.name, via: 'agent', address: h.agent, labels: h.labels, groups: h.groups, sshFallback: !!h.ssh };
   }
   if (h.ssh) {
-    const address = `${h.ssh.user ? `${h.ssh.user}@` : ''}${h.ssh.host}${h.ssh.port ? `:${h.ssh.port}` : ''}`;
-    return { name: h.name, via: 'ssh', address, labels: h.labels, groups: h.groups, sshFallback: false };
+    return {
+      name: h.name,
+      via: 'ssh',
+      address: sshAddress(h.ssh),
+      labels: h.labels,
+      groups: h.groups,
+      sshFallback: false,
+    };
   }
   // `localhost: ` with neither: the embedded agent, placed where the inventory puts it.
   return { ...embeddedLocalhost(), labels: h.labels, groups: h.groups };
@@ -114,6 +146,10 @@ export function createFleet(
     if (host.via === 'embedded') return factories.local();
     const spec = byInventoryName.get(host.name)!;
     if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
+    if (host.via === 'agent+ssh') {
+      const pair = factories.agentOverSsh(spec.agentSocket!, spec.ssh!, inventory!, connectTimeoutMs, log, observer);
+      return createFallbackBackend(pair.agent, () => pair.find, log, Date.now, { primary: 'agent+ssh', note: true });
+    }
     const agent = factories.agent(spec.agent!, inventory!, connectTimeoutMs, log);
     if (!spec.ssh) return agent;
     const ssh = spec.ssh;
@@ -159,7 +195,14 @@ export type WithVia = { via?: Via };
  */
 export function viaOf(outcome: unknown, backend: HostBackend): Via {
   const v = (outcome as WithVia | undefined)?.via;
-  return v === 'agent' || v === 'ssh' || v === 'embedded' ? v : backend.via;
+  return isVia(v) ? v : backend.via;
+}
+
+export interface FallbackOptions {
+  /** The agent's transport: 'agent' (TCP, the default) or 'agent+ssh'. */
+  primary?: Via;
+  /** Say on each answer SSH gives in the agent's stead why the agent was not used. */
+  note?: boolean;
 }
 
 /** How long SSH is used directly after the agent was unreachable, before trying the agent again. */
@@ -178,10 +221,14 @@ export function createFallbackBackend(
   makeSsh: () => HostBackend,
   logger: Logger,
   now: () => number = Date.now,
+  opts: FallbackOptions = {},
 ): HostBackend {
+  const primary = opts.primary ?? 'agent';
   let ssh: HostBackend | undefined;
   let agentDownUntil = 0;
-  let current: Via = 'agent';
+  /** Why the agent was not used, while SSH stands in for it (a note on each answer). */
+  let agentDown: FleetError | undefined;
+  let current: Via = primary;
   const sshBackend = () => {
     ssh ??= makeSsh();
     return ssh;
@@ -195,9 +242,21 @@ export function createFallbackBackend(
     const fe = FleetError.from(err);
     return fe.code === 'unavailable' ? fe : undefined;
   };
+  const markDown = (down: FleetError) => {
+    agentDownUntil = now() + AGENT_RETRY_MS;
+    agentDown = down;
+    logger.info({ err: down.message }, 'agent unreachable; using SSH');
+  };
   const both = (agentErr: FleetError, sshErr: unknown): FleetError => {
     const fe = FleetError.from(sshErr);
     return tag(new FleetError(fe.code, `${fe.message} (agent: ${agentErr.message})`, { cause: sshErr }), 'ssh');
+  };
+  /** An answer SSH gave in the agent's stead says why, when asked to. */
+  const noted = <T extends { notes?: string[] }>(value: T): T => {
+    if (opts.note && agentDown) {
+      value.notes = [...(value.notes ?? []), `${primary} not used (${agentDown.message}); listed with find over SSH`];
+    }
+    return value;
   };
 
   async function viaSsh<T extends object>(run: (b: HostBackend) => Promise<T>, agentErr?: FleetError): Promise<T> {
@@ -211,12 +270,13 @@ export function createFallbackBackend(
   async function call<T extends object>(run: (b: HostBackend) => Promise<T>, signal: AbortSignal): Promise<T> {
     if (now() < agentDownUntil) return viaSsh(run);
     try {
-      return tag(await run(agent), 'agent');
+      const value = tag(await run(agent), primary);
+      agentDown = undefined;
+      return value;
     } catch (err) {
       const down = agentUnreachable(err);
-      if (!down || signal.aborted) throw tag(FleetError.from(err), 'agent');
-      agentDownUntil = now() + AGENT_RETRY_MS;
-      logger.info({ err: down.message }, 'agent unreachable; using SSH');
+      if (!down || signal.aborted) throw tag(FleetError.from(err), primary);
+      markDown(down);
       return viaSsh(run, down);
     }
   }
@@ -234,21 +294,21 @@ export function createFallbackBackend(
           first = await gen.next();
         } catch (err) {
           const down = agentUnreachable(err);
-          if (!down || signal.aborted) throw tag(FleetError.from(err), 'agent');
-          agentDownUntil = now() + AGENT_RETRY_MS;
-          logger.info({ err: down.message }, 'agent unreachable; using SSH');
+          if (!down || signal.aborted) throw tag(FleetError.from(err), primary);
+          markDown(down);
           agentErr = down;
           first = undefined as never;
         }
         if (!agentErr) {
           // The agent answered: from here on its stream is the host's answer.
-          current = 'agent';
+          current = primary;
+          agentDown = undefined;
           try {
-            if (first.done) return tag(first.value, 'agent');
+            if (first.done) return tag(first.value, primary);
             yield first.value;
-            return tag(yield* gen, 'agent');
+            return tag(yield* gen, primary);
           } catch (err) {
-            throw tag(FleetError.from(err), 'agent');
+            throw tag(FleetError.from(err), primary);
           } finally {
             // A consumer that stops early must stop the agent's walk too.
             await gen.return(undefined as never);
@@ -257,13 +317,15 @@ export function createFallbackBackend(
       }
       current = 'ssh';
       try {
-        return tag(yield* sshBackend().walk(req, signal), 'ssh');
+        return noted(tag(yield* sshBackend().walk(req, signal), 'ssh'));
       } catch (err) {
         throw agentErr ? both(agentErr, err) : tag(FleetError.from(err), 'ssh');
       }
     },
-    stat: (path: string, follow: boolean, signal: AbortSignal): Promise<StatInfo> =>
-      call((b) => b.stat(path, follow, signal), signal),
+    stat: async (path: string, follow: boolean, signal: AbortSignal): Promise<StatInfo> => {
+      const info = await call((b) => b.stat(path, follow, signal), signal);
+      return (info as WithVia).via === 'ssh' ? noted(info) : info;
+    },
     probe: (signal: AbortSignal) => call((b) => b.probe(signal), signal),
     close() {
       agent.close();

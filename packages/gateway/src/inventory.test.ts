@@ -83,6 +83,26 @@ defaults: { concurrency: 8, connect_timeout_ms: 1500, deadline_ms: 10000, max_an
     assert.deepEqual(inv.hosts[0], { name: 'localhost', labels: {}, groups: [] });
   });
 
+  it('reads agent: "ssh:PATH" (no agent_tls needed) and names what is wrong with one', () => {
+    const inv = parse('hosts:\n  a: { ssh: { host: h1 }, agent: "ssh:/run/fleetls/agent.sock" }\n');
+    assert.equal(inv.hosts[0].agentSocket, '/run/fleetls/agent.sock');
+    assert.equal(inv.hosts[0].agent, undefined);
+    assert.equal(inv.agentTls, undefined);
+    const got = problems(`
+hosts:
+  rel: { ssh: { host: h1 }, agent: "ssh:run/agent.sock" }
+  nossh: { agent: "ssh:/run/fleetls/agent.sock" }
+  quote: { ssh: h2, agent: "ssh:/run/a b.sock" }
+  dots: { ssh: h3, agent: "ssh:/run/../etc/x.sock" }
+`);
+    assert.deepEqual(got, [
+      'hosts.rel.agent: "ssh:PATH": the socket path must be absolute, got "run/agent.sock"',
+      'hosts.nossh.agent: "ssh:PATH" reaches the agent through this host\'s SSH connection: add `ssh` settings',
+      'hosts.quote.agent: "ssh:PATH": the socket path may hold only letters, digits and . _ + @ / - (no . or .. parts, at most 107 bytes), got "/run/a b.sock"',
+      'hosts.dots.agent: "ssh:PATH": the socket path may hold only letters, digits and . _ + @ / - (no . or .. parts, at most 107 bytes), got "/run/../etc/x.sock"',
+    ]);
+  });
+
   it('lists every problem at once, each with its key path', () => {
     const got = problems(`
 hosts:
@@ -102,7 +122,7 @@ extra: 1
 `);
     const expected = [
       'extra: unknown key (expected one of: hosts, groups, agent_tls, agent_token_file, defaults)',
-      'hosts.web-1.agent: expected "host:port", got "x"',
+      'hosts.web-1.agent: expected "host:port" or "ssh:/path/to/agent.sock", got "x"',
       'hosts.web-1.labels.role: expected a string, got a list',
       'hosts.bad name: host names use only letters, digits, ".", "_" and "-"',
       'hosts.db-1.ssh.port: expected an integer in 1..65535, got 70000',
@@ -134,17 +154,17 @@ extra: 1
     [
       'agent without agent_tls',
       'hosts:\n  a: { agent: "h:1" }\n',
-      ['agent_tls: required when a host has an `agent`: { ca, cert, key } or "insecure" (plaintext)'],
+      ['agent_tls: required when a host has an `agent` "host:port": { ca, cert, key } or "insecure" (plaintext)'],
     ],
     [
       'port 0',
       'hosts:\n  a: { agent: "h:0" }\nagent_tls: insecure\n',
-      ['hosts.a.agent: expected "host:port", got "h:0"'],
+      ['hosts.a.agent: expected "host:port" or "ssh:/path/to/agent.sock", got "h:0"'],
     ],
     [
       'agent a number',
       'hosts:\n  a: { agent: 7443 }\nagent_tls: insecure\n',
-      ['hosts.a.agent: expected "host:port", got 7443'],
+      ['hosts.a.agent: expected "host:port" or "ssh:/path/to/agent.sock", got 7443'],
     ],
     [
       'agent_tls other string',

@@ -18,6 +18,8 @@ export interface InventoryHost {
   name: string;
   /** "host:port" of the host's fleetls-agent. */
   agent?: string;
+  /** `agent: "ssh:PATH"`: the agent's Unix socket on the host, reached through its SSH connection. */
+  agentSocket?: string;
   ssh?: SshHostConfig;
   labels: Record<string, string>;
   /** Groups naming this host, in the inventory's order. */
@@ -120,6 +122,18 @@ export function isAgentAddress(s: string): boolean {
   return port >= 1 && port <= 65535;
 }
 
+/** Absolute, of characters that need no quoting in a remote shell, and fitting sun_path (107 bytes). */
+const SOCKET_PATH_RE = /^\/[A-Za-z0-9._+@/-]{1,106}$/;
+
+/** The problem with `ssh:PATH` as an agent address, or undefined when PATH is fine. */
+export function agentSocketProblem(path: string): string | undefined {
+  if (!path.startsWith('/')) return `the socket path must be absolute, got ${JSON.stringify(path)}`;
+  if (!SOCKET_PATH_RE.test(path) || path.split('/').some((c) => c === '..' || c === '.')) {
+    return `the socket path may hold only letters, digits and . _ + @ / - (no . or .. parts, at most 107 bytes), got ${JSON.stringify(path)}`;
+  }
+  return undefined;
+}
+
 /** `~` expanded, a relative path resolved against the inventory's directory. */
 export function resolveFilePath(p: string, baseDir: string, home: string = homedir()): string {
   if (p === '~') return home;
@@ -200,9 +214,16 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
         continue;
       }
       unknownKeys(p, at, spec, HOST_KEYS);
-      if (spec.agent !== undefined) {
+      if (typeof spec.agent === 'string' && spec.agent.startsWith('ssh:')) {
+        const socket = spec.agent.slice('ssh:'.length);
+        const problem = agentSocketProblem(socket);
+        if (problem) p.add(`${at}.agent`, `"ssh:PATH": ${problem}`);
+        else if (spec.ssh === undefined) {
+          p.add(`${at}.agent`, '"ssh:PATH" reaches the agent through this host\'s SSH connection: add `ssh` settings');
+        } else host.agentSocket = socket;
+      } else if (spec.agent !== undefined) {
         if (typeof spec.agent === 'string' && isAgentAddress(spec.agent)) host.agent = spec.agent;
-        else p.add(`${at}.agent`, `expected "host:port", got ${describe(spec.agent)}`);
+        else p.add(`${at}.agent`, `expected "host:port" or "ssh:/path/to/agent.sock", got ${describe(spec.agent)}`);
       }
       if (spec.ssh !== undefined) host.ssh = parseSsh(p, `${at}.ssh`, spec.ssh, name, file);
       if (spec.labels !== undefined) host.labels = parseLabels(p, `${at}.labels`, spec.labels);
@@ -261,7 +282,8 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
       inv.agentTls = out;
     }
   } else if (inv.hosts.some((h) => h.agent)) {
-    p.add('agent_tls', 'required when a host has an `agent`: { ca, cert, key } or "insecure" (plaintext)');
+    // Not for "ssh:PATH" agents: their calls travel inside the host-key-verified SSH connection.
+    p.add('agent_tls', 'required when a host has an `agent` "host:port": { ca, cert, key } or "insecure" (plaintext)');
   }
 
   if (root.agent_token_file !== undefined) {

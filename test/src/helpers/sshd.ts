@@ -45,7 +45,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function ensureUser(user: string): { uid: number; gid: number; home: string } {
+/** Creates the system user (shell /bin/sh, a home) unless it exists; key logins only. */
+export function ensureUser(user: string): { uid: number; gid: number; home: string } {
   const lookup = () => {
     const line = readFileSync('/etc/passwd', 'utf8')
       .split('\n')

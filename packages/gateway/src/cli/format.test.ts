@@ -150,7 +150,7 @@ describe('formatStat and formatHosts', () => {
     );
     assert.deepEqual(lines, [
       'HOST   TRANSPORT  ADDRESS        LABELS    GROUPS  STATUS  VIA    VERSION  ELAPSED',
-      'web-1  agent+ssh  10.0.0.5:7443  role=web  prod    ok      agent  0.1.0       4 ms',
+      'web-1  agent|ssh  10.0.0.5:7443  role=web  prod    ok      agent  0.1.0       4 ms',
       'db     ssh        db                               auth    ssh               12 ms',
       'db: auth: host key changed',
     ]);

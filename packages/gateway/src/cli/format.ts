@@ -254,7 +254,8 @@ export function formatHosts(hosts: readonly HostItem[], opts: { checked: boolean
   if (opts.checked) columns.push('status', 'via', 'version', 'elapsed');
   const rows: TableRow[] = hosts.map((h) => ({
     host: h.host,
-    transport: h.ssh_fallback ? `${h.transport}+ssh` : h.transport,
+    // `|ssh`: falls back to find over SSH (`agent+ssh` is the agent reached through SSH).
+    transport: h.ssh_fallback ? `${h.transport}|ssh` : h.transport,
     address: h.address,
     labels: Object.entries(h.labels)
       .map(([k, v]) => `${k}=${v}`)

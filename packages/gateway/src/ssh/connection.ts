@@ -394,6 +394,36 @@ export class SshConnection {
     });
   }
 
+  /**
+   * A `direct-streamlocal@openssh.com` channel to the Unix socket at `socketPath` on the
+   * host (ssh -L's local-to-remote-socket form). Not a session, so it takes no
+   * MaxSessions slot. A refusal on a working connection is a value, not an error: the host
+   * is reachable over SSH, only its socket is not. sshd gives every refusal the same
+   * answer ("open failed": forwarding disabled, no socket, no permission, nothing listening).
+   * A failed connection throws, classified.
+   */
+  async openStreamLocal(socketPath: string): Promise<ssh2.ClientChannel | { refused: string }> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.client_();
+      try {
+        return await new Promise<ssh2.ClientChannel>((resolve, reject) => {
+          client.openssh_forwardOutStreamLocal(socketPath, (err, ch) => (err ? reject(err) : resolve(ch)));
+        });
+      } catch (err) {
+        const msg = (err as Error)?.message ?? '';
+        if (/Not connected|No response from server/i.test(msg) && attempt === 0) {
+          if (this.client === client) {
+            this.client = undefined;
+            this.connecting = undefined;
+          }
+          continue;
+        }
+        if (/Channel open failure/i.test(msg)) return { refused: msg };
+        throw classifySshError(err, this.target.label);
+      }
+    }
+  }
+
   /** An SFTP session (it holds a MaxSessions slot until ended; the caller ends it). */
   async sftp(signal: AbortSignal): Promise<{ sftp: ssh2.SFTPWrapper; release: () => void }> {
     await this.sem.acquire(signal);

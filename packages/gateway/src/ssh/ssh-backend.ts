@@ -49,6 +49,8 @@ export interface SshBackendOptions {
   maxRecords?: number;
   /** Rows per yielded batch (default 512). */
   batchSize?: number;
+  /** The host's connection when another backend shares it (agent+ssh); closed by its owner, not here. */
+  connection?: () => SshConnection;
 }
 
 /** A walk summary; its `notes` say how the host was listed (e.g. the SFTP fallback). */
@@ -69,12 +71,14 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
 
   const connection = (): SshConnection => {
     // Resolved lazily: a bad identity file is this host's auth status, not a gateway crash.
-    conn ??= new SshConnection(
-      resolveTarget(cfg, { connectTimeoutMs: opts.connectTimeoutMs }),
-      logger,
-      opts.maxChannels,
-      opts.observer,
-    );
+    conn ??=
+      opts.connection?.() ??
+      new SshConnection(
+        resolveTarget(cfg, { connectTimeoutMs: opts.connectTimeoutMs }),
+        logger,
+        opts.maxChannels,
+        opts.observer,
+      );
     return conn;
   };
 
@@ -225,7 +229,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
       return { version: p.gnuFind ? `ssh (${p.findVersion})` : 'ssh (sftp)' };
     },
     close(): void {
-      conn?.close();
+      if (!opts.connection) conn?.close();
     },
     connectionsOpened(): number {
       return conn?.connectionsOpened() ?? 0;

@@ -1,6 +1,6 @@
 // list_hosts: the inventory as the selector sees it; with check=true, every host probed in
 // parallel for reachability and its agent's version.
-import { type HostStatus, renderAligned, type TableRow } from '@fleetls/core';
+import { type HostStatus, renderAligned, type TableRow, VIAS } from '@fleetls/core';
 import { Option } from 'commander';
 import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
@@ -21,7 +21,7 @@ const input = {
 
 const hostRowSchema = z.object({
   host: z.string(),
-  transport: z.enum(['agent', 'ssh', 'embedded']),
+  transport: z.enum(VIAS),
   address: z.string(),
   labels: z.record(z.string(), z.string()),
   groups: z.array(z.string()),
@@ -110,7 +110,8 @@ export const listHostsTool = defineTool({
     const rows = l.rows.map(hostRow);
     const table: TableRow[] = rows.map((r) => ({
       host: r.host,
-      transport: r.transport + (r.ssh_fallback ? '+ssh' : ''),
+      // `|ssh`: falls back to find over SSH (`agent+ssh` is the agent reached through SSH).
+      transport: r.transport + (r.ssh_fallback ? '|ssh' : ''),
       address: r.address,
       labels: Object.entries(r.labels)
         .map(([k, v]) => `${k}=${v}`)

@@ -1,0 +1,239 @@
+// The agent behind a host's sshd (`agent: "ssh:PATH"`): its gRPC spoken over a
+// direct-streamlocal@openssh.com channel of the host's pooled, host-key-verified ssh2
+// connection, the one the `find` fallback uses too.
+//
+// grpc-js always dials a socket itself (its connector has no public hook that takes a
+// stream), so a per-host local forwarder is that socket: a Unix socket in a private 0700
+// directory, each accepted connection carried by one channel. grpc-js keeps one HTTP/2
+// connection per channel, so one SSH channel carries every call; the extra local hop is a
+// kernel copy (bench/results/agent-ssh.md measures it). Plaintext gRPC inside SSH: the SSH
+// connection is the encryption and the host-key check; the bearer token still applies.
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  FleetError,
+  type HostBackend,
+  type Observer,
+  type Row,
+  type StatInfo,
+  type WalkRequest,
+  type WalkSummary,
+} from '@fleetls/core';
+import type { Logger } from 'pino';
+import { createAgentBackend } from './agent-client.js';
+import { resolveTarget, SshConnection } from './ssh/connection.js';
+import { createSshBackend } from './ssh/ssh-backend.js';
+import type { SshHostConfig } from './ssh/types.js';
+
+export interface AgentOverSshOptions {
+  /** The host's connection, shared with its `find` backend; made on first use, closed by this backend. */
+  connection: () => SshConnection;
+  /** The agent's socket on the host (absolute; checked by the inventory). */
+  socketPath: string;
+  tokenFile?: string;
+  connectTimeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * Asks the host, over an exec channel, why sshd would not connect the socket: sshd gives
+ * every refusal the same "open failed". Prints the verdict, the socket's `ls -ld` line,
+ * the login's user and groups.
+ */
+export function diagnoseCommand(socketPath: string): string {
+  const p = `'${socketPath}'`;
+  const listens = `command -v python3 >/dev/null 2>&1 && python3 -c 'import socket,sys
+s=socket.socket(socket.AF_UNIX)
+try: s.connect(sys.argv[1])
+except ConnectionRefusedError: print("stale"); sys.exit()
+except OSError: sys.exit()
+print("listening")' ${p}`;
+  return [
+    `if [ ! -e ${p} ]; then echo absent; elif [ ! -S ${p} ]; then echo notsocket;`,
+    `elif [ ! -w ${p} ]; then echo denied; else echo usable; fi;`,
+    `ls -ld -- ${p} 2>/dev/null || echo; id -un; id -Gn; ${listens} || true`,
+  ].join(' ');
+}
+
+/** The diagnosis's output → what to tell the operator (pure). */
+export function explainRefusal(socketPath: string, out: string): string {
+  const [verdict = '', ls = '', user = '?', groups = '', listening = ''] = out.split('\n');
+  const at = `agent socket ${socketPath}`;
+  switch (verdict.trim()) {
+    case 'absent':
+      return `${at}: no such socket visible to SSH user ${user} (is fleetls-agent running with listen: unix:${socketPath}, and its directory searchable?)`;
+    case 'notsocket':
+      return `${at}: exists but is not a socket`;
+    case 'denied': {
+      const [mode, , owner, group] = ls.trim() === '' ? [] : ls.trim().split(/\s+/);
+      const who = `SSH user ${user} (groups: ${groups.trim() || 'none'})`;
+      if (!group) return `${at}: ${who} may not connect to it: add ${user} to the socket's group`;
+      return `${at}: owned by ${owner}:${group} (${mode}), and ${who} may not connect to it: add ${user} to group ${group}`;
+    }
+    case 'usable':
+      if (listening.trim() === 'stale')
+        return `${at}: nothing listens on it (a stale socket: is fleetls-agent running?)`;
+      if (listening.trim() === 'listening') {
+        return `${at}: the agent listens, but sshd refuses stream forwarding: set AllowStreamLocalForwarding yes (or local) in sshd_config (DisableForwarding, and a key's restrict or no-port-forwarding, refuse it too)`;
+      }
+      return `${at}: SSH user ${user} may use it, yet sshd did not connect it: sshd refuses stream forwarding (AllowStreamLocalForwarding no, DisableForwarding, a key's restrict or no-port-forwarding), or nothing listens on the socket`;
+    default:
+      return `${at}: sshd did not open a stream to it (AllowStreamLocalForwarding no? no socket? no permission?)`;
+  }
+}
+
+export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBackend {
+  const { socketPath } = opts;
+  let conn: SshConnection | undefined;
+  const connection = (): SshConnection => {
+    conn ??= opts.connection();
+    return conn;
+  };
+  const log = opts.logger.child({ agentSocket: socketPath });
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-fwd-'));
+  const localPath = join(dir, 'agent.sock');
+  // Made anew after the forwarder could not carry a connection: a failed grpc-js channel
+  // keeps redialling in the background (every 5 s at most), each dial an SSH channel open.
+  let client: HostBackend | undefined;
+  let closed = false;
+  const agent = (): HostBackend => {
+    if (closed) throw new FleetError('unavailable', `agent socket ${socketPath}: backend closed`);
+    client ??= createAgentBackend(`unix:${localPath}`, {
+      tls: 'insecure',
+      tokenFile: opts.tokenFile,
+      // The SSH connect (its own connect timeout) comes first, inside the gRPC connect.
+      connectTimeoutMs: 2 * opts.connectTimeoutMs + 1000,
+      logger: log,
+    });
+    return client;
+  };
+  /** Why the last forwarded connection could not be carried; cleared when one is. */
+  let failure: { refused: string } | { error: FleetError } | undefined;
+  let explained: Promise<FleetError> | undefined;
+  let started: Promise<void> | undefined;
+
+  const carry = (local: net.Socket): void => {
+    local.on('error', () => {});
+    Promise.resolve()
+      .then(() => connection().openStreamLocal(socketPath))
+      .then(
+        (ch) => {
+          if ('refused' in ch) {
+            failure = ch;
+            local.destroy();
+            return;
+          }
+          failure = undefined;
+          explained = undefined;
+          ch.on('error', () => local.destroy());
+          ch.on('close', () => local.destroy());
+          local.on('close', () => ch.close());
+          local.pipe(ch).pipe(local);
+          local.resume();
+        },
+        (err) => {
+          failure = { error: FleetError.from(err, 'unavailable') };
+          local.destroy();
+        },
+      );
+  };
+
+  const server = net.createServer({ pauseOnConnect: true }, carry);
+  const start = (): Promise<void> => {
+    started ??= new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(localPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return started;
+  };
+
+  /** The agent's failure, explained when the forwarder knows why the stream was not carried. */
+  const translate = async (err: unknown, signal: AbortSignal): Promise<FleetError> => {
+    const fe = FleetError.from(err);
+    if (fe.code !== 'unavailable' || !failure || signal.aborted) return fe;
+    client?.close();
+    client = undefined;
+    if ('error' in failure) return failure.error;
+    const refused = failure.refused;
+    explained ??= connection()
+      .exec(diagnoseCommand(socketPath), signal)
+      .then(
+        (r) => explainRefusal(socketPath, r.stdout.toString('utf8')),
+        () => explainRefusal(socketPath, ''),
+      )
+      .then((msg) => {
+        log.warn({ refused, reason: msg }, 'agent socket not reachable through SSH');
+        return new FleetError('unavailable', `${connection().target.label}: ${msg}`, { cause: err });
+      });
+    return explained;
+  };
+
+  async function* walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    await start();
+    try {
+      return yield* agent().walk(req, signal);
+    } catch (err) {
+      throw await translate(err, signal);
+    }
+  }
+
+  const unary = async <T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> => {
+    await start();
+    try {
+      return await run();
+    } catch (err) {
+      throw await translate(err, signal);
+    }
+  };
+
+  return {
+    via: 'agent+ssh',
+    walk,
+    stat: (path: string, follow: boolean, signal: AbortSignal): Promise<StatInfo> =>
+      unary(() => agent().stat(path, follow, signal), signal),
+    probe: (signal: AbortSignal) => unary(() => agent().probe(signal), signal),
+    close() {
+      if (closed) return;
+      closed = true;
+      client?.close();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+      conn?.close();
+    },
+  };
+}
+
+/**
+ * A host's agent+ssh backend and its `find` backend over one lazily made SSH connection
+ * (a bad identity file is then this host's auth status, not a gateway crash).
+ */
+export function createAgentSshPair(
+  cfg: SshHostConfig,
+  socketPath: string,
+  opts: { tokenFile?: string; connectTimeoutMs: number; logger: Logger; observer?: Observer },
+): { agent: HostBackend; find: HostBackend } {
+  let conn: SshConnection | undefined;
+  const connection = (): SshConnection => {
+    conn ??= new SshConnection(
+      resolveTarget({ ...cfg, connectTimeoutMs: cfg.connectTimeoutMs ?? opts.connectTimeoutMs }),
+      opts.logger.child({ host: cfg.host, via: 'agent+ssh' }),
+      undefined,
+      opts.observer,
+    );
+    return conn;
+  };
+  return {
+    agent: createAgentOverSshBackend({ ...opts, connection, socketPath }),
+    find: createSshBackend(cfg, {
+      logger: opts.logger,
+      connectTimeoutMs: opts.connectTimeoutMs,
+      observer: opts.observer,
+      connection,
+    }),
+  };
+}
