@@ -28,6 +28,9 @@ describe('Fleet gRPC API over mTLS', () => {
       ssh: () => {
         throw new Error('not asked');
       },
+      agentOverSsh: () => {
+        throw new Error('not asked');
+      },
     },
   });
 
