@@ -76,7 +76,7 @@ describe('encodeCursor / decodeCursor', () => {
     for (const offset of [0, 1, 200, 999_999, Number.MAX_SAFE_INTEGER]) {
       const c = encodeCursor(offset, fp);
       assert.match(c, /^[A-Za-z0-9_-]+$/);
-      assert.equal(decodeCursor(c, fp), offset);
+      assert.deepEqual(decodeCursor(c, fp), { offset });
     }
   });
 
@@ -110,6 +110,14 @@ describe('encodeCursor / decodeCursor', () => {
   it('refuses to encode a bad offset', () => {
     assert.throws(() => encodeCursor(-1, fp), RangeError);
     assert.throws(() => encodeCursor(1.5, fp), RangeError);
+    assert.throws(() => encodeCursor(1, fp, 'not-hex'), RangeError);
+  });
+
+  it('carries a snapshot handle when one was kept', () => {
+    const fp = queryFingerprint({ path: '/srv' });
+    const c = encodeCursor(300, fp, '0123456789abcdef');
+    assert.deepEqual(decodeCursor(c, fp), { offset: 300, snapshot: '0123456789abcdef' });
+    assert.throws(() => decodeCursor(c, queryFingerprint({ path: '/var' })), invalidCursor);
   });
 });
 

@@ -1,6 +1,7 @@
 // Page cursors: the offset into a merged list plus a fingerprint of the query that shaped
-// it, so a cursor is refused when the query changed. They hold no host state, so they stay
-// valid across gateway processes and whichever hosts answer. Pure JS (no node:crypto):
+// it, so a cursor is refused when the query changed, and optionally the handle of a
+// gateway's short-lived snapshot of that list. The offset alone is enough to go on, so a
+// cursor stays valid across gateway processes (which re-rank where the snapshot is gone). Pure JS (no node:crypto):
 // the fingerprint detects mistakes, it is not a security boundary.
 import { invalidArgument } from './errors.js';
 import type { ResumeRow } from './types.js';
@@ -42,25 +43,35 @@ export function queryFingerprint(parts: unknown): string {
   return fnv1a64(Buffer.from(stable(parts), 'utf8'));
 }
 
-/** An opaque cursor for the row at `offset` of the list `fingerprint` names. */
-export function encodeCursor(offset: number, fingerprint: string): string {
-  if (!Number.isSafeInteger(offset) || offset < 0)
-    throw new RangeError(`cursor offset must be a safe integer ≥ 0, got ${offset}`);
-  return Buffer.from(`${CURSOR_VERSION}:${offset}:${fingerprint}`, 'utf8').toString('base64url');
+/** Where a page cursor goes on: a row of the merged list, and the snapshot of it that was kept, if any. */
+export interface PageCursor {
+  offset: number;
+  /** A gateway's short-lived snapshot of the ranking (16 hex digits); absent on a first page's cursor. */
+  snapshot?: string;
 }
 
-/** The offset a cursor points at; invalid_argument on garbage or on a cursor of another query. */
-export function decodeCursor(cursor: string, fingerprint: string): number {
+/** An opaque cursor for the row at `offset` of the list `fingerprint` names. */
+export function encodeCursor(offset: number, fingerprint: string, snapshot?: string): string {
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new RangeError(`cursor offset must be a safe integer ≥ 0, got ${offset}`);
+  if (snapshot !== undefined && !/^[0-9a-f]{16}$/.test(snapshot))
+    throw new RangeError('cursor snapshot must be 16 hex digits');
+  const tail = snapshot === undefined ? '' : `:${snapshot}`;
+  return Buffer.from(`${CURSOR_VERSION}:${offset}:${fingerprint}${tail}`, 'utf8').toString('base64url');
+}
+
+/** The position a cursor points at; invalid_argument on garbage or on a cursor of another query. */
+export function decodeCursor(cursor: string, fingerprint: string): PageCursor {
   const bad = () => invalidArgument('cursor is not valid for this query; start again without cursor');
   if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) throw bad();
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
   const buf = Buffer.from(cursor, 'base64url');
   if (buf.toString('base64url') !== cursor) throw bad();
-  const m = /^(\d+):(\d{1,16}):([0-9a-f]{16})$/.exec(buf.toString('latin1'));
+  const m = /^(\d+):(\d{1,16}):([0-9a-f]{16})(?::([0-9a-f]{16}))?$/.exec(buf.toString('latin1'));
   if (!m || m[1] !== CURSOR_VERSION || m[3] !== fingerprint) throw bad();
   const offset = Number(m[2]);
   if (!Number.isSafeInteger(offset)) throw bad();
-  return offset;
+  return m[4] === undefined ? { offset } : { offset, snapshot: m[4] };
 }
 
 // ---- tree cursors ----

@@ -8,6 +8,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { Logger } from 'pino';
 import type { Fleet } from './fleet-types.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
+import { PageStore } from './tools/page-store.js';
 import { TOOLS } from './tools/registry.js';
 import { runTool } from './tools/run-tool.js';
 import { argsObject } from './tools/schemas.js';
@@ -20,6 +21,8 @@ export interface McpServerDeps {
   fleet: Fleet;
   logger: Logger;
   options?: Partial<GatewayOptions>;
+  /** Rankings kept for list_files pages; share one between the servers of one process (HTTP makes one per request). */
+  pages?: PageStore;
   /** How often progress is sent while hosts walk (default 5 s). */
   progressIntervalMs?: number;
   /** Who is calling, for the audit line: `stdio` (default), `http:bearer`, `http:loopback`. */
@@ -41,6 +44,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function createMcpServer(deps: McpServerDeps): McpServer {
   const options = resolveGatewayOptions(deps.options);
+  const pages = deps.pages ?? new PageStore();
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
@@ -85,6 +89,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
       options,
       signal: extra.signal,
       onProgress,
+      pages,
       audit: { logger: deps.logger, caller: deps.caller ?? 'stdio' },
     };
     try {

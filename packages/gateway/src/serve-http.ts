@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
+import { PageStore } from './tools/page-store.js';
 
 export const MCP_PATH = '/mcp';
 /** Largest request body accepted (tool calls are small). */
@@ -85,6 +86,8 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const wanted = token === undefined ? undefined : digest(token);
   const loopbackBound = isLoopback(deps.host);
   const log = deps.logger.child({ transport: 'http' });
+  // One MCP server per request (stateless transport), one store of kept rankings for them all.
+  const pages = deps.pages ?? new PageStore();
   if (!token) log.warn('no bearer token: any local process may call the tools');
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -134,7 +137,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
       return jsonError(res, 400, `bad request body: ${fe.message}`);
     }
-    const server = createMcpServer({ ...deps, caller: wanted ? 'http:bearer' : 'http:loopback' });
+    const server = createMcpServer({ ...deps, pages, caller: wanted ? 'http:bearer' : 'http:loopback' });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

@@ -182,7 +182,7 @@ export const diffDirectoryTool = defineTool({
     let start = 0;
     if (a.cursor !== undefined) {
       try {
-        start = decodeCursor(a.cursor, fingerprint);
+        start = decodeCursor(a.cursor, fingerprint).offset;
       } catch {
         throw invalidArgument(
           'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth, compare and max_items_per_dir as on the first page',

@@ -132,7 +132,7 @@ export const diskUsageTool = defineTool({
     let start = 0;
     if (a.cursor !== undefined) {
       try {
-        start = decodeCursor(a.cursor, fingerprint);
+        start = decodeCursor(a.cursor, fingerprint).offset;
       } catch {
         throw invalidArgument(
           'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth, top_n and one_file_system as on the first page',

@@ -12,6 +12,7 @@ import {
   FleetError,
   humanSize,
   invalidArgument,
+  type PageCursor,
   queryFingerprint,
   renderTsv,
   resolveWalkRequest,
@@ -34,6 +35,7 @@ import {
   walkDeadlineMs,
   walkHosts,
 } from './host-walks.js';
+import { SNAPSHOT_ROWS } from './page-store.js';
 import {
   failureLines,
   hostStatusJson,
@@ -126,6 +128,10 @@ interface Plan {
   fingerprint: string;
   /** Index of the page's first row in the merged ranking. */
   start: number;
+  /** The kept ranking the cursor names, if any. */
+  snapshot?: string;
+  /** Keep the ranking this page makes, for the pages after it. */
+  keep: boolean;
   limit: number;
   cap: number;
   type: FileType;
@@ -167,17 +173,17 @@ function itemJson(host: string | undefined, e: Entry): FileItem {
 }
 
 /** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
-function pageStart(cursor: string, fingerprint: string): number {
-  let offset: number;
+function pageStart(cursor: string, fingerprint: string): PageCursor {
+  let pos: PageCursor;
   try {
-    offset = decodeCursor(cursor, fingerprint);
+    pos = decodeCursor(cursor, fingerprint);
   } catch {
     throw invalidArgument(
       'cursor is not valid for this query: pass next_cursor unchanged, with host, path, order_by, sort, top_n, max_depth, pattern, type and the filters as on the first page',
     );
   }
-  if (offset > START_INDEX.max) throw invalidArgument(`cursor position must be from 0 to ${START_INDEX.max}`);
-  return offset;
+  if (pos.offset >= SNAPSHOT_ROWS) throw invalidArgument(`cursor position must be from 0 to ${SNAPSHOT_ROWS - 1}`);
+  return pos;
 }
 
 /** "Showing 1-200 of 5000 files", or why nothing is shown. */
@@ -218,8 +224,8 @@ export const listFilesTool = defineTool({
       type: a.type,
       ...filterFingerprint(a),
     });
-    const start = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : a.start_index;
-    const cap = a.top_n ?? Number.POSITIVE_INFINITY;
+    const pos = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : { offset: a.start_index };
+    const cap = Math.min(a.top_n ?? SNAPSHOT_ROWS, SNAPSHOT_ROWS);
     if (a.pattern !== '') {
       try {
         compileGlob(a.pattern);
@@ -233,34 +239,67 @@ export const listFilesTool = defineTool({
       maxDepth: a.max_depth + 1,
       order: a.order_by,
       direction: a.sort,
-      topN: Math.max(1, Math.min(cap, start + a.limit)),
+      topN: Math.max(1, Math.min(cap, pos.offset + a.limit)),
       offset: 0,
       include: a.pattern === '' ? [] : [a.pattern],
       types: TYPES[a.type],
       deadlineMs: walkDeadlineMs(ctx.options),
       filter: planFilter(a, Date.now()),
     });
-    return { hosts, req, fingerprint, start, limit: a.limit, cap, type: a.type, pattern: a.pattern };
+    // A caller who follows a cursor pages on: rank the whole listing once and keep it.
+    const following = a.cursor !== undefined && ctx.pages !== undefined;
+    return {
+      hosts,
+      req: following ? { ...req, topN: cap } : req,
+      fingerprint,
+      start: pos.offset,
+      snapshot: following ? pos.snapshot : undefined,
+      keep: following,
+      limit: a.limit,
+      cap,
+      type: a.type,
+      pattern: a.pattern,
+    };
   },
 
   async collect(p: Plan, ctx): Promise<FileListing> {
-    const results = await walkHosts(ctx, p.hosts, p.req);
-    // Only the rows up to the end of this page are merged.
-    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, undefined, p.start + p.limit);
-    const total = Math.min(p.cap, found);
+    let ranking = p.snapshot !== undefined ? ctx.pages?.get(p.snapshot, p.fingerprint) : undefined;
+    let handle = ranking ? p.snapshot : undefined;
+    if (!ranking) {
+      const results = await walkHosts(ctx, p.hosts, p.req);
+      // Only the rows up to the end of this page (or of the kept ranking) are merged.
+      const { merged, found, truncations, notes } = mergeRankedWalks(
+        results,
+        p.req,
+        undefined,
+        p.keep ? p.cap : p.start + p.limit,
+      );
+      ranking = {
+        fingerprint: p.fingerprint,
+        rows: merged.slice(0, p.cap),
+        found,
+        truncations,
+        notes,
+        hosts: results.map((r) => r.status),
+      };
+      if (p.keep && ranking.hosts.some((h) => h.status === 'ok')) handle = ctx.pages?.put(ranking);
+    }
+    const total = Math.min(p.cap, ranking.found);
+    const rows = ranking.rows;
     return {
       path: p.req.path,
       multi: p.hosts.length > 1,
       type: p.type,
       pattern: p.pattern,
-      rows: merged.slice(p.start, Math.min(p.start + p.limit, total)),
+      rows: rows.slice(p.start, Math.min(p.start + p.limit, total)),
       start: p.start,
       total,
-      found,
-      truncations,
-      notes,
-      hosts: results.map((r) => r.status),
-      cursorAfter: (shown) => (p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint) : undefined),
+      found: ranking.found,
+      truncations: ranking.truncations,
+      notes: ranking.notes,
+      hosts: ranking.hosts,
+      cursorAfter: (shown) =>
+        p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint, handle) : undefined,
     };
   },
 

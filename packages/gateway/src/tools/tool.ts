@@ -9,6 +9,7 @@ import type { Style } from '../cli/format.js';
 import type { Fleet } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
 import type { ToolAudit } from './audit.js';
+import type { PageStore } from './page-store.js';
 
 export interface ToolContext {
   fleet: Fleet;
@@ -16,6 +17,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** When the call must be done (performance.now() time); runTool sets it from options.callDeadlineMs. */
   deadlineAt?: number;
+  /** Rankings kept for the pages that follow (a serving face has one; a one-shot CLI run has none). */
+  pages?: PageStore;
   /** Once per answered host. */
   onProgress?: (done: number, total: number, status: HostStatus) => void;
   /** Where the call's audit line goes, and who called (audit.ts). */

@@ -4,6 +4,7 @@ import { FleetError } from '@fleetls/core';
 import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, link, MemoryBackend } from '../testing/fake-fleet.js';
 import { listDirectories, listDirectory, listFiles, listHosts, statPaths } from '../testing/tool-calls.js';
+import { PageStore } from './page-store.js';
 import type { ToolContext } from './tool.js';
 
 function ctx(
@@ -359,4 +360,57 @@ test("a walk's own deadline is within the call's: a host asked late gets what is
   await listDirectory({ ...ctx(f), deadlineAt: performance.now() + 2000 }, { host: 'alpha', path: '/srv' });
   const tree = b.requests.at(-1)?.deadlineMs ?? Number.POSITIVE_INFINITY;
   assert.ok(tree <= 1600, `tree walk deadline ${tree} ms`);
+});
+
+test('list_files pages that follow a cursor do not re-rank: two ranked walks per host in all, every row once', async () => {
+  const mk = (prefix: string, n: number) => {
+    const c: Record<string, ReturnType<typeof file>> = {};
+    for (let i = 0; i < n; i++) c[`${prefix}${i}`] = file(i * 7 + prefix.length);
+    return new MemoryBackend(dir({ r: dir(c) }), { batch: 3 });
+  };
+  const backends = { h1: mk('a', 230), h2: mk('bb', 170), h3: mk('ccc', 110) };
+  const f = new FakeFleet(backends);
+  let clock = 0;
+  const pages = new PageStore(() => clock);
+  const withStore = (): ToolContext => ({ ...ctx(f), pages });
+  const args = { host: 'all', path: '/r', order_by: 'size', limit: 40 } as const;
+  const whole = await listFiles(ctx(f, { maxAnswerBytes: 1 << 22 }), { ...args, limit: 5000 });
+  assert.equal(whole.structured.count, 510);
+  const walksBefore = Object.values(backends).map((b) => b.requests.length);
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let n = 0;
+  do {
+    const page = await listFiles(withStore(), { ...args, ...(cursor ? { cursor } : {}) });
+    for (const i of page.structured.items) seen.push(`${i.host}:${i.path}`);
+    cursor = page.structured.next_cursor;
+    n++;
+  } while (cursor !== undefined);
+  assert.equal(n, 13);
+  assert.deepEqual(
+    seen,
+    whole.structured.items.map((i) => `${i.host}:${i.path}`),
+  );
+  // The first page ranks its 40 rows; the second ranks the whole listing once; the rest are slices of it.
+  const walks = Object.values(backends).map((b, i) => b.requests.length - walksBefore[i]);
+  assert.deepEqual(walks, [2, 2, 2]);
+  assert.deepEqual(
+    backends.h1.requests.slice(-2).map((r) => r.topN),
+    [40, 100_000],
+  );
+  assert.equal(pages.size, 1);
+
+  // Kept rankings expire; a cursor still goes on from its row (ranked again), and a changed query is refused.
+  const first = await listFiles(withStore(), args);
+  const second = await listFiles(withStore(), { ...args, cursor: first.structured.next_cursor });
+  clock += 11 * 60_000;
+  const third = await listFiles(withStore(), { ...args, cursor: second.structured.next_cursor });
+  assert.deepEqual(
+    third.structured.items.map((i) => `${i.host}:${i.path}`),
+    seen.slice(80, 120),
+  );
+  await assert.rejects(
+    listFiles(withStore(), { ...args, sort: 'descending', cursor: second.structured.next_cursor }),
+    /cursor is not valid for this query/,
+  );
 });

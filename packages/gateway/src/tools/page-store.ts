@@ -1,0 +1,62 @@
+// Pages that do not re-rank: when a list_files caller follows a cursor, the gateway ranks
+// the whole listing once (up to SNAPSHOT_ROWS) and keeps that merged ranking for a few
+// minutes behind a random handle in the cursor; the pages after it are slices of it.
+//
+// Why here, not on the agents: an agent-held snapshot needs a wire change on both paths
+// (agents, and SSH hosts whose walk runs in the gateway anyway); a gateway-held one serves
+// agent and SSH hosts alike. The cursor also carries the offset, so a gateway that lacks
+// the snapshot (expired, evicted, another process behind a balancer, the CLI) ranks again
+// and goes on from the same row: the handle is an optimisation, never needed for
+// correctness. Memory is bounded: at most SNAPSHOTS snapshots of at most SNAPSHOT_ROWS rows.
+import { randomBytes } from 'node:crypto';
+import type { HostStatus } from '@fleetls/core';
+import type { HostEntry, HostNote, HostTruncation } from './host-walks.js';
+
+/** Rows one snapshot holds: the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN). */
+export const SNAPSHOT_ROWS = 100_000;
+const SNAPSHOTS = 8;
+const TTL_MS = 10 * 60_000;
+
+export interface RankingSnapshot {
+  fingerprint: string;
+  /** The merged ranking from its first row, top_n applied. */
+  rows: HostEntry[];
+  found: number;
+  truncations: HostTruncation[];
+  notes: HostNote[];
+  hosts: HostStatus[];
+}
+
+export class PageStore {
+  private readonly kept = new Map<string, { snapshot: RankingSnapshot; expires: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Keeps a snapshot and returns its handle; the oldest goes when the store is full. */
+  put(snapshot: RankingSnapshot): string {
+    this.sweep();
+    while (this.kept.size >= SNAPSHOTS) {
+      const oldest = this.kept.keys().next().value as string;
+      this.kept.delete(oldest);
+    }
+    const id = randomBytes(8).toString('hex');
+    this.kept.set(id, { snapshot, expires: this.now() + TTL_MS });
+    return id;
+  }
+
+  /** The snapshot behind a handle, if it is still kept and was made for this query. */
+  get(id: string, fingerprint: string): RankingSnapshot | undefined {
+    this.sweep();
+    const k = this.kept.get(id);
+    return k && k.snapshot.fingerprint === fingerprint ? k.snapshot : undefined;
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+
+  private sweep(): void {
+    const t = this.now();
+    for (const [id, k] of this.kept) if (k.expires <= t) this.kept.delete(id);
+  }
+}
