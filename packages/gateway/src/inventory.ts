@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { FleetError } from '@fleetls/core';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
 import type { SshHostConfig } from './ssh/types.js';
 
 export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
@@ -78,15 +79,22 @@ export function loadInventory(loc: InventoryLocation & { home?: string }): Inven
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
     throw new FleetError('invalid_argument', `inventory ${file}: cannot read it (${why})`, { cause: err });
   }
-  return parseInventory(text, { source: file, home: loc.home });
+  const format = inventoryFormat(text, file);
+  if (format === 'fleetls') return parseInventory(text, { source: file, home: loc.home });
+  return parseAnsibleInventory(text, format, { source: file, home: loc.home });
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-class Problems {
+/** Every problem of an inventory, each with its place (key path or file:line). */
+export class Problems {
   readonly list: string[] = [];
   add(path: string, message: string): void {
     this.list.push(path ? `${path}: ${message}` : message);
+  }
+  /** The error for a file refused as a whole. */
+  refuse(source: string, message: string): FleetError {
+    return new FleetError('invalid_argument', `inventory ${source}: ${message}`);
   }
 }
 
@@ -311,7 +319,8 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
   return inv;
 }
 
-function fail(source: string, p: Problems): never {
+/** One error listing every problem. */
+export function fail(source: string, p: Problems): never {
   const n = p.list.length;
   throw new FleetError(
     'invalid_argument',
