@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseAgentConfig } from '@fleetls/agent';
+import { parseInventory } from '@fleetls/gateway';
 import { REPO_ROOT } from './helpers/agent-process.js';
 import { containersOf, kustomize, type Manifest } from './helpers/kustomize.js';
 
@@ -81,6 +82,22 @@ describe('deploy/kubernetes base', () => {
     assert.deepEqual(config.allow, ['/var/log']);
     assert.equal(config.port, agent.ports[0].containerPort);
     assert.deepEqual(agent.args, ['--config', '/etc/fleetls/agent.yaml']);
+  });
+
+  it("the gateways' inventory finds the agents through the headless Service, with the mounted certificates", () => {
+    const dep = byKind(docs, 'Deployment', 'fleetls-gateway');
+    const [gw] = podSpec(dep).containers;
+    const at = gw.args.indexOf('--inventory');
+    const path = gw.args[at + 1];
+    const config = byKind(docs, 'ConfigMap', 'fleetls-gateway');
+    const inv = parseInventory(config.data['fleetls.yaml'], { source: path });
+    const svc = byKind(docs, 'Service', 'fleetls-agent');
+    assert.deepEqual(inv.kubernetes, {
+      service: `${svc.metadata.name}.${svc.metadata.namespace}.svc.cluster.local`,
+      port: svc.spec.ports[0].port,
+    });
+    const tlsMount = gw.volumeMounts.find((m: Obj) => m.name === 'agent-tls').mountPath;
+    assert.ok(typeof inv.agentTls === 'object' && inv.agentTls.ca.startsWith(`${tlsMount}/`));
   });
 
   it('the headless Service selects the agents on their gRPC port', () => {

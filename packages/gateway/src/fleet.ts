@@ -16,6 +16,7 @@ import {
 import type { Logger } from 'pino';
 import type { Fleet, FleetHost } from './fleet-types.js';
 import { type Inventory, type InventoryHost, LOCALHOST, loadInventory } from './inventory.js';
+import { discoverKubernetesAgents, type Resolver } from './inventory-kubernetes.js';
 import { observeBackend } from './metrics/observe-backend.js';
 import { selectHosts } from './selector.js';
 import type { SshHostConfig } from './ssh/types.js';
@@ -32,6 +33,8 @@ export interface LoadFleetOptions {
   factories?: Partial<BackendFactories>;
   /** Where walks, host outcomes and SSH connections are reported (metrics). */
   observer?: Observer;
+  /** DNS for an inventory's `kubernetes:` agents; tests replace it. */
+  resolver?: Resolver;
 }
 
 export interface BackendFactories {
@@ -119,9 +122,17 @@ function fleetHost(h: InventoryHost): FleetHost {
 
 /** Loads the inventory that applies and builds the fleet over it. */
 export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
-  const inventory = loadInventory({ inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd });
+  const loaded = loadInventory({ inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd });
+  const inventory = loaded?.kubernetes ? await withKubernetesAgents(loaded, opts.resolver) : loaded;
   const factories = { ...(await defaultFactories(inventory)), ...opts.factories };
   return createFleet(inventory, { ...opts, factories });
+}
+
+/** The inventory with the DaemonSet's agents added (a host the file names too keeps the file's settings). */
+async function withKubernetesAgents(inv: Inventory, resolver?: Resolver): Promise<Inventory> {
+  const named = new Set(inv.hosts.map((h) => h.name));
+  const found = await discoverKubernetesAgents(inv.kubernetes!, resolver);
+  return { ...inv, hosts: [...inv.hosts, ...found.filter((h) => !named.has(h.name))] };
 }
 
 /** The fleet of an inventory (undefined = localhost only, embedded), over the given backend factories. */

@@ -121,7 +121,7 @@ defaults: { concurrency: 0, deadline_ms: fast, retries: 3 }
 extra: 1
 `);
     const expected = [
-      'extra: unknown key (expected one of: hosts, groups, agent_tls, agent_token_file, defaults)',
+      'extra: unknown key (expected one of: hosts, groups, agent_tls, agent_token_file, defaults, kubernetes)',
       'hosts.web-1.agent: expected "host:port" or "ssh:/path/to/agent.sock", got "x"',
       'hosts.web-1.labels.role: expected a string, got a list',
       'hosts.bad name: host names use only letters, digits, ".", "_" and "-"',
@@ -149,7 +149,11 @@ extra: 1
   const table: [string, string, string[]][] = [
     ['empty file', '', ['the inventory is empty (expected a mapping with `hosts`)']],
     ['a list', '- a\n- b\n', ['expected a mapping with `hosts`, got a list']],
-    ['no hosts', 'groups: {}\n', ['hosts: required: a mapping of host names to { agent, ssh, labels }']],
+    [
+      'no hosts',
+      'groups: {}\n',
+      ['hosts: required (or `kubernetes`): a mapping of host names to { agent, ssh, labels }'],
+    ],
     ['hosts a list', 'hosts: [a]\n', ['hosts: expected a mapping of host names, got a list']],
     [
       'agent without agent_tls',

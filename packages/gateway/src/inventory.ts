@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { FleetError } from '@fleetls/core';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
+import type { KubernetesAgents } from './inventory-kubernetes.js';
 import type { SshHostConfig } from './ssh/types.js';
 
 export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
@@ -45,6 +46,8 @@ export interface Inventory {
   agentTls?: AgentTls;
   agentTokenFile?: string;
   defaults: InventoryDefaults;
+  /** Agents of a DaemonSet, found through their headless Service at load (inventory-kubernetes.ts). */
+  kubernetes?: KubernetesAgents;
 }
 
 export interface InventoryLocation {
@@ -149,7 +152,8 @@ export function resolveFilePath(p: string, baseDir: string, home: string = homed
   return isAbsolute(p) ? p : resolve(baseDir, p);
 }
 
-const TOP_KEYS = ['hosts', 'groups', 'agent_tls', 'agent_token_file', 'defaults'] as const;
+const TOP_KEYS = ['hosts', 'groups', 'agent_tls', 'agent_token_file', 'defaults', 'kubernetes'] as const;
+const KUBERNETES_KEYS = ['service', 'port'] as const;
 const HOST_KEYS = ['agent', 'ssh', 'labels'] as const;
 const SSH_KEYS = [
   'host',
@@ -206,8 +210,11 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
 
   // hosts
   const hosts = root.hosts;
-  if (hosts === undefined) p.add('hosts', 'required: a mapping of host names to { agent, ssh, labels }');
-  else if (!isObject(hosts)) p.add('hosts', `expected a mapping of host names, got ${describe(hosts)}`);
+  if (root.kubernetes !== undefined) inv.kubernetes = parseKubernetes(p, root.kubernetes);
+  if (hosts === undefined) {
+    if (!inv.kubernetes)
+      p.add('hosts', 'required (or `kubernetes`): a mapping of host names to { agent, ssh, labels }');
+  } else if (!isObject(hosts)) p.add('hosts', `expected a mapping of host names, got ${describe(hosts)}`);
   else {
     for (const [name, spec] of Object.entries(hosts)) {
       const at = keyPath('hosts', name);
@@ -342,6 +349,25 @@ function findNonScalarKey(node: unknown, path = ''): string | undefined {
     }
   }
   return undefined;
+}
+
+function parseKubernetes(p: Problems, v: Json): KubernetesAgents | undefined {
+  if (!isObject(v)) {
+    p.add('kubernetes', `expected { service, port }, got ${describe(v)}`);
+    return undefined;
+  }
+  unknownKeys(p, 'kubernetes', v, KUBERNETES_KEYS);
+  const { service, port } = v;
+  let ok = true;
+  if (typeof service !== 'string' || !/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?$/.test(service)) {
+    p.add('kubernetes.service', `expected the headless Service's DNS name, got ${describe(service ?? null)}`);
+    ok = false;
+  }
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
+    p.add('kubernetes.port', `expected an integer in 1..65535, got ${describe(port ?? null)}`);
+    ok = false;
+  }
+  return ok ? { service: service as string, port: port as number } : undefined;
 }
 
 function parseLabels(p: Problems, at: string, v: Json): Record<string, string> {
