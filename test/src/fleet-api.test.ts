@@ -2,12 +2,18 @@
 // an SSH-only host (a real sshd) and an agent address where nothing listens, called by a
 // plain @grpc/grpc-js client that knows the contract only through server reflection: it
 // lists the hosts and walks a selector, and gets the same rows as the MCP tools for the
-// same arguments over the HTTP port.
+// same arguments over the HTTP port. Connect and gRPC-Web clients on the HTTP port (as a
+// browser calls it) get the same answers, and only allowed browser origins may call.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { type DescMethod, toBinary } from '@bufbuild/protobuf';
+import { createClient } from '@connectrpc/connect';
+import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { displayPath } from '@fleetls/core';
+import { fleetServiceDescriptor } from '@fleetls/gateway';
+import { loadFleetContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -18,6 +24,7 @@ import { type Sshd, startSshd } from './helpers/sshd.js';
 
 const TOKEN = 'fleet-api-e2e-token-0123456789';
 const SELECTOR = 'agent-1,agent-2,ssh-only,dead';
+const DASHBOARD_ORIGIN = 'http://dash.example:8080';
 
 type Unary = (req: object, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: never) => void) => void;
 interface WireRow {
@@ -47,6 +54,7 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
   let fleet: grpc.Client & Record<string, Unary>;
   let services: string[];
   let tree: string;
+  let httpBase: string;
   const md = new grpc.Metadata();
   md.set('authorization', `Bearer ${TOKEN}`);
 
@@ -74,12 +82,13 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
         '',
       ].join('\n'),
     );
-    gw = startGateway(['--http', '127.0.0.1:0', '--grpc', '127.0.0.1:0'], {
+    gw = startGateway(['--http', '127.0.0.1:0', '--grpc', '127.0.0.1:0', '--cors-origin', DASHBOARD_ORIGIN], {
       FLEETLS_INVENTORY: inventory,
       FLEETLS_TOKEN: TOKEN,
     });
     grpcAddress = await gw.waitFor(/Fleet API \(gRPC\) at (\S+)/);
     const mcpUrl = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
+    httpBase = mcpUrl.replace(/\/mcp$/, '');
     mcp = new Client({ name: 'fleetls-fleet-api-e2e', version: '1.0.0' });
     await mcp.connect(
       new StreamableHTTPClientTransport(new URL(mcpUrl), {
@@ -225,5 +234,81 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
       assert.equal(e.code, grpc.status.UNAUTHENTICATED);
       return true;
     });
+  });
+
+  it('answers a Connect and a gRPC-Web client on the HTTP port exactly as over gRPC', async () => {
+    const desc = fleetServiceDescriptor();
+    const method = desc.methods.find((m) => m.name === 'ListDirectory') as DescMethod;
+    const codec = (
+      loadFleetContract().packageDefinition['fleetls.v1.Fleet'] as unknown as Record<
+        string,
+        { responseDeserialize(b: Buffer): unknown }
+      >
+    ).ListDirectory;
+    // Hosts answer in their own time: the one field that may differ between two calls.
+    const untimed = (r: unknown) => {
+      const o = r as { hosts: { elapsedMs: number }[] };
+      return { ...o, hosts: o.hosts.map((h) => ({ ...h, elapsedMs: 0 })) };
+    };
+    const viaGrpc = untimed(await call('ListDirectory', { host: SELECTOR, path: tree, depth: 2, maxItemsPerDir: 5 }));
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    for (const transport of [
+      createConnectTransport({ baseUrl: httpBase, httpVersion: '1.1' }),
+      createConnectTransport({ baseUrl: httpBase, httpVersion: '1.1', useBinaryFormat: true }),
+      createGrpcWebTransport({ baseUrl: httpBase, httpVersion: '1.1' }),
+    ]) {
+      const client = createClient(desc, transport) as unknown as Record<
+        string,
+        (req: object, opts: object) => Promise<never>
+      >;
+      const res = await client.listDirectory({ host: SELECTOR, path: tree, depth: 2, maxItemsPerDir: 5 }, { headers });
+      // Read back with the gRPC side's own codec: the same message, field for field.
+      assert.deepEqual(untimed(codec.responseDeserialize(Buffer.from(toBinary(method.output, res)))), viaGrpc);
+      await assert.rejects(
+        client.listDirectory({ host: 'agent-1', path: tree, depth: 11 }, { headers }),
+        (e: Error & { code: number; rawMessage: string }) => {
+          assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
+          assert.equal(e.rawMessage, 'depth must be an integer from 1 to 10');
+          return true;
+        },
+      );
+      await assert.rejects(client.listHosts({}, {}), (e: Error & { code: number }) => {
+        assert.equal(e.code, grpc.status.UNAUTHENTICATED);
+        return true;
+      });
+    }
+  });
+
+  it('lets an allowed browser origin call the Fleet API over HTTP (CORS), and refuses others', async () => {
+    const url = `${httpBase}/fleetls.v1.Fleet/ListHosts`;
+    const preflight = await fetch(url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: DASHBOARD_ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), DASHBOARD_ORIGIN);
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
+    const post = (origin: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: '{}',
+      });
+    const ok = await post(DASHBOARD_ORIGIN);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('access-control-allow-origin'), DASHBOARD_ORIGIN);
+    const body = (await ok.json()) as { hosts: { host: string }[] };
+    assert.ok(body.hosts, JSON.stringify(body));
+    assert.deepEqual(
+      body.hosts.map((h) => h.host),
+      ['agent-1', 'agent-2', 'ssh-only', 'dead'],
+    );
+    const other = await post('http://evil.example');
+    assert.equal(other.status, 403);
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
   });
 });

@@ -3,6 +3,7 @@
 export * from './agent-client.js';
 export * from './fan-out.js';
 export * from './fleet.js';
+export { fleetServiceDescriptor } from './fleet-api/connect-descriptor.js';
 export { type FleetGrpcServer, type FleetTlsFiles, startFleetGrpcServer } from './fleet-api/server.js';
 export * from './inventory.js';
 export * from './logger.js';

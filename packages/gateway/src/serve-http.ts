@@ -20,7 +20,22 @@ export interface HttpServerDeps extends McpServerDeps {
   metrics?: { contentType: string; metrics(): Promise<string> };
   /** /readyz: undefined when ready, else why not. /healthz and /readyz need no token: they tell nothing. */
   notReady?: () => string | undefined;
+  /** The Fleet API (Connect, gRPC-Web) at /fleetls.v1.Fleet/*, behind the same checks as /mcp. */
+  fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Browser origins besides this server's own that may call the Fleet API (CORS). */
+  corsOrigins?: readonly string[];
 }
+
+export const FLEET_API_PREFIX = '/fleetls.v1.Fleet/';
+
+/** What a Connect or gRPC-Web call from a page of an allowed origin may send and read. */
+const CORS_HEADERS = {
+  'access-control-allow-methods': 'POST, GET',
+  'access-control-allow-headers':
+    'authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent',
+  'access-control-expose-headers': 'grpc-status, grpc-message, grpc-status-details-bin',
+  'access-control-max-age': '600',
+};
 
 export const METRICS_PATH = '/metrics';
 
@@ -98,7 +113,10 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
     }
     const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
-    if (url.pathname !== MCP_PATH && !metrics) return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+    const fleetApi = url.pathname.startsWith(FLEET_API_PREFIX) ? deps.fleetApi : undefined;
+    if (url.pathname !== MCP_PATH && !metrics && !fleetApi) {
+      return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+    }
     // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends
     // `Host: evil.example` and its own Origin. A loopback server answers loopback names only,
     // token or not; and no server answers a browser page of another origin.
@@ -107,11 +125,27 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       return jsonError(res, 403, 'forbidden: Host header must name a loopback address');
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && !originAllowed(origin, host, loopbackBound)) {
+    const corsOrigin = fleetApi && origin !== undefined && deps.corsOrigins?.includes(origin) ? origin : undefined;
+    if (origin !== undefined && !corsOrigin && !originAllowed(origin, host, loopbackBound)) {
       return jsonError(res, 403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
+    }
+    if (corsOrigin) {
+      res.setHeader('access-control-allow-origin', corsOrigin);
+      res.setHeader('vary', 'Origin');
+      // A preflight carries no credentials: it only asks what the real call may send.
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, CORS_HEADERS);
+        res.end();
+        return;
+      }
+      for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
     }
     if (wanted && !tokenMatches(req.headers.authorization, wanted)) {
       return jsonError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+    }
+    if (fleetApi) {
+      fleetApi(req, res);
+      return;
     }
     if (metrics) {
       if (req.method !== 'GET') return jsonError(res, 405, 'method not allowed: GET /metrics', { allow: 'GET' });

@@ -172,6 +172,11 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--grpc-tls-cert <file>', 'TLS certificate of the gRPC server (PEM)')
     .option('--grpc-tls-key <file>', 'its private key (PEM)')
     .option('--grpc-tls-ca <file>', 'CA whose client certificates the gRPC server requires (mTLS)')
+    .option(
+      '--cors-origin <origin>',
+      'a browser origin (besides this server) allowed to call the Fleet API over HTTP, repeatable',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--token-file <file>', 'bearer token HTTP and gRPC clients must send (or $FLEETLS_TOKEN)')
     .action(async (o: ServeFlags, cmd: Command) => {
       // The MCP SDK and prom-client load only for `serve`.

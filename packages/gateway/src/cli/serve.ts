@@ -17,6 +17,7 @@ export interface ServeFlags {
   grpcTlsCert?: string;
   grpcTlsKey?: string;
   grpcTlsCa?: string;
+  corsOrigin?: string[];
   tokenFile?: string;
 }
 
@@ -77,6 +78,8 @@ export async function runServe(deps: {
     }
     if (flags.http !== undefined) {
       const { host, port } = parseListen(flags.http);
+      // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
+      const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
       const server = await startHttpServer({
         fleet,
         logger,
@@ -85,6 +88,8 @@ export async function runServe(deps: {
         port,
         token,
         metrics: metrics?.registry,
+        fleetApi: createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:loopback' }),
+        corsOrigins: corsOrigins(flags.corsOrigin),
         // The fleet (inventory) is loaded and every face listens before this answers; shutting down is the one not-ready state.
         notReady: () => (stopping ? 'shutting down' : undefined),
       });
@@ -97,6 +102,24 @@ export async function runServe(deps: {
     stopping = true;
     await Promise.all(closers.map((close) => close()));
   }
+}
+
+/** `--cors-origin https://dash.example` (repeatable): exact origins, as a browser sends them. */
+function corsOrigins(given: string[] | undefined): string[] {
+  return (given ?? []).map((o) => {
+    let u: URL;
+    try {
+      u = new URL(o);
+    } catch {
+      throw invalidArgument(`--cors-origin: expected an origin such as https://dash.example, got '${o}'`);
+    }
+    if (u.origin !== o || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
+      throw invalidArgument(
+        `--cors-origin: expected an origin such as https://dash.example (scheme, host, port only), got '${o}'`,
+      );
+    }
+    return o;
+  });
 }
 
 function grpcTls(flags: ServeFlags): FleetTlsFiles | undefined {

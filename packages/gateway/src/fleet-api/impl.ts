@@ -1,0 +1,57 @@
+// The one implementation of every Fleet RPC, in the contract's plain-object shapes (as
+// proto-loader decodes them): each tool RPC runs its tool through runTool and presents the
+// result; Walk streams. The gRPC server (service.ts) and the Connect/gRPC-Web handler on the
+// HTTP port (connect.ts) are adapters around it, so all three protocols answer alike.
+import type { Fleet } from '../fleet-types.js';
+import type { Logger } from '../logger.js';
+import type { GatewayOptions } from '../options.js';
+import { runTool } from '../tools/run-tool.js';
+import type { ToolContext } from '../tools/tool.js';
+import { requestArgs } from './args.js';
+import { TOOL_RPCS } from './rpcs.js';
+import { streamWalk, WALK_INPUT, type WalkEvent } from './walk.js';
+
+export interface FleetServiceDeps {
+  fleet: Fleet;
+  options: GatewayOptions;
+  logger: Logger;
+}
+
+/** What an adapter knows of a call: its cancellation, and who made it (for the audit line). */
+export interface CallInfo {
+  signal: AbortSignal;
+  /** e.g. `grpc:<client certificate or peer>`, `http:bearer`. */
+  caller: string;
+}
+
+export type Unary = (request: Record<string, unknown>, call: CallInfo) => Promise<object>;
+/** `send` resolves when the client can take more. */
+export type ServerStream = (
+  request: Record<string, unknown>,
+  call: CallInfo,
+  send: (e: WalkEvent) => Promise<void>,
+) => Promise<void>;
+
+export interface FleetImpl {
+  unary: Record<string, Unary>;
+  Walk: ServerStream;
+}
+
+export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
+  const { fleet, options, logger } = deps;
+  const context = ({ signal, caller }: CallInfo): ToolContext => ({
+    fleet,
+    options,
+    signal,
+    audit: { logger, caller },
+  });
+  const unary: Record<string, Unary> = {};
+  for (const { method, tool, present } of TOOL_RPCS) {
+    unary[method] = async (request, call) =>
+      present(await runTool(tool, requestArgs(tool.input, request), context(call)));
+  }
+  return {
+    unary,
+    Walk: (request, call, send) => streamWalk(requestArgs(WALK_INPUT, request), context(call), send),
+  };
+}
