@@ -1,10 +1,11 @@
 // Every bench section, in the order a run measures them. A new section is one file in this
 // directory exporting `name`, `limitMs` and `run(ctx)`, and one entry here.
 import type { Section } from '../context.js';
+import * as beyond from './beyond.js';
 import * as fanout from './fanout.js';
 import * as mcp from './mcp.js';
 import * as ssh from './ssh.js';
 import * as topn from './topn.js';
 import * as walk from './walk.js';
 
-export const SECTIONS: readonly Section[] = [walk, mcp, topn, fanout, ssh];
+export const SECTIONS: readonly Section[] = [walk, mcp, topn, fanout, ssh, beyond];
