@@ -1,18 +1,21 @@
-// The key test of the design: the same tree, listed through an agent and through SSH (no
-// agent), gives identical structured answers for every tool, order and page. Both run as
-// the same unprivileged user, so an unreadable directory is unreadable on both paths.
+// The key test of the design: the same tree, listed through an agent (TCP), through SSH
+// (no agent) and through an agent on a Unix socket reached through sshd (agent+ssh: the
+// agent has no TCP port at all), gives identical structured answers for every tool, order
+// and page. All read as unprivileged users, so an unreadable directory is unreadable on
+// every path.
 // Then one call over an agent, an SSH host, a host with a wrong host key and an
 // unreachable host returns merged rows and the right status row for each.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { tcpListenersOf } from './helpers/proc-sockets.js';
+import { ensureUser, type Sshd, startSshd } from './helpers/sshd.js';
 
 const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
@@ -81,6 +84,7 @@ function comparable(answer: Json, host: string): unknown {
 describe('agent and SSH give the same answers', () => {
   let sshd: Sshd;
   let agent: AgentProcess;
+  let sockAgent: AgentProcess;
   let client: Client;
   let root: string;
 
@@ -88,6 +92,18 @@ describe('agent and SSH give the same answers', () => {
     sshd = await startSshd();
     root = makeTree(sshd.dir, sshd.uid, sshd.gid);
     agent = await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid });
+    // The agent behind sshd: its own user, the SSH login's group, a socket only that group may use.
+    const run = join(sshd.dir, 'run');
+    mkdirSync(run);
+    chownSync(run, ensureUser('fleetls-agent-t').uid, sshd.gid);
+    chmodSync(run, 0o750);
+    sockAgent = await startAgent({
+      allow: [root],
+      socket: join(run, 'agent.sock'),
+      uid: ensureUser('fleetls-agent-t').uid,
+      gid: sshd.gid,
+      args: ['--socket-group', String(sshd.gid)],
+    });
     const inventory = join(sshd.dir, 'parity.yaml');
     const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
     writeFileSync(
@@ -96,6 +112,7 @@ describe('agent and SSH give the same answers', () => {
         'hosts:',
         `  viaagent: { agent: "${agent.address}" }`,
         `  viassh: { ssh: ${ssh} }`,
+        `  viasock: { ssh: ${ssh}, agent: "ssh:${join(run, 'agent.sock')}" }`,
         `  badkey: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${join(sshd.dir, 'wrong_known_hosts')} } }`,
         '  nowhere: { agent: "127.0.0.1:1" }',
         'agent_tls: insecure',
@@ -112,17 +129,25 @@ describe('agent and SSH give the same answers', () => {
   after(async () => {
     await client?.close();
     await agent?.stop();
+    await sockAgent?.stop();
     await sshd?.stop();
   });
 
   async function same(tool: string, args: Json): Promise<Json> {
     const viaAgent = await call(client, tool, { ...args, host: 'viaagent' });
     const viaSsh = await call(client, tool, { ...args, host: 'viassh' });
-    const statuses = [viaAgent, viaSsh].map((a) => (a.hosts as Json[]).map((h) => [h.status, h.via]));
-    assert.deepEqual(statuses, [[['ok', 'agent']], [['ok', 'ssh']]], `${tool} ${JSON.stringify(args)}`);
-    assert.deepEqual(comparable(viaSsh, 'viassh'), comparable(viaAgent, 'viaagent'), `${tool} ${JSON.stringify(args)}`);
+    const viaSock = await call(client, tool, { ...args, host: 'viasock' });
+    const statuses = [viaAgent, viaSsh, viaSock].map((a) => (a.hosts as Json[]).map((h) => [h.status, h.via]));
+    const what = `${tool} ${JSON.stringify(args)}`;
+    assert.deepEqual(statuses, [[['ok', 'agent']], [['ok', 'ssh']], [['ok', 'agent+ssh']]], what);
+    assert.deepEqual(comparable(viaSsh, 'viassh'), comparable(viaAgent, 'viaagent'), what);
+    assert.deepEqual(comparable(viaSock, 'viasock'), comparable(viaAgent, 'viaagent'), what);
     return viaAgent;
   }
+
+  it('the agent behind sshd listens on no TCP port', () => {
+    assert.deepEqual(tcpListenersOf(sockAgent.pid), []);
+  });
 
   it('list_directory: trees, caps and error rows', async () => {
     const deep = await same('list_directory', { path: root, depth: 5 });
@@ -171,11 +196,30 @@ describe('agent and SSH give the same answers', () => {
       await same('stat', { path: join(root, p) });
     }
     // Requested paths with line breaks are refused on every path (they are listed, never asked for).
-    for (const host of ['viaagent', 'viassh']) {
+    for (const host of ['viaagent', 'viassh', 'viasock']) {
       const res = await client.callTool({ name: 'stat', arguments: { host, path: join(root, 'new\nline.txt') } });
       assert.ok(res.isError);
       assert.match(JSON.stringify(res.content), /path must not contain line breaks/);
     }
+  });
+
+  it('disk_usage and diff_directory: the same sizes, and one group for the three transports', async () => {
+    await same('disk_usage', { path: root, depth: 2 });
+    const diff = await call(client, 'diff_directory', { host: 'viaagent,viassh,viasock', path: root, depth: 3 });
+    assert.deepEqual(
+      (diff.groups as Json[]).map((g) => g.hosts),
+      [['viaagent', 'viassh', 'viasock']],
+    );
+    assert.deepEqual(diff.differences, []);
+  });
+
+  it('list_hosts: the agent behind sshd is reachable, via agent+ssh, with its version', async () => {
+    const answer = await call(client, 'list_hosts', { host: 'viasock', check: true });
+    const [row] = answer.hosts as Json[];
+    assert.equal(row.transport, 'agent+ssh');
+    assert.equal(row.via, 'agent+ssh');
+    assert.equal(row.status, 'ok');
+    assert.match(String(row.version), /^\d+\.\d+\.\d+/);
   });
 
   it('one call over an agent, SSH, a changed host key and a dead address: merged rows and a status each', async () => {
