@@ -1,0 +1,98 @@
+// Done when: no tool call, with any valid arguments, returns a whole result above the
+// configured budget. Every tool of the registry, over a real MCP client, at the largest
+// arguments its schema allows on a 10,000+ entry tree and at its defaults on one directory
+// of 50,000 entries, on one host and on two.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_MAX_ANSWER_BYTES } from '@fleetls/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pino } from 'pino';
+import { createMcpServer } from './mcp-server.js';
+import { withContract } from './testing/contract.js';
+import { dir, FakeFleet, type FakeNode, file, link, MemoryBackend } from './testing/fake-fleet.js';
+
+/** 12,000+ entries: 12 directories of 40 subdirectories of 25 files (long names), links among them. */
+function bigTree(): FakeNode {
+  const top: Record<string, FakeNode> = {};
+  for (let a = 0; a < 12; a++) {
+    const mid: Record<string, FakeNode> = {};
+    for (let b = 0; b < 40; b++) {
+      const leaf: Record<string, FakeNode> = {};
+      for (let c = 0; c < 25; c++) leaf[`file-with-a-longer-name-${a}-${b}-${c}.data`] = file(a * 1000 + b * 25 + c);
+      leaf.up = link('..');
+      mid[`subdirectory-${String(b).padStart(2, '0')}`] = dir(leaf, { du: 1000 + b });
+    }
+    top[`directory-${String(a).padStart(2, '0')}`] = dir(mid, { du: 100_000 + a });
+  }
+  return dir({ r: dir(top) });
+}
+
+function flatDirectory(): FakeNode {
+  const many: Record<string, FakeNode> = {};
+  for (let i = 0; i < 50_000; i++) many[`entry-${String(i).padStart(5, '0')}.log`] = file(i);
+  return dir({ r: dir(many) });
+}
+
+/** What makes an answer bigger, at the largest value its schema allows. */
+const GROWS = ['depth', 'max_depth', 'max_items_per_dir', 'limit', 'top_n'];
+
+type Schema = { properties?: Record<string, { type?: string; maximum?: number; enum?: string[] }> };
+
+function largestArguments(schema: Schema): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [name, p] of Object.entries(schema.properties ?? {})) {
+    if (GROWS.includes(name) && p.maximum !== undefined) args[name] = p.maximum;
+    if (name === 'type' && p.enum?.includes('any')) args[name] = 'any';
+  }
+  return args;
+}
+
+async function sweep(tree: () => FakeNode, largest: boolean): Promise<string[]> {
+  const fleet = new FakeFleet({
+    h1: new MemoryBackend(tree()),
+    h2: new MemoryBackend(tree()),
+    h3: new MemoryBackend(tree()),
+  });
+  const server = createMcpServer({ fleet, logger: pino({ level: 'silent' }) });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  const client = withContract(new Client({ name: 'sweep', version: '1' }));
+  await client.connect(ct);
+  const seen: string[] = [];
+  try {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      for (const host of ['h1', 'all']) {
+        const args = { host, path: '/r', ...(largest ? largestArguments(tool.inputSchema as Schema) : {}) };
+        if (tool.name === 'list_hosts') delete (args as { path?: string }).path;
+        const r = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
+        const bytes = Buffer.byteLength(JSON.stringify(r));
+        assert.ok(bytes <= DEFAULT_MAX_ANSWER_BYTES, `${tool.name} ${JSON.stringify(args)}: ${bytes} bytes`);
+        assert.equal(r.isError, undefined, `${tool.name} ${JSON.stringify(args)}: ${JSON.stringify(r.content)}`);
+        seen.push(`${tool.name}@${host}:${bytes}`);
+      }
+    }
+  } finally {
+    await Promise.all([client.close(), server.close()]);
+  }
+  return seen;
+}
+
+test('every tool at its largest arguments on a 12,000-entry tree stays within 64 KiB whole', async () => {
+  const seen = await sweep(bigTree, true);
+  // The listings were big enough to be cut: some answer is within 10% of the budget.
+  assert.ok(
+    seen.some((s) => Number(s.split(':')[1]) > DEFAULT_MAX_ANSWER_BYTES * 0.9),
+    seen.join(' '),
+  );
+});
+
+test('every tool at its defaults on one 50,000-entry directory stays within 64 KiB whole', async () => {
+  const seen = await sweep(flatDirectory, false);
+  assert.ok(
+    seen.some((s) => Number(s.split(':')[1]) > DEFAULT_MAX_ANSWER_BYTES * 0.9),
+    seen.join(' '),
+  );
+});
