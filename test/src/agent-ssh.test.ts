@@ -4,7 +4,7 @@
 // fallback; each way the socket can be refused (no socket, no permission, sshd's
 // AllowStreamLocalForwarding no) falls back to find with a note that names the problem.
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -127,6 +127,27 @@ describe('agent through the host sshd (agent+ssh)', () => {
       const stale = await listing(h.fleet.backend('stale'), tree);
       assert.equal(stale.via, 'ssh');
       assert.match(stale.notes[0], /stale\.sock: nothing listens on it \(a stale socket: is fleetls-agent running\?\)/);
+    } finally {
+      await agent?.stop();
+      await h.close();
+    }
+  });
+
+  it("answers from an agent in a network namespace of its own (the unit drop-in's PrivateNetwork=yes)", async () => {
+    const h = await host(base, { isolated: 'iso.sock' });
+    const u = ensureUser(AGENT_USER);
+    let agent: AgentProcess | undefined;
+    try {
+      // A new network namespace holds only a downed loopback: no address, no TCP, from anywhere.
+      agent = await startAgent({
+        allow: [tree],
+        socket: join(h.run, 'iso.sock'),
+        wrap: ['unshare', '--net', '--', 'setpriv', `--reuid=${u.uid}`, `--regid=${h.sshd.gid}`, '--clear-groups'],
+        args: ['--socket-group', String(h.sshd.gid)],
+      });
+      assert.notEqual(readlinkSync(`/proc/${agent.pid}/ns/net`), readlinkSync('/proc/self/ns/net'));
+      const r = await listing(h.fleet.backend('isolated'), tree);
+      assert.deepEqual(r, { names: ['b.txt', 'sub', 'sub/a.txt'], via: 'agent+ssh', notes: [] });
     } finally {
       await agent?.stop();
       await h.close();

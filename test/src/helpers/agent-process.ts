@@ -47,6 +47,8 @@ export interface StartAgentOptions {
   tls?: boolean;
   /** Listen on this Unix socket instead (no TCP port; plaintext needs no flag there). */
   socket?: string;
+  /** A command that execs node with the agent's arguments (e.g. unshare, setpriv). */
+  wrap?: string[];
   uid?: number;
   gid?: number;
   env?: NodeJS.ProcessEnv;
@@ -58,7 +60,8 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
   if (!opts.tls && !opts.socket) args.push('--insecure');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));
-  const child = spawn(process.execPath, args, {
+  const [command, ...commandArgs] = [...(opts.wrap ?? []), process.execPath, ...args];
+  const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LOG_LEVEL: 'debug', ...opts.env },
     ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
