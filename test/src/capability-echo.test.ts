@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { addAgentService, parseAgentConfig } from '@fleetls/agent';
 import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
-import { createAgentBackend, createLogger } from '@fleetls/gateway';
+import { createAgentBackend, createLogger, loadFleet, resolveGatewayOptions, type ToolContext } from '@fleetls/gateway';
+import { listFiles } from '@fleetls/gateway/testing';
 import * as grpc from '@grpc/grpc-js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { drain } from './helpers/walks.js';
@@ -85,6 +86,34 @@ describe('capability echo', () => {
       assert.equal((await drain(b.walk(request(undefined), signal()))).rows.length, 3);
     } finally {
       b.close();
+    }
+  });
+  it('through a tool call: the old agent is a host status error, the current one answers', async () => {
+    const inventory = join(dir, 'fleet.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts:',
+        `  current: { agent: "${agent.address}" }`,
+        `  old: { agent: "${oldAddress}" }`,
+        'agent_tls: insecure',
+        '',
+      ].join('\n'),
+    );
+    const fleet = await loadFleet({ inventoryPath: inventory, logger });
+    const ctx: ToolContext = { fleet, options: resolveGatewayOptions(), signal: signal() };
+    try {
+      const r = await listFiles(ctx, { host: 'all', path: dir, max_depth: 2, perm: '/o+w' });
+      assert.deepEqual(
+        r.structured.items.map((i) => `${i.host}:${i.path}`),
+        ['current:sub/open.txt'],
+      );
+      const old = r.structured.hosts.find((h) => h.host === 'old');
+      assert.equal(old?.status, 'error');
+      assert.match(String(old?.message), /version 0\.0\.9-noperm\) does not apply perm/);
+      assert.match(r.text, /old: \[ERROR\] error — .*does not apply perm/);
+    } finally {
+      await fleet.close();
     }
   });
 });
