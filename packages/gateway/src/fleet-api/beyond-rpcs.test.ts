@@ -1,0 +1,108 @@
+// The Fleet API's DiffDirectory, DiskUsage and ListFiles filters over a real gRPC server on
+// an in-memory fleet: the same domain answers the MCP tools give, paths as bytes.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type FleetClient, loadFleetContract } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
+import { DeadBackend, dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
+import { type FleetGrpcServer, startFleetGrpcServer } from './server.js';
+
+const TOKEN = 'fleet-api-beyond-token';
+const tree = (extra: Record<string, ReturnType<typeof file>> = {}) =>
+  dir({ srv: dir({ 'a.conf': file(3), big: dir({ 'x.bin': file(5000) }, { du: 9000 }), ...extra }, { du: 9100 }) });
+
+describe('Fleet API: diff_directory, disk_usage and filters', () => {
+  let server: FleetGrpcServer;
+  let client: FleetClient;
+  const md = new grpc.Metadata();
+  md.set('authorization', `Bearer ${TOKEN}`);
+
+  before(async () => {
+    const fleet = new FakeFleet({
+      a: new MemoryBackend(tree()),
+      b: new MemoryBackend(tree()),
+      c: new MemoryBackend(tree({ 'odd.conf': file(1) })),
+      gone: new DeadBackend(),
+    });
+    server = await startFleetGrpcServer({
+      fleet,
+      options: DEFAULT_GATEWAY_OPTIONS,
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+    });
+    const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
+    client = new Fleet(server.address, grpc.credentials.createInsecure()) as unknown as FleetClient;
+  });
+  after(async () => {
+    client?.close();
+    await server?.close();
+  });
+
+  const call = <T>(method: string, req: object): Promise<T> =>
+    new Promise((resolve, reject) =>
+      (
+        (client as unknown as Record<string, unknown>)[method] as (
+          r: object,
+          m: grpc.Metadata,
+          cb: (e: unknown, v: T) => void,
+        ) => void
+      ).call(client, req, md, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+
+  it('DiffDirectory: groups, the differing entry with who has what, the dead host a status', async () => {
+    type Res = {
+      groups: { id: string; hosts: string[] }[];
+      differences: { path: Buffer; values: { hosts: string[]; present: boolean; entry: { size: number } | null }[] }[];
+      hosts: { host: string; status: string }[];
+    };
+    const res = await call<Res>('DiffDirectory', { host: 'all', path: '/srv' });
+    assert.deepEqual(
+      res.groups.map((g) => [g.id, g.hosts]),
+      [
+        ['A', ['a', 'b']],
+        ['B', ['c']],
+      ],
+    );
+    assert.equal(res.differences.length, 1);
+    assert.equal(res.differences[0].path.toString(), 'odd.conf');
+    assert.deepEqual(
+      res.differences[0].values.map((v) => [v.hosts, v.present, v.entry?.size ?? null]),
+      [
+        [['a', 'b'], false, null],
+        [['c'], true, 1],
+      ],
+    );
+    assert.equal(res.hosts.find((h) => h.host === 'gone')?.status, 'unreachable');
+    await assert.rejects(
+      call('DiffDirectory', { host: 'all', path: '/srv', compare: ['colour'] }),
+      (e: grpc.ServiceError) => {
+        assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
+        assert.match(e.details, /compare: "colour" is not an attribute/);
+        return true;
+      },
+    );
+  });
+
+  it('DiskUsage: directories largest first with their recursive sizes', async () => {
+    type Res = { entries: { host: string; entry: { path: Buffer; size: number } }[] };
+    const res = await call<Res>('DiskUsage', { host: 'a,b', path: '/srv', depth: 1 });
+    assert.deepEqual(
+      res.entries.map((e) => `${e.host}:${e.entry.path.toString()}=${e.entry.size}`),
+      ['a:big=9000', 'b:big=9000'],
+    );
+  });
+
+  it('ListFiles: the find-like filters as the tool takes them', async () => {
+    type Res = { entries: { host: string; entry: { path: Buffer } }[] };
+    const res = await call<Res>('ListFiles', { host: 'a', path: '/srv', maxDepth: 2, minSize: '1K' });
+    assert.deepEqual(
+      res.entries.map((e) => e.entry.path.toString()),
+      ['big/x.bin'],
+    );
+    await assert.rejects(call('ListFiles', { host: 'a', path: '/srv', perm: 'rwx' }), /perm: "rwx" is not a mode/);
+  });
+});
