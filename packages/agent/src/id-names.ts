@@ -2,7 +2,7 @@
 // host (NSS through getent, as `find -user` would), so core compares numbers only.
 import { execFile } from 'node:child_process';
 import type { FilterFeature, FindFilter, IdSpec, WalkRequest } from '@fleetls/core';
-import { FILTER_FEATURES, FleetError, filterFeatures } from '@fleetls/core';
+import { FleetError, filterFeatures, withoutFeatures } from '@fleetls/core';
 
 const LOOKUP_TIMEOUT_MS = 5000;
 
@@ -41,25 +41,13 @@ export async function resolveFilterNames(req: WalkRequest): Promise<WalkRequest>
   return { ...req, filter };
 }
 
-const FIELD: Record<FilterFeature, keyof FindFilter> = {
-  min_size: 'minSize',
-  max_size: 'maxSize',
-  modified_after: 'modifiedAfter',
-  modified_before: 'modifiedBefore',
-  owner: 'owner',
-  group: 'group',
-  perm: 'perm',
-  name: 'name',
-};
-
 /**
  * The request as a build that implements only `features` sees it: the fields it does not
- * know are gone, as proto3 drops unknown fields. Every release implements FILTER_FEATURES;
+ * know are gone, as proto3 drops unknown fields. Every release implements all of core's FILTER_FEATURES;
  * a narrower list stands in for an older agent in tests.
  */
 export function knownFilterOnly(req: WalkRequest, features: readonly FilterFeature[]): WalkRequest {
-  if (!req.filter || features.length === FILTER_FEATURES.length) return req;
-  const filter: FindFilter = { ...req.filter };
-  for (const k of filterFeatures(req.filter)) if (!features.includes(k)) delete filter[FIELD[k]];
-  return filterFeatures(filter).length > 0 ? { ...req, filter } : { ...req, filter: undefined };
+  if (!req.filter) return req;
+  const unknown = filterFeatures(req.filter).filter((k) => !features.includes(k));
+  return unknown.length === 0 ? req : { ...req, filter: withoutFeatures(req.filter, unknown) };
 }

@@ -144,6 +144,13 @@ export function filterFeatures(f: FindFilter | undefined): FilterFeature[] {
   return FILTER_FEATURES.filter((k) => f[FIELD_OF[k]] !== undefined);
 }
 
+/** The filter without the given features (what a peer that lacks them would apply); undefined when nothing is left. */
+export function withoutFeatures(f: FindFilter, drop: readonly FilterFeature[]): FindFilter | undefined {
+  const out: FindFilter = { ...f };
+  for (const k of drop) delete out[FIELD_OF[k]];
+  return filterFeatures(out).length > 0 ? out : undefined;
+}
+
 /** Does the filter look at anything an lstat gives (all but the name)? */
 export function filterNeedsStat(f: FindFilter | undefined): boolean {
   return filterFeatures(f).some((k) => k !== 'name');

@@ -2,7 +2,7 @@
 // the host resolves (the agent locally, the SSH backend on the remote host). Core compares
 // numbers only.
 import { invalidArgument } from './errors.js';
-import { quoted } from './size-spec.js';
+import { quoted } from './quoted.js';
 
 export type IdSpec = { id: number } | { name: string };
 

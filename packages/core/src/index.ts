@@ -41,6 +41,7 @@ export {
   filterFeatures,
   filterNeedsStat,
   parseFindFilterArgs,
+  withoutFeatures,
 } from './find-filter.js';
 export * from './glob.js';
 export * from './host-backend.js';

@@ -2,7 +2,7 @@
 // `/MODE` any of them (`/000` matches everything, as in GNU find). MODE is octal or
 // symbolic, built from no bits as find does (`g+w,o+w`, `u=rwx`, `/o+w`).
 import { invalidArgument } from './errors.js';
-import { quoted } from './size-spec.js';
+import { quoted } from './quoted.js';
 
 export const PERM_MATCHES = ['exact', 'all', 'any'] as const;
 export type PermMatch = (typeof PERM_MATCHES)[number];

@@ -1,5 +1,6 @@
 // Sizes as find and du take them: bytes, or a number with K, M, G, T or P in powers of 1024.
 import { invalidArgument } from './errors.js';
+import { quoted } from './quoted.js';
 
 const UNITS: Record<string, number> = { '': 1, B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4, P: 1024 ** 5 };
 const SIZE = /^(\d{1,16})(?:\.(\d{1,6}))?\s?([KMGTP]?)(?:I?B)?$/;
@@ -21,11 +22,4 @@ export function parseSize(arg: string, value: unknown): number {
   const bytes = whole + frac;
   if (!Number.isSafeInteger(bytes)) throw invalidArgument(`${arg}: ${quoted(value)} is too large (at most 8P)`);
   return bytes;
-}
-
-/** A user's value in an error message: strings quoted and cut, anything else by its type. */
-export function quoted(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  return value === undefined ? 'nothing' : typeof value;
 }

@@ -2,7 +2,7 @@
 // duration before now (`30m`, `12h`, `7d`). `now` is injected so the same bound is sent to
 // every host of a call and tests need no clock.
 import { invalidArgument } from './errors.js';
-import { quoted } from './size-spec.js';
+import { quoted } from './quoted.js';
 
 /** An instant with the precision of an mtime. */
 export interface Instant {
