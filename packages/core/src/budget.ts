@@ -21,8 +21,11 @@ export interface RowFit {
  * checks the exact size, so the bound holds whatever the answer's wording costs.
  */
 export function fitRows(f: RowFit, minRows = 0): number {
-  // Everything shown needs no cut warning and no cursor, so it can fit where one row fewer does not.
-  if (f.size(f.rows) <= f.maxBytes) return f.rows;
+  let rowsCost = 0;
+  for (let i = 0; i < f.rows && rowsCost <= f.maxBytes; i++) rowsCost += f.rowCost(i);
+  // Everything shown needs no cut warning and no cursor, so it can fit where one row fewer does
+  // not; laying out everything is skipped when the rows alone are far over.
+  if (rowsCost <= f.maxBytes && f.size(f.rows) <= f.maxBytes) return f.rows;
   let n = 0;
   let used = f.size(0);
   while (n < f.rows && used + f.rowCost(n) <= f.maxBytes) used += f.rowCost(n++);

@@ -1,0 +1,240 @@
+// Answer size: for every tool of the registry, at its defaults and at the largest arguments
+// its schema allows, what one answer costs a client (the whole CallToolResult, its text, its
+// rows, tokens as o200k counts them) beside DesktopCommander and server-filesystem on the
+// same calls; and what paging a whole tree with list_files costs against one ranked walk.
+import { DEFAULT_MAX_ANSWER_BYTES } from '@fleetls/core';
+import { TOOLS } from '@fleetls/gateway';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type { BenchArgs } from '../args.js';
+import type { BenchContext } from '../context.js';
+import {
+  type CallOutcome,
+  type McpServerProc,
+  startDesktopCommander,
+  startFleetls,
+  startServerFilesystem,
+} from '../mcp.js';
+import { ratio } from '../report.js';
+import { fmtBytes, fmtInt, fmtMs } from '../stats.js';
+import { benchDir, type Tree } from '../trees.js';
+
+export const name = 'answer-size';
+export const limitMs = (args: BenchArgs): number => (args.full ? 30 : 15) * 60_000;
+
+/** Claude Code refuses a tool result over this many tokens (MAX_MCP_OUTPUT_TOKENS). */
+const CLIENT_TOKEN_CAP = 25_000;
+/** The arguments that make an answer bigger, at the largest value each tool's schema allows. */
+const LARGEST: Record<string, unknown> = {
+  depth: 10,
+  max_depth: 10,
+  max_items_per_dir: 10_000,
+  limit: 5000,
+  top_n: 1000,
+  type: 'any',
+};
+
+interface Measured {
+  server: string;
+  call: string;
+  whole: number;
+  text: number;
+  rows: number;
+  tokens: number;
+  error?: string;
+}
+
+/** Rows of an answer: the longest array of its structuredContent (host statuses only for list_hosts), else text lines. */
+function rowsOf(tool: string, o: CallOutcome): number {
+  const s = o.structured;
+  if (!s) return o.text.split('\n').filter((l) => l.trim() !== '').length;
+  let n = 0;
+  for (const [k, v] of Object.entries(s)) {
+    if (!Array.isArray(v) || (k === 'hosts' && tool !== 'list_hosts') || k === 'truncations' || k === 'notes') continue;
+    n = Math.max(n, v.length);
+  }
+  return n;
+}
+
+async function measure(srv: McpServerProc, tool: string, args: Record<string, unknown>, label: string) {
+  try {
+    const o = await srv.call(tool, args, 180_000);
+    const whole = JSON.stringify({
+      content: [{ type: 'text', text: o.text }],
+      ...(o.structured ? { structuredContent: o.structured } : {}),
+    });
+    return {
+      server: srv.name,
+      call: `${tool} ${label}`,
+      whole: o.jsonBytes,
+      text: o.textBytes,
+      rows: o.isError ? 0 : rowsOf(tool, o),
+      tokens: countTokens(whole),
+      ...(o.isError ? { error: o.text.slice(0, 120) } : {}),
+    } satisfies Measured;
+  } catch (err) {
+    return { server: srv.name, call: `${tool} ${label}`, whole: 0, text: 0, rows: 0, tokens: 0, error: String(err) };
+  }
+}
+
+function row(tree: string, m: Measured): string[] {
+  if (m.error) return [tree, m.server, m.call, `failed: ${m.error.slice(0, 100)}`, '', '', '', ''];
+  return [
+    tree,
+    m.server,
+    m.call,
+    fmtBytes(m.whole),
+    fmtBytes(m.text),
+    fmtInt(m.rows),
+    m.rows > 0 ? (m.whole / m.rows).toFixed(1) : '–',
+    fmtInt(m.tokens),
+  ];
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const list: [string, Tree][] = [
+    ['10k', await ctx.tree('small')],
+    ['300k', await ctx.tree('medium')],
+  ];
+  const root = benchDir();
+  const fleet = await startFleetls({ cwd: ctx.home('fleetls'), home: ctx.home('fleetls') });
+  let dc: McpServerProc | undefined;
+  let sf: McpServerProc | undefined;
+  try {
+    dc = await startDesktopCommander(root, ctx.home('dc'));
+  } catch (err) {
+    ctx.report.note(`DesktopCommander did not start: ${(err as Error).message.slice(0, 300)}`);
+  }
+  try {
+    sf = await startServerFilesystem(root, ctx.home('sf'));
+  } catch (err) {
+    ctx.report.note(`server-filesystem did not start: ${(err as Error).message.slice(0, 300)}`);
+  }
+  try {
+    const table = ctx.report.table({
+      title: 'One answer: whole result, text, rows and tokens',
+      intro:
+        'Every tool of the registry on the embedded localhost agent, at its defaults and at the largest arguments its schema allows (depth 10, max_depth 10, max_items_per_dir 10000, limit 5000, top_n 1000, type any), beside the peers’ nearest calls. Whole = the serialized CallToolResult (text and structuredContent); tokens = o200k (gpt-tokenizer 4.0.0) of the whole result, a stand-in for the model’s tokenizer; B/row = whole bytes per row.',
+      header: ['Tree', 'Server', 'Call', 'Whole', 'Text', 'Rows', 'B/row', 'Tokens'],
+      rows: [],
+    });
+    const fleetls: Measured[] = [];
+    const treeRows: Record<string, { fleetls?: Measured; dc?: Measured }> = {};
+    for (const [label, t] of list) {
+      for (const tool of TOOLS) {
+        const base: Record<string, unknown> =
+          tool.name === 'list_hosts' ? { host: 'localhost' } : { host: 'localhost', path: t.root };
+        const largest = Object.fromEntries(Object.entries(LARGEST).filter(([k]) => k in tool.input));
+        for (const [how, args] of [
+          ['(defaults)', base],
+          [
+            Object.entries(largest)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ') || '(no size arguments)',
+            { ...base, ...largest },
+          ],
+        ] as const) {
+          const m = await measure(fleet, tool.name, args, how);
+          fleetls.push(m);
+          table.rows.push(row(label, m));
+          if (tool.name === 'list_directory' && how === '(defaults)') treeRows[label] = { fleetls: m };
+          ctx.log(`${label} ${m.call}: ${fmtBytes(m.whole)} whole, ${m.rows} rows`);
+        }
+      }
+      if (dc) {
+        const d2 = await measure(dc, 'list_directory', { path: t.root, depth: 2 }, 'depth=2');
+        treeRows[label].dc = d2;
+        table.rows.push(row(label, d2));
+        table.rows.push(row(label, await measure(dc, 'list_directory', { path: t.root, depth: 10 }, 'depth=10')));
+        table.rows.push(row(label, await measure(dc, 'get_file_info', { path: t.root }, '')));
+      }
+      if (sf) {
+        table.rows.push(row(label, await measure(sf, 'list_directory', { path: t.root }, '')));
+        table.rows.push(
+          row(label, await measure(sf, 'list_directory_with_sizes', { path: t.root, sortBy: 'size' }, 'sortBy=size')),
+        );
+        if (t.entries <= 20_000) table.rows.push(row(label, await measure(sf, 'directory_tree', { path: t.root }, '')));
+        table.rows.push(row(label, await measure(sf, 'get_file_info', { path: t.root }, '')));
+      }
+    }
+    const ok = fleetls.filter((m) => !m.error);
+    const biggest = ok.reduce((a, b) => (b.whole > a.whole ? b : a), ok[0]);
+    ctx.report.target(
+      `Every fleetls answer (${fleetls.length} calls: every tool, defaults and largest arguments, both trees) ≤ ${fmtBytes(DEFAULT_MAX_ANSWER_BYTES)} whole`,
+      `largest ${fmtBytes(biggest?.whole ?? Number.NaN)} (${biggest?.call}); ${fleetls.length - ok.length} failed`,
+      ok.length === fleetls.length && ok.every((m) => m.whole <= DEFAULT_MAX_ANSWER_BYTES),
+    );
+    ctx.report.target(
+      `Every fleetls answer under Claude Code's ${fmtInt(CLIENT_TOKEN_CAP)}-token cap (o200k)`,
+      `largest ${fmtInt(Math.max(...ok.map((m) => m.tokens)))} tokens`,
+      ok.every((m) => m.tokens < CLIENT_TOKEN_CAP),
+    );
+    const t300 = treeRows['300k'];
+    if (t300?.fleetls && t300.dc && !t300.dc.error && t300.fleetls.rows > 0 && t300.dc.rows > 0) {
+      const ours = t300.fleetls.whole / t300.fleetls.rows;
+      const theirs = t300.dc.text / t300.dc.rows;
+      ctx.report.target(
+        'A tree listing (depth 2, 300k) costs ≤ 3× DesktopCommander’s text bytes per entry, as the whole result',
+        `fleetls ${ours.toFixed(1)} B/entry whole vs DesktopCommander ${theirs.toFixed(1)} B/entry of text: ${ratio(ours / theirs)}`,
+        ours <= 3 * theirs,
+      );
+    } else
+      ctx.report.target(
+        'A tree listing (depth 2, 300k) costs ≤ 3× DesktopCommander’s text bytes per entry',
+        'DesktopCommander not measured',
+        undefined,
+      );
+
+    await pagingCost(ctx, fleet, list[1][1]);
+  } finally {
+    await Promise.all([fleet.close(), dc?.close(), sf?.close()]);
+  }
+}
+
+/** list_files followed page by page over the whole tree, against one ranked walk of it. */
+async function pagingCost(ctx: BenchContext, fleet: McpServerProc, tree: Tree): Promise<void> {
+  const args = { host: 'localhost', path: tree.root, max_depth: 10, type: 'any' };
+  // One ranked walk of the tree: a call that ranks as many rows as a kept ranking holds.
+  const w0 = performance.now();
+  await fleet.call('list_files', { ...args, start_index: 94_800 }, 180_000);
+  const walkMs = performance.now() - w0;
+  const walkMem = fleet.memory();
+  const p0 = performance.now();
+  const one = await fleet.call('list_files', args, 180_000);
+  const total = Number(one.structured?.total ?? 0);
+  const found = Number(one.structured?.found ?? 0);
+  let cursor = one.structured?.next_cursor as string | undefined;
+  let rows = Number(one.structured?.count ?? 0);
+  let pages = 1;
+  let whole = one.jsonBytes;
+  while (cursor) {
+    const page = await fleet.call('list_files', { ...args, cursor }, 180_000);
+    if (page.isError) throw new Error(`page ${pages + 1}: ${page.text.slice(0, 200)}`);
+    rows += Number(page.structured?.count ?? 0);
+    whole = Math.max(whole, page.jsonBytes);
+    cursor = page.structured?.next_cursor as string | undefined;
+    pages++;
+  }
+  const pagingMs = performance.now() - p0;
+  const mem = fleet.memory();
+  ctx.report.table({
+    title: 'Paging a whole tree with list_files (type=any, max_depth=10, default limit), following next_cursor',
+    intro: `The ${fmtInt(tree.entries)}-entry tree on the embedded localhost agent. One ranked walk = a call with start_index=94800 (it ranks 95,000 rows of the whole tree, as much as a kept ranking holds). The first page that follows a cursor ranks the listing once more, up to the agents' 100,000 top-N ceiling, and the gateway keeps that ranking; later pages are slices of it. Memory = the gateway process's peak RSS (VmHWM; the embedded agent's walk runs in it).`,
+    header: ['What', 'Time', 'Pages', 'Rows', 'Largest page', 'Peak RSS'],
+    rows: [
+      ['one ranked walk (start_index=94800)', fmtMs(walkMs), '1', '–', '–', fmtBytes(walkMem?.hwm ?? Number.NaN)],
+      [
+        'every page, following next_cursor',
+        fmtMs(pagingMs),
+        fmtInt(pages),
+        `${fmtInt(rows)} of ${fmtInt(found)} found`,
+        fmtBytes(whole),
+        fmtBytes(mem?.hwm ?? Number.NaN),
+      ],
+    ],
+  });
+  ctx.report.target(
+    'Paging the whole 300k tree with list_files costs ≤ 2× one ranked walk in total',
+    `${fmtMs(pagingMs)} for ${fmtInt(pages)} pages vs ${fmtMs(walkMs)} for one walk: ${ratio(pagingMs / walkMs)}; pages reach ${fmtInt(rows)} of ${fmtInt(found)} entries (the ranking holds ${fmtInt(total)})`,
+    pagingMs <= 2 * walkMs && rows >= found,
+  );
+}
