@@ -8,6 +8,7 @@ export { type FileListing, type ListFilesAnswer, listFilesTool } from './list-fi
 export { type HostListing, type ListHostsAnswer, listHostsTool } from './list-hosts.js';
 export { findTool, TOOLS } from './registry.js';
 export { runTool } from './run-tool.js';
+export { inputJsonSchema } from './schemas.js';
 export { type StatAnswer, type StatListing, statTool } from './stat.js';
 export type { AnyTool, CliFace, McpAnswer, Tool, ToolContext, ToolResult } from './tool.js';
 export { defineTool } from './tool.js';

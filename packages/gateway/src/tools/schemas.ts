@@ -121,3 +121,8 @@ export function parseArgs<S extends z.ZodRawShape>(shape: S, args: unknown): z.o
       .join('; '),
   );
 }
+
+/** A tool's arguments as the JSON Schema MCP clients are shown (for faces and tools that describe them). */
+export function inputJsonSchema(shape: z.ZodRawShape): Record<string, unknown> {
+  return z.toJSONSchema(argsObject(shape), { io: 'input' }) as Record<string, unknown>;
+}
