@@ -9,8 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { addAgentService, parseAgentConfig } from '@fleetls/agent';
 import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger, loadFleet, resolveGatewayOptions, type ToolContext } from '@fleetls/gateway';
-import { listFiles } from '@fleetls/gateway/testing';
+import { listFiles, listHosts } from '@fleetls/gateway/testing';
+import { SERVICE_NAME } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { drain } from './helpers/walks.js';
 
@@ -38,6 +40,7 @@ describe('capability echo', () => {
       version: '0.0.9-noperm',
       features: FILTER_FEATURES.filter((f) => f !== 'perm'),
     });
+    new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' }).addToServer(old);
     const port = await new Promise<number>((resolve, reject) =>
       old.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
         err ? reject(err) : resolve(p),
@@ -112,6 +115,15 @@ describe('capability echo', () => {
       assert.equal(old?.status, 'error');
       assert.match(String(old?.message), /version 0\.0\.9-noperm\) does not apply perm/);
       assert.match(r.text, /old: \[ERROR\] error — .*does not apply perm/);
+      // list_hosts check names what each agent applies, from the same metadata.
+      const hosts = await listHosts(ctx, { check: true });
+      const byName = Object.fromEntries(hosts.structured.hosts.map((h) => [h.host, h]));
+      assert.deepEqual(byName.current.features, [...FILTER_FEATURES]);
+      assert.deepEqual(
+        byName.old.features,
+        FILTER_FEATURES.filter((f) => f !== 'perm'),
+      );
+      assert.match(hosts.text, /0\.0\.9-noperm \(lacks perm\)/);
     } finally {
       await fleet.close();
     }

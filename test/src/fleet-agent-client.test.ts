@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AGENT_VERSION } from '@fleetls/agent';
-import { FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
+import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger } from '@fleetls/gateway';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { makePki } from './helpers/certs.js';
@@ -74,7 +74,7 @@ describe('agent client', () => {
       assert.equal(info.entry.size, 11);
       assert.equal('agentVersion' in info, false);
       // The agent serves only `tree`, so '/' is refused; its version still comes in the response metadata.
-      assert.deepEqual(await b.probe(signal()), { version: AGENT_VERSION });
+      assert.deepEqual(await b.probe(signal()), { version: AGENT_VERSION, features: [...FILTER_FEATURES] });
       // A second walk on the same backend reuses its channel.
       const again = await drain(b.walk(resolveWalkRequest({ path: join(tree, 'sub') }), signal()));
       assert.deepEqual(names(again.rows), ['b.txt']);
@@ -198,7 +198,7 @@ describe('agent client', () => {
       try {
         const { rows } = await drain(b.walk(resolveWalkRequest({ path: join(tree, 'sub') }), signal()));
         assert.deepEqual(names(rows), ['b.txt']);
-        assert.deepEqual(await b.probe(signal()), { version: AGENT_VERSION });
+        assert.deepEqual(await b.probe(signal()), { version: AGENT_VERSION, features: [...FILTER_FEATURES] });
       } finally {
         b.close();
       }

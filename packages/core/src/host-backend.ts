@@ -10,7 +10,10 @@ export interface HostBackend {
    */
   walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void>;
   stat(path: string, followSymlinks: boolean, signal: AbortSignal): Promise<StatInfo>;
-  /** Reachability check for list_hosts: the agent's (or remote tool's) version. */
-  probe(signal: AbortSignal): Promise<{ version: string }>;
+  /**
+   * Reachability check for list_hosts: the agent's (or remote tool's) version, and for an
+   * agent the request features it says it applies (none named: none applied).
+   */
+  probe(signal: AbortSignal): Promise<{ version: string; features?: string[] }>;
   close(): void;
 }

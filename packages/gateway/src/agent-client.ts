@@ -308,7 +308,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
    * invalid_argument): it is reachable, and its version comes from the
    * `fleetls-agent-version` response metadata when it sends one, else 'unknown'.
    */
-  async function probe(signal: AbortSignal): Promise<{ version: string }> {
+  async function probe(signal: AbortSignal): Promise<{ version: string; features: string[] }> {
     await connected(signal);
     const check = await unary<{ status?: string | number }>(
       (md, o, cb) => (healthClient as unknown as HealthStub).Check({ service: SERVICE_NAME }, md, o, cb),
@@ -318,9 +318,15 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
       throw new FleetError('unavailable', `agent ${address}: health says ${String(check.status)}`);
     }
     let fromMetadata: string | undefined;
+    let features: string[] = [];
     const readVersion = (md: grpc.Metadata) => {
       const v = md.get(AGENT_VERSION_METADATA)[0];
       if (v !== undefined) fromMetadata = String(v);
+      const f = md.get(AGENT_FEATURES_METADATA)[0];
+      if (f !== undefined)
+        features = String(f)
+          .split(',')
+          .filter((x) => x !== '');
     };
     try {
       const res = await unary<WireStatResponseOut>(
@@ -328,11 +334,11 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
         signal,
         readVersion,
       );
-      return { version: res.agentVersion || fromMetadata || 'unknown' };
+      return { version: res.agentVersion || fromMetadata || 'unknown', features };
     } catch (err) {
       const fe = FleetError.from(err);
       if (fe.code === 'not_found' || fe.code === 'permission_denied' || fe.code === 'invalid_argument') {
-        return { version: fromMetadata ?? 'unknown' };
+        return { version: fromMetadata ?? 'unknown', features };
       }
       throw fe;
     }

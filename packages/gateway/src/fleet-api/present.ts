@@ -38,6 +38,7 @@ export function presentHosts(l: HostListing) {
         ? {
             reachable: probe.status.status === 'ok',
             version: probe.version ?? '',
+            features: probe.features ?? [],
             probe: hostStatusToWire(probe.status),
           }
         : {}),

@@ -1,6 +1,6 @@
 // list_hosts: the inventory as the selector sees it; with check=true, every host probed in
 // parallel for reachability and its agent's version.
-import { type HostStatus, renderAligned, type TableRow, VIAS } from '@fleetls/core';
+import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow, VIAS } from '@fleetls/core';
 import { Option } from 'commander';
 import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
@@ -28,6 +28,8 @@ const hostRowSchema = z.object({
   ssh_fallback: z.boolean(),
   reachable: z.boolean().optional(),
   version: z.string().optional(),
+  /** The request features an agent says it applies (agents only: SSH and embedded hosts apply all). */
+  features: z.array(z.string()).optional(),
   status: s.hostStatusSchema.shape.status.optional(),
   via: s.hostStatusSchema.shape.via.optional(),
   elapsed_ms: z.number().optional(),
@@ -53,7 +55,13 @@ interface Plan {
 export interface HostListing extends ToolResult {
   checked: boolean;
   /** The selected hosts, each with its probe when checked. */
-  rows: { host: FleetHost; probe?: { status: HostStatus; version?: string } }[];
+  rows: { host: FleetHost; probe?: { status: HostStatus; version?: string; features?: string[] } }[];
+}
+
+/** The version, and what an agent lacks of the request features: `0.0.9 (lacks perm)`. */
+function versionText(r: HostRow): string | undefined {
+  const lacks = r.features === undefined ? [] : FILTER_FEATURES.filter((f) => !r.features?.includes(f));
+  return lacks.length > 0 && r.version !== undefined ? `${r.version} (lacks ${lacks.join(', ')})` : r.version;
 }
 
 function hostRow(r: HostListing['rows'][number]): HostRow {
@@ -70,6 +78,7 @@ function hostRow(r: HostListing['rows'][number]): HostRow {
     const st = r.probe.status;
     row.reachable = st.status === 'ok';
     if (r.probe.version !== undefined) row.version = r.probe.version;
+    if (r.probe.features !== undefined) row.features = r.probe.features;
     row.status = st.status;
     row.via = st.via;
     row.elapsed_ms = st.elapsedMs;
@@ -98,7 +107,11 @@ export const listHostsTool = defineTool({
       checked: true,
       rows: results.map((r) => ({
         host: r.host,
-        probe: { status: r.status, ...(r.value ? { version: r.value.version } : {}) },
+        probe: {
+          status: r.status,
+          ...(r.value ? { version: r.value.version } : {}),
+          ...(r.value?.features ? { features: r.value.features } : {}),
+        },
       })),
       hosts: results.map((r) => r.status),
     };
@@ -118,7 +131,7 @@ export const listHostsTool = defineTool({
         .join(','),
       groups: r.groups.join(','),
       status: r.status === undefined ? undefined : r.status === 'ok' ? `ok (${r.via}, ${r.elapsed_ms} ms)` : r.status,
-      version: r.version,
+      version: versionText(r),
       message: r.message,
     }));
     const columns = [
@@ -162,7 +175,8 @@ export const listHostsTool = defineTool({
       return { host: selector, check: o.check === true ? true : undefined };
     },
     render(l, style) {
-      return { out: formatHosts(l.rows.map(hostRow), { checked: l.checked, style }), err: [] };
+      const rows = l.rows.map(hostRow).map((r) => ({ ...r, version: versionText(r) }));
+      return { out: formatHosts(rows, { checked: l.checked, style }), err: [] };
     },
   },
 });

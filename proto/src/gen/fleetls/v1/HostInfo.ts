@@ -12,6 +12,7 @@ export interface HostInfo {
   'reachable'?: (boolean);
   'version'?: (string);
   'probe'?: (_fleetls_v1_HostStatus | null);
+  'features'?: (string)[];
 }
 
 export interface HostInfo__Output {
@@ -24,4 +25,5 @@ export interface HostInfo__Output {
   'reachable': (boolean);
   'version': (string);
   'probe': (_fleetls_v1_HostStatus__Output | null);
+  'features': (string)[];
 }
