@@ -35,8 +35,14 @@ import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const DEPTH = { min: 1, max: 10, default: 2 } as const;
 const ITEMS = { min: 1, max: 10_000, default: 1000 } as const;
-/** Rows one host may send: the tree is held whole per host to compare it. */
-const MAX_ENTRIES = 200_000;
+/**
+ * Rows one host may send. The gateway holds every host's tree to compare them, so the
+ * rows are shared out: at most about a million over the call, 200,000 per host, never
+ * fewer than 10,000. A host cut there is compared only where it listed, and says so.
+ */
+function maxEntriesPerHost(hosts: number): number {
+  return Math.min(200_000, Math.max(10_000, Math.floor(1_000_000 / Math.max(1, hosts))));
+}
 
 const input = {
   host: s.host(),
@@ -194,7 +200,7 @@ export const diffDirectoryTool = defineTool({
       shape: 'tree',
       maxDepth: a.depth,
       maxItemsPerDir: a.max_items_per_dir,
-      maxEntries: MAX_ENTRIES,
+      maxEntries: maxEntriesPerHost(hosts.length),
       deadlineMs: walkDeadlineMs(ctx.options),
     });
     return { hosts, req, compare, fingerprint, start };
