@@ -24,6 +24,8 @@ export interface HttpServerDeps extends McpServerDeps {
   fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Browser origins besides this server's own that may call the Fleet API (CORS). */
   corsOrigins?: readonly string[];
+  /** The web dashboard at / (GET, no token: the page asks for it and holds no secret). */
+  dashboard?: { serve(pathname: string, res: ServerResponse): boolean };
 }
 
 export const FLEET_API_PREFIX = '/fleetls.v1.Fleet/';
@@ -111,6 +113,10 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     if (url.pathname === '/readyz') {
       const why = deps.notReady?.();
       return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
+    }
+    // The page itself, still only to loopback Host names on a loopback server (DNS rebinding).
+    if (deps.dashboard && req.method === 'GET' && (!loopbackBound || isLoopback(hostOfHeader(req.headers.host)))) {
+      if (deps.dashboard.serve(url.pathname, res)) return;
     }
     const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
     const fleetApi = url.pathname.startsWith(FLEET_API_PREFIX) ? deps.fleetApi : undefined;

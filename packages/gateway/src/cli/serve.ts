@@ -9,6 +9,7 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
 import { startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
+import { loadDashboard } from '../web/assets.js';
 import type { CliIo } from './run.js';
 
 export interface ServeFlags {
@@ -90,12 +91,14 @@ export async function runServe(deps: {
         metrics: metrics?.registry,
         fleetApi: createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:loopback' }),
         corsOrigins: corsOrigins(flags.corsOrigin),
+        dashboard: loadDashboard(),
         // The fleet (inventory) is loaded and every face listens before this answers; shutting down is the one not-ready state.
         notReady: () => (stopping ? 'shutting down' : undefined),
       });
       closers.push(server.close);
       // The address people paste into an MCP client (port 0 resolved); never on stdout.
       io.stderr.write(`fleetls: MCP over HTTP at ${server.url}${token ? ' (bearer token required)' : ''}\n`);
+      io.stderr.write(`fleetls: dashboard at ${server.url.replace(/\/mcp$/, '/')}\n`);
     }
     await shutdown;
   } finally {

@@ -1,0 +1,44 @@
+// The dashboard's files (built by web/build.mjs into dist/web-app/), read once and served at
+// / of the HTTP port. They hold no secret: the page asks for the token itself. A build
+// without them (the one-file bundle) serves no dashboard, and says so.
+import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+
+const FILES: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+};
+
+/** The page may load only its own files and call only its own server. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
+
+export interface Dashboard {
+  /** Answers a GET of one of the dashboard's paths; false when `pathname` is not one. */
+  serve(pathname: string, res: ServerResponse): boolean;
+}
+
+export function loadDashboard(dir = new URL('../web-app/', import.meta.url)): Dashboard | undefined {
+  const bodies = new Map<string, Buffer>();
+  try {
+    for (const { file } of Object.values(FILES)) bodies.set(file, readFileSync(new URL(file, dir)));
+  } catch {
+    return undefined;
+  }
+  return {
+    serve(pathname, res) {
+      const f = FILES[pathname];
+      if (!f) return false;
+      res.writeHead(200, { 'content-type': f.type, ...SECURITY_HEADERS });
+      res.end(bodies.get(f.file));
+      return true;
+    },
+  };
+}
