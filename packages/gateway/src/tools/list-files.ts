@@ -9,7 +9,9 @@ import {
   type Entry,
   type EntryType,
   encodeCursor,
+  type FilterFeature,
   FleetError,
+  filterFeatures,
   humanSize,
   invalidArgument,
   type PageCursor,
@@ -145,6 +147,8 @@ export interface FileListing extends ToolResult {
   multi: boolean;
   type: FileType;
   pattern: string;
+  /** The find-like filters the hosts applied (their argument names). */
+  filters: FilterFeature[];
   /** The page: merged rows from `start`, at most `limit`. */
   rows: HostEntry[];
   start: number;
@@ -194,6 +198,7 @@ function headline(l: FileListing, count: number): string {
   else if (l.total > 0) line = `[WARNING] start_index ${l.start} is past the last of ${l.total} ${noun}`;
   else if (l.pattern !== '') line = `No ${noun} matching pattern '${l.pattern}' found in path '${l.path}'`;
   else line = `No ${noun} found in path '${l.path}'`;
+  if (count === 0 && l.total === 0 && l.filters.length > 0) line += ` (filtered by ${l.filters.join(', ')})`;
   if (l.total < l.found) line += ` (top ${l.total} of ${l.found} found)`;
   return line;
 }
@@ -291,6 +296,7 @@ export const listFilesTool = defineTool({
       multi: p.hosts.length > 1,
       type: p.type,
       pattern: p.pattern,
+      filters: filterFeatures(p.req.filter),
       rows: rows.slice(p.start, Math.min(p.start + p.limit, total)),
       start: p.start,
       total,
