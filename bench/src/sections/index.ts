@@ -5,9 +5,10 @@ import * as answerSize from './answer-size.js';
 import * as beyond from './beyond.js';
 import * as fanout from './fanout.js';
 import * as footprint from './footprint.js';
+import * as hostile from './hostile.js';
 import * as mcp from './mcp.js';
 import * as ssh from './ssh.js';
 import * as topn from './topn.js';
 import * as walk from './walk.js';
 
-export const SECTIONS: readonly Section[] = [walk, footprint, mcp, answerSize, topn, fanout, ssh, beyond];
+export const SECTIONS: readonly Section[] = [walk, footprint, mcp, answerSize, topn, fanout, ssh, beyond, hostile];

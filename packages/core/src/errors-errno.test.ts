@@ -13,7 +13,7 @@ const TABLE: [string | undefined, Code | undefined, EntryErrorCode, HostStatusCo
   ['ETIMEDOUT', 'deadline_exceeded', 'ERROR', 'timeout'],
   ['ELOOP', 'internal', 'ERROR', 'error'],
   ['EIO', 'internal', 'ERROR', 'error'],
-  ['ENAMETOOLONG', 'internal', 'ERROR', 'error'],
+  ['ENAMETOOLONG', 'invalid_argument', 'ERROR', 'error'],
   ['EMFILE', 'internal', 'ERROR', 'error'],
   ['ENFILE', 'internal', 'ERROR', 'error'],
   ['ENOMEM', 'internal', 'ERROR', 'error'],

@@ -21,7 +21,8 @@ export const ERRNO_TABLE: Readonly<Record<string, ErrnoRow>> = {
   ETIMEDOUT: { code: 'deadline_exceeded', says: 'timed out' },
   ELOOP: { code: 'internal', says: 'too many levels of symbolic links' },
   EIO: { code: 'internal', says: 'input/output error' },
-  ENAMETOOLONG: { code: 'internal', says: 'file name too long' },
+  // A request for a name longer than NAME_MAX is a bad argument, whatever the tree holds.
+  ENAMETOOLONG: { code: 'invalid_argument', says: 'file name too long' },
   EMFILE: { code: 'internal', says: 'too many open files' },
   ENFILE: { code: 'internal', says: 'too many open files in the system' },
   ENOMEM: { code: 'internal', says: 'out of memory' },

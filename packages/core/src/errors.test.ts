@@ -57,6 +57,8 @@ describe('fleetErrorAt', () => {
     );
     assert.equal(fleetErrorAt(errno('ENOTDIR'), '/srv/a').code, 'not_found');
     assert.equal(fleetErrorAt(errno('EPERM'), '/srv/a').message, 'permission denied: /srv/a');
+    const long = fleetErrorAt(errno('ENAMETOOLONG'), '/srv/a');
+    assert.deepEqual([long.code, long.message], ['invalid_argument', 'file name too long: /srv/a']);
   });
   it("keeps Node's message otherwise, and a FleetError as is", () => {
     const e = fleetErrorAt(errno('ELOOP'), '/srv/a');

@@ -48,12 +48,14 @@ export function invalidArgument(message: string): FleetError {
 
 /**
  * A failed file system call on `path`, named so by its caller → FleetError: "path does not
- * exist: P", "permission denied: P"; other errors keep Node's message (it names call and path).
+ * exist: P", "permission denied: P", "file name too long: P"; other errors keep Node's
+ * message (it names the call and the path).
  */
 export function fleetErrorAt(err: unknown, path: string, errno = errnoOf(err)): FleetError {
   if (err instanceof FleetError) return err;
   const row = errnoRowOf(errno);
-  if (row?.entry) return new FleetError(row.code, `${row.says}: ${path}`, { cause: err });
+  if (row?.entry || row?.code === 'invalid_argument')
+    return new FleetError(row.code, `${row.says}: ${path}`, { cause: err });
   return FleetError.from(err);
 }
 
