@@ -91,7 +91,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       'grpc.max_receive_message_length': 64 * 1024 * 1024,
     });
     try {
-      const base = { path: root, maxDepth: depth, maxItemsPerDir: 100_000, maxEntries: 1_000_000, deadlineMs: 240_000 };
+      const base = { path: root, maxDepth: depth, maxItemsPerDir: 100_000, maxEntries: 1_000_000, deadlineMs: 120_000 };
       const runs = root === medium.root || depth === 1 ? ctx.args.runs : Math.min(3, ctx.args.runs);
       const [find, tree, ranked] = await inTurns(runs, [
         async () => {

@@ -5,7 +5,14 @@
 import type { EntryError, EntryType, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
 import { entryErrorFromErrno, errorRawEntry, FleetError, PSEUDO_FS_TYPES, prunedError } from '@fleetls/core';
 import { filterPredicates } from './find-filter-predicates.js';
-import { AWK_PROBE, AWK_PROBE_OK, type RankDropped, rankStage } from './remote-rank.js';
+import {
+  AWK_PROBE,
+  AWK_PROBE_OK,
+  CANDIDATE_FORMAT,
+  CANDIDATE_TYPES,
+  type RankDropped,
+  rankStage,
+} from './remote-rank.js';
 
 /** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
 export function shellQuote(s: string): string {
@@ -75,47 +82,57 @@ function rowFilter(req: WalkRequest): string[] {
 export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): string {
   const path = validateRemotePath(req.path);
   const secs = timeoutSeconds(req.deadlineMs);
-  const find = [
-    'LC_ALL=C',
-    'timeout',
-    '-s',
-    'KILL',
-    String(secs),
-    'find',
-    req.followSymlinks ? '-L' : '-H',
-    shellQuote(path),
-    '-maxdepth',
-    String(Math.max(0, Math.floor(req.maxDepth))),
-    ...(req.oneFileSystem ? ['-xdev'] : []),
-    '\\(',
-    '-type',
-    'd',
-    '\\(',
-    '-false',
-    '$p',
-    '\\)',
-    '-printf',
-    shellQuote(prunedFormat(req.followSymlinks)),
-    '-prune',
-    '\\)',
-    '-o',
-    '\\(',
-    '-type',
-    'd',
-    '-not',
-    '-readable',
-    '-printf',
-    shellQuote(printf('D', req.followSymlinks)),
-    '-prune',
-    '\\)',
-    '-o',
-    ...rowFilter(req),
-    '-printf',
-    shellQuote(printf('R', req.followSymlinks)),
-  ].join(' ');
+  const find = (depths: string[], print: string[]) =>
+    [
+      'LC_ALL=C',
+      // %Tz calls localtime(), which with TZ unset stats /etc/localtime on every entry;
+      // naming the same zone file once makes it read once (a TZ already set is kept).
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+      'TZ="${TZ:-:/etc/localtime}"',
+      'timeout',
+      '-s',
+      'KILL',
+      String(secs),
+      'find',
+      req.followSymlinks ? '-L' : '-H',
+      shellQuote(path),
+      ...depths,
+      ...(req.oneFileSystem ? ['-xdev'] : []),
+      '\\(',
+      '-type',
+      'd',
+      '\\(',
+      '-false',
+      '$p',
+      '\\)',
+      '-printf',
+      shellQuote(prunedFormat(req.followSymlinks)),
+      '-prune',
+      '\\)',
+      '-o',
+      '\\(',
+      '-type',
+      'd',
+      '-not',
+      '-readable',
+      '-printf',
+      shellQuote(printf('D', req.followSymlinks)),
+      '-prune',
+      '\\)',
+      '-o',
+      ...rowFilter(req),
+      ...print,
+    ].join(' ');
+  const full = ['-printf', shellQuote(printf('R', req.followSymlinks))];
+  const maxDepth = String(Math.max(0, Math.floor(req.maxDepth)));
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
+  // Ranked remotely: candidates as short records for awk (remote-rank.ts).
+  const print = opts.rank
+    ? ['\\(', '\\(', ...CANDIDATE_TYPES, '\\)', '-printf', shellQuote(CANDIDATE_FORMAT), '-o', ...full, '\\)']
+    : full;
   const rank = opts.rank ? ` | ${rankStage(req, FIELDS, shellQuote)}` : '';
-  const script = `${pseudoPredicates(path, req.followSymlinks, secs)}{ ${find}; echo "${EXIT_MARK}$?" >&2; }${rank} | head -z -n ${lines}`;
+  const listing = `{ ${find(['-maxdepth', maxDepth], print)}; echo "${EXIT_MARK}$?" >&2; }${rank}`;
+  const script = `${pseudoPredicates(path, req.followSymlinks, secs)}${listing} | head -z -n ${lines}`;
   return `sh -c ${shellQuote(script)}`;
 }
 
@@ -289,7 +306,7 @@ function toRecord(f: Buffer[], follow: boolean): SourceRecord {
 export class FindRecordParser {
   private rest: Buffer = Buffer.alloc(0);
   private fields: Buffer[] = [];
-  /** Records seen whose kind field was not R, D or C (a cut or garbled stream). */
+  /** Records seen whose kind field was none of R, D, P, C (a cut or garbled stream). */
   garbled = 0;
   /** The remote ranking's trailer (C record): what it dropped. */
   dropped?: RankDropped;

@@ -92,6 +92,18 @@ describe('remote ranking', () => {
     });
   }
 
+  it('lists a path that is a file as the full listing does', () => {
+    const req: WalkRequest = {
+      ...WALK_DEFAULTS,
+      path: join(root, 'A.txt'),
+      deadlineMs: 10_000,
+      shape: 'ranked',
+      order: 'size',
+      topN: 1,
+    };
+    assert.deepEqual(answer(req, true).rows, answer(req, false).rows);
+  });
+
   it('sends less than the full listing', () => {
     const req: WalkRequest = {
       ...WALK_DEFAULTS,

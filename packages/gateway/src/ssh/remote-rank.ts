@@ -3,19 +3,19 @@
 // the network. The engine still ranks what arrives with its own comparator, so the answer is
 // the one a full listing gives: awk only drops what cannot be in it, and counts what it drops.
 //
-// Kept: the path itself, directories (descent, depth counts, error rows), unreadable-dir
-// records, anything hidden or below a hidden directory (the engine prunes those), entries of
-// a type awk does not know; and among the other entries, every one whose primary key is at
-// least the K-th best primary key seen (K = offset + top N), ties included. An entry dropped
-// has K entries strictly better on the primary key, so it is not in the top K under any tie
-// rule. awk's numbers are doubles: rounding is monotonic, so a superset is still kept.
+// Kept: the path itself, directories (descent, depth counts, error rows), symlinks,
+// unreadable-dir and pruned records, entries of a type awk does not know; and among the
+// other entries (candidates) every one not hidden (when hidden ones are excluded) whose
+// primary key is at least the K-th best seen (K = offset + top N), ties included. An entry
+// dropped has K entries strictly better on the primary key, so it is not in the top K
+// under any tie rule. awk's numbers are doubles: rounding is monotonic, so a superset is
+// still kept.
 import type { EntryType, WalkRequest, WalkSummary } from '@fleetls/core';
 import { filterExactRemotely } from './find-filter-predicates.js';
 
-/** find's %y letter of each type awk may drop when the type filter excludes it. */
+/** find's %y letter of each candidate type (symlinks come as full records: they have a target). */
 const TYPE_LETTER: Partial<Record<EntryType, string>> = {
   file: 'f',
-  symlink: 'l',
   fifo: 'p',
   socket: 's',
   char: 'c',
@@ -38,17 +38,20 @@ export function remoteRankable(req: WalkRequest): boolean {
   );
 }
 
-// Records are FIELDS NUL-terminated fields (find-command.ts): 1 kind, 2 %y, 4 %s, 5 %T@,
-// 13 %d, 15 %P. The trailer is a 'C' record: entries dropped as seen, and as matched.
+// find prints each candidate (file, fifo, socket, device: no link target) as one record of
+// space-separated fields with the path last (it may hold spaces): `c %y - %s %T@ %Tz %m %U
+// %G %i %n %D %d %P`, and everything else as full records of FIELDS NUL-terminated fields
+// (find-command.ts), which awk passes on. A kept candidate, and the path itself, leave awk
+// as a full R record. The trailer is a C record: entries dropped as seen, and as matched.
 // Slots of dropped candidates are reused, never deleted (mawk's delete is slow).
 const PROGRAM = `BEGIN { RS = "\\0"; ORS = ""; n = 0; hn = 0; top = 0; alive = 0; nfree = 0; seen = 0; matched = 0; limit = 2 * K + 1024 }
-{
-  f[++n] = $0
-  if (n < F) next
-  n = 0
-  if (f[1] != "R" || f[2] == "d" || f[13] == "0" || index(" flpscb", f[2]) < 2 || (hidden && index("/" f[F], "/.") > 0)) { emit(); next }
-  if (index(types, f[2]) == 0) { seen++; next }
-  k = (bysize ? f[4] : f[5]) * sign
+n == 0 && substr($0, 1, 2) == "c " {
+  y = substr($0, 3, 1)
+  rest = substr($0, 7); i = index(rest, " "); sz = substr(rest, 1, i - 1)
+  rest = substr(rest, i + 1); i = index(rest, " "); mt = substr(rest, 1, i - 1)
+  if (index(types, y) == 0) { seen++; next }
+  if (hidden && hiddenPath(pathOf($0))) next
+  k = (bysize ? sz : mt) * sign
   if (hn < K) {
     i = ++hn; h[i] = k
     while (i > 1 && h[int(i / 2)] > h[i]) { p = int(i / 2); t = h[p]; h[p] = h[i]; h[i] = t; i = p }
@@ -63,12 +66,32 @@ const PROGRAM = `BEGIN { RS = "\\0"; ORS = ""; n = 0; hn = 0; top = 0; alive = 0
     }
   } else if (k < h[1]) { seen++; matched++; next }
   s = nfree > 0 ? free[nfree--] : ++top
-  live[s] = 1; bk[s] = k; alive++
-  r = f[1]; for (j = 2; j <= F; j++) r = r "\\0" f[j]
-  b[s] = r "\\0"
+  live[s] = 1; bk[s] = k; b[s] = $0; alive++
   if (alive >= limit) { compact(); if (2 * alive > limit) limit = 2 * alive }
+  next
 }
-function emit(   j) { for (j = 1; j <= F; j++) print f[j] "\\0" }
+{ print $0 "\\0"; if (++n == F) n = 0 }
+# Everything after the 13th space.
+function pathOf(r,   j) {
+  for (j = 1; j <= 13; j++) r = substr(r, index(r, " ") + 1)
+  return r
+}
+# A candidate as a full R record: fields 2 to 13, an empty link target, the path.
+function full(r,   j, i, out) {
+  out = "R"
+  r = substr(r, 3)
+  for (j = 2; j <= 13; j++) { i = index(r, " "); out = out "\\0" substr(r, 1, i - 1); r = substr(r, i + 1) }
+  print out "\\0\\0" r "\\0"
+}
+# 1: the entry is hidden (seen, then pruned); 2: below a hidden directory (never seen).
+function hiddenPath(p,   i) {
+  for (;;) {
+    i = index(p, "/")
+    if (i == 0) { if (substr(p, 1, 1) == ".") { seen++; return 1 } return 0 }
+    if (substr(p, 1, 1) == ".") return 2
+    p = substr(p, i + 1)
+  }
+}
 function compact(   i) {
   if (hn < K) return
   for (i = 1; i <= top; i++)
@@ -76,10 +99,31 @@ function compact(   i) {
 }
 END {
   compact()
-  for (i = 1; i <= top; i++) if (live[i]) print b[i]
+  for (i = 1; i <= top; i++) if (live[i]) full(b[i])
   print "C\\0" seen "\\0" matched "\\0"
   for (j = 4; j <= F; j++) print "\\0"
 }`;
+
+/** find's -printf for a candidate: the fields of a full record, space-separated, the path last. */
+export const CANDIDATE_FORMAT = 'c %y - %s %T@ %Tz %m %U %G %i %n %D %d %P\\0';
+
+/** The find primaries that select candidates: types without a link target. */
+export const CANDIDATE_TYPES = [
+  '-type',
+  'f',
+  '-o',
+  '-type',
+  'p',
+  '-o',
+  '-type',
+  's',
+  '-o',
+  '-type',
+  'c',
+  '-o',
+  '-type',
+  'b',
+];
 
 /** The awk stage for a pre-ranked walk; `quote` is the shell quoting of find-command.ts. */
 export function rankStage(req: WalkRequest, fields: number, quote: (s: string) => string): string {
