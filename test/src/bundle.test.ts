@@ -8,6 +8,7 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { type FleetClient, loadFleetContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import {
@@ -18,6 +19,7 @@ import {
   startAgent,
   walkAll,
 } from './helpers/agent-process.js';
+import { startGateway } from './helpers/gateway-process.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 
 interface Run {
@@ -152,6 +154,46 @@ describe('one-file programs (npm run package)', () => {
       [['web-1', 'ok', 'agent']],
     );
     assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
+  });
+
+  it('the gateway bundle serves the Fleet API over gRPC and Connect (the contract embedded)', async () => {
+    const inventory = join(tmp, 'fleet-api.yaml');
+    writeFileSync(
+      inventory,
+      `hosts:\n  web-1: { agent: "${agent.address}", labels: { role: web } }\nagent_tls: insecure\n`,
+    );
+    const gw = startGateway(
+      ['--http', '127.0.0.1:0', '--grpc', '127.0.0.1:0'],
+      { FLEETLS_INVENTORY: inventory },
+      {
+        main: gatewayFile,
+        cwd: bare,
+      },
+    );
+    try {
+      const grpcAddress = await gw.waitFor(/Fleet API \(gRPC\) at (\S+)/);
+      const base = (await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/)).replace(/\/mcp$/, '');
+      const connect = await fetch(`${base}/fleetls.v1.Fleet/ListDirectory`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ host: 'web-1', path: tree }),
+      });
+      assert.equal(connect.status, 200, await connect.clone().text());
+      const rows = ((await connect.json()) as { rows: { row: { entry: { path: string } } }[] }).rows;
+      assert.deepEqual(rows.map((r) => Buffer.from(r.row.entry.path, 'base64').toString()).sort(), [
+        'one.txt',
+        'sub',
+        'sub/two.txt',
+      ]);
+      const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
+      const client = new Fleet(grpcAddress, grpc.credentials.createInsecure()) as unknown as FleetClient;
+      const hosts = await new Promise<{ hosts: { host: string; labels: { key: string; value: string }[] }[] }>(
+        (resolve, reject) => client.ListHosts({}, (err, res) => (err ? reject(err) : resolve(res as never))),
+      ).finally(() => client.close());
+      assert.deepEqual(hosts.hosts, [{ ...hosts.hosts[0], host: 'web-1', labels: [{ key: 'role', value: 'web' }] }]);
+    } finally {
+      await gw.stop();
+    }
   });
 
   it('the gateway bundle lists over SSH (ssh2 without its native addon)', async () => {

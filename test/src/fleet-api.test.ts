@@ -134,7 +134,6 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
       res.hosts.map((h) => `${h.host} ${h.transport}`),
       want.hosts.map((h) => `${h.host} ${h.transport}`),
     );
-    // proto-loader builds map fields from reflected descriptors as their entry messages.
     assert.deepEqual(res.hosts.find((h) => h.host === 'agent-1')?.labels, [{ key: 'role', value: 'web' }]);
     const checked = await call<{ checked: boolean; hosts: { host: string; reachable: boolean }[] }>('ListHosts', {
       host: SELECTOR,

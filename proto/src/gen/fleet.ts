@@ -29,6 +29,7 @@ import type { HostStatus as _fleetls_v1_HostStatus, HostStatus__Output as _fleet
 import type { HostTruncation as _fleetls_v1_HostTruncation, HostTruncation__Output as _fleetls_v1_HostTruncation__Output } from './fleetls/v1/HostTruncation.js';
 import type { IdMatch as _fleetls_v1_IdMatch, IdMatch__Output as _fleetls_v1_IdMatch__Output } from './fleetls/v1/IdMatch.js';
 import type { Instant as _fleetls_v1_Instant, Instant__Output as _fleetls_v1_Instant__Output } from './fleetls/v1/Instant.js';
+import type { Label as _fleetls_v1_Label, Label__Output as _fleetls_v1_Label__Output } from './fleetls/v1/Label.js';
 import type { ListDirectoriesRequest as _fleetls_v1_ListDirectoriesRequest, ListDirectoriesRequest__Output as _fleetls_v1_ListDirectoriesRequest__Output } from './fleetls/v1/ListDirectoriesRequest.js';
 import type { ListDirectoriesResponse as _fleetls_v1_ListDirectoriesResponse, ListDirectoriesResponse__Output as _fleetls_v1_ListDirectoriesResponse__Output } from './fleetls/v1/ListDirectoriesResponse.js';
 import type { ListDirectoryRequest as _fleetls_v1_ListDirectoryRequest, ListDirectoryRequest__Output as _fleetls_v1_ListDirectoryRequest__Output } from './fleetls/v1/ListDirectoryRequest.js';
@@ -85,6 +86,7 @@ export interface ProtoGrpcType {
       HostTruncation: MessageTypeDefinition<_fleetls_v1_HostTruncation, _fleetls_v1_HostTruncation__Output>
       IdMatch: MessageTypeDefinition<_fleetls_v1_IdMatch, _fleetls_v1_IdMatch__Output>
       Instant: MessageTypeDefinition<_fleetls_v1_Instant, _fleetls_v1_Instant__Output>
+      Label: MessageTypeDefinition<_fleetls_v1_Label, _fleetls_v1_Label__Output>
       ListDirectoriesRequest: MessageTypeDefinition<_fleetls_v1_ListDirectoriesRequest, _fleetls_v1_ListDirectoriesRequest__Output>
       ListDirectoriesResponse: MessageTypeDefinition<_fleetls_v1_ListDirectoriesResponse, _fleetls_v1_ListDirectoriesResponse__Output>
       ListDirectoryRequest: MessageTypeDefinition<_fleetls_v1_ListDirectoryRequest, _fleetls_v1_ListDirectoryRequest__Output>

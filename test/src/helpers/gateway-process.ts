@@ -14,8 +14,14 @@ export interface GatewayProcess {
   stop(): Promise<number | null>;
 }
 
-export function startGateway(args: string[], env: Record<string, string>): GatewayProcess {
-  const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', ...args], {
+/** `main`: another build of the gateway (the one-file bundle), run in `cwd`. */
+export function startGateway(
+  args: string[],
+  env: Record<string, string>,
+  opts: { main?: string; cwd?: string } = {},
+): GatewayProcess {
+  const child = spawn(process.execPath, [opts.main ?? GATEWAY_MAIN, 'serve', ...args], {
+    cwd: opts.cwd,
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });

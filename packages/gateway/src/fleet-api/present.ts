@@ -31,7 +31,7 @@ export function presentHosts(l: HostListing) {
       host: h.name,
       transport: h.via,
       address: h.address,
-      labels: { ...h.labels },
+      labels: Object.entries(h.labels).map(([key, value]) => ({ key, value })),
       groups: [...h.groups],
       sshFallback: h.sshFallback,
       ...(probe
