@@ -4,7 +4,6 @@
 // host's link is cut, and each failure stays one status row beside the healthy host.
 // Needs root (network namespaces); without it the suite fails, as the SSH tests do.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,62 +11,11 @@ import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { AGENT_MAIN, REPO_ROOT } from './helpers/agent-process.js';
+import { REPO_ROOT } from './helpers/agent-process.js';
 import { makePki } from './helpers/certs.js';
+import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
 
 const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
-const tag = String(process.pid % 100_000);
-
-interface TestHost {
-  name: string;
-  ns: string;
-  hostIf: string;
-  address: string;
-  agent?: ChildProcess;
-}
-
-function ip(...args: string[]): void {
-  execFileSync('ip', args, { stdio: 'pipe' });
-}
-
-/** A namespace joined to the root namespace by a veth pair on its own /30. */
-function makeHost(name: string, index: number): TestHost {
-  const ns = `fl${tag}${name}`;
-  const hostIf = `flh${tag}${index}`;
-  const nsIf = `fln${tag}${index}`;
-  const net = `10.213.${index}`;
-  ip('netns', 'add', ns);
-  ip('link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf, 'netns', ns);
-  ip('addr', 'add', `${net}.1/30`, 'dev', hostIf);
-  ip('link', 'set', hostIf, 'up');
-  ip('-n', ns, 'addr', 'add', `${net}.2/30`, 'dev', nsIf);
-  ip('-n', ns, 'link', 'set', nsIf, 'up');
-  ip('-n', ns, 'link', 'set', 'lo', 'up');
-  return { name, ns, hostIf, address: `${net}.2` };
-}
-
-function startAgentIn(host: TestHost, dir: string, pki: ReturnType<typeof makePki>): Promise<void> {
-  const args = ['netns', 'exec', host.ns, process.execPath, AGENT_MAIN, '--listen', `${host.address}:7443`];
-  args.push('--allow', dir, '--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca);
-  const child = spawn('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  host.agent = child;
-  return new Promise((resolve, reject) => {
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`agent in ${host.ns} did not start: ${err}`)), 15_000);
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      err += chunk;
-      if (err.includes('"listening"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`agent in ${host.ns} exited ${code}: ${err}`));
-    });
-  });
-}
 
 type Json = Record<string, unknown>;
 
@@ -120,20 +68,7 @@ describe('a fleet of network namespaces over mTLS', () => {
 
   after(async () => {
     await client?.close();
-    for (const h of hosts) {
-      h.agent?.kill('SIGKILL');
-      // Deleting one end of the veth pair deletes both; the namespace goes with its last user.
-      for (const args of [
-        ['link', 'del', h.hostIf],
-        ['netns', 'del', h.ns],
-      ]) {
-        try {
-          ip(...args);
-        } catch {
-          // already gone
-        }
-      }
-    }
+    for (const h of hosts) removeHost(h);
     rmSync(work, { recursive: true, force: true });
   });
 

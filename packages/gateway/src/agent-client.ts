@@ -2,6 +2,7 @@
 // by every call; the agent's certificate checked against the inventory's CA; the bearer
 // token sent as call credentials. gRPC statuses become FleetError codes here, once.
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import {
   type FilterFeature,
   FleetError,
@@ -201,9 +202,21 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
         channel.watchConnectivityState(state, deadline, (err?: Error) => {
           if (signal.aborted) return;
           if (err) {
-            settle(() =>
-              reject(
-                new FleetError('unavailable', `agent ${address}: no connection within ${opts.connectTimeoutMs} ms`),
+            // A port that takes the connection and then says nothing is a stalled agent
+            // (timeout), not a host that cannot be reached.
+            void acceptsTcp(address, Math.min(1000, opts.connectTimeoutMs)).then((accepts) =>
+              settle(() =>
+                reject(
+                  accepts
+                    ? new FleetError(
+                        'deadline_exceeded',
+                        `agent ${address}: accepts connections but did not answer within ${opts.connectTimeoutMs} ms`,
+                      )
+                    : new FleetError(
+                        'unavailable',
+                        `agent ${address}: no connection within ${opts.connectTimeoutMs} ms`,
+                      ),
+                ),
               ),
             );
           } else check(channel.getConnectivityState(false));
@@ -367,3 +380,20 @@ type HealthStub = {
     cb: (err: grpc.ServiceError | null, res?: { status?: string | number }) => void,
   ): grpc.ClientUnaryCall;
 };
+
+/** Does HOST:PORT (IPv6 in brackets) accept a TCP connection within `ms`? A unix: address is not asked. */
+export function acceptsTcp(address: string, ms: number): Promise<boolean> {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
+  if (!m) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = connect({ host: m[1] ?? m[2], port: Number(m[3]) });
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}

@@ -1,10 +1,26 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FleetError, type HostStatus } from '@fleetls/core';
+import { type Entry, FleetError, type HostStatus, type Row, WALK_DEFAULTS, type WalkSummary } from '@fleetls/core';
 import { composeSignal, fanOut } from './fan-out.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './testing/fake-fleet.js';
+import { walkHost } from './tools/host-walks.js';
 
 const tree = dir({ a: file(1) });
+const WALK = { ...WALK_DEFAULTS, path: '/' };
+const ROW_ENTRY: Entry = {
+  path: Buffer.alloc(0),
+  type: 'file',
+  size: 1,
+  mtimeSec: 0,
+  mtimeNsec: 0,
+  utcOffsetMin: 0,
+  mode: 0o100644,
+  uid: 0,
+  gid: 0,
+  inode: 1,
+  nlink: 1,
+  depth: 1,
+};
 
 test('one failing host is a status row; the others answer', async () => {
   const fleet = new FakeFleet({ h1: new MemoryBackend(tree), dead: new DeadBackend(), h2: new MemoryBackend(tree) });
@@ -165,4 +181,24 @@ test("the call's deadline bounds the fan-out: queued hosts past it are not asked
   assert.equal(backends.h2.calls + backends.h3.calls, 0);
   assert.match(out[1].status.message ?? '', /^not asked: the call's deadline ran out while 2 of 3 hosts waited/);
   assert.deepEqual(seen, ['h1', 'h2', 'h3']);
+});
+
+test('a host that breaks mid-walk keeps the rows it sent: status error, saying partial', async () => {
+  const fleet = new FakeFleet({ h1: new MemoryBackend(tree), h2: new MemoryBackend(tree) });
+  const row: Row = { kind: 'entry', entry: { ...ROW_ENTRY, path: Buffer.from('a') } };
+  async function* breaks(): AsyncGenerator<Row[], WalkSummary, void> {
+    yield [row];
+    throw new FleetError('unavailable', 'Connection dropped');
+  }
+  const out = await fanOut(
+    fleet,
+    fleet.hosts(),
+    (_b, host, signal) => walkHost(host.name === 'h2' ? breaks : (req, s) => _b.walk(req, s), WALK, signal),
+    { concurrency: 2, deadlineMs: 5000 },
+  );
+  assert.equal(out[0].status.status, 'ok');
+  assert.equal(out[1].status.status, 'error');
+  assert.equal(out[1].status.message, 'partial answer: the walk broke after 1 rows, then Connection dropped');
+  assert.deepEqual(out[1].value?.rows, [row]);
+  assert.equal(out[1].value?.summary.entriesSent, 1);
 });

@@ -19,8 +19,23 @@ const MIN_HOST_MS = 250;
 
 export interface HostResult<T> {
   host: FleetHost;
+  /** Not `ok` with a value: what the host sent before it failed (a partial answer). */
   status: HostStatus;
   value?: T;
+}
+
+/**
+ * A task that failed after part of its answer arrived (an agent killed mid-walk): the host's
+ * status is `error`, saying so, and what arrived is kept as its value.
+ */
+export class PartialFailure<T> extends FleetError {
+  constructor(
+    readonly partial: T,
+    what: string,
+    cause: unknown,
+  ) {
+    super('internal', `partial answer: ${what}, then ${FleetError.from(cause).message}`, { cause });
+  }
 }
 
 /**
@@ -123,6 +138,7 @@ export async function fanOut<T>(
       );
       status = { host: host.name, status: 'ok', via: b.via, elapsedMs: elapsed(started) };
     } catch (err) {
+      if (err instanceof PartialFailure) value = err.partial as T;
       const fe = signal.aborted && !(err instanceof FleetError) ? FleetError.from(signal.reason) : FleetError.from(err);
       status = {
         host: host.name,

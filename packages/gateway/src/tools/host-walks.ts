@@ -12,7 +12,7 @@ import {
   type WalkRequest,
   type WalkSummary,
 } from '@fleetls/core';
-import { type FanOutOptions, fanOut, type HostResult } from '../fan-out.js';
+import { type FanOutOptions, fanOut, type HostResult, PartialFailure } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
 import type { ToolContext } from './tool.js';
@@ -92,10 +92,26 @@ export async function walkHost(
 ): Promise<HostWalk> {
   const rows: Row[] = [];
   const it = walkFn(req, signal);
-  let r = await it.next();
-  while (!r.done) {
-    for (const row of r.value) rows.push(row);
+  let r: IteratorResult<Row[], WalkSummary>;
+  try {
     r = await it.next();
+    while (!r.done) {
+      for (const row of r.value) rows.push(row);
+      r = await it.next();
+    }
+  } catch (err) {
+    // The host broke mid-walk (its agent died, its stream was reset): keep what it sent.
+    if (rows.length === 0 || signal.aborted) throw err;
+    const sent = rows.filter((row) => row.kind === 'entry').length;
+    const summary: WalkSummary = {
+      entriesSent: sent,
+      entriesSeen: sent,
+      entriesMatched: sent,
+      truncations: [],
+      elapsedMs: 0,
+      depthLimitedDirs: 0,
+    };
+    throw new PartialFailure<HostWalk>({ rows, summary }, `the walk broke after ${rows.length} rows`, err);
   }
   const failed = rootFailure(rows);
   if (failed) throw failed;

@@ -1,0 +1,243 @@
+// Faults on real hosts: network namespaces, each its own address and agent over mTLS, one
+// gateway (MCP over stdio). One call meets them all at once: an agent killed mid-walk (its
+// rows so far are kept and the host says partial, status error), an agent that accepts
+// connections and never answers (timeout), a link cut mid-stream (timeout); the healthy
+// host's rows all arrive and the call ends. Then an sshd killed mid-listing (loopback: the
+// SSH host is this machine) and a gateway killed mid-call (the next gateway answers, the
+// agent's walk was cancelled). Slow walks come from a FUSE fixture whose directories take
+// 0.15 s each to list. Needs root; asserts statuses and completion, not timings.
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { REPO_ROOT } from './helpers/agent-process.js';
+import { makePki } from './helpers/certs.js';
+import { type FuseMount, mountFuse } from './helpers/fuse.js';
+import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
+import { type Sshd, startSshd } from './helpers/sshd.js';
+
+const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+/** One host's budget; the call's own is a little more. */
+const DEADLINE_MS = 6000;
+/** Rows of a whole walk of the slow tree at depth 2: 15 directories of 20 files. */
+const SLOW_ROWS = 15 + 15 * 20;
+
+type Json = Record<string, unknown>;
+
+function gateway(inventory: string): { client: Client; transport: StdioClientTransport } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
+    stderr: 'pipe',
+  });
+  return { client: new Client({ name: 'faults-test', version: '1.0.0' }), transport };
+}
+
+async function listDirectory(client: Client, args: Json): Promise<Json> {
+  const res = await client.callTool({
+    name: 'list_directory',
+    arguments: { depth: 2, max_items_per_dir: 100, ...args },
+  });
+  assert.ok(!res.isError, JSON.stringify(res.content));
+  return res.structuredContent as Json;
+}
+
+const statusOf = (answer: Json) =>
+  Object.fromEntries((answer.hosts as Json[]).map((h) => [h.host, `${h.status}${h.message ? `: ${h.message}` : ''}`]));
+const rowsOf = (answer: Json, host: string) =>
+  (answer.entries as Json[]).filter((e) => e.host === host || (answer.hosts as Json[]).length === 1).length;
+
+/** Resolves when the agent has logged the start of a walk. */
+function walkStarted(h: TestHost): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (h.log.includes('"walk start"')) {
+        h.agent?.stderr?.off('data', check);
+        resolve();
+      }
+    };
+    h.agent?.stderr?.on('data', check);
+    check();
+  });
+}
+
+function pgrep(args: string[]): number[] {
+  try {
+    return execFileSync('pgrep', args, { encoding: 'utf8' }).trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** A process and all its descendants, parents first. */
+function processTree(pid: number): number[] {
+  return [pid, ...pgrep(['-P', String(pid)]).flatMap(processTree)];
+}
+
+describe('faults on real hosts', () => {
+  const work = mkdtempSync(join(tmpdir(), 'fleetls-faults-'));
+  const tree = join(work, 'tree');
+  const hosts: TestHost[] = [];
+  let silent: ChildProcess | undefined;
+  let fuse: FuseMount;
+  let inventory: string;
+  let pki: ReturnType<typeof makePki>;
+
+  before(async () => {
+    assert.equal(process.getuid?.(), 0, 'network namespaces need root; run the suite as root, as CI does');
+    mkdirSync(join(tree, 'slow'), { recursive: true });
+    fuse = await mountFuse('slow', join(tree, 'slow'));
+    hosts.push(makeHost('ok', 1, 214), makeHost('killed', 2, 214), makeHost('silent', 3, 214), makeHost('cut', 4, 214));
+    pki = makePki(
+      work,
+      hosts.map((h) => h.address),
+    );
+    await Promise.all([hosts[0], hosts[1], hosts[3]].map((h) => startAgentIn(h, tree, pki)));
+    // Accepts every connection and never says a word: no TLS handshake, no gRPC.
+    const sink = `require('net').createServer(() => {}).listen(7443, '${hosts[2].address}', () => console.log('up'))`;
+    silent = spawn('ip', ['netns', 'exec', hosts[2].ns, process.execPath, '-e', sink], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) => silent?.stdout?.once('data', () => resolve()));
+    inventory = join(work, 'fleetls.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts:',
+        ...hosts.map((h) => `  ${h.name}: { agent: "${h.address}:7443" }`),
+        `agent_tls: { ca: ${pki.ca}, cert: ${pki.clientCert}, key: ${pki.clientKey} }`,
+        `defaults: { connect_timeout_ms: 1500, deadline_ms: ${DEADLINE_MS} }`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  after(async () => {
+    silent?.kill('SIGKILL');
+    for (const h of hosts) removeHost(h);
+    await fuse?.unmount();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('an agent killed mid-walk, a silent agent and a cut link: each its status, the healthy host whole', async () => {
+    const { client, transport } = gateway(inventory);
+    await client.connect(transport);
+    try {
+      const [killed, cut] = [hosts[1], hosts[3]];
+      const answer = listDirectory(client, { host: 'all', path: join(tree, 'slow') });
+      // Strike once both walks are under way (their first directories are being listed).
+      await Promise.all([walkStarted(killed), walkStarted(cut)]);
+      await new Promise((r) => setTimeout(r, 700));
+      killed.agent?.kill('SIGKILL');
+      ip('link', 'set', cut.hostIf, 'down');
+      const got = await answer;
+      const status = statusOf(got);
+      assert.equal(status.ok, 'ok');
+      assert.match(status.killed, /^error: partial answer: the walk broke after \d+ rows, then /);
+      assert.match(status.silent, /^timeout/);
+      assert.match(status.cut, /^timeout/);
+      assert.equal(rowsOf(got, 'ok'), SLOW_ROWS);
+      const partial = rowsOf(got, 'killed');
+      assert.ok(partial > 0 && partial < SLOW_ROWS, `the killed host's rows so far: ${partial}`);
+    } finally {
+      await client.close();
+      ip('link', 'set', hosts[3].hostIf, 'up');
+    }
+  });
+
+  it('a gateway killed mid-call: the next gateway answers, and the agent cancelled the orphaned walk', async () => {
+    const ok = hosts[0];
+    const first = gateway(inventory);
+    await first.client.connect(first.transport);
+    const ends = () => (ok.log.match(/"walk end"/g) ?? []).length;
+    const endsBefore = ends();
+    const orphaned = first.client
+      .callTool({ name: 'list_directory', arguments: { host: 'ok', path: join(tree, 'slow'), depth: 2 } })
+      .catch((err: Error) => err);
+    await new Promise<void>((resolve) => {
+      const started = ok.log.split('"walk start"').length - 1;
+      const check = () => {
+        if (ok.log.split('"walk start"').length - 1 > started) {
+          ok.agent?.stderr?.off('data', check);
+          resolve();
+        }
+      };
+      ok.agent?.stderr?.on('data', check);
+    });
+    const pid = first.transport.pid;
+    assert.ok(pid, 'the gateway runs');
+    process.kill(pid, 'SIGKILL');
+    assert.ok((await orphaned) instanceof Error, 'the call to the killed gateway fails');
+    await first.client.close().catch(() => {});
+
+    const second = gateway(inventory);
+    await second.client.connect(second.transport);
+    try {
+      const got = await listDirectory(second.client, { host: 'ok', path: join(tree, 'slow') });
+      assert.equal(statusOf(got).ok, 'ok');
+      assert.equal(rowsOf(got, 'ok'), SLOW_ROWS);
+    } finally {
+      await second.client.close();
+    }
+    // The killed gateway's walk ended on the agent too (cancelled when its connection went).
+    assert.ok(ends() >= endsBefore + 2, ok.log.slice(-2000));
+    assert.match(ok.log, /"outcome":"cancelled"/);
+  });
+
+  describe('an sshd killed mid-listing (loopback)', () => {
+    let sshd: Sshd;
+    let sshFuse: FuseMount;
+    let sshTree: string;
+    before(async () => {
+      sshd = await startSshd();
+      sshTree = join(sshd.dir, 'slow');
+      mkdirSync(sshTree);
+      sshFuse = await mountFuse('slow', sshTree);
+    });
+    after(async () => {
+      await sshFuse?.unmount();
+      await sshd?.stop();
+    });
+
+    it('is that host failing; the agent host still answers', async () => {
+      const inv = join(work, 'ssh-fleet.yaml');
+      writeFileSync(
+        inv,
+        [
+          'hosts:',
+          `  ok: { agent: "${hosts[0].address}:7443" }`,
+          `  sshhost: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }`,
+          `agent_tls: { ca: ${pki.ca}, cert: ${pki.clientCert}, key: ${pki.clientKey} }`,
+          `defaults: { connect_timeout_ms: 1500, deadline_ms: ${DEADLINE_MS} }`,
+          '',
+        ].join('\n'),
+      );
+      const { client, transport } = gateway(inv);
+      await client.connect(transport);
+      try {
+        const answer = client.callTool({
+          name: 'list_directory',
+          arguments: { host: 'sshhost', path: sshTree, depth: 2, max_items_per_dir: 100 },
+        });
+        // Mid-listing: find is reading the slow tree. Kill this sshd and every process under it
+        // (its sessions, their shells and find).
+        await new Promise((r) => setTimeout(r, 1200));
+        const master = pgrep(['-f', `sshd -D -e -f ${join(sshd.dir, '..', 'sshd_config')}`]);
+        assert.equal(master.length, 1, 'the test sshd is found');
+        for (const pid of processTree(master[0])) process.kill(pid, 'SIGKILL');
+        const res = await answer;
+        const got = res.structuredContent as Json;
+        const status = statusOf(got).sshhost;
+        assert.doesNotMatch(status, /^ok/, status);
+        const other = await listDirectory(client, { host: 'ok', path: join(tree, 'slow') });
+        assert.equal(statusOf(other).ok, 'ok');
+      } finally {
+        await client.close();
+      }
+    });
+  });
+});
