@@ -71,7 +71,7 @@ async function startNamespacedAgent(
       process.execPath,
       AGENT_MAIN,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FLEETLS_AGENT_CONFIG: '' } },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FLEETLS_AGENT_CONFIG: '/dev/null' } },
   );
   let raw = '';
   const port = await new Promise<number>((resolve, reject) => {

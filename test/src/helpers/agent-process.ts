@@ -63,7 +63,8 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
   const [command, ...commandArgs] = [...(opts.wrap ?? []), process.execPath, ...args];
   const child = spawn(command, commandArgs, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LOG_LEVEL: 'debug', ...opts.env },
+    // An empty config: a /etc/fleetls/agent.yaml that another test installed (packages, Ansible) must not apply.
+    env: { ...process.env, LOG_LEVEL: 'debug', FLEETLS_AGENT_CONFIG: '/dev/null', ...opts.env },
     ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
     ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
   });
