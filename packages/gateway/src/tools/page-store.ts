@@ -7,7 +7,7 @@
 // agent and SSH hosts alike. The cursor also carries the offset, so a gateway that lacks
 // the snapshot (expired, evicted, another process behind a balancer, the CLI) ranks again
 // and goes on from the same row: the handle is an optimisation, never needed for
-// correctness. Memory is bounded: at most SNAPSHOTS snapshots of at most SNAPSHOT_ROWS rows.
+// correctness. Memory is bounded: at most SNAPSHOTS snapshots and KEPT_ROWS rows in all.
 import { randomBytes } from 'node:crypto';
 import type { HostStatus } from '@fleetls/core';
 import type { HostEntry, HostNote, HostTruncation } from './host-walks.js';
@@ -15,6 +15,8 @@ import type { HostEntry, HostNote, HostTruncation } from './host-walks.js';
 /** Rows one snapshot holds: the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN). */
 export const SNAPSHOT_ROWS = 100_000;
 const SNAPSHOTS = 8;
+/** Rows kept over all snapshots (each row an entry of ~200-300 bytes in memory). */
+const KEPT_ROWS = 300_000;
 const TTL_MS = 10 * 60_000;
 
 export interface RankingSnapshot {
@@ -32,10 +34,10 @@ export class PageStore {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Keeps a snapshot and returns its handle; the oldest goes when the store is full. */
+  /** Keeps a snapshot and returns its handle; the oldest go while the store is full (in snapshots or rows). */
   put(snapshot: RankingSnapshot): string {
     this.sweep();
-    while (this.kept.size >= SNAPSHOTS) {
+    while (this.kept.size >= SNAPSHOTS || (this.kept.size > 0 && this.rows + snapshot.rows.length > KEPT_ROWS)) {
       const oldest = this.kept.keys().next().value as string;
       this.kept.delete(oldest);
     }
@@ -53,6 +55,13 @@ export class PageStore {
 
   get size(): number {
     return this.kept.size;
+  }
+
+  /** Rows held over all snapshots. */
+  get rows(): number {
+    let n = 0;
+    for (const k of this.kept.values()) n += k.snapshot.rows.length;
+    return n;
   }
 
   private sweep(): void {
