@@ -66,7 +66,7 @@ async function allPages(client: Client, name: string, args: Json, rowsKey: strin
 
 describe('following next_cursor lists every entry exactly once, agents and SSH mixed', () => {
   let sshd: Sshd;
-  let agents: AgentProcess[];
+  const agents: AgentProcess[] = [];
   let paged: Client;
   let whole: Client;
   let root: string;
@@ -75,7 +75,11 @@ describe('following next_cursor lists every entry exactly once, agents and SSH m
   before(async () => {
     sshd = await startSshd();
     root = makeTree(sshd.dir, sshd.uid, sshd.gid);
-    agents = await Promise.all([0, 1].map(() => startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid })));
+    // Started one by one, so `after` stops every agent that did start; --config /dev/null keeps a
+    // package test's /etc/fleetls/agent.yaml (installed while this runs) out of these agents.
+    for (let i = 0; i < 2; i++) {
+      agents.push(await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid, args: ['--config', '/dev/null'] }));
+    }
     const inventory = join(sshd.dir, 'paging.yaml');
     const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
     writeFileSync(
@@ -94,7 +98,7 @@ describe('following next_cursor lists every entry exactly once, agents and SSH m
 
   after(async () => {
     await Promise.all([paged?.close(), whole?.close()]);
-    await Promise.all((agents ?? []).map((a) => a.stop()));
+    await Promise.all(agents.map((a) => a.stop()));
     await sshd?.stop();
   });
 
