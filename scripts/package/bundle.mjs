@@ -18,8 +18,9 @@ const BANNER = [
 /**
  * Swaps, inside the bundle only, the few places that read files beside the code:
  * proto-loader's loadSync answers from embedded descriptor sets (and refuses a file
- * that was not embedded, naming it), each version module becomes a constant, and the
- * walker's worker is the bundle itself (the entry runs the worker side in a thread).
+ * that was not embedded, naming it), each version module becomes a constant, the
+ * walker's worker is the bundle itself (the entry runs the worker side in a thread), and
+ * the gateway's dashboard files are embedded (packages/gateway/src/web/files.ts).
  */
 function inBundle({ repoRoot, versions }) {
   const protos = embeddedProtos(repoRoot);
@@ -69,6 +70,22 @@ module.exports = {
         const pkg = args.path.includes('/agent/') ? 'agent' : 'gateway';
         const name = pkg === 'agent' ? 'AGENT_VERSION' : 'GATEWAY_VERSION';
         return { loader: 'js', contents: `export const ${name} = ${JSON.stringify(versions[pkg])};\n` };
+      });
+      build.onLoad({ filter: /packages\/gateway\/dist\/web\/files\.js$/ }, () => {
+        const dir = path.join(repoRoot, 'packages/gateway/dist/web-app');
+        const files = Object.fromEntries(
+          fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('base64')]),
+        );
+        return {
+          loader: 'js',
+          contents: `const files = ${JSON.stringify(files)};
+export const DASHBOARD_FILES = ['index.html', 'app.js', 'app.css'];
+export function readDashboardFile(name) {
+  if (!(name in files)) throw new Error('fleetls bundle: dashboard file ' + name + ' is not embedded');
+  return Buffer.from(files[name], 'base64');
+}
+`,
+        };
       });
       build.onLoad({ filter: /packages\/agent\/dist\/walker\.js$/ }, (args) => ({
         loader: 'js',

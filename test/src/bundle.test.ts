@@ -156,7 +156,7 @@ describe('one-file programs (npm run package)', () => {
     assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
   });
 
-  it('the gateway bundle serves the Fleet API over gRPC and Connect (the contract embedded)', async () => {
+  it('the gateway bundle serves the Fleet API over gRPC and Connect, and the dashboard (all embedded)', async () => {
     const inventory = join(tmp, 'fleet-api.yaml');
     writeFileSync(
       inventory,
@@ -185,6 +185,10 @@ describe('one-file programs (npm run package)', () => {
         'sub',
         'sub/two.txt',
       ]);
+      const page = await fetch(`${base}/`);
+      assert.equal(page.status, 200, 'the dashboard is embedded too');
+      assert.match(await page.text(), /<title>fleetls dashboard<\/title>/);
+      assert.equal((await fetch(`${base}/app.js`)).status, 200);
       const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
       const client = new Fleet(grpcAddress, grpc.credentials.createInsecure()) as unknown as FleetClient;
       const hosts = await new Promise<{ hosts: { host: string; labels: { key: string; value: string }[] }[] }>(

@@ -1,10 +1,10 @@
 // The dashboard's files (built by web/build.mjs into dist/web-app/), read once and served at
 // / of the HTTP port. They hold no secret: the page asks for the token itself. A build
-// without them (the one-file bundle) serves no dashboard, and says so.
-import { readFileSync } from 'node:fs';
+// without them (tsc alone, no web/build.mjs) serves no dashboard.
 import type { ServerResponse } from 'node:http';
+import { DASHBOARD_FILES, readDashboardFile } from './files.js';
 
-const FILES: Record<string, { file: string; type: string }> = {
+const FILES: Record<string, { file: (typeof DASHBOARD_FILES)[number]; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
@@ -25,10 +25,10 @@ export interface Dashboard {
   serve(pathname: string, res: ServerResponse): boolean;
 }
 
-export function loadDashboard(dir = new URL('../web-app/', import.meta.url)): Dashboard | undefined {
+export function loadDashboard(): Dashboard | undefined {
   const bodies = new Map<string, Buffer>();
   try {
-    for (const { file } of Object.values(FILES)) bodies.set(file, readFileSync(new URL(file, dir)));
+    for (const file of DASHBOARD_FILES) bodies.set(file, readDashboardFile(file));
   } catch {
     return undefined;
   }
