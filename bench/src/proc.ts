@@ -143,12 +143,13 @@ export function startAgent(allow: string[], timeoutMs = 30_000, extra: string[] 
           buf = buf.slice(nl + 1);
           nl = buf.indexOf('\n');
           try {
-            const o = JSON.parse(line) as { msg?: string; port?: number };
-            if (o.msg === 'listening' && typeof o.port === 'number') {
+            const o = JSON.parse(line) as { msg?: string; port?: number; socket?: string };
+            // A TCP agent logs its port; one on a Unix socket (--listen unix:PATH) its socket.
+            if (o.msg === 'listening' && (typeof o.port === 'number' || typeof o.socket === 'string')) {
               child.stderr!.off('data', onData);
               child.stderr!.resume();
               resolve({
-                address: `127.0.0.1:${o.port}`,
+                address: o.socket !== undefined ? `unix:${o.socket}` : `127.0.0.1:${o.port}`,
                 pid: child.pid as number,
                 child,
                 stop: async () => {

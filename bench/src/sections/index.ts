@@ -1,6 +1,7 @@
 // Every bench section, in the order a run measures them. A new section is one file in this
 // directory exporting `name`, `limitMs` and `run(ctx)`, and one entry here.
 import type { Section } from '../context.js';
+import * as agentSsh from './agent-ssh.js';
 import * as answerSize from './answer-size.js';
 import * as beyond from './beyond.js';
 import * as fanout from './fanout.js';
@@ -11,4 +12,15 @@ import * as ssh from './ssh.js';
 import * as topn from './topn.js';
 import * as walk from './walk.js';
 
-export const SECTIONS: readonly Section[] = [walk, footprint, mcp, answerSize, topn, fanout, ssh, beyond, hostile];
+export const SECTIONS: readonly Section[] = [
+  walk,
+  footprint,
+  mcp,
+  answerSize,
+  topn,
+  fanout,
+  ssh,
+  agentSsh,
+  beyond,
+  hostile,
+];

@@ -21,17 +21,20 @@ import { benchDir } from '../trees.js';
 export const name = 'ssh';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
 
-interface SshdLike {
+export interface SshdLike {
   host: string;
   port: number;
   user: string;
   identityFile: string;
   knownHostsFile: string;
+  gid: number;
+  /** A directory owned by the login user (0755). */
+  dir: string;
   stop(): Promise<void>;
 }
 
 /** Runs the OpenSSH client with these arguments (no shell); its wall time and stdout. */
-function ssh(args: string[], timeoutMs = 120_000): Promise<{ ms: number; stdout: string }> {
+export function ssh(args: string[], timeoutMs = 120_000): Promise<{ ms: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     execFile('ssh', args, { timeout: timeoutMs, maxBuffer: 1 << 26, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {

@@ -164,7 +164,11 @@ export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBacken
       .exec(diagnoseCommand(socketPath), signal)
       .then(
         (r) => explainRefusal(socketPath, r.stdout.toString('utf8')),
-        () => explainRefusal(socketPath, ''),
+        () => {
+          // Not kept: the next refusal asks the host again (this call may have been cut short).
+          explained = undefined;
+          return explainRefusal(socketPath, '');
+        },
       )
       .then((msg) => {
         log.warn({ refused, reason: msg }, 'agent socket not reachable through SSH');
