@@ -75,11 +75,8 @@ describe('following next_cursor lists every entry exactly once, agents and SSH m
   before(async () => {
     sshd = await startSshd();
     root = makeTree(sshd.dir, sshd.uid, sshd.gid);
-    // Started one by one, so `after` stops every agent that did start; --config /dev/null keeps a
-    // package test's /etc/fleetls/agent.yaml (installed while this runs) out of these agents.
-    for (let i = 0; i < 2; i++) {
-      agents.push(await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid, args: ['--config', '/dev/null'] }));
-    }
+    // Started one by one, so `after` stops every agent that did start.
+    for (let i = 0; i < 2; i++) agents.push(await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid }));
     const inventory = join(sshd.dir, 'paging.yaml');
     const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
     writeFileSync(
