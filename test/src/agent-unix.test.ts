@@ -18,7 +18,11 @@ function gidOf(group: string): number {
 
 /** Runs the agent to its exit (it must fail) and returns its stderr. */
 function failingAgent(args: string[]): { status: number | null; stderr: string } {
-  const r = spawnSync(process.execPath, [AGENT_MAIN, ...args], { encoding: 'utf8', timeout: 15_000 });
+  // Never this machine's /etc/fleetls/agent.yaml: the package tests install one meanwhile.
+  const r = spawnSync(process.execPath, [AGENT_MAIN, '--config', '/dev/null', ...args], {
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
   return { status: r.status, stderr: r.stderr };
 }
 

@@ -44,7 +44,9 @@ export function startAgentIn(
   pki: ReturnType<typeof makePki>,
   extra: string[] = [],
 ): Promise<void> {
-  const args = ['netns', 'exec', host.ns, process.execPath, AGENT_MAIN, '--listen', `${host.address}:7443`];
+  // Never this machine's /etc/fleetls/agent.yaml: the package tests install one meanwhile.
+  const args = ['netns', 'exec', host.ns, process.execPath, AGENT_MAIN, '--config', '/dev/null'];
+  args.push('--listen', `${host.address}:7443`);
   args.push('--allow', dir, '--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca, ...extra);
   const child = spawn('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   host.agent = child;
