@@ -79,7 +79,7 @@ async function measure(program: string, flags: string[], root: string, allow: st
     const address = `127.0.0.1:${port}`;
     await untilServing(address, Date.now() + 30_000);
     const startMs = performance.now() - t0;
-    // Idle: settled after start (the pre-warmed walk worker included).
+    // Idle: settled after start, before any walk (so no walk worker thread).
     await new Promise((r) => setTimeout(r, 3000));
     const idle = memoryOf(child.pid!)?.rss ?? Number.NaN;
     const { proto } = loadContract();
@@ -138,7 +138,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   ctx.report.table({
     title: `Agent footprint (${fmtInt(t.entries)}-entry tree)`,
     intro:
-      'Start to SERVING: spawn until grpc.health.v1 Check answers SERVING. Idle RSS: 3 s after that (the pre-warmed walk worker included). Peak RSS: VmHWM after one full tree-shape Walk (max_depth 64, no cap bites), read by a raw grpc-js client. One run each. Anchor: node_exporter, one static Go binary, runs in about 15 MiB RSS (its published footprint, as the issue quotes it); a bare `node` with one idle worker thread is about 51 MiB on this machine before any fleetls code.',
+      'Start to SERVING: spawn until grpc.health.v1 Check answers SERVING. Idle RSS: 3 s after that (no walk worker yet: the first walk starts one, kept 30 s idle). Peak RSS: VmHWM after one full tree-shape Walk (max_depth 64, no cap bites), read by a raw grpc-js client. One run each. Anchor: node_exporter, one static Go binary, runs in about 15 MiB RSS (its published footprint, as the issue quotes it); a bare `node` is about 39 MiB on this machine, 51 MiB with one idle worker thread, before any fleetls code.',
     header: ['Agent', 'Start to SERVING', 'Idle RSS', 'Peak RSS (full walk)', 'Walk', 'Rows'],
     rows: [
       ...results.map(([label, m]) => [

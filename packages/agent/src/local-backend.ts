@@ -7,11 +7,10 @@ import { resolveAllowedPath, resolveRoots } from './policy.js';
 import { prepareWalk } from './service.js';
 import { statPath } from './stat.js';
 import { AGENT_VERSION } from './version.js';
-import { startWalk, warmWalker } from './walker.js';
+import { startWalk } from './walker.js';
 
 export function createLocalBackend(opts: { allowedRoots?: string[] } = {}): HostBackend {
   const roots = resolveRoots(opts.allowedRoots ?? ['/']);
-  warmWalker();
   return {
     via: 'embedded',
 

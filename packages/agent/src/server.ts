@@ -15,7 +15,6 @@ import { resolveRoots } from './policy.js';
 import { addAgentService } from './service.js';
 import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';
 import { AGENT_VERSION } from './version.js';
-import { warmWalker } from './walker.js';
 
 export interface AgentServer {
   /** Binds; `port` is 0 on a Unix socket. */
@@ -73,7 +72,6 @@ export function createAgentServer(
 
   return {
     async start(): Promise<{ port: number }> {
-      warmWalker();
       if (config.unix) {
         const unix = config.unix;
         const gid = resolveGroup(unix.group);

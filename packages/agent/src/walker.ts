@@ -2,6 +2,9 @@
 // batches. Taking a batch grants the worker one credit; cancel() raises the shared flag
 // (the worker stops within one entry) and terminates the worker if it does not stop.
 // Workers are pooled: starting a thread costs tens of milliseconds, a message does not.
+// None is started before the first walk and an idle one leaves after IDLE_WORKER_MS: an
+// idle worker thread holds ~15 MiB of RSS (measured, bench footprint), more than a third
+// of an idle agent's budget, while only the first walk after a quiet spell pays the start.
 //
 // A worker whose file system call does not return within the timeout (a hung mount) is
 // abandoned: it is never reused, and counts as stuck until its call returns. Its mount is
@@ -78,11 +81,15 @@ export function startWireWalk(req: WalkRequest, opts: WalkerOptions): RunningWal
 const TERMINATE_AFTER_MS = 2000;
 /** Idle workers kept warm between walks; more walks at once start more workers. */
 const MAX_IDLE_WORKERS = 4;
+/** An idle worker not taken by a walk within this long is terminated. */
+const IDLE_WORKER_MS = 30_000;
 const DEFAULT_MAX_STUCK_WORKERS = 8;
 /** How often running workers' calls are sampled. */
 const WATCH_EVERY_MS = 100;
 const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
 const idle: Worker[] = [];
+/** Each idle worker's timer to terminate it. */
+const idleTimers = new Map<Worker, NodeJS.Timeout>();
 /** Workers abandoned in a call that has not returned; each leaves when its thread exits. */
 const stuck = new Set<Worker>();
 /** Running workers' probes, sampled by one timer while there are any. */
@@ -131,22 +138,25 @@ function newWorker(): Worker {
   worker.once('exit', () => {
     const i = idle.indexOf(worker);
     if (i >= 0) idle.splice(i, 1);
+    clearTimeout(idleTimers.get(worker));
+    idleTimers.delete(worker);
   });
   return worker;
 }
 
-/** Starts a worker ahead of the first walk, so that walk does not wait for a thread to boot. */
-export function warmWalker(): void {
-  if (idle.length === 0) releaseWorker(newWorker());
-}
-
 function acquireWorker(): Worker {
-  const worker = idle.pop() ?? newWorker();
+  const worker = idle.pop();
+  if (!worker) return newWorker();
+  clearTimeout(idleTimers.get(worker));
+  idleTimers.delete(worker);
   worker.ref();
   return worker;
 }
 
-/** A worker whose walk ended cleanly goes back to the pool, unref'd so it never holds the process open. */
+/**
+ * A worker whose walk ended cleanly goes back to the pool, unref'd so it never holds the
+ * process open, until IDLE_WORKER_MS pass without a walk taking it.
+ */
 function releaseWorker(worker: Worker): void {
   if (idle.length >= MAX_IDLE_WORKERS) {
     void worker.terminate();
@@ -154,6 +164,14 @@ function releaseWorker(worker: Worker): void {
   }
   worker.unref();
   idle.push(worker);
+  // Off the list before terminate(), which settles later: no walk may take it meanwhile.
+  const timer = setTimeout(() => {
+    idleTimers.delete(worker);
+    idle.splice(idle.indexOf(worker), 1);
+    void worker.terminate();
+  }, IDLE_WORKER_MS);
+  timer.unref();
+  idleTimers.set(worker, timer);
 }
 
 /**
