@@ -59,7 +59,9 @@ export function createAgentServer(
   addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
-  new ReflectionService(loadContract().packageDefinition).addToServer(server);
+  // Only the service served here: in the one-file bundle the agent contract loads from the
+  // package's combined descriptor, which holds the gateway's fleetls.v1.Fleet too.
+  new ReflectionService(loadContract().packageDefinition, { services: [SERVICE_NAME] }).addToServer(server);
   let socket: { ino: number } | undefined;
 
   const bind = (address: string): Promise<number> =>
