@@ -62,7 +62,7 @@ async function startNamespacedAgent(
       'private',
       'sh',
       '-c',
-      'mount --bind "$1" "$2" && exec setpriv --reuid="$3" --regid="$4" --clear-groups "$5" "$6" --config /dev/null --listen 127.0.0.1:0 --insecure --allow "$2"',
+      'mount --bind "$1" "$2" && exec setpriv --reuid="$3" --regid="$4" --clear-groups "$5" "$6" --listen 127.0.0.1:0 --insecure --allow "$2"',
       'sh',
       other,
       path,

@@ -57,8 +57,6 @@ export interface StartAgentOptions {
 
 export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
   const args = [opts.main ?? AGENT_MAIN, '--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0'];
-  // Never this machine's /etc/fleetls/agent.yaml: the package tests install one meanwhile.
-  if (!opts.args?.includes('--config')) args.push('--config', '/dev/null');
   if (!opts.tls && !opts.socket) args.push('--insecure');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));
