@@ -19,9 +19,10 @@ describe('Fleet API: diff_directory, disk_usage and filters', () => {
   const md = new grpc.Metadata();
   md.set('authorization', `Bearer ${TOKEN}`);
 
+  const a = new MemoryBackend(tree());
   before(async () => {
     const fleet = new FakeFleet({
-      a: new MemoryBackend(tree()),
+      a,
       b: new MemoryBackend(tree()),
       c: new MemoryBackend(tree({ 'odd.conf': file(1) })),
       gone: new DeadBackend(),
@@ -94,6 +95,18 @@ describe('Fleet API: diff_directory, disk_usage and filters', () => {
       res.entries.map((e) => `${e.host}:${e.entry.path.toString()}=${e.entry.size}`),
       ['a:big=9000', 'b:big=9000'],
     );
+  });
+
+  it('DiskUsage: one_file_system false is asked for, unset is the tool default (true)', async () => {
+    const walked = async (req: object) => {
+      a.requests.length = 0;
+      await call('DiskUsage', { host: 'a', path: '/srv', ...req });
+      assert.ok(a.requests.length > 0);
+      return [...new Set(a.requests.map((r) => r.oneFileSystem))];
+    };
+    assert.deepEqual(await walked({ oneFileSystem: false }), [false]);
+    assert.deepEqual(await walked({}), [true]);
+    assert.deepEqual(await walked({ oneFileSystem: true }), [true]);
   });
 
   it('ListFiles: the find-like filters as the tool takes them', async () => {

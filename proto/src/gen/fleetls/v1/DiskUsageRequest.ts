@@ -8,6 +8,7 @@ export interface DiskUsageRequest {
   'topN'?: (number);
   'oneFileSystem'?: (boolean);
   'cursor'?: (string);
+  '_oneFileSystem'?: "oneFileSystem";
 }
 
 export interface DiskUsageRequest__Output {
@@ -15,6 +16,7 @@ export interface DiskUsageRequest__Output {
   'path': (string);
   'depth': (number);
   'topN': (number);
-  'oneFileSystem': (boolean);
+  'oneFileSystem'?: (boolean);
   'cursor': (string);
+  '_oneFileSystem'?: "oneFileSystem";
 }
