@@ -1,20 +1,25 @@
 // Fleet.Walk: one walk over a selector, streamed as hosts answer, for live dashboards:
 // each host's `walking` then `done` state, its rows in batches as its backend yields them,
 // and the merged summary last. Arguments are parsed with the tools' own schema pieces, so
-// bad ones get the same messages; a host's failure is its status, never the call's.
-import { type Row, resolveWalkRequest, type Truncation, type WalkRequest } from '@fleetls/core';
+// bad ones get the same messages; a host's failure is its status, never the call's, by the
+// tools' rules (a root that cannot be listed included).
+import { type Row, resolveWalkRequest, type WalkRequest } from '@fleetls/core';
 import { rowToWire } from '@fleetls/proto';
 import { z } from 'zod';
 import { fanOut } from '../fan-out.js';
+import type { FleetHost } from '../fleet-types.js';
 import {
   fanOutOptions,
   type HostNote,
   type HostTruncation,
   lossTruncations,
+  streamHostWalk,
   walkDeadlineMs,
+  withinBudget,
 } from '../tools/host-walks.js';
+import { runTool } from '../tools/run-tool.js';
 import * as s from '../tools/schemas.js';
-import type { ToolContext } from '../tools/tool.js';
+import { type AnyTool, defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
 import { hostStatusToWire, hostTruncationToWire } from './present.js';
 
 export const WALK_INPUT = {
@@ -40,61 +45,103 @@ export type WalkEvent =
       };
     };
 
+interface WalkPlan {
+  hosts: FleetHost[];
+  req: WalkRequest;
+}
+
+interface WalkResult extends ToolResult {
+  /** Rows streamed, for the audit line (audit.ts). */
+  rowsSent: number;
+  entries: number;
+  truncations: HostTruncation[];
+  notes: HostNote[];
+}
+
+type WalkArgs = { [K in keyof typeof WALK_INPUT]: z.output<(typeof WALK_INPUT)[K]> };
+
 /**
- * Runs the walk, handing each event to `send` (which resolves when the client can take more,
- * so a slow reader slows the hosts' walks rather than filling the gateway's memory).
+ * Walk as a tool of its own (not in the registry: no MCP or CLI face), so a call runs through
+ * runTool like the others (parsed, deadline, metrics, audit line), and each host through the
+ * tools' streamHostWalk (a root that cannot be listed is the host's status). Each event goes
+ * to `send`, which resolves when the client can take more, so a slow reader slows the hosts'
+ * walks rather than filling the gateway's memory.
  */
+function walkTool(send: (e: WalkEvent) => Promise<void>): Tool<WalkArgs, WalkPlan, WalkResult> {
+  return defineTool({
+    name: 'walk',
+    title: 'Walk (Fleet API stream)',
+    description: 'The tree under path on each host, streamed as hosts answer.',
+    input: WALK_INPUT,
+    output: {},
+    plan: (a: WalkArgs, ctx) => ({
+      hosts: ctx.fleet.select(a.host),
+      req: resolveWalkRequest({
+        path: a.path,
+        shape: 'tree',
+        maxDepth: a.max_depth,
+        maxItemsPerDir: a.max_items_per_dir,
+        capRoot: false,
+        maxEntries: WALK_MAX_ENTRIES,
+        dirSizes: a.dir_sizes,
+        deadlineMs: walkDeadlineMs(ctx.options),
+      }),
+    }),
+    async collect({ hosts, req }, ctx) {
+      const truncations: HostTruncation[] = [];
+      const notes: HostNote[] = [];
+      let rowsSent = 0;
+      let entries = 0;
+      const results = await fanOut(
+        ctx.fleet,
+        hosts,
+        async (backend, host, signal, budgetMs) => {
+          await send({ host: { host: host.name, state: 'walking' } });
+          const summary = await streamHostWalk(
+            backend.walk.bind(backend),
+            withinBudget(req, budgetMs),
+            signal,
+            (batch: Row[]) => {
+              rowsSent += batch.length;
+              entries += batch.filter((row) => row.kind === 'entry').length;
+              return send({ rows: { host: host.name, rows: batch.map(rowToWire) } });
+            },
+          );
+          for (const truncation of lossTruncations(summary)) truncations.push({ host: host.name, truncation });
+          for (const note of summary.notes ?? []) notes.push({ host: host.name, note });
+          return summary;
+        },
+        {
+          ...fanOutOptions(ctx),
+          onHostDone: (status) => {
+            void send({ host: { host: status.host, state: 'done', status: hostStatusToWire(status) } });
+          },
+        },
+      );
+      const hostStatuses = results.map((r) => r.status);
+      await send({
+        summary: {
+          hosts: hostStatuses.map(hostStatusToWire),
+          truncations: truncations.map(hostTruncationToWire),
+          notes,
+          entries,
+        },
+      });
+      return { hosts: hostStatuses, rowsSent, entries, truncations, notes };
+    },
+    // Only the audit line reads it (the answer's size): the summary, as the stream ends with it.
+    mcp: (r) => ({
+      structured: { entries: r.entries, truncations: r.truncations, notes: r.notes },
+      text: `${r.entries} entries from ${r.hosts.length} hosts`,
+    }),
+  });
+}
+
+/** Runs the walk through runTool, handing each event to `send`. */
 export async function streamWalk(
   args: Record<string, unknown>,
   ctx: ToolContext,
   send: (e: WalkEvent) => Promise<void>,
 ): Promise<void> {
-  const a = s.parseArgs(WALK_INPUT, args);
-  const hosts = ctx.fleet.select(a.host);
-  const req: WalkRequest = resolveWalkRequest({
-    path: a.path,
-    shape: 'tree',
-    maxDepth: a.max_depth,
-    maxItemsPerDir: a.max_items_per_dir,
-    capRoot: false,
-    maxEntries: WALK_MAX_ENTRIES,
-    dirSizes: a.dir_sizes,
-    deadlineMs: walkDeadlineMs(ctx.options),
-  });
-  const truncations: HostTruncation[] = [];
-  const notes: HostNote[] = [];
-  let entries = 0;
-  const results = await fanOut(
-    ctx.fleet,
-    hosts,
-    async (backend, host, signal) => {
-      await send({ host: { host: host.name, state: 'walking' } });
-      const it = backend.walk(req, signal);
-      let r = await it.next();
-      while (!r.done) {
-        const batch: Row[] = r.value;
-        entries += batch.filter((row) => row.kind === 'entry').length;
-        await send({ rows: { host: host.name, rows: batch.map(rowToWire) } });
-        r = await it.next();
-      }
-      const lost: Truncation[] = lossTruncations(r.value);
-      for (const truncation of lost) truncations.push({ host: host.name, truncation });
-      for (const note of r.value.notes ?? []) notes.push({ host: host.name, note });
-      return r.value;
-    },
-    {
-      ...fanOutOptions(ctx),
-      onHostDone: (status) => {
-        void send({ host: { host: status.host, state: 'done', status: hostStatusToWire(status) } });
-      },
-    },
-  );
-  await send({
-    summary: {
-      hosts: results.map((r) => hostStatusToWire(r.status)),
-      truncations: truncations.map(hostTruncationToWire),
-      notes,
-      entries,
-    },
-  });
+  await runTool(walkTool(send) as unknown as AnyTool, args, ctx);
 }

@@ -11,9 +11,10 @@ export interface ToolAudit {
   caller: string;
 }
 
-/** Rows of a result: its `rows`, or for a tree every section's rows. */
+/** Rows of a result: its `rows`, for a tree every section's rows, for a stream those it sent. */
 function rowsOf(result: ToolResult): number {
-  const r = result as { rows?: unknown; sections?: { rows: unknown[] }[] };
+  const r = result as { rows?: unknown; sections?: { rows: unknown[] }[]; rowsSent?: number };
+  if (typeof r.rowsSent === 'number') return r.rowsSent;
   if (Array.isArray(r.rows)) return r.rows.length;
   if (Array.isArray(r.sections)) return r.sections.reduce((n, s) => n + s.rows.length, 0);
   return 0;

@@ -81,27 +81,61 @@ function rootFailure(rows: Row[]): FleetError | undefined {
 }
 
 /**
- * Runs one host's walk to the end. A symlinked path is followed where the host resolves it
- * (the agent walks the real path, SSH runs `find -H`); a root that cannot be listed throws,
- * so it becomes the host's status row.
+ * Runs one host's walk to the end, handing its rows on batch by batch as the host yields
+ * them. A symlinked path is followed where the host resolves it (the agent walks the real
+ * path, SSH runs `find -H`); a root that cannot be listed throws, so it becomes the host's
+ * status row: a lone first row that may be that is held back until more rows follow.
  */
+export async function streamHostWalk(
+  walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
+  req: WalkRequest,
+  signal: AbortSignal,
+  onRows: (rows: Row[]) => void | Promise<void>,
+): Promise<WalkSummary> {
+  let handed = 0;
+  let held: Row[] | undefined;
+  const hand = async (rows: Row[]) => {
+    handed += rows.length;
+    await onRows(rows);
+  };
+  const it = walkFn(req, signal);
+  let summary: WalkSummary;
+  try {
+    let r = await it.next();
+    while (!r.done) {
+      if (r.value.length > 0) {
+        if (held) await hand(held);
+        held = handed === 0 && rootFailure(r.value) ? r.value : undefined;
+        if (!held) await hand(r.value);
+      }
+      r = await it.next();
+    }
+    summary = r.value;
+  } catch (err) {
+    // The host broke mid-walk (its agent died, its stream was reset): what it sent stands.
+    if (held) await hand(held);
+    if (handed === 0 || signal.aborted) throw err;
+    throw new PartialFailure<number>(handed, `the walk broke after ${handed} rows`, err);
+  }
+  const failed = held && rootFailure(held);
+  if (failed) throw failed;
+  return summary;
+}
+
+/** Runs one host's walk to the end and keeps its rows (streamHostWalk's rules). */
 export async function walkHost(
   walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
   req: WalkRequest,
   signal: AbortSignal,
 ): Promise<HostWalk> {
   const rows: Row[] = [];
-  const it = walkFn(req, signal);
-  let r: IteratorResult<Row[], WalkSummary>;
   try {
-    r = await it.next();
-    while (!r.done) {
-      for (const row of r.value) rows.push(row);
-      r = await it.next();
-    }
+    const summary = await streamHostWalk(walkFn, req, signal, (batch) => {
+      for (const row of batch) rows.push(row);
+    });
+    return { rows, summary };
   } catch (err) {
-    // The host broke mid-walk (its agent died, its stream was reset): keep what it sent.
-    if (rows.length === 0 || signal.aborted) throw err;
+    if (!(err instanceof PartialFailure)) throw err;
     const sent = rows.filter((row) => row.kind === 'entry').length;
     const summary: WalkSummary = {
       entriesSent: sent,
@@ -111,11 +145,8 @@ export async function walkHost(
       elapsedMs: 0,
       depthLimitedDirs: 0,
     };
-    throw new PartialFailure<HostWalk>({ rows, summary }, `the walk broke after ${rows.length} rows`, err);
+    throw new PartialFailure<HostWalk>({ rows, summary }, `the walk broke after ${rows.length} rows`, err.cause);
   }
-  const failed = rootFailure(rows);
-  if (failed) throw failed;
-  return { rows, summary: r.value };
 }
 
 /** Every host's walk of `req`, in host order; a host that failed (or whose root did) is a status only. */

@@ -1,0 +1,130 @@
+// Fleet.Walk over a real gRPC server on an in-memory fleet: a path a host cannot list is that
+// host's status, as in the tools (not an ok host with one error row), and the call writes the
+// one audit line every tool call writes.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { type FleetClient, loadFleetContract } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
+import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
+import { type FleetGrpcServer, startFleetGrpcServer } from './server.js';
+
+const TOKEN = 'fleet-api-walk-token';
+
+type Status = { host: string; status: string };
+type Event = {
+  host?: { host: string; state: string; status?: Status };
+  rows?: { host: string; rows: { entry?: { path: Buffer } }[] };
+  summary?: { hosts: Status[] };
+};
+
+describe('Fleet API: Walk', () => {
+  let server: FleetGrpcServer;
+  let client: FleetClient;
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const md = new grpc.Metadata();
+  md.set('authorization', `Bearer ${TOKEN}`);
+
+  before(async () => {
+    const fleet = new FakeFleet({
+      // One row per batch: a lone first row that is not a root failure still streams.
+      alpha: new MemoryBackend(dir({ srv: dir({ 'a.log': file(3), sub: dir({ 'b.log': file(5) }) }) }), { batch: 1 }),
+      beta: new MemoryBackend(dir({ other: dir({}) })),
+    });
+    server = await startFleetGrpcServer({
+      fleet,
+      options: DEFAULT_GATEWAY_OPTIONS,
+      logger: pino({ level: 'info' }, sink),
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+    });
+    const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
+    client = new Fleet(server.address, grpc.credentials.createInsecure()) as unknown as FleetClient;
+  });
+  after(async () => {
+    client?.close();
+    await server?.close();
+  });
+
+  const walk = (req: object): Promise<Event[]> =>
+    new Promise((resolve, reject) => {
+      const events: Event[] = [];
+      const stream = (
+        client as unknown as { Walk(r: object, m: grpc.Metadata): grpc.ClientReadableStream<Event> }
+      ).Walk(req, md);
+      stream.on('data', (e: Event) => events.push(e));
+      stream.on('error', reject);
+      stream.on('end', () => resolve(events));
+    });
+
+  const listDirectoryHosts = (req: object): Promise<Status[]> =>
+    new Promise((resolve, reject) =>
+      (
+        client as unknown as {
+          ListDirectory(r: object, m: grpc.Metadata, cb: (e: unknown, v: { hosts: Status[] }) => void): void;
+        }
+      ).ListDirectory(req, md, (err, res) => (err ? reject(err) : resolve(res.hosts))),
+    );
+
+  it('makes a path a host cannot list its status, as list_directory does', async () => {
+    const events = await walk({ host: 'alpha,beta', path: '/srv' });
+    const statuses = (hosts: Status[]) => hosts.map((h) => [h.host, h.status]);
+    const expected = statuses(await listDirectoryHosts({ host: 'alpha,beta', path: '/srv' }));
+    assert.deepEqual(expected, [
+      ['alpha', 'ok'],
+      ['beta', 'not_found'],
+    ]);
+    const summary = events.at(-1)?.summary;
+    assert.ok(summary, 'the summary comes last');
+    assert.deepEqual(statuses(summary.hosts), expected);
+    const done = events.filter((e) => e.host?.state === 'done').map((e) => [e.host?.host, e.host?.status?.status]);
+    assert.deepEqual(done.sort(), expected);
+    assert.deepEqual(
+      events.filter((e) => e.rows?.host === 'beta'),
+      [],
+      'no error row for the failed host',
+    );
+    assert.deepEqual(
+      events.flatMap((e) => (e.rows?.host === 'alpha' ? e.rows.rows.map((r) => r.entry?.path.toString()) : [])),
+      ['a.log', 'sub', 'sub/b.log'],
+    );
+  });
+
+  it('writes one audit line per Walk, as runTool does for every tool call', async () => {
+    lines.length = 0;
+    await walk({ host: 'alpha,beta', path: '/srv', maxDepth: 1 });
+    const audits = lines.filter((l) => l.audit === 'tool');
+    assert.equal(audits.length, 1);
+    const { caller, ...line } = audits[0] as { caller: string } & Record<string, unknown>;
+    assert.match(caller, /^grpc:/);
+    assert.deepEqual(
+      { ...line, ms: undefined, bytes: undefined, time: undefined, pid: undefined, hostname: undefined },
+      {
+        level: 30,
+        msg: 'audit',
+        audit: 'tool',
+        tool: 'walk',
+        selector: 'alpha,beta',
+        path: '/srv',
+        hostsOk: ['alpha'],
+        hostsFailed: [{ host: 'beta', status: 'not_found' }],
+        rows: 2,
+        outcome: 'ok',
+        ms: undefined,
+        bytes: undefined,
+        time: undefined,
+        pid: undefined,
+        hostname: undefined,
+      },
+    );
+  });
+});
