@@ -129,9 +129,11 @@ describe('faults on real hosts', () => {
     try {
       const [killed, cut] = [hosts[1], hosts[3]];
       const answer = listDirectory(client, { host: 'all', path: join(tree, 'slow') });
-      // Strike once both walks are under way (their first directories are being listed).
+      // Strike once both walks are under way and have sent rows: a walk of the slow tree lists
+      // 16 directories at 0.15 s each (2.4 s), and its worker thread starts with the first walk,
+      // which a loaded machine can take most of a second to do; 1.5 s lands mid-walk either way.
       await Promise.all([walkStarted(killed), walkStarted(cut)]);
-      await new Promise((r) => setTimeout(r, 700));
+      await new Promise((r) => setTimeout(r, 1500));
       killed.agent?.kill('SIGKILL');
       ip('link', 'set', cut.hostIf, 'down');
       const got = await answer;
