@@ -18,7 +18,10 @@ export interface HttpServerDeps extends McpServerDeps {
   token?: string;
   /** Served at /metrics (Prometheus text), behind the same checks as /mcp. */
   metrics?: { contentType: string; metrics(): Promise<string> };
-  /** /readyz: undefined when ready, else why not. /healthz and /readyz need no token: they tell nothing. */
+  /**
+   * /readyz: undefined when ready, else why not; until then every other path answers 503.
+   * /healthz and /readyz need no token: they tell nothing.
+   */
   notReady?: () => string | undefined;
   /** The Fleet API (Connect, gRPC-Web) at /fleetls.v1.Fleet/*, behind the same checks as /mcp. */
   fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
@@ -110,10 +113,12 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/healthz') return plain(res, 200, 'ok');
+    const why = deps.notReady?.();
     if (url.pathname === '/readyz') {
-      const why = deps.notReady?.();
       return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
     }
+    // Nothing else before the inventory is loaded (the tools would have no fleet), nor once shutting down.
+    if (why !== undefined) return jsonError(res, 503, `not ready: ${why}`);
     // The page itself, still only to loopback Host names on a loopback server (DNS rebinding).
     if (deps.dashboard && req.method === 'GET' && (!loopbackBound || isLoopback(hostOfHeader(req.headers.host)))) {
       if (deps.dashboard.serve(url.pathname, res)) return;

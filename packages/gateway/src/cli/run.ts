@@ -97,9 +97,13 @@ export async function runCli(io: CliIo): Promise<number> {
    */
   const openFleet = async (cmd: Command, defaultLevel: string, observer?: Observer) => {
     const g = cmd.optsWithGlobals() as GlobalFlags;
-    const logger =
-      io.logger ?? createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
-    const fleet = await loadFleet({
+    const logger = loggerOf(g, defaultLevel);
+    return { g, logger, fleet: await fleetOf(g, logger, observer) };
+  };
+  const loggerOf = (g: GlobalFlags, defaultLevel: string) =>
+    io.logger ?? createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
+  const fleetOf = (g: GlobalFlags, logger: Logger, observer?: Observer) =>
+    loadFleet({
       inventoryPath: g.inventory,
       env: io.env,
       cwd: io.cwd,
@@ -107,8 +111,6 @@ export async function runCli(io: CliIo): Promise<number> {
       connectTimeoutMs: g.connectTimeoutMs,
       observer,
     });
-    return { g, logger, fleet };
-  };
 
   /** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet. */
   const runCommand = async (tool: AnyTool, face: CliFace<ToolResult>, args: unknown, cmd: Command, json: boolean) => {
@@ -182,13 +184,15 @@ export async function runCli(io: CliIo): Promise<number> {
       // The MCP SDK and prom-client load only for `serve`.
       const { createGatewayMetrics } = await import('../metrics/metrics.js');
       const metrics = createGatewayMetrics();
-      const { g, logger, fleet } = await openFleet(cmd, 'info', metrics.observer);
-      try {
-        const { runServe } = await import('./serve.js');
-        await runServe({ flags: o, fleet, logger, options: gatewayOptions(fleet, g), io, metrics });
-      } finally {
-        await fleet.close();
-      }
+      const g = cmd.optsWithGlobals() as GlobalFlags;
+      const logger = loggerOf(g, 'info');
+      const { runServe } = await import('./serve.js');
+      // The inventory loads once --http listens, so /readyz can say it is waiting for it.
+      const open = async () => {
+        const fleet = await fleetOf(g, logger, metrics.observer);
+        return { fleet, options: gatewayOptions(fleet, g) };
+      };
+      await runServe({ flags: o, open, logger, io, metrics });
     });
 
   try {

@@ -1,12 +1,14 @@
 // `fleetls serve`: the MCP server over stdio (default) or Streamable HTTP (--http), and the
 // Fleet gRPC API (--grpc), with or without --http.
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidArgument } from '@fleetls/core';
+import type { LoadedFleet } from '../fleet.js';
 import type { FleetTlsFiles } from '../fleet-api/server.js';
-import type { Fleet } from '../fleet-types.js';
 import type { Logger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
+import { Readiness } from '../readiness.js';
 import { startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
 import { loadDashboard } from '../web/assets.js';
@@ -47,64 +49,109 @@ export function readServeToken(flags: ServeFlags, env: NodeJS.ProcessEnv): strin
   return fromEnv ? fromEnv : undefined;
 }
 
+/** The loaded inventory and the options it gives (its defaults); runServe closes the fleet. */
+export type OpenFleet = () => Promise<{ fleet: LoadedFleet; options: GatewayOptions }>;
+
 export async function runServe(deps: {
   flags: ServeFlags;
-  fleet: Fleet;
+  open: OpenFleet;
   logger: Logger;
-  options: GatewayOptions;
   io: CliIo;
   metrics?: GatewayMetrics;
 }): Promise<void> {
-  const { flags, fleet, logger, options, io, metrics } = deps;
+  const { flags, open, logger, io, metrics } = deps;
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
   if (flags.http === undefined && flags.grpc === undefined) {
     if (flags.tokenFile !== undefined)
       logger.warn('--token-file applies to --http and --grpc only; stdio needs no token');
-    // Serves until the client closes stdin, or a signal.
-    await Promise.race([serveStdio({ fleet, logger, options }), shutdown]);
+    const { fleet, options } = await open();
+    try {
+      // Serves until the client closes stdin, or a signal.
+      await Promise.race([serveStdio({ fleet, logger, options }), shutdown]);
+    } finally {
+      await fleet.close();
+    }
     return;
   }
   const token = readServeToken(flags, io.env);
   const tls = grpcTls(flags);
-  let stopping = false;
+  const http = flags.http === undefined ? undefined : parseListen(flags.http);
+  const grpcAt = flags.grpc === undefined ? undefined : parseListen(flags.grpc, '--grpc');
+  // /readyz = inventory loaded and every transport listening. HTTP listens first, so the
+  // probes answer (not ready) while the inventory loads (Kubernetes discovery asks DNS).
+  const readiness = new Readiness(['inventory', ...(grpcAt ? [GRPC] : [])]);
+  let loaded: { fleet: LoadedFleet; options: GatewayOptions } | undefined;
+  let fleetApi: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const closers: (() => Promise<void>)[] = [];
+  let httpUrl: string | undefined;
   try {
-    if (flags.grpc !== undefined) {
-      const { host, port } = parseListen(flags.grpc, '--grpc');
-      // grpc-js and the Fleet API load only with --grpc.
-      const { startFleetGrpcServer } = await import('../fleet-api/server.js');
-      const grpc = await startFleetGrpcServer({ fleet, logger, options, host, port, token, tls });
-      closers.push(grpc.close);
-      io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls)}\n`);
-    }
-    if (flags.http !== undefined) {
-      const { host, port } = parseListen(flags.http);
-      // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
-      const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
+    if (http) {
       const server = await startHttpServer({
-        fleet,
+        // Read per request, and only once ready (serve-http answers 503 to all but the probes before).
+        get fleet() {
+          return ready(loaded).fleet;
+        },
+        get options() {
+          return ready(loaded).options;
+        },
         logger,
-        options,
-        host,
-        port,
+        host: http.host,
+        port: http.port,
         token,
         metrics: metrics?.registry,
-        fleetApi: createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:loopback' }),
+        fleetApi: (req, res) => ready(fleetApi)(req, res),
         corsOrigins: corsOrigins(flags.corsOrigin),
         dashboard: loadDashboard(),
-        // The fleet (inventory) is loaded and every face listens before this answers; shutting down is the one not-ready state.
-        notReady: () => (stopping ? 'shutting down' : undefined),
+        notReady: () => readiness.notReady(),
       });
       closers.push(server.close);
-      // The address people paste into an MCP client (port 0 resolved); never on stdout.
-      io.stderr.write(`fleetls: MCP over HTTP at ${server.url}${token ? ' (bearer token required)' : ''}\n`);
-      io.stderr.write(`fleetls: dashboard at ${server.url.replace(/\/mcp$/, '/')}\n`);
+      httpUrl = server.url;
+    }
+    // A signal while the inventory loads stops the wait (the load itself cannot be cancelled).
+    const opening = open();
+    const first = await Promise.race([opening, shutdown.then(() => undefined)]);
+    if (!first) {
+      void opening.then(
+        ({ fleet }) => fleet.close(),
+        () => undefined,
+      );
+      return;
+    }
+    loaded = first;
+    const { fleet, options } = loaded;
+    closers.push(() => fleet.close());
+    readiness.up('inventory');
+    if (http) {
+      // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
+      const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
+      fleetApi = createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:loopback' });
+    }
+    if (grpcAt) {
+      // grpc-js and the Fleet API load only with --grpc.
+      const { startFleetGrpcServer } = await import('../fleet-api/server.js');
+      const grpc = await startFleetGrpcServer({ fleet, logger, options, ...grpcAt, token, tls });
+      closers.unshift(grpc.close);
+      readiness.up(GRPC);
+      io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls)}\n`);
+    }
+    if (httpUrl) {
+      // The address people paste into an MCP client (port 0 resolved), once it answers; never on stdout.
+      io.stderr.write(`fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ''}\n`);
+      io.stderr.write(`fleetls: dashboard at ${httpUrl.replace(/\/mcp$/, '/')}\n`);
     }
     await shutdown;
   } finally {
-    stopping = true;
-    await Promise.all(closers.map((close) => close()));
+    readiness.stop();
+    // The servers first (in-flight calls end), then the fleet they used.
+    for (const close of closers) await close();
   }
+}
+
+const GRPC = 'Fleet gRPC API';
+
+function ready<T>(v: T | undefined): T {
+  if (v === undefined) throw new Error('not ready: serve-http answers 503 before the inventory is loaded');
+  return v;
 }
 
 /** `--cors-origin https://dash.example` (repeatable): exact origins, as a browser sends them. */
