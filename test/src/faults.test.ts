@@ -21,8 +21,12 @@ import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers
 import { type Sshd, startSshd } from './helpers/sshd.js';
 
 const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
-/** One host's budget; the call's own is a little more. */
-const DEADLINE_MS = 6000;
+/**
+ * One host's budget; the call's own is a little more. The healthy host's walk (2.4 s when the
+ * machine is idle) must finish well inside its 80% share: a walk that stops at its deadline
+ * ends the page there, and the hosts after it are left to the next page (no status row yet).
+ */
+const DEADLINE_MS = 15_000;
 /** Rows of a whole walk of the slow tree at depth 2: 15 directories of 20 files. */
 const SLOW_ROWS = 15 + 15 * 20;
 
@@ -141,7 +145,8 @@ describe('faults on real hosts', () => {
       assert.equal(status.ok, 'ok');
       assert.match(status.killed, /^error: partial answer: the walk broke after \d+ rows, then /);
       assert.match(status.silent, /^timeout/);
-      assert.match(status.cut, /^timeout/);
+      // A cut link is a deadline: with no row yet the host timed out, with rows it is partial.
+      assert.match(status.cut, /^(timeout|error: partial answer: .*Deadline exceeded)/);
       assert.equal(rowsOf(got, 'ok'), SLOW_ROWS);
       const partial = rowsOf(got, 'killed');
       assert.ok(partial > 0 && partial < SLOW_ROWS, `the killed host's rows so far: ${partial}`);
