@@ -16,7 +16,6 @@ import {
   encodeCursor,
   formatMtime,
   type HostTree,
-  invalidArgument,
   octalMode,
   queryFingerprint,
   resolveWalkRequest,
@@ -28,6 +27,7 @@ import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowBytes } from './answer-size.js';
+import { decodeCursorArg } from './cursor-arg.js';
 import { type HostTruncation, walkDeadlineMs, walkHosts } from './host-walks.js';
 import { failureLines, hostStatusJson, truncationJson, truncationWarning } from './present.js';
 import * as s from './schemas.js';
@@ -185,16 +185,11 @@ export const diffDirectoryTool = defineTool({
       compare,
       max_items_per_dir: a.max_items_per_dir,
     });
-    let start = 0;
-    if (a.cursor !== undefined) {
-      try {
-        start = decodeCursor(a.cursor, fingerprint).offset;
-      } catch {
-        throw invalidArgument(
-          'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth, compare and max_items_per_dir as on the first page',
-        );
-      }
-    }
+    const start =
+      a.cursor === undefined
+        ? 0
+        : decodeCursorArg(decodeCursor, a.cursor, fingerprint, 'host, path, depth, compare and max_items_per_dir')
+            .offset;
     const req = resolveWalkRequest({
       path: a.path,
       shape: 'tree',

@@ -8,7 +8,6 @@ import {
   decodeCursor,
   displayPath,
   encodeCursor,
-  invalidArgument,
   queryFingerprint,
   renderDuTable,
   resolveWalkRequest,
@@ -20,6 +19,7 @@ import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowBytes } from './answer-size.js';
+import { decodeCursorArg } from './cursor-arg.js';
 import { type HostNote, type HostTruncation, mergeRankedWalks, walkDeadlineMs, walkHosts } from './host-walks.js';
 import { failureLines, hostStatusJson, noteLine, truncationJson, truncationWarning } from './present.js';
 import * as s from './schemas.js';
@@ -129,16 +129,10 @@ export const diskUsageTool = defineTool({
       top_n: a.top_n,
       one_file_system: a.one_file_system,
     });
-    let start = 0;
-    if (a.cursor !== undefined) {
-      try {
-        start = decodeCursor(a.cursor, fingerprint).offset;
-      } catch {
-        throw invalidArgument(
-          'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth, top_n and one_file_system as on the first page',
-        );
-      }
-    }
+    const start =
+      a.cursor === undefined
+        ? 0
+        : decodeCursorArg(decodeCursor, a.cursor, fingerprint, 'host, path, depth, top_n and one_file_system').offset;
     const req = resolveWalkRequest({
       path: a.path,
       shape: 'ranked',

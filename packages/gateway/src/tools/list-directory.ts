@@ -31,6 +31,7 @@ import { parseTarget } from '../cli/target.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowBytes } from './answer-size.js';
+import { decodeCursorArg, invalidCursor } from './cursor-arg.js';
 import {
   fanOutOptions,
   type HostNote,
@@ -173,17 +174,9 @@ function skipShown(rows: Row[], after: ResumePoint): Row[] {
 
 /** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
 function pageStart(cursor: string, fingerprint: string, hostCount: number): TreeCursor {
-  const bad = () =>
-    invalidArgument(
-      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth and max_items_per_dir as on the first page',
-    );
-  let pos: TreeCursor;
-  try {
-    pos = decodeTreeCursor(cursor, fingerprint);
-  } catch {
-    throw bad();
-  }
-  if (pos.host >= hostCount) throw bad();
+  const unchanged = 'host, path, depth and max_items_per_dir';
+  const pos = decodeCursorArg(decodeTreeCursor, cursor, fingerprint, unchanged);
+  if (pos.host >= hostCount) throw invalidCursor(unchanged);
   return pos;
 }
 

@@ -28,6 +28,7 @@ import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js'
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowBytes } from './answer-size.js';
+import { decodeCursorArg } from './cursor-arg.js';
 import { filterArgsOf, filterFingerprint, filterInput, filterOptions, planFilter } from './filter-args.js';
 import {
   type HostEntry,
@@ -178,14 +179,12 @@ function itemJson(host: string | undefined, e: Entry): FileItem {
 
 /** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
 function pageStart(cursor: string, fingerprint: string): PageCursor {
-  let pos: PageCursor;
-  try {
-    pos = decodeCursor(cursor, fingerprint);
-  } catch {
-    throw invalidArgument(
-      'cursor is not valid for this query: pass next_cursor unchanged, with host, path, order_by, sort, top_n, max_depth, pattern, type and the filters as on the first page',
-    );
-  }
+  const pos = decodeCursorArg(
+    decodeCursor,
+    cursor,
+    fingerprint,
+    'host, path, order_by, sort, top_n, max_depth, pattern, type and the filters',
+  );
   if (pos.offset >= SNAPSHOT_ROWS) throw invalidArgument(`cursor position must be from 0 to ${SNAPSHOT_ROWS - 1}`);
   return pos;
 }
