@@ -32,6 +32,20 @@ export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors-tls
 
 export * from './file-mode.js';
 export {
+  buildDirSizeCommand,
+  buildStatCommand,
+  buildWalkCommand,
+  exitFromStderr,
+  PROBE_COMMAND,
+  type ProbeResult,
+  parseProbe,
+  shellQuote,
+  stderrMessage,
+  timedOut,
+  validateRemotePath,
+  type WalkCommandOptions,
+} from './find-command.js';
+export {
   checkFindFilter,
   compileFindFilter,
   FILTER_FEATURES,
@@ -43,6 +57,18 @@ export {
   parseFindFilterArgs,
   withoutFeatures,
 } from './find-filter.js';
+export { filterExactRemotely, filterPredicates } from './find-filter-predicates.js';
+export { addDropped, type RankDropped, remoteRankable } from './find-rank.js';
+export {
+  collectListing,
+  type FindItem,
+  type FindListing,
+  FindRecordParser,
+  parseDirSizes,
+  parseStat,
+  pathError,
+  rootErrorEntry,
+} from './find-records.js';
 export * from './glob.js';
 export * from './host-backend.js';
 export { type IdSpec, MAX_ID, parseIdSpec } from './id-spec.js';

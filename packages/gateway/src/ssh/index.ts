@@ -1,7 +1,6 @@
 // The SSH fallback: a HostBackend over ssh2 for hosts without an agent.
 
 export { classifySshError, resolveTarget, SshConnection, type SshTarget } from './connection.js';
-export { shellQuote, validateRemotePath } from './find-command.js';
 export { fingerprint, type HostKeyVerdict, verifyHostKey } from './known-hosts.js';
 export {
   createSshBackend,

@@ -1,7 +1,6 @@
 // Owner and group names of a filter, resolved on the SSH host itself (getent, through NSS,
 // as `find -user` would), so the walk compares that host's numbers, as the agent does.
-import { type FindFilter, FleetError, type IdSpec, type WalkRequest } from '@fleetls/core';
-import { shellQuote } from './find-command.js';
+import { type FindFilter, FleetError, type IdSpec, shellQuote, type WalkRequest } from '@fleetls/core';
 
 /** `getent passwd|group -- NAME`: one line `name:x:ID:...`, exit 2 when there is no such name. */
 export function buildIdLookupCommand(db: 'passwd' | 'group', name: string): string {

@@ -12,10 +12,8 @@ import type {
   WalkRequest,
   WalkSummary,
 } from '@fleetls/core';
-import { FleetError, MemorySource, walk } from '@fleetls/core';
-import type { Logger } from 'pino';
-import { resolveTarget, SshConnection } from './connection.js';
 import {
+  addDropped,
   buildDirSizeCommand,
   buildStatCommand,
   buildWalkCommand,
@@ -23,19 +21,24 @@ import {
   exitFromStderr,
   type FindItem,
   FindRecordParser,
+  FleetError,
+  MemorySource,
   PROBE_COMMAND,
   type ProbeResult,
   parseDirSizes,
   parseProbe,
   parseStat,
   pathError,
+  remoteRankable,
   rootErrorEntry,
   stderrMessage,
   timedOut,
   validateRemotePath,
-} from './find-command.js';
+  walk,
+} from '@fleetls/core';
+import type { Logger } from 'pino';
+import { resolveTarget, SshConnection } from './connection.js';
 import { resolveRemoteIds } from './remote-ids.js';
-import { addDropped, remoteRankable } from './remote-rank.js';
 import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
 

@@ -10,8 +10,9 @@
 // dropped has K entries strictly better on the primary key, so it is not in the top K
 // under any tie rule. awk's numbers are doubles: rounding is monotonic, so a superset is
 // still kept.
-import type { EntryType, WalkRequest, WalkSummary } from '@fleetls/core';
+
 import { filterExactRemotely } from './find-filter-predicates.js';
+import type { EntryType, WalkRequest, WalkSummary } from './types.js';
 
 /** find's %y letter of each candidate type (symlinks come as full records: they have a target). */
 const TYPE_LETTER: Partial<Record<EntryType, string>> = {

@@ -4,16 +4,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MemorySource, type Row, WALK_DEFAULTS, type WalkRequest, type WalkSummary, walk } from '@fleetls/core';
-import {
-  buildWalkCommand,
-  collectListing,
-  exitFromStderr,
-  FindRecordParser,
-  PROBE_COMMAND,
-  parseProbe,
-} from './find-command.js';
-import { addDropped, remoteRankable } from './remote-rank.js';
+import { buildWalkCommand, exitFromStderr, PROBE_COMMAND, parseProbe } from './find-command.js';
+import { addDropped, remoteRankable } from './find-rank.js';
+import { collectListing, FindRecordParser } from './find-records.js';
+import { WALK_DEFAULTS } from './limits.js';
+import { MemorySource } from './memory-source.js';
+import type { Row, WalkRequest, WalkSummary } from './types.js';
+import { walk } from './walk.js';
 
 // A tree where the primary keys tie a lot (sizes 0..4, mtimes on a few seconds), with
 // hidden files and directories, symlinks, a fifo, names differing only in case and a

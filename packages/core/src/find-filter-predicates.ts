@@ -3,7 +3,12 @@
 // predicates only ever need to keep at least what the engine keeps). Every value is
 // computed here from parsed numbers (the name glob aside), and the command builder
 // single-quotes each one. Owner and group names are resolved on the remote host first.
-import { type FindFilter, FleetError, type IdSpec, type Instant, permArgument, type WalkRequest } from '@fleetls/core';
+import { FleetError } from './errors.js';
+import type { FindFilter } from './find-filter.js';
+import type { IdSpec } from './id-spec.js';
+import { permArgument } from './perm-spec.js';
+import type { Instant } from './time-spec.js';
+import type { WalkRequest } from './types.js';
 
 /** `@SEC.NNNNNNNNN`, find -newermt's form of an instant (negative seconds too). */
 export function newermtArgument(t: Instant): string {

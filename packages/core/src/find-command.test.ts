@@ -13,23 +13,26 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { WALK_DEFAULTS, type WalkRequest } from '@fleetls/core';
 import {
   buildDirSizeCommand,
   buildStatCommand,
   buildWalkCommand,
-  collectListing,
   exitFromStderr,
   FIELDS,
+  shellQuote,
+  validateRemotePath,
+} from './find-command.js';
+import {
+  collectListing,
   FindRecordParser,
   parseDirSizes,
   parseFindRecords,
   parseStat,
   parseTimestamp,
   parseUtcOffset,
-  shellQuote,
-  validateRemotePath,
-} from './find-command.js';
+} from './find-records.js';
+import { WALK_DEFAULTS } from './limits.js';
+import type { WalkRequest } from './types.js';
 
 const HOSTILE = [
   "it's",

@@ -7,9 +7,11 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { compileFindFilter, type FindFilter, resolveWalkRequest } from '@fleetls/core';
-import { buildWalkCommand, FindRecordParser } from './find-command.js';
+import { buildWalkCommand } from './find-command.js';
+import { compileFindFilter, type FindFilter } from './find-filter.js';
 import { filterPredicates, newermtArgument } from './find-filter-predicates.js';
+import { FindRecordParser } from './find-records.js';
+import { resolveWalkRequest } from './limits.js';
 
 describe('find predicates for the filters', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fleetls-findpred-'));

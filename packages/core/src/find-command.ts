@@ -1,0 +1,228 @@
+// A listing as one shell command, pure: GNU find with NUL-separated -printf records,
+// bounded by `timeout` and a record cap (find-records.ts parses what it prints). The SSH
+// backend runs it on the remote host, the agent locally. Every argument is single-quoted;
+// paths are validated before they get here.
+import { FleetError } from './errors.js';
+import { filterPredicates } from './find-filter-predicates.js';
+import {
+  AWK_PROBE,
+  AWK_PROBE_OK,
+  CANDIDATE_FORMAT,
+  CANDIDATE_TYPES,
+  rankStage,
+} from './find-rank.js';
+import { PSEUDO_FS_TYPES } from './pseudo-fs.js';
+import type { WalkRequest } from './types.js';
+
+/** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A path that may be put on a remote command line: absolute, no NUL, no newline. */
+export function validateRemotePath(path: string): string {
+  if (typeof path !== 'string' || path === '') throw new FleetError('invalid_argument', 'path: must not be empty');
+  if (!path.startsWith('/'))
+    throw new FleetError('invalid_argument', `path: must be absolute, got ${JSON.stringify(path)}`);
+  if (path.includes('\0')) throw new FleetError('invalid_argument', 'path: must not contain NUL');
+  if (/[\n\r]/.test(path)) throw new FleetError('invalid_argument', 'path: must not contain a newline');
+  // Absolute already means no leading '-'; kept explicit so no caller can relax the check above.
+  if (path.startsWith('-')) throw new FleetError('invalid_argument', 'path: must not start with "-"');
+  return path;
+}
+
+/** Whole seconds `timeout` gets for a deadline (at least 1). */
+export function timeoutSeconds(deadlineMs: number): number {
+  return Math.max(1, Math.ceil(deadlineMs / 1000));
+}
+
+// One record = FIELDS NUL-terminated fields; the first says what it is:
+// R = an entry, D = a directory find could not read (pruned; listed as a DENIED dir),
+// P = the mount point of a pseudo file system (pruned; its %l field holds the type, %F).
+const FIELD_FORMAT = ['%y', '%Y', '%s', '%T@', '%Tz', '%m', '%U', '%G', '%i', '%n', '%D', '%d', '%l', '%P'];
+export const FIELDS = FIELD_FORMAT.length + 1;
+// %Y stats every entry's target, a second stat per entry: it is read only when following
+// symlinks (toRecord), so a walk that does not follow prints a placeholder instead.
+const printf = (kind: string, follow: boolean) =>
+  `${kind}\\0${FIELD_FORMAT.map((f) => (f === '%Y' && !follow ? '-' : f)).join('\\0')}\\0`;
+const prunedFormat = (follow: boolean) => printf('P', follow).replace('\\0%l\\0', '\\0%F\\0');
+
+/**
+ * Shell that sets $p to find predicates `-o -fstype T` for every pseudo file-system type but
+ * the path's own (`-false $p` then matches a pseudo mount point the walk crosses into).
+ * The types are core's fixed list of plain names: unquoted expansion is safe.
+ */
+function pseudoPredicates(path: string, follow: boolean, secs: number): string {
+  const own = `rt=$(LC_ALL=C timeout -s KILL ${secs} find ${follow ? '-L' : '-H'} ${shellQuote(path)} -maxdepth 0 -printf %F 2>/dev/null)`;
+  return `${own}; p=; for t in ${PSEUDO_FS_TYPES.join(' ')}; do [ "$t" = "$rt" ] || p="$p -o -fstype $t"; done; `;
+}
+
+/** Marks the end of the remote script on stderr with find's exit status. */
+const EXIT_MARK = 'fleetls-exit:';
+
+export interface WalkCommandOptions {
+  /** Records read at most (the root's not counted); one more is read to detect the cap. */
+  maxRecords: number;
+  /** Pre-rank on the remote side (find-rank.ts): only for a walk `remoteRankable` accepts. */
+  rank?: boolean;
+}
+
+/** Directories always (the walk descends through them), other rows only when they pass the filters. */
+function rowFilter(req: WalkRequest): string[] {
+  const preds = filterPredicates(req);
+  return preds ? ['\\(', '-type', 'd', '-o', ...preds.map(shellQuote), '\\)'] : [];
+}
+
+/**
+ * The listing command: every object from the path down to `maxDepth`, the path itself
+ * first (depth 0). `-H` (or `-L` when following symlinks) so a symlinked start directory
+ * is listed; `-xdev` for one_file_system (the engine lists mount points but never enters
+ * them, as find does); unreadable directories become D records and are not entered.
+ */
+export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): string {
+  const path = validateRemotePath(req.path);
+  const secs = timeoutSeconds(req.deadlineMs);
+  const find = (depths: string[], print: string[]) =>
+    [
+      'LC_ALL=C',
+      // %Tz calls localtime(), which with TZ unset stats /etc/localtime on every entry;
+      // naming the same zone file once makes it read once (a TZ already set is kept).
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+      'TZ="${TZ:-:/etc/localtime}"',
+      'timeout',
+      '-s',
+      'KILL',
+      String(secs),
+      'find',
+      req.followSymlinks ? '-L' : '-H',
+      shellQuote(path),
+      ...depths,
+      ...(req.oneFileSystem ? ['-xdev'] : []),
+      '\\(',
+      '-type',
+      'd',
+      '\\(',
+      '-false',
+      '$p',
+      '\\)',
+      '-printf',
+      shellQuote(prunedFormat(req.followSymlinks)),
+      '-prune',
+      '\\)',
+      '-o',
+      '\\(',
+      '-type',
+      'd',
+      '-not',
+      '-readable',
+      '-printf',
+      shellQuote(printf('D', req.followSymlinks)),
+      '-prune',
+      '\\)',
+      '-o',
+      ...rowFilter(req),
+      ...print,
+    ].join(' ');
+  const full = ['-printf', shellQuote(printf('R', req.followSymlinks))];
+  const maxDepth = String(Math.max(0, Math.floor(req.maxDepth)));
+  const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
+  // Ranked remotely: candidates as short records for awk (find-rank.ts).
+  const print = opts.rank
+    ? ['\\(', '\\(', ...CANDIDATE_TYPES, '\\)', '-printf', shellQuote(CANDIDATE_FORMAT), '-o', ...full, '\\)']
+    : full;
+  const rank = opts.rank ? ` | ${rankStage(req, FIELDS, shellQuote)}` : '';
+  const listing = `{ ${find(['-maxdepth', maxDepth], print)}; echo "${EXIT_MARK}$?" >&2; }${rank}`;
+  const script = `${pseudoPredicates(path, req.followSymlinks, secs)}${listing} | head -z -n ${lines}`;
+  return `sh -c ${shellQuote(script)}`;
+}
+
+/**
+ * Directory sizes, as `du -b --one-file-system`, for every directory down to `maxDepth`,
+ * niced, under the same deadline. First the unreadable directories below the path
+ * (E records, so sizes above them are marked partial), then du's `SIZE\tPATH` records.
+ */
+export function buildDirSizeCommand(req: WalkRequest, opts: { ionice: boolean }): string {
+  const path = validateRemotePath(req.path);
+  const secs = timeoutSeconds(req.deadlineMs);
+  const inner = [
+    `find . -xdev -type d -not -readable -prune -printf ${shellQuote('E%P\\0')} 2>/dev/null`,
+    `du -b --one-file-system --max-depth=${Math.max(0, Math.floor(req.maxDepth))} -0 .`,
+  ].join('; ');
+  const nice = ['nice', '-n', '19', ...(opts.ionice ? ['ionice', '-c3'] : [])].join(' ');
+  const script = `cd -- ${shellQuote(path)} || exit 3; LC_ALL=C timeout -s KILL ${secs} ${nice} sh -c ${shellQuote(inner)}; echo "${EXIT_MARK}$?" >&2`;
+  return `sh -c ${shellQuote(script)}`;
+}
+
+const STAT_FORMAT = [...FIELD_FORMAT, '%u', '%g', '%A@', '%C@'];
+export const STAT_FIELDS = STAT_FORMAT.length;
+
+/** stat of one path (lstat unless following), with owner and group names, atime and ctime. */
+export function buildStatCommand(path: string, followSymlinks: boolean, timeoutSec: number): string {
+  validateRemotePath(path);
+  const find = [
+    'LC_ALL=C',
+    'timeout',
+    '-s',
+    'KILL',
+    String(Math.max(1, Math.ceil(timeoutSec))),
+    'find',
+    followSymlinks ? '-L' : '-P',
+    shellQuote(path),
+    '-maxdepth',
+    '0',
+    '-printf',
+    shellQuote(`${STAT_FORMAT.join('\\0')}\\0`),
+  ].join(' ');
+  return `sh -c ${shellQuote(`${find}; echo "${EXIT_MARK}$?" >&2`)}`;
+}
+
+/** The probe: GNU find, du, stat and ionice present? One exec. */
+export const PROBE_COMMAND = `sh -c ${shellQuote(
+  'LC_ALL=C find --version 2>/dev/null | head -n 1; ' +
+    'printf "du=%s\\n" "$(command -v du)"; printf "ionice=%s\\n" "$(command -v ionice)"; ' +
+    'printf "timeout=%s\\n" "$(command -v timeout)"; printf "head=%s\\n" "$(command -v head)"; ' +
+    `${AWK_PROBE} 2>/dev/null`,
+)}`;
+
+export interface ProbeResult {
+  gnuFind: boolean;
+  findVersion: string;
+  du: boolean;
+  ionice: boolean;
+  timeout: boolean;
+  /** awk handles NUL bytes: ranked walks are pre-ranked remotely. */
+  awk: boolean;
+}
+
+export function parseProbe(stdout: string): ProbeResult {
+  const lines = stdout.split('\n');
+  const findVersion = /GNU findutils/.test(lines[0] ?? '') ? lines[0].trim() : '';
+  const has = (k: string) => lines.some((l) => l.startsWith(`${k}=`) && l.length > k.length + 1);
+  return {
+    gnuFind: findVersion !== '' && has('head'),
+    findVersion,
+    du: has('du'),
+    ionice: has('ionice'),
+    timeout: has('timeout'),
+    awk: lines.includes(AWK_PROBE_OK),
+  };
+}
+
+/** The remote script's exit status from its stderr marker; undefined when it never got there. */
+export function exitFromStderr(stderr: string): number | undefined {
+  const i = stderr.lastIndexOf(EXIT_MARK);
+  if (i < 0) return undefined;
+  const n = Number.parseInt(stderr.slice(i + EXIT_MARK.length), 10);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** stderr without the exit marker, for messages. */
+export function stderrMessage(stderr: string): string {
+  const i = stderr.lastIndexOf(EXIT_MARK);
+  return (i < 0 ? stderr : stderr.slice(0, i)).trim();
+}
+
+/** `timeout` exits 124, or 137 when its KILL reached its own process group. */
+export function timedOut(exit: number | undefined): boolean {
+  return exit === 124 || exit === 137;
+}

@@ -1,0 +1,268 @@
+// The output of find-command.ts's commands, parsed: a streaming parser that turns find's
+// NUL-separated -printf records back into core's records, byte for byte, and the parsers
+// of the dir-size and stat commands' output.
+
+import { FleetError } from './errors.js';
+import { entryErrorFromErrno } from './errors-errno.js';
+import { FIELDS, STAT_FIELDS, stderrMessage } from './find-command.js';
+import type { RankDropped } from './find-rank.js';
+import type { SourceRecord } from './memory-source.js';
+import { prunedError } from './pseudo-fs.js';
+import type { EntryError, EntryType, RawEntry, StatInfo } from './types.js';
+import { errorRawEntry } from './walk-raw-entry.js';
+
+const TYPE_BITS: Record<string, [EntryType, number]> = {
+  f: ['file', 0o100000],
+  d: ['dir', 0o040000],
+  l: ['symlink', 0o120000],
+  p: ['fifo', 0o010000],
+  s: ['socket', 0o140000],
+  c: ['char', 0o020000],
+  b: ['block', 0o060000],
+};
+
+/** find's `%T@` (`sec.fraction`, possibly negative) → [sec, nsec] as lstat gives them. */
+export function parseTimestamp(s: string): [number, number] {
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(s);
+  if (!m) return [0, 0];
+  const whole = Number(m[2]);
+  const nsec = Number((m[3] ?? '').slice(0, 9).padEnd(9, '0'));
+  if (m[1] === '-') return nsec === 0 ? [-whole, 0] : [-whole - 1, 1_000_000_000 - nsec];
+  return [whole, nsec];
+}
+
+/** find's `%Tz` (`+hhmm`) → minutes east of UTC. */
+export function parseUtcOffset(s: string): number {
+  const m = /^([+-])(\d\d)(\d\d)$/.exec(s);
+  if (!m) return 0;
+  const min = Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === '-' ? -min : min;
+}
+
+export interface FindItem {
+  /** Path relative to the listed path ('' for the path itself). */
+  record: SourceRecord;
+  depth: number;
+  /** A directory find could not read. */
+  denied: boolean;
+  /** The type of the pseudo file system whose mount point this is (not entered). */
+  pseudo?: string;
+}
+
+/** Fields of one R/D record (after the kind) → a record with the agent's RawEntry values. */
+function toRecord(f: Buffer[], follow: boolean): SourceRecord {
+  const a = (i: number) => f[i].toString('latin1');
+  const [type, bits] = TYPE_BITS[a(0)] ?? ['unknown', 0];
+  const [mtimeSec, mtimeNsec] = parseTimestamp(a(3));
+  const rec: SourceRecord = {
+    path: Buffer.from(f[13]),
+    type,
+    size: Number(a(2)),
+    mtimeSec,
+    mtimeNsec,
+    utcOffsetMin: parseUtcOffset(a(4)),
+    mode: bits | Number.parseInt(a(5), 8),
+    uid: Number(a(6)),
+    gid: Number(a(7)),
+    inode: Number(a(8)),
+    nlink: Number(a(9)),
+    dev: Number(a(10)),
+  };
+  if (f[12].length > 0) rec.linkTarget = Buffer.from(f[12]);
+  // Following symlinks, find falls back to lstat for a link it cannot follow (%Y says why).
+  if (follow && type === 'symlink') {
+    const why = a(1);
+    rec.error =
+      why === 'N'
+        ? entryErrorFromErrno('ENOENT', 'symlink target does not exist')
+        : why === 'L'
+          ? entryErrorFromErrno('ELOOP')
+          : entryErrorFromErrno('EACCES');
+  }
+  return rec;
+}
+
+/**
+ * Streaming parser for the walk command's output. Push chunks as they arrive (a record
+ * may be split anywhere); records come out complete. Names are raw bytes: non-UTF-8,
+ * newlines, tabs and quotes pass through unchanged.
+ */
+export class FindRecordParser {
+  private rest: Buffer = Buffer.alloc(0);
+  private fields: Buffer[] = [];
+  /** Records seen whose kind field was none of R, D, P, C (a cut or garbled stream). */
+  garbled = 0;
+  /** The remote ranking's trailer (C record): what it dropped. */
+  dropped?: RankDropped;
+
+  constructor(private readonly follow: boolean) {}
+
+  push(chunk: Buffer): FindItem[] {
+    const out: FindItem[] = [];
+    const buf = this.rest.length > 0 ? Buffer.concat([this.rest, chunk]) : chunk;
+    let start = 0;
+    for (;;) {
+      const nul = buf.indexOf(0, start);
+      if (nul < 0) break;
+      this.fields.push(buf.subarray(start, nul));
+      start = nul + 1;
+      if (this.fields.length === FIELDS) {
+        const [kind, ...f] = this.fields;
+        this.fields = [];
+        const k = kind.toString('latin1');
+        if (k === 'C') {
+          this.dropped = { seen: Number(f[0].toString('latin1')), matched: Number(f[1].toString('latin1')) };
+          continue;
+        }
+        if (k !== 'R' && k !== 'D' && k !== 'P') {
+          this.garbled++;
+          continue;
+        }
+        const item: FindItem = {
+          record: toRecord(f, this.follow),
+          depth: Number(f[11].toString('latin1')),
+          denied: k === 'D',
+        };
+        if (k === 'P') {
+          item.pseudo = f[12].toString('latin1');
+          delete item.record.linkTarget;
+        }
+        out.push(item);
+      }
+    }
+    // Copy the tail so the chunk it came from can be released.
+    this.rest = Buffer.from(buf.subarray(start));
+    return out;
+  }
+
+  /** True when the stream stopped mid-record (e.g. killed at the deadline). */
+  incomplete(): boolean {
+    return this.rest.length > 0 || this.fields.length > 0;
+  }
+}
+
+/** All records of a stream of chunks. */
+export async function* parseFindRecords(
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  follow = false,
+): AsyncGenerator<FindItem, void, void> {
+  const p = new FindRecordParser(follow);
+  for await (const c of chunks) yield* p.push(c);
+}
+
+/** The walk command's output, split into the root, the records below it, and dir errors. */
+export interface FindListing {
+  root?: SourceRecord;
+  rootDenied: boolean;
+  records: SourceRecord[];
+  dirErrors: Map<string, EntryError>;
+  /** More records existed than the cap allowed. */
+  capped: boolean;
+}
+
+export function collectListing(items: Iterable<FindItem>, maxRecords: number): FindListing {
+  const out: FindListing = { rootDenied: false, records: [], dirErrors: new Map(), capped: false };
+  for (const it of items) {
+    if (it.depth === 0) {
+      out.root = it.record;
+      out.rootDenied = it.denied;
+      if (it.denied) out.dirErrors.set('', entryErrorFromErrno('EACCES'));
+      continue;
+    }
+    if (out.records.length >= maxRecords) {
+      out.capped = true;
+      continue;
+    }
+    out.records.push(it.record);
+    if (it.denied) out.dirErrors.set(it.record.path.toString('latin1'), entryErrorFromErrno('EACCES'));
+    if (it.pseudo !== undefined) out.dirErrors.set(it.record.path.toString('latin1'), prunedError(it.pseudo));
+  }
+  return out;
+}
+
+/** The listed path itself when find could not stat it: an error entry, as the agent gives. */
+export function rootErrorEntry(stderr: string): RawEntry {
+  const errno = /No such file or directory|Not a directory/.test(stderr)
+    ? 'ENOENT'
+    : /Permission denied/.test(stderr)
+      ? 'EACCES'
+      : undefined;
+  return errorRawEntry(
+    Buffer.alloc(0),
+    'dir',
+    entryErrorFromErrno(errno, errno ? undefined : stderr.split('\n')[0] || 'find failed'),
+  );
+}
+
+/**
+ * The dir-size command's output → sizes keyed like MemorySource (latin1 relative path,
+ * '' = the path). A size is partial when an unreadable directory lies at or below it.
+ */
+export function parseDirSizes(out: Buffer): Map<string, { size: number; partial: boolean }> {
+  const denied: Buffer[] = [];
+  const sizes = new Map<string, { size: number; partial: boolean }>();
+  let start = 0;
+  for (;;) {
+    const nul = out.indexOf(0, start);
+    if (nul < 0) break;
+    const item = out.subarray(start, nul);
+    start = nul + 1;
+    if (item[0] === 0x45 /* E */) {
+      denied.push(item.subarray(1));
+      continue;
+    }
+    const tab = item.indexOf(0x09);
+    if (tab < 0) continue;
+    const size = Number(item.subarray(0, tab).toString('latin1'));
+    let p = item.subarray(tab + 1);
+    if (p.length === 1 && p[0] === 0x2e) p = Buffer.alloc(0);
+    else if (p[0] === 0x2e && p[1] === 0x2f) p = p.subarray(2);
+    if (Number.isFinite(size)) sizes.set(p.toString('latin1'), { size, partial: false });
+  }
+  for (const d of denied) {
+    // The unreadable directory and each of its ancestors.
+    let key = d.toString('latin1');
+    for (;;) {
+      const s = sizes.get(key);
+      if (s) s.partial = true;
+      if (key === '') break;
+      const slash = key.lastIndexOf('/');
+      key = slash < 0 ? '' : key.slice(0, slash);
+    }
+  }
+  return sizes;
+}
+
+/** The stat command's output → StatInfo (the path itself: empty path, depth 0), as the agent's. */
+export function parseStat(out: Buffer, follow: boolean): StatInfo | undefined {
+  const f: Buffer[] = [];
+  let start = 0;
+  for (;;) {
+    const nul = out.indexOf(0, start);
+    if (nul < 0) break;
+    f.push(out.subarray(start, nul));
+    start = nul + 1;
+  }
+  if (f.length < STAT_FIELDS) return undefined;
+  const rec = toRecord(f, follow);
+  if (rec.error) {
+    const code =
+      rec.error.code === 'NOT_FOUND' ? 'not_found' : rec.error.code === 'DENIED' ? 'permission_denied' : 'internal';
+    throw new FleetError(code, rec.error.detail);
+  }
+  const s = (i: number) => f[FIELDS - 1 + i].toString('latin1');
+  const [atimeSec, atimeNsec] = parseTimestamp(s(2));
+  const [ctimeSec, ctimeNsec] = parseTimestamp(s(3));
+  const { path: _path, dev: _dev, ...fields } = rec;
+  const entry: StatInfo['entry'] = { path: Buffer.alloc(0), ...fields, depth: 0 };
+  if (follow) delete entry.linkTarget;
+  return { entry, owner: s(0), group: s(1), atimeSec, atimeNsec, ctimeSec, ctimeNsec };
+}
+
+/** A failed stat/find of the path itself → FleetError with find's message. */
+export function pathError(stderr: string, path: string): FleetError {
+  const msg = stderrMessage(stderr) || `cannot stat ${path}`;
+  if (/No such file or directory|Not a directory/.test(msg)) return new FleetError('not_found', msg);
+  if (/Permission denied/.test(msg)) return new FleetError('permission_denied', msg);
+  return new FleetError('internal', msg);
+}
