@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import { type Entry, FleetError, type HostStatus, type Row, WALK_DEFAULTS, type WalkSummary } from '@fleetls/core';
-import { composeSignal, fanOut } from './fan-out.js';
+import { fanOut, hostSignals } from './fan-out.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './testing/fake-fleet.js';
 import { walkHost } from './tools/host-walks.js';
 
@@ -124,17 +125,45 @@ test("the caller's abort cancels every in-flight host", async () => {
   );
 });
 
-test('composeSignal: reasons are FleetErrors; dispose releases', async () => {
+test('hostSignals: reasons are FleetErrors; dispose and close release', async () => {
   const parent = new AbortController();
-  const { signal, dispose } = composeSignal([parent.signal], 10_000);
+  const signals = hostSignals(parent.signal);
+  const a = signals.forHost(10_000);
+  const b = signals.forHost(10_000);
+  assert.equal(getEventListeners(parent.signal, 'abort').length, 1);
+  b.dispose();
   parent.abort();
-  assert.ok(signal.aborted);
-  assert.ok(signal.reason instanceof FleetError);
-  assert.equal((signal.reason as FleetError).code, 'cancelled');
-  dispose();
-  const t = composeSignal([], 5);
+  assert.ok(a.signal.aborted);
+  assert.ok(a.signal.reason instanceof FleetError);
+  assert.equal((a.signal.reason as FleetError).code, 'cancelled');
+  assert.equal(b.signal.aborted, false, 'a finished host is no longer linked');
+  assert.equal((signals.forHost(10_000).signal.reason as FleetError).code, 'cancelled');
+  a.dispose();
+  signals.close();
+  assert.equal(getEventListeners(parent.signal, 'abort').length, 0);
+  const t = hostSignals(undefined).forHost(5);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal((t.signal.reason as FleetError).code, 'deadline_exceeded');
+});
+
+test('a fan-out over many hosts puts one listener on the call signal, and removes it', async () => {
+  const call = new AbortController();
+  const hosts = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`h${i}`, new MemoryBackend(tree)]));
+  const fleet = new FakeFleet(hosts);
+  const seen: number[] = [];
+  await fanOut(
+    fleet,
+    fleet.hosts(),
+    async (b, _h, signal) => {
+      seen.push(getEventListeners(call.signal, 'abort').length);
+      await new Promise((r) => setTimeout(r, 5));
+      return b.probe(signal);
+    },
+    { concurrency: 40, deadlineMs: 5000, signal: call.signal },
+  );
+  assert.equal(seen.length, 40);
+  assert.deepEqual([...new Set(seen)], [1]);
+  assert.equal(getEventListeners(call.signal, 'abort').length, 0);
 });
 
 test('a failure tagged with the transport that failed keeps that via', async () => {

@@ -39,40 +39,44 @@ export class PartialFailure<T> extends FleetError {
 }
 
 /**
- * A signal that aborts when any parent aborts or after `timeoutMs`; its reason is a
- * FleetError (cancelled or deadline_exceeded). `dispose` releases the timer and listeners.
+ * The hosts' signals of one fan-out. Each aborts when the call's signal does or after its
+ * own timeout, with a FleetError reason (cancelled or deadline_exceeded). The call's signal
+ * gets one listener for the whole fan-out, however many hosts are in flight: a listener per
+ * host would pile up on it (Node warns past ten) and outlive nothing but the host.
+ * `forHost(...).dispose` releases the host's timer; `close` the call's listener.
  */
-export function composeSignal(
-  parents: (AbortSignal | undefined)[],
-  timeoutMs?: number,
-): { signal: AbortSignal; dispose: () => void } {
-  const ctrl = new AbortController();
-  const cleanups: (() => void)[] = [];
-  const dispose = () => {
-    for (const c of cleanups.splice(0)) c();
+export function hostSignals(parent: AbortSignal | undefined): {
+  forHost: (timeoutMs: number) => { signal: AbortSignal; dispose: () => void };
+  close: () => void;
+} {
+  const live = new Set<AbortController>();
+  const cancelled = () => new FleetError('cancelled', 'cancelled by the client', { cause: parent?.reason });
+  const onAbort = () => {
+    for (const c of live) c.abort(cancelled());
   };
-  const abort = (reason: FleetError) => {
-    if (!ctrl.signal.aborted) ctrl.abort(reason);
-    dispose();
+  parent?.addEventListener('abort', onAbort, { once: true });
+  return {
+    forHost(timeoutMs) {
+      const ctrl = new AbortController();
+      if (parent?.aborted) {
+        ctrl.abort(cancelled());
+        return { signal: ctrl.signal, dispose: () => {} };
+      }
+      live.add(ctrl);
+      const t = setTimeout(
+        () => ctrl.abort(new FleetError('deadline_exceeded', `no answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      return {
+        signal: ctrl.signal,
+        dispose: () => {
+          clearTimeout(t);
+          live.delete(ctrl);
+        },
+      };
+    },
+    close: () => parent?.removeEventListener('abort', onAbort),
   };
-  for (const p of parents) {
-    if (!p) continue;
-    if (p.aborted) {
-      abort(new FleetError('cancelled', 'cancelled by the client', { cause: p.reason }));
-      return { signal: ctrl.signal, dispose };
-    }
-    const on = () => abort(new FleetError('cancelled', 'cancelled by the client', { cause: p.reason }));
-    p.addEventListener('abort', on, { once: true });
-    cleanups.push(() => p.removeEventListener('abort', on));
-  }
-  if (timeoutMs !== undefined) {
-    const t = setTimeout(
-      () => abort(new FleetError('deadline_exceeded', `no answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    cleanups.push(() => clearTimeout(t));
-  }
-  return { signal: ctrl.signal, dispose };
 }
 
 /** Rejects with the signal's reason when it aborts, so a hung backend cannot hold a host past its deadline. */
@@ -104,6 +108,7 @@ export async function fanOut<T>(
   const total = hosts.length;
   let next = 0;
   let done = 0;
+  const signals = hostSignals(opts.signal);
 
   const runOne = async (i: number): Promise<void> => {
     const host = hosts[i];
@@ -125,7 +130,7 @@ export async function fanOut<T>(
       return;
     }
     const budgetMs = Math.min(opts.deadlineMs, left);
-    const { signal, dispose } = composeSignal([opts.signal], budgetMs);
+    const { signal, dispose } = signals.forHost(budgetMs);
     let status: HostStatus;
     let value: T | undefined;
     let backend: HostBackend | undefined;
@@ -160,7 +165,11 @@ export async function fanOut<T>(
     while (next < hosts.length) await runOne(next++);
   };
   const n = Math.max(1, Math.min(opts.concurrency, hosts.length));
-  await Promise.all(Array.from({ length: n }, worker));
+  try {
+    await Promise.all(Array.from({ length: n }, worker));
+  } finally {
+    signals.close();
+  }
   return results;
 }
 

@@ -47,13 +47,23 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
 
   handlers.Walk = (call: grpc.ServerWritableStream<Record<string, unknown>, WalkEvent>) => {
     const { signal, done } = callSignal(call);
+    // Every host's sender waits on the one 'drain' (or the end of the call) while the client is
+    // slow: a listener per blocked write would pile up on the call and its signal, all hosts long.
+    let drained: Promise<void> | undefined;
     const send = (e: WalkEvent): Promise<void> => {
       if (call.cancelled || call.writableEnded) return Promise.resolve();
       if (call.write(e)) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        call.once('drain', resolve);
-        signal.addEventListener('abort', () => resolve(), { once: true });
+      drained ??= new Promise<void>((resolve) => {
+        const go = () => {
+          call.off('drain', go);
+          signal.removeEventListener('abort', go);
+          drained = undefined;
+          resolve();
+        };
+        call.once('drain', go);
+        signal.addEventListener('abort', go, { once: true });
       });
+      return drained;
     };
     impl
       .Walk(call.request, { signal, caller: `grpc:${callerOf(call)}` }, send)
