@@ -21,6 +21,21 @@ export function compareNames(a: Buffer, b: Buffer): number {
   return compareFrom(a, 0, b, 0);
 }
 
+const UPPER = /[A-Z]/;
+const UPPERS = /[A-Z]+/g;
+const lower = (s: string): string => s.toLowerCase();
+
+/**
+ * A string that sorts as `compareNames` sorts, up to ties: the name's bytes as latin1 chars
+ * with ASCII letters folded. Strings compare by char code, so `nameKey(a) < nameKey(b)`
+ * whenever `compareNames(a, b) < 0`, at the cost of one native string comparison; equal
+ * keys (names differing only in case) are left to `compareNames`.
+ */
+export function nameKey(name: Buffer): string {
+  const s = name.toString('latin1');
+  return UPPER.test(s) ? s.replace(UPPERS, lower) : s;
+}
+
 /** compareNames of a[ai..] and b[bi..], without slicing: it runs on every heap comparison. */
 function compareFrom(a: Buffer, ai: number, b: Buffer, bi: number): number {
   const la = a.length - ai;

@@ -9,8 +9,10 @@ import type { Entry, EntryType, RawEntry, WalkRequest } from './types.js';
 const DOT = 0x2e;
 
 export interface WalkFilter {
+  /** Does `prunes` read the path (an exclude glob)? If not, it is given none. */
+  prunesByPath: boolean;
   /** Left out before anything else: not shown, not descended into, not lstat'd. */
-  prunes(name: Buffer, path: Buffer): boolean;
+  prunes(name: Buffer, path: Buffer | undefined): boolean;
   /** Must this lazy entry be filled before it is ranked, tested or descended into? */
   needsStat(raw: RawEntry): boolean;
   /** Is the row shown? Error rows always are. Directories are walked whatever this says. */
@@ -47,7 +49,9 @@ export function compileFilter(req: WalkRequest): WalkFilter {
   // inode and error) and followed symlinks.
   const statAll = req.order !== 'name' || tests.some((t) => t.readsMetadata);
   return {
-    prunes: (name, path) => (req.excludeHidden && name[0] === DOT) || (exclude?.(path.toString('utf8')) ?? false),
+    prunesByPath: exclude !== undefined,
+    prunes: (name, path) =>
+      (req.excludeHidden && name[0] === DOT) || (exclude?.((path as Buffer).toString('utf8')) ?? false),
     needsStat: (raw) =>
       statAll || raw.type === 'dir' || raw.type === 'unknown' || (req.followSymlinks && raw.type === 'symlink'),
     accepts: tests.length === 0 ? () => true : (e) => e.error !== undefined || tests.every((t) => t.test(e)),

@@ -11,12 +11,19 @@ import { joinPath, toEntry } from './walk-raw-entry.js';
 /** How often (in entries) a long directory read looks at the clock. */
 const CLOCK_EVERY = 512;
 
-/** An entry on its way through a heap; `lazy` holds its unfilled RawEntry until it is kept. */
+/**
+ * A child on its way through a directory's ranking: what the source gave (unfilled while
+ * `raw.lazy`), and its Entry once one is needed (to rank by a key other than the name, to
+ * test, to size, to show). A directory of 50,000 names holds 50,000 of these at once, so
+ * they stay small: no path or Entry until the child is kept.
+ */
 export interface Pending {
-  entry: Entry;
-  dev: number;
+  raw: RawEntry;
   dir: Buffer;
-  lazy?: RawEntry;
+  depth: number;
+  entry?: Entry;
+  /** `nameKey` of the name, when siblings are ranked by name. */
+  key?: string;
 }
 
 /** Directories on the way down, for symlink-loop detection when following links. */
@@ -82,13 +89,19 @@ export class WalkState {
     return this.now() >= this.deadlineAt;
   }
 
+  /** The entry of a Pending as it stands (a lazy one with the zeros it holds until filled). */
+  entryOf(p: Pending): Entry {
+    if (p.entry === undefined) p.entry = toEntry(p.raw, p.dir, p.depth);
+    return p.entry;
+  }
+
   /** The entry of a kept Pending, filled if it was left lazy. */
   materialize(p: Pending): Entry {
-    if (p.lazy) {
-      p.entry = toEntry(this.fill(p.dir, p.lazy), p.dir, p.entry.depth, p.entry.path);
-      p.lazy = undefined;
+    if (p.raw.lazy) {
+      p.raw = this.fill(p.dir, p.raw);
+      p.entry = toEntry(p.raw, p.dir, p.depth, p.entry?.path);
     }
-    return p.entry;
+    return this.entryOf(p);
   }
 
   private fill(dir: Buffer, raw: RawEntry): RawEntry {
@@ -98,9 +111,10 @@ export class WalkState {
   /**
    * Reads one directory: prunes, fills what the filter needs, sizes directories, and offers
    * each child to `accept`. Returns the listing error, if any. Stops early (and marks the
-   * walk stopped) at the deadline.
+   * walk stopped) at the deadline. The Entry is made now only when ranking or sizing needs
+   * it (`eager`, or a directory size); otherwise when the child is kept.
    */
-  readDir(dir: Buffer, depth: number, accept: (p: Pending) => void): EntryError | undefined {
+  readDir(dir: Buffer, depth: number, eager: boolean, accept: (p: Pending) => void): EntryError | undefined {
     const { req, filter, summary } = this;
     const children = this.source.list(dir);
     if ('error' in children) return children.error;
@@ -114,16 +128,18 @@ export class WalkState {
         }
       }
       summary.entriesSeen++;
-      const path = joinPath(dir, raw.name);
+      const path = filter.prunesByPath ? joinPath(dir, raw.name) : undefined;
       if (filter.prunes(raw.name, path)) continue;
       if (raw.lazy && filter.needsStat(raw)) raw = this.fill(dir, raw);
-      const entry = toEntry(raw, dir, depth, path);
-      if (req.dirSizes && entry.type === 'dir' && !entry.error && (!req.oneFileSystem || raw.dev === this.rootDev)) {
+      const p: Pending = { raw, dir, depth };
+      if (path !== undefined) p.entry = toEntry(raw, dir, depth, path);
+      if (req.dirSizes && raw.type === 'dir' && !raw.error && (!req.oneFileSystem || raw.dev === this.rootDev)) {
+        const entry = this.entryOf(p);
         const { size, partial } = this.source.dirSize(entry.path, this.deadlineAt);
         entry.size = size;
         if (partial) entry.sizePartial = true;
-      }
-      accept(raw.lazy ? { entry, dev: raw.dev, dir, lazy: raw } : { entry, dev: raw.dev, dir });
+      } else if (eager) this.entryOf(p);
+      accept(p);
     }
     return undefined;
   }

@@ -26,6 +26,6 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
   }
   state.rootDev = root.dev;
   const rootChain: Ancestors | undefined = req.followSymlinks ? { key: `${root.dev}:${root.inode}` } : undefined;
-  yield* req.shape === 'ranked' ? walkRanked(state, rootEntry, rootChain) : walkTree(state, rootEntry, rootChain);
+  yield* req.shape === 'ranked' ? walkRanked(state, root, rootEntry, rootChain) : walkTree(state, rootEntry, rootChain);
   return state.finish();
 }
