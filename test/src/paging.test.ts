@@ -37,7 +37,16 @@ async function gateway(inventory: string, maxAnswerBytes: number): Promise<Clien
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [GATEWAY_MAIN, 'serve', '--inventory', inventory, '--max-answer-bytes', String(maxAnswerBytes)],
+      args: [
+        GATEWAY_MAIN,
+        'serve',
+        '--inventory',
+        inventory,
+        '--max-answer-bytes',
+        String(maxAnswerBytes),
+        '--max-answer-tokens',
+        String(maxAnswerBytes),
+      ],
       stderr: 'pipe',
       env: { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
     }),

@@ -2,8 +2,14 @@
 // together) stays under a budget well inside what MCP clients accept (Claude Code refuses a
 // tool result over 25,000 tokens). A listing that does not fit is cut after a row.
 
-/** Default budget of one whole answer: 64 KiB, about 16-20k tokens. */
+/** Default budget of one whole answer in bytes: 64 KiB. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * Default budget of one whole answer in tokens as estimateTokens counts them (high): 20,000,
+ * a fifth under Claude Code's 25,000 cap. On dense names (digits, short names, non-ASCII) 64 KiB
+ * can be 33,000 o200k tokens; whichever budget is reached first cuts the answer.
+ */
+export const DEFAULT_MAX_ANSWER_TOKENS = 20_000;
 
 export interface RowFit {
   /** Rows that could be shown. */

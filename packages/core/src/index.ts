@@ -29,7 +29,6 @@ export * from './errors.js';
 export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoOf } from './errors-errno.js';
 export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE } from './errors-ssh.js';
 export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors-tls.js';
-
 export * from './file-mode.js';
 export {
   buildDirSizeCommand,
@@ -101,6 +100,7 @@ export * from './render-table.js';
 export * from './render-tree.js';
 export { parseSize, SIZE_HELP } from './size-spec.js';
 export { compareInstant, type Instant, parseTime, TIME_HELP } from './time-spec.js';
+export * from './token-estimate.js';
 export * from './top-n.js';
 export * from './types.js';
 export * from './walk.js';

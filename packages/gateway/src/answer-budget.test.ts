@@ -55,7 +55,8 @@ async function sweep(tree: () => FakeNode, largest: boolean): Promise<string[]> 
     h2: new MemoryBackend(tree()),
     h3: new MemoryBackend(tree()),
   });
-  const server = createMcpServer({ fleet, logger: pino({ level: 'silent' }) });
+  // The token budget (answer-tokens.test) out of the way: this sweep holds the byte budget.
+  const server = createMcpServer({ fleet, logger: pino({ level: 'silent' }), options: { maxAnswerTokens: 1 << 20 } });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   await server.connect(st);
   const client = withContract(new Client({ name: 'sweep', version: '1' }));

@@ -35,6 +35,7 @@ export interface InventoryDefaults {
   connectTimeoutMs?: number;
   deadlineMs?: number;
   maxAnswerBytes?: number;
+  maxAnswerTokens?: number;
 }
 
 export interface Inventory {
@@ -172,6 +173,7 @@ const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: numb
   connect_timeout_ms: { field: 'connectTimeoutMs', min: 1, max: 600_000 },
   deadline_ms: { field: 'deadlineMs', min: 1, max: 3_600_000 },
   max_answer_bytes: { field: 'maxAnswerBytes', min: 1024, max: 10 * 1024 * 1024 },
+  max_answer_tokens: { field: 'maxAnswerTokens', min: 256, max: 10_000_000 },
 };
 
 /**

@@ -1,6 +1,6 @@
 // Gateway-wide limits, set once at construction (CLI flags or createMcpServer's options).
 
-import { DEFAULT_MAX_ANSWER_BYTES } from '@fleetls/core';
+import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_ANSWER_TOKENS } from '@fleetls/core';
 
 export interface GatewayOptions {
   /** Hosts asked at once. */
@@ -17,6 +17,8 @@ export interface GatewayOptions {
   callDeadlineMs: number;
   /** One whole MCP answer at most (the serialized CallToolResult: text and structuredContent), in bytes; cut after a row. */
   maxAnswerBytes: number;
+  /** The same answer at most in tokens, as core's estimateTokens counts them (high): under the client's token cap. */
+  maxAnswerTokens: number;
 }
 
 export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
@@ -25,6 +27,7 @@ export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
   deadlineMs: 20000,
   callDeadlineMs: 40000,
   maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
+  maxAnswerTokens: DEFAULT_MAX_ANSWER_TOKENS,
 });
 
 /** Defaults overlaid with the given values (undefined ones ignored). */

@@ -48,6 +48,7 @@ interface GlobalFlags {
   deadlineMs?: number;
   connectTimeoutMs?: number;
   maxAnswerBytes?: number;
+  maxAnswerTokens?: number;
 }
 
 /** Names the flag the way the user typed it: "top_n must be…" → "--top-n must be…". */
@@ -83,6 +84,11 @@ export async function runCli(io: CliIo): Promise<number> {
       '--max-answer-bytes <n>',
       'one whole MCP answer (text and structured rows) at most (default 65536)',
       intFlag('--max-answer-bytes', 1),
+    )
+    .option(
+      '--max-answer-tokens <n>',
+      "the same answer at most in tokens, counted high (default 20000: under Claude Code's 25000)",
+      intFlag('--max-answer-tokens', 1),
     )
     .showHelpAfterError('(run fleetls --help for usage)')
     .exitOverride()
@@ -225,6 +231,7 @@ function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): GatewayOptions {
         deadlineMs: g.deadlineMs,
         connectTimeoutMs: g.connectTimeoutMs,
         maxAnswerBytes: g.maxAnswerBytes,
+        maxAnswerTokens: g.maxAnswerTokens,
       }),
     });
   } catch (e) {

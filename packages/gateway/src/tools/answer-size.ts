@@ -1,53 +1,88 @@
 // The MCP answer's size as the client receives it: the serialized CallToolResult, text
-// content and structuredContent together. Presenters fit their rows to it with core's
-// fitRows, so text and rows are cut at the same row.
-import { fitRows, invalidArgument } from '@fleetls/core';
+// content and structuredContent together, in bytes and in tokens (core's estimateTokens,
+// counted high). Presenters fit their rows to both budgets with core's fitRows, so text and
+// rows are cut at the same row, at whichever budget is reached first.
+import { estimateTokens, fitRows, invalidArgument } from '@fleetls/core';
+import type { GatewayOptions } from '../options.js';
 import type { McpAnswer } from './tool.js';
+
+function serialized(a: McpAnswer): string {
+  return JSON.stringify({ content: [{ type: 'text', text: a.text }], structuredContent: a.structured });
+}
 
 /** Bytes of the CallToolResult the MCP face sends for this answer. */
 export function answerBytes(a: McpAnswer): number {
-  return Buffer.byteLength(
-    JSON.stringify({ content: [{ type: 'text', text: a.text }], structuredContent: a.structured }),
-    'utf8',
-  );
+  return Buffer.byteLength(serialized(a), 'utf8');
 }
 
 /** What one row adds: its text line (escaped as in JSON, with its newline) and its structured row (with a comma). */
-export function rowBytes(line: string, item: unknown): number {
-  return Buffer.byteLength(JSON.stringify(line), 'utf8') + Buffer.byteLength(JSON.stringify(item), 'utf8');
+export function rowSize(line: string, item: unknown): { bytes: number; tokens: number } {
+  const l = JSON.stringify(line);
+  const j = JSON.stringify(item);
+  return {
+    bytes: Buffer.byteLength(l, 'utf8') + Buffer.byteLength(j, 'utf8') + 2,
+    tokens: estimateTokens(l) + estimateTokens(j) + 1,
+  };
 }
 
 export interface FitOptions {
   /** Rows that could be shown, in order. */
   rows: number;
-  rowCost(i: number): number;
-  /** The whole answer showing the first `n` rows, saying what was cut when n < rows. */
-  build(n: number): McpAnswer;
-  maxBytes: number;
+  /** What row `i` adds (rowSize of its line and its structured row). */
+  rowCost(i: number): { bytes: number; tokens: number };
+  /**
+   * The whole answer showing the first `n` rows, saying what was cut when n < rows; `cutAt`
+   * names the budget that cuts ("65536 bytes", "20000 tokens") for its warning.
+   */
+  build(n: number, cutAt: string): McpAnswer;
+  options: Pick<GatewayOptions, 'maxAnswerBytes' | 'maxAnswerTokens'>;
 }
 
 /**
- * The answer with the most rows that fits `maxBytes` whole. A page shows one row at least
+ * The answer with the most rows that fits both budgets whole. A page shows one row at least
  * (so following its cursor always moves on): a budget below that is a clear error.
  */
 export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
+  const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = o.options;
+  // fitRows fits one measure: tokens are scaled to bytes of the byte budget, so the larger of
+  // the two is what must stay under maxBytes.
+  const scale = maxBytes / maxTokens;
+  const cost = (bytes: number, tokens: number) => Math.max(bytes, Math.ceil(tokens * scale));
+  // The warning names the budget the rows overrun more.
+  let bytes = 0;
+  let tokens = 0;
+  for (let i = 0; i < o.rows; i++) {
+    const r = o.rowCost(i);
+    bytes += r.bytes;
+    tokens += r.tokens;
+  }
+  const cutAt = tokens * scale > bytes ? `${maxTokens} tokens` : `${maxBytes} bytes`;
   const built = new Map<number, McpAnswer>();
   const build = (n: number) => {
     let a = built.get(n);
     if (!a) {
-      a = o.build(n);
+      a = o.build(n, cutAt);
       built.set(n, a);
     }
     return a;
   };
-  const size = (n: number) => answerBytes(build(n));
+  const size = (n: number) => {
+    const s = serialized(build(n));
+    return cost(Buffer.byteLength(s, 'utf8'), estimateTokens(s));
+  };
+  const rowCost = (i: number) => {
+    const r = o.rowCost(i);
+    return cost(r.bytes, r.tokens);
+  };
   const minRows = Math.min(1, o.rows);
-  const shown = fitRows({ rows: o.rows, rowCost: o.rowCost, size, maxBytes: o.maxBytes }, minRows);
+  const shown = fitRows({ rows: o.rows, rowCost, size, maxBytes }, minRows);
   if (shown < 0) {
+    const a = build(minRows);
     throw invalidArgument(
-      `max_answer_bytes is ${o.maxBytes}, below the ${size(minRows)} bytes this answer needs ` +
-        `${minRows > 0 ? 'to show one row' : 'for its host statuses'}: raise --max-answer-bytes ` +
-        '(or max_answer_bytes in the inventory defaults), or ask fewer hosts',
+      `max_answer_bytes is ${maxBytes} and max_answer_tokens ${maxTokens}, below the ${answerBytes(a)} bytes ` +
+        `(${estimateTokens(serialized(a))} tokens) this answer needs ` +
+        `${minRows > 0 ? 'to show one row' : 'for its host statuses'}: raise --max-answer-bytes or --max-answer-tokens ` +
+        '(or max_answer_bytes, max_answer_tokens in the inventory defaults), or ask fewer hosts',
     );
   }
   return { answer: build(shown), shown };

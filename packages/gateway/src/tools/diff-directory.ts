@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowBytes } from './answer-size.js';
+import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { type HostTruncation, walkDeadlineMs, walkHosts } from './host-walks.js';
 import { failureLines, hostStatusJson, truncationJson, truncationWarning } from './present.js';
@@ -230,7 +230,7 @@ export const diffDirectoryTool = defineTool({
     const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups));
     const jsons = page.map(differenceJson);
     const failures = failureLines(l.hosts, l.path, true);
-    const build = (count: number): McpAnswer => {
+    const build = (count: number, cutAt: string): McpAnswer => {
       const next = l.cursorAfter(count);
       const truncations = cuts(l).map((t) => truncationJson(t.host, t.truncation));
       const warnings = cuts(l).map((t) => truncationWarning(t, l.path));
@@ -240,7 +240,7 @@ export const diffDirectoryTool = defineTool({
       if (count < page.length) {
         truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
         warnings.push(
-          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} differences; next_cursor goes on from there`,
+          `[WARNING] answer cut at ${cutAt} after ${count} of ${page.length} differences; next_cursor goes on from there`,
         );
       }
       const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
@@ -262,9 +262,9 @@ export const diffDirectoryTool = defineTool({
     };
     return fitAnswer({
       rows: page.length,
-      rowCost: (i) => rowBytes(texts[i].join('\n'), jsons[i]) + 2,
+      rowCost: (i) => rowSize(texts[i].join('\n'), jsons[i]),
       build,
-      maxBytes: ctx.options.maxAnswerBytes,
+      options: ctx.options,
     }).answer;
   },
 

@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowBytes } from './answer-size.js';
+import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { type HostNote, type HostTruncation, mergeRankedWalks, walkDeadlineMs, walkHosts } from './host-walks.js';
 import { failureLines, hostStatusJson, noteLine, truncationJson, truncationWarning } from './present.js';
@@ -176,7 +176,7 @@ export const diskUsageTool = defineTool({
     const page = l.rows.slice(l.start);
     const jsons = page.map(rowJson);
     const failures = failureLines(l.hosts, l.path, l.multi);
-    const build = (count: number): McpAnswer => {
+    const build = (count: number, cutAt: string): McpAnswer => {
       const next = l.cursorAfter(count);
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
@@ -187,7 +187,7 @@ export const diskUsageTool = defineTool({
       if (count < page.length) {
         truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
         warnings.push(
-          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${page.length} rows; next_cursor goes on from there`,
+          `[WARNING] answer cut at ${cutAt} after ${count} of ${page.length} rows; next_cursor goes on from there`,
         );
       }
       const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];
@@ -208,12 +208,12 @@ export const diskUsageTool = defineTool({
       return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
     };
     // A table line is at most its widest cells: the size, a full bar, the host and the path.
-    const lineCost = (r: DuRow) => 40 + r.host.length + l.path.length + displayPath(r.path).length;
+    const widest = (r: DuRow) => `1023.9 MiB  ${'#'.repeat(40)}  ${r.host}  ${l.path}/${displayPath(r.path)}`;
     return fitAnswer({
       rows: page.length,
-      rowCost: (i) => rowBytes(' '.repeat(lineCost(page[i])), jsons[i]) + 2,
+      rowCost: (i) => rowSize(widest(page[i]), jsons[i]),
       build,
-      maxBytes: ctx.options.maxAnswerBytes,
+      options: ctx.options,
     }).answer;
   },
 

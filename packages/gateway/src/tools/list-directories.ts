@@ -12,7 +12,7 @@ import {
 } from '@fleetls/core';
 import { z } from 'zod';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowBytes } from './answer-size.js';
+import { fitAnswer, rowSize } from './answer-size.js';
 import {
   type HostEntry,
   type HostNote,
@@ -136,7 +136,7 @@ export const listDirectoriesTool = defineTool({
     }
     const columns = [...(l.multi ? ['host'] : []), 'name', ...(l.sizes ? ['size'] : []), 'modified'];
     const failures = failureLines(l.hosts, l.path, l.multi);
-    const build = (shown: number): McpAnswer => {
+    const build = (shown: number, cutAt: string): McpAnswer => {
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
@@ -144,7 +144,7 @@ export const listDirectoriesTool = defineTool({
       if (shown < l.rows.length) {
         truncations.push({ host: '', dir: '', shown, total: l.rows.length, reason: 'bytes' });
         warnings.push(
-          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`,
+          `[WARNING] answer cut at ${cutAt} after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`,
         );
       }
       const headline =
@@ -175,9 +175,9 @@ export const listDirectoriesTool = defineTool({
     return fitAnswer({
       rows: l.rows.length,
       // An aligned line costs about its cells and their padding.
-      rowCost: (i) => rowBytes(Object.values(rows[i]).join('    '), nodes[i]) + 2,
+      rowCost: (i) => rowSize(Object.values(rows[i]).join('    '), nodes[i]),
       build,
-      maxBytes: ctx.options.maxAnswerBytes,
+      options: ctx.options,
     }).answer;
   },
 });

@@ -156,9 +156,9 @@ test('list_directory pages: an agent that ignores the resume point repeats no ro
   const big: Record<string, FakeNode> = {};
   for (let i = 0; i < 2600; i++) big[`n${String(i).padStart(4, '0')}`] = file(i);
   const g = new FakeFleet({ old: new OldAgent(dir({ r: dir(big) })) });
-  const whole = (await listDirectory(ctx(g, { maxAnswerBytes: 1 << 20 }), { host: 'old', path: '/r' })).text.split(
-    '\n',
-  );
+  const whole = (
+    await listDirectory(ctx(g, { maxAnswerBytes: 1 << 20, maxAnswerTokens: 1 << 20 }), { host: 'old', path: '/r' })
+  ).text.split('\n');
   // One page per budget; the old agent walks from the start each time and stops at 2000 rows.
   const seen: string[] = [];
   let cursor: string | undefined;

@@ -30,7 +30,7 @@ import { formatTree } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowBytes } from './answer-size.js';
+import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg, invalidCursor } from './cursor-arg.js';
 import {
   fanOutOptions,
@@ -284,7 +284,7 @@ export const listDirectoryTool = defineTool({
     const items = l.sections.map((sec) => sec.rows.map((row) => rowJson(rowHost(sec.status.host), row)));
     const flatLines = lines.flat();
     const flatItems = items.flat();
-    const build = (n: number): McpAnswer => {
+    const build = (n: number, cutAt: string): McpAnswer => {
       const text: string[] = [];
       const entries: TreeEntryJson[] = [];
       const truncations: ReturnType<typeof truncationJson>[] = [];
@@ -321,7 +321,7 @@ export const listDirectoryTool = defineTool({
       if (nextCursor) {
         const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
         if (cut) {
-          text.push(`[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${shown} lines; ${more}`);
+          text.push(`[WARNING] answer cut at ${cutAt} after ${shown} lines; ${more}`);
           truncations.push({ host: '', dir: '', shown, total: sent, reason: 'bytes' });
         } else text.push(`[WARNING] ${more}`);
       }
@@ -339,9 +339,9 @@ export const listDirectoryTool = defineTool({
     };
     return fitAnswer({
       rows: flatLines.length,
-      rowCost: (i) => rowBytes(flatLines[i], flatItems[i]) + 2,
+      rowCost: (i) => rowSize(flatLines[i], flatItems[i]),
       build,
-      maxBytes: ctx.options.maxAnswerBytes,
+      options: ctx.options,
     }).answer;
   },
 

@@ -27,7 +27,7 @@ import { intFlag } from '../cli/flags.js';
 import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowBytes } from './answer-size.js';
+import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { filterArgsOf, filterFingerprint, filterInput, filterOptions, planFilter } from './filter-args.js';
 import {
@@ -324,7 +324,7 @@ export const listFilesTool = defineTool({
       return renderTsv(columns, [row])[1];
     });
     const failures = failureLines(l.hosts, l.path, l.multi);
-    const build = (count: number): McpAnswer => {
+    const build = (count: number, cutAt: string): McpAnswer => {
       const nextCursor = l.cursorAfter(count);
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
@@ -332,7 +332,7 @@ export const listFilesTool = defineTool({
       if (count < l.rows.length) {
         truncations.push({ host: '', dir: '', shown: count, total: l.rows.length, reason: 'bytes' });
         warnings.push(
-          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
+          `[WARNING] answer cut at ${cutAt} after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
         );
       }
       const body = count > 0 ? ['', header, ...lines.slice(0, count)] : [];
@@ -354,9 +354,9 @@ export const listFilesTool = defineTool({
     };
     return fitAnswer({
       rows: l.rows.length,
-      rowCost: (i) => rowBytes(lines[i], items[i]) + 2,
+      rowCost: (i) => rowSize(lines[i], items[i]),
       build,
-      maxBytes: ctx.options.maxAnswerBytes,
+      options: ctx.options,
     }).answer;
   },
 

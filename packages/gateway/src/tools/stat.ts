@@ -13,7 +13,7 @@ import { formatStat } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowBytes } from './answer-size.js';
+import { fitAnswer, rowSize } from './answer-size.js';
 import { fanOutOptions } from './host-walks.js';
 import { failureLine, hostStatusJson, typeWord } from './present.js';
 import * as s from './schemas.js';
@@ -144,11 +144,11 @@ export const statTool = defineTool({
       const lines = j ? statLines(j) : [failureLine(l.hosts[i], l.path)];
       return { text: lines.map((line) => prefix + line).join('\n'), json: j };
     });
-    const build = (n: number): McpAnswer => {
+    const build = (n: number, cutAt: string): McpAnswer => {
       const lines = blocks.slice(0, n).map((b) => b.text);
       if (n < blocks.length) {
         lines.push(
-          `[WARNING] answer cut at ${ctx.options.maxAnswerBytes} bytes: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`,
+          `[WARNING] answer cut at ${cutAt}: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`,
         );
       }
       const results = blocks.slice(0, n).flatMap((b) => (b.json ? [b.json] : []));
@@ -157,9 +157,9 @@ export const statTool = defineTool({
     };
     return fitAnswer({
       rows: blocks.length,
-      rowCost: (i) => rowBytes(blocks[i].text, blocks[i].json ?? null) + 2,
+      rowCost: (i) => rowSize(blocks[i].text, blocks[i].json ?? null),
       build,
-      maxBytes: ctx.options.maxAnswerBytes,
+      options: ctx.options,
     }).answer;
   },
 

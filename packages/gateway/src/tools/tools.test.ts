@@ -374,7 +374,10 @@ test('list_files pages that follow a cursor do not re-rank: two ranked walks per
   const pages = new PageStore(() => clock);
   const withStore = (): ToolContext => ({ ...ctx(f), pages });
   const args = { host: 'all', path: '/r', order_by: 'size', limit: 40 } as const;
-  const whole = await listFiles(ctx(f, { maxAnswerBytes: 1 << 22 }), { ...args, limit: 5000 });
+  const whole = await listFiles(ctx(f, { maxAnswerBytes: 1 << 22, maxAnswerTokens: 1 << 22 }), {
+    ...args,
+    limit: 5000,
+  });
   assert.equal(whole.structured.count, 510);
   const walksBefore = Object.values(backends).map((b) => b.requests.length);
   const seen: string[] = [];

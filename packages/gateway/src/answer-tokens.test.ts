@@ -1,0 +1,104 @@
+// Done when: no tool call, at the largest arguments its schema allows, returns a whole result
+// a client with a 25,000-token cap (Claude Code) refuses. Token-dense names (digits, short
+// names, CJK, astral-plane and combining characters) make an answer of 64 KiB 30,000+ o200k
+// tokens; the answer's token budget must cut it first, and say so with a cursor.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { pino } from 'pino';
+import { createMcpServer } from './mcp-server.js';
+import { withContract } from './testing/contract.js';
+import { dir, FakeFleet, type FakeNode, file, link, MemoryBackend } from './testing/fake-fleet.js';
+
+/** Claude Code refuses a tool result over this many tokens (MAX_MCP_OUTPUT_TOKENS). */
+const CLIENT_TOKEN_CAP = 25_000;
+/** o200k stands in for the client's tokenizer: a tenth of the cap is kept for the difference. */
+const WITH_MARGIN = CLIENT_TOKEN_CAP * 0.9;
+
+const NAMES: Record<string, (i: number) => string> = {
+  digits: (i) => String(i),
+  short: (i) => i.toString(36),
+  cjk: (i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20000)),
+  astral: (i) => String.fromCodePoint(0x20000 + ((i * 13) % 40000)),
+  tibetan: (i) => String.fromCodePoint(0xf40 + (i % 40), 0xf71 + (i % 10)) + (i % 7),
+  combining: (i) => `a${String.fromCodePoint(0x300 + (i % 100), 0x300 + ((i * 7) % 100))}`,
+};
+
+/** 12 × 30 × 30 files (and a link per leaf directory), every name from `name`, sizes of 10 digits. */
+function denseTree(name: (i: number) => string): FakeNode {
+  let n = 0;
+  const top: Record<string, FakeNode> = {};
+  for (let a = 0; a < 12; a++) {
+    const mid: Record<string, FakeNode> = {};
+    for (let b = 0; b < 30; b++) {
+      const leaf: Record<string, FakeNode> = {};
+      for (let c = 0; c < 30; c++) leaf[name(n++)] = file((n * 2654435761) % 1e10, 1_700_000_000 + n);
+      leaf[name(n++)] = link('..');
+      mid[name(n++)] = dir(leaf, { du: 1000 + b });
+    }
+    top[name(n++)] = dir(mid, { du: 100_000 + a });
+  }
+  return dir({ r: dir(top) });
+}
+
+/** The tools whose answers page with next_cursor. */
+const PAGED = new Set(['list_directory', 'list_files', 'diff_directory', 'disk_usage']);
+const GROWS = ['depth', 'max_depth', 'max_items_per_dir', 'limit', 'top_n'];
+type Schema = { properties?: Record<string, { maximum?: number; enum?: string[] }> };
+
+function largestArguments(schema: Schema): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const [name, p] of Object.entries(schema.properties ?? {})) {
+    if (GROWS.includes(name) && p.maximum !== undefined) args[name] = p.maximum;
+    if (name === 'type' && p.enum?.includes('any')) args[name] = 'any';
+  }
+  return args;
+}
+
+for (const [kind, name] of Object.entries(NAMES)) {
+  test(`every tool at its largest arguments over ${kind} names stays under ${CLIENT_TOKEN_CAP} o200k tokens`, async () => {
+    const fleet = new FakeFleet({ h1: new MemoryBackend(denseTree(name)), h2: new MemoryBackend(denseTree(name)) });
+    const server = createMcpServer({ fleet, logger: pino({ level: 'silent' }) });
+    const [ct, st] = InMemoryTransport.createLinkedPair();
+    await server.connect(st);
+    const client = withContract(new Client({ name: 'tokens', version: '1' }));
+    await client.connect(ct);
+    const seen: string[] = [];
+    try {
+      const { tools } = await client.listTools();
+      for (const tool of tools) {
+        for (const host of ['h1', 'all']) {
+          const args: Record<string, unknown> = {
+            host,
+            path: '/r',
+            ...largestArguments(tool.inputSchema as Schema),
+          };
+          if (tool.name === 'list_hosts') delete args.path;
+          const r = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
+          const call = `${tool.name} ${JSON.stringify(args)}`;
+          assert.equal(r.isError, undefined, `${call}: ${JSON.stringify(r.content).slice(0, 300)}`);
+          const tokens = countTokens(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }));
+          assert.ok(tokens <= WITH_MARGIN, `${call}: ${tokens} o200k tokens`);
+          const s = r.structuredContent as { truncated?: boolean; next_cursor?: string };
+          const text = (r.content[0] as { text: string }).text;
+          // An answer cut by its budget says so, and a listing that pages gives the cursor to go on.
+          if (/answer cut at \d+ tokens/.test(text)) {
+            assert.equal(s.truncated, true, call);
+            if (PAGED.has(tool.name)) assert.equal(typeof s.next_cursor, 'string', call);
+          }
+          seen.push(`${tool.name}@${host}:${tokens}`);
+        }
+      }
+    } finally {
+      await Promise.all([client.close(), server.close()]);
+    }
+    // The tree was dense enough for the token budget to cut: some answer is near it.
+    assert.ok(
+      seen.some((s) => Number(s.split(':')[1]) > 15_000),
+      seen.join(' '),
+    );
+  });
+}
