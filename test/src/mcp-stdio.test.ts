@@ -103,17 +103,21 @@ describe('fleetls serve over stdio, with an inventory', () => {
 
   it('cursors cover the merged list of two agents exactly once', async () => {
     const args = { host: '@webs', path: fx.data, max_depth: 1, type: 'any', order_by: 'modified' };
-    const whole = await call('list_files', { ...args, limit: 5000 });
-    const all = (whole.structuredContent as { items: Items }).items.map((i) => `${i.host}:${i.path}`);
+    const pages = async (limit: number) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await call('list_files', { ...args, limit, ...(cursor ? { cursor } : {}) });
+        const sc = page.structuredContent as { items: Items; next_cursor?: string };
+        for (const i of sc.items) seen.push(`${i.host}:${i.path}`);
+        cursor = sc.next_cursor;
+      } while (cursor);
+      return seen;
+    };
+    // The largest pages (cut by the answer budget, not by limit) and pages of 90 rows.
+    const all = await pages(5000);
     assert.equal(all.length, 2 * 158);
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await call('list_files', { ...args, limit: 90, ...(cursor ? { cursor } : {}) });
-      const sc = page.structuredContent as { items: Items; next_cursor?: string };
-      for (const i of sc.items) seen.push(`${i.host}:${i.path}`);
-      cursor = sc.next_cursor;
-    } while (cursor);
+    const seen = await pages(90);
     assert.deepEqual(seen, all);
     assert.equal(new Set(seen).size, all.length);
   });
