@@ -1,7 +1,8 @@
 // What the agent may touch, checked on a real agent process:
 // - it never opens a file for reading: a tree of FIFOs, sockets, device nodes, regular files
 //   and symlinks to them is walked every way (tree, ranked, directory sizes, following
-//   symlinks, Stat) under strace, and every open(2) below the tree is of a directory;
+//   symlinks, Stat) under strace, and every open(2) below the tree is of a directory, by
+//   the agent and by the GNU find its ranked walks run;
 // - pseudo file systems (real proc and sysfs mounted inside the allowed root) are listed
 //   but not entered, reported as PRUNED, and listed when asked for by path; a tmpfs (real
 //   data) is walked; one_file_system lists the tmpfs mount point without entering it;
@@ -41,7 +42,7 @@ function stat(client: AgentClient, req: WireStatRequest): Promise<void> {
 
 /** strace attached to every thread of `pid` (and those it starts), logging open calls to `log`. */
 async function traceOpens(pid: number, log: string): Promise<ChildProcess> {
-  const strace = spawn('strace', ['-f', '-p', String(pid), '-e', 'trace=open,openat,openat2,creat', '-o', log], {
+  const strace = spawn('strace', ['-f', '-p', String(pid), '-e', 'trace=open,openat,openat2,creat,execve', '-o', log], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
@@ -153,9 +154,8 @@ describe('confinement of a real agent', () => {
       strace.kill('SIGINT');
       await new Promise((r) => strace.once('exit', r));
     }
-    const opens = readFileSync(log, 'utf8')
-      .split('\n')
-      .filter((l) => /\bopen(at2?)?\(|\bcreat\(/.test(l) && l.includes(`"${tree}`));
+    const traced = readFileSync(log, 'utf8').split('\n');
+    const opens = traced.filter((l) => /\bopen(at2?)?\(|\bcreat\(/.test(l) && l.includes(`"${tree}`));
     // The check sees the walks: the tree's directories were opened (as directories).
     assert.ok(
       opens.some((l) => l.includes(`"${join(tree, 'sub', 'deeper')}"`)),
@@ -163,6 +163,27 @@ describe('confinement of a real agent', () => {
     );
     const notDirs = opens.filter((l) => !l.includes('O_DIRECTORY'));
     assert.deepEqual(notDirs, [], 'every open below the tree is of a directory');
+    // The ranked walk ran GNU find (find-route.ts), which opens directories relative to
+    // the descriptor of their parent: each of its opens of a path that is not a system
+    // file outside the tree (its libraries, the zone file) is of a directory too.
+    const pidOf = (l: string) => l.split(' ')[0];
+    const finds = new Set(traced.filter((l) => /execve\("[^"]*\/find"/.test(l)).map(pidOf));
+    assert.ok(finds.size > 0, `strace saw find run:\n${traced.filter((l) => l.includes('execve')).join('\n')}`);
+    const findOpens = traced.filter((l) => finds.has(pidOf(l)) && /\bopen(at2?)?\(|\bcreat\(/.test(l));
+    const inTree = findOpens.filter((l) => {
+      const path = /"([^"]*)"/.exec(l)?.[1] ?? '';
+      // "." is find saving the directory it started in (the agent's working directory).
+      return (!path.startsWith('/') && path !== '.') || path.startsWith(tree);
+    });
+    assert.ok(
+      inTree.some((l) => l.includes('"deeper"')),
+      `find's opens:\n${findOpens.join('\n')}`,
+    );
+    assert.deepEqual(
+      inTree.filter((l) => !l.includes('O_DIRECTORY')),
+      [],
+      'every open of find in the tree is of a directory',
+    );
   });
 
   it('lists pseudo file systems it crosses into as PRUNED, walks tmpfs, and lists them when asked by path', async () => {

@@ -2,6 +2,7 @@
 import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 // fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
 // gracefully on SIGTERM/SIGINT.
+import { probeFind } from './find-route.js';
 import { createLogger } from './logger.js';
 import { createAgentMetrics, startMetricsServer } from './metrics.js';
 import { createAgentServer } from './server.js';
@@ -39,6 +40,8 @@ async function main(): Promise<number> {
   let onReload = () => {};
   process.on('SIGHUP', () => onReload());
 
+  // Before the first walk: ranked walks go to GNU find where the probe finds it (find-route.ts).
+  const findRoute = await probeFind();
   let server: ReturnType<typeof createAgentServer>;
   let port: number;
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
@@ -64,6 +67,7 @@ async function main(): Promise<number> {
       allow: config.allow,
       tls: config.tls !== undefined,
       bearerToken: config.tokenFile !== undefined,
+      findRoute,
       version: AGENT_VERSION,
     },
     'listening',

@@ -235,6 +235,8 @@ export function addAgentService(
             entriesSent: sent,
             cancelled: outcome === 'cancelled',
             outcome,
+            route: end?.route,
+            fallback: end?.fallback,
             elapsedMs: Date.now() - started,
           },
           'walk end',

@@ -23,7 +23,12 @@ export interface WorkerInput {
   probe: SharedArrayBuffer;
   /** Hung mounts to list as TIMEOUT without touching them. */
   skip: SkippedPath[];
+  /** List with GNU find (find-source.ts), as find-route.ts decided; the JS walker if that fails. */
+  find: boolean;
 }
+
+/** Which source listed a walk. */
+export type WalkRoute = 'find' | 'js';
 
 /** The last row of a batch (path as latin1): where the walk resumes if its worker gets stuck after it. */
 export interface LastRow {
@@ -39,7 +44,7 @@ export const CONTROL_SLOTS = 3;
 export type WorkerMessage =
   | { t: 'rows'; rows: PlainRow[]; entries: number; last: LastRow }
   | { t: 'wire'; buf: ArrayBuffer; entries: number; last: LastRow }
-  | { t: 'done'; summary: PlainSummary; seen: number; counts: WalkCounts }
+  | { t: 'done'; summary: PlainSummary; seen: number; counts: WalkCounts; route: WalkRoute; fallback?: string }
   | { t: 'cancelled'; seen: number }
   | { t: 'error'; message: string; seen: number; code?: Code };
 

@@ -9,6 +9,7 @@ import { WalkTally, walk } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { CallProbe } from './call-probe.js';
+import { loadFindWalk } from './find-source.js';
 import { createFsSource, WalkCancelled } from './fs-source.js';
 import {
   CANCEL,
@@ -30,7 +31,7 @@ function post(msg: WorkerMessage): void {
   port?.postMessage(msg);
 }
 
-function runWalk(input: WorkerInput): void {
+async function runWalk(input: WorkerInput): Promise<void> {
   const control = new Int32Array(input.control);
   const encoder = input.mode === 'wire' ? new WalkResponseEncoder(64 * 1024) : undefined;
   let seen = 0;
@@ -106,13 +107,25 @@ function runWalk(input: WorkerInput): void {
     skip: input.skip,
   });
   try {
-    const gen = walk(input.req, source, () => Date.now());
+    const loaded = input.find ? await loadFindWalk(input.req, { fs: source, isCancelled: cancelled }) : undefined;
+    const found = loaded && 'source' in loaded ? loaded : undefined;
+    const gen = walk(input.req, found?.source ?? source, found?.now ?? (() => Date.now()));
     for (;;) {
       const r = gen.next();
       if (r.done) {
+        found?.finish(r.value);
         flush();
         tally.summary(r.value);
-        post({ t: 'done', summary: summaryToPlain(r.value), seen, counts: tally });
+        const route = found ? 'find' : 'js';
+        const fallback = loaded && 'fallback' in loaded ? { fallback: loaded.fallback } : {};
+        post({
+          t: 'done',
+          summary: summaryToPlain(r.value),
+          seen: found ? r.value.entriesSeen : seen,
+          counts: tally,
+          route,
+          ...fallback,
+        });
         return;
       }
       add(r.value);
@@ -130,4 +143,4 @@ function runWalk(input: WorkerInput): void {
   }
 }
 
-port.on('message', runWalk);
+port.on('message', (input: WorkerInput) => void runWalk(input));

@@ -47,6 +47,7 @@ describe('startWalk', () => {
       seen: 4041,
       cancelled: false,
       counts: { entries: 4041, errors: {}, truncations: {} },
+      route: 'js',
       stuck: 0,
     });
   });

@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { CallWatch, type StuckCall } from './call-probe.js';
+import { useFind } from './find-route.js';
 import { DEFAULT_FS_TIMEOUT_MS, type HungMount, type HungMounts, hungMounts } from './hung-mounts.js';
 import {
   CANCEL,
@@ -23,6 +24,7 @@ import {
   rowFromPlain,
   SEEN,
   summaryFromPlain,
+  type WalkRoute,
   type WorkerInput,
   type WorkerMessage,
 } from './transit.js';
@@ -42,6 +44,8 @@ export interface WalkerOptions {
   hung?: HungMounts;
   /** Told of each worker given up on, with the mount now skipped. */
   onStuck?: (mount: HungMount, call: StuckCall) => void;
+  /** false: the JS walker lists every walk (default: find-route.ts decides). */
+  find?: boolean;
 }
 
 export interface WalkOutcome {
@@ -53,6 +57,10 @@ export interface WalkOutcome {
   counts?: WalkCounts;
   /** Workers of this walk given up on, stuck in a call on a hung mount. */
   stuck: number;
+  /** Which source listed a walk that ran to its end. */
+  route?: WalkRoute;
+  /** Why a walk meant for find was listed by the JS walker. */
+  fallback?: string;
 }
 
 export interface RunningWalk<B = Row[]> {
@@ -236,7 +244,8 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
         seen: seenBefore + m.seen,
         cancelled: m.t === 'cancelled',
         ...(m.t === 'error' ? { error: m.message } : {}),
-        ...(m.t === 'done' ? { counts: m.counts } : {}),
+        ...(m.t === 'done' ? { counts: m.counts, route: m.route } : {}),
+        ...(m.t === 'done' && m.fallback ? { fallback: m.fallback } : {}),
         stuck: stuckHere,
       });
     }
@@ -290,6 +299,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       current.off('exit', onExit);
     };
     unwatch = watch({ watch: probe, timeoutMs, onStuck: (call) => onStuck(current, call) });
+    const skip = hung.active().map(({ point, exact, detail }) => ({ point, exact, detail }));
     const input: WorkerInput = {
       req: partReq,
       allowedRoots: opts.allowedRoots,
@@ -299,7 +309,8 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       batchBytes: opts.batchBytes ?? 32 * 1024,
       flushMs: opts.flushMs ?? 50,
       probe: probe.shared,
-      skip: hung.active().map(({ point, exact, detail }) => ({ point, exact, detail })),
+      skip,
+      find: opts.find !== false && useFind(partReq, skip),
     };
     current.postMessage(input);
   }

@@ -172,7 +172,7 @@ describe('FindRecordParser', () => {
     assert.equal(items.length, hostileNames.length + 2);
     assert.equal(p.incomplete(), true);
     const q = new FindRecordParser(false);
-    q.push(fields('X', {}));
+    q.push(fields('Z', {}));
     assert.equal(q.garbled, 1);
   });
 

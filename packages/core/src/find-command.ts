@@ -4,13 +4,7 @@
 // paths are validated before they get here.
 import { FleetError } from './errors.js';
 import { filterPredicates } from './find-filter-predicates.js';
-import {
-  AWK_PROBE,
-  AWK_PROBE_OK,
-  CANDIDATE_FORMAT,
-  CANDIDATE_TYPES,
-  rankStage,
-} from './find-rank.js';
+import { AWK_PROBE, AWK_PROBE_OK, CANDIDATE_TYPES, candidateFormat, rankArgs } from './find-rank.js';
 import { PSEUDO_FS_TYPES } from './pseudo-fs.js';
 import type { WalkRequest } from './types.js';
 
@@ -38,7 +32,8 @@ export function timeoutSeconds(deadlineMs: number): number {
 
 // One record = FIELDS NUL-terminated fields; the first says what it is:
 // R = an entry, D = a directory find could not read (pruned; listed as a DENIED dir),
-// P = the mount point of a pseudo file system (pruned; its %l field holds the type, %F).
+// P = the mount point of a pseudo file system (pruned; its %l field holds the type, %F),
+// X = a directory that can be read but not searched (pruned; FindArgsOptions.unsearchable).
 const FIELD_FORMAT = ['%y', '%Y', '%s', '%T@', '%Tz', '%m', '%U', '%G', '%i', '%n', '%D', '%d', '%l', '%P'];
 export const FIELDS = FIELD_FORMAT.length + 1;
 // %Y stats every entry's target, a second stat per entry: it is read only when following
@@ -67,71 +62,100 @@ export interface WalkCommandOptions {
   rank?: boolean;
 }
 
-/** Directories always (the walk descends through them), other rows only when they pass the filters. */
-function rowFilter(req: WalkRequest): string[] {
-  const preds = filterPredicates(req);
-  return preds ? ['\\(', '-type', 'd', '-o', ...preds.map(shellQuote), '\\)'] : [];
+export interface FindArgsOptions {
+  /** Pre-rank (find-rank.ts): candidates as short records for awk. */
+  rank?: boolean;
+  /** Pre-ranked, kept candidates leave awk as K records (type and path) the caller completes. */
+  stubs?: boolean;
+  /** Prune pseudo file systems the walk crosses into (P records), with the shell's `$p`. */
+  pseudo?: boolean;
+  /**
+   * A directory that can be read but not searched (r--) becomes an X record and is not
+   * entered: its names can be read, their metadata cannot, and find would skip them where
+   * a walk lists each as an error row; the caller lists it itself.
+   */
+  unsearchable?: boolean;
+}
+
+/** Stands for the shell's unquoted `$p` (pseudoPredicates) among findArgs' words. */
+const PSEUDO_WORDS = '\0$p';
+
+/** A path as a -path pattern that matches only itself. */
+function literalPattern(path: string): string {
+  return path.replace(/[*?[\]\\]/g, '\\$&');
 }
 
 /**
- * The listing command: every object from the path down to `maxDepth`, the path itself
- * first (depth 0). `-H` (or `-L` when following symlinks) so a symlinked start directory
- * is listed; `-xdev` for one_file_system (the engine lists mount points but never enters
- * them, as find does); unreadable directories become D records and are not entered.
+ * Directories always (the walk descends through them), other rows only when they pass the
+ * filters. With stubs, the path itself always (the caller lists it), and every row that
+ * fails them as an `s` record for awk to count as seen (the path too when hidden rows are
+ * excluded: one below a hidden directory is never seen).
  */
+function rowFilter(req: WalkRequest, stubs: boolean): { test: string[]; unmatched: string[] } {
+  const preds = filterPredicates(req);
+  if (!preds) return { test: [], unmatched: [] };
+  if (!stubs) return { test: ['(', '-type', 'd', '-o', ...preds, ')'], unmatched: [] };
+  return {
+    test: ['(', '-type', 'd', '-o', '-path', literalPattern(req.path), '-o', ...preds, ')'],
+    unmatched: ['-o', '-printf', req.excludeHidden ? 's %P\\0' : 's\\0'],
+  };
+}
+
+/**
+ * find's arguments (unquoted words) for a listing: every object from the path down to
+ * `maxDepth`, the path itself first (depth 0). `-H` (or `-L` when following symlinks) so a
+ * symlinked start directory is listed; `-xdev` for one_file_system (the engine lists mount
+ * points but never enters them, as find does); unreadable directories become D records and
+ * are not entered. Run with FIND_ENV.
+ */
+export function findArgs(req: WalkRequest, opts: FindArgsOptions): string[] {
+  const path = validateRemotePath(req.path);
+  const follow = req.followSymlinks;
+  const rows = rowFilter(req, opts.stubs ?? false);
+  const full = ['-printf', printf('R', follow)];
+  const print = opts.rank
+    ? ['(', '(', ...CANDIDATE_TYPES, ')', '-printf', candidateFormat(req, opts.stubs ?? false), '-o', ...full, ')']
+    : full;
+  return [
+    follow ? '-L' : '-H',
+    path,
+    '-maxdepth',
+    String(Math.max(0, Math.floor(req.maxDepth))),
+    ...(req.oneFileSystem ? ['-xdev'] : []),
+    ...(opts.pseudo
+      ? ['(', '-type', 'd', '(', '-false', PSEUDO_WORDS, ')', '-printf', prunedFormat(follow), '-prune', ')', '-o']
+      : []),
+    ...['(', '-type', 'd', '-not', '-readable', '-printf', printf('D', follow), '-prune', ')', '-o'],
+    ...(opts.unsearchable
+      ? ['(', '-type', 'd', '-not', '-executable', '-printf', printf('X', follow), '-prune', ')', '-o']
+      : []),
+    ...rows.test,
+    ...print,
+    ...rows.unmatched,
+  ];
+}
+
+/**
+ * find's environment: the C locale (bytes, not characters); and %Tz calls localtime(),
+ * which with TZ unset stats /etc/localtime on every entry, so the same zone file is named
+ * once and read once (a TZ already set is kept).
+ */
+export function findEnv(tz: string | undefined): { LC_ALL: string; TZ: string } {
+  return { LC_ALL: 'C', TZ: tz ?? ':/etc/localtime' };
+}
+
+/** The listing command for the remote host: findArgs under `timeout`, pre-ranked or not, capped. */
 export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): string {
   const path = validateRemotePath(req.path);
   const secs = timeoutSeconds(req.deadlineMs);
-  const find = (depths: string[], print: string[]) =>
-    [
-      'LC_ALL=C',
-      // %Tz calls localtime(), which with TZ unset stats /etc/localtime on every entry;
-      // naming the same zone file once makes it read once (a TZ already set is kept).
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-      'TZ="${TZ:-:/etc/localtime}"',
-      'timeout',
-      '-s',
-      'KILL',
-      String(secs),
-      'find',
-      req.followSymlinks ? '-L' : '-H',
-      shellQuote(path),
-      ...depths,
-      ...(req.oneFileSystem ? ['-xdev'] : []),
-      '\\(',
-      '-type',
-      'd',
-      '\\(',
-      '-false',
-      '$p',
-      '\\)',
-      '-printf',
-      shellQuote(prunedFormat(req.followSymlinks)),
-      '-prune',
-      '\\)',
-      '-o',
-      '\\(',
-      '-type',
-      'd',
-      '-not',
-      '-readable',
-      '-printf',
-      shellQuote(printf('D', req.followSymlinks)),
-      '-prune',
-      '\\)',
-      '-o',
-      ...rowFilter(req),
-      ...print,
-    ].join(' ');
-  const full = ['-printf', shellQuote(printf('R', req.followSymlinks))];
-  const maxDepth = String(Math.max(0, Math.floor(req.maxDepth)));
+  const words = findArgs(req, { rank: opts.rank, pseudo: true }).map((w) =>
+    w === PSEUDO_WORDS ? '$p' : shellQuote(w),
+  );
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion (findEnv's TZ)
+  const find = ['LC_ALL=C', 'TZ="${TZ:-:/etc/localtime}"', 'timeout', '-s', 'KILL', String(secs), 'find', ...words];
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
-  // Ranked remotely: candidates as short records for awk (find-rank.ts).
-  const print = opts.rank
-    ? ['\\(', '\\(', ...CANDIDATE_TYPES, '\\)', '-printf', shellQuote(CANDIDATE_FORMAT), '-o', ...full, '\\)']
-    : full;
-  const rank = opts.rank ? ` | ${rankStage(req, FIELDS, shellQuote)}` : '';
-  const listing = `{ ${find(['-maxdepth', maxDepth], print)}; echo "${EXIT_MARK}$?" >&2; }${rank}`;
+  const rank = opts.rank ? ` | LC_ALL=C awk ${rankArgs(req, FIELDS, false).map(shellQuote).join(' ')}` : '';
+  const listing = `{ ${find.join(' ')}; echo "${EXIT_MARK}$?" >&2; }${rank}`;
   const script = `${pseudoPredicates(path, req.followSymlinks, secs)}${listing} | head -z -n ${lines}`;
   return `sh -c ${shellQuote(script)}`;
 }

@@ -1,14 +1,22 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { buildWalkCommand, exitFromStderr, PROBE_COMMAND, parseProbe } from './find-command.js';
-import { addDropped, remoteRankable } from './find-rank.js';
+import {
+  buildWalkCommand,
+  exitFromStderr,
+  FIELDS,
+  findArgs,
+  PROBE_COMMAND,
+  parseProbe,
+  shellQuote,
+} from './find-command.js';
+import { addDropped, rankArgs, remoteRankable } from './find-rank.js';
 import { collectListing, FindRecordParser } from './find-records.js';
 import { WALK_DEFAULTS } from './limits.js';
-import { MemorySource } from './memory-source.js';
+import { MemorySource, type SourceRecord } from './memory-source.js';
 import type { Row, WalkRequest, WalkSummary } from './types.js';
 import { walk } from './walk.js';
 
@@ -40,22 +48,59 @@ symlinkSync('nowhere', join(root, 'broken'));
 spawnSync('mkfifo', [join(root, 'pipe')]);
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-function answer(req: WalkRequest, rank: boolean): { rows: Row[]; summary: WalkSummary; bytes: number } {
-  const r = spawnSync('sh', ['-c', buildWalkCommand(req, { maxRecords: 100_000, rank })], { maxBuffer: 1 << 26 });
-  assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
-  const parser = new FindRecordParser(false);
+type Mode = 'full' | 'ranked' | 'stubs';
+
+/** The listing of one mode: the remote command, or (stubs) find and awk as the agent runs them. */
+function list(req: WalkRequest, mode: Mode) {
+  const cmd =
+    mode === 'stubs'
+      ? `LC_ALL=C find ${findArgs(req, { rank: true, stubs: true }).map(shellQuote).join(' ')} | ` +
+        `LC_ALL=C awk ${rankArgs(req, FIELDS, true).map(shellQuote).join(' ')}`
+      : buildWalkCommand(req, { maxRecords: 100_000, rank: mode === 'ranked' });
+  const r = spawnSync('sh', ['-c', cmd], { maxBuffer: 1 << 26 });
+  if (mode !== 'stubs') assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
+  else assert.equal(r.status, 0, r.stderr.toString());
+  return { r, parser: new FindRecordParser(false) };
+}
+
+/** A stub completed as the agent does: lstat of the kept candidate. */
+function complete(rec: SourceRecord, top: string): SourceRecord {
+  const st = lstatSync(rec.path.length === 0 ? top : Buffer.concat([Buffer.from(`${top}/`), rec.path]), {
+    bigint: true,
+  });
+  const sec = Number(st.mtimeNs / 1_000_000_000n);
+  return {
+    ...rec,
+    size: Number(st.size),
+    mtimeSec: sec,
+    mtimeNsec: Number(st.mtimeNs % 1_000_000_000n),
+    utcOffsetMin: -new Date(sec * 1000).getTimezoneOffset() || 0,
+    mode: Number(st.mode),
+    uid: Number(st.uid),
+    gid: Number(st.gid),
+    inode: Number(st.ino),
+    nlink: Number(st.nlink),
+    dev: Number(st.dev),
+  };
+}
+
+function answer(req: WalkRequest, mode: Mode): { rows: Row[]; summary: WalkSummary; bytes: number; stubs: number } {
+  const { r, parser } = list(req, mode);
   const l = collectListing(parser.push(r.stdout), 100_000);
   assert.ok(l.root);
-  const source = new MemorySource({ ...l.root, name: Buffer.alloc(0) }, l.records, { dirErrors: l.dirErrors });
+  assert.equal(mode === 'stubs' || l.stubs.length === 0, true, 'stubs only when asked for');
+  const records = [...l.records, ...l.stubs.map((rec) => complete(rec, req.path))];
+  const rootRec = l.rootStub ? complete(l.root, req.path) : l.root;
+  const source = new MemorySource({ ...rootRec, name: Buffer.alloc(0) }, records, { dirErrors: l.dirErrors });
   const gen = walk(req, source, () => 0);
   const rows: Row[] = [];
   let step = gen.next();
   for (; !step.done; step = gen.next()) rows.push(step.value);
-  if (rank) {
+  if (mode !== 'full') {
     assert.ok(parser.dropped, 'the ranked listing ends with its counts');
     addDropped(step.value, parser.dropped, req);
   } else assert.equal(parser.dropped, undefined);
-  return { rows, summary: step.value, bytes: r.stdout.length };
+  return { rows, summary: step.value, bytes: r.stdout.length, stubs: l.stubs.length };
 }
 
 describe('remote ranking', () => {
@@ -82,10 +127,12 @@ describe('remote ranking', () => {
     const req: WalkRequest = { ...WALK_DEFAULTS, path: root, deadlineMs: 10_000, shape: 'ranked', ...c };
     it(`gives the full listing's rows and summary: ${JSON.stringify(c)}`, () => {
       assert.ok(remoteRankable(req));
-      const full = answer(req, false);
-      const ranked = answer(req, true);
-      assert.deepEqual(ranked.rows, full.rows);
-      assert.deepEqual({ ...ranked.summary, elapsedMs: 0 }, { ...full.summary, elapsedMs: 0 });
+      const full = answer(req, 'full');
+      for (const mode of ['ranked', 'stubs'] as const) {
+        const ranked = answer(req, mode);
+        assert.deepEqual(ranked.rows, full.rows, mode);
+        assert.deepEqual({ ...ranked.summary, elapsedMs: 0 }, { ...full.summary, elapsedMs: 0 }, mode);
+      }
     });
   }
 
@@ -98,7 +145,8 @@ describe('remote ranking', () => {
       order: 'size',
       topN: 1,
     };
-    assert.deepEqual(answer(req, true).rows, answer(req, false).rows);
+    assert.deepEqual(answer(req, 'ranked').rows, answer(req, 'full').rows);
+    assert.deepEqual(answer(req, 'stubs').rows, answer(req, 'full').rows);
   });
 
   it('sends less than the full listing', () => {
@@ -110,7 +158,10 @@ describe('remote ranking', () => {
       order: 'modified',
       topN: 10,
     };
-    assert.ok(answer(req, true).bytes < answer(req, false).bytes / 3);
+    const full = answer(req, 'full').bytes;
+    assert.ok(answer(req, 'ranked').bytes < full / 3);
+    const stubs = answer(req, 'stubs');
+    assert.ok(stubs.bytes < answer(req, 'ranked').bytes && stubs.stubs >= 10, JSON.stringify(stubs.stubs));
   });
 
   it('is probed: the awk of this host reads and writes NUL bytes', () => {

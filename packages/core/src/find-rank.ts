@@ -43,16 +43,25 @@ export function remoteRankable(req: WalkRequest): boolean {
 // space-separated fields with the path last (it may hold spaces): `c %y - %s %T@ %Tz %m %U
 // %G %i %n %D %d %P`, and everything else as full records of FIELDS NUL-terminated fields
 // (find-command.ts), which awk passes on. A kept candidate, and the path itself, leave awk
-// as a full R record. The trailer is a C record: entries dropped as seen, and as matched.
+// as a full R record. With stubs (a caller that can stat the kept few itself, as the agent
+// can), a candidate is only `c %y KEY %P` and a kept one leaves as a K record: type and
+// path, and a row that fails the filters is an `s` record, counted as seen. The trailer is
+// a C record: entries dropped as seen, and as matched.
 // Slots of dropped candidates are reused, never deleted (mawk's delete is slow).
 const PROGRAM = `BEGIN { RS = "\\0"; ORS = ""; n = 0; hn = 0; top = 0; alive = 0; nfree = 0; seen = 0; matched = 0; limit = 2 * K + 1024 }
 n == 0 && substr($0, 1, 2) == "c " {
   y = substr($0, 3, 1)
-  rest = substr($0, 7); i = index(rest, " "); sz = substr(rest, 1, i - 1)
-  rest = substr(rest, i + 1); i = index(rest, " "); mt = substr(rest, 1, i - 1)
+  if (stubs) {
+    rest = substr($0, 5); i = index(rest, " "); k = substr(rest, 1, i - 1); path = substr(rest, i + 1)
+  } else {
+    rest = substr($0, 7); i = index(rest, " "); sz = substr(rest, 1, i - 1)
+    rest = substr(rest, i + 1); i = index(rest, " "); mt = substr(rest, 1, i - 1)
+    k = bysize ? sz : mt
+    if (hidden) path = pathOf($0)
+  }
   if (index(types, y) == 0) { seen++; next }
-  if (hidden && hiddenPath(pathOf($0))) next
-  k = (bysize ? sz : mt) * sign
+  if (hidden && hiddenPath(path)) next
+  k = k * sign
   if (hn < K) {
     i = ++hn; h[i] = k
     while (i > 1 && h[int(i / 2)] > h[i]) { p = int(i / 2); t = h[p]; h[p] = h[i]; h[i] = t; i = p }
@@ -71,14 +80,23 @@ n == 0 && substr($0, 1, 2) == "c " {
   if (alive >= limit) { compact(); if (2 * alive > limit) limit = 2 * alive }
   next
 }
+n == 0 && substr($0, 1, 1) == "s" { if (!hidden || hiddenPath(substr($0, 3)) == 0) seen++; next }
 { print $0 "\\0"; if (++n == F) n = 0 }
 # Everything after the 13th space.
 function pathOf(r,   j) {
   for (j = 1; j <= 13; j++) r = substr(r, index(r, " ") + 1)
   return r
 }
-# A candidate as a full R record: fields 2 to 13, an empty link target, the path.
+# A kept candidate: a full R record (fields 2 to 13, an empty link target, the path), or
+# with stubs a K record: the type, empty fields, the path.
 function full(r,   j, i, out) {
+  if (stubs) {
+    out = "K\\0" substr(r, 3, 1)
+    for (j = 2; j <= 13; j++) out = out "\\0"
+    r = substr(r, 5)
+    print out "\\0" substr(r, index(r, " ") + 1) "\\0"
+    return
+  }
   out = "R"
   r = substr(r, 3)
   for (j = 2; j <= 13; j++) { i = index(r, " "); out = out "\\0" substr(r, 1, i - 1); r = substr(r, i + 1) }
@@ -105,8 +123,14 @@ END {
   for (j = 4; j <= F; j++) print "\\0"
 }`;
 
-/** find's -printf for a candidate: the fields of a full record, space-separated, the path last. */
-export const CANDIDATE_FORMAT = 'c %y - %s %T@ %Tz %m %U %G %i %n %D %d %P\\0';
+/**
+ * find's -printf for a candidate: the fields of a full record, space-separated, the path
+ * last; with stubs only the type, the primary key and the path.
+ */
+export function candidateFormat(req: WalkRequest, stubs: boolean): string {
+  if (stubs) return `c %y ${req.order === 'size' ? '%s' : '%T@'} %P\\0`;
+  return 'c %y - %s %T@ %Tz %m %U %G %i %n %D %d %P\\0';
+}
 
 /** The find primaries that select candidates: types without a link target. */
 export const CANDIDATE_TYPES = [
@@ -126,8 +150,8 @@ export const CANDIDATE_TYPES = [
   'b',
 ];
 
-/** The awk stage for a pre-ranked walk; `quote` is the shell quoting of find-command.ts. */
-export function rankStage(req: WalkRequest, fields: number, quote: (s: string) => string): string {
+/** awk's arguments (run with LC_ALL=C) for a pre-ranked walk over findArgs' output. */
+export function rankArgs(req: WalkRequest, fields: number, stubs: boolean): string[] {
   const types =
     req.types.length === 0 ? Object.values(TYPE_LETTER).join('') : req.types.map((t) => TYPE_LETTER[t] ?? '').join('');
   const vars: [string, string | number][] = [
@@ -139,8 +163,9 @@ export function rankStage(req: WalkRequest, fields: number, quote: (s: string) =
     ['hidden', req.excludeHidden ? 1 : 0],
     // Never empty, so index() of a letter means "in the filter".
     ['types', types === '' ? '-' : types],
+    ['stubs', stubs ? 1 : 0],
   ];
-  return `LC_ALL=C awk ${vars.map(([k, v]) => `-v ${k}=${v}`).join(' ')} ${quote(PROGRAM)}`;
+  return [...vars.flatMap(([k, v]) => ['-v', `${k}=${v}`]), PROGRAM];
 }
 
 /** What the remote awk dropped: entries the engine would have seen, and of those, matched. */

@@ -5,10 +5,10 @@
 import { FleetError } from './errors.js';
 import { entryErrorFromErrno } from './errors-errno.js';
 import { FIELDS, STAT_FIELDS, stderrMessage } from './find-command.js';
-import type { RankDropped } from './find-rank.js';
+import { addDropped, type RankDropped } from './find-rank.js';
 import type { SourceRecord } from './memory-source.js';
 import { prunedError } from './pseudo-fs.js';
-import type { EntryError, EntryType, RawEntry, StatInfo } from './types.js';
+import type { EntryError, EntryType, RawEntry, StatInfo, WalkRequest, WalkSummary } from './types.js';
 import { errorRawEntry } from './walk-raw-entry.js';
 
 const TYPE_BITS: Record<string, [EntryType, number]> = {
@@ -43,6 +43,10 @@ export interface FindItem {
   /** Path relative to the listed path ('' for the path itself). */
   record: SourceRecord;
   depth: number;
+  /** A kept candidate of a pre-ranked walk with stubs: only its path and type are known. */
+  stub?: boolean;
+  /** A directory that can be read but not searched (not entered: an X record). */
+  unsearchable?: boolean;
   /** A directory find could not read. */
   denied: boolean;
   /** The type of the pseudo file system whose mount point this is (not entered). */
@@ -82,6 +86,30 @@ function toRecord(f: Buffer[], follow: boolean): SourceRecord {
   return rec;
 }
 
+/** A K record (type, path) as an item whose other fields are zero, to be completed. */
+function stubItem(f: Buffer[]): FindItem {
+  const path = Buffer.from(f[13]);
+  // The path itself (a file) has an empty path.
+  let depth = path.length === 0 ? 0 : 1;
+  for (let i = path.indexOf(0x2f); i >= 0; i = path.indexOf(0x2f, i + 1)) depth++;
+  const [type, bits] = TYPE_BITS[f[0].toString('latin1')] ?? ['unknown', 0];
+  const record: SourceRecord = {
+    path,
+    type,
+    size: 0,
+    mtimeSec: 0,
+    mtimeNsec: 0,
+    utcOffsetMin: 0,
+    mode: bits,
+    uid: 0,
+    gid: 0,
+    inode: 0,
+    nlink: 0,
+    dev: 0,
+  };
+  return { record, depth, denied: false, stub: true };
+}
+
 /**
  * Streaming parser for the walk command's output. Push chunks as they arrive (a record
  * may be split anywhere); records come out complete. Names are raw bytes: non-UTF-8,
@@ -90,7 +118,7 @@ function toRecord(f: Buffer[], follow: boolean): SourceRecord {
 export class FindRecordParser {
   private rest: Buffer = Buffer.alloc(0);
   private fields: Buffer[] = [];
-  /** Records seen whose kind field was none of R, D, P, C (a cut or garbled stream). */
+  /** Records seen whose kind field was none of R, D, P, X, K, C (a cut or garbled stream). */
   garbled = 0;
   /** The remote ranking's trailer (C record): what it dropped. */
   dropped?: RankDropped;
@@ -114,7 +142,11 @@ export class FindRecordParser {
           this.dropped = { seen: Number(f[0].toString('latin1')), matched: Number(f[1].toString('latin1')) };
           continue;
         }
-        if (k !== 'R' && k !== 'D' && k !== 'P') {
+        if (k === 'K') {
+          out.push(stubItem(f));
+          continue;
+        }
+        if (k !== 'R' && k !== 'D' && k !== 'P' && k !== 'X') {
           this.garbled++;
           continue;
         }
@@ -123,6 +155,7 @@ export class FindRecordParser {
           depth: Number(f[11].toString('latin1')),
           denied: k === 'D',
         };
+        if (k === 'X') item.unsearchable = true;
         if (k === 'P') {
           item.pseudo = f[12].toString('latin1');
           delete item.record.linkTarget;
@@ -154,27 +187,48 @@ export async function* parseFindRecords(
 export interface FindListing {
   root?: SourceRecord;
   rootDenied: boolean;
+  /** The path itself is a stub (a file, with stubs): the caller completes it too. */
+  rootStub: boolean;
   records: SourceRecord[];
+  /** Kept candidates of a pre-ranked walk with stubs (path and type): the caller completes them. */
+  stubs: SourceRecord[];
+  /** Directories that can be read but not searched (latin1 relative paths): the caller lists them. */
+  unsearchable: Set<string>;
   dirErrors: Map<string, EntryError>;
   /** More records existed than the cap allowed. */
   capped: boolean;
 }
 
 export function collectListing(items: Iterable<FindItem>, maxRecords: number): FindListing {
-  const out: FindListing = { rootDenied: false, records: [], dirErrors: new Map(), capped: false };
+  const out: FindListing = {
+    rootDenied: false,
+    rootStub: false,
+    records: [],
+    stubs: [],
+    unsearchable: new Set(),
+    dirErrors: new Map(),
+    capped: false,
+  };
   for (const it of items) {
     if (it.depth === 0) {
       out.root = it.record;
       out.rootDenied = it.denied;
+      out.rootStub = it.stub === true;
       if (it.denied) out.dirErrors.set('', entryErrorFromErrno('EACCES'));
+      if (it.unsearchable) out.unsearchable.add('');
       continue;
     }
-    if (out.records.length >= maxRecords) {
+    if (out.records.length + out.stubs.length >= maxRecords) {
       out.capped = true;
+      continue;
+    }
+    if (it.stub) {
+      out.stubs.push(it.record);
       continue;
     }
     out.records.push(it.record);
     if (it.denied) out.dirErrors.set(it.record.path.toString('latin1'), entryErrorFromErrno('EACCES'));
+    if (it.unsearchable) out.unsearchable.add(it.record.path.toString('latin1'));
     if (it.pseudo !== undefined) out.dirErrors.set(it.record.path.toString('latin1'), prunedError(it.pseudo));
   }
   return out;
@@ -265,4 +319,40 @@ export function pathError(stderr: string, path: string): FleetError {
   if (/No such file or directory|Not a directory/.test(msg)) return new FleetError('not_found', msg);
   if (/Permission denied/.test(msg)) return new FleetError('permission_denied', msg);
   return new FleetError('internal', msg);
+}
+
+/** How a find listing ended: what the pre-ranking dropped, and whether it was cut. */
+export interface FindEnd {
+  dropped?: RankDropped;
+  /** More records existed than the cap allowed. */
+  capped: boolean;
+  /** find was stopped at the deadline, or its stream ended mid-record. */
+  killed: boolean;
+  /** Records loaded (the path itself not counted). */
+  records: number;
+}
+
+/**
+ * The summary of a walk over a find listing, made what a walk of the tree itself gives:
+ * the pre-ranking's drops counted, and the listing's own cuts reported as truncations.
+ */
+export function finishFindSummary(summary: WalkSummary, req: WalkRequest, end: FindEnd): void {
+  if (end.dropped) addDropped(summary, end.dropped, req);
+  const has = (reason: string) => summary.truncations.some((t) => t.reason === reason);
+  if (end.capped && !has('max_entries')) {
+    summary.truncations.push({
+      dir: Buffer.alloc(0),
+      shown: summary.entriesSent,
+      total: end.records + 1,
+      reason: 'max_entries',
+    });
+  }
+  if (end.killed && !has('deadline')) {
+    summary.truncations.push({
+      dir: Buffer.alloc(0),
+      shown: summary.entriesSent,
+      total: end.records,
+      reason: 'deadline',
+    });
+  }
 }

@@ -35,6 +35,10 @@ export {
   buildStatCommand,
   buildWalkCommand,
   exitFromStderr,
+  FIELDS,
+  type FindArgsOptions,
+  findArgs,
+  findEnv,
   PROBE_COMMAND,
   type ProbeResult,
   parseProbe,
@@ -57,12 +61,14 @@ export {
   withoutFeatures,
 } from './find-filter.js';
 export { filterExactRemotely, filterPredicates } from './find-filter-predicates.js';
-export { addDropped, type RankDropped, remoteRankable } from './find-rank.js';
+export { addDropped, type RankDropped, rankArgs, remoteRankable } from './find-rank.js';
 export {
   collectListing,
+  type FindEnd,
   type FindItem,
   type FindListing,
   FindRecordParser,
+  finishFindSummary,
   parseDirSizes,
   parseStat,
   pathError,

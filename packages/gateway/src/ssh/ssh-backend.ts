@@ -13,7 +13,6 @@ import type {
   WalkSummary,
 } from '@fleetls/core';
 import {
-  addDropped,
   buildDirSizeCommand,
   buildStatCommand,
   buildWalkCommand,
@@ -22,6 +21,7 @@ import {
   type FindItem,
   FindRecordParser,
   FleetError,
+  finishFindSummary,
   MemorySource,
   PROBE_COMMAND,
   type ProbeResult,
@@ -188,25 +188,14 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     }
     if (batch.length > 0) yield batch;
     const summary: SshWalkSummary = step.value;
-    if ('dropped' in loaded && loaded.dropped) addDropped(summary, loaded.dropped, req);
-    const has = (reason: string) => summary.truncations.some((t) => t.reason === reason);
-    if (loaded.capped && !has('max_entries')) {
+    if (loaded.capped && !summary.truncations.some((t) => t.reason === 'max_entries'))
       logger.warn({ maxRecords }, 'remote listing hit the record cap');
-      summary.truncations.push({
-        dir: Buffer.alloc(0),
-        shown: summary.entriesSent,
-        total: loaded.records.length + 1,
-        reason: 'max_entries',
-      });
-    }
-    if (loaded.killed && !has('deadline')) {
-      summary.truncations.push({
-        dir: Buffer.alloc(0),
-        shown: summary.entriesSent,
-        total: loaded.records.length,
-        reason: 'deadline',
-      });
-    }
+    finishFindSummary(summary, req, {
+      dropped: 'dropped' in loaded ? loaded.dropped : undefined,
+      capped: loaded.capped,
+      killed: loaded.killed,
+      records: loaded.records.length,
+    });
     if (loaded.notes.length > 0) summary.notes = loaded.notes;
     return summary;
   }

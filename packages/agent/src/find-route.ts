@@ -1,0 +1,76 @@
+// Which walks the agent runs with GNU find (find-source.ts) instead of its JS walker: a
+// ranked walk by size or mtime (what core's pre-ranking decides exactly), on a host whose
+// find and awk passed the probe, over local disks only. find cannot be bounded call by
+// call as the JS walker is (a hung NFS server would hold it), so a path with a network,
+// FUSE or pseudo file system at or below it, or on a mount remembered as hung, is walked
+// by the JS walker, as is every walk that follows symlinks (the allowed-roots check of
+// each target is the JS walker's).
+import { execFile } from 'node:child_process';
+import { PROBE_COMMAND, parseProbe, remoteRankable, type WalkRequest } from '@fleetls/core';
+import type { SkippedPath } from './fs-source.js';
+import { type Mount, mountOf, readMounts, under } from './mounts.js';
+
+/** File systems on local storage (or memory): a call on them returns, as find needs. */
+const LOCAL_FS_TYPES = new Set([
+  'btrfs',
+  'exfat',
+  'ext2',
+  'ext3',
+  'ext4',
+  'f2fs',
+  'iso9660',
+  'jfs',
+  'ntfs3',
+  'overlay',
+  'ramfs',
+  'reiserfs',
+  'squashfs',
+  'tmpfs',
+  'vfat',
+  'xfs',
+  'zfs',
+]);
+
+let probed: boolean | undefined;
+let probing: Promise<boolean> | undefined;
+
+/**
+ * Probes once per process for GNU find and an awk that handles NUL bytes (core's probe
+ * command, as the SSH backend runs it on a remote host). Until it has answered, walks use
+ * the JS walker.
+ */
+export function probeFind(): Promise<boolean> {
+  probing ??= new Promise<boolean>((resolve) => {
+    execFile('sh', ['-c', PROBE_COMMAND], { timeout: 10_000 }, (err, stdout) => {
+      const p = err ? undefined : parseProbe(stdout);
+      probed = p?.gnuFind === true && p.awk;
+      resolve(probed);
+    });
+  });
+  return probing;
+}
+
+/** Why the JS walker lists this walk (undefined: find may). */
+export function jsOnlyReason(
+  req: WalkRequest,
+  skip: readonly SkippedPath[],
+  mounts: readonly Mount[],
+): string | undefined {
+  if (!remoteRankable(req)) return 'shape';
+  if (probed !== true) {
+    void probeFind();
+    return 'no GNU find and awk';
+  }
+  const path = Buffer.from(req.path).toString('latin1');
+  if (skip.some((s) => under(s.point, path) || under(path, s.point))) return 'hung mount';
+  const own = mountOf(mounts, path);
+  if (own && !LOCAL_FS_TYPES.has(own.fsType)) return `${own.fsType} mount`;
+  const below = mounts.find((m) => under(path, m.point) && m !== own && !LOCAL_FS_TYPES.has(m.fsType));
+  if (below) return `${below.fsType} mount below`;
+  return undefined;
+}
+
+/** Does this walk go to find? Read once per walk (the mount table included). */
+export function useFind(req: WalkRequest, skip: readonly SkippedPath[]): boolean {
+  return jsOnlyReason(req, skip, readMounts()) === undefined;
+}

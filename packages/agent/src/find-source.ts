@@ -1,0 +1,179 @@
+// A ranked walk listed by GNU find and pre-ranked by awk (core's find-command.ts and
+// find-rank.ts, the SSH backend's pipeline run locally), then walked by core's engine as
+// the JS walker's would be. find stats in C at a fraction of Node's cost per lstat, and
+// awk ranks on the other core; only the directories, links and the candidates that can
+// be in the answer reach this thread. The kept candidates arrive as type and path (K
+// records) and are completed by the JS source's own lstat, as are the few things find
+// cannot give identically (directories that can be read but not searched, directory
+// sizes): every value in the answer is one the JS walker would have produced.
+// find and awk are spawned directly (no shell); neither opens a regular file.
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { RawEntry, SourceRecord, TreeSource, WalkRequest, WalkSummary } from '@fleetls/core';
+import {
+  collectListing,
+  FIELDS,
+  type FindItem,
+  FindRecordParser,
+  findArgs,
+  findEnv,
+  finishFindSummary,
+  lazyRawEntry,
+  MemorySource,
+  rankArgs,
+} from '@fleetls/core';
+import { WalkCancelled } from './fs-source.js';
+
+/** Records (directories, links, kept candidates) past which the JS walker lists the walk instead. */
+export const FIND_MAX_RECORDS = 500_000;
+/** Share of the deadline find may take; the rest is the engine's, over what arrived. */
+const FIND_SHARE = 0.9;
+const CANCEL_POLL_MS = 20;
+const STDERR_MAX = 64 * 1024;
+
+export interface FindWalk {
+  source: TreeSource;
+  /** The engine's clock: the walk's start on the first call, so its deadline counts the listing. */
+  now: () => number;
+  /** Counts what the pre-ranking dropped, and a listing cut at the deadline. */
+  finish(summary: WalkSummary): void;
+}
+
+export interface FindWalkOptions {
+  /** The JS walker's source over the same path: the root, kept candidates, unsearchable directories, sizes. */
+  fs: TreeSource;
+  isCancelled: () => boolean;
+  maxRecords?: number;
+}
+
+interface Listed {
+  items: FindItem[];
+  parser: FindRecordParser;
+  killed: boolean;
+  capped: boolean;
+}
+
+function kill(...procs: ChildProcess[]): void {
+  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+}
+
+/** find | awk, read to the end, the deadline or the cap; rejects with WalkCancelled when cancelled. */
+function list(req: WalkRequest, opts: FindWalkOptions, t0: number, maxRecords: number): Promise<Listed> {
+  const env = { ...process.env, ...findEnv(process.env.TZ) };
+  const find = spawn('find', findArgs(req, { rank: true, stubs: true, unsearchable: true }), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  const awk = spawn('awk', rankArgs(req, FIELDS, true), { stdio: [find.stdout ?? 'ignore', 'pipe', 'ignore'], env });
+  // awk holds find's output now; this end closed, find gets SIGPIPE if awk goes.
+  find.stdout?.destroy();
+  const parser = new FindRecordParser(false);
+  const items: FindItem[] = [];
+  let stderr = '';
+  let killed = false;
+  let capped = false;
+  return new Promise<Listed>((resolve, reject) => {
+    let settled = false;
+    const done = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearTimeout(hardDeadline);
+      clearInterval(poll);
+      kill(find, awk);
+      if (err) reject(err);
+      else resolve({ items, parser, killed, capped });
+    };
+    // At the deadline find stops; awk, at the end of its input, still sends the best it saw.
+    const deadline = setTimeout(
+      () => {
+        killed = true;
+        kill(find);
+      },
+      Math.max(0, t0 + req.deadlineMs * FIND_SHARE - Date.now()),
+    );
+    const hardDeadline = setTimeout(() => kill(awk), Math.max(0, t0 + req.deadlineMs - Date.now()));
+    const poll = setInterval(() => {
+      if (opts.isCancelled()) done(new WalkCancelled('walk cancelled'));
+    }, CANCEL_POLL_MS);
+    find.stderr?.setEncoding('utf8');
+    find.stderr?.on('data', (d: string) => {
+      if (stderr.length < STDERR_MAX) stderr += d;
+    });
+    find.once('error', (err) => done(err));
+    awk.once('error', (err) => done(err));
+    awk.stdout?.on('data', (chunk: Buffer) => {
+      for (const it of parser.push(chunk)) items.push(it);
+      if (items.length > maxRecords) {
+        capped = true;
+        done();
+      }
+    });
+    let exits = 0;
+    const exited = (what: string) => (code: number | null, signal: NodeJS.Signals | null) => {
+      // find exits 1 when an entry vanished or could not be read mid-walk: what it printed stands.
+      const ok = killed || code === 0 || (what === 'find' && code === 1);
+      if (!ok) done(new Error(`${what} exited ${code ?? signal}: ${stderr.slice(0, 500)}`));
+      else if (++exits === 2) done();
+    };
+    find.once('close', exited('find'));
+    awk.once('close', exited('awk'));
+  });
+}
+
+/** A kept candidate, completed by the JS source's lstat. */
+function completed(fs: TreeSource, stub: SourceRecord): SourceRecord {
+  const slash = stub.path.lastIndexOf(0x2f);
+  const dir = slash < 0 ? Buffer.alloc(0) : stub.path.subarray(0, slash);
+  const name = slash < 0 ? stub.path : stub.path.subarray(slash + 1);
+  const raw: RawEntry = fs.fill?.(dir, lazyRawEntry(Buffer.from(name), stub.type)) ?? lazyRawEntry(name, stub.type);
+  const { name: _name, ...fields } = raw;
+  return { ...fields, path: stub.path };
+}
+
+/**
+ * Lists a ranked walk `remoteRankable` accepts with find and awk. `{ fallback }` when the
+ * JS walker must list it after all: find or awk failed, or the listing passed maxRecords.
+ */
+export async function loadFindWalk(req: WalkRequest, opts: FindWalkOptions): Promise<FindWalk | { fallback: string }> {
+  const t0 = Date.now();
+  const maxRecords = opts.maxRecords ?? FIND_MAX_RECORDS;
+  let listed: Listed;
+  try {
+    listed = await list(req, opts, t0, maxRecords);
+  } catch (err) {
+    if (err instanceof WalkCancelled) throw err;
+    return { fallback: err instanceof Error ? err.message : String(err) };
+  }
+  if (listed.capped) return { fallback: `more than ${maxRecords} records` };
+  if (!listed.killed && listed.parser.dropped === undefined) return { fallback: 'awk sent no trailer' };
+  const listing = collectListing(listed.items, maxRecords);
+  const fs = opts.fs;
+  const records = listing.records;
+  for (const stub of listing.stubs) records.push(completed(fs, stub));
+  // The root as the JS walker gives it (one lstat): a file, a directory, or its error.
+  const root = fs.root();
+  const mem = new MemorySource(root, records, { dirErrors: listing.dirErrors });
+  const unsearchable = listing.unsearchable;
+  const source: TreeSource = {
+    root: () => root,
+    list: (dir) => (unsearchable.size > 0 && unsearchable.has(dir.toString('latin1')) ? fs.list(dir) : mem.list(dir)),
+    fill: (dir, raw) => fs.fill?.(dir, raw) ?? raw,
+    dirSize: (dir, deadlineAt) => fs.dirSize(dir, deadlineAt),
+  };
+  let first = true;
+  return {
+    source,
+    now: () => {
+      if (!first) return Date.now();
+      first = false;
+      return t0;
+    },
+    finish: (summary) =>
+      finishFindSummary(summary, req, {
+        dropped: listed.parser.dropped,
+        capped: false,
+        killed: listed.killed || listed.parser.incomplete(),
+        records: records.length,
+      }),
+  };
+}

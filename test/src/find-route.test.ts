@@ -1,0 +1,120 @@
+// The agent's find route (GNU find + awk for ranked walks by size or mtime) gives exactly
+// the JS walker's rows and summary. Two real agents, run as an unprivileged user so
+// unreadable directories are unreadable: one with find, one whose PATH has no find (its
+// probe fails, so it walks in JS: the fallback of a host without GNU find). The tree is
+// the bench's small tree (bench/src/trees.ts: names that are not UTF-8, symlinks, sparse
+// multi-GB files, hidden directories) plus hard links, an unreadable directory, a
+// directory that can be read but not searched, a FIFO and many ties on size and mtime.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, linkSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import type { AgentClient, WireWalkRequest } from '@fleetls/proto';
+import { type AgentProcess, agentClient, REPO_ROOT, startAgent, walkAll } from './helpers/agent-process.js';
+import { ensureUser } from './helpers/sshd.js';
+
+const CALL_MS = 60_000;
+const USER = 'fleetls-find';
+
+interface BenchTrees {
+  TREE_SPECS: { small: unknown };
+  ensureTree(spec: unknown): { root: string };
+}
+
+describe('the agent find route', () => {
+  const work = mkdtempSync(join(tmpdir(), 'fleetls-find-route-'));
+  let root: string;
+  let find: AgentProcess;
+  let js: AgentProcess;
+  let findClient: AgentClient;
+  let jsClient: AgentClient;
+
+  before(async () => {
+    chmodSync(work, 0o755);
+    const { uid, gid } = ensureUser(USER);
+    // The bench's own generator, built into a directory of this test's.
+    process.env.FLEETLS_BENCH_DIR = work;
+    const trees = (await import(pathToFileURL(join(REPO_ROOT, 'bench/dist/trees.js')).href)) as BenchTrees;
+    root = trees.ensureTree(trees.TREE_SPECS.small).root;
+    delete process.env.FLEETLS_BENCH_DIR;
+    const extra = join(root, 'extra');
+    mkdirSync(join(extra, 'locked', 'inner'), { recursive: true });
+    mkdirSync(join(extra, 'noexec'));
+    mkdirSync(join(extra, 'ties'));
+    writeFileSync(join(extra, 'locked', 'secret'), 'secret');
+    writeFileSync(join(extra, 'noexec', 'hidden-meta'), 'x');
+    for (let i = 0; i < 300; i++) {
+      const f = join(extra, 'ties', `t${i % 7 === 0 ? `.${i}` : i}`);
+      writeFileSync(f, 'y'.repeat(i % 4));
+      utimesSync(f, 1_700_000_000 + (i % 3), 1_700_000_000 + (i % 3));
+    }
+    writeFileSync(join(extra, 'hard'), 'z'.repeat(5000));
+    linkSync(join(extra, 'hard'), join(extra, 'hard-2'));
+    linkSync(join(extra, 'hard'), join(extra, 'ties', 'hard-3'));
+    execFileSync('mkfifo', [join(extra, 'fifo')]);
+    execFileSync('chown', ['-R', `${uid}:${gid}`, extra]);
+    chmodSync(join(extra, 'locked'), 0o000);
+    chmodSync(join(extra, 'noexec'), 0o644);
+    find = await startAgent({ allow: [work], uid, gid });
+    js = await startAgent({ allow: [work], uid, gid, env: { PATH: '/nonexistent' } });
+    findClient = agentClient(find.address);
+    jsClient = agentClient(js.address);
+  });
+  after(async () => {
+    findClient?.close();
+    jsClient?.close();
+    await find?.stop();
+    await js?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const cases: Partial<WireWalkRequest>[] = [];
+  for (const order of ['ORDER_SIZE', 'ORDER_MODIFIED'] as const)
+    for (const direction of ['DIRECTION_DESCENDING', 'DIRECTION_ASCENDING'] as const)
+      for (const [topN, offset] of [
+        [100, 0],
+        [7, 30],
+      ])
+        cases.push({ order, direction, topN, offset });
+  cases.push(
+    { order: 'ORDER_SIZE', topN: 50, types: ['ENTRY_TYPE_FILE'] },
+    { order: 'ORDER_SIZE', topN: 50, types: ['ENTRY_TYPE_DIR', 'ENTRY_TYPE_SYMLINK'] },
+    { order: 'ORDER_MODIFIED', topN: 20, excludeHidden: true },
+    { order: 'ORDER_SIZE', direction: 'DIRECTION_ASCENDING', topN: 20, maxDepth: 2 },
+    { order: 'ORDER_SIZE', topN: 30, dirSizes: true },
+    { order: 'ORDER_SIZE', topN: 30, filter: { minSize: { bytes: 1000 }, name: '*.md' } },
+    {
+      order: 'ORDER_MODIFIED',
+      topN: 30,
+      filter: { modifiedAfter: { sec: 1_650_000_000, nsec: 0 }, perm: { kind: 'PERM_KIND_ALL', mode: 0o400 } },
+    },
+  );
+
+  for (const c of cases) {
+    it(`gives the JS walker's rows and summary: ${JSON.stringify(c)}`, async () => {
+      const req: WireWalkRequest = { path: root, maxDepth: 64, shape: 'SHAPE_RANKED', ...c };
+      const [viaFind, viaJs] = await Promise.all([
+        walkAll(findClient, req, undefined, CALL_MS),
+        walkAll(jsClient, req, undefined, CALL_MS),
+      ]);
+      assert.ok(viaJs.rows.length > 0);
+      assert.deepEqual(viaFind.rows, viaJs.rows);
+      assert.deepEqual({ ...viaFind.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
+    });
+  }
+
+  it('listed every ranked walk with find on one agent and in JS on the other', () => {
+    const routes = (a: AgentProcess) =>
+      a
+        .logs()
+        .filter((l) => l.msg === 'walk end')
+        .map((l) => l.route);
+    const fallbacks = find.logs().flatMap((l) => (l.fallback ? [l.fallback] : []));
+    assert.deepEqual(new Set(routes(find)), new Set(['find']), JSON.stringify(fallbacks));
+    assert.deepEqual(new Set(routes(js)), new Set(['js']));
+    assert.equal(routes(find).length, cases.length);
+  });
+});
