@@ -293,17 +293,22 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
         gid: sshd.gid,
         encoding: 'utf8',
       });
-      const want = du
+      const lines = du
         .trim()
         .split('\n')
-        .map((l) => l.split('\t'))
+        .map((l) => l.split('\t'));
+      const want = lines
         .filter(([, p]) => p !== root)
         .map(([size, p]) => `${p.slice(root.length + 1)}=${size}`)
         .sort();
+      // du's line for the root itself: its whole total.
+      const total = Number(lines.find(([, p]) => p === root)?.[0]);
       for (const host of ['viaagent', 'viassh', 'viasftp']) {
         const { structured, text } = await call('disk_usage', { host, path: root, depth });
         const got = (structured.rows as Json[]).map((r) => `${r.path}=${r.size}`).sort();
         assert.deepEqual(got, want, `${host} depth ${depth}`);
+        assert.deepEqual(structured.path_totals, [{ host, size: total }], `${host} depth ${depth}`);
+        assert.ok(text.includes(`(${total} bytes)  ${root}`), text);
         assert.match(text, /#/);
       }
     }
@@ -346,6 +351,11 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
     assert.equal(du.code, 0, du.stderr);
     const lines = du.stdout.trim().split('\n');
     assert.match(lines[0], /SIZE\s+HOST\s+PATH/);
+    // du's last line, once per host: the root's own total.
+    assert.deepEqual(
+      lines.slice(-2).map((l) => l.replace(/^total {2}\S+ \S+ \(\d+ bytes\) {2}(\S+) {2}/, '$1 ')),
+      [`viaagent ${root}`, `viassh ${root}`],
+    );
     assert.match(lines[1], /^ *\d+(\.\d)? MiB {2}#{24} {2}via(agent|ssh) +\S+\/log$/);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { duBar, parseDuDepth, renderDuTable } from './disk-usage.js';
+import { duBar, parseDuDepth, renderDuTable, renderDuTotals } from './disk-usage.js';
 import { FleetError } from './errors.js';
 
 describe('disk_usage depth', () => {
@@ -48,5 +48,19 @@ describe('renderDuTable', () => {
       'SIZE                            PATH',
       '10 B  ########################  /x',
     ]);
+  });
+});
+
+describe('renderDuTotals', () => {
+  it("is du's root line per host, exact bytes beside the human size, ≥ for a lower bound", () => {
+    const totals = [
+      { host: 'web1', size: 29512, partial: false },
+      { host: 'web2', size: 1 << 30, partial: true },
+    ];
+    assert.deepEqual(renderDuTotals(totals, '/srv', true), [
+      'total  29 KiB (29512 bytes)  web1  /srv',
+      'total  ≥1.0 GiB (≥1073741824 bytes)  web2  /srv',
+    ]);
+    assert.deepEqual(renderDuTotals(totals.slice(0, 1), '/srv', false), ['total  29 KiB (29512 bytes)  /srv']);
   });
 });

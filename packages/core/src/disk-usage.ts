@@ -29,8 +29,16 @@ export interface DuRow {
   partial: boolean;
 }
 
+/** The whole of the path on one host, as du's last line: its recursive apparent size. */
+export interface DuTotal {
+  host: string;
+  size: number;
+  /** Some of it could not be sized (deadline, unreadable entries, more entries than one walk ranks): a lower bound. */
+  partial: boolean;
+}
+
 /** `12 GiB`, or `≥12 GiB` for a lower bound. */
-export function duSizeText(r: DuRow): string {
+export function duSizeText(r: { size: number; partial: boolean }): string {
   return `${r.partial ? '≥' : ''}${humanSize(r.size)}`;
 }
 
@@ -57,5 +65,12 @@ export function renderDuTable(rows: readonly DuRow[], root: string, withHost: bo
       path: r.path.length === 0 ? root : base + displayPath(r.path),
     })),
     { right: ['size'], headers: { size: 'SIZE', bar: '', host: 'HOST', path: 'PATH' } },
+  );
+}
+
+/** du's last line for each host: `total  12 GiB (12884901888 bytes)  [host  ]/srv`. */
+export function renderDuTotals(totals: readonly DuTotal[], root: string, withHost: boolean): string[] {
+  return totals.map(
+    (t) => `total  ${duSizeText(t)} (${t.partial ? '≥' : ''}${t.size} bytes)  ${withHost ? `${t.host}  ` : ''}${root}`,
   );
 }

@@ -19,10 +19,12 @@ export {
   DU_BAR_WIDTH,
   DU_MAX_DEPTH,
   type DuRow,
+  type DuTotal,
   duBar,
   duSizeText,
   parseDuDepth,
   renderDuTable,
+  renderDuTotals,
 } from './disk-usage.js';
 export * from './display.js';
 export * from './errors.js';

@@ -89,12 +89,13 @@ describe('Fleet API: diff_directory, disk_usage and filters', () => {
   });
 
   it('DiskUsage: directories largest first with their recursive sizes', async () => {
-    type Res = { entries: { host: string; entry: { path: Buffer; size: number } }[] };
+    type HostEntries = { host: string; entry: { path: Buffer; size: number } }[];
+    type Res = { entries: HostEntries; pathTotals: HostEntries };
     const res = await call<Res>('DiskUsage', { host: 'a,b', path: '/srv', depth: 1 });
-    assert.deepEqual(
-      res.entries.map((e) => `${e.host}:${e.entry.path.toString()}=${e.entry.size}`),
-      ['a:big=9000', 'b:big=9000'],
-    );
+    const shown = (l: HostEntries) => l.map((e) => `${e.host}:${e.entry.path.toString()}=${e.entry.size}`);
+    assert.deepEqual(shown(res.entries), ['a:big=9000', 'b:big=9000']);
+    // du's root line: /srv's own 4096 bytes, a.conf's 3 and big's 9000.
+    assert.deepEqual(shown(res.pathTotals), ['a:=13099', 'b:=13099']);
   });
 
   it('DiskUsage: one_file_system false is asked for, unset is the tool default (true)', async () => {

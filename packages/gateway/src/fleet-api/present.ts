@@ -137,27 +137,33 @@ export function presentDiff(l: DirectoryDiff) {
   };
 }
 
+/** A directory of disk_usage as a wire entry: its path, recursive size and whether that is a lower bound. */
+function duEntry(host: string, path: Buffer, size: number, partial: boolean) {
+  return {
+    host,
+    entry: entryToWire({
+      path,
+      type: 'dir',
+      size,
+      mtimeSec: 0,
+      mtimeNsec: 0,
+      utcOffsetMin: 0,
+      mode: 0,
+      uid: 0,
+      gid: 0,
+      inode: 0,
+      nlink: 0,
+      depth: path.length === 0 ? 0 : path.toString('latin1').split('/').length,
+      ...(partial ? { sizePartial: true } : {}),
+    }),
+  };
+}
+
 export function presentDiskUsage(l: DiskUsage) {
   return {
     path: l.path,
-    entries: l.rows.slice(l.start).map((r) => ({
-      host: r.host,
-      entry: entryToWire({
-        path: r.path,
-        type: 'dir',
-        size: r.size,
-        mtimeSec: 0,
-        mtimeNsec: 0,
-        utcOffsetMin: 0,
-        mode: 0,
-        uid: 0,
-        gid: 0,
-        inode: 0,
-        nlink: 0,
-        depth: r.path.toString('latin1').split('/').length,
-        ...(r.partial ? { sizePartial: true } : {}),
-      }),
-    })),
+    entries: l.rows.slice(l.start).map((r) => duEntry(r.host, r.path, r.size, r.partial)),
+    pathTotals: l.totals.map((t) => duEntry(t.host, Buffer.alloc(0), t.size, t.partial)),
     startIndex: l.start,
     found: l.found,
     truncations: l.truncations.map(hostTruncationToWire),

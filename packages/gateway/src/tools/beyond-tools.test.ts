@@ -157,9 +157,17 @@ test('disk_usage: largest directories merged across hosts, bars proportional, de
     ' 12 KiB  #####################     b     /var/log/journal',
     '6.8 KiB  ############              a     /var/log',
     '5.9 KiB  ##########                a     /var/log/journal',
+    '',
+    // du's root line per host: /var's own 4096 bytes, log and cache (the top_n does not cut it).
+    'total  11 KiB (11596 bytes)  a  /var',
+    'total  18 KiB (18596 bytes)  b  /var',
     'gone: [ERROR] unreachable — connect ECONNREFUSED 127.0.0.1:9',
   ]);
   assert.deepEqual(r.structured.rows[0], { host: 'b', path: 'log', size: 14000 });
+  assert.deepEqual(r.structured.path_totals, [
+    { host: 'a', size: 11596 },
+    { host: 'b', size: 18596 },
+  ]);
   assert.equal(r.structured.found, 8);
   await rejects(diskUsage(ctx(f), { host: 'all', path: '/var', depth: 9 }), /depth: an integer from 1 to 3/);
   await rejects(diskUsage(ctx(f), { host: 'all', path: '/var', depth: 0 }), /depth: an integer from 1 to 3/);

@@ -1,15 +1,18 @@
 // disk_usage: where the space went. The largest directories under path by recursive apparent
 // size (du -b --one-file-system), down to `depth` levels, on each host and merged across
 // hosts (largest first, `host` on every row), bounded by the walk's deadline (a size that
-// is only a lower bound says so). Its text is a table a person reads at a glance.
+// is only a lower bound says so), and each host's total of path itself (du's last line).
+// Its text is a table a person reads at a glance.
 import {
   DU_MAX_DEPTH,
   type DuRow,
+  type DuTotal,
   decodeCursor,
   displayPath,
   encodeCursor,
   queryFingerprint,
   renderDuTable,
+  renderDuTotals,
   resolveWalkRequest,
   type WalkRequest,
 } from '@fleetls/core';
@@ -17,15 +20,28 @@ import { Option } from 'commander';
 import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
+import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
-import { type HostNote, type HostTruncation, mergeRankedWalks, walkDeadlineMs, walkHosts } from './host-walks.js';
+import {
+  fanOutOptions,
+  type HostNote,
+  type HostTruncation,
+  type HostWalk,
+  lossTruncations,
+  mergeRankedWalks,
+  walkDeadlineMs,
+  walkHost,
+  withinBudget,
+} from './host-walks.js';
 import { failureLines, hostStatusJson, noteLine, truncationJson, truncationWarning } from './present.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
 const TOP = { min: 1, max: 1000, default: 20 } as const;
+/** Children of path summed for its total, at most (the agents' top-N ceiling): more makes the total a lower bound. */
+const TOTAL_CHILDREN = 100_000;
 
 const input = {
   host: s.host(),
@@ -55,10 +71,18 @@ const rowSchema = z.object({
   size_partial: z.boolean().optional(),
 });
 
+const totalSchema = z.object({
+  host: z.string(),
+  size: z.number(),
+  size_partial: z.boolean().optional(),
+});
+
 const output = {
   path: z.string(),
   depth: z.number(),
   rows: z.array(rowSchema),
+  /** Each answering host's total of path itself (du's last line), in host order. */
+  path_totals: z.array(totalSchema),
   total: z.number(),
   found: z.number(),
   start_index: z.number(),
@@ -72,11 +96,14 @@ const output = {
 
 type Args = z.output<z.ZodObject<typeof input>>;
 type RowJson = z.infer<typeof rowSchema>;
+type TotalJson = z.infer<typeof totalSchema>;
 export type DiskUsageAnswer = z.infer<z.ZodObject<typeof output>>;
 
 interface Plan {
   hosts: FleetHost[];
   req: WalkRequest;
+  /** The walk that sums path's own entries (its children, every type, each dir sized) for the total. */
+  totalReq: WalkRequest;
   topN: number;
   start: number;
   fingerprint: string;
@@ -88,12 +115,54 @@ export interface DiskUsage extends ToolResult {
   multi: boolean;
   /** The merged top_n, largest first. */
   rows: DuRow[];
+  /** Each answering host's total of path, in host order (a host whose total walk failed has none). */
+  totals: DuTotal[];
   start: number;
   /** Directories over all hosts. */
   found: number;
   truncations: HostTruncation[];
   notes: HostNote[];
   cursorAfter(shown: number): string | undefined;
+}
+
+function totalJson(t: DuTotal): TotalJson {
+  const out: TotalJson = { host: t.host, size: t.size };
+  if (t.partial) out.size_partial = true;
+  return out;
+}
+
+type HostWalkFn = Parameters<typeof walkHost>[0];
+
+/**
+ * du's total of path: its own size and the sum of its children's (directories by their
+ * recursive size, as the rows are). The walk engine lists children, never the path itself,
+ * so the path's own size comes from a stat of it.
+ */
+async function hostTotal(
+  walkFn: HostWalkFn,
+  stat: () => Promise<{ size: number }>,
+  req: WalkRequest,
+  signal: AbortSignal,
+): Promise<Omit<DuTotal, 'host'> | undefined> {
+  try {
+    const [own, children] = await Promise.all([stat(), walkHost(walkFn, req, signal)]);
+    let size = own.size;
+    let partial = children.summary.entriesMatched > children.summary.entriesSent;
+    if (lossTruncations(children.summary).length > 0) partial = true;
+    for (const row of children.rows) {
+      if (row.kind !== 'entry') {
+        partial = true;
+        continue;
+      }
+      if (row.entry.error) partial = true;
+      else size += row.entry.size;
+      if (row.entry.sizePartial) partial = true;
+    }
+    return { size, partial };
+  } catch {
+    // The host's status comes from the listing walk; without its total the answer just has none.
+    return undefined;
+  }
 }
 
 function rowJson(r: DuRow): RowJson {
@@ -145,11 +214,38 @@ export const diskUsageTool = defineTool({
       oneFileSystem: a.one_file_system,
       deadlineMs: walkDeadlineMs(ctx.options),
     });
-    return { hosts: ctx.fleet.select(a.host), req, topN: a.top_n, start, fingerprint };
+    const totalReq = resolveWalkRequest({
+      path: a.path,
+      shape: 'ranked',
+      maxDepth: 1,
+      order: 'size',
+      direction: 'descending',
+      topN: TOTAL_CHILDREN,
+      dirSizes: true,
+      oneFileSystem: a.one_file_system,
+      deadlineMs: walkDeadlineMs(ctx.options),
+    });
+    return { hosts: ctx.fleet.select(a.host), req, totalReq, topN: a.top_n, start, fingerprint };
   },
 
   async collect(p: Plan, ctx): Promise<DiskUsage> {
-    const results = await walkHosts(ctx, p.hosts, p.req);
+    // Each host's listing and its total run side by side, within the same host budget.
+    const results = await fanOut(
+      ctx.fleet,
+      p.hosts,
+      async (b, _h, signal, budgetMs): Promise<HostWalk & { total?: Omit<DuTotal, 'host'> }> => {
+        const walkFn = b.walk.bind(b);
+        const total = hostTotal(
+          walkFn,
+          () => b.stat(p.req.path, true, signal).then((s) => s.entry),
+          withinBudget(p.totalReq, budgetMs),
+          signal,
+        );
+        const listing = await walkHost(walkFn, withinBudget(p.req, budgetMs), signal);
+        return { ...listing, total: await total };
+      },
+      fanOutOptions(ctx),
+    );
     const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
     const rows = merged.slice(0, p.topN).map(({ host, entry }) => ({
       host,
@@ -162,6 +258,7 @@ export const diskUsageTool = defineTool({
       depth: p.req.maxDepth,
       multi: p.hosts.length > 1,
       rows,
+      totals: results.flatMap((r) => (r.value?.total ? [{ host: r.host.name, ...r.value.total }] : [])),
       start: Math.min(p.start, rows.length),
       found,
       truncations,
@@ -191,10 +288,12 @@ export const diskUsageTool = defineTool({
         );
       }
       const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];
+      if (l.totals.length > 0) body.push('', ...renderDuTotals(l.totals, l.path, l.multi));
       const structured: DiskUsageAnswer = {
         path: l.path,
         depth: l.depth,
         rows: jsons.slice(0, count),
+        path_totals: l.totals.map(totalJson),
         total: l.rows.length,
         found: l.found,
         start_index: l.start,
@@ -242,6 +341,7 @@ export const diskUsageTool = defineTool({
     },
     render(l, style) {
       const out = l.rows.length > 0 ? renderDuTable(l.rows.slice(l.start), l.path, l.multi) : [];
+      out.push(...renderDuTotals(l.totals, l.path, l.multi));
       const err = [style.dim(headline(l, l.rows.length - l.start))];
       for (const t of l.truncations) err.push(style.warn(`fleetls: ${truncationWarning(t, l.path)}`));
       return { out, err };

@@ -15,6 +15,7 @@ export interface DiskUsageResponse {
   'notes'?: (_fleetls_v1_HostNote)[];
   'nextCursor'?: (string);
   'hosts'?: (_fleetls_v1_HostStatus)[];
+  'pathTotals'?: (_fleetls_v1_HostEntry)[];
 }
 
 export interface DiskUsageResponse__Output {
@@ -26,4 +27,5 @@ export interface DiskUsageResponse__Output {
   'notes': (_fleetls_v1_HostNote__Output)[];
   'nextCursor': (string);
   'hosts': (_fleetls_v1_HostStatus__Output)[];
+  'pathTotals': (_fleetls_v1_HostEntry__Output)[];
 }
