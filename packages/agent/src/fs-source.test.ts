@@ -177,6 +177,33 @@ describe('dirSize', () => {
     assert.deepEqual(src.dirSize(Buffer.from('sub'), Date.now() + 10_000), { size: sub, partial: false });
   });
 
+  it('sizes every level of a subtree in one pass, as du -b -d 2 does (hard links in the nested directory count there)', () => {
+    const top = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-du-'));
+    try {
+      fs.mkdirSync(path.join(top, 'a', 'b', 'c'), { recursive: true });
+      fs.writeFileSync(path.join(top, 'a', 'one'), 'x'.repeat(100));
+      fs.writeFileSync(path.join(top, 'a', 'b', 'f'), 'y'.repeat(3000));
+      fs.linkSync(path.join(top, 'a', 'b', 'f'), path.join(top, 'a', 'b', 'hard'));
+      fs.writeFileSync(path.join(top, 'a', 'b', 'c', 'g'), 'z'.repeat(70));
+      const du = new Map(
+        execFileSync('du', ['-b', '--one-file-system', '-d', '2', '.'], { cwd: top, encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .map((l) => l.split('\t'))
+          .map(([size, p]) => [p.replace(/^\.\/?/, ''), Number(size)]),
+      );
+      const src = createFsSource(top, { followSymlinks: false, allowedRoots: [top] });
+      const deadline = Date.now() + 10_000;
+      const a = src.dirSize(Buffer.from('a'), deadline, 1);
+      // Asked after 'a' (the walk asks one level down next): from the same pass, hard link included.
+      const b = src.dirSize(Buffer.from('a/b'), deadline, 0);
+      assert.deepEqual(a, { size: du.get('a'), partial: false });
+      assert.deepEqual(b, { size: du.get('a/b'), partial: false });
+    } finally {
+      fs.rmSync(top, { recursive: true, force: true });
+    }
+  });
+
   it('is partial when the deadline has passed', () => {
     const big = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-du-'));
     try {

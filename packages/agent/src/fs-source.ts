@@ -174,6 +174,9 @@ function rawFromStats(name: Buffer, st: fs.BigIntStats): RawEntry {
   };
 }
 
+/** Directory sizes a walk keeps from one pass for its later questions (duApparent's memo). */
+const DIR_SIZES_KEPT = 65_536;
+
 type DirentKind = Pick<
   fs.Dirent,
   'isFile' | 'isDirectory' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'
@@ -199,6 +202,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
   // Compared byte-exactly: both sides as latin1 strings of their bytes.
   const roots = opts.allowedRoots.map((r) => Buffer.from(nodePath.resolve(r)).toString('latin1'));
   const hardLinks = new Set<number>();
+  const sizes: DirSizeMemo = { sizes: new Map(), max: DIR_SIZES_KEPT };
   const isCancelled = opts.isCancelled ?? (() => false);
   const onEntry = opts.onEntry;
   const probe = opts.probe;
@@ -444,17 +448,81 @@ export function createFsSource(path: string, opts: FsSourceOptions): TreeSource 
       }
     },
 
-    dirSize(rel: Buffer, deadlineAt: number): { size: number; partial: boolean } {
+    dirSize(rel: Buffer, deadlineAt: number, levels = 0): { size: number; partial: boolean } {
+      const relStr = rel.toString('latin1');
+      const known = sizes.sizes.get(relStr);
+      if (known !== undefined) {
+        sizes.sizes.delete(relStr);
+        return known;
+      }
       const p = full(rel);
       if (skippedAt(p) !== undefined || prunedAt(p)) return { size: 0, partial: true };
-      return duApparent(p, deadlineAt, isCancelled, hardLinks, probe, skippedAt);
+      const keep = levels > 0 ? { rel: relStr, levels, memo: sizes } : undefined;
+      return duApparent(p, deadlineAt, isCancelled, hardLinks, probe, skippedAt, keep);
     },
   };
 }
 
 /**
+ * Sizes of directories below one that was sized, kept for the walk's later questions: one
+ * pass over a subtree answers for every level of it, as du's one pass does, instead of each
+ * level reading its subtree again. Bounded: past `max` entries nothing more is kept.
+ */
+export interface DirSizeMemo {
+  /** Relative path (latin1) → size. */
+  sizes: Map<string, { size: number; partial: boolean }>;
+  max: number;
+}
+
+/** Where a subtree is sized from, for `memo`: its relative path and how many levels below it the walk asks about. */
+export interface DirSizeKeep {
+  rel: string;
+  levels: number;
+  memo: DirSizeMemo;
+}
+
+/** A directory waiting to be read by duApparent; `whole`: small enough to read in one call. */
+interface DuDir {
+  path: Buffer;
+  into: number;
+  level: number;
+  whole: boolean;
+}
+
+function isSmallDir(size: number): boolean {
+  return size > 0 && size <= WHOLE_READ_MAX_DIR_BYTES;
+}
+
+/** The names of an opened directory, streamed (a large one is never held whole); closed when done or dropped. */
+function* dirNames(p: Buffer, dir: fs.Dir, probe: CallProbe | undefined): Generator<Buffer, void, void> {
+  try {
+    for (;;) {
+      const d = watched(probe, p, () => dir.readSync()) as fs.Dirent<Buffer> | null;
+      if (d === null) return;
+      yield d.name as unknown as Buffer;
+    }
+  } finally {
+    try {
+      watched(probe, p, () => dir.closeSync());
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/** A directory sized on its own (it is within `keep.levels`), or the nearest such ancestor's. */
+interface SizedDir {
+  size: number;
+  partial: boolean;
+  /** Index of the parent's SizedDir (-1 for the top). */
+  up: number;
+  rel: string;
+}
+
+/**
  * Recursive apparent size, as `du -b --one-file-system`: the directory's own size, every
- * entry's lstat size, hard links counted once, never crossing into another device.
+ * entry's lstat size, hard links counted once, never crossing into another device. With
+ * `keep`, the sizes of the directories down to `keep.levels` below are kept in its memo.
  */
 export function duApparent(
   top: Buffer,
@@ -463,6 +531,7 @@ export function duApparent(
   seenInodes: Set<number> = new Set(),
   probe?: CallProbe,
   skippedAt: (p: Buffer) => string | undefined = () => undefined,
+  keep?: DirSizeKeep,
 ): { size: number; partial: boolean } {
   let st: fs.Stats;
   try {
@@ -471,57 +540,83 @@ export function duApparent(
     return { size: 0, partial: true };
   }
   const dev = st.dev;
-  let size = st.size;
-  let partial = false;
-  const stack: Buffer[] = [top];
+  const levels = keep === undefined ? 0 : keep.levels;
+  // sized[0] is the top; a directory deeper than `levels` adds to its nearest sized ancestor.
+  const sized: SizedDir[] = [{ size: st.size, partial: false, up: -1, rel: keep?.rel ?? '' }];
+  const stack: DuDir[] = [{ path: top, into: 0, level: 0, whole: isSmallDir(st.size) }];
   let n = 0;
   while (stack.length > 0) {
-    const dirPath = stack.pop() as Buffer;
-    let dir: fs.Dir;
+    const { path: dirPath, into, level, whole } = stack.pop() as DuDir;
+    const at = sized[into];
+    let names: Iterator<Buffer>;
     try {
-      dir = watched(probe, dirPath, () => openDirBytes(dirPath));
+      names = whole
+        ? (watched(probe, dirPath, () => fs.readdirSync(dirPath, { encoding: 'buffer' })) as Buffer[]).values()
+        : dirNames(
+            dirPath,
+            watched(probe, dirPath, () => openDirBytes(dirPath)),
+            probe,
+          );
     } catch {
-      partial = true;
+      at.partial = true;
       continue;
     }
     try {
       for (;;) {
         if ((++n & 255) === 0) {
           if (isCancelled()) throw new WalkCancelled('walk cancelled');
-          if (Date.now() > deadlineAt) return { size, partial: true };
+          if (Date.now() > deadlineAt) return { size: sized.reduce((sum, x) => sum + x.size, 0), partial: true };
         }
-        const reading = dir;
-        const d = watched(probe, dirPath, () => reading.readSync()) as fs.Dirent<Buffer> | null;
-        if (d === null) break;
-        const p = Buffer.concat([dirPath, SLASH, d.name as unknown as Buffer]);
+        const next = names.next();
+        if (next.done) break;
+        const name = next.value;
+        const p = Buffer.concat([dirPath, SLASH, name]);
         // A mount below is another device (never counted), so only a hung one's point is checked.
         if (skippedAt(p) !== undefined) {
-          partial = true;
+          at.partial = true;
           continue;
         }
         let est: fs.Stats;
         try {
           est = watched(probe, p, () => fs.lstatSync(p));
         } catch {
-          partial = true;
+          at.partial = true;
           continue;
         }
         if (est.dev !== dev) continue;
-        if (est.nlink > 1 && !est.isDirectory()) {
-          if (seenInodes.has(est.ino)) continue;
-          seenInodes.add(est.ino);
+        if (!est.isDirectory()) {
+          if (est.nlink > 1) {
+            if (seenInodes.has(est.ino)) continue;
+            seenInodes.add(est.ino);
+          }
+          at.size += est.size;
+          continue;
         }
-        size += est.size;
-        if (est.isDirectory()) stack.push(p);
+        const small = isSmallDir(est.size);
+        if (level + 1 > levels) {
+          at.size += est.size;
+          stack.push({ path: p, into, level: level + 1, whole: small });
+        } else {
+          sized.push({ size: est.size, partial: false, up: into, rel: `${at.rel}/${name.toString('latin1')}` });
+          stack.push({ path: p, into: sized.length - 1, level: level + 1, whole: small });
+        }
       }
     } finally {
-      try {
-        const open = dir;
-        watched(probe, dirPath, () => open.closeSync());
-      } catch {
-        // already closed
-      }
+      names.return?.();
     }
   }
-  return { size, partial };
+  // Children were pushed after their parents: adding each to its parent from the end sums subtrees.
+  for (let i = sized.length - 1; i > 0; i--) {
+    const up = sized[sized[i].up];
+    up.size += sized[i].size;
+    if (sized[i].partial) up.partial = true;
+  }
+  if (keep !== undefined) {
+    const { sizes, max } = keep.memo;
+    for (let i = 1; i < sized.length && sizes.size < max; i++) {
+      const rel = keep.rel === '' ? sized[i].rel.slice(1) : sized[i].rel;
+      sizes.set(rel, { size: sized[i].size, partial: sized[i].partial });
+    }
+  }
+  return { size: sized[0].size, partial: sized[0].partial };
 }

@@ -171,8 +171,10 @@ export interface TreeSource {
   /**
    * Recursive apparent size of a directory on one file system, as `du -b --one-file-system`
    * (each inode counted once per walk). Stops at the deadline and says so with `partial`.
+   * `levels`: how many levels below `dir` the walk will still ask about (the source may size
+   * them in the same pass).
    */
-  dirSize(dir: Buffer, deadlineAt: number): { size: number; partial: boolean };
+  dirSize(dir: Buffer, deadlineAt: number, levels?: number): { size: number; partial: boolean };
 }
 
 /** Fields of `stat` beyond an Entry. */

@@ -135,7 +135,7 @@ export class WalkState {
       if (path !== undefined) p.entry = toEntry(raw, dir, depth, path);
       if (req.dirSizes && raw.type === 'dir' && !raw.error && (!req.oneFileSystem || raw.dev === this.rootDev)) {
         const entry = this.entryOf(p);
-        const { size, partial } = this.source.dirSize(entry.path, this.deadlineAt);
+        const { size, partial } = this.source.dirSize(entry.path, this.deadlineAt, req.maxDepth - depth);
         entry.size = size;
         if (partial) entry.sizePartial = true;
       } else if (eager) this.entryOf(p);
