@@ -106,6 +106,18 @@ describe('the agent find route', () => {
     });
   }
 
+  it("gives the JS walker's answer over one flat directory too (listed by one find, not two)", async () => {
+    for (const order of ['ORDER_SIZE', 'ORDER_MODIFIED'] as const) {
+      const req: WireWalkRequest = { path: join(root, 'extra', 'ties'), shape: 'SHAPE_RANKED', order, topN: 10 };
+      const [viaFind, viaJs] = await Promise.all([
+        walkAll(findClient, req, undefined, CALL_MS),
+        walkAll(jsClient, req, undefined, CALL_MS),
+      ]);
+      assert.deepEqual(viaFind.rows, viaJs.rows);
+      assert.deepEqual({ ...viaFind.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
+    }
+  });
+
   it('listed every ranked walk with find on one agent and in JS on the other', () => {
     const routes = (a: AgentProcess) =>
       a
@@ -115,6 +127,6 @@ describe('the agent find route', () => {
     const fallbacks = find.logs().flatMap((l) => (l.fallback ? [l.fallback] : []));
     assert.deepEqual(new Set(routes(find)), new Set(['find']), JSON.stringify(fallbacks));
     assert.deepEqual(new Set(routes(js)), new Set(['js']));
-    assert.equal(routes(find).length, cases.length);
+    assert.equal(routes(find).length, cases.length + 2);
   });
 });

@@ -6,8 +6,10 @@
 // records) and are completed by the JS source's own lstat, as are the few things find
 // cannot give identically (directories that can be read but not searched, directory
 // sizes): every value in the answer is one the JS walker would have produced.
-// find and awk are spawned directly (no shell); neither opens a regular file.
+// A tree of directories is split between two finds (each with its awk), so both cores
+// stat at once. find and awk are spawned directly (no shell); neither opens a regular file.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import type { RawEntry, SourceRecord, TreeSource, WalkRequest, WalkSummary } from '@fleetls/core';
 import {
   collectListing,
@@ -19,6 +21,7 @@ import {
   finishFindSummary,
   lazyRawEntry,
   MemorySource,
+  type RankDropped,
   rankArgs,
 } from '@fleetls/core';
 import { WalkCancelled } from './fs-source.js';
@@ -43,30 +46,46 @@ export interface FindWalkOptions {
   fs: TreeSource;
   isCancelled: () => boolean;
   maxRecords?: number;
+  /** Two finds, each stat'ing half the tree, or one (default: two for a tree of directories, given two CPUs). */
+  halves?: 1 | 2;
 }
 
 interface Listed {
   items: FindItem[];
-  parser: FindRecordParser;
+  /** What the pre-rankings dropped, summed; undefined when one of them sent no trailer. */
+  dropped?: RankDropped;
+  incomplete: boolean;
   killed: boolean;
   capped: boolean;
 }
 
-function kill(...procs: ChildProcess[]): void {
+function kill(procs: ChildProcess[]): void {
   for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
 }
 
-/** find | awk, read to the end, the deadline or the cap; rejects with WalkCancelled when cancelled. */
+/**
+ * find | awk, once per half of the tree (two cores stat'ing at once) or once for all of
+ * it, read to the end, the deadline or the cap; rejects with WalkCancelled when cancelled.
+ */
 function list(req: WalkRequest, opts: FindWalkOptions, t0: number, maxRecords: number): Promise<Listed> {
   const env = { ...process.env, ...findEnv(process.env.TZ) };
-  const find = spawn('find', findArgs(req, { rank: true, stubs: true, unsearchable: true }), {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  const awk = spawn('awk', rankArgs(req, FIELDS, true), { stdio: [find.stdout ?? 'ignore', 'pipe', 'ignore'], env });
-  // awk holds find's output now; this end closed, find gets SIGPIPE if awk goes.
-  find.stdout?.destroy();
-  const parser = new FindRecordParser(false);
+  const halves: (0 | 1 | undefined)[] = opts.halves === 2 ? [0, 1] : [undefined];
+  const finds: ChildProcess[] = [];
+  const awks: ChildProcess[] = [];
+  const parsers: FindRecordParser[] = [];
+  for (const half of halves) {
+    const find = spawn('find', findArgs(req, { rank: true, stubs: true, unsearchable: true, half }), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
+    const awk = spawn('awk', rankArgs(req, FIELDS, true), { stdio: [find.stdout ?? 'ignore', 'pipe', 'ignore'], env });
+    // awk holds find's output now; this end closed, find gets SIGPIPE if awk goes.
+    find.stdout?.destroy();
+    finds.push(find);
+    awks.push(awk);
+    parsers.push(new FindRecordParser(false));
+  }
+  const all = [...finds, ...awks];
   const items: FindItem[] = [];
   let stderr = '';
   let killed = false;
@@ -79,44 +98,52 @@ function list(req: WalkRequest, opts: FindWalkOptions, t0: number, maxRecords: n
       clearTimeout(deadline);
       clearTimeout(hardDeadline);
       clearInterval(poll);
-      kill(find, awk);
-      if (err) reject(err);
-      else resolve({ items, parser, killed, capped });
+      kill(all);
+      if (err) return reject(err);
+      const trailers = parsers.map((p) => p.dropped);
+      const dropped = trailers.every((d) => d !== undefined)
+        ? { seen: trailers.reduce((n, d) => n + d.seen, 0), matched: trailers.reduce((n, d) => n + d.matched, 0) }
+        : undefined;
+      resolve({ items, dropped, incomplete: parsers.some((p) => p.incomplete()), killed, capped });
     };
     // At the deadline find stops; awk, at the end of its input, still sends the best it saw.
     const deadline = setTimeout(
       () => {
         killed = true;
-        kill(find);
+        kill(finds);
       },
       Math.max(0, t0 + req.deadlineMs * FIND_SHARE - Date.now()),
     );
-    const hardDeadline = setTimeout(() => kill(awk), Math.max(0, t0 + req.deadlineMs - Date.now()));
+    const hardDeadline = setTimeout(() => kill(awks), Math.max(0, t0 + req.deadlineMs - Date.now()));
     const poll = setInterval(() => {
       if (opts.isCancelled()) done(new WalkCancelled('walk cancelled'));
     }, CANCEL_POLL_MS);
-    find.stderr?.setEncoding('utf8');
-    find.stderr?.on('data', (d: string) => {
-      if (stderr.length < STDERR_MAX) stderr += d;
-    });
-    find.once('error', (err) => done(err));
-    awk.once('error', (err) => done(err));
-    awk.stdout?.on('data', (chunk: Buffer) => {
-      for (const it of parser.push(chunk)) items.push(it);
-      if (items.length > maxRecords) {
-        capped = true;
-        done();
-      }
-    });
     let exits = 0;
     const exited = (what: string) => (code: number | null, signal: NodeJS.Signals | null) => {
       // find exits 1 when an entry vanished or could not be read mid-walk: what it printed stands.
       const ok = killed || code === 0 || (what === 'find' && code === 1);
       if (!ok) done(new Error(`${what} exited ${code ?? signal}: ${stderr.slice(0, 500)}`));
-      else if (++exits === 2) done();
+      else if (++exits === all.length) done();
     };
-    find.once('close', exited('find'));
-    awk.once('close', exited('awk'));
+    for (const [i, find] of finds.entries()) {
+      const awk = awks[i];
+      const parser = parsers[i];
+      find.stderr?.setEncoding('utf8');
+      find.stderr?.on('data', (d: string) => {
+        if (stderr.length < STDERR_MAX) stderr += d;
+      });
+      find.once('error', (err) => done(err));
+      awk.once('error', (err) => done(err));
+      awk.stdout?.on('data', (chunk: Buffer) => {
+        for (const it of parser.push(chunk)) items.push(it);
+        if (items.length > maxRecords) {
+          capped = true;
+          done();
+        }
+      });
+      find.once('close', exited('find'));
+      awk.once('close', exited('awk'));
+    }
   });
 }
 
@@ -137,21 +164,24 @@ function completed(fs: TreeSource, stub: SourceRecord): SourceRecord {
 export async function loadFindWalk(req: WalkRequest, opts: FindWalkOptions): Promise<FindWalk | { fallback: string }> {
   const t0 = Date.now();
   const maxRecords = opts.maxRecords ?? FIND_MAX_RECORDS;
+  // The root as the JS walker gives it (one lstat): a file, a directory, or its error.
+  const root = opts.fs.root();
+  // Two finds pay off where there are subtrees to share (a directory's nlink is 2 plus its
+  // subdirectories on most file systems): one flat directory would be read twice for nothing.
+  const halves = opts.halves ?? (availableParallelism() >= 2 && root.type === 'dir' && root.nlink !== 2 ? 2 : 1);
   let listed: Listed;
   try {
-    listed = await list(req, opts, t0, maxRecords);
+    listed = await list(req, { ...opts, halves }, t0, maxRecords);
   } catch (err) {
     if (err instanceof WalkCancelled) throw err;
     return { fallback: err instanceof Error ? err.message : String(err) };
   }
   if (listed.capped) return { fallback: `more than ${maxRecords} records` };
-  if (!listed.killed && listed.parser.dropped === undefined) return { fallback: 'awk sent no trailer' };
+  if (!listed.killed && listed.dropped === undefined) return { fallback: 'awk sent no trailer' };
   const listing = collectListing(listed.items, maxRecords);
   const fs = opts.fs;
   const records = listing.records;
   for (const stub of listing.stubs) records.push(completed(fs, stub));
-  // The root as the JS walker gives it (one lstat): a file, a directory, or its error.
-  const root = fs.root();
   const mem = new MemorySource(root, records, { dirErrors: listing.dirErrors });
   const unsearchable = listing.unsearchable;
   const source: TreeSource = {
@@ -170,9 +200,9 @@ export async function loadFindWalk(req: WalkRequest, opts: FindWalkOptions): Pro
     },
     finish: (summary) =>
       finishFindSummary(summary, req, {
-        dropped: listed.parser.dropped,
+        dropped: listed.dropped,
         capped: false,
-        killed: listed.killed || listed.parser.incomplete(),
+        killed: listed.killed || listed.incomplete,
         records: records.length,
       }),
   };

@@ -75,6 +75,33 @@ export interface FindArgsOptions {
    * a walk lists each as an error row; the caller lists it itself.
    */
   unsearchable?: boolean;
+  /** One of two finds that list the tree between them, each stat'ing half of it (splitClause). */
+  half?: 0 | 1;
+}
+
+/** The depth at which two halves split the tree into subtrees. */
+export const SPLIT_DEPTH = 4;
+/** Base names whose last byte is one of these go to half 0, the others to half 1. */
+const HALF_0_NAMES = '*[02468acegikmoqsuwyACEGIKMOQSUWY_.-]';
+
+/**
+ * The words that make a find skip what the other half lists. Every entry at depth
+ * SPLIT_DEPTH or less belongs to one half by its base name, but directories above that
+ * depth, which both halves walk through and half 0 lists; a directory at that depth is
+ * entered only by its own half, so everything deeper is listed once. What is not this
+ * half's is not printed (nor stat'ed: -path, -name and -type d read no inode), and the
+ * directories of the other half at the split depth, or that cannot be read or searched,
+ * are pruned.
+ */
+function splitClause(path: string, half: 0 | 1): string[] {
+  const base = path === '/' ? '' : literalPattern(path);
+  const atSplit = `${base}${'/*'.repeat(SPLIT_DEPTH)}`;
+  const deeper = `${atSplit}/*`;
+  const above = ['(', '-type', 'd', '-not', '-path', atSplit, ')'];
+  const other =
+    half === 0 ? ['-not', ...above, '-not', '-name', HALF_0_NAMES] : ['(', ...above, '-o', '-name', HALF_0_NAMES, ')'];
+  const prune = ['(', '-type', 'd', '(', '-path', atSplit, '-o', '-not', '-readable', '-o', '-not', '-executable', ')'];
+  return ['-not', '-path', deeper, ...other, ...prune, '-prune', '-o', '-true', ')', '-o'];
 }
 
 /** Stands for the shell's unquoted `$p` (pseudoPredicates) among findArgs' words. */
@@ -122,6 +149,7 @@ export function findArgs(req: WalkRequest, opts: FindArgsOptions): string[] {
     '-maxdepth',
     String(Math.max(0, Math.floor(req.maxDepth))),
     ...(req.oneFileSystem ? ['-xdev'] : []),
+    ...(opts.half === undefined ? [] : splitClause(req.path, opts.half)),
     ...(opts.pseudo
       ? ['(', '-type', 'd', '(', '-false', PSEUDO_WORDS, ')', '-printf', prunedFormat(follow), '-prune', ')', '-o']
       : []),
