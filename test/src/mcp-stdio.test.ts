@@ -161,8 +161,13 @@ describe('fleetls serve over stdio, with an inventory', () => {
         });
         const r = page as CallToolResult;
         assert.equal(r.isError, undefined, text(r));
-        cursor = (r.structuredContent as { next_cursor?: string }).next_cursor;
-        const lines = text(r).split('\n');
+        const sc = r.structuredContent as { next_cursor?: string; hosts: { host: string }[] };
+        cursor = sc.next_cursor;
+        // Every page names the hosts a later page lists (pending), in one line of its own.
+        assert.equal(sc.hosts.at(-1)?.host, 'web-2');
+        const lines = text(r)
+          .split('\n')
+          .filter((l) => !/^\[PENDING\] web-2: continued on the next page/.test(l));
         if (cursor)
           assert.equal(
             lines.pop(),

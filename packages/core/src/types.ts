@@ -201,7 +201,17 @@ export function isVia(v: unknown): v is Via {
   return (VIAS as readonly unknown[]).includes(v);
 }
 
-export const HOST_STATUSES = ['ok', 'unreachable', 'timeout', 'auth', 'denied', 'not_found', 'error'] as const;
+/** `pending`: not on this page yet (a paged answer lists the host on a later page); not a failure. */
+export const HOST_STATUSES = [
+  'ok',
+  'unreachable',
+  'timeout',
+  'auth',
+  'denied',
+  'not_found',
+  'error',
+  'pending',
+] as const;
 export type HostStatusCode = (typeof HOST_STATUSES)[number];
 
 export interface HostStatus {

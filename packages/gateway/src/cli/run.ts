@@ -150,7 +150,7 @@ export async function runCli(io: CliIo): Promise<number> {
       }
       const statuses = result.hosts.map(hostStatusJson);
       for (const line of formatFailures(statuses, errStyle)) err(line);
-      if (statuses.some((r) => r.status !== 'ok')) exitCode = EXIT_FAILURE;
+      if (statuses.some((r) => r.status !== 'ok' && r.status !== 'pending')) exitCode = EXIT_FAILURE;
     } finally {
       await fleet.close();
     }

@@ -50,7 +50,9 @@ export function auditToolCall(
       selector: field(args, 'host'),
       path: field(args, 'path'),
       hostsOk: hosts.filter((h) => h.status === 'ok').map((h) => h.host),
-      hostsFailed: hosts.filter((h) => h.status !== 'ok').map((h) => ({ host: h.host, status: h.status })),
+      hostsFailed: hosts
+        .filter((h) => h.status !== 'ok' && h.status !== 'pending')
+        .map((h) => ({ host: h.host, status: h.status })),
       rows: result ? rowsOf(result) : 0,
       bytes,
       ms: Math.round(ms),

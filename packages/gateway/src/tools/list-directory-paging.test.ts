@@ -50,6 +50,8 @@ function fleet(): { fleet: FakeFleet; backends: Record<string, MemoryBackend> } 
 
 const ARGS = { host: 'web1,gone,web2,web3', path: '/r', depth: 3, max_items_per_dir: 4 };
 const CUT = /^\[WARNING\] answer cut at \d+ bytes after \d+ lines; to continue, call list_directory again/;
+/** The line naming the hosts a later page lists. */
+const PENDING = /^\[PENDING\] [\w, ]+: continued on the next page: call again with next_cursor$/;
 
 async function allPages(maxAnswerBytes: number): Promise<ListDirectoryAnswer[]> {
   const f = fleet().fleet;
@@ -83,25 +85,75 @@ test('list_directory pages: any budget reproduces the unpaged rows exactly once,
     assert.ok(lines.includes(want), `${want} in\n${whole.text}`);
   }
   assert.ok(lines.some((l) => l.startsWith('gone: [ERROR] unreachable')));
-  for (const budget of [900, 1100, 1500, 2500]) {
+  for (const budget of [1000, 1100, 1500, 2500]) {
     const pages = await allPages(budget);
     assert.ok(pages.length > 1, `${pages.length} pages at ${budget} bytes`);
     const entries = pages.flatMap((p) => p.entries);
     assert.deepEqual(entries, whole.structured.entries, `entries at ${budget} bytes`);
-    const text = pages.flatMap((p) => (p as unknown as { text: string }).text.split('\n').filter((l) => !CUT.test(l)));
+    const text = pages.flatMap((p) =>
+      (p as unknown as { text: string }).text.split('\n').filter((l) => !CUT.test(l) && !PENDING.test(l)),
+    );
     assert.deepEqual(text, lines, `text at ${budget} bytes`);
-    const hosts = pages.flatMap((p) => p.hosts.map((h) => h.host));
-    for (const h of ['web1', 'gone', 'web2', 'web3']) assert.ok(hosts.includes(h));
+    // Every host of the call has a status row on the first page: those a later page lists are pending.
+    assert.deepEqual(
+      pages[0].hosts.map((h) => h.host),
+      ['web1', 'gone', 'web2', 'web3'],
+    );
+    assert.equal(pages[0].hosts.at(-1)?.status, 'pending', `at ${budget} bytes`);
+    assert.match((pages[0] as unknown as { text: string }).text, /\n\[PENDING\] [\w, ]*web3: continued/);
+    // Each page names every host from the one it goes on with to the last: none missing.
+    const all = ['web1', 'gone', 'web2', 'web3'];
+    for (const p of pages) {
+      const names = p.hosts.map((h) => h.host);
+      assert.deepEqual(names, all.slice(all.indexOf(names[0])), `at ${budget} bytes`);
+    }
   }
+});
+
+/** A host whose walk stops at its entry limit after 3 rows (as one stops at its deadline). */
+class StopsEarly extends MemoryBackend {
+  override walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    return super.walk({ ...req, maxEntries: 3 }, signal);
+  }
+}
+
+test('list_directory pages: the hosts after one that stopped early are pending on its page, listed on the next', async () => {
+  const f = new FakeFleet({
+    early: new StopsEarly(tree('e')),
+    gone: new DeadBackend(),
+    web3: new MemoryBackend(tree('y')),
+  });
+  const first = await listDirectory(ctx(f), { ...ARGS, host: 'early,gone,web3' });
+  assert.deepEqual(
+    first.structured.hosts.map((h) => `${h.host}:${h.status}`),
+    ['early:ok', 'gone:pending', 'web3:pending'],
+  );
+  const lines = first.text.split('\n');
+  assert.ok(
+    lines.includes('[PENDING] gone, web3: continued on the next page: call again with next_cursor'),
+    first.text,
+  );
+  assert.match(lines.at(-1) ?? '', /^\[WARNING\] to continue, call list_directory again/);
+  // Following the cursors, early goes on 3 rows a page; then gone and web3 get their own statuses.
+  let cursor = first.structured.next_cursor;
+  const seen: string[] = [];
+  for (let n = 0; cursor && n < 50; n++) {
+    const page = await listDirectory(ctx(f), { ...ARGS, host: 'early,gone,web3', cursor });
+    assert.equal(page.structured.hosts.at(-1)?.host, 'web3', 'the last host has its status row on every page');
+    seen.push(...page.structured.hosts.map((h) => `${h.host}:${h.status}`));
+    cursor = page.structured.next_cursor;
+  }
+  assert.equal(cursor, undefined);
+  assert.deepEqual(seen.slice(-2), ['gone:unreachable', 'web3:ok']);
 });
 
 test('list_directory pages: a page resumes its first host after the last row shown, not from the start', async () => {
   const { fleet: f, backends } = fleet();
-  const first = await listDirectory(ctx(f, { maxAnswerBytes: 700 }), { ...ARGS, host: 'web1' });
+  const first = await listDirectory(ctx(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1' });
   const cursor = first.structured.next_cursor;
   assert.ok(cursor);
   const last = first.structured.entries.at(-1);
-  await listDirectory(ctx(f, { maxAnswerBytes: 700 }), { ...ARGS, host: 'web1', cursor });
+  await listDirectory(ctx(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1', cursor });
   const req = backends.web1.requests.at(-1);
   assert.equal(req?.after?.toString(), last?.path);
   assert.equal(req?.afterRow, last?.type === 'warning' ? 'warning' : last?.error ? 'error' : 'entry');
@@ -130,7 +182,7 @@ test('list_directory pages: one host keeps DesktopCommander lines on every page'
 
 test('list_directory pages: a cursor of another query, of list_files, or garbage is refused naming cursor', async () => {
   const f = fleet().fleet;
-  const r = await listDirectory(ctx(f, { maxAnswerBytes: 700 }), ARGS);
+  const r = await listDirectory(ctx(f, { maxAnswerBytes: 900 }), ARGS);
   const cursor = r.structured.next_cursor;
   assert.ok(cursor);
   const refused = (e: unknown) =>
@@ -139,12 +191,12 @@ test('list_directory pages: a cursor of another query, of list_files, or garbage
     /^cursor is not valid for this query: pass next_cursor unchanged, with host, path, depth and max_items_per_dir/.test(
       e.message,
     );
-  const o = { maxAnswerBytes: 700 };
+  const o = { maxAnswerBytes: 900 };
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, depth: 2, cursor }), refused);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, host: 'web1', cursor }), refused);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: 'garbage' }), refused);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: `${cursor}x` }), refused);
-  const files = await listFiles(ctx(f, { maxAnswerBytes: 700 }), { host: 'web1', path: '/r', max_depth: 3 });
+  const files = await listFiles(ctx(f, { maxAnswerBytes: 900 }), { host: 'web1', path: '/r', max_depth: 3 });
   const filesCursor = files.structured.next_cursor;
   assert.ok(filesCursor);
   await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: filesCursor }), refused);

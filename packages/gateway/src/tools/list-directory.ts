@@ -180,6 +180,15 @@ function pageStart(cursor: string, fingerprint: string, hostCount: number): Tree
   return pos;
 }
 
+/** Why a host has no rows on this page: a later page lists it. */
+const PENDING_MESSAGE = 'continued on the next page: call again with next_cursor';
+
+/** A host this page does not list (it comes after the cut, or after a host that stopped early). */
+function pending(s: HostStatus): HostStatus {
+  // No message per host: the status says it, and the text says it once for all of them.
+  return s.status === 'pending' ? s : { host: s.host, status: 'pending', via: s.via, elapsedMs: 0 };
+}
+
 /** A host that stopped at its entry or time limit after some rows goes on on the next page. */
 function stoppedEarly(section: TreeSection): boolean {
   return section.rows.length > 0 && section.losses.some((t) => t.reason === 'max_entries' || t.reason === 'deadline');
@@ -248,6 +257,8 @@ export const listDirectoryTool = defineTool({
       if (stoppedEarly(section)) break;
     }
     const listed = results.slice(0, sections.length);
+    // The hosts after one that stopped early are asked again by the next page; this one names them pending.
+    const later = results.slice(sections.length).map((r) => pending(r.status));
     const cursorAfter = (shown: number): string | undefined => {
       let before = 0;
       for (const [i, sec] of sections.entries()) {
@@ -265,7 +276,7 @@ export const listDirectoryTool = defineTool({
       multi: p.allHosts.length > 1,
       sections,
       notes: walkNotes(listed),
-      hosts: sections.map((sec) => sec.status),
+      hosts: [...sections.map((sec) => sec.status), ...later],
       cursorAfter,
     };
   },
@@ -317,6 +328,10 @@ export const listDirectoryTool = defineTool({
       }
       const notes = l.notes.filter((note) => listedHosts.has(note.host));
       for (const note of notes) text.push(noteLine(note, l.multi));
+      // Every host of the call has its status row on this page: those a later page lists are pending.
+      const hosts = l.hosts.map((h) => (listedHosts.has(h.host) ? h : pending(h)));
+      const later = hosts.filter((h) => h.status === 'pending').map((h) => h.host);
+      if (later.length > 0) text.push(`[PENDING] ${later.join(', ')}: ${PENDING_MESSAGE}`);
       const nextCursor = l.cursorAfter(shown);
       if (nextCursor) {
         const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
@@ -332,8 +347,7 @@ export const listDirectoryTool = defineTool({
         truncations,
         ...(nextCursor ? { next_cursor: nextCursor } : {}),
         ...(notes.length > 0 ? { notes } : {}),
-        // Hosts past the cut are asked again by the next page.
-        hosts: l.hosts.filter((h) => listedHosts.has(h.host)).map(hostStatusJson),
+        hosts: hosts.map(hostStatusJson),
       };
       return { structured, text: text.join('\n') };
     };

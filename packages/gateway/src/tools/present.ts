@@ -61,6 +61,7 @@ export function failureLine(s: HostStatus, path: string): string {
   const msg = s.message ?? s.status;
   if (s.status === 'not_found') return `[NOT_FOUND] ${path} — ${msg}`;
   if (s.status === 'denied') return `[DENIED] ${path} — ${msg}`;
+  if (s.status === 'pending') return `[PENDING] ${msg}`;
   return `[ERROR] ${s.status} — ${msg}`;
 }
 

@@ -1,7 +1,7 @@
 // The zod pieces every tool's arguments and answers are built from. The MCP server
 // registers each tool's shapes as inputSchema/outputSchema and every face parses with them,
 // so the CLI gets the same defaults, bounds and messages. Messages name the argument and its bounds.
-import { ENTRY_ERROR_CODES, invalidArgument, ORDER_BY, SORT_DIRECTIONS, VIAS } from '@fleetls/core';
+import { ENTRY_ERROR_CODES, HOST_STATUSES, invalidArgument, ORDER_BY, SORT_DIRECTIONS, VIAS } from '@fleetls/core';
 import { z } from 'zod';
 import { nearestName } from './nearest-name.js';
 
@@ -60,7 +60,7 @@ export const cursor = (maxLength: number, goesOnWith: string) =>
 
 export const hostStatusSchema = z.object({
   host: z.string(),
-  status: z.enum(['ok', 'unreachable', 'timeout', 'auth', 'denied', 'not_found', 'error']),
+  status: z.enum(HOST_STATUSES),
   via: z.enum(VIAS),
   elapsed_ms: z.number(),
   message: z.string().optional(),
