@@ -61,8 +61,8 @@ describe('load on one gateway', () => {
       args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
       stderr: 'pipe',
     });
-    // The gateway logs synchronously to stderr (an audit line per call): a pipe nobody reads
-    // fills after a few hundred calls and blocks the gateway for good. Read it, keep the tail.
+    // Keep the tail of the gateway's log to show on failure. (Unread, the pipe would fill and
+    // the gateway drop log lines, never block: log-never-blocks.test.ts.)
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-4000);

@@ -5,8 +5,14 @@ export * from './config.js';
 export { type AgentCredentials, loadCredentials, readToken, tokenInterceptor } from './credentials.js';
 export { createFsSource, duApparent, type FsSourceOptions, WalkCancelled } from './fs-source.js';
 export { createLocalBackend } from './local-backend.js';
-export { createLogger, type Logger, REDACT_PATHS } from './logger.js';
-export { type AgentMetrics, createAgentMetrics, metricsInterceptor, startMetricsServer } from './metrics.js';
+export { createLogger, droppedLogLines, type Logger, REDACT_PATHS } from './logger.js';
+export {
+  type AgentMetrics,
+  createAgentMetrics,
+  logLinesDroppedCounter,
+  metricsInterceptor,
+  startMetricsServer,
+} from './metrics.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 export { type AgentServer, createAgentServer } from './server.js';
 export { type AgentServiceHandle, addAgentService, prepareWalk } from './service.js';

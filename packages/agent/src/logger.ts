@@ -1,8 +1,15 @@
 // The one logger factory of every fleetls process (agent and gateway): JSON on stderr
-// (stdout belongs to the MCP stdio transport), synchronous so nothing is lost on exit,
-// secrets redacted at the root (a child with its own `redact` would replace these paths,
-// so children get bindings only). It lives in the agent package because the gateway
-// depends on the agent and not the other way round.
+// (stdout belongs to the MCP stdio transport), secrets redacted at the root (a child with its
+// own `redact` would replace these paths, so children get bindings only). It lives in the
+// agent package because the gateway depends on the agent and not the other way round.
+//
+// A process never waits on its log. An MCP client that starts `fleetls serve` with stderr on a
+// pipe it never reads fills that pipe after some 100 KB; a blocking write would then freeze
+// the gateway for good. So lines go out with non-blocking writes: what the pipe cannot take
+// waits in a bounded buffer (retried as the reader comes back), what does not fit is dropped
+// and counted (droppedLogLines(), a metric), and the next line that gets through is followed
+// by one saying how many were lost. At exit what is still buffered is written synchronously,
+// for a bounded time: an orderly shutdown in front of a reader loses nothing.
 import { type Logger, pino } from 'pino';
 
 export type { Logger } from 'pino';
@@ -22,8 +29,96 @@ export const REDACT_PATHS = [
   '*.password',
 ];
 
+/** Bytes a destination holds while its reader does not read; lines past it are dropped. */
+export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+/** Buffered lines are offered again to a full pipe after this, doubling to MAX_RETRY_MS while it takes nothing. */
+const RETRY_MS = 10;
+const MAX_RETRY_MS = 1000;
+/** How long the exit flush waits for a full pipe to take the buffered lines. */
+const EXIT_FLUSH_MS = 1000;
+
+interface Destination {
+  stream: ReturnType<typeof pino.destination>;
+  /** The first logger on this fd: it reports the drops. */
+  reporter?: Logger;
+  unreported: number;
+}
+
+/** One destination per file descriptor: two loggers of a process share its buffer and order. */
+const destinations = new Map<number, Destination>();
+let dropped = 0;
+/** Set at exit: only then may a write wait (sleep and retry) for a full pipe, and only until this. */
+let exitDeadline: number | undefined;
+
+/** Log lines this process dropped because its log's reader did not take them. */
+export function droppedLogLines(): number {
+  return dropped;
+}
+
+function flushAtExit(): void {
+  exitDeadline = Date.now() + EXIT_FLUSH_MS;
+  // write('') sends what is buffered, waiting on a full pipe until exitDeadline; any other
+  // failure ends it at once. (sonic-boom's flushSync would retry a closed fd forever.)
+  for (const d of destinations.values()) {
+    try {
+      d.stream.write('');
+    } catch {
+      // Nobody is left to tell.
+    }
+  }
+}
+
+function destination(fd: number): Destination {
+  const known = destinations.get(fd);
+  if (known) return known;
+  // Node opens a pipe or socket stderr in non-blocking mode when process.stderr is first
+  // used; a process that never used it would still block on a full pipe.
+  if (fd === 2) process.stderr.writable;
+  // pino's sonic-boom; it also stops writing for good when the reader is gone (EPIPE).
+  const stream = pino.destination({
+    dest: fd,
+    sync: true,
+    maxLength: LOG_BUFFER_BYTES,
+    // A full pipe (EAGAIN) is not waited for: the write fails, its bytes stay buffered.
+    retryEAGAIN: () => exitDeadline !== undefined && Date.now() < exitDeadline,
+  });
+  const d: Destination = { stream, unreported: 0 };
+  let retry: NodeJS.Timeout | undefined;
+  let retryMs = RETRY_MS;
+  let report: NodeJS.Immediate | undefined;
+  // An error never reaches the logging call: a full pipe is offered the buffer again shortly
+  // (write('') sends what is buffered), any other failure at the next line.
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if ((err.code !== 'EAGAIN' && err.code !== 'EBUSY') || retry !== undefined) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      stream.write('');
+    }, retryMs).unref();
+    retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+  });
+  stream.on('drop', () => {
+    dropped++;
+    d.unreported++;
+  });
+  stream.on('write', () => {
+    retryMs = RETRY_MS;
+    if (d.unreported === 0 || report !== undefined || !d.reporter) return;
+    report = setImmediate(() => {
+      report = undefined;
+      const n = d.unreported;
+      d.unreported = 0;
+      // If this line is dropped too, it counts itself and the next report includes it.
+      d.reporter?.warn({ dropped: n }, `${n} log lines dropped: the log's reader did not keep up`);
+    });
+  });
+  if (destinations.size === 0) process.once('exit', flushAtExit);
+  destinations.set(fd, d);
+  return d;
+}
+
 export function createLogger(opts: { level?: string; name: string; fd?: number }): Logger {
-  return pino(
+  const d = destination(opts.fd ?? 2);
+  const logger = pino(
     {
       name: opts.name,
       level: opts.level ?? 'info',
@@ -32,6 +127,8 @@ export function createLogger(opts: { level?: string; name: string; fd?: number }
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     },
-    pino.destination({ fd: opts.fd ?? 2, sync: true }),
+    d.stream,
   );
+  d.reporter ??= logger;
+  return logger;
 }

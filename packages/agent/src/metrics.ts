@@ -5,9 +5,28 @@ import { createServer, type Server } from 'node:http';
 import type { CallObservation, Observer, WalkObservation } from '@fleetls/core';
 import * as grpc from '@grpc/grpc-js';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { droppedLogLines } from './logger.js';
 
 /** Seconds, from a millisecond walk to a minute-long one. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * Log lines this process dropped because its log's reader did not take them (logger.ts),
+ * read at each scrape. The gateway registers it under its own name too.
+ */
+export function logLinesDroppedCounter(name: string, registers: Registry[]): Counter {
+  let counted = 0;
+  return new Counter({
+    name,
+    help: "Log lines dropped because the log's reader (stderr) did not keep up.",
+    registers,
+    collect() {
+      const n = droppedLogLines();
+      this.inc(n - counted);
+      counted = n;
+    },
+  });
+}
 
 export interface AgentMetrics {
   readonly registry: Registry;
@@ -49,6 +68,7 @@ export function createAgentMetrics(): AgentMetrics {
     labelNames: ['method', 'code'],
     registers,
   });
+  logLinesDroppedCounter('fleetls_agent_log_lines_dropped_total', registers);
   const rpcSeconds = new Histogram({
     name: 'fleetls_agent_rpc_duration_seconds',
     help: 'Wall time of a gRPC call, by method.',

@@ -1,2 +1,2 @@
 // The gateway logs through the one fleetls logger configuration (agent/src/logger.ts).
-export { createLogger, type Logger, REDACT_PATHS } from '@fleetls/agent';
+export { createLogger, droppedLogLines, type Logger, REDACT_PATHS } from '@fleetls/agent';

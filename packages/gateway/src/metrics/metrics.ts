@@ -2,6 +2,8 @@
 // fleet's backends (walks), the fan-out (host outcomes), SSH connections, tool calls and
 // RPCs. Labels are closed sets (transports, statuses, reasons, codes, tool and method
 // names), never paths, hosts or selectors.
+
+import { logLinesDroppedCounter } from '@fleetls/agent';
 import type { CallObservation, HostStatus, Observer, WalkObservation } from '@fleetls/core';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -83,6 +85,7 @@ export function createGatewayMetrics(): GatewayMetrics {
     labelNames: ['method', 'code'],
     registers,
   });
+  logLinesDroppedCounter('fleetls_gateway_log_lines_dropped_total', registers);
   const rpcSeconds = new Histogram({
     name: 'fleetls_gateway_rpc_duration_seconds',
     help: 'Wall time of a Fleet API call, by method.',
