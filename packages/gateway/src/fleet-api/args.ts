@@ -2,7 +2,8 @@
 // argument (fleet-api.test.ts holds the contract to the registry), so the mapping is
 // generic: a field left at its zero value is left out, and the tool applies its default,
 // bounds and messages exactly as for an MCP call. A proto3 `optional` field (one whose zero
-// is an argument unlike the default, e.g. one_file_system=false) is taken whenever it is set.
+// is an argument unlike the default, e.g. one_file_system=false, or out of its bounds, e.g.
+// depth=0) is taken whenever it is set, so the tool sees the 0 and refuses or applies it.
 import type { z } from 'zod';
 
 /** `max_items_per_dir` → `maxItemsPerDir`, as the contract's loader options name fields. */

@@ -110,6 +110,32 @@ describe('Fleet API: diff_directory, disk_usage and filters', () => {
     assert.deepEqual(await walked({ oneFileSystem: true }), [true]);
   });
 
+  it('a number set to 0 where its minimum is 1 is refused with the tool message; unset is the default', async () => {
+    const zeros: [string, object, string][] = [
+      ['ListDirectory', { depth: 0 }, 'depth'],
+      ['ListDirectory', { maxItemsPerDir: 0 }, 'max_items_per_dir'],
+      ['ListFiles', { topN: 0 }, 'top_n'],
+      ['ListFiles', { limit: 0 }, 'limit'],
+      ['ListDirectories', { topN: 0 }, 'top_n'],
+      ['DiffDirectory', { depth: 0 }, 'depth'],
+      ['DiffDirectory', { maxItemsPerDir: 0 }, 'max_items_per_dir'],
+      ['DiskUsage', { depth: 0 }, 'depth'],
+      ['DiskUsage', { topN: 0 }, 'top_n'],
+    ];
+    for (const [method, zero, arg] of zeros) {
+      await assert.rejects(call(method, { host: 'a', path: '/srv', ...zero }), (e: grpc.ServiceError) => {
+        assert.equal(e.code, grpc.status.INVALID_ARGUMENT, `${method} ${arg}`);
+        assert.ok(e.details.startsWith(arg), `${method} ${arg}: ${e.details}`);
+        return true;
+      });
+      await call(method, { host: 'a', path: '/srv' });
+    }
+    // 0 where it is in bounds is an argument like any other: list_files max_depth 0 lists path's own entries.
+    type Res = { entries: { entry: { path: Buffer } }[] };
+    const own = await call<Res>('ListFiles', { host: 'a', path: '/srv', maxDepth: 0, type: 'any' });
+    assert.deepEqual(own.entries.map((e) => e.entry.path.toString()).sort(), ['a.conf', 'big']);
+  });
+
   it('ListFiles: the find-like filters as the tool takes them', async () => {
     type Res = { entries: { host: string; entry: { path: Buffer } }[] };
     const res = await call<Res>('ListFiles', { host: 'a', path: '/srv', maxDepth: 2, minSize: '1K' });

@@ -99,6 +99,20 @@ describe('Fleet API: Walk', () => {
     );
   });
 
+  it('refuses max_depth or max_items_per_dir set to 0 (their minimum is 1); unset is the default', async () => {
+    for (const [zero, arg] of [
+      [{ maxDepth: 0 }, 'max_depth'],
+      [{ maxItemsPerDir: 0 }, 'max_items_per_dir'],
+    ] as const) {
+      await assert.rejects(walk({ host: 'alpha', path: '/srv', ...zero }), (e: grpc.ServiceError) => {
+        assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
+        assert.ok(e.details.startsWith(arg), e.details);
+        return true;
+      });
+    }
+    assert.ok((await walk({ host: 'alpha', path: '/srv' })).at(-1)?.summary);
+  });
+
   it('writes one audit line per Walk, as runTool does for every tool call', async () => {
     lines.length = 0;
     await walk({ host: 'alpha,beta', path: '/srv', maxDepth: 1 });

@@ -8,13 +8,17 @@ export interface DiffDirectoryRequest {
   'compare'?: (string)[];
   'maxItemsPerDir'?: (number);
   'cursor'?: (string);
+  '_depth'?: "depth";
+  '_maxItemsPerDir'?: "maxItemsPerDir";
 }
 
 export interface DiffDirectoryRequest__Output {
   'host': (string);
   'path': (string);
-  'depth': (number);
+  'depth'?: (number);
   'compare': (string)[];
-  'maxItemsPerDir': (number);
+  'maxItemsPerDir'?: (number);
   'cursor': (string);
+  '_depth'?: "depth";
+  '_maxItemsPerDir'?: "maxItemsPerDir";
 }

@@ -8,15 +8,19 @@ export interface DiskUsageRequest {
   'topN'?: (number);
   'oneFileSystem'?: (boolean);
   'cursor'?: (string);
+  '_depth'?: "depth";
+  '_topN'?: "topN";
   '_oneFileSystem'?: "oneFileSystem";
 }
 
 export interface DiskUsageRequest__Output {
   'host': (string);
   'path': (string);
-  'depth': (number);
-  'topN': (number);
+  'depth'?: (number);
+  'topN'?: (number);
   'oneFileSystem'?: (boolean);
   'cursor': (string);
+  '_depth'?: "depth";
+  '_topN'?: "topN";
   '_oneFileSystem'?: "oneFileSystem";
 }

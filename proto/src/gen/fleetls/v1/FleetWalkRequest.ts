@@ -7,12 +7,16 @@ export interface FleetWalkRequest {
   'maxDepth'?: (number);
   'maxItemsPerDir'?: (number);
   'dirSizes'?: (boolean);
+  '_maxDepth'?: "maxDepth";
+  '_maxItemsPerDir'?: "maxItemsPerDir";
 }
 
 export interface FleetWalkRequest__Output {
   'host': (string);
   'path': (string);
-  'maxDepth': (number);
-  'maxItemsPerDir': (number);
+  'maxDepth'?: (number);
+  'maxItemsPerDir'?: (number);
   'dirSizes': (boolean);
+  '_maxDepth'?: "maxDepth";
+  '_maxItemsPerDir'?: "maxItemsPerDir";
 }

@@ -7,6 +7,7 @@ export interface ListDirectoriesRequest {
   'orderBy'?: (string);
   'sort'?: (string);
   'topN'?: (number);
+  '_topN'?: "topN";
 }
 
 export interface ListDirectoriesRequest__Output {
@@ -14,5 +15,6 @@ export interface ListDirectoriesRequest__Output {
   'path': (string);
   'orderBy': (string);
   'sort': (string);
-  'topN': (number);
+  'topN'?: (number);
+  '_topN'?: "topN";
 }

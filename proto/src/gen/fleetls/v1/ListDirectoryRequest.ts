@@ -7,12 +7,16 @@ export interface ListDirectoryRequest {
   'depth'?: (number);
   'maxItemsPerDir'?: (number);
   'cursor'?: (string);
+  '_depth'?: "depth";
+  '_maxItemsPerDir'?: "maxItemsPerDir";
 }
 
 export interface ListDirectoryRequest__Output {
   'host': (string);
   'path': (string);
-  'depth': (number);
-  'maxItemsPerDir': (number);
+  'depth'?: (number);
+  'maxItemsPerDir'?: (number);
   'cursor': (string);
+  '_depth'?: "depth";
+  '_maxItemsPerDir'?: "maxItemsPerDir";
 }

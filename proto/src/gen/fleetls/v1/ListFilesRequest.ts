@@ -21,6 +21,8 @@ export interface ListFilesRequest {
   'group'?: (string);
   'perm'?: (string);
   'name'?: (string);
+  '_topN'?: "topN";
+  '_limit'?: "limit";
 }
 
 export interface ListFilesRequest__Output {
@@ -28,12 +30,12 @@ export interface ListFilesRequest__Output {
   'path': (string);
   'orderBy': (string);
   'sort': (string);
-  'topN': (number);
+  'topN'?: (number);
   'maxDepth': (number);
   'pattern': (string);
   'type': (string);
   'startIndex': (number);
-  'limit': (number);
+  'limit'?: (number);
   'cursor': (string);
   'minSize': (string);
   'maxSize': (string);
@@ -43,4 +45,6 @@ export interface ListFilesRequest__Output {
   'group': (string);
   'perm': (string);
   'name': (string);
+  '_topN'?: "topN";
+  '_limit'?: "limit";
 }
