@@ -271,6 +271,15 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
           return true;
         },
       );
+      // depth is proto3 optional: a typed client's explicit 0 is sent and refused, not read as the default.
+      await assert.rejects(
+        client.listDirectory({ host: 'agent-1', path: tree, depth: 0 }, { headers }),
+        (e: Error & { code: number; rawMessage: string }) => {
+          assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
+          assert.equal(e.rawMessage, 'depth must be an integer from 1 to 10');
+          return true;
+        },
+      );
       await assert.rejects(client.listHosts({}, {}), (e: Error & { code: number }) => {
         assert.equal(e.code, grpc.status.UNAUTHENTICATED);
         return true;

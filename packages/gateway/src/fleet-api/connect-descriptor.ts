@@ -3,8 +3,13 @@
 // protobufjs writes type names relative to their scope ("Truncation"); protobuf-es wants
 // them fully qualified (".fleetls.v1.Truncation"), so they are resolved here as protoc would;
 // and json_name, which protobufjs leaves empty, gets protoc's lowerCamelCase.
-import { create, createFileRegistry, type DescService, fromBinary } from '@bufbuild/protobuf';
-import { type DescriptorProto, FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
+import { create, createFileRegistry, type DescService, fromBinary, isFieldSet } from '@bufbuild/protobuf';
+import {
+  type DescriptorProto,
+  FieldDescriptorProtoSchema,
+  FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
+} from '@bufbuild/protobuf/wkt';
 import { FLEET_SERVICE_NAME, loadFleetContract } from '@fleetls/proto';
 
 type ProtoLoaderMethod = { requestType: { fileDescriptorProtos: Buffer[] } };
@@ -37,6 +42,15 @@ function qualify(file: ReturnType<typeof fromBinary<typeof FileDescriptorProtoSc
         if (f.typeName) f.typeName = resolve(f.typeName, name);
         // protobufjs leaves json_name empty, which protobuf-es would take as the JSON name.
         if (!f.jsonName) f.jsonName = f.name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+        // protobufjs leaves proto3_optional unset, so protobuf-es would take a proto3 `optional`
+        // field's synthetic oneof ("_depth") for a real one, and a typed client's { depth: 0 }
+        // would be dropped: a oneof of one field named after it is what protoc marks so.
+        if (isFieldSet(f, FieldDescriptorProtoSchema.field.oneofIndex)) {
+          const members = m.field.filter(
+            (g) => isFieldSet(g, FieldDescriptorProtoSchema.field.oneofIndex) && g.oneofIndex === f.oneofIndex,
+          );
+          if (members.length === 1 && m.oneofDecl[f.oneofIndex]?.name === `_${f.name}`) f.proto3Optional = true;
+        }
       }
       fix(m.nestedType, name);
     }
