@@ -15,8 +15,10 @@ function synopsis(readme: string): Map<string, string> {
   let current: string | undefined;
   for (const line of block.split('\n')) {
     const head = /^fleetls (\S+)/.exec(line);
-    if (head) out.set((current = head[1]), line);
-    else if (current && /^\s/.test(line)) out.set(current, `${out.get(current)} ${line}`);
+    if (head) {
+      current = head[1];
+      out.set(current, line);
+    } else if (current && /^\s/.test(line)) out.set(current, `${out.get(current)} ${line}`);
     else current = undefined;
   }
   return out;
