@@ -1,64 +1,12 @@
 // Direct protobuf encoding of WalkResponse batches, the agent's hot path: the walk worker
 // encodes rows straight to bytes, which the service writes through an identity serializer.
 // protobufjs' fromObject+encode costs tens of microseconds per entry (a Long per 64-bit
-// field); this writer costs about one. Field numbers come from the loaded descriptor, which
-// must also agree on every field's type and hold no field this encoder does not write;
-// fast-encoder.test.ts checks the bytes against protobufjs' encoding of rowToWire.
+// field); this writer costs about one. Field numbers come from wire-fields.ts (checked
+// against the descriptor); fast-encoder.test.ts checks the bytes against protobufjs'
+// encoding of rowToWire.
 import type { Entry, Row, Truncation, WalkSummary } from '@fleetls/core';
-import { messageFields } from './contract.js';
 import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from './enums.js';
-
-/** The numbers of a message's fields, after checking the descriptor has exactly these fields with these types. */
-function fieldNumbers<K extends string>(message: string, types: Record<K, string>): Record<K, number> {
-  const fields = messageFields(message);
-  const out = {} as Record<K, number>;
-  for (const [name, type] of Object.entries(types) as [K, string][]) {
-    const f = fields.get(name);
-    if (!f || f.type !== type)
-      throw new Error(`fast-encoder: ${message}.${name} is ${f?.type ?? 'missing'}, not ${type}`);
-    out[name] = f.number;
-  }
-  for (const name of fields.keys()) {
-    if (!(name in types)) throw new Error(`fast-encoder: ${message}.${name} is not encoded`);
-  }
-  return out;
-}
-
-const RESPONSE = fieldNumbers('fleetls.v1.WalkResponse', { rows: 'TYPE_MESSAGE', summary: 'TYPE_MESSAGE' });
-const ROW = fieldNumbers('fleetls.v1.Row', { entry: 'TYPE_MESSAGE', truncation: 'TYPE_MESSAGE' });
-const ENTRY = fieldNumbers('fleetls.v1.Entry', {
-  path: 'TYPE_BYTES',
-  type: 'TYPE_ENUM',
-  size: 'TYPE_UINT64',
-  mtimeSec: 'TYPE_INT64',
-  mtimeNsec: 'TYPE_UINT32',
-  utcOffsetMin: 'TYPE_SINT32',
-  mode: 'TYPE_UINT32',
-  uid: 'TYPE_UINT32',
-  gid: 'TYPE_UINT32',
-  inode: 'TYPE_UINT64',
-  nlink: 'TYPE_UINT64',
-  depth: 'TYPE_UINT32',
-  linkTarget: 'TYPE_BYTES',
-  error: 'TYPE_MESSAGE',
-  sizePartial: 'TYPE_BOOL',
-});
-const ENTRY_ERROR = fieldNumbers('fleetls.v1.EntryError', { code: 'TYPE_ENUM', detail: 'TYPE_STRING' });
-const TRUNCATION = fieldNumbers('fleetls.v1.Truncation', {
-  dir: 'TYPE_BYTES',
-  shown: 'TYPE_UINT64',
-  total: 'TYPE_UINT64',
-  reason: 'TYPE_ENUM',
-});
-const SUMMARY = fieldNumbers('fleetls.v1.Summary', {
-  entriesSent: 'TYPE_UINT64',
-  entriesSeen: 'TYPE_UINT64',
-  entriesMatched: 'TYPE_UINT64',
-  truncations: 'TYPE_MESSAGE',
-  elapsedMs: 'TYPE_UINT64',
-  depthLimitedDirs: 'TYPE_UINT64',
-  applied: 'TYPE_STRING',
-});
+import { ENTRY, ENTRY_ERROR, RESPONSE, ROW, SUMMARY, TRUNCATION } from './wire-fields.js';
 
 const TWO_64 = 2n ** 64n;
 

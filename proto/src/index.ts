@@ -62,6 +62,7 @@ export {
   SHAPE,
   TRUNCATION_REASON,
 } from './enums.js';
+export { decodeWalkResponse } from './fast-decoder.js';
 export { encodeWalkResponse, ProtoWriter, WalkResponseEncoder } from './fast-encoder.js';
 export type { ProtoGrpcType } from './gen/agent.js';
 export type { AgentClient, AgentHandlers } from './gen/fleetls/v1/Agent.js';

@@ -1,8 +1,9 @@
-// The gateway's client of one fleetls-agent: one gRPC channel per agent, kept and reused
-// by every call; the agent's certificate checked against the inventory's CA; the bearer
-// token sent as call credentials. gRPC statuses become FleetError codes here, once.
+// The gateway's client of one fleetls-agent: one HTTP/2 session per agent (agent-channel.ts),
+// kept and reused by Walk, Stat and health; the agent's certificate checked against the
+// inventory's CA; the bearer token sent as `authorization` on every call. gRPC statuses
+// become FleetError codes here, once.
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http2';
 import {
   type FilterFeature,
   FleetError,
@@ -15,21 +16,19 @@ import {
 } from '@fleetls/core';
 import {
   AGENT_FEATURES_METADATA,
-  type AgentClient,
   codeFromStatus,
+  decodeWalkResponse,
   loadContract,
   requestToWire,
-  rowFromWire,
   SERVICE_NAME,
   statFromWire,
-  summaryFromWire,
   type WireStatResponseOut,
-  type WireWalkResponseOut,
 } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import health from 'grpc-health-check';
 import type { Logger } from 'pino';
-import { type AgentTlsMaterial, checkIdentity, diagnoseTls, tlsIdentity } from './agent-tls.js';
+import { createAgentChannel } from './agent-channel.js';
+import { type AgentTlsMaterial, diagnoseTls } from './agent-tls.js';
 
 export type AgentTlsFiles = { ca: string; cert?: string; key?: string; serverName?: string };
 
@@ -38,7 +37,7 @@ export interface AgentBackendOptions {
   tls: AgentTlsFiles | 'insecure';
   /** File holding the bearer token sent in `authorization` on every call. */
   tokenFile?: string;
-  /** Waiting for the channel to connect, at most. */
+  /** Waiting for the agent to answer a new connection, at most. */
   connectTimeoutMs: number;
   /** gRPC deadline of a Stat or a probe; a walk's is its own budget plus a grace. Default 20 s. */
   callTimeoutMs?: number;
@@ -122,113 +121,26 @@ function tlsMaterial(tls: AgentTlsFiles): AgentTlsMaterial {
   };
 }
 
-function channelCredentials(
-  address: string,
-  tls: AgentTlsMaterial | undefined,
-  token: string | undefined,
-): grpc.ChannelCredentials {
-  if (!tls) return grpc.credentials.createInsecure();
-  const ssl = grpc.credentials.createSsl(tls.ca, tls.key ?? null, tls.cert ?? null, {
-    checkServerIdentity: checkIdentity(tlsIdentity(address, tls).name),
-  });
-  if (token === undefined) return ssl;
-  const bearer = `Bearer ${token}`;
-  return grpc.credentials.combineChannelCredentials(
-    ssl,
-    grpc.credentials.createFromMetadataGenerator((_params, cb) => {
-      const md = new grpc.Metadata();
-      md.set('authorization', bearer);
-      cb(null, md);
-    }),
-  );
-}
-
-/** The backend of one agent at `address` ("host:port"); the channel connects on first use. */
+/** The backend of one agent at `address` ("host:port" or "unix:PATH"); the session connects on first use. */
 export function createAgentBackend(address: string, opts: AgentBackendOptions): HostBackend {
-  const { proto } = loadContract();
+  const { packageDefinition } = loadContract();
+  const methods = packageDefinition[SERVICE_NAME] as unknown as Record<'Walk' | 'Stat', MethodCodec>;
+  const healthCheck = health.service.Check as unknown as MethodCodec;
   const log = opts.logger.child({ agent: address });
   const token = readToken(opts.tokenFile);
   const material = opts.tls === 'insecure' ? undefined : tlsMaterial(opts.tls);
-  const creds = channelCredentials(address, material, token);
-  // Insecure channels cannot carry call credentials, so there the token goes in each call's metadata.
-  const plaintextToken = opts.tls === 'insecure' ? token : undefined;
-  const channelOptions: grpc.ChannelOptions = {
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.keepalive_timeout_ms': 10_000,
-    'grpc.initial_reconnect_backoff_ms': 500,
-    'grpc.max_reconnect_backoff_ms': 5000,
-    'grpc.max_receive_message_length': 16 << 20,
-    // Our own channel, not grpc-js's global pool: close() then really closes its connection.
-    'grpc.use_local_subchannel_pool': 1,
-  };
-  // The SNI sent; the certificate is checked against the name itself (checkIdentity).
-  if (material) channelOptions['grpc.ssl_target_name_override'] = tlsIdentity(address, material).sni;
-  const client = new proto.fleetls.v1.Agent(address, creds, channelOptions) as AgentClient;
-  const HealthClient = grpc.makeGenericClientConstructor(health.service, 'Health');
-  const healthClient = new HealthClient(address, creds, { channelOverride: grpc.getClientChannel(client) });
+  const channel = createAgentChannel({
+    address,
+    tls: material,
+    authorization: token === undefined ? undefined : `Bearer ${token}`,
+    connectTimeoutMs: opts.connectTimeoutMs,
+  });
   const callTimeoutMs = opts.callTimeoutMs ?? 20_000;
   let closed = false;
 
-  const metadata = (): grpc.Metadata => {
-    const md = new grpc.Metadata();
-    if (plaintextToken) md.set('authorization', `Bearer ${plaintextToken}`);
-    return md;
-  };
-
   /**
-   * Resolves once the channel is READY or has failed (a refused port fails fast: the
-   * fail-fast call that follows then carries the connect error), and rejects with
-   * `unavailable` when nothing happened within connectTimeoutMs.
-   */
-  const connected = (signal: AbortSignal): Promise<void> => {
-    if (closed) return Promise.reject(new FleetError('unavailable', `agent ${address}: client closed`));
-    const channel = client.getChannel();
-    const deadline = Date.now() + opts.connectTimeoutMs;
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(fleetErrorFromGrpc(undefined, address, signal));
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      const settle = (fn: () => void) => {
-        signal.removeEventListener('abort', onAbort);
-        fn();
-      };
-      const check = (state: grpc.connectivityState) => {
-        if (state === grpc.connectivityState.READY || state === grpc.connectivityState.TRANSIENT_FAILURE) {
-          return settle(resolve);
-        }
-        if (state === grpc.connectivityState.SHUTDOWN) {
-          return settle(() => reject(new FleetError('unavailable', `agent ${address}: client closed`)));
-        }
-        channel.watchConnectivityState(state, deadline, (err?: Error) => {
-          if (signal.aborted) return;
-          if (err) {
-            // A port that takes the connection and then says nothing is a stalled agent
-            // (timeout), not a host that cannot be reached.
-            void acceptsTcp(address, Math.min(1000, opts.connectTimeoutMs)).then((accepts) =>
-              settle(() =>
-                reject(
-                  accepts
-                    ? new FleetError(
-                        'deadline_exceeded',
-                        `agent ${address}: accepts connections but did not answer within ${opts.connectTimeoutMs} ms`,
-                      )
-                    : new FleetError(
-                        'unavailable',
-                        `agent ${address}: no connection within ${opts.connectTimeoutMs} ms`,
-                      ),
-                ),
-              ),
-            );
-          } else check(channel.getConnectivityState(false));
-        });
-      };
-      check(channel.getConnectivityState(true));
-    });
-  };
-
-  /**
-   * A failed call → FleetError; a TLS channel that could not connect is asked why
-   * (diagnoseTls), so that a trust fault is `auth` with its certificate, not `unreachable`.
+   * A failed call → FleetError; a TLS connection that failed is asked why (diagnoseTls), so
+   * that a trust fault is `auth` with its certificate, not `unreachable`.
    */
   const failure = async (err: unknown, signal: AbortSignal): Promise<FleetError> => {
     const fe = fleetErrorFromGrpc(err, address, signal);
@@ -239,40 +151,35 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
   };
 
   async function* walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
-    await connected(signal);
-    const deadline = Date.now() + req.deadlineMs + WALK_GRACE_MS;
-    const call = client.Walk(requestToWire(req), metadata(), { deadline });
-    const onAbort = () => call.cancel();
-    signal.addEventListener('abort', onAbort, { once: true });
     const requested = filterFeatures(req.filter);
     let version: string | undefined;
     let advertised: string[] = [];
-    // Response headers come before the first message: an agent is checked before any row is used.
-    call.on('metadata', (md: grpc.Metadata) => {
-      const v = md.get(AGENT_VERSION_METADATA)[0];
-      if (v !== undefined) version = String(v);
-      advertised = String(md.get(AGENT_FEATURES_METADATA)[0] ?? '')
-        .split(',')
-        .filter((f) => f !== '');
-    });
     let checked = requested.length === 0;
     let summary: WalkSummary | undefined;
+    const messages = channel.serverStream(methods.Walk.path, methods.Walk.requestSerialize(requestToWire(req)), {
+      deadline: Date.now() + req.deadlineMs + WALK_GRACE_MS,
+      signal,
+      // Response headers come before the first message: an agent is checked before any row is used.
+      onHeaders: (h) => {
+        version = headerValue(h, AGENT_VERSION_METADATA) ?? version;
+        advertised = listValue(headerValue(h, AGENT_FEATURES_METADATA));
+      },
+    });
     try {
-      for await (const msg of call as AsyncIterable<WireWalkResponseOut>) {
+      for await (const bytes of messages) {
         if (!checked) {
           refuseMissing(address, requested, advertised, version, 'not in its features');
           checked = true;
         }
-        const rows = msg.rows.map(rowFromWire);
-        if (msg.summary) summary = summaryFromWire(msg.summary);
-        if (rows.length > 0) yield rows;
+        const msg = decodeWalkResponse(bytes);
+        if (msg.summary) summary = msg.summary;
+        if (msg.rows.length > 0) yield msg.rows;
       }
     } catch (err) {
       throw await failure(err, signal);
     } finally {
-      signal.removeEventListener('abort', onAbort);
-      // The consumer stopped early (return()/throw()): stop the agent's walk too.
-      call.cancel();
+      // The consumer stopped early (return()/throw()): the stream's own finally cancels the call.
+      await messages.return();
     }
     if (signal.aborted) throw fleetErrorFromGrpc(undefined, address, signal);
     if (!summary) throw new FleetError('internal', `agent ${address}: walk ended without a summary`);
@@ -280,36 +187,27 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     return summary;
   }
 
-  function unary<Res>(
-    start: (
-      md: grpc.Metadata,
-      options: grpc.CallOptions,
-      cb: (err: grpc.ServiceError | null, res?: Res) => void,
-    ) => grpc.ClientUnaryCall,
+  async function unary<Res>(
+    method: MethodCodec,
+    request: unknown,
     signal: AbortSignal,
-    onMetadata?: (md: grpc.Metadata) => void,
+    onMetadata?: (h: IncomingHttpHeaders) => void,
   ): Promise<Res> {
-    return new Promise<Res>((resolve, reject) => {
-      const call = start(metadata(), { deadline: Date.now() + callTimeoutMs }, (err, res) => {
-        signal.removeEventListener('abort', onAbort);
-        if (err || res === undefined) failure(err, signal).then(reject);
-        else resolve(res);
+    try {
+      const bytes = await channel.unary(method.path, method.requestSerialize(request), {
+        deadline: Date.now() + callTimeoutMs,
+        signal,
+        onHeaders: onMetadata,
+        onTrailers: onMetadata,
       });
-      const onAbort = () => call.cancel();
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (onMetadata) {
-        call.on('metadata', onMetadata);
-        call.on('status', (s: grpc.StatusObject) => onMetadata(s.metadata));
-      }
-    });
+      return method.responseDeserialize(bytes) as Res;
+    } catch (err) {
+      throw await failure(err, signal);
+    }
   }
 
   async function stat(path: string, followSymlinks: boolean, signal: AbortSignal): Promise<StatInfo> {
-    await connected(signal);
-    const res = await unary<WireStatResponseOut>(
-      (md, o, cb) => client.Stat({ path, followSymlinks }, md, o, cb),
-      signal,
-    );
+    const res = await unary<WireStatResponseOut>(methods.Stat, { path, followSymlinks }, signal);
     const { agentVersion: _v, ...info } = statFromWire(res);
     return info;
   }
@@ -322,28 +220,21 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
    * `fleetls-agent-version` response metadata when it sends one, else 'unknown'.
    */
   async function probe(signal: AbortSignal): Promise<{ version: string; features: string[] }> {
-    await connected(signal);
-    const check = await unary<{ status?: string | number }>(
-      (md, o, cb) => (healthClient as unknown as HealthStub).Check({ service: SERVICE_NAME }, md, o, cb),
-      signal,
-    );
+    const check = await unary<{ status?: string | number }>(healthCheck, { service: SERVICE_NAME }, signal);
     if (check.status !== 'SERVING' && check.status !== 1) {
       throw new FleetError('unavailable', `agent ${address}: health says ${String(check.status)}`);
     }
     let fromMetadata: string | undefined;
     let features: string[] = [];
-    const readVersion = (md: grpc.Metadata) => {
-      const v = md.get(AGENT_VERSION_METADATA)[0];
-      if (v !== undefined) fromMetadata = String(v);
-      const f = md.get(AGENT_FEATURES_METADATA)[0];
-      if (f !== undefined)
-        features = String(f)
-          .split(',')
-          .filter((x) => x !== '');
+    const readVersion = (h: IncomingHttpHeaders) => {
+      fromMetadata = headerValue(h, AGENT_VERSION_METADATA) ?? fromMetadata;
+      const f = headerValue(h, AGENT_FEATURES_METADATA);
+      if (f !== undefined) features = listValue(f);
     };
     try {
       const res = await unary<WireStatResponseOut>(
-        (md, o, cb) => client.Stat({ path: '/', followSymlinks: false }, md, o, cb),
+        methods.Stat,
+        { path: '/', followSymlinks: false },
         signal,
         readVersion,
       );
@@ -365,35 +256,25 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     close() {
       if (closed) return;
       closed = true;
-      log.debug('closing agent channel');
-      healthClient.close();
-      client.close();
+      log.debug('closing agent connection');
+      channel.close();
     },
   };
 }
 
-type HealthStub = {
-  Check(
-    req: { service: string },
-    md: grpc.Metadata,
-    options: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: { status?: string | number }) => void,
-  ): grpc.ClientUnaryCall;
-};
+/** A method of the contract as proto-loader gives it: its path and its (de)serializers. */
+interface MethodCodec {
+  path: string;
+  requestSerialize(value: unknown): Buffer;
+  responseDeserialize(bytes: Buffer): unknown;
+}
 
-/** Does HOST:PORT (IPv6 in brackets) accept a TCP connection within `ms`? A unix: address is not asked. */
-export function acceptsTcp(address: string, ms: number): Promise<boolean> {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
-  if (!m) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const socket = connect({ host: m[1] ?? m[2], port: Number(m[3]) });
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), ms);
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+function headerValue(h: IncomingHttpHeaders, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** A comma-separated metadata value → its items. */
+function listValue(v: string | undefined): string[] {
+  return (v ?? '').split(',').filter((f) => f !== '');
 }

@@ -1,7 +1,8 @@
 // TLS to an agent: which name its certificate must carry, and why a handshake failed.
-// grpc-js reports every failed handshake as UNAVAILABLE ("No connection established"), so
-// after such a failure the client makes one handshake of its own with the same files, reads
-// the agent's certificate and the check that failed, and core's TLS table names the fault.
+// A failed connection says little (an OpenSSL code, or a bare close when the agent refused
+// our certificate after a TLS 1.3 handshake), so after such a failure the client makes one
+// handshake of its own with the same files, reads the agent's certificate and the check
+// that failed, and core's TLS table names the fault.
 import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as tls from 'node:tls';
