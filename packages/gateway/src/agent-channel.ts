@@ -203,7 +203,12 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   const open = (): Session => {
     const socket = connectSocket(o);
     const authority = o.address.startsWith('unix:') ? 'http://localhost' : `${o.tls ? 'https' : 'http'}://${o.address}`;
-    const session = http2.connect(authority, { createConnection: () => socket });
+    const session = http2.connect(authority, {
+      createConnection: () => socket,
+      // Node's default (10 MiB) is reached by a few hundred concurrent calls, and then it
+      // resets the session (ENHANCE_YOUR_CALM); grpc-js turns the limit off for the same reason.
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+    });
     const entry: Session = { session, ready: Promise.resolve(), active: 0 };
     // Whatever ends it, the next call makes a new one.
     const forget = () => {
