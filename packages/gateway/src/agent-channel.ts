@@ -140,12 +140,12 @@ function endStatus(
   if (http !== undefined && Number(http) !== 200) {
     return new GrpcError(statusOfHttp(Number(http)), `Received HTTP status code ${http}`, headers);
   }
+  if (rstCode !== undefined && rstCode !== NGHTTP2_NO_ERROR) {
+    return new GrpcError(statusOfReset(rstCode), err?.message ?? `Received RST_STREAM with code ${rstCode}`);
+  }
   if (err) return new GrpcError(status.UNAVAILABLE, err.message);
   // The agent died or the link broke: a clean close of the connection carries no status.
   if (sessionGone) return new GrpcError(status.UNAVAILABLE, 'the connection to the agent closed mid-call');
-  if (rstCode !== undefined && rstCode !== NGHTTP2_NO_ERROR) {
-    return new GrpcError(statusOfReset(rstCode), `Received RST_STREAM with code ${rstCode}`);
-  }
   return new GrpcError(status.UNKNOWN, 'the agent ended the call without a status');
 }
 
