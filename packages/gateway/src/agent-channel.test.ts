@@ -52,7 +52,7 @@ describe('agent channel', () => {
   });
   after(() => new Promise<void>((r) => server.close(() => r())));
 
-  const opts = (signal = new AbortController().signal, ms = 5000) => ({ deadline: Date.now() + ms, signal });
+  const opts = (signal = new AbortController().signal, ms = 5000) => ({ timeoutMs: ms, signal });
   const ok = (stream: http2.ServerHttp2Stream, messages: Buffer[]) => {
     stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'x-agent': 'a' }, { waitForTrailers: true });
     stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));

@@ -46,8 +46,12 @@ export interface AgentChannelOptions {
 }
 
 export interface CallOptions {
-  /** Date.now() time by which the call must end (sent as grpc-timeout). */
-  deadline: number;
+  /**
+   * The call's deadline, counted from when it is sent (sent as grpc-timeout): connecting has
+   * its own bound, connectTimeoutMs, as with grpc-js, where a deadline began once the
+   * channel was ready.
+   */
+  timeoutMs: number;
   signal: AbortSignal;
   /** The response headers (the agent's metadata), before any message. */
   onHeaders?: (headers: http2.IncomingHttpHeaders) => void;
@@ -316,7 +320,7 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
       'content-type': 'application/grpc',
       te: 'trailers',
       'grpc-accept-encoding': 'identity',
-      'grpc-timeout': grpcTimeout(opts.deadline - Date.now()),
+      'grpc-timeout': grpcTimeout(opts.timeoutMs),
     };
     if (o.authorization) headers.authorization = o.authorization;
     const frame = Buffer.allocUnsafe(5 + request.length);
@@ -345,7 +349,7 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
     };
     const timer = setTimeout(
       () => cancel(new GrpcError(status.DEADLINE_EXCEEDED, 'Deadline exceeded')),
-      Math.max(0, opts.deadline - Date.now()),
+      opts.timeoutMs,
     );
     stream.on('response', (h) => {
       response = h;

@@ -157,7 +157,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     let checked = requested.length === 0;
     let summary: WalkSummary | undefined;
     const messages = channel.serverStream(methods.Walk.path, methods.Walk.requestSerialize(requestToWire(req)), {
-      deadline: Date.now() + req.deadlineMs + WALK_GRACE_MS,
+      timeoutMs: req.deadlineMs + WALK_GRACE_MS,
       signal,
       // Response headers come before the first message: an agent is checked before any row is used.
       onHeaders: (h) => {
@@ -195,7 +195,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
   ): Promise<Res> {
     try {
       const bytes = await channel.unary(method.path, method.requestSerialize(request), {
-        deadline: Date.now() + callTimeoutMs,
+        timeoutMs: callTimeoutMs,
         signal,
         onHeaders: onMetadata,
         onTrailers: onMetadata,
