@@ -60,12 +60,6 @@ export interface CallOptions {
 }
 
 export interface AgentChannel {
-  /**
-   * A session whose agent has spoken (its SETTINGS arrived), made on first use and after the
-   * last one closed. Rejects with UNAVAILABLE (refused, closed, TLS failed) or, for a port
-   * that takes the connection and says nothing, DEADLINE_EXCEEDED after connectTimeoutMs.
-   */
-  ready(signal: AbortSignal): Promise<void>;
   /** A server-streaming call: yields each message's bytes; throws GrpcError unless the status is OK. */
   serverStream(method: string, request: Uint8Array, opts: CallOptions): AsyncGenerator<Buffer, void, void>;
   /** A unary call: the response's bytes. */
@@ -196,6 +190,8 @@ interface Session {
   session: http2.ClientHttp2Session;
   /** Settles once the agent has spoken (resolves) or the connection failed (rejects with a GrpcError). */
   ready: Promise<void>;
+  /** The agent has spoken: calls go straight on. */
+  spoken: boolean;
   /** Calls in flight: the session keeps the process alive and pings only while there are some. */
   active: number;
 }
@@ -213,7 +209,7 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
       // resets the session (ENHANCE_YOUR_CALM); grpc-js turns the limit off for the same reason.
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
     });
-    const entry: Session = { session, ready: Promise.resolve(), active: 0 };
+    const entry: Session = { session, ready: Promise.resolve(), spoken: false, active: 0 };
     // Whatever ends it, the next call makes a new one.
     const forget = () => {
       if (current === entry) current = undefined;
@@ -240,7 +236,10 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
           reject(err);
         } else resolve();
       };
-      const onSettings = () => done();
+      const onSettings = () => {
+        entry.spoken = true;
+        done();
+      };
       const onError = (err: Error) => done(new GrpcError(status.UNAVAILABLE, err.message));
       const onClose = () => done(new GrpcError(status.UNAVAILABLE, 'the connection closed before the agent spoke'));
       const timer = setTimeout(() => {
@@ -278,6 +277,11 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
     return entry;
   };
 
+  /**
+   * A session whose agent has spoken (its SETTINGS arrived), made on first use and after the
+   * last one closed. Rejects with UNAVAILABLE (refused, closed, TLS failed) or, for a port
+   * that takes the connection and says nothing, DEADLINE_EXCEEDED after connectTimeoutMs.
+   */
   const ready = async (signal: AbortSignal): Promise<Session> => {
     if (closed) throw new GrpcError(status.UNAVAILABLE, 'client closed');
     if (current && (current.session.closed || current.session.destroyed)) current = undefined;
@@ -393,7 +397,8 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   };
 
   async function* serverStream(method: string, request: Uint8Array, opts: CallOptions): AsyncGenerator<Buffer> {
-    const entry = await ready(opts.signal);
+    const entry =
+      current?.spoken && !current.session.closed && !opts.signal.aborted ? current : await ready(opts.signal);
     const queue: Buffer[] = [];
     let ended = false;
     let error: GrpcError | undefined;
@@ -448,9 +453,6 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   }
 
   return {
-    ready: async (signal) => {
-      await ready(signal);
-    },
     serverStream,
     unary,
     close() {

@@ -229,7 +229,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     const readVersion = (h: IncomingHttpHeaders) => {
       fromMetadata = headerValue(h, AGENT_VERSION_METADATA) ?? fromMetadata;
       const f = headerValue(h, AGENT_FEATURES_METADATA);
-      if (f !== undefined) features = listValue(f);
+      if (f !== undefined) features = [...listValue(f)];
     };
     try {
       const res = await unary<WireStatResponseOut>(
@@ -274,7 +274,11 @@ function headerValue(h: IncomingHttpHeaders, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** A comma-separated metadata value → its items. */
+let lastList: { raw: string; items: string[] } = { raw: '', items: [] };
+
+/** A comma-separated metadata value → its items, not to be changed (the last one is kept: every call of an agent sends the same). */
 function listValue(v: string | undefined): string[] {
-  return (v ?? '').split(',').filter((f) => f !== '');
+  const raw = v ?? '';
+  if (raw !== lastList.raw) lastList = { raw, items: raw.split(',').filter((f) => f !== '') };
+  return lastList.items;
 }
