@@ -96,7 +96,10 @@ describe('load on one gateway', () => {
         // within the host's deadline; either way a status row that says so, with no rows.
         for (const h of out.hosts.filter((x) => x.status !== 'ok')) {
           if (h.status === 'timeout') {
-            assert.match(h.message ?? '', /no answer within \d+ ms/, JSON.stringify(h));
+            // Either deadline: the host's share of the call, or the walk's own gRPC deadline
+            // (its budget plus a grace), which a starved machine can reach first; the
+            // grpc-js client hit the latter too ("Deadline exceeded after 19.6s").
+            assert.match(h.message ?? '', /no answer within \d+ ms|: Deadline exceeded/, JSON.stringify(h));
             timedOut++;
           } else {
             assert.equal(h.status, 'error', JSON.stringify(h));
