@@ -61,6 +61,17 @@ export function memoryOf(pid: number): { hwm: number; rss: number } | undefined 
   }
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (10 ms ticks). */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * (1000 / 100);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** Runs a shell pipeline; resolves with stdout, rejects on non-zero exit or timeout. */
 export function sh(
   cmd: string,

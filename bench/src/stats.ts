@@ -7,6 +7,13 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** The q-quantile (0..1) of xs, nearest rank. */
+export function quantile(xs: number[], q: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+
 export interface Sampled<T> {
   /** Median of `ms` over the runs (warm-up excluded). */
   ms: number;

@@ -1,11 +1,10 @@
 // Fan-out: a merged top_n over N agents on loopback, real and stub; gateway memory.
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
 import { startFleetls } from '../mcp.js';
-import { type AgentHostProc, type AgentProc, memoryOf, startAgent, startAgentHost } from '../proc.js';
+import { type AgentHostProc, type AgentProc, cpuMs, memoryOf, startAgent, startAgentHost } from '../proc.js';
 import { ratio } from '../report.js';
 import { fmtBytes, fmtMs, median } from '../stats.js';
 import { timeTool, writeInventory } from '../tools.js';
@@ -19,17 +18,6 @@ async function startAgents(n: number, pool: AgentProc[]): Promise<void> {
     const batch = Math.min(8, n - pool.length);
     const started = await Promise.all(Array.from({ length: batch }, () => startAgent([benchDir()], 60_000)));
     pool.push(...started);
-  }
-}
-
-/** CPU time (user + system) a process has used, in ms, from /proc (10 ms ticks). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) * (1000 / 100);
-  } catch {
-    return Number.NaN;
   }
 }
 

@@ -7,6 +7,7 @@ import * as beyond from './beyond.js';
 import * as fanout from './fanout.js';
 import * as footprint from './footprint.js';
 import * as hostile from './hostile.js';
+import * as load from './load.js';
 import * as mcp from './mcp.js';
 import * as ssh from './ssh.js';
 import * as topn from './topn.js';
@@ -23,4 +24,5 @@ export const SECTIONS: readonly Section[] = [
   agentSsh,
   beyond,
   hostile,
+  load,
 ];

@@ -14,6 +14,14 @@ export {
   type MemoryBackendOptions,
 } from './fake-fleet.js';
 export {
+  type AnswerCount,
+  agentWalk,
+  checkRankedAnswer,
+  type RankedAnswer,
+  silentLoss,
+  type WalkOutcome,
+} from './load.js';
+export {
   type Answer,
   callTool,
   diffDirectory,

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { WalkSummary } from '@fleetls/core';
+import * as grpc from '@grpc/grpc-js';
+import { checkRankedAnswer, silentLoss, type WalkOutcome } from './load.js';
+
+const summary = (entriesSent: number, reasons: WalkSummary['truncations'][number]['reason'][] = []): WalkSummary => ({
+  entriesSent,
+  entriesSeen: entriesSent,
+  entriesMatched: entriesSent,
+  truncations: reasons.map((reason) => ({ dir: Buffer.alloc(0), shown: entriesSent, total: 0, reason })),
+  elapsedMs: 1,
+  depthLimitedDirs: 0,
+});
+const walk = (entries: number, s?: WalkSummary): WalkOutcome => ({
+  entries,
+  code: grpc.status.OK,
+  ms: 1,
+  ...(s ? { summary: s } : {}),
+});
+
+test('silentLoss: whole, or cut with the truncation that says why; anything else is named', () => {
+  assert.equal(silentLoss(walk(315, summary(315)), 315), undefined);
+  assert.equal(silentLoss(walk(295, summary(295, ['deadline'])), 315), undefined);
+  assert.equal(silentLoss(walk(295, summary(295, ['max_entries'])), 315), undefined);
+  assert.match(silentLoss(walk(295, summary(295)), 315) ?? '', /295 of 315 entries and no truncation says why/);
+  assert.match(silentLoss(walk(295, summary(295, ['items_per_dir'])), 315) ?? '', /no truncation says why/);
+  assert.match(silentLoss(walk(290, summary(295, ['deadline'])), 315) ?? '', /295 entries sent, 290 arrived/);
+  assert.match(silentLoss(walk(315), 315) ?? '', /without a summary/);
+});
+
+test('checkRankedAnswer: counts the hosts, checks the merged top n', () => {
+  const hosts = [
+    { host: 'a', status: 'ok' },
+    { host: 'b', status: 'error', message: 'agent x: too many concurrent walks (8)' },
+    { host: 'c', status: 'ok' },
+  ];
+  assert.deepEqual(
+    checkRankedAnswer({ hosts, items: [{ size: 3 }, { size: 3 }, { size: 2 }] }, ['c', 'b', 'a'], 3, [1, 2, 3]),
+    {
+      ok: 2,
+      refused: 1,
+      timedOut: 0,
+    },
+  );
+  assert.throws(
+    () => checkRankedAnswer({ hosts, items: [{ size: 3 }, { size: 2 }] }, ['a', 'b', 'c'], 2, [1, 2, 3]),
+    /merged top n wrong/,
+  );
+  assert.throws(() => checkRankedAnswer({ hosts, items: [] }, ['a', 'b'], 2, [1]), /one status row per host/);
+  assert.throws(
+    () => checkRankedAnswer({ hosts: [{ host: 'a', status: 'unreachable' }], items: [] }, ['a'], 1, [1]),
+    /host a: unreachable/,
+  );
+});

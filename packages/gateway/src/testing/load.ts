@@ -1,0 +1,89 @@
+// The pieces the load tests (test/src/load*.test.ts) and the bench's `load` section share: one
+// agent Walk's outcome as a client sees it, and the check of one fan-out answer under load
+// (each host whole or turned away by a status row that says why, the merged list right for
+// the hosts that answered).
+import type { WalkSummary } from '@fleetls/core';
+import { type AgentClient, summaryFromWire, type WireWalkRequest, type WireWalkResponseOut } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+
+export interface WalkOutcome {
+  /** Entry rows received (before a refusal too). */
+  entries: number;
+  /** The summary, when the walk ended OK. */
+  summary?: WalkSummary;
+  code: grpc.status;
+  details?: string;
+  /** From the call to its end, ms. */
+  ms: number;
+}
+
+/** One Walk to its end, never rejecting: what arrived and how it ended. */
+export function agentWalk(client: AgentClient, req: WireWalkRequest, timeoutMs = 60_000): Promise<WalkOutcome> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let entries = 0;
+    let summary: WalkSummary | undefined;
+    const call = client.Walk(req, new grpc.Metadata(), { deadline: Date.now() + timeoutMs });
+    call.on('data', (m: WireWalkResponseOut) => {
+      entries += m.rows.filter((r) => r.entry).length;
+      if (m.summary) summary = summaryFromWire(m.summary);
+    });
+    const ms = () => performance.now() - started;
+    call.on('error', (err: grpc.ServiceError) => resolve({ entries, code: err.code, details: err.details, ms: ms() }));
+    call.on('end', () => resolve({ entries, code: grpc.status.OK, ms: ms(), ...(summary ? { summary } : {}) }));
+  });
+}
+
+/**
+ * An admitted walk lost nothing silently: as many entries arrived as its summary says it
+ * sent, and either all `whole` of them or a truncation (deadline, max_entries) that explains
+ * the rest. Returns the problem, or undefined.
+ */
+export function silentLoss(w: WalkOutcome, whole: number): string | undefined {
+  if (!w.summary) return `walk ended ${w.code} without a summary`;
+  const losses = w.summary.truncations.filter((t) => t.reason === 'deadline' || t.reason === 'max_entries');
+  if (w.summary.entriesSent !== w.entries) {
+    return `summary says ${w.summary.entriesSent} entries sent, ${w.entries} arrived`;
+  }
+  if (w.entries < whole && losses.length === 0) return `${w.entries} of ${whole} entries and no truncation says why`;
+  if (w.entries > whole) return `${w.entries} entries, more than the ${whole} there are`;
+  return undefined;
+}
+
+export interface RankedAnswer {
+  hosts: { host: string; status: string; message?: string }[];
+  items: { size: number }[];
+}
+
+export interface AnswerCount {
+  ok: number;
+  refused: number;
+  timedOut: number;
+}
+
+/**
+ * One list_files answer (order_by size, descending, top_n) over hosts that all hold the same
+ * files (sizes `sizes`, any order): every host has its status row; a host that is not ok was
+ * turned away by its full agent ("too many concurrent walks") or ran out of time ("no answer
+ * within N ms"); the merged list is the top n of the ok hosts' files. Throws saying what is wrong.
+ */
+export function checkRankedAnswer(out: RankedAnswer, hosts: string[], topN: number, sizes: number[]): AnswerCount {
+  const fail = (what: string) => {
+    throw new Error(`${what}: ${JSON.stringify(out).slice(0, 2000)}`);
+  };
+  const named = out.hosts.map((h) => h.host).sort();
+  if (JSON.stringify(named) !== JSON.stringify([...hosts].sort())) fail('not one status row per host');
+  const count: AnswerCount = { ok: 0, refused: 0, timedOut: 0 };
+  for (const h of out.hosts) {
+    if (h.status === 'ok') count.ok++;
+    else if (h.status === 'timeout' && /no answer within \d+ ms/.test(h.message ?? '')) count.timedOut++;
+    else if (h.status === 'error' && /too many concurrent walks/.test(h.message ?? '')) count.refused++;
+    else fail(`host ${h.host}: ${h.status} ${h.message ?? ''}`);
+  }
+  const expected = sizes
+    .flatMap((s) => Array.from({ length: count.ok }, () => s))
+    .sort((a, b) => b - a)
+    .slice(0, topN);
+  if (JSON.stringify(out.items.map((i) => i.size)) !== JSON.stringify(expected)) fail('merged top n wrong');
+  return count;
+}
