@@ -34,17 +34,18 @@ test('checkRankedAnswer: counts the hosts, checks the merged top n', () => {
     { host: 'a', status: 'ok' },
     { host: 'b', status: 'error', message: 'agent x: too many concurrent walks (8)' },
     { host: 'c', status: 'ok' },
+    { host: 'd', status: 'timeout', message: 'no answer within 20000 ms' },
   ];
   assert.deepEqual(
-    checkRankedAnswer({ hosts, items: [{ size: 3 }, { size: 3 }, { size: 2 }] }, ['c', 'b', 'a'], 3, [1, 2, 3]),
+    checkRankedAnswer({ hosts, items: [{ size: 3 }, { size: 3 }, { size: 2 }] }, ['c', 'b', 'a', 'd'], 3, [1, 2, 3]),
     {
       ok: 2,
       refused: 1,
-      timedOut: 0,
+      timedOut: 1,
     },
   );
   assert.throws(
-    () => checkRankedAnswer({ hosts, items: [{ size: 3 }, { size: 2 }] }, ['a', 'b', 'c'], 2, [1, 2, 3]),
+    () => checkRankedAnswer({ hosts, items: [{ size: 3 }, { size: 2 }] }, ['a', 'b', 'c', 'd'], 2, [1, 2, 3]),
     /merged top n wrong/,
   );
   assert.throws(() => checkRankedAnswer({ hosts, items: [] }, ['a', 'b'], 2, [1]), /one status row per host/);
