@@ -1,7 +1,7 @@
 // Load on the gateway: 200 concurrent MCP tool calls against one gateway (stdio) with 20
 // agents at their default limits. Every call answers; each host is either whole or turned
 // away by its full agent as a clear status row (error, "too many concurrent walks"; on a
-// busy machine possibly status timeout), never wrong rows, and the merged
+// busy machine possibly timeout at either deadline), never wrong rows, and the merged
 // list is right for the hosts that answered. Nothing crashes, nothing stays stuck (a later
 // call gets every host), and peak resident memory of the gateway and of each agent stays
 // under a stated bound. Timings belong to bench/.

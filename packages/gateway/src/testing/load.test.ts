@@ -53,4 +53,18 @@ test('checkRankedAnswer: counts the hosts, checks the merged top n', () => {
     () => checkRankedAnswer({ hosts: [{ host: 'a', status: 'unreachable' }], items: [] }, ['a'], 1, [1]),
     /host a: unreachable/,
   );
+  // A timeout other than a deadline (a mount taken for hung) is not a load answer.
+  assert.throws(
+    () =>
+      checkRankedAnswer(
+        {
+          hosts: [{ host: 'a', status: 'timeout', message: 'agent x: /d did not answer within 5000 ms; skipped' }],
+          items: [],
+        },
+        ['a'],
+        1,
+        [1],
+      ),
+    /host a: timeout/,
+  );
 });
