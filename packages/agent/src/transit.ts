@@ -16,12 +16,9 @@ export interface WorkerInput {
   control: SharedArrayBuffer;
   /** rows: plain rows for in-process consumers; wire: protobuf-encoded WalkResponse bytes. */
   mode: 'rows' | 'wire';
-  /** A batch (one gRPC message) ends at this many rows or bytes, or after flushMs. */
   batchRows: number;
   batchBytes: number;
   flushMs: number;
-  /** wire: batches sent together in one postMessage (each postMessage costs far more than a row). */
-  batchesPerPost: number;
   /** call-probe.ts: the file system call in progress, for the main thread's watchdog. */
   probe: SharedArrayBuffer;
   /** Hung mounts to list as TIMEOUT without touching them. */
@@ -46,8 +43,7 @@ export const CONTROL_SLOTS = 3;
 
 export type WorkerMessage =
   | { t: 'rows'; rows: PlainRow[]; entries: number; last: LastRow }
-  /** Batches back to back in `buf`: batch i ends at `ends[i]` and holds `counts[i]` entry rows. */
-  | { t: 'wire'; buf: ArrayBuffer; ends: number[]; counts: number[]; entries: number; last: LastRow }
+  | { t: 'wire'; buf: ArrayBuffer; entries: number; last: LastRow }
   | { t: 'done'; summary: PlainSummary; seen: number; counts: WalkCounts; route: WalkRoute; fallback?: string }
   | { t: 'cancelled'; seen: number }
   | { t: 'error'; message: string; seen: number; code?: Code };

@@ -1,7 +1,6 @@
 // The walk, run in a worker thread so the agent's event loop never blocks on the file
-// system. Rows leave in batches (count, bytes, or time), encoded ones several to a message;
-// the main thread grants a credit for each message it has consumed, and the worker sleeps
-// (Atomics.wait) when it has none.
+// system. Rows leave in batches (count, bytes, or time); the main thread grants credits
+// for batches it has consumed, and the worker sleeps (Atomics.wait) when it has none.
 // A cancel flag in the same shared buffer stops the walk within one directory entry.
 // The worker is kept in a pool: it runs one walk per message, one at a time.
 import { parentPort } from 'node:worker_threads';
@@ -41,30 +40,13 @@ async function runWalk(input: WorkerInput): Promise<void> {
   let batchRows = 0;
   let batchEntries = 0;
   let batchBytes = 0;
-  /** wire: batches already cut in the encoder's buffer, waiting for the message. */
-  const ends: number[] = [];
-  const counts: number[] = [];
-  let postEntries = 0;
   let lastFlush = Date.now();
   let lastRow: Row | undefined;
 
   const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
 
-  /** Ends the current batch; sends what is cut when the message is full (or `now`). */
-  function endBatch(now: boolean): void {
-    if (batchRows > 0 && encoder) {
-      ends.push(encoder.length);
-      counts.push(batchEntries);
-      postEntries += batchEntries;
-      batchRows = 0;
-      batchEntries = 0;
-      batchBytes = 0;
-    }
-    if (!encoder || now || ends.length >= input.batchesPerPost) flush();
-  }
-
   function flush(): void {
-    if (encoder ? ends.length === 0 : batchRows === 0) return;
+    if (batchRows === 0) return;
     // Wait for a credit: the consumer has not taken enough of what was sent.
     for (;;) {
       if (cancelled()) throw new WalkCancelled('walk cancelled');
@@ -81,16 +63,7 @@ async function runWalk(input: WorkerInput): Promise<void> {
         : { path: at.entry.path.toString('latin1'), row: at.entry.error ? 'error' : 'entry' };
     if (encoder) {
       const buf = encoder.takeArrayBuffer();
-      const msg: WorkerMessage = {
-        t: 'wire',
-        buf,
-        ends: ends.splice(0),
-        counts: counts.splice(0),
-        entries: postEntries,
-        last,
-      };
-      port?.postMessage(msg, [buf]);
-      postEntries = 0;
+      port?.postMessage({ t: 'wire', buf, entries: batchEntries, last } satisfies WorkerMessage, [buf]);
     } else {
       post({ t: 'rows', rows: batch, entries: batchEntries, last });
       batch = [];
@@ -106,7 +79,7 @@ async function runWalk(input: WorkerInput): Promise<void> {
     // A slow directory still streams what is already decided.
     if ((seen & 255) === 0) {
       Atomics.store(control, SEEN, seen);
-      if ((batchRows > 0 || ends.length > 0) && Date.now() - lastFlush >= input.flushMs) endBatch(true);
+      if (batchRows > 0 && Date.now() - lastFlush >= input.flushMs) flush();
     }
   }
 
@@ -117,7 +90,7 @@ async function runWalk(input: WorkerInput): Promise<void> {
     if (row.kind === 'entry') batchEntries++;
     if (encoder) {
       encoder.addRow(row);
-      batchBytes = encoder.length - (ends.length > 0 ? ends[ends.length - 1] : 0);
+      batchBytes = encoder.length;
     } else {
       const p = rowToPlain(row);
       batch.push(p);
@@ -141,7 +114,7 @@ async function runWalk(input: WorkerInput): Promise<void> {
       const r = gen.next();
       if (r.done) {
         found?.finish(r.value);
-        endBatch(true);
+        flush();
         tally.summary(r.value);
         const route = found ? 'find' : 'js';
         const fallback = loaded && 'fallback' in loaded ? { fallback: loaded.fallback } : {};
@@ -156,8 +129,9 @@ async function runWalk(input: WorkerInput): Promise<void> {
         return;
       }
       add(r.value);
-      const late = Date.now() - lastFlush >= input.flushMs;
-      if (late || batchRows >= input.batchRows || batchBytes >= input.batchBytes) endBatch(late);
+      if (batchRows >= input.batchRows || batchBytes >= input.batchBytes || Date.now() - lastFlush >= input.flushMs) {
+        flush();
+      }
       if (cancelled()) throw new WalkCancelled('walk cancelled');
     }
   } catch (err) {

@@ -29,18 +29,9 @@ import {
   type WorkerMessage,
 } from './transit.js';
 
-/**
- * Encoded batches (gRPC messages, still 32 KiB) per postMessage: at one each, the worker spent
- * ~10% of a 300k-entry walk in postMessage (~1,000 of them); at two, ~6%. With one message
- * in flight (four for rows), a walk holds and reads ahead of a stalled client about what it
- * did with four single-batch messages (agent-big.test: 10,700 vs 8,450 entries read past a
- * paused client; at four per message it was 19,000, too close to that test's bound).
- */
-const BATCHES_PER_POST = 2;
-
 export interface WalkerOptions {
   allowedRoots: string[];
-  /** Worker messages in flight between worker and consumer (default 4 batches' worth). */
+  /** Batches in flight between worker and consumer. */
   credits?: number;
   batchRows?: number;
   batchBytes?: number;
@@ -218,7 +209,7 @@ export function resumeRequest(
 function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): RunningWalk<B> {
   const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
   const ctl = new Int32Array(control);
-  ctl[CREDITS] = opts.credits ?? (mode === 'wire' ? 1 : 4);
+  ctl[CREDITS] = opts.credits ?? 4;
   const timeoutMs = opts.fsTimeoutMs ?? DEFAULT_FS_TIMEOUT_MS;
   const maxStuck = opts.maxStuckWorkers ?? DEFAULT_MAX_STUCK_WORKERS;
   const hung = opts.hung ?? hungMounts;
@@ -316,7 +307,6 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       mode,
       batchRows: opts.batchRows ?? 512,
       batchBytes: opts.batchBytes ?? 32 * 1024,
-      batchesPerPost: BATCHES_PER_POST,
       flushMs: opts.flushMs ?? 50,
       probe: probe.shared,
       skip,
@@ -390,8 +380,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
             Atomics.notify(ctl, CREDITS);
             break;
           case 'wire':
-            for (let i = 0, start = 0; i < m.ends.length; start = m.ends[i++])
-              yield { bytes: Buffer.from(m.buf, start, m.ends[i] - start), entries: m.counts[i] } as B;
+            yield { bytes: Buffer.from(m.buf), entries: m.entries } as B;
             Atomics.add(ctl, CREDITS, 1);
             Atomics.notify(ctl, CREDITS);
             break;
