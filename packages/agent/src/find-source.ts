@@ -188,7 +188,7 @@ export async function loadFindWalk(req: WalkRequest, opts: FindWalkOptions): Pro
     root: () => root,
     list: (dir) => (unsearchable.size > 0 && unsearchable.has(dir.toString('latin1')) ? fs.list(dir) : mem.list(dir)),
     fill: (dir, raw) => fs.fill?.(dir, raw) ?? raw,
-    dirSize: (dir, deadlineAt) => fs.dirSize(dir, deadlineAt),
+    dirSize: (dir, deadlineAt, levels) => fs.dirSize(dir, deadlineAt, levels),
   };
   let first = true;
   return {
