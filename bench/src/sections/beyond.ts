@@ -191,7 +191,7 @@ async function duSection(ctx: BenchContext): Promise<void> {
       same,
     );
     ctx.report.note(
-      'disk_usage: the agent sizes each listed directory on its own (core TreeSource.dirSize), so a directory at depth 2 is read once for itself and once inside its parent, where du reads every directory once; a single bottom-up pass would close most of the gap.',
+      "disk_usage: the agent sizes each depth-1 directory in one pass that also sizes the directories below it the walk will list (a per-walk memo, bench/README.md), as du's one pass does; the root's total is a second walk run beside the listing (every depth-1 child sized again), so the tree is still read twice, and each pass's Node lstat costs about twice du's fstatat.",
     );
   } finally {
     await gw.close();
