@@ -134,7 +134,7 @@ describe('the gateway never waits on its log', () => {
     assert.equal(lines.filter((l) => l.audit === 'tool' && l.tool === 'list_files').length, EXIT_CALLS);
     assert.equal(lines.filter((l) => l.msg === 'MCP client gone').length, 1);
     // The last lines the gateway writes, as it closes its channels (one per agent host).
-    assert.equal(lines.filter((l) => l.msg === 'closing agent channel').length, 4);
+    assert.equal(lines.filter((l) => l.msg === 'closing agent connection').length, 4);
     assert.deepEqual(
       lines.filter((l) => /dropped/.test(l.msg ?? '')),
       [],
