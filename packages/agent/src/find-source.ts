@@ -78,7 +78,10 @@ function list(req: WalkRequest, opts: FindWalkOptions, t0: number, maxRecords: n
       stdio: ['ignore', 'pipe', 'pipe'],
       env,
     });
-    const awk = spawn('awk', rankArgs(req, FIELDS, true), { stdio: [find.stdout ?? 'ignore', 'pipe', 'ignore'], env });
+    const awk = spawn('awk', rankArgs(req, FIELDS, { stubs: true }), {
+      stdio: [find.stdout ?? 'ignore', 'pipe', 'ignore'],
+      env,
+    });
     // awk holds find's output now; this end closed, find gets SIGPIPE if awk goes.
     find.stdout?.destroy();
     finds.push(find);
@@ -102,7 +105,11 @@ function list(req: WalkRequest, opts: FindWalkOptions, t0: number, maxRecords: n
       if (err) return reject(err);
       const trailers = parsers.map((p) => p.dropped);
       const dropped = trailers.every((d) => d !== undefined)
-        ? { seen: trailers.reduce((n, d) => n + d.seen, 0), matched: trailers.reduce((n, d) => n + d.matched, 0) }
+        ? {
+            seen: trailers.reduce((n, d) => n + d.seen, 0),
+            matched: trailers.reduce((n, d) => n + d.matched, 0),
+            depthLimited: trailers.reduce((n, d) => n + d.depthLimited, 0),
+          }
         : undefined;
       resolve({ items, dropped, incomplete: parsers.some((p) => p.incomplete()), killed, capped });
     };

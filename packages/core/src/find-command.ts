@@ -4,7 +4,14 @@
 // paths are validated before they get here.
 import { FleetError } from './errors.js';
 import { filterPredicates } from './find-filter-predicates.js';
-import { AWK_PROBE, AWK_PROBE_OK, CANDIDATE_TYPES, candidateFormat, rankArgs } from './find-rank.js';
+import {
+  AWK_PROBE,
+  AWK_PROBE_OK,
+  CANDIDATE_TYPES,
+  candidateFormat,
+  directoriesAreRows,
+  rankArgs,
+} from './find-rank.js';
 import { PSEUDO_FS_TYPES } from './pseudo-fs.js';
 import type { WalkRequest } from './types.js';
 
@@ -182,7 +189,8 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion (findEnv's TZ)
   const find = ['LC_ALL=C', 'TZ="${TZ:-:/etc/localtime}"', 'timeout', '-s', 'KILL', String(secs), 'find', ...words];
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
-  const rank = opts.rank ? ` | LC_ALL=C awk ${rankArgs(req, FIELDS, false).map(shellQuote).join(' ')}` : '';
+  const ranking = rankArgs(req, FIELDS, { ancestors: !directoriesAreRows(req) });
+  const rank = opts.rank ? ` | LC_ALL=C awk ${ranking.map(shellQuote).join(' ')}` : '';
   const listing = `{ ${find.join(' ')}; echo "${EXIT_MARK}$?" >&2; }${rank}`;
   const script = `${pseudoPredicates(path, req.followSymlinks, secs)}${listing} | head -z -n ${lines}`;
   return `sh -c ${shellQuote(script)}`;

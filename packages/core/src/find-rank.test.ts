@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -46,7 +46,19 @@ writeFileSync(Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xff, 0xfe, 0
 symlinkSync('a', join(root, 'dirlink'));
 symlinkSync('nowhere', join(root, 'broken'));
 spawnSync('mkfifo', [join(root, 'pipe')]);
-after(() => rmSync(dir, { recursive: true, force: true }));
+// Unreadable directories (D records): the listings run as nobody when this runs as root.
+mkdirSync(join(root, 'a', 'locked', 'in'), { recursive: true });
+file('a/locked/in/x', 3, 1_700_000_001);
+mkdirSync(join(root, 'a', 'b', 'shut'));
+chmodSync(dir, 0o755);
+spawnSync('chmod', ['-R', 'a+rX', root]);
+chmodSync(join(root, 'a', 'locked'), 0o000);
+chmodSync(join(root, 'a', 'b', 'shut'), 0o300);
+const asNobody = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+after(() => {
+  chmodSync(join(root, 'a', 'locked'), 0o755);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 type Mode = 'full' | 'ranked' | 'stubs';
 
@@ -55,9 +67,10 @@ function list(req: WalkRequest, mode: Mode) {
   const cmd =
     mode === 'stubs'
       ? `LC_ALL=C find ${findArgs(req, { rank: true, stubs: true }).map(shellQuote).join(' ')} | ` +
-        `LC_ALL=C awk ${rankArgs(req, FIELDS, true).map(shellQuote).join(' ')}`
+        `LC_ALL=C awk ${rankArgs(req, FIELDS, { stubs: true }).map(shellQuote).join(' ')}`
       : buildWalkCommand(req, { maxRecords: 100_000, rank: mode === 'ranked' });
-  const r = spawnSync('sh', ['-c', cmd], { maxBuffer: 1 << 26 });
+  const [prog, ...args] = [...asNobody, 'sh', '-c', cmd];
+  const r = spawnSync(prog, args, { maxBuffer: 1 << 26 });
   if (mode !== 'stubs') assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
   else assert.equal(r.status, 0, r.stderr.toString());
   return { r, parser: new FindRecordParser(false) };
@@ -121,6 +134,9 @@ describe('remote ranking', () => {
     { order: 'modified', direction: 'descending', topN: 10, excludeHidden: true },
     { order: 'size', direction: 'descending', topN: 10, excludeHidden: true, types: ['file'] },
     { order: 'size', direction: 'ascending', topN: 3, maxDepth: 1 },
+    { order: 'size', direction: 'descending', topN: 3, maxDepth: 1, types: ['file'] },
+    { order: 'modified', direction: 'ascending', topN: 5, maxDepth: 2, types: ['file', 'symlink'] },
+    { order: 'size', direction: 'descending', topN: 5, maxDepth: 2, types: ['file'], excludeHidden: true },
     { order: 'size', direction: 'descending', topN: 10, dirSizes: false, oneFileSystem: true },
   );
   for (const c of cases) {

@@ -9,7 +9,10 @@
 // primary key is at least the K-th best seen (K = offset + top N), ties included. An entry
 // dropped has K entries strictly better on the primary key, so it is not in the top K
 // under any tie rule. awk's numbers are doubles: rounding is monotonic, so a superset is
-// still kept.
+// still kept. When the type filter leaves directories out of the rows (RankOptions.ancestors),
+// only the directories above a row that is sent are sent; the others, and symlinks of a type
+// not asked for, are counted (seen, depth-limited) instead: the engine would have counted them
+// and shown none of them.
 
 import { filterExactRemotely } from './find-filter-predicates.js';
 import type { EntryType, WalkRequest, WalkSummary } from './types.js';
@@ -81,7 +84,36 @@ n == 0 && substr($0, 1, 2) == "c " {
   next
 }
 n == 0 && substr($0, 1, 1) == "s" { if (!hidden || hiddenPath(substr($0, 3)) == 0) seen++; next }
+ancestors { rec = rec $0 "\\0"; fld[n] = $0; if (++n == F) { n = 0; whole(); rec = "" }; next }
 { print $0 "\\0"; if (++n == F) n = 0 }
+# With ancestors: one full record, in rec and fld[0..F-1] (kind, %y, ..., %d = 12, %P = 14).
+# The path itself, and rows of a type asked for (error and pruned records too) pass, their
+# directories sent with them; a directory is kept back (as seen) until a row below it is
+# sent, or counted as depth-limited at the depth limit; other rows are only counted.
+function whole(   p) {
+  p = fld[14]
+  if (fld[12] == 0) { print rec; return }
+  if (hidden && hiddenPath(p)) return
+  if (fld[0] == "R" && index(rowtypes, fld[1]) == 0) {
+    seen++
+    if (fld[1] == "d") { dir[p] = rec; if (fld[12] >= maxdepth) deep++ }
+    return
+  }
+  need(p)
+  print rec
+}
+# Sends the directories above p not sent yet (seen by the engine now, not here).
+function need(p,   i, j) {
+  for (;;) {
+    j = 0
+    while ((i = index(substr(p, j + 1), "/")) > 0) j += i
+    if (j == 0) return
+    p = substr(p, 1, j - 1)
+    if (p in sent) return
+    sent[p] = 1
+    if (p in dir) { print dir[p]; seen-- }
+  }
+}
 # Everything after the 13th space.
 function pathOf(r,   j) {
   for (j = 1; j <= 13; j++) r = substr(r, index(r, " ") + 1)
@@ -118,9 +150,9 @@ function compact(   i) {
 }
 END {
   compact()
-  for (i = 1; i <= top; i++) if (live[i]) full(b[i])
-  print "C\\0" seen "\\0" matched "\\0"
-  for (j = 4; j <= F; j++) print "\\0"
+  for (i = 1; i <= top; i++) if (live[i]) { if (ancestors) need(stubs ? substr(b[i], index(substr(b[i], 5), " ") + 5) : pathOf(b[i])); full(b[i]) }
+  print "C\\0" seen "\\0" matched "\\0" deep "\\0"
+  for (j = 5; j <= F; j++) print "\\0"
 }`;
 
 /**
@@ -150,10 +182,29 @@ export const CANDIDATE_TYPES = [
   'b',
 ];
 
+/** find's %y letter of every type a row filter names. */
+const ROW_LETTER: Partial<Record<EntryType, string>> = { ...TYPE_LETTER, dir: 'd', symlink: 'l' };
+
+export interface RankOptions {
+  /** Kept candidates leave as K records (find-command.ts FindArgsOptions.stubs). */
+  stubs?: boolean;
+  /**
+   * Directories only as the ancestors of rows (see `directoriesAreRows`): the others are
+   * counted, as seen or depth-limited, instead of sent. Not with two halves of a tree.
+   */
+  ancestors?: boolean;
+}
+
+/** Can a directory be a row of this walk? Otherwise it is only the way to one. */
+export function directoriesAreRows(req: WalkRequest): boolean {
+  return req.types.length === 0 || req.types.includes('dir');
+}
+
 /** awk's arguments (run with LC_ALL=C) for a pre-ranked walk over findArgs' output. */
-export function rankArgs(req: WalkRequest, fields: number, stubs: boolean): string[] {
+export function rankArgs(req: WalkRequest, fields: number, opts: RankOptions = {}): string[] {
   const types =
     req.types.length === 0 ? Object.values(TYPE_LETTER).join('') : req.types.map((t) => TYPE_LETTER[t] ?? '').join('');
+  const rowTypes = req.types.map((t) => ROW_LETTER[t] ?? '').join('');
   const vars: [string, string | number][] = [
     ['F', fields],
     ['K', req.offset + req.topN],
@@ -163,7 +214,10 @@ export function rankArgs(req: WalkRequest, fields: number, stubs: boolean): stri
     ['hidden', req.excludeHidden ? 1 : 0],
     // Never empty, so index() of a letter means "in the filter".
     ['types', types === '' ? '-' : types],
-    ['stubs', stubs ? 1 : 0],
+    ['stubs', opts.stubs ? 1 : 0],
+    ['ancestors', opts.ancestors ? 1 : 0],
+    ['rowtypes', rowTypes === '' ? '-' : rowTypes],
+    ['maxdepth', Math.max(0, Math.floor(req.maxDepth))],
   ];
   return [...vars.flatMap(([k, v]) => ['-v', `${k}=${v}`]), PROGRAM];
 }
@@ -172,6 +226,8 @@ export function rankArgs(req: WalkRequest, fields: number, stubs: boolean): stri
 export interface RankDropped {
   seen: number;
   matched: number;
+  /** Directories at the depth limit not sent (RankOptions.ancestors). */
+  depthLimited: number;
 }
 
 /**
@@ -181,6 +237,7 @@ export interface RankDropped {
 export function addDropped(summary: WalkSummary, dropped: RankDropped, req: WalkRequest): void {
   summary.entriesSeen += dropped.seen;
   summary.entriesMatched += dropped.matched;
+  summary.depthLimitedDirs += dropped.depthLimited;
   const keep = req.offset + req.topN;
   const cut = summary.truncations.find((t) => t.reason === 'top_n');
   if (cut) cut.total = summary.entriesMatched;

@@ -139,7 +139,8 @@ export class FindRecordParser {
         this.fields = [];
         const k = kind.toString('latin1');
         if (k === 'C') {
-          this.dropped = { seen: Number(f[0].toString('latin1')), matched: Number(f[1].toString('latin1')) };
+          const n = (i: number) => Number(f[i].toString('latin1')) || 0;
+          this.dropped = { seen: n(0), matched: n(1), depthLimited: n(2) };
           continue;
         }
         if (k === 'K') {
