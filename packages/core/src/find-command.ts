@@ -49,16 +49,6 @@ const printf = (kind: string, follow: boolean) =>
   `${kind}\\0${FIELD_FORMAT.map((f) => (f === '%Y' && !follow ? '-' : f)).join('\\0')}\\0`;
 const prunedFormat = (follow: boolean) => printf('P', follow).replace('\\0%l\\0', '\\0%F\\0');
 
-/**
- * Shell that sets $p to find predicates `-o -fstype T` for every pseudo file-system type but
- * the path's own (`-false $p` then matches a pseudo mount point the walk crosses into).
- * The types are core's fixed list of plain names: unquoted expansion is safe.
- */
-function pseudoPredicates(path: string, follow: boolean, secs: number): string {
-  const own = `rt=$(LC_ALL=C timeout -s KILL ${secs} find ${follow ? '-L' : '-H'} ${shellQuote(path)} -maxdepth 0 -printf %F 2>/dev/null)`;
-  return `${own}; p=; for t in ${PSEUDO_FS_TYPES.join(' ')}; do [ "$t" = "$rt" ] || p="$p -o -fstype $t"; done; `;
-}
-
 /** Marks the end of the remote script on stderr with find's exit status. */
 const EXIT_MARK = 'fleetls-exit:';
 
@@ -67,6 +57,11 @@ export interface WalkCommandOptions {
   maxRecords: number;
   /** Pre-rank on the remote side (find-rank.ts): only for a walk `remoteRankable` accepts. */
   rank?: boolean;
+  /**
+   * The listed path's own file-system type when it is a pseudo one (a first listing came
+   * back as its P record): not pruned, so /proc itself can be listed.
+   */
+  ownFsType?: string;
 }
 
 export interface FindArgsOptions {
@@ -74,8 +69,8 @@ export interface FindArgsOptions {
   rank?: boolean;
   /** Pre-ranked, kept candidates leave awk as K records (type and path) the caller completes. */
   stubs?: boolean;
-  /** Prune pseudo file systems the walk crosses into (P records), with the shell's `$p`. */
-  pseudo?: boolean;
+  /** File-system types whose mount points the walk lists as P records and does not enter. */
+  pseudo?: readonly string[];
   /**
    * A directory that can be read but not searched (r--) becomes an X record and is not
    * entered: its names can be read, their metadata cannot, and find would skip them where
@@ -110,9 +105,6 @@ function splitClause(path: string, half: 0 | 1): string[] {
   const prune = ['(', '-type', 'd', '(', '-path', atSplit, '-o', '-not', '-readable', '-o', '-not', '-executable', ')'];
   return ['-not', '-path', deeper, ...other, ...prune, '-prune', '-o', '-true', ')', '-o'];
 }
-
-/** Stands for the shell's unquoted `$p` (pseudoPredicates) among findArgs' words. */
-const PSEUDO_WORDS = '\0$p';
 
 /** A path as a -path pattern that matches only itself. */
 function literalPattern(path: string): string {
@@ -157,8 +149,11 @@ export function findArgs(req: WalkRequest, opts: FindArgsOptions): string[] {
     String(Math.max(0, Math.floor(req.maxDepth))),
     ...(req.oneFileSystem ? ['-xdev'] : []),
     ...(opts.half === undefined ? [] : splitClause(req.path, opts.half)),
-    ...(opts.pseudo
-      ? ['(', '-type', 'd', '(', '-false', PSEUDO_WORDS, ')', '-printf', prunedFormat(follow), '-prune', ')', '-o']
+    ...(opts.pseudo && opts.pseudo.length > 0
+      ? [
+          ...['(', '-type', 'd', '(', '-false', ...opts.pseudo.flatMap((t) => ['-o', '-fstype', t]), ')'],
+          ...['-printf', prunedFormat(follow), '-prune', ')', '-o'],
+        ]
       : []),
     ...['(', '-type', 'd', '-not', '-readable', '-printf', printf('D', follow), '-prune', ')', '-o'],
     ...(opts.unsearchable
@@ -179,20 +174,21 @@ export function findEnv(tz: string | undefined): { LC_ALL: string; TZ: string } 
   return { LC_ALL: 'C', TZ: tz ?? ':/etc/localtime' };
 }
 
-/** The listing command for the remote host: findArgs under `timeout`, pre-ranked or not, capped. */
+/**
+ * The listing command for the remote host: findArgs under `timeout`, pre-ranked or not,
+ * capped; a pseudo file system it crosses into is pruned by type (-fstype), with no probe.
+ */
 export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): string {
-  const path = validateRemotePath(req.path);
   const secs = timeoutSeconds(req.deadlineMs);
-  const words = findArgs(req, { rank: opts.rank, pseudo: true }).map((w) =>
-    w === PSEUDO_WORDS ? '$p' : shellQuote(w),
-  );
+  const pseudo = PSEUDO_FS_TYPES.filter((t) => t !== opts.ownFsType);
+  const words = findArgs(req, { rank: opts.rank, pseudo }).map(shellQuote);
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion (findEnv's TZ)
   const find = ['LC_ALL=C', 'TZ="${TZ:-:/etc/localtime}"', 'timeout', '-s', 'KILL', String(secs), 'find', ...words];
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
   const ranking = rankArgs(req, FIELDS, { ancestors: !directoriesAreRows(req) });
   const rank = opts.rank ? ` | LC_ALL=C awk ${ranking.map(shellQuote).join(' ')}` : '';
   const listing = `{ ${find.join(' ')}; echo "${EXIT_MARK}$?" >&2; }${rank}`;
-  const script = `${pseudoPredicates(path, req.followSymlinks, secs)}${listing} | head -z -n ${lines}`;
+  const script = `${listing} | head -z -n ${lines}`;
   return `sh -c ${shellQuote(script)}`;
 }
 

@@ -105,16 +105,25 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
 
   async function loadFind(req: WalkRequest, signal: AbortSignal) {
     const c = connection();
-    const parser = new FindRecordParser(req.followSymlinks);
-    const items: FindItem[] = [];
     const rank = (await probe(signal)).awk && remoteRankable(req);
-    const listingRun = c.exec(buildWalkCommand(req, { maxRecords, rank }), signal, (chunk) => {
-      for (const it of parser.push(chunk)) items.push(it);
+    const listOnce = async (ownFsType?: string) => {
+      const parser = new FindRecordParser(req.followSymlinks);
+      const items: FindItem[] = [];
+      const r = await c.exec(buildWalkCommand(req, { maxRecords, rank, ownFsType }), signal, (chunk) => {
+        for (const it of parser.push(chunk)) items.push(it);
+      });
+      return { r, parser, items };
+    };
+    // The path itself on a pseudo file system comes back as its P record: listed again
+    // with that type not pruned (rare: /proc or /sys asked for by path).
+    const listingRun = listOnce().then((l) => {
+      const own = l.items.find((it) => it.depth === 0)?.pseudo;
+      return own === undefined ? l : listOnce(own);
     });
     const sizesRun = req.dirSizes
       ? c.exec(buildDirSizeCommand(req, { ionice: (await probe(signal)).ionice }), signal)
       : undefined;
-    const [r, du] = await Promise.all([listingRun, sizesRun]);
+    const [{ r, parser, items }, du] = await Promise.all([listingRun, sizesRun]);
     const exit = exitFromStderr(r.stderr);
     if (exit === undefined) {
       throw new FleetError(
