@@ -51,6 +51,9 @@ describe('the agent find route', () => {
       writeFileSync(f, 'y'.repeat(i % 4));
       utimesSync(f, 1_700_000_000 + (i % 3), 1_700_000_000 + (i % 3));
     }
+    // One directory too large to read in one call (over 64 KiB of names): listed by one find.
+    mkdirSync(join(extra, 'flat'));
+    for (let i = 0; i < 4000; i++) writeFileSync(join(extra, 'flat', `flat-file-${i}`), 'f'.repeat(i % 13));
     writeFileSync(join(extra, 'hard'), 'z'.repeat(5000));
     linkSync(join(extra, 'hard'), join(extra, 'hard-2'));
     linkSync(join(extra, 'hard'), join(extra, 'ties', 'hard-3'));
@@ -108,7 +111,7 @@ describe('the agent find route', () => {
 
   it("gives the JS walker's answer over one flat directory too (listed by one find, not two)", async () => {
     for (const order of ['ORDER_SIZE', 'ORDER_MODIFIED'] as const) {
-      const req: WireWalkRequest = { path: join(root, 'extra', 'ties'), shape: 'SHAPE_RANKED', order, topN: 10 };
+      const req: WireWalkRequest = { path: join(root, 'extra', 'flat'), shape: 'SHAPE_RANKED', order, topN: 10 };
       const [viaFind, viaJs] = await Promise.all([
         walkAll(findClient, req, undefined, CALL_MS),
         walkAll(jsClient, req, undefined, CALL_MS),

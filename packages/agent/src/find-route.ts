@@ -6,6 +6,7 @@
 // by the JS walker, as is every walk that follows symlinks (the allowed-roots check of
 // each target is the JS walker's).
 import { execFile } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { PROBE_COMMAND, parseProbe, remoteRankable, type WalkRequest } from '@fleetls/core';
 import type { SkippedPath } from './fs-source.js';
 import { type Mount, mountOf, readMounts, under } from './mounts.js';
@@ -70,7 +71,24 @@ export function jsOnlyReason(
   return undefined;
 }
 
-/** Does this walk go to find? Read once per walk (the mount table included). */
-export function useFind(req: WalkRequest, skip: readonly SkippedPath[]): boolean {
-  return jsOnlyReason(req, skip, readMounts()) === undefined;
+/**
+ * Ranked walks listed by find at once. Each keeps up to four processes busy (two finds, two
+ * awks); past this many the JS walker lists the walk, so a burst of calls does not become a
+ * burst of processes.
+ */
+export const MAX_FIND_WALKS = Math.max(1, availableParallelism());
+let findWalks = 0;
+
+/**
+ * Does this walk go to find? Then it holds one of MAX_FIND_WALKS slots until the returned
+ * function gives it back. Read once per walk (the mount table included).
+ */
+export function takeFind(req: WalkRequest, skip: readonly SkippedPath[]): (() => void) | undefined {
+  if (findWalks >= MAX_FIND_WALKS || jsOnlyReason(req, skip, readMounts()) !== undefined) return undefined;
+  findWalks++;
+  let held = true;
+  return () => {
+    if (held) findWalks--;
+    held = false;
+  };
 }

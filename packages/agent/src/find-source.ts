@@ -24,7 +24,7 @@ import {
   type RankDropped,
   rankArgs,
 } from '@fleetls/core';
-import { WalkCancelled } from './fs-source.js';
+import { WalkCancelled, WHOLE_READ_MAX_DIR_BYTES } from './fs-source.js';
 
 /** Records (directories, links, kept candidates) past which the JS walker lists the walk instead. */
 export const FIND_MAX_RECORDS = 500_000;
@@ -165,17 +165,24 @@ function completed(fs: TreeSource, stub: SourceRecord): SourceRecord {
 }
 
 /**
- * Lists a ranked walk `remoteRankable` accepts with find and awk. `{ fallback }` when the
- * JS walker must list it after all: find or awk failed, or the listing passed maxRecords.
+ * Lists a ranked walk `remoteRankable` accepts with find and awk. Undefined when the JS
+ * walker lists it faster (a file, or one small directory); `{ fallback }` when it must list
+ * it after all: find or awk failed, or the listing passed maxRecords.
  */
-export async function loadFindWalk(req: WalkRequest, opts: FindWalkOptions): Promise<FindWalk | { fallback: string }> {
+export async function loadFindWalk(
+  req: WalkRequest,
+  opts: FindWalkOptions,
+): Promise<FindWalk | { fallback: string } | undefined> {
   const t0 = Date.now();
   const maxRecords = opts.maxRecords ?? FIND_MAX_RECORDS;
   // The root as the JS walker gives it (one lstat): a file, a directory, or its error.
   const root = opts.fs.root();
+  // One directory the JS walker reads in a single call: starting two processes costs more.
+  if (root.type !== 'dir' || root.error || (root.nlink === 2 && root.size <= WHOLE_READ_MAX_DIR_BYTES))
+    return undefined;
   // Two finds pay off where there are subtrees to share (a directory's nlink is 2 plus its
   // subdirectories on most file systems): one flat directory would be read twice for nothing.
-  const halves = opts.halves ?? (availableParallelism() >= 2 && root.type === 'dir' && root.nlink !== 2 ? 2 : 1);
+  const halves = opts.halves ?? (availableParallelism() >= 2 && root.nlink !== 2 ? 2 : 1);
   let listed: Listed;
   try {
     listed = await list(req, { ...opts, halves }, t0, maxRecords);

@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { CallWatch, type StuckCall } from './call-probe.js';
-import { useFind } from './find-route.js';
+import { takeFind } from './find-route.js';
 import { DEFAULT_FS_TIMEOUT_MS, type HungMount, type HungMounts, hungMounts } from './hung-mounts.js';
 import {
   CANCEL,
@@ -234,10 +234,14 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
   let unwatch: () => void = () => {};
   let detach: () => void = () => {};
 
+  /** Gives back the find slot the walk took, if it took one (find-route.ts). */
+  let releaseFind: () => void = () => {};
+
   /** Queues a message for the consumer; the walk's last one settles `finished`. */
   const push = (m: WorkerMessage) => {
     if (m.t !== 'rows' && m.t !== 'wire' && !terminal) {
       terminal = true;
+      releaseFind();
       detach();
       unwatch();
       resolveFinished({
@@ -310,8 +314,14 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       flushMs: opts.flushMs ?? 50,
       probe: probe.shared,
       skip,
-      find: opts.find !== false && useFind(partReq, skip),
+      find: false,
     };
+    // Only a walk's first part: a resumed one follows a worker stuck on a hung mount.
+    const release = opts.find !== false && partReq === req ? takeFind(partReq, skip) : undefined;
+    if (release) {
+      releaseFind = release;
+      input.find = true;
+    }
     current.postMessage(input);
   }
 
