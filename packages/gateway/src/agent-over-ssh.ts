@@ -2,11 +2,11 @@
 // direct-streamlocal@openssh.com channel of the host's pooled, host-key-verified ssh2
 // connection, the one the `find` fallback uses too.
 //
-// grpc-js always dials a socket itself (its connector has no public hook that takes a
-// stream), so a per-host local forwarder is that socket: a Unix socket in a private 0700
-// directory, each accepted connection carried by one channel. grpc-js keeps one HTTP/2
-// connection per channel, so one SSH channel carries every call; the extra local hop is a
-// kernel copy (bench/results/agent-ssh.md measures it). Plaintext gRPC inside SSH: the SSH
+// The agent client dials a socket itself (agent-channel.ts, `unix:PATH`), so a per-host
+// local forwarder is that socket: a Unix socket in a private 0700 directory, each accepted
+// connection carried by one channel. The client keeps one HTTP/2 session per agent, so one
+// SSH channel carries every call; the extra local hop is a kernel copy
+// (bench/results/agent-ssh.md measures it). Plaintext gRPC inside SSH: the SSH
 // connection is the encryption and the host-key check; the bearer token still applies.
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
