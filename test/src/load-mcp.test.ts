@@ -85,19 +85,22 @@ describe('load on one gateway', () => {
       let okWalks = 0;
       let refused = 0;
       let timedOut = 0;
+      let partial = 0;
       const hosts = agents.map((_, k) => `h${k}`);
       const sizes = Array.from({ length: FILES }, (_, k) => (k + 1) * 100);
       for (const [i, res] of answers.entries()) {
         assert.ok(!res.isError, JSON.stringify(res.content));
         // Not ok: refused by a full agent, or (two cores shared with other work) not done
-        // within the host's deadline; either way a status row that says so, with no rows.
+        // within a deadline: a status row that says so, with no rows or (partial) the rows
+        // that arrived.
         const n = checkRankedAnswer(res.structuredContent as RankedAnswer, hosts, topN(i), sizes);
         okWalks += n.ok;
         refused += n.refused;
         timedOut += n.timedOut;
+        partial += n.partial;
       }
       assert.ok(okWalks > 0, 'some host walks got through');
-      assert.equal(okWalks + refused + timedOut, CALLS * AGENTS);
+      assert.equal(okWalks + refused + timedOut + partial, CALLS * AGENTS);
       // Nothing stayed stuck: admission slots and channels come back. Walks the gateway gave
       // up on may still be ending on their agents, so a few tries are allowed.
       let later: RankedAnswer | undefined;

@@ -132,9 +132,9 @@ describe('the gateway never waits on its log', () => {
     await closed;
     const lines = log.lines();
     assert.equal(lines.filter((l) => l.audit === 'tool' && l.tool === 'list_files').length, EXIT_CALLS);
+    // The last line of the session. (Not the channel closings after it: a starved machine may
+    // take longer to shut down than the SDK client waits before it kills the server.)
     assert.equal(lines.filter((l) => l.msg === 'MCP client gone').length, 1);
-    // The last lines the gateway writes, as it closes its channels (one per agent host).
-    assert.equal(lines.filter((l) => l.msg === 'closing agent connection').length, 4);
     assert.deepEqual(
       lines.filter((l) => /dropped/.test(l.msg ?? '')),
       [],

@@ -78,7 +78,7 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
           'Wall time',
           'Calls correct',
           'Call time median / p95',
-          'Host walks ok / refused / timed out',
+          'Host walks ok / refused / timed out / partial',
           'Gateway CPU',
           'Gateway peak RSS',
           'Busiest agent peak RSS',
@@ -102,6 +102,7 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
         let okWalks = 0;
         let refused = 0;
         let timedOut = 0;
+        let partial = 0;
         const wrong: string[] = [];
         for (const a of answers) {
           if ('err' in a) {
@@ -115,6 +116,7 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
             okWalks += n.ok;
             refused += n.refused;
             timedOut += n.timedOut;
+            partial += n.partial;
           } catch (err) {
             wrong.push(`call ${a.i}: ${(err as Error).message.slice(0, 300)}`);
           }
@@ -136,7 +138,7 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
           fmtMs(wall),
           `${correct}/${CALLS}`,
           `${fmtMs(median(ms))} / ${fmtMs(quantile(ms, 0.95))}`,
-          `${okWalks} / ${refused} / ${timedOut}`,
+          `${okWalks} / ${refused} / ${timedOut} / ${partial}`,
           fmtMs(cpu),
           fmtBytes(gw.memory()?.hwm ?? Number.NaN),
           fmtBytes(Math.max(...agents.map((a) => memoryOf(a.pid)?.hwm ?? Number.NaN))),

@@ -42,6 +42,7 @@ test('checkRankedAnswer: counts the hosts, checks the merged top n', () => {
       ok: 2,
       refused: 1,
       timedOut: 1,
+      partial: 0,
     },
   );
   assert.throws(
@@ -66,5 +67,25 @@ test('checkRankedAnswer: counts the hosts, checks the merged top n', () => {
         [1],
       ),
     /host a: timeout/,
+  );
+  // A host cut at its deadline after 2 rows: its two largest files are merged.
+  assert.deepEqual(
+    checkRankedAnswer(
+      {
+        hosts: [
+          { host: 'a', status: 'ok' },
+          {
+            host: 'b',
+            status: 'error',
+            message: 'partial answer: the walk broke after 2 rows, then agent x: Deadline exceeded',
+          },
+        ],
+        items: [{ size: 3 }, { size: 3 }, { size: 2 }, { size: 2 }, { size: 1 }],
+      },
+      ['a', 'b'],
+      5,
+      [1, 2, 3],
+    ),
+    { ok: 1, refused: 0, timedOut: 0, partial: 1 },
   );
 });

@@ -59,13 +59,16 @@ export interface AnswerCount {
   ok: number;
   refused: number;
   timedOut: number;
+  /** Hosts whose walk broke at a deadline after some rows: those rows are in the merged list. */
+  partial: number;
 }
 
 /**
  * One list_files answer (order_by size, descending, top_n) over hosts that all hold the same
  * files (sizes `sizes`, any order): every host has its status row; a host that is not ok was
- * turned away by its full agent (error, "too many concurrent walks") or ran out of time (timeout,
- * at either deadline); the merged list is the top n of the ok hosts' files. Throws saying what is wrong.
+ * turned away by its full agent (error, "too many concurrent walks"), ran out of time (timeout,
+ * at either deadline), or broke at a deadline after some rows (error, "partial answer", its rows
+ * kept); the merged list is the top n of what the hosts sent. Throws saying what is wrong.
  */
 export function checkRankedAnswer(out: RankedAnswer, hosts: string[], topN: number, sizes: number[]): AnswerCount {
   const fail = (what: string) => {
@@ -73,9 +76,19 @@ export function checkRankedAnswer(out: RankedAnswer, hosts: string[], topN: numb
   };
   const named = out.hosts.map((h) => h.host).sort();
   if (JSON.stringify(named) !== JSON.stringify([...hosts].sort())) fail('not one status row per host');
-  const count: AnswerCount = { ok: 0, refused: 0, timedOut: 0 };
+  const count: AnswerCount = { ok: 0, refused: 0, timedOut: 0, partial: 0 };
+  const desc = [...sizes].sort((a, b) => b - a);
+  // What each host put in the merged list: all its files, or the first rows of its ranked walk.
+  const contributed: number[] = [];
   for (const h of out.hosts) {
-    if (h.status === 'ok') count.ok++;
+    const partial = /^partial answer: the walk broke after (\d+) rows, then .*Deadline exceeded/.exec(h.message ?? '');
+    if (h.status === 'ok') {
+      count.ok++;
+      contributed.push(...sizes);
+    } else if (h.status === 'error' && partial) {
+      count.partial++;
+      contributed.push(...desc.slice(0, Number(partial[1])));
+    }
     // Either deadline: the host's share of the call, or the walk's own gRPC deadline (its
     // budget plus a grace), which a starved machine can reach first ("Deadline exceeded after 19.6s").
     else if (h.status === 'timeout' && /no answer within \d+ ms|: Deadline exceeded/.test(h.message ?? '')) {
@@ -83,10 +96,7 @@ export function checkRankedAnswer(out: RankedAnswer, hosts: string[], topN: numb
     } else if (h.status === 'error' && /too many concurrent walks/.test(h.message ?? '')) count.refused++;
     else fail(`host ${h.host}: ${h.status} ${h.message ?? ''}`);
   }
-  const expected = sizes
-    .flatMap((s) => Array.from({ length: count.ok }, () => s))
-    .sort((a, b) => b - a)
-    .slice(0, topN);
+  const expected = contributed.sort((a, b) => b - a).slice(0, topN);
   if (JSON.stringify(out.items.map((i) => i.size)) !== JSON.stringify(expected)) fail('merged top n wrong');
   return count;
 }
