@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { checkRankedAnswer, type RankedAnswer } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type AgentProcess, LOADED_HOST_ARGS, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 
 const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 const AGENTS = 20;
@@ -41,7 +41,9 @@ describe('load on one gateway', () => {
     }
     // Five at a time: twenty agents starting at once on two cores can miss their start timeout.
     for (let i = 0; i < AGENTS; i += 5) {
-      agents.push(...(await Promise.all(Array.from({ length: 5 }, () => startAgent({ allow: [work] })))));
+      agents.push(
+        ...(await Promise.all(Array.from({ length: 5 }, () => startAgent({ allow: [work], args: LOADED_HOST_ARGS })))),
+      );
     }
   });
   after(async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { agentWalk, silentLoss } from '@fleetls/gateway/testing';
 import * as grpc from '@grpc/grpc-js';
-import { agentClient, healthCheck, startAgent } from './helpers/agent-process.js';
+import { agentClient, healthCheck, LOADED_HOST_ARGS, startAgent } from './helpers/agent-process.js';
 import { type FuseMount, mountFuse } from './helpers/fuse.js';
 
 /** Peak resident memory allowed for the agent (VmHWM). */
@@ -43,7 +43,7 @@ describe('load', () => {
   });
 
   it('64 concurrent Walks, max 8: 8 admitted, lose nothing silently; 56 are refused before any row', async () => {
-    const agent = await startAgent({ allow: [work], args: ['--max-concurrent-walks', '8'] });
+    const agent = await startAgent({ allow: [work], args: ['--max-concurrent-walks', '8', ...LOADED_HOST_ARGS] });
     const client = agentClient(agent.address);
     try {
       const results = await Promise.all(

@@ -55,6 +55,13 @@ export interface StartAgentOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Agents of the load tests: their burst starves the 2 cores so that an ordinary lstat can take
+ * longer than the 5 s hung-mount bound, which would mark the test's tmp mount hung and refuse
+ * every later walk under it. Those tests are about admission, not hung mounts (fs-faults is).
+ */
+export const LOADED_HOST_ARGS = ['--fs-timeout-ms', '60000'];
+
 export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
   const args = [opts.main ?? AGENT_MAIN, '--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0'];
   if (!opts.tls && !opts.socket) args.push('--insecure');
