@@ -101,7 +101,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
     const big = ctx.report.table({
       title: 'MCP tools over stdio: full listings',
-      intro: `${intro} fleetls pages (list_files type=any, following next_cursor) only on trees of up to 20,000 entries: every page is a new ranked walk of start+limit rows, so paging a 300k tree costs O(pages × tree). server-filesystem directory_tree has no depth limit; DesktopCommander depth=10 still caps nested directories at 100 entries.`,
+      intro: `${intro} fleetls pages (list_files type=any, following next_cursor) on trees of up to 20,000 entries: the first page ranks the tree once and the gateway keeps that ranking (up to 100,000 rows), later pages are slices of it, each answer cut at 64 KiB or 20,000 tokens; on the larger trees its row is one list_directory answer, cut at that budget, so its entries/s is that of one bounded answer, not of a full listing. server-filesystem directory_tree has no depth limit; DesktopCommander depth=10 still caps nested directories at 100 entries.`,
       header,
       rows: [],
     });
@@ -118,7 +118,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         fleet,
         'list_directory',
         { host: 'localhost', path: t.root, depth: 10, max_items_per_dir: 10_000 },
-        'depth=10 max_items_per_dir=10000 (one answer, cut at the 256 KiB budget)',
+        'depth=10 max_items_per_dir=10000 (one answer, cut at the 64 KiB / 20,000-token budget)',
       );
       full[label].fleetlsTree = deepTree;
       big.rows.push(toolRow(label, deepTree));
