@@ -5,6 +5,7 @@
 // unknown enum numbers read as the codec reads them, 64-bit integers as protobufjs'
 // `longs: Number` makes them.
 import type { Entry, Row, Truncation, WalkSummary } from '@fleetls/core';
+import { emptySummary } from '@fleetls/core';
 import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from './enums.js';
 import { ENTRY, ENTRY_ERROR, RESPONSE, ROW, SUMMARY, TRUNCATION } from './wire-fields.js';
 
@@ -246,14 +247,7 @@ function decodeRow(r: Reader): Row {
 }
 
 function decodeSummary(r: Reader): WalkSummary {
-  const s: WalkSummary = {
-    entriesSent: 0,
-    entriesSeen: 0,
-    entriesMatched: 0,
-    truncations: [],
-    elapsedMs: 0,
-    depthLimitedDirs: 0,
-  };
+  const s: WalkSummary = emptySummary();
   const applied: string[] = [];
   while (r.pos < r.end) {
     const tag = r.uint32();

@@ -43,15 +43,13 @@ export function errorRow(entry: Entry, error: EntryError): Entry {
   return { ...entry, error };
 }
 
+/** A summary of a walk that has counted nothing yet (the engine's start, a decoder's default). */
+export function emptySummary(): WalkSummary {
+  return { entriesSent: 0, entriesSeen: 0, entriesMatched: 0, truncations: [], elapsedMs: 0, depthLimitedDirs: 0 };
+}
+
 export class WalkState {
-  readonly summary: WalkSummary = {
-    entriesSent: 0,
-    entriesSeen: 0,
-    entriesMatched: 0,
-    truncations: [],
-    elapsedMs: 0,
-    depthLimitedDirs: 0,
-  };
+  readonly summary: WalkSummary = emptySummary();
   readonly compare: (a: Entry, b: Entry) => number;
   readonly filter: WalkFilter;
   readonly deadlineAt: number;

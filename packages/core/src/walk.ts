@@ -12,6 +12,7 @@ import { type Ancestors, errorRow, WalkState } from './walk-state.js';
 import { walkTree } from './walk-tree.js';
 
 export { errorRawEntry, joinPath, lazyRawEntry, toEntry } from './walk-raw-entry.js';
+export { emptySummary } from './walk-state.js';
 
 export function* walk(req: WalkRequest, source: TreeSource, now: () => number): Generator<Row, WalkSummary, void> {
   const state = new WalkState(req, source, now);

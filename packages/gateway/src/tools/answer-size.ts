@@ -48,11 +48,18 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
   // the two is what must stay under maxBytes.
   const scale = maxBytes / maxTokens;
   const cost = (bytes: number, tokens: number) => Math.max(bytes, Math.ceil(tokens * scale));
-  // The warning names the budget the rows overrun more.
+  // Each row is measured once, and only up to where a budget is passed: a page of a 5,000-row
+  // limit that shows 150 does not stringify the other 4,850. The warning names the budget the
+  // rows pass first.
+  const costs: { bytes: number; tokens: number }[] = [];
+  const measured = (i: number) => {
+    costs[i] ??= o.rowCost(i);
+    return costs[i];
+  };
   let bytes = 0;
   let tokens = 0;
-  for (let i = 0; i < o.rows; i++) {
-    const r = o.rowCost(i);
+  for (let i = 0; i < o.rows && bytes <= maxBytes && tokens * scale <= maxBytes; i++) {
+    const r = measured(i);
     bytes += r.bytes;
     tokens += r.tokens;
   }
@@ -71,7 +78,7 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
     return cost(Buffer.byteLength(s, 'utf8'), estimateTokens(s));
   };
   const rowCost = (i: number) => {
-    const r = o.rowCost(i);
+    const r = measured(i);
     return cost(r.bytes, r.tokens);
   };
   const minRows = Math.min(1, o.rows);

@@ -312,17 +312,30 @@ export const listFilesTool = defineTool({
     const columns = l.multi ? ['host', 'path', 'type', 'size', 'modified'] : ['path', 'type', 'size', 'modified'];
     const headers = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
     const [header] = renderTsv(columns, [], headers);
-    const items = l.rows.map(({ host, entry }) => itemJson(l.multi ? host : undefined, entry));
-    const lines = l.rows.map(({ host, entry }) => {
-      const row: TableRow = {
-        host,
-        path: displayPath(entry.path),
-        type: entry.error ? `error: ${entry.error.code} ${entry.error.detail}` : typeWord(entry),
-        size: entry.type === 'dir' ? '' : humanSize(entry.size),
-        modified: modified(entry),
-      };
-      return renderTsv(columns, [row])[1];
-    });
+    // Rows are laid out as the budget reaches them: a page of a 5,000-row limit shows a few
+    // hundred, and laying out the rest was most of a page's time.
+    const items: ReturnType<typeof itemJson>[] = [];
+    const lines: string[] = [];
+    const item = (i: number) => {
+      const { host, entry } = l.rows[i];
+      items[i] ??= itemJson(l.multi ? host : undefined, entry);
+      return items[i];
+    };
+    const line = (i: number) => {
+      if (lines[i] === undefined) {
+        const { host, entry } = l.rows[i];
+        const row: TableRow = {
+          host,
+          path: displayPath(entry.path),
+          type: entry.error ? `error: ${entry.error.code} ${entry.error.detail}` : typeWord(entry),
+          size: entry.type === 'dir' ? '' : humanSize(entry.size),
+          modified: modified(entry),
+        };
+        lines[i] = renderTsv(columns, [row])[1];
+      }
+      return lines[i];
+    };
+    const first = <T>(count: number, at: (i: number) => T) => Array.from({ length: count }, (_, i) => at(i));
     const failures = failureLines(l.hosts, l.path, l.multi);
     const build = (count: number, cutAt: string): McpAnswer => {
       const nextCursor = l.cursorAfter(count);
@@ -335,11 +348,11 @@ export const listFilesTool = defineTool({
           `[WARNING] answer cut at ${cutAt} after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
         );
       }
-      const body = count > 0 ? ['', header, ...lines.slice(0, count)] : [];
+      const body = count > 0 ? ['', header, ...first(count, line)] : [];
       const structured: ListFilesAnswer = {
         kind: 'files.list',
         columns: l.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
-        items: items.slice(0, count),
+        items: first(count, item),
         count,
         total: l.total,
         found: l.found,
@@ -354,7 +367,7 @@ export const listFilesTool = defineTool({
     };
     return fitAnswer({
       rows: l.rows.length,
-      rowCost: (i) => rowSize(lines[i], items[i]),
+      rowCost: (i) => rowSize(line(i), item(i)),
       build,
       options: ctx.options,
     }).answer;
