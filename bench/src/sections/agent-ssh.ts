@@ -1,18 +1,13 @@
-// agent+ssh: the agent on a Unix socket reached through the host's sshd, beside the same
-// agent over TCP, `find` over SSH (no agent) and OpenSSH's own `ssh host find …`: warm and
-// cold call latency on a small directory, and ranked-listing entries/s on the 300k tree.
-// All four are sampled in turns, so load on this shared machine falls on each alike.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
 import { type McpServerProc, startFleetls } from '../mcp.js';
-import { REPO_ROOT, sh, startAgent, withTimeout } from '../proc.js';
+import { OpenSsh, startBenchSshd } from '../openssh.js';
+import { startAgent } from '../proc.js';
 import { ratio } from '../report.js';
 import { fmtInt, fmtMs, fmtRate, median } from '../stats.js';
 import { writeInventory } from '../tools.js';
 import { benchDir } from '../trees.js';
-import { type SshdLike, ssh } from './ssh.js';
 
 export const name = 'agent-ssh';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
@@ -26,12 +21,8 @@ async function rounds(n: number, fns: (() => Promise<number>)[]): Promise<number
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
-  if (process.getuid?.() !== 0) throw new Error('needs root to start a throwaway sshd and its login user');
-  const helper = path.join(REPO_ROOT, 'test', 'dist', 'helpers', 'sshd.js');
-  if (!fs.existsSync(helper)) throw new Error('test/dist/helpers/sshd.js is not built (npm run build)');
-  const { startSshd } = (await import(helper)) as { startSshd: () => Promise<SshdLike> };
   const medium = await ctx.tree('medium');
-  const sshd = await withTimeout(startSshd(), 30_000, 'startSshd');
+  const sshd = await startBenchSshd();
   const socket = path.join(sshd.dir, 'agent.sock');
   const tcpAgent = await startAgent([benchDir()]);
   // The same agent, on a Unix socket its SSH login may use (the login's group), no TCP port.
@@ -41,21 +32,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     '--socket-group',
     String(sshd.gid),
   ]);
-  const ctl = path.join(ctx.scratch, 'agent-ssh-ctl');
-  const base = ['-F', '/dev/null', '-i', sshd.identityFile, '-o', `UserKnownHostsFile=${sshd.knownHostsFile}`];
-  base.push(
-    '-o',
-    'StrictHostKeyChecking=yes',
-    '-o',
-    'BatchMode=yes',
-    '-o',
-    'ConnectTimeout=10',
-    '-p',
-    String(sshd.port),
-  );
-  const dest = `${sshd.user}@127.0.0.1`;
-  const viaMaster = [...base, '-S', ctl, '-o', 'ControlMaster=no', dest];
-  let master: Promise<unknown> | undefined;
+  const openSsh = new OpenSsh(sshd, path.join(ctx.scratch, 'agent-ssh-ctl'));
   const gateways: McpServerProc[] = [];
   try {
     const inv = path.join(ctx.scratch, 'agent-ssh.yaml');
@@ -82,10 +59,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       return { ms: o.ms, found: Number(s?.found ?? 0), via: s?.hosts?.[0]?.via };
     };
     const pipeline = (dir: string) => `find '${dir}' -maxdepth 11 -type f -printf '%s %p\\n' | sort -n | tail -n 10`;
-    master = sh(`ssh ${base.map((a) => `'${a}'`).join(' ')} -M -N -S '${ctl}' ${dest}`, { timeoutMs: 900_000 }).catch(
-      () => {},
-    );
-    for (let i = 0; i < 100 && !fs.existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 100));
+    await openSsh.startMaster();
 
     const gw = await gateway();
     const vias = await Promise.all(['tcp', 'tunnel', 'find'].map(async (h) => (await topTen(gw, h, medium.root)).via));
@@ -110,7 +84,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       async () => (await topTen(gw, 'tcp', small)).ms,
       async () => (await topTen(gw, 'tunnel', small)).ms,
       async () => (await topTen(gw, 'find', small)).ms,
-      async () => (await ssh([...viaMaster, pipeline(small)])).ms,
+      async () => (await openSsh.warm(pipeline(small))).ms,
     ]);
     table.rows.push(['Warm call, deep (162 entries)', ...warm.map(fmtMs), ratio(warm[1] / warm[0])]);
 
@@ -121,7 +95,7 @@ export async function run(ctx: BenchContext): Promise<void> {
         await fresh.close();
         return r.ms;
       }),
-      async () => (await ssh([...base, dest, pipeline(small)])).ms,
+      async () => (await openSsh.cold(pipeline(small))).ms,
     ]);
     table.rows.push([
       'Cold call (fresh gateway / new ssh connection), deep',
@@ -134,7 +108,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       async () => (await topTen(gw, 'tcp', medium.root)).ms,
       async () => (await topTen(gw, 'tunnel', medium.root)).ms,
       async () => (await topTen(gw, 'find', medium.root)).ms,
-      async () => (await ssh([...viaMaster, pipeline(medium.root)])).ms,
+      async () => (await openSsh.warm(pipeline(medium.root))).ms,
     ]);
     table.rows.push([
       `Ranked listing of the 300k tree, entries/s (${fmtInt(total)} files ranked)`,
@@ -154,10 +128,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     );
   } finally {
     for (const g of gateways) await g.close().catch(() => {});
-    if (master) {
-      await ssh([...base, '-S', ctl, '-O', 'exit', dest], 5000).catch(() => {});
-      await withTimeout(master, 5000, 'ssh master exit').catch(() => {});
-    }
+    await openSsh.close();
     await unixAgent.stop();
     await tcpAgent.stop();
     await sshd.stop();

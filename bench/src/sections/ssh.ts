@@ -1,18 +1,9 @@
-// SSH: fleetls over ssh2 vs OpenSSH doing the same job (the remote pipeline
-// `find … | sort -n | tail -n 10`), over a reused connection (ssh2 pool vs ControlMaster) and
-// a new one, from a ~160-entry directory to the whole 300k tree; and fleetls over SSH vs
-// over the agent.
-//
-// Both sides are sampled in turns (fleetls, OpenSSH, fleetls, …) so load on this shared
-// machine falls on both alike, and OpenSSH's client is spawned directly (no local shell).
-// The remote command of both runs through the login user's shell, recorded in the table.
-import { execFile } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
 import { type McpServerProc, startFleetls } from '../mcp.js';
-import { REPO_ROOT, sh, startAgent, withTimeout } from '../proc.js';
+import { OpenSsh, startBenchSshd } from '../openssh.js';
+import { startAgent } from '../proc.js';
 import { ratio } from '../report.js';
 import { fmtInt, fmtMs, median } from '../stats.js';
 import { writeInventory } from '../tools.js';
@@ -20,29 +11,6 @@ import { benchDir } from '../trees.js';
 
 export const name = 'ssh';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
-
-export interface SshdLike {
-  host: string;
-  port: number;
-  user: string;
-  identityFile: string;
-  knownHostsFile: string;
-  gid: number;
-  /** A directory owned by the login user (0755). */
-  dir: string;
-  stop(): Promise<void>;
-}
-
-/** Runs the OpenSSH client with these arguments (no shell); its wall time and stdout. */
-export function ssh(args: string[], timeoutMs = 120_000): Promise<{ ms: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    execFile('ssh', args, { timeout: timeoutMs, maxBuffer: 1 << 26, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`ssh ${args.at(-1)?.slice(0, 80)}: ${err.message} ${stderr.slice(0, 300)}`));
-      else resolve({ ms: performance.now() - t0, stdout });
-    });
-  });
-}
 
 /** n samples of each, in turns after one warm-up each; medians. */
 async function inTurns(n: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
@@ -58,33 +26,10 @@ async function inTurns(n: number, a: () => Promise<number>, b: () => Promise<num
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
-  if (process.getuid?.() !== 0) throw new Error('needs root to start a throwaway sshd and its login user');
-  const helper = path.join(REPO_ROOT, 'test', 'dist', 'helpers', 'sshd.js');
-  if (!fs.existsSync(helper)) throw new Error('test/dist/helpers/sshd.js is not built (npm run build)');
-  const { startSshd } = (await import(helper)) as { startSshd: () => Promise<SshdLike> };
   const medium = await ctx.tree('medium');
-  const sshd = await withTimeout(startSshd(), 30_000, 'startSshd');
+  const sshd = await startBenchSshd();
   const agent = await startAgent([benchDir()]);
-  const ctl = path.join(ctx.scratch, 'ssh-ctl');
-  const base = [
-    '-F',
-    '/dev/null',
-    '-i',
-    sshd.identityFile,
-    '-o',
-    `UserKnownHostsFile=${sshd.knownHostsFile}`,
-    '-o',
-    'StrictHostKeyChecking=yes',
-    '-o',
-    'BatchMode=yes',
-    '-o',
-    'ConnectTimeout=10',
-    '-p',
-    String(sshd.port),
-  ];
-  const dest = `${sshd.user}@127.0.0.1`;
-  const viaMaster = [...base, '-S', ctl, '-o', 'ControlMaster=no', dest];
-  let master: Promise<unknown> | undefined;
+  const openSsh = new OpenSsh(sshd, path.join(ctx.scratch, 'ssh-ctl'));
   const gateways: McpServerProc[] = [];
   try {
     const inv = path.join(ctx.scratch, 'ssh.yaml');
@@ -116,17 +61,14 @@ export async function run(ctx: BenchContext): Promise<void> {
         .map((l) => Number(l.split(' ')[0]))
         .reverse();
 
-    master = sh(`ssh ${base.map((a) => `'${a}'`).join(' ')} -M -N -S '${ctl}' ${dest}`, { timeoutMs: 900_000 }).catch(
-      () => {},
-    );
-    for (let i = 0; i < 100 && !fs.existsSync(ctl); i++) await new Promise((r) => setTimeout(r, 100));
-    const shell = (await ssh([...viaMaster, 'echo "$0"; cat ~/.profile ~/.bashrc ~/.shrc 2>/dev/null | wc -l'])).stdout
+    await openSsh.startMaster();
+    const shell = (await openSsh.warm('echo "$0"; cat ~/.profile ~/.bashrc ~/.shrc 2>/dev/null | wc -l')).stdout
       .trim()
       .split('\n');
     const floor = await inTurns(
       ctx.args.runs,
-      async () => (await ssh([...viaMaster, 'true'])).ms,
-      async () => (await ssh([...viaMaster, 'true'])).ms,
+      async () => (await openSsh.warm('true')).ms,
+      async () => (await openSsh.warm('true')).ms,
     );
 
     const dirs: [string, string][] = [
@@ -151,10 +93,10 @@ export async function run(ctx: BenchContext): Promise<void> {
           const r = await topTen(gw, 's1', dir);
           return r.ms;
         },
-        async () => (await ssh([...viaMaster, pipeline(dir)])).ms,
+        async () => (await openSsh.warm(pipeline(dir))).ms,
       );
       const a = await topTen(gw, 's1', dir);
-      const b = sizesOf((await ssh([...viaMaster, pipeline(dir)])).stdout);
+      const b = sizesOf((await openSsh.warm(pipeline(dir))).stdout);
       same = JSON.stringify(a.sizes) === JSON.stringify(b);
       warmRatios.push(o / f);
       warmTable.rows.push([label, fmtMs(f), fmtMs(o), ratio(o / f), same ? 'yes' : 'NO']);
@@ -183,7 +125,7 @@ export async function run(ctx: BenchContext): Promise<void> {
           await fresh.close();
           return r.ms;
         },
-        async () => (await ssh([...base, dest, pipeline(dir)])).ms,
+        async () => (await openSsh.cold(pipeline(dir))).ms,
       );
       coldRatios.push(o / f);
       coldTable.rows.push([label, fmtMs(f), fmtMs(o), ratio(o / f)]);
@@ -210,10 +152,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     });
   } finally {
     for (const g of gateways) await g.close().catch(() => {});
-    if (master) {
-      await ssh([...base, '-S', ctl, '-O', 'exit', dest], 5000).catch(() => {});
-      await withTimeout(master, 5000, 'ssh master exit').catch(() => {});
-    }
+    await openSsh.close();
     await agent.stop();
     await sshd.stop();
   }
