@@ -3,6 +3,7 @@
 // so the CLI gets the same defaults, bounds and messages. Messages name the argument and its bounds.
 import { ENTRY_ERROR_CODES, HOST_STATUSES, invalidArgument, ORDER_BY, SORT_DIRECTIONS, VIAS } from '@fleetls/core';
 import { z } from 'zod';
+import { controlByteMessage, findControlBytes } from './control-bytes.js';
 import { nearestName } from './nearest-name.js';
 
 export const PATH_LENGTH = 4096;
@@ -93,15 +94,29 @@ const argsObjects = new WeakMap<z.ZodRawShape, z.ZodObject>();
  * A tool's arguments as one strict object: its JSON Schema says `additionalProperties:
  * false` to clients, and an unknown argument is an error naming the nearest known one
  * (the MCP SDK validates with this same object before the handler, so nothing is dropped).
+ * A string argument holding a C0 control character is refused here too (control-bytes.ts).
  */
 export function argsObject<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$strict> {
   let o = argsObjects.get(shape);
   if (!o) {
     const known = Object.keys(shape);
-    o = z.strictObject(shape, {
-      error: (iss) =>
-        iss.code === 'unrecognized_keys' ? iss.keys.map((k) => unknownArgumentMessage(k, known)).join('; ') : undefined,
-    });
+    o = z
+      .strictObject(shape, {
+        error: (iss) =>
+          iss.code === 'unrecognized_keys'
+            ? iss.keys.map((k) => unknownArgumentMessage(k, known)).join('; ')
+            : undefined,
+      })
+      // `when`: runs whatever else failed (an enum refusing the same string included), so a
+      // control character is always named as such.
+      .superRefine(
+        (args, ctx) => {
+          for (const c of findControlBytes(args)) {
+            ctx.addIssue({ code: 'custom', message: controlByteMessage(c), path: [] });
+          }
+        },
+        { when: () => true },
+      );
     argsObjects.set(shape, o);
   }
   return o as z.ZodObject<S, z.core.$strict>;
