@@ -1,18 +1,7 @@
 // The agent's audit trail: one JSON line per RPC ("audit": "rpc"), whoever called and
 // however it ended, beside the operational lines. The caller is the client certificate's
-// subject under mTLS, else the transport (plaintext loopback, or the Unix socket).
-import { X509Certificate } from 'node:crypto';
-import type * as grpc from '@grpc/grpc-js';
-import type { Logger } from 'pino';
-
-export function callerOf(call: Pick<grpc.ServerInterceptingCallInterface, 'getAuthContext' | 'getPeer'>): string {
-  const cert = call.getAuthContext().sslPeerCertificate;
-  if (cert?.raw) {
-    const x = new X509Certificate(cert.raw);
-    return `cert:${x.subject.split('\n').join(', ')} (issuer ${x.issuer.split('\n').join(', ')})`;
-  }
-  return `plaintext:${call.getPeer()}`;
-}
+// subject under mTLS, else the transport (the runtime's callerOf).
+import type { Logger } from '@fleetls/runtime';
 
 export interface RpcAudit {
   caller: string;

@@ -1,17 +1,11 @@
 // The agent's credentials, read at start and again on SIGHUP: its certificate, key and CA
 // (new TLS connections get the new ones; connections already open keep theirs, so walks in
 // flight finish) and the bearer token (checked per call, so the next call sees it).
-import { createHash, timingSafeEqual } from 'node:crypto';
 import * as fs from 'node:fs';
 import { createSecureContext } from 'node:tls';
+import { readToken, tokenDigest, tokenInterceptor } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import type { AgentConfig } from './config.js';
-
-const HEALTH_PREFIX = '/grpc.health.v1.Health/';
-
-function digest(s: string | Buffer): Buffer {
-  return createHash('sha256').update(s).digest();
-}
 
 function readFile(path: string, key: string): Buffer {
   try {
@@ -19,48 +13,6 @@ function readFile(path: string, key: string): Buffer {
   } catch (err) {
     throw new Error(`${key}: cannot read ${path}: ${(err as Error).message}`);
   }
-}
-
-export function readToken(path: string): string {
-  const token = readFile(path, 'token_file').toString('utf8').trim();
-  if (token === '') throw new Error(`token_file: ${path} is empty`);
-  return token;
-}
-
-/**
- * Bearer-token check in constant time (the digests have equal length whatever the input);
- * `expected()` is asked on every call, so a reloaded token applies to the next one.
- */
-export function tokenInterceptor(
-  expected: () => Buffer,
-  onRefused?: (rpc: string, call: grpc.ServerInterceptingCallInterface, why: string) => void,
-): grpc.ServerInterceptor {
-  return (method, call) =>
-    new grpc.ServerInterceptingCall(
-      call,
-      new grpc.ResponderBuilder()
-        .withStart((next) => {
-          next(
-            new grpc.ServerListenerBuilder()
-              .withOnReceiveMetadata((md, nextMd) => {
-                if (method.path.startsWith(HEALTH_PREFIX)) {
-                  nextMd(md);
-                  return;
-                }
-                const got = md.get('authorization')[0];
-                if (got !== undefined && timingSafeEqual(digest(String(got)), expected())) {
-                  nextMd(md);
-                } else {
-                  const details = got === undefined ? 'missing bearer token' : 'bad bearer token';
-                  onRefused?.(method.path.slice(method.path.lastIndexOf('/') + 1), call, details);
-                  call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details, metadata: new grpc.Metadata() });
-                }
-              })
-              .build(),
-          );
-        })
-        .build(),
-    );
 }
 
 /**
@@ -125,7 +77,7 @@ export function loadCredentials(
   config: AgentConfig,
   onRefused?: Parameters<typeof tokenInterceptor>[1],
 ): AgentCredentials {
-  let token = config.tokenFile ? digest(`Bearer ${readToken(config.tokenFile)}`) : undefined;
+  let token = config.tokenFile ? tokenDigest(`Bearer ${readToken(config.tokenFile)}`) : undefined;
   const certificates = config.tls ? new ReloadedCertificates(config.tls) : undefined;
   return {
     server: certificates
@@ -134,7 +86,7 @@ export function loadCredentials(
     interceptor: token ? tokenInterceptor(() => token as Buffer, onRefused) : undefined,
     reload() {
       // Everything is read before anything changes: a bad file leaves both as they were.
-      const next = config.tokenFile ? digest(`Bearer ${readToken(config.tokenFile)}`) : undefined;
+      const next = config.tokenFile ? tokenDigest(`Bearer ${readToken(config.tokenFile)}`) : undefined;
       if (certificates && config.tls) certificates.publish(config.tls);
       token = next;
     },

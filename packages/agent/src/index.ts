@@ -1,18 +1,29 @@
 // @fleetls/agent: the fleetls-agent daemon's factories (main.ts is the only side-effecting file).
+// The gateway's embedded backend is the subpath @fleetls/agent/embedded.
 
-export { auditRpc, callerOf, type RpcAudit } from './audit.js';
-export * from './config.js';
-export { type AgentCredentials, loadCredentials, readToken, tokenInterceptor } from './credentials.js';
+// Symbols below are the agent's parts, for the gateway's embedded backend, tests and bench.
+export { auditRpc, type RpcAudit } from './audit.js';
+export {
+  type AgentConfig,
+  buildProgram,
+  ConfigError,
+  ConfigExit,
+  DEFAULT_CONFIG_FILE,
+  DEFAULT_LISTEN,
+  DEFAULT_MAX_CONCURRENT_WALKS,
+  DEFAULT_SOCKET_GROUP,
+  DEFAULT_SOCKET_MODE,
+  formatMode,
+  parseAgentConfig,
+  parseListen,
+  parseSocketMode,
+  parseUnixListen,
+  type UnixListen,
+} from './config.js';
+export { type AgentCredentials, loadCredentials } from './credentials.js';
 export { createFsSource, duApparent, type FsSourceOptions, WalkCancelled } from './fs-source.js';
 export { createLocalBackend } from './local-backend.js';
-export { createLogger, droppedLogLines, type Logger, REDACT_PATHS } from './logger.js';
-export {
-  type AgentMetrics,
-  createAgentMetrics,
-  logLinesDroppedCounter,
-  metricsInterceptor,
-  startMetricsServer,
-} from './metrics.js';
+export { type AgentMetrics, createAgentMetrics, startMetricsServer } from './metrics.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 export { type AgentServer, createAgentServer } from './server.js';
 export { type AgentServiceHandle, addAgentService, prepareWalk } from './service.js';

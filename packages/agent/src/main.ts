@@ -1,9 +1,9 @@
 #!/usr/bin/env node
+import { createLogger } from '@fleetls/runtime';
 import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 // fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
 // gracefully on SIGTERM/SIGINT.
 import { probeFind } from './find-route.js';
-import { createLogger } from './logger.js';
 import { createAgentMetrics, startMetricsServer } from './metrics.js';
 import { createAgentServer } from './server.js';
 import { describeSocket } from './unix-socket.js';

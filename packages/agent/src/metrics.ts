@@ -1,32 +1,10 @@
 // The agent's Prometheus metrics: an Observer that bumps prom-client counters (fed by the
-// Walk handler and a server interceptor), and the plain HTTP listener of `--metrics`.
+// Walk handler and the runtime's server interceptor), and the plain HTTP listener of `--metrics`.
 // Labels are closed sets (outcomes, reasons, codes, method names), never paths or peers.
 import { createServer, type Server } from 'node:http';
 import type { CallObservation, Observer, WalkObservation } from '@fleetls/core';
-import * as grpc from '@grpc/grpc-js';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { droppedLogLines } from './logger.js';
-
-/** Seconds, from a millisecond walk to a minute-long one. */
-const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-
-/**
- * Log lines this process dropped because its log's reader did not take them (logger.ts),
- * read at each scrape. The gateway registers it under its own name too.
- */
-export function logLinesDroppedCounter(name: string, registers: Registry[]): Counter {
-  let counted = 0;
-  return new Counter({
-    name,
-    help: "Log lines dropped because the log's reader (stderr) did not keep up.",
-    registers,
-    collect() {
-      const n = droppedLogLines();
-      this.inc(n - counted);
-      counted = n;
-    },
-  });
-}
+import { createMetricsRegistry, LATENCY_BUCKETS, logLinesDroppedCounter } from '@fleetls/runtime';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface AgentMetrics {
   readonly registry: Registry;
@@ -34,8 +12,7 @@ export interface AgentMetrics {
 }
 
 export function createAgentMetrics(): AgentMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = createMetricsRegistry();
   const registers = [registry];
   const walks = new Counter({
     name: 'fleetls_agent_walks_total',
@@ -93,27 +70,6 @@ export function createAgentMetrics(): AgentMetrics {
     sshConnection() {},
   };
   return { registry, observer };
-}
-
-/** Reports every call's method, status and duration (auth refusals included: it runs first). */
-export function metricsInterceptor(observer: Observer): grpc.ServerInterceptor {
-  return (method, call) => {
-    const started = performance.now();
-    return new grpc.ServerInterceptingCall(
-      call,
-      new grpc.ResponderBuilder()
-        .withSendStatus((status, next) => {
-          observer.callEnded({
-            kind: 'rpc',
-            name: method.path,
-            outcome: grpc.status[status.code] ?? String(status.code),
-            seconds: (performance.now() - started) / 1000,
-          });
-          next(status);
-        })
-        .build(),
-    );
-  };
 }
 
 /** `--metrics HOST:PORT`: GET /metrics, nothing else. The registry is read on the event loop; walks run in workers. */

@@ -3,14 +3,14 @@
 // graceful shutdown.
 import { NOOP_OBSERVER, type Observer } from '@fleetls/core';
 import { loadContract, SERVICE_NAME } from '@fleetls/proto';
+import { callerOf, metricsInterceptor } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
-import { auditRpc, callerOf } from './audit.js';
+import { auditRpc } from './audit.js';
 import type { AgentConfig } from './config.js';
 import { loadCredentials } from './credentials.js';
-import { metricsInterceptor } from './metrics.js';
 import { resolveRoots } from './policy.js';
 import { addAgentService } from './service.js';
 import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';

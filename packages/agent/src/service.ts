@@ -27,9 +27,10 @@ import {
   toStatus,
   wireToRequestInput,
 } from '@fleetls/proto';
+import { callerOf } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { auditRpc, callerOf } from './audit.js';
+import { auditRpc } from './audit.js';
 import { DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
 import type { AgentConfig } from './config.js';
 import { hungMounts } from './hung-mounts.js';

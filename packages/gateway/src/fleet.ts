@@ -1,6 +1,6 @@
 // The gateway's fleet: the inventory's hosts (or the embedded localhost when there is
 // none), the selector over them, and one lazily created, reused backend per host.
-import { createLocalBackend } from '@fleetls/agent';
+import { createLocalBackend } from '@fleetls/agent/embedded';
 import {
   FleetError,
   type HostBackend,

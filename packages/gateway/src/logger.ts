@@ -1,2 +1,2 @@
-// The gateway logs through the one fleetls logger configuration (agent/src/logger.ts).
-export { createLogger, droppedLogLines, type Logger, REDACT_PATHS } from '@fleetls/agent';
+// The gateway logs through the one fleetls logger configuration (@fleetls/runtime).
+export { createLogger, droppedLogLines, type Logger, REDACT_PATHS } from '@fleetls/runtime';

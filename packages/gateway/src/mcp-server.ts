@@ -13,9 +13,10 @@ import { TOOLS } from './tools/registry.js';
 import { runTool } from './tools/run-tool.js';
 import { argsObject } from './tools/schemas.js';
 import type { AnyTool, ToolContext } from './tools/tool.js';
+import { GATEWAY_VERSION } from './version.js';
 
 export const SERVER_NAME = 'fleetls';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = GATEWAY_VERSION;
 
 export interface McpServerDeps {
   fleet: Fleet;

@@ -1,5 +1,4 @@
 // The gateway's version, from its package.json (read once at load).
-import { createRequire } from 'node:module';
+import { packageVersion } from '@fleetls/runtime';
 
-const require = createRequire(import.meta.url);
-export const GATEWAY_VERSION: string = (require('../package.json') as { version: string }).version;
+export const GATEWAY_VERSION: string = packageVersion(import.meta.url);

@@ -2,11 +2,10 @@
 // grpc.health.v1 (per service) and server reflection, so grpcurl-style clients need no
 // .proto. Authentication as on the HTTP port: the bearer token and/or client certificates
 // from a CA (mTLS); loopback unless told, and a non-loopback bind refused without either.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { metricsInterceptor, tokenInterceptor } from '@fleetls/agent';
 import { FleetError, invalidArgument, isLoopback, NOOP_OBSERVER } from '@fleetls/core';
 import { FLEET_SERVICE_NAME, loadFleetContract } from '@fleetls/proto';
+import { metricsInterceptor, tokenDigest, tokenInterceptor } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
@@ -59,7 +58,7 @@ export async function startFleetGrpcServer(opts: FleetGrpcServerOptions): Promis
   const interceptors = [metricsInterceptor(observer)];
   if (token) {
     // The agent's check: the SHA-256 of the whole header, compared in constant time.
-    const expected = createHash('sha256').update(`Bearer ${token}`).digest();
+    const expected = tokenDigest(`Bearer ${token}`);
     interceptors.push(tokenInterceptor(() => expected));
   }
   const server = new grpc.Server({ interceptors, 'grpc.max_receive_message_length': 1 << 20 });

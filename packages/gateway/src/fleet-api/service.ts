@@ -1,9 +1,10 @@
 // fleetls.v1.Fleet on a grpc-js server: the adapter from grpc-js calls to the one
 // implementation (impl.ts). A call's cancellation and deadline reach every host through its
 // AbortSignal; errors leave once, as gRPC statuses (invalid_argument → INVALID_ARGUMENT, …).
-import { callerOf } from '@fleetls/agent';
+
 import { FleetError } from '@fleetls/core';
 import { loadFleetContract, toStatus } from '@fleetls/proto';
+import { callerOf } from '@fleetls/runtime';
 import type * as grpc from '@grpc/grpc-js';
 import { createFleetImpl, type FleetServiceDeps } from './impl.js';
 import type { WalkEvent } from './walk.js';

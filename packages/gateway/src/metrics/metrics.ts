@@ -3,12 +3,9 @@
 // RPCs. Labels are closed sets (transports, statuses, reasons, codes, tool and method
 // names), never paths, hosts or selectors.
 
-import { logLinesDroppedCounter } from '@fleetls/agent';
 import type { CallObservation, HostStatus, Observer, WalkObservation } from '@fleetls/core';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-
-/** Seconds, from a millisecond call to a minute-long fan-out. */
-const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+import { createMetricsRegistry, LATENCY_BUCKETS, logLinesDroppedCounter } from '@fleetls/runtime';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -16,8 +13,7 @@ export interface GatewayMetrics {
 }
 
 export function createGatewayMetrics(): GatewayMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = createMetricsRegistry();
   const registers = [registry];
   const walks = new Counter({
     name: 'fleetls_gateway_walks_total',

@@ -1,7 +1,6 @@
 // The one logger factory of every fleetls process (agent and gateway): JSON on stderr
 // (stdout belongs to the MCP stdio transport), secrets redacted at the root (a child with its
-// own `redact` would replace these paths, so children get bindings only). It lives in the
-// agent package because the gateway depends on the agent and not the other way round.
+// own `redact` would replace these paths, so children get bindings only).
 //
 // A process never waits on its log. An MCP client that starts `fleetls serve` with stderr on a
 // pipe it never reads fills that pipe after some 100 KB; a blocking write would then freeze

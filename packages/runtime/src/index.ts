@@ -1,0 +1,11 @@
+// @fleetls/runtime: the Node-side plumbing every fleetls process shares (the agent and the
+// gateway): the logger, the metrics registry, the gRPC server interceptors, token files and
+// versions. No domain logic: that is @fleetls/core.
+
+export { callerOf } from './caller.js';
+export { metricsInterceptor, tokenDigest, tokenInterceptor } from './interceptors.js';
+// Symbols below are for tests and the other fleetls packages' internals.
+export { createLogger, droppedLogLines, LOG_BUFFER_BYTES, type Logger, REDACT_PATHS } from './logger.js';
+export { createMetricsRegistry, LATENCY_BUCKETS, logLinesDroppedCounter } from './metrics.js';
+export { readToken } from './token.js';
+export { packageVersion } from './version.js';
