@@ -1,8 +1,26 @@
 // @fleetls/core: pure domain logic shared by the agent, the SSH backend and the gateway.
-// No I/O, no gRPC, no ssh2, no MCP.
+// No I/O, no gRPC, no ssh2, no MCP. Symbols above are the domain's vocabulary: types, errors,
+// the backend seam, limits, order, the walk engine, merging and paging.
 
-export * from './budget.js';
-export * from './cursor.js';
+export {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_ANSWER_TOKENS,
+  fitRows,
+  type RowFit,
+} from './budget.js';
+export {
+  decodeCursor,
+  decodeTreeCursor,
+  encodeCursor,
+  encodeTreeCursor,
+  fnv1a64,
+  MAX_TREE_CURSOR_LENGTH,
+  type PageCursor,
+  queryFingerprint,
+  type TreeCursor,
+} from './cursor.js';
+// Symbols below are the parts each route or face builds on: renderers, the find command and
+// its parsers, filters, error tables per platform.
 export {
   COMPARE_ATTRIBUTES,
   type CompareAttribute,
@@ -26,12 +44,26 @@ export {
   renderDuTable,
   renderDuTotals,
 } from './disk-usage.js';
-export * from './display.js';
-export * from './errors.js';
+export {
+  displayPath,
+  formatMtime,
+  humanSize,
+  modeString,
+  octalMode,
+  parseDisplayPath,
+} from './display.js';
+export {
+  CODES,
+  type Code,
+  FleetError,
+  fleetErrorAt,
+  hostStatusFromCode,
+  invalidArgument,
+} from './errors.js';
 export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoOf } from './errors-errno.js';
 export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE } from './errors-ssh.js';
 export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors-tls.js';
-export * from './file-mode.js';
+export { typeFromMode } from './file-mode.js';
 export {
   buildDirSizeCommand,
   buildStatCommand,
@@ -76,13 +108,31 @@ export {
   pathError,
   rootErrorEntry,
 } from './find-records.js';
-export * from './glob.js';
-export * from './host-backend.js';
+export {
+  compileGlob,
+  compileGlobs,
+  MAX_GLOB_ALTERNATIVES,
+  MAX_GLOB_LENGTH,
+} from './glob.js';
+export type { HostBackend } from './host-backend.js';
 export { type IdSpec, MAX_ID, parseIdSpec } from './id-spec.js';
-export * from './limits.js';
+export {
+  type Ceilings,
+  DEFAULT_CEILINGS,
+  MAX_AFTER_BYTES,
+  resolveWalkRequest,
+  SHAPES,
+  WALK_DEFAULTS,
+  type WalkRequestInput,
+} from './limits.js';
 export { isLoopback } from './loopback.js';
-export * from './memory-source.js';
-export * from './merge.js';
+export {
+  MemorySource,
+  type MemorySourceExtras,
+  pathKey,
+  type SourceRecord,
+} from './memory-source.js';
+export { mergeSortedArrays } from './merge.js';
 export {
   type CallObservation,
   NOOP_OBSERVER,
@@ -91,8 +141,19 @@ export {
   type WalkObservation,
   WalkTally,
 } from './observer.js';
-export * from './order.js';
-export * from './path-policy.js';
+export {
+  baseName,
+  compareNames,
+  entryComparator,
+  hostEntryComparator,
+  nameKey,
+} from './order.js';
+export {
+  assertAllowed,
+  isInside,
+  MAX_PATH_BYTES,
+  normalizeRequestPath,
+} from './path-policy.js';
 export {
   PERM_HELP,
   PERM_MATCHES,
@@ -104,13 +165,60 @@ export {
 } from './perm-spec.js';
 export { PSEUDO_FS_TYPES, prunedError } from './pseudo-fs.js';
 export { diffDifferenceLines, diffGroupLines } from './render-diff.js';
-export * from './render-table.js';
-export * from './render-tree.js';
+export {
+  type AlignedOptions,
+  type Cell,
+  renderAligned,
+  renderTsv,
+  type TableRow,
+} from './render-table.js';
+export {
+  renderTree,
+  type TreeRenderOptions,
+  treeEntryLine,
+  treeTruncationLine,
+} from './render-tree.js';
 export { parseSize, SIZE_HELP } from './size-spec.js';
 export { compareInstant, type Instant, parseTime, TIME_HELP } from './time-spec.js';
-export * from './token-estimate.js';
-export * from './top-n.js';
-export * from './types.js';
-export * from './walk.js';
+export { estimateTokens } from './token-estimate.js';
+export { TopN } from './top-n.js';
+export {
+  ENTRY_ERROR_CODES,
+  ENTRY_TYPES,
+  type Entry,
+  type EntryError,
+  type EntryErrorCode,
+  type EntryType,
+  HOST_STATUSES,
+  type HostStatus,
+  type HostStatusCode,
+  isVia,
+  ORDER_BY,
+  type OrderBy,
+  type RawEntry,
+  RESUME_ROWS,
+  type ResumeRow,
+  type Row,
+  type Shape,
+  SORT_DIRECTIONS,
+  type SortDirection,
+  type StatInfo,
+  TRUNCATION_REASONS,
+  type TreeSource,
+  type Truncation,
+  type TruncationReason,
+  VIAS,
+  type Via,
+  type WalkRequest,
+  type WalkSummary,
+} from './types.js';
+export {
+  emptySummary,
+  errorRawEntry,
+  joinPath,
+  lazyRawEntry,
+  toEntry,
+  walk,
+} from './walk.js';
 export type { ResumePoint } from './walk-resume.js';
 export { compareResumePoints, resumePointOf } from './walk-resume.js';

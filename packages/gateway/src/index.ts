@@ -1,17 +1,134 @@
-// @fleetls/gateway: the MCP server and CLI of fleetls. Other modules append their exports here.
+// @fleetls/gateway: the MCP server, CLI and Fleet API of fleetls, as factories (main.ts is the
+// only side-effecting file). Symbols above are the gateway's product surface: its servers, the
+// fleet, the inventory, options and the tool registry.
 
-export * from './agent-client.js';
-export * from './fan-out.js';
-export * from './fleet.js';
+// Symbols below are the gateway's parts, for tests, the bench and other fleetls packages.
+export {
+  AGENT_VERSION_METADATA,
+  type AgentBackendOptions,
+  type AgentTlsFiles,
+  createAgentBackend,
+  fleetErrorFromGrpc,
+} from './agent-client.js';
+export {
+  type FanOutOptions,
+  fanOut,
+  type HostResult,
+  hostSignals,
+  PartialFailure,
+} from './fan-out.js';
+export {
+  AGENT_RETRY_MS,
+  type BackendFactories,
+  createFallbackBackend,
+  createFleet,
+  type FallbackOptions,
+  type LoadedFleet,
+  type LoadFleetOptions,
+  loadFleet,
+  viaOf,
+  type WithVia,
+} from './fleet.js';
 export { fleetServiceDescriptor } from './fleet-api/connect-descriptor.js';
 export { type FleetGrpcServer, type FleetTlsFiles, startFleetGrpcServer } from './fleet-api/server.js';
-export * from './inventory.js';
-export * from './logger.js';
-export * from './mcp-server.js';
+export {
+  type AgentTls,
+  agentSocketProblem,
+  DEFAULT_INVENTORY_FILE,
+  fail,
+  HOST_NAME_RE,
+  type Inventory,
+  type InventoryDefaults,
+  type InventoryHost,
+  type InventoryLocation,
+  isAgentAddress,
+  LOCALHOST,
+  loadInventory,
+  Problems,
+  parseInventory,
+  resolveFilePath,
+  resolveInventoryPath,
+} from './inventory.js';
+export {
+  createLogger,
+  droppedLogLines,
+  type Logger,
+  REDACT_PATHS,
+} from './logger.js';
+export {
+  createMcpServer,
+  type McpServerDeps,
+  SERVER_NAME,
+  SERVER_VERSION,
+} from './mcp-server.js';
 export { createGatewayMetrics, type GatewayMetrics } from './metrics/metrics.js';
-export * from './options.js';
-export * from './selector.js';
-export * from './serve-http.js';
-export * from './serve-stdio.js';
-export * from './ssh/index.js';
-export * from './tools/index.js';
+export {
+  DEFAULT_GATEWAY_OPTIONS,
+  type GatewayOptions,
+  resolveGatewayOptions,
+} from './options.js';
+export {
+  globToRegExp,
+  type SelectOptions,
+  selectHosts,
+} from './selector.js';
+export {
+  FLEET_API_PREFIX,
+  type HttpServerDeps,
+  MCP_PATH,
+  METRICS_PATH,
+  startHttpServer,
+} from './serve-http.js';
+export { serveStdio } from './serve-stdio.js';
+export {
+  classifySshError,
+  createSshBackend,
+  fingerprint,
+  type HostKeyVerdict,
+  resolveSshConfig,
+  resolveTarget,
+  SFTP_NOTE,
+  SFTP_STAT_NOTE,
+  type SshBackend,
+  type SshBackendOptions,
+  type SshConfigEntry,
+  SshConnection,
+  type SshHostConfig,
+  type SshTarget,
+  type SshWalkSummary,
+  verifyHostKey,
+} from './ssh/index.js';
+export {
+  type AnyTool,
+  type CliFace,
+  type DiffDirectoryAnswer,
+  type DirectoryDiff,
+  type DirectoryListing,
+  type DiskUsage,
+  type DiskUsageAnswer,
+  defineTool,
+  diffDirectoryTool,
+  diskUsageTool,
+  type FileListing,
+  findTool,
+  type HostListing,
+  inputJsonSchema,
+  type ListDirectoriesAnswer,
+  type ListDirectoryAnswer,
+  type ListFilesAnswer,
+  type ListHostsAnswer,
+  listDirectoriesTool,
+  listDirectoryTool,
+  listFilesTool,
+  listHostsTool,
+  type McpAnswer,
+  runTool,
+  type StatAnswer,
+  type StatListing,
+  statTool,
+  TOOLS,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+  type TreeListing,
+} from './tools/index.js';
