@@ -26,7 +26,16 @@ export { createLocalBackend } from './local-backend.js';
 export { type AgentMetrics, createAgentMetrics, startMetricsServer } from './metrics.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 export { type AgentServer, createAgentServer } from './server.js';
-export { type AgentServiceHandle, addAgentService, prepareWalk } from './service.js';
+export {
+  type AgentCallHandlers,
+  type AgentServiceDeps,
+  type AgentServiceHandle,
+  addAgentService,
+  type CallStatus,
+  createAgentHandlers,
+  prepareWalk,
+  type WalkCall,
+} from './service.js';
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
 export {

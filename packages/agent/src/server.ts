@@ -12,7 +12,7 @@ import { auditRpc } from './audit.js';
 import type { AgentConfig } from './config.js';
 import { loadCredentials } from './credentials.js';
 import { resolveRoots } from './policy.js';
-import { addAgentService } from './service.js';
+import { type AgentCallHandlers, addAgentService } from './service.js';
 import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';
 import { AGENT_VERSION } from './version.js';
 
@@ -29,6 +29,7 @@ export function createAgentServer(
   config: AgentConfig,
   logger: Logger,
   observer: Observer = NOOP_OBSERVER,
+  handlers?: AgentCallHandlers,
 ): AgentServer {
   // Metrics first, so that a call the token check refuses is counted too.
   const interceptors: grpc.ServerInterceptor[] = observer === NOOP_OBSERVER ? [] : [metricsInterceptor(observer)];
@@ -56,7 +57,7 @@ export function createAgentServer(
     'grpc.max_connection_idle_ms': 600_000,
   });
   const roots = resolveRoots(config.allow, config.pathRootfs);
-  addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer });
+  addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer, handlers });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   // Only the service served here: in the one-file bundle the agent contract loads from the

@@ -1,5 +1,7 @@
 // The fleetls.v1.Agent service: Walk (server-streaming, back-pressured, cancellable) and
 // Stat. Wire ↔ domain goes through @fleetls/proto's codec only; errors leave as gRPC statuses.
+// The handlers speak to a WalkCall, not to grpc-js: the gRPC listener (grpc-call.ts) and the
+// NATS responder (nats-responder.ts) are two carriers of the same messages and the same code.
 
 import type { FilterFeature, Observer, StatInfo, WalkObservation, WalkRequest } from '@fleetls/core';
 import {
@@ -56,21 +58,6 @@ export async function prepareWalk(
   return { ...req, path: real };
 }
 
-function waitDrainOrCancel(call: grpc.ServerWritableStream<unknown, unknown>): Promise<boolean> {
-  if (call.cancelled) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => () => {
-      call.off('drain', onDrain);
-      call.off('cancelled', onCancel);
-      resolve(ok);
-    };
-    const onDrain = done(true);
-    const onCancel = done(false);
-    call.once('drain', onDrain);
-    call.once('cancelled', onCancel);
-  });
-}
-
 function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   return new Promise((resolve) => {
     const t = setTimeout(() => resolve(undefined), ms);
@@ -92,18 +79,56 @@ export interface AgentServiceHandle {
   active(): number;
 }
 
-export function addAgentService(
-  server: grpc.Server,
-  deps: {
-    config: AgentConfig;
-    logger: Logger;
-    version: string;
-    roots?: AllowedRoots;
-    observer?: Observer;
-    /** The request features this build implements; every release has them all (tests narrow it). */
-    features?: readonly FilterFeature[];
-  },
-): AgentServiceHandle {
+/** A StatusObject as grpc-js emits it: a gRPC code and the agent's message. */
+export interface CallStatus {
+  code: number;
+  details: string;
+}
+
+/**
+ * One Walk call as a transport carries it. Messages are encoded WalkResponses, written in
+ * order; `write` returning false means the carrier's window is full: wait for `drained()`.
+ */
+export interface WalkCall {
+  readonly request: WireWalkRequestOut;
+  /** Who called, for the audit line (certificate subject, NATS user, or the peer). */
+  readonly caller: string;
+  readonly peer: string;
+  readonly cancelled: boolean;
+  /** The caller's deadline (ms since the epoch), if it sent one. */
+  deadline(): number | undefined;
+  /** Called once when the caller cancels or goes away; returns the unsubscribe. */
+  onCancel(fn: () => void): () => void;
+  /** The response metadata (version, features), before any message. */
+  sendHeaders(version: string, features: readonly string[]): void;
+  write(message: Buffer): boolean;
+  /** Resolves true when more may be written, false when the call was cancelled meanwhile. */
+  drained(): Promise<boolean>;
+  end(): void;
+  fail(status: CallStatus): void;
+}
+
+export interface AgentServiceDeps {
+  config: AgentConfig;
+  logger: Logger;
+  version: string;
+  roots?: AllowedRoots;
+  observer?: Observer;
+  /** The request features this build implements; every release has them all (tests narrow it). */
+  features?: readonly FilterFeature[];
+}
+
+export interface AgentCallHandlers {
+  walk(call: WalkCall): Promise<void>;
+  /** The Stat answer, or throws what toStatus() turns into the call's status. */
+  stat(request: WireStatRequestOut, caller: string): Promise<WireStatResponse>;
+  readonly version: string;
+  readonly features: readonly FilterFeature[];
+  active(): number;
+}
+
+/** The Walk and Stat handlers over any carrier: one admission, one audit, one walker. */
+export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
   const { config, logger, version } = deps;
   const observer = deps.observer ?? NOOP_OBSERVER;
   const features = deps.features ?? FILTER_FEATURES;
@@ -134,28 +159,13 @@ export function addAgentService(
     }
   };
 
-  // Walk batches arrive from the worker already encoded (@fleetls/proto's WalkResponseEncoder), so the
-  // registered Walk method serializes with the identity; the final summary message is
-  // encoded here with the contract's own serializer.
   const definition = loadContract().proto.fleetls.v1.Agent.service;
   const encodeResponse = definition.Walk.responseSerialize as (v: WireWalkResponse) => Buffer;
   const encodeStat = definition.Stat.responseSerialize as (v: WireStatResponse) => Buffer;
-  const served: grpc.ServiceDefinition = {
-    ...definition,
-    Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
-  };
 
-  /** Every response names the agent's version, even a refusal: `list_hosts check` reads it. */
-  const versionMetadata = (): grpc.Metadata => {
-    const md = new grpc.Metadata();
-    md.set(AGENT_VERSION_METADATA, version);
-    md.set(AGENT_FEATURES_METADATA, features.join(','));
-    return md;
-  };
-
-  async function Walk(call: grpc.ServerWritableStream<WireWalkRequestOut, Buffer>): Promise<void> {
-    call.sendMetadata(versionMetadata());
-    const log = logger.child({ rpc: 'Walk', call: ++seq, peer: call.getPeer() });
+  async function walk(call: WalkCall): Promise<void> {
+    call.sendHeaders(version, features);
+    const log = logger.child({ rpc: 'Walk', call: ++seq, peer: call.peer });
     const started = Date.now();
     let running: RunningWalk<WireBatch> | undefined;
     let acquired = false;
@@ -169,9 +179,8 @@ export function addAgentService(
       // Refused before the path is even resolved: an excess walk costs no file system call.
       admit();
       req = await resolveFilterNames(await prepareWalk(knownFilterOnly(resolved, features), roots, guard));
-      const callDeadline = call.getDeadline();
-      const deadlineMs = callDeadline instanceof Date ? callDeadline.getTime() : Number(callDeadline);
-      if (Number.isFinite(deadlineMs)) {
+      const deadlineMs = call.deadline();
+      if (deadlineMs !== undefined && Number.isFinite(deadlineMs)) {
         const left = Math.max(1, deadlineMs - Date.now() - DEADLINE_MARGIN_MS);
         if (left < req.deadlineMs) req = { ...req, deadlineMs: left };
       }
@@ -179,18 +188,17 @@ export function addAgentService(
       active++;
       acquired = true;
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
-      const walk = startWireWalk(req, {
+      const run = startWireWalk(req, {
         allowedRoots: roots.real,
         fsTimeoutMs: config.fsTimeoutMs,
         maxStuckWorkers: max,
         onStuck: (mount, stuckCall) =>
           log.warn({ mount: mount.point, fsType: mount.fsType, at: stuckCall.path, until: mount.until }, 'mount hung'),
       });
-      running = walk;
-      const onCancelled = () => walk.cancel();
-      call.once('cancelled', onCancelled);
-      if (call.cancelled) walk.cancel();
-      const it = walk.batches;
+      running = run;
+      const offCancel = call.onCancel(() => run.cancel());
+      if (call.cancelled) run.cancel();
+      const it = run.batches;
       for (;;) {
         const r = await it.next();
         if (r.done) {
@@ -202,17 +210,17 @@ export function addAgentService(
           break;
         }
         if (call.cancelled) {
-          walk.cancel();
+          run.cancel();
           break;
         }
         sent += r.value.entries;
         bytes += r.value.bytes.length;
-        if (!call.write(r.value.bytes) && !(await waitDrainOrCancel(call))) {
-          walk.cancel();
+        if (!call.write(r.value.bytes) && !(await call.drained())) {
+          run.cancel();
           break;
         }
       }
-      call.off('cancelled', onCancelled);
+      offCancel();
       if (call.cancelled) outcome = 'cancelled';
     } catch (err) {
       const fe = FleetError.from(err);
@@ -222,7 +230,7 @@ export function addAgentService(
         outcome = fe.code;
         if (!acquired) log.info({ code: fe.code, err: fe.message, path: call.request?.path }, 'walk refused');
         else log.warn({ code: fe.code, err: fe.message }, 'walk failed');
-        call.emit('error', toStatus(fe));
+        call.fail(toStatus(fe));
       }
     } finally {
       if (acquired) active--;
@@ -244,7 +252,7 @@ export function addAgentService(
         );
       }
       auditRpc(logger, {
-        caller: callerOf(call),
+        caller: call.caller,
         rpc: 'Walk',
         path: call.request?.path,
         rows: sent,
@@ -261,24 +269,20 @@ export function addAgentService(
     }
   }
 
-  async function Stat(
-    call: grpc.ServerUnaryCall<WireStatRequestOut, WireStatResponse>,
-    callback: grpc.sendUnaryData<WireStatResponse>,
-  ): Promise<void> {
-    call.sendMetadata(versionMetadata());
+  async function stat(request: WireStatRequestOut, caller: string): Promise<WireStatResponse> {
     const started = Date.now();
     const audit = (outcome: string, bytes: number) =>
       auditRpc(logger, {
-        caller: callerOf(call),
+        caller,
         rpc: 'Stat',
-        path: call.request?.path,
+        path: request?.path,
         rows: outcome === 'ok' ? 1 : 0,
         bytes,
         ms: Date.now() - started,
         outcome,
       });
     try {
-      const { path, followSymlinks } = call.request;
+      const { path, followSymlinks } = request;
       const real = await resolveAllowedPath(path, roots, followSymlinks, 'path', guard);
       let info: StatInfo;
       try {
@@ -288,18 +292,45 @@ export function addAgentService(
       }
       const answer = statToWire(info, version);
       audit('ok', encodeStat(answer).length);
-      callback(null, answer);
+      return answer;
     } catch (err) {
       audit(FleetError.from(err).code, 0);
-      const status = toStatus(err);
-      logger.debug({ rpc: 'Stat', code: status.code, err: status.details }, 'stat refused');
-      callback(status as grpc.ServiceError);
+      const fe = FleetError.from(err);
+      logger.debug({ rpc: 'Stat', code: fe.code, err: fe.message }, 'stat refused');
+      throw err;
     }
   }
 
-  const handlers: AgentHandlers = {
+  return { walk, stat, version, features, active: () => active };
+}
+
+/** The Agent service on a grpc-js server: the handlers of createAgentHandlers, carried by gRPC. */
+export function addAgentService(
+  server: grpc.Server,
+  deps: AgentServiceDeps & { handlers?: AgentCallHandlers },
+): AgentServiceHandle {
+  const { logger } = deps;
+  // Shared with the NATS responder when both carriers are on: one admission for both.
+  const handlers = deps.handlers ?? createAgentHandlers(deps);
+  // Walk batches arrive from the worker already encoded (@fleetls/proto's WalkResponseEncoder), so the
+  // registered Walk method serializes with the identity; the final summary message is
+  // encoded by the handler with the contract's own serializer.
+  const definition = loadContract().proto.fleetls.v1.Agent.service;
+  const served: grpc.ServiceDefinition = {
+    ...definition,
+    Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
+  };
+  /** Every response names the agent's version, even a refusal: `list_hosts check` reads it. */
+  const versionMetadata = (): grpc.Metadata => {
+    const md = new grpc.Metadata();
+    md.set(AGENT_VERSION_METADATA, handlers.version);
+    md.set(AGENT_FEATURES_METADATA, handlers.features.join(','));
+    return md;
+  };
+  const grpcHandlers: AgentHandlers = {
     Walk: (call) => {
-      Walk(call as unknown as grpc.ServerWritableStream<WireWalkRequestOut, Buffer>).catch((err) => {
+      const stream = call as unknown as grpc.ServerWritableStream<WireWalkRequestOut, Buffer>;
+      handlers.walk(grpcWalkCall(stream)).catch((err) => {
         logger.error({ err: String(err) }, 'walk handler crashed');
         try {
           call.emit('error', toStatus(err));
@@ -309,9 +340,59 @@ export function addAgentService(
       });
     },
     Stat: (call, callback) => {
-      void Stat(call, callback);
+      call.sendMetadata(versionMetadata());
+      handlers.stat(call.request, callerOf(call)).then(
+        (answer) => callback(null, answer),
+        (err) => callback(toStatus(err) as grpc.ServiceError),
+      );
     },
   };
-  server.addService(served, handlers as unknown as grpc.UntypedServiceImplementation);
-  return { active: () => active };
+  server.addService(served, grpcHandlers as unknown as grpc.UntypedServiceImplementation);
+  return { active: handlers.active };
+}
+
+/** A grpc-js server stream as a WalkCall: its deadline, 'cancelled' event, write/drain. */
+function grpcWalkCall(call: grpc.ServerWritableStream<WireWalkRequestOut, Buffer>): WalkCall {
+  return {
+    request: call.request,
+    get caller() {
+      return callerOf(call);
+    },
+    peer: call.getPeer(),
+    get cancelled() {
+      return call.cancelled;
+    },
+    deadline() {
+      const d = call.getDeadline();
+      const ms = d instanceof Date ? d.getTime() : Number(d);
+      return Number.isFinite(ms) ? ms : undefined;
+    },
+    onCancel(fn) {
+      call.once('cancelled', fn);
+      return () => call.off('cancelled', fn);
+    },
+    sendHeaders(version, features) {
+      const md = new grpc.Metadata();
+      md.set(AGENT_VERSION_METADATA, version);
+      md.set(AGENT_FEATURES_METADATA, features.join(','));
+      call.sendMetadata(md);
+    },
+    write: (message) => call.write(message),
+    drained() {
+      if (call.cancelled) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        const done = (ok: boolean) => () => {
+          call.off('drain', onDrain);
+          call.off('cancelled', onCancel);
+          resolve(ok);
+        };
+        const onDrain = done(true);
+        const onCancel = done(false);
+        call.once('drain', onDrain);
+        call.once('cancelled', onCancel);
+      });
+    },
+    end: () => call.end(),
+    fail: (status) => call.emit('error', status),
+  };
 }

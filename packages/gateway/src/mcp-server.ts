@@ -8,7 +8,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { Logger } from 'pino';
 import type { Fleet } from './fleet-types.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
-import { PageStore } from './tools/page-store.js';
+import { MemoryPageStore, type PageStore } from './tools/page-store.js';
 import { TOOLS } from './tools/registry.js';
 import { runTool } from './tools/run-tool.js';
 import { argsObject } from './tools/schemas.js';
@@ -45,7 +45,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function createMcpServer(deps: McpServerDeps): McpServer {
   const options = resolveGatewayOptions(deps.options);
-  const pages = deps.pages ?? new PageStore();
+  const pages = deps.pages ?? new MemoryPageStore();
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS },

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
-import { PageStore } from './tools/page-store.js';
+import { MemoryPageStore } from './tools/page-store.js';
 
 export const MCP_PATH = '/mcp';
 /** Largest request body accepted (tool calls are small). */
@@ -107,7 +107,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const loopbackBound = isLoopback(deps.host);
   const log = deps.logger.child({ transport: 'http' });
   // One MCP server per request (stateless transport), one store of kept rankings for them all.
-  const pages = deps.pages ?? new PageStore();
+  const pages = deps.pages ?? new MemoryPageStore();
   if (!token) log.warn('no bearer token: any local process may call the tools');
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

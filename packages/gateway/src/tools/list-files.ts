@@ -267,7 +267,7 @@ export const listFilesTool = defineTool({
   },
 
   async collect(p: Plan, ctx): Promise<FileListing> {
-    let ranking = p.snapshot !== undefined ? ctx.pages?.get(p.snapshot, p.fingerprint) : undefined;
+    let ranking = p.snapshot !== undefined ? await ctx.pages?.get(p.snapshot, p.fingerprint) : undefined;
     let handle = ranking ? p.snapshot : undefined;
     if (!ranking) {
       const results = await walkHosts(ctx, p.hosts, p.req);
@@ -286,7 +286,7 @@ export const listFilesTool = defineTool({
         notes,
         hosts: results.map((r) => r.status),
       };
-      if (p.keep && ranking.hosts.some((h) => h.status === 'ok')) handle = ctx.pages?.put(ranking);
+      if (p.keep && ranking.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(ranking);
     }
     const total = Math.min(p.cap, ranking.found);
     const rows = ranking.rows;

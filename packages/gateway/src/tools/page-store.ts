@@ -8,6 +8,9 @@
 // the snapshot (expired, evicted, another process behind a balancer, the CLI) ranks again
 // and goes on from the same row: the handle is an optimisation, never needed for
 // correctness. Memory is bounded: at most SNAPSHOTS snapshots and KEPT_ROWS rows in all.
+//
+// PageStore is the seam: MemoryPageStore serves one process; on NATS the store is JetStream
+// (nats/jetstream-page-store.ts), so that any gateway serves the page after another's.
 import { randomBytes } from 'node:crypto';
 import type { HostStatus } from '@fleetls/core';
 import type { HostEntry, HostNote, HostTruncation } from './host-walks.js';
@@ -29,13 +32,30 @@ export interface RankingSnapshot {
   hosts: HostStatus[];
 }
 
-export class PageStore {
+/** Where rankings are kept between pages; async, as a shared store is remote. */
+export interface PageStore {
+  /** Keeps a snapshot and returns its handle (hex, in the cursor). */
+  put(snapshot: RankingSnapshot): Promise<string>;
+  /** The snapshot behind a handle, if it is still kept and was made for this query. */
+  get(id: string, fingerprint: string): Promise<RankingSnapshot | undefined>;
+  close?(): Promise<void>;
+}
+
+export class MemoryPageStore implements PageStore {
   private readonly kept = new Map<string, { snapshot: RankingSnapshot; expires: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Keeps a snapshot and returns its handle; the oldest go while the store is full (in snapshots or rows). */
-  put(snapshot: RankingSnapshot): string {
+  async put(snapshot: RankingSnapshot): Promise<string> {
+    return this.putNow(snapshot);
+  }
+
+  async get(id: string, fingerprint: string): Promise<RankingSnapshot | undefined> {
+    return this.getNow(id, fingerprint);
+  }
+
+  putNow(snapshot: RankingSnapshot): string {
     this.sweep();
     while (this.kept.size >= SNAPSHOTS || (this.kept.size > 0 && this.rows + snapshot.rows.length > KEPT_ROWS)) {
       const oldest = this.kept.keys().next().value as string;
@@ -46,8 +66,7 @@ export class PageStore {
     return id;
   }
 
-  /** The snapshot behind a handle, if it is still kept and was made for this query. */
-  get(id: string, fingerprint: string): RankingSnapshot | undefined {
+  getNow(id: string, fingerprint: string): RankingSnapshot | undefined {
     this.sweep();
     const k = this.kept.get(id);
     return k && k.snapshot.fingerprint === fingerprint ? k.snapshot : undefined;

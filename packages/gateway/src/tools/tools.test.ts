@@ -4,7 +4,7 @@ import { FleetError } from '@fleetls/core';
 import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, link, MemoryBackend } from '../testing/fake-fleet.js';
 import { listDirectories, listDirectory, listFiles, listHosts, statPaths } from '../testing/tool-calls.js';
-import { PageStore } from './page-store.js';
+import { MemoryPageStore } from './page-store.js';
 import type { ToolContext } from './tool.js';
 
 function ctx(
@@ -371,7 +371,7 @@ test('list_files pages that follow a cursor do not re-rank: two ranked walks per
   const backends = { h1: mk('a', 230), h2: mk('bb', 170), h3: mk('ccc', 110) };
   const f = new FakeFleet(backends);
   let clock = 0;
-  const pages = new PageStore(() => clock);
+  const pages = new MemoryPageStore(() => clock);
   const withStore = (): ToolContext => ({ ...ctx(f), pages });
   const args = { host: 'all', path: '/r', order_by: 'size', limit: 40 } as const;
   const whole = await listFiles(ctx(f, { maxAnswerBytes: 1 << 22, maxAnswerTokens: 1 << 22 }), {
