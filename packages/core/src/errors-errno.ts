@@ -1,6 +1,6 @@
 // errno → fleetls codes: the one table for every Node file system and socket call, used by
 // the agent's policy, service and embedded backend, the SFTP source and the SSH client.
-import type { Code } from './errors.js';
+import type { Code } from './codes.js';
 import type { EntryError, EntryErrorCode } from './types.js';
 
 export interface ErrnoRow {

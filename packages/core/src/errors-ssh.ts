@@ -1,7 +1,7 @@
 // ssh2 failures → fleetls codes: ssh2 tags each error with the stage that failed
 // (`err.level`), and SFTP answers carry a status number (draft-ietf-secsh-filexfer §9.1).
 
-import type { Code } from './errors.js';
+import type { Code } from './codes.js';
 import { codeFromErrno } from './errors-errno.js';
 
 export const SSH_LEVEL_TABLE: Readonly<Record<string, Code>> = {

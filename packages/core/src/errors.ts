@@ -3,21 +3,11 @@
 // gRPC status, ssh2 levels, TLS) are translated to these codes by one table each
 // (errors-errno.ts, errors-ssh.ts, errors-tls.ts here; gRPC's in @fleetls/proto grpc-status.ts),
 // used at each boundary.
+import type { Code } from './codes.js';
 import { codeFromErrno, errnoOf, errnoRowOf } from './errors-errno.js';
 import type { HostStatusCode } from './types.js';
 
-export const CODES = [
-  'invalid_argument',
-  'permission_denied',
-  'not_found',
-  'unauthenticated',
-  'unavailable',
-  'deadline_exceeded',
-  'cancelled',
-  'resource_exhausted',
-  'internal',
-] as const;
-export type Code = (typeof CODES)[number];
+export { CODES, type Code } from './codes.js';
 
 export class FleetError extends Error {
   override name = 'FleetError';

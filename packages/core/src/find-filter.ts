@@ -3,41 +3,24 @@
 // checked again where a request arrives (the agent), and compiled to one row test that the
 // walk engine applies while it walks, on every backend.
 import { invalidArgument } from './errors.js';
+import {
+  FILTER_FEATURES,
+  type FilterFeature,
+  type FindFilter,
+  type IdSpec,
+  type Instant,
+  PERM_MATCHES,
+  type PermSpec,
+} from './filter-types.js';
 import { compileGlob } from './glob.js';
-import { type IdSpec, MAX_ID, parseIdSpec } from './id-spec.js';
+import { MAX_ID, parseIdSpec } from './id-spec.js';
 import { baseName } from './order.js';
-import { PERM_MATCHES, type PermSpec, parsePerm, permMatches } from './perm-spec.js';
+import { parsePerm, permMatches } from './perm-spec.js';
 import { parseSize } from './size-spec.js';
-import { compareInstant, type Instant, parseTime } from './time-spec.js';
+import { compareInstant, parseTime } from './time-spec.js';
 import type { Entry } from './types.js';
 
-/** Every filter a request can carry, by its argument (and wire) name. */
-export const FILTER_FEATURES = [
-  'min_size',
-  'max_size',
-  'modified_after',
-  'modified_before',
-  'owner',
-  'group',
-  'perm',
-  'name',
-] as const;
-export type FilterFeature = (typeof FILTER_FEATURES)[number];
-
-/** Filters after parsing; an absent field does not filter. Bounds on size are inclusive, on time strict. */
-export interface FindFilter {
-  minSize?: number;
-  maxSize?: number;
-  /** mtime strictly after (find's -newermt). */
-  modifiedAfter?: Instant;
-  /** mtime strictly before. */
-  modifiedBefore?: Instant;
-  owner?: IdSpec;
-  group?: IdSpec;
-  perm?: PermSpec;
-  /** A glob on the base name (core glob syntax, no '/'). */
-  name?: string;
-}
+export { FILTER_FEATURES, type FilterFeature, type FindFilter } from './filter-types.js';
 
 /** The filters as a tool takes them (strings a person types, or numbers). */
 export interface FindFilterArgs {

@@ -2,9 +2,10 @@
 // the host resolves (the agent locally, the SSH backend on the remote host). Core compares
 // numbers only.
 import { invalidArgument } from './errors.js';
+import type { IdSpec } from './filter-types.js';
 import { quoted } from './quoted.js';
 
-export type IdSpec = { id: number } | { name: string };
+export type { IdSpec } from './filter-types.js';
 
 /** Largest id accepted (uid_t is 32 bits; 2^32-1 means "no id"). */
 export const MAX_ID = 4_294_967_294;

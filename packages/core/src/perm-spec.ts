@@ -2,16 +2,10 @@
 // `/MODE` any of them (`/000` matches everything, as in GNU find). MODE is octal or
 // symbolic, built from no bits as find does (`g+w,o+w`, `u=rwx`, `/o+w`).
 import { invalidArgument } from './errors.js';
+import { PERM_MATCHES, type PermMatch, type PermSpec } from './filter-types.js';
 import { quoted } from './quoted.js';
 
-export const PERM_MATCHES = ['exact', 'all', 'any'] as const;
-export type PermMatch = (typeof PERM_MATCHES)[number];
-
-export interface PermSpec {
-  match: PermMatch;
-  /** Permission bits, within 07777. */
-  mode: number;
-}
+export { PERM_MATCHES, type PermMatch, type PermSpec } from './filter-types.js';
 
 export const PERM_HELP =
   'octal or symbolic mode: MODE = exactly these bits, -MODE = all of them, /MODE = any of them (e.g. 644, -u+x, /022, /o+w, u=rw,go=r)';

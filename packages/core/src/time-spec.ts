@@ -2,13 +2,12 @@
 // duration before now (`30m`, `12h`, `7d`). `now` is injected so the same bound is sent to
 // every host of a call and tests need no clock.
 import { invalidArgument } from './errors.js';
+import type { Instant } from './filter-types.js';
 import { quoted } from './quoted.js';
 
+export type { Instant } from './filter-types.js';
+
 /** An instant with the precision of an mtime. */
-export interface Instant {
-  sec: number;
-  nsec: number;
-}
 
 export const TIME_HELP =
   'ISO 8601 (2026-11-30, 2026-11-30T12:00:00Z, 2026-11-30T12:00+02:00; UTC unless an offset is given) or a duration before now (90s, 30m, 12h, 7d, 2w)';

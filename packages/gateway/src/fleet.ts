@@ -15,7 +15,8 @@ import {
 } from '@fleetls/core';
 import type { Logger } from 'pino';
 import type { Fleet, FleetHost } from './fleet-types.js';
-import { type Inventory, type InventoryHost, LOCALHOST, loadInventory } from './inventory.js';
+import { type Inventory, type InventoryHost, LOCALHOST } from './inventory.js';
+import { loadInventory } from './inventory-file.js';
 import { discoverKubernetesAgents, type Resolver } from './inventory-kubernetes.js';
 import { observeBackend } from './metrics/observe-backend.js';
 import { selectHosts } from './selector.js';

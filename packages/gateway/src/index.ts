@@ -40,15 +40,13 @@ export {
   type Inventory,
   type InventoryDefaults,
   type InventoryHost,
-  type InventoryLocation,
   isAgentAddress,
   LOCALHOST,
-  loadInventory,
   Problems,
   parseInventory,
   resolveFilePath,
-  resolveInventoryPath,
 } from './inventory.js';
+export { type InventoryLocation, loadInventory, resolveInventoryPath } from './inventory-file.js';
 export {
   createLogger,
   droppedLogLines,

@@ -5,13 +5,9 @@
 import { promises as dnsPromises } from 'node:dns';
 import { isIPv6 } from 'node:net';
 import { FleetError } from '@fleetls/core';
-import { HOST_NAME_RE, type InventoryHost } from './inventory.js';
+import { HOST_NAME_RE, type InventoryHost, type KubernetesAgents } from './inventory.js';
 
-export interface KubernetesAgents {
-  /** The headless Service's DNS name, e.g. fleetls-agent.fleetls.svc.cluster.local. */
-  service: string;
-  port: number;
-}
+export type { KubernetesAgents } from './inventory.js';
 
 export interface Resolver {
   resolve4(name: string): Promise<string[]>;

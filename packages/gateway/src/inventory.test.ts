@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { FleetError } from '@fleetls/core';
-import { isAgentAddress, loadInventory, parseInventory, resolveFilePath, resolveInventoryPath } from './inventory.js';
+import { isAgentAddress, parseInventory, resolveFilePath } from './inventory.js';
+import { loadInventory, resolveInventoryPath } from './inventory-file.js';
 
 const SRC = '/etc/fleetls/fleetls.yaml';
 const HOME = '/home/op';

@@ -2,13 +2,10 @@
 // ~/.ssh/config alias, labels), groups, how to reach agents (mTLS or plaintext) and
 // optional gateway defaults. Parsing is pure and collects every problem with its key
 // path, so a broken file is fixed in one pass rather than one error at a time.
-import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { FleetError } from '@fleetls/core';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
-import type { KubernetesAgents } from './inventory-kubernetes.js';
 import type { SshHostConfig } from './ssh/types.js';
 
 export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
@@ -38,6 +35,13 @@ export interface InventoryDefaults {
   maxAnswerTokens?: number;
 }
 
+/** The agents of a Kubernetes DaemonSet, found through their headless Service (inventory-kubernetes.ts). */
+export interface KubernetesAgents {
+  /** The headless Service's DNS name, e.g. fleetls-agent.fleetls.svc.cluster.local. */
+  service: string;
+  port: number;
+}
+
 export interface Inventory {
   /** The file it was read from (absolute). */
   source: string;
@@ -49,43 +53,6 @@ export interface Inventory {
   defaults: InventoryDefaults;
   /** Agents of a DaemonSet, found through their headless Service at load (inventory-kubernetes.ts). */
   kubernetes?: KubernetesAgents;
-}
-
-export interface InventoryLocation {
-  /** `--inventory`. */
-  inventoryPath?: string;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-/**
- * Which inventory file applies: `--inventory`, else `$FLEETLS_INVENTORY` (set but empty =
- * none), else `./fleetls.yaml` when it exists. undefined = no inventory.
- */
-export function resolveInventoryPath(loc: InventoryLocation): string | undefined {
-  const cwd = loc.cwd ?? process.cwd();
-  if (loc.inventoryPath !== undefined && loc.inventoryPath !== '') return resolve(cwd, loc.inventoryPath);
-  const env = loc.env ?? process.env;
-  const fromEnv = env.FLEETLS_INVENTORY;
-  if (fromEnv !== undefined) return fromEnv === '' ? undefined : resolve(cwd, fromEnv);
-  const local = join(cwd, DEFAULT_INVENTORY_FILE);
-  return existsSync(local) ? local : undefined;
-}
-
-/** Reads and parses the inventory that applies, or undefined when there is none. */
-export function loadInventory(loc: InventoryLocation & { home?: string }): Inventory | undefined {
-  const file = resolveInventoryPath(loc);
-  if (file === undefined) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
-    throw new FleetError('invalid_argument', `inventory ${file}: cannot read it (${why})`, { cause: err });
-  }
-  const format = inventoryFormat(text, file);
-  if (format === 'fleetls') return parseInventory(text, { source: file, home: loc.home });
-  return parseAnsibleInventory(text, format, { source: file, home: loc.home });
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -1,0 +1,44 @@
+// Which inventory file applies and reading it: a fleetls YAML file (inventory.ts) or an
+// Ansible inventory (inventory-ansible.ts), told apart by their content.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { FleetError } from '@fleetls/core';
+import { DEFAULT_INVENTORY_FILE, type Inventory, parseInventory } from './inventory.js';
+import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
+
+export interface InventoryLocation {
+  /** `--inventory`. */
+  inventoryPath?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/**
+ * Which inventory file applies: `--inventory`, else `$FLEETLS_INVENTORY` (set but empty =
+ * none), else `./fleetls.yaml` when it exists. undefined = no inventory.
+ */
+export function resolveInventoryPath(loc: InventoryLocation): string | undefined {
+  const cwd = loc.cwd ?? process.cwd();
+  if (loc.inventoryPath !== undefined && loc.inventoryPath !== '') return resolve(cwd, loc.inventoryPath);
+  const env = loc.env ?? process.env;
+  const fromEnv = env.FLEETLS_INVENTORY;
+  if (fromEnv !== undefined) return fromEnv === '' ? undefined : resolve(cwd, fromEnv);
+  const local = join(cwd, DEFAULT_INVENTORY_FILE);
+  return existsSync(local) ? local : undefined;
+}
+
+/** Reads and parses the inventory that applies, or undefined when there is none. */
+export function loadInventory(loc: InventoryLocation & { home?: string }): Inventory | undefined {
+  const file = resolveInventoryPath(loc);
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+    throw new FleetError('invalid_argument', `inventory ${file}: cannot read it (${why})`, { cause: err });
+  }
+  const format = inventoryFormat(text, file);
+  if (format === 'fleetls') return parseInventory(text, { source: file, home: loc.home });
+  return parseAnsibleInventory(text, format, { source: file, home: loc.home });
+}
