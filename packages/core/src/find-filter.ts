@@ -10,7 +10,6 @@ import {
   type IdSpec,
   type Instant,
   PERM_MATCHES,
-  type PermSpec,
 } from './filter-types.js';
 import { compileGlob } from './glob.js';
 import { MAX_ID, parseIdSpec } from './id-spec.js';

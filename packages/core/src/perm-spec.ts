@@ -2,7 +2,7 @@
 // `/MODE` any of them (`/000` matches everything, as in GNU find). MODE is octal or
 // symbolic, built from no bits as find does (`g+w,o+w`, `u=rwx`, `/o+w`).
 import { invalidArgument } from './errors.js';
-import { PERM_MATCHES, type PermMatch, type PermSpec } from './filter-types.js';
+import type { PermMatch, PermSpec } from './filter-types.js';
 import { quoted } from './quoted.js';
 
 export { PERM_MATCHES, type PermMatch, type PermSpec } from './filter-types.js';

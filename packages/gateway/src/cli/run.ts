@@ -12,34 +12,16 @@ import { runTool } from '../tools/run-tool.js';
 import type { AnyTool, CliFace, ToolContext, ToolResult } from '../tools/tool.js';
 import { intFlag } from './flags.js';
 import { formatFailures, pickStyle, progressLine } from './format.js';
+import type { CliIo } from './io.js';
 import type { ServeFlags } from './serve.js';
+
+export type { CliIo, OutStream } from './io.js';
 
 export const EXIT_OK = 0;
 /** A host failed, or the command failed at run time. */
 export const EXIT_FAILURE = 1;
 /** Bad arguments, flags or inventory: nothing was asked of any host. */
 export const EXIT_USAGE = 2;
-
-export interface OutStream {
-  write(s: string): unknown;
-  isTTY?: boolean;
-}
-
-export interface CliIo {
-  /** Arguments after the program name. */
-  argv: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  stdout: OutStream;
-  stderr: OutStream;
-  /** Aborts in-flight host calls (Ctrl-C). */
-  signal?: AbortSignal;
-  /** `serve` runs until this resolves (SIGINT/SIGTERM). */
-  untilShutdown?: () => Promise<void>;
-  version?: string;
-  /** Replaces the stderr JSON logger (tests). */
-  logger?: Logger;
-}
 
 interface GlobalFlags {
   inventory?: string;

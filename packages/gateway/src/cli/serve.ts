@@ -12,7 +12,7 @@ import { Readiness } from '../readiness.js';
 import { startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
 import { loadDashboard } from '../web/assets.js';
-import type { CliIo } from './run.js';
+import type { CliIo } from './io.js';
 
 export interface ServeFlags {
   http?: string;

@@ -3,13 +3,9 @@
 // who called: `stdio`, `http:bearer` / `http:loopback`, `cli:<user>`. Arguments are not
 // logged whole: the selector and path say what was asked, and nothing else may hold a secret.
 import type { HostStatus } from '@fleetls/core';
-import type { Logger } from 'pino';
-import type { AnyTool, ToolContext, ToolResult } from './tool.js';
+import type { AnyTool, ToolAudit, ToolContext, ToolResult } from './tool.js';
 
-export interface ToolAudit {
-  logger: Logger;
-  caller: string;
-}
+export type { ToolAudit } from './tool.js';
 
 /** Rows of a result: its `rows`, for a tree every section's rows, for a stream those it sent. */
 function rowsOf(result: ToolResult): number {

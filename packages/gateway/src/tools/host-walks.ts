@@ -15,7 +15,10 @@ import {
 import { type FanOutOptions, fanOut, type HostResult, PartialFailure } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
+import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 import type { ToolContext } from './tool.js';
+
+export type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 
 export function fanOutOptions(ctx: ToolContext): FanOutOptions {
   return {
@@ -48,18 +51,6 @@ export function withinBudget(req: WalkRequest, hostBudgetMs: number): WalkReques
 export interface HostWalk {
   rows: Row[];
   summary: WalkSummary;
-}
-
-/** A cap that bit on one host's walk. */
-export interface HostTruncation {
-  host: string;
-  truncation: Truncation;
-}
-
-/** Something about how a host was listed that limits its rows. */
-export interface HostNote {
-  host: string;
-  note: string;
 }
 
 /** A root that could not be listed → the host's failure (status not_found, denied or error). */
@@ -167,11 +158,6 @@ export function walkNotes(results: HostResult<HostWalk>[]): HostNote[] {
 /** Whole-walk truncations worth telling (top_n is the ranking asked for, not a loss). */
 export function lossTruncations(summary: WalkSummary): Truncation[] {
   return summary.truncations.filter((t) => t.reason !== 'top_n' && t.reason !== 'items_per_dir');
-}
-
-export interface HostEntry {
-  host: string;
-  entry: Entry;
 }
 
 export interface MergedWalks {

@@ -13,7 +13,7 @@
 // (nats/jetstream-page-store.ts), so that any gateway serves the page after another's.
 import { randomBytes } from 'node:crypto';
 import type { HostStatus } from '@fleetls/core';
-import type { HostEntry, HostNote, HostTruncation } from './host-walks.js';
+import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 
 /** Rows one snapshot holds: the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN). */
 export const SNAPSHOT_ROWS = 100_000;

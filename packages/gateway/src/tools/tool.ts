@@ -4,12 +4,18 @@
 // that result its own way. registry.ts lists the tools; run-tool.ts is where a call runs.
 import type { HostStatus } from '@fleetls/core';
 import type { Option } from 'commander';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Style } from '../cli/format.js';
 import type { Fleet } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
-import type { ToolAudit } from './audit.js';
 import type { PageStore } from './page-store.js';
+
+/** Where a call's audit line goes (audit.ts), and who called. */
+export interface ToolAudit {
+  logger: Logger;
+  caller: string;
+}
 
 export interface ToolContext {
   fleet: Fleet;
