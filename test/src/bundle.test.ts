@@ -164,7 +164,8 @@ describe('one-file programs (npm run package)', () => {
     );
     const gw = startGateway(
       ['--http', '127.0.0.1:0', '--grpc', '127.0.0.1:0'],
-      { FLEETLS_INVENTORY: inventory },
+      // `serve --http` always wants a token (or --no-auth).
+      { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: 'bundle-token-0123456789' },
       {
         main: gatewayFile,
         cwd: bare,
@@ -175,7 +176,7 @@ describe('one-file programs (npm run package)', () => {
       const base = (await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/)).replace(/\/mcp$/, '');
       const connect = await fetch(`${base}/fleetls.v1.Fleet/ListDirectory`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: 'Bearer bundle-token-0123456789' },
         body: JSON.stringify({ host: 'web-1', path: tree }),
       });
       assert.equal(connect.status, 200, await connect.clone().text());
@@ -191,8 +192,10 @@ describe('one-file programs (npm run package)', () => {
       assert.equal((await fetch(`${base}/app.js`)).status, 200);
       const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
       const client = new Fleet(grpcAddress, grpc.credentials.createInsecure()) as unknown as FleetClient;
+      const bearer = new grpc.Metadata();
+      bearer.set('authorization', 'Bearer bundle-token-0123456789');
       const hosts = await new Promise<{ hosts: { host: string; labels: { key: string; value: string }[] }[] }>(
-        (resolve, reject) => client.ListHosts({}, (err, res) => (err ? reject(err) : resolve(res as never))),
+        (resolve, reject) => client.ListHosts({}, bearer, (err, res) => (err ? reject(err) : resolve(res as never))),
       ).finally(() => client.close());
       assert.deepEqual(hosts.hosts, [{ ...hosts.hosts[0], host: 'web-1', labels: [{ key: 'role', value: 'web' }] }]);
     } finally {

@@ -48,12 +48,35 @@ test('HTTP: 401 without the bearer token; tools answer with it', async () => {
   }
 });
 
-test('HTTP: refuses a non-loopback address without a token', async () => {
-  await assert.rejects(startHttpServer({ fleet, logger, host: '0.0.0.0', port: 0 }), /without a bearer token/);
+/** The server must refuse to start; one that starts anyway is closed, so the test fails rather than hangs. */
+async function refusesToStart(deps: Partial<Parameters<typeof startHttpServer>[0]>, why: RegExp): Promise<void> {
+  const started = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0, ...deps }).then(
+    (srv) => srv,
+    (err: Error) => err,
+  );
+  if (!(started instanceof Error)) await started.close();
+  assert.ok(started instanceof Error, `started on ${deps.host ?? '127.0.0.1'} (${JSON.stringify(deps)})`);
+  assert.match(started.message, why);
+}
+
+test('HTTP: a token always, loopback too; --no-auth only on loopback, and not beside a token', async () => {
+  for (const host of ['0.0.0.0', '127.0.0.1', '::1'])
+    await refusesToStart({ host }, /without a bearer token: give one/);
+  await refusesToStart(
+    { host: '0.0.0.0', noAuth: true },
+    /--no-auth .* is refused on 0\.0\.0\.0, which is not a loopback address/,
+  );
+  await refusesToStart({ noAuth: true, token: 's3cret' }, /exclude each other/);
 });
 
-test('HTTP without a token: loopback only, and Host must name loopback', async () => {
-  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0 });
+test('HTTP --no-auth: loopback only, logged at start, and Host must name loopback', async () => {
+  const lines: string[] = [];
+  const logged = pino({ level: 'info' }, { write: (l: string) => lines.push(l) });
+  const srv = await startHttpServer({ fleet, logger: logged, host: '127.0.0.1', port: 0, noAuth: true });
+  assert.ok(
+    lines.some((l) => JSON.parse(l).level === 40 && /--no-auth/.test(JSON.parse(l).msg)),
+    'a warning at start',
+  );
   try {
     const client = withContract(new Client({ name: 'test', version: '1' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(srv.url)));
@@ -129,13 +152,31 @@ test('HTTP with a token: DNS rebinding refused too (foreign Host, foreign Origin
     const foreignHost = await raw(srv.url, { host: `evil.example:${port}`, token: 's3cret', body: INIT });
     assert.equal(foreignHost.status, 403);
     assert.match(foreignHost.text, /Host header must name a loopback address/);
-    for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1.evil.example:80']) {
+    // Exactly this server's origin: another port, scheme or loopback name is another origin
+    // (another local web service, a page of localhost calling 127.0.0.1).
+    const foreign = [
+      'http://evil.example',
+      'null',
+      'http://127.0.0.1.evil.example:80',
+      'http://127.0.0.1:9999',
+      'http://127.0.0.1',
+      `https://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+      `http://[::1]:${port}`,
+      'http://[::1]:1',
+      `http://127.0.0.1:${port}/`,
+      `http://user@127.0.0.1:${port}`,
+    ];
+    for (const origin of foreign) {
       const r = await raw(srv.url, { origin, token: 's3cret', body: INIT });
       assert.equal(r.status, 403, origin);
       assert.match(r.text, /Origin .* is not this server/);
     }
-    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, 'http://[::1]:1']) {
-      assert.equal((await raw(srv.url, { origin, token: 's3cret', body: INIT })).status, 200, origin);
+    assert.equal((await raw(srv.url, { origin: `http://127.0.0.1:${port}`, token: 's3cret', body: INIT })).status, 200);
+    // The origin the Host header names (a page of http://localhost:PORT, or an `ssh -L` forward's port).
+    for (const authority of [`localhost:${port}`, 'localhost:9000']) {
+      const r = await raw(srv.url, { host: authority, origin: `http://${authority}`, token: 's3cret', body: INIT });
+      assert.equal(r.status, 200, authority);
     }
     assert.equal((await raw(srv.url, { token: 's3cret', body: INIT })).status, 200);
   } finally {
@@ -167,6 +208,34 @@ test('HTTP: a bearer token of any length but the right one is 401', async () => 
     for (const token of ['s', 's3cre', 's3cret!', 'S3CRET', 'x'.repeat(10_000)]) {
       assert.equal((await raw(srv.url, { token, body: INIT })).status, 401, token.slice(0, 10));
     }
+  } finally {
+    await srv.close();
+  }
+});
+
+test('HTTP: an allow-listed origin may call /mcp, with CORS headers; its neighbours may not', async () => {
+  const srv = await startHttpServer({
+    fleet,
+    logger,
+    host: '127.0.0.1',
+    port: 0,
+    token: 's3cret',
+    corsOrigins: ['https://dash.example'],
+  });
+  try {
+    const ok = await raw(srv.url, { origin: 'https://dash.example', token: 's3cret', body: INIT });
+    assert.equal(ok.status, 200);
+    for (const origin of ['http://dash.example', 'https://dash.example:8443', 'https://evil.dash.example']) {
+      assert.equal((await raw(srv.url, { origin, token: 's3cret', body: INIT })).status, 403, origin);
+    }
+    const { hostname, port } = new URL(srv.url);
+    const preflight = await fetch(`http://${hostname}:${port}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://dash.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://dash.example');
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
   } finally {
     await srv.close();
   }

@@ -1,5 +1,7 @@
 // `fleetls serve --http HOST:PORT`: Streamable HTTP, stateless (a fresh server and transport
-// per POST, as the SDK's stateless example), at /mcp, behind a bearer token.
+// per POST, as the SDK's stateless example), at /mcp, behind a bearer token (always, loopback
+// included: any local process or user could call the tools otherwise; `noAuth` is the
+// explicit, loopback-only way to run open).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FleetError, isLoopback } from '@fleetls/core';
@@ -14,8 +16,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export interface HttpServerDeps extends McpServerDeps {
   host: string;
   port: number;
-  /** Required on every request as `Authorization: Bearer <token>`; mandatory off loopback. */
+  /** Required on every request as `Authorization: Bearer <token>`; mandatory unless `noAuth`. */
   token?: string;
+  /** `--no-auth`: serve without a token, on a loopback address only (logged at start). */
+  noAuth?: boolean;
   /** Served at /metrics (Prometheus text), behind the same checks as /mcp. */
   metrics?: { contentType: string; metrics(): Promise<string> };
   /**
@@ -25,7 +29,10 @@ export interface HttpServerDeps extends McpServerDeps {
   notReady?: () => string | undefined;
   /** The Fleet API (Connect, gRPC-Web) at /fleetls.v1.Fleet/*, behind the same checks as /mcp. */
   fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
-  /** Browser origins besides this server's own that may call the Fleet API (CORS). */
+  /**
+   * Browser origins besides this server's own that may call /mcp, /metrics and the Fleet API
+   * (CORS), exactly as a browser sends them (scheme, host, port); read per request.
+   */
   corsOrigins?: readonly string[];
   /** The web dashboard at / (GET, no token: the page asks for it and holds no secret). */
   dashboard?: { serve(pathname: string, res: ServerResponse): boolean };
@@ -37,12 +44,34 @@ export const FLEET_API_PREFIX = '/fleetls.v1.Fleet/';
 const CORS_HEADERS = {
   'access-control-allow-methods': 'POST, GET',
   'access-control-allow-headers':
-    'authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent',
+    'authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent, mcp-protocol-version',
   'access-control-expose-headers': 'grpc-status, grpc-message, grpc-status-details-bin',
   'access-control-max-age': '600',
 };
 
 export const METRICS_PATH = '/metrics';
+
+/** Refuses to start open unless asked (`noAuth`), and open off loopback at all. */
+function checkAuth(token: string | undefined, noAuth: boolean, host: string, loopbackBound: boolean): void {
+  if (noAuth && token) {
+    throw new FleetError(
+      'invalid_argument',
+      '--no-auth and a bearer token (--token-file or $FLEETLS_TOKEN) exclude each other',
+    );
+  }
+  if (noAuth && !loopbackBound) {
+    throw new FleetError(
+      'invalid_argument',
+      `--no-auth serves the tools without a token and is refused on ${host}, which is not a loopback address; give a bearer token (--token-file or $FLEETLS_TOKEN)`,
+    );
+  }
+  if (!noAuth && !token) {
+    throw new FleetError(
+      'invalid_argument',
+      `refusing to serve MCP over HTTP on ${host} without a bearer token: give one with --token-file FILE or $FLEETLS_TOKEN (or --no-auth to run open, on loopback only)`,
+    );
+  }
+}
 
 /** "127.0.0.1:8765" → "127.0.0.1", "[::1]:80" → "::1". */
 function hostOfHeader(h: string | undefined): string {
@@ -61,15 +90,19 @@ function tokenMatches(header: string | undefined, want: Buffer): boolean {
   return timingSafeEqual(digest(m ? m[1].trim() : ''), want);
 }
 
-/** A browser's Origin may only be this server itself: the Host it named, or loopback on a loopback server. */
-function originAllowed(origin: string, host: string, loopbackBound: boolean): boolean {
-  let name: string;
+/**
+ * Whether a browser's Origin is this server itself: scheme, host and port of the address the
+ * request was sent to (its Host header, which a browser always sets to the target). Another
+ * port of the same host is another origin (another local web service), and so is another
+ * loopback name. Behind a TLS proxy the page's origin is https:, so it goes on the allow-list.
+ */
+export function isOwnOrigin(origin: string, hostHeader: string | undefined): boolean {
+  if (!hostHeader) return false;
   try {
-    name = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+    return new URL(origin).origin === origin && new URL(`http://${hostHeader}`).origin === origin;
   } catch {
     return false; // includes "null" (sandboxed frames, file: pages)
   }
-  return name === host || (loopbackBound && isLoopback(name));
 }
 
 function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
@@ -97,18 +130,13 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: string; close(): Promise<void> }> {
   const token = deps.token === '' ? undefined : deps.token;
-  if (!token && !isLoopback(deps.host)) {
-    throw new FleetError(
-      'invalid_argument',
-      `refusing to serve MCP over HTTP on ${deps.host} without a bearer token (--token-file or FLEETLS_TOKEN); bind 127.0.0.1 or give a token`,
-    );
-  }
-  const wanted = token === undefined ? undefined : digest(token);
   const loopbackBound = isLoopback(deps.host);
+  checkAuth(token, deps.noAuth === true, deps.host, loopbackBound);
+  const wanted = token === undefined ? undefined : digest(token);
   const log = deps.logger.child({ transport: 'http' });
   // One MCP server per request (stateless transport), one store of kept rankings for them all.
   const pages = deps.pages ?? new MemoryPageStore();
-  if (!token) log.warn('no bearer token: any local process may call the tools');
+  if (!token) log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -136,8 +164,8 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       return jsonError(res, 403, 'forbidden: Host header must name a loopback address');
     }
     const origin = req.headers.origin;
-    const corsOrigin = fleetApi && origin !== undefined && deps.corsOrigins?.includes(origin) ? origin : undefined;
-    if (origin !== undefined && !corsOrigin && !originAllowed(origin, host, loopbackBound)) {
+    const corsOrigin = origin !== undefined && deps.corsOrigins?.includes(origin) ? origin : undefined;
+    if (origin !== undefined && !corsOrigin && !isOwnOrigin(origin, req.headers.host)) {
       return jsonError(res, 403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
     }
     if (corsOrigin) {
@@ -182,7 +210,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
       return jsonError(res, 400, `bad request body: ${fe.message}`);
     }
-    const server = createMcpServer({ ...deps, pages, caller: wanted ? 'http:bearer' : 'http:loopback' });
+    const server = createMcpServer({ ...deps, pages, caller: wanted ? 'http:bearer' : 'http:no-auth' });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

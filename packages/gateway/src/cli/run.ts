@@ -168,6 +168,7 @@ export async function runCli(io: CliIo): Promise<number> {
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--token-file <file>', 'bearer token HTTP and gRPC clients must send (or $FLEETLS_TOKEN)')
+    .option('--no-auth', 'serve --http without a bearer token (loopback addresses only; logged at start)')
     .action(async (o: ServeFlags, cmd: Command) => {
       // The MCP SDK and prom-client load only for `serve`.
       const { createGatewayMetrics } = await import('../metrics/metrics.js');
@@ -180,7 +181,9 @@ export async function runCli(io: CliIo): Promise<number> {
         const fleet = await fleetOf(g, logger, metrics.observer);
         return { fleet, options: gatewayOptions(fleet, g) };
       };
-      await runServe({ flags: o, open, logger, io, metrics });
+      // commander names a negated flag by what it turns off: --no-auth is `auth: false`.
+      const flags: ServeFlags = { ...o, noAuth: (o as { auth?: boolean }).auth === false };
+      await runServe({ flags, open, logger, io, metrics });
     });
 
   try {

@@ -22,6 +22,8 @@ export interface ServeFlags {
   grpcTlsCa?: string;
   corsOrigin?: string[];
   tokenFile?: string;
+  /** `--no-auth`: HTTP without a token, loopback only. */
+  noAuth?: boolean;
 }
 
 /** "127.0.0.1:8765", "[::1]:8765", "localhost:0" → host and port. */
@@ -60,6 +62,7 @@ export async function runServe(deps: {
   metrics?: GatewayMetrics;
 }): Promise<void> {
   const { flags, open, logger, io, metrics } = deps;
+  if (flags.noAuth && flags.http === undefined) throw invalidArgument('--no-auth applies to --http only');
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
   if (flags.http === undefined && flags.grpc === undefined) {
     if (flags.tokenFile !== undefined)
@@ -98,6 +101,7 @@ export async function runServe(deps: {
         host: http.host,
         port: http.port,
         token,
+        noAuth: flags.noAuth,
         metrics: metrics?.registry,
         fleetApi: (req, res) => ready(fleetApi)(req, res),
         corsOrigins: corsOrigins(flags.corsOrigin),
@@ -124,7 +128,7 @@ export async function runServe(deps: {
     if (http) {
       // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
       const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
-      fleetApi = createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:loopback' });
+      fleetApi = createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:no-auth' });
     }
     if (grpcAt) {
       // grpc-js and the Fleet API load only with --grpc.
@@ -136,7 +140,9 @@ export async function runServe(deps: {
     }
     if (httpUrl) {
       // The address people paste into an MCP client (port 0 resolved), once it answers; never on stdout.
-      io.stderr.write(`fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ''}\n`);
+      io.stderr.write(
+        `fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ' (no auth: --no-auth, any local process may call)'}\n`,
+      );
       io.stderr.write(`fleetls: dashboard at ${httpUrl.replace(/\/mcp$/, '/')}\n`);
     }
     await shutdown;
