@@ -64,6 +64,11 @@ async function traceOpens(pid: number, log: string): Promise<ChildProcess> {
   return strace;
 }
 
+/** The processes that ran GNU find, by pid (strace -f prefixes each line with it). */
+function findPids(traced: string[]): Set<string> {
+  return new Set(traced.filter((l) => /execve\("[^"]*\/find"/.test(l)).map((l) => l.split(' ')[0]));
+}
+
 describe('confinement of a real agent', () => {
   const work = mkdtempSync(join(tmpdir(), 'fleetls-confine-'));
   const tree = join(work, 'tree');
@@ -155,26 +160,58 @@ describe('confinement of a real agent', () => {
       await new Promise((r) => strace.once('exit', r));
     }
     const traced = readFileSync(log, 'utf8').split('\n');
-    const opens = traced.filter((l) => /\bopen(at2?)?\(|\bcreat\(/.test(l) && l.includes(`"${tree}`));
+    if (process.env.KEEP_STRACE) writeFileSync(process.env.KEEP_STRACE, traced.join('\n'));
+    const isOpen = (l: string) => /\bopen(at2?)?\(|\bcreat\(/.test(l);
+    // The agent reads by descriptor (beneath.ts): a name is opened in its directory's
+    // descriptor as /proc/self/fd/N/NAME, a directory is read through /proc/self/fd/N.
+    const agentPid = String(agent.child.pid);
+    const own = traced.filter((l) => isOpen(l) && !findPids(traced).has(l.split(' ')[0]));
+    const byFd = own.filter((l) => /"\/proc\/self\/fd\/\d+(\/[^"]*)?"/.test(l));
     // The check sees the walks: the tree's directories were opened (as directories).
     assert.ok(
-      opens.some((l) => l.includes(`"${join(tree, 'sub', 'deeper')}"`)),
-      `strace saw the walk:\n${opens.join('\n')}`,
+      byFd.some((l) => l.includes('/deeper"')),
+      `strace saw the walk (agent ${agentPid}):\n${own.slice(-50).join('\n')}`,
     );
-    const notDirs = opens.filter((l) => !l.includes('O_DIRECTORY'));
-    assert.deepEqual(notDirs, [], 'every open below the tree is of a directory');
+    assert.deepEqual(
+      own.filter((l) => l.includes(`"${tree}`)),
+      [],
+      'no path below the tree is opened by its string (the kernel would follow a symlink swapped into it)',
+    );
+    const notDirs = byFd.filter((l) => !l.includes('O_DIRECTORY') && !l.includes('O_PATH'));
+    assert.deepEqual(
+      notDirs,
+      [],
+      'every open below the tree is of a directory, or O_PATH (no I/O: a FIFO or device is not opened)',
+    );
+    const followsName = byFd.filter((l) => /"\/proc\/self\/fd\/\d+\/[^"]+"/.test(l) && !l.includes('O_NOFOLLOW'));
+    assert.deepEqual(followsName, [], 'every name is opened without following a symlink');
     // The ranked walk ran GNU find (find-route.ts), which opens directories relative to
     // the descriptor of their parent: each of its opens of a path that is not a system
     // file outside the tree (its libraries, the zone file) is of a directory too.
     const pidOf = (l: string) => l.split(' ')[0];
-    const finds = new Set(traced.filter((l) => /execve\("[^"]*\/find"/.test(l)).map(pidOf));
+    const finds = findPids(traced);
     assert.ok(finds.size > 0, `strace saw find run:\n${traced.filter((l) => l.includes('execve')).join('\n')}`);
     const findOpens = traced.filter((l) => finds.has(pidOf(l)) && /\bopen(at2?)?\(|\bcreat\(/.test(l));
     const inTree = findOpens.filter((l) => {
       const path = /"([^"]*)"/.exec(l)?.[1] ?? '';
       // "." is find saving the directory it started in (the agent's working directory).
-      return (!path.startsWith('/') && path !== '.') || path.startsWith(tree);
+      return (!path.startsWith('/') && path !== '.') || path.startsWith(tree) || path.startsWith('/proc/self/fd/');
     });
+    // find starts at the descriptor it inherited (find-source.ts), not at the tree's path.
+    assert.ok(
+      inTree.some((l) => l.includes('"/proc/self/fd/3"')),
+      `find started at its inherited descriptor:\n${findOpens.join('\n')}`,
+    );
+    assert.deepEqual(
+      inTree.filter((l) => l.includes(`"${tree}`)),
+      [],
+      'find opens no path below the tree by its string',
+    );
+    assert.deepEqual(
+      inTree.filter((l) => /openat\(\d+, "[^/"]/.test(l) && !l.includes('O_NOFOLLOW')),
+      [],
+      'find opens each directory in its parent without following a symlink',
+    );
     assert.ok(
       inTree.some((l) => l.includes('"deeper"')),
       `find's opens:\n${findOpens.join('\n')}`,

@@ -70,3 +70,14 @@ export class CallWatch {
     return { path: Buffer.from(this.path.subarray(0, n)).toString('latin1'), follows: this.ctl[FOLLOWS] === 1 };
   }
 }
+
+/** `fn()` bracketed by the probe on `p`, when there is one (brackets never nest: one call at a time). */
+export function watched<T>(probe: CallProbe | undefined, p: Uint8Array, fn: () => T, follows = false): T {
+  if (probe === undefined) return fn();
+  probe.enter(p, follows);
+  try {
+    return fn();
+  } finally {
+    probe.leave();
+  }
+}

@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { PROBE_COMMAND, parseProbe, remoteRankable, type WalkRequest } from '@fleetls/core';
-import type { SkippedPath } from './fs-source.js';
+import type { SkippedPath } from './hung-mounts.js';
 import { type Mount, mountOf, readMounts, under } from './mounts.js';
 
 /** File systems on local storage (or memory): a call on them returns, as find needs. */

@@ -8,6 +8,15 @@
 // sizes): every value in the answer is one the JS walker would have produced.
 // A tree of directories is split between two finds (each with its awk), so both cores
 // stat at once. find and awk are spawned directly (no shell); neither opens a regular file.
+// Confinement: find never resolves the path by string. It inherits the JS source's
+// descriptor of the walk's root (opened without following a symlink, beneath.ts) as its
+// fd 3 and starts at /proc/self/fd/3, which -H follows (a command-line argument) to that
+// very directory; below it find runs as -P (never following a link) on gnulib's fts with
+// FTS_PHYSICAL|FTS_CWDFD: each directory is opened relative to its parent's descriptor
+// with O_NOFOLLOW|O_DIRECTORY and each entry is fstatat'ed with AT_SYMLINK_NOFOLLOW
+// relative to it, and a directory swapped after its stat is caught by fts's dev/inode
+// check of what it opened (fts_safe_changedir). Records name paths relative to the start
+// (%P), so the descriptor's path never shows.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { RawEntry, SourceRecord, TreeSource, WalkRequest, WalkSummary } from '@fleetls/core';
@@ -24,7 +33,12 @@ import {
   type RankDropped,
   rankArgs,
 } from '@fleetls/core';
-import { WalkCancelled, WHOLE_READ_MAX_DIR_BYTES } from './fs-source.js';
+import { WHOLE_READ_MAX_DIR_BYTES } from './dir-read.js';
+import type { FsSource } from './fs-source.js';
+import { WalkCancelled } from './walk-cancelled.js';
+
+/** Where find starts: its fd 3, the walk root's descriptor. */
+const INHERITED_ROOT = '/proc/self/fd/3';
 
 /** Records (directories, links, kept candidates) past which the JS walker lists the walk instead. */
 export const FIND_MAX_RECORDS = 500_000;
@@ -42,8 +56,8 @@ export interface FindWalk {
 }
 
 export interface FindWalkOptions {
-  /** The JS walker's source over the same path: the root, kept candidates, unsearchable directories, sizes. */
-  fs: TreeSource;
+  /** The JS walker's source over the same path: the root (and its descriptor), kept candidates, unsearchable directories, sizes. */
+  fs: FsSource;
   isCancelled: () => boolean;
   maxRecords?: number;
   /** Two finds, each stat'ing half the tree, or one (default: two for a tree of directories, given two CPUs). */
@@ -67,15 +81,23 @@ function kill(procs: ChildProcess[]): void {
  * find | awk, once per half of the tree (two cores stat'ing at once) or once for all of
  * it, read to the end, the deadline or the cap; rejects with WalkCancelled when cancelled.
  */
-function list(req: WalkRequest, opts: FindWalkOptions, t0: number, maxRecords: number): Promise<Listed> {
+function list(
+  req: WalkRequest,
+  opts: FindWalkOptions,
+  t0: number,
+  maxRecords: number,
+  rootFd: number,
+): Promise<Listed> {
+  // find's own fd 3 is the root's descriptor: the path it starts at, and every -path pattern, name it.
+  const atRoot: WalkRequest = { ...req, path: INHERITED_ROOT };
   const env = { ...process.env, ...findEnv(process.env.TZ) };
   const halves: (0 | 1 | undefined)[] = opts.halves === 2 ? [0, 1] : [undefined];
   const finds: ChildProcess[] = [];
   const awks: ChildProcess[] = [];
   const parsers: FindRecordParser[] = [];
   for (const half of halves) {
-    const find = spawn('find', findArgs(req, { rank: true, stubs: true, unsearchable: true, half }), {
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const find = spawn('find', findArgs(atRoot, { rank: true, stubs: true, unsearchable: true, half }), {
+      stdio: ['ignore', 'pipe', 'pipe', rootFd],
       env,
     });
     const awk = spawn('awk', rankArgs(req, FIELDS, { stubs: true }), {
@@ -183,9 +205,11 @@ export async function loadFindWalk(
   // Two finds pay off where there are subtrees to share (a directory's nlink is 2 plus its
   // subdirectories on most file systems): one flat directory would be read twice for nothing.
   const halves = opts.halves ?? (availableParallelism() >= 2 && root.nlink !== 2 ? 2 : 1);
+  const rootFd = opts.fs.rootDirFd();
+  if (rootFd === undefined) return undefined;
   let listed: Listed;
   try {
-    listed = await list(req, { ...opts, halves }, t0, maxRecords);
+    listed = await list(req, { ...opts, halves }, t0, maxRecords, rootFd);
   } catch (err) {
     if (err instanceof WalkCancelled) throw err;
     return { fallback: err instanceof Error ? err.message : String(err) };

@@ -5,7 +5,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RawEntry } from '@fleetls/core';
-import { createFsSource, duApparent, utcOffsetAt, WalkCancelled, WHOLE_READ_MAX_DIR_BYTES } from './fs-source.js';
+import { WHOLE_READ_MAX_DIR_BYTES } from './dir-read.js';
+import { duApparent } from './du-apparent.js';
+import { createFsSource } from './fs-source.js';
+import { utcOffsetAt } from './utc-offset.js';
+import { WalkCancelled } from './walk-cancelled.js';
 
 let root: string;
 let outside: string;

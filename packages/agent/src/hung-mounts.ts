@@ -4,13 +4,21 @@
 // at once, until the mount has had HUNG_RETRY_MS to recover (as node_exporter skips stuck
 // mounts). A call that resolves symlinks marks only its own path: its target's mount is unknown.
 import type { StuckCall } from './call-probe.js';
-import type { SkippedPath } from './fs-source.js';
 import { mountOf, readMounts, under } from './mounts.js';
 
 /** A directory read or lstat that takes longer than this is a hung mount. */
 export const DEFAULT_FS_TIMEOUT_MS = 5000;
 /** How long a hung mount is skipped before a walk tries it again. */
 export const HUNG_RETRY_MS = 60_000;
+
+/** A path the walk must not touch: a mount that did not answer (or, `exact`, one path whose resolution hung). */
+export interface SkippedPath {
+  /** latin1 string of the path's bytes. */
+  point: string;
+  exact: boolean;
+  /** The TIMEOUT error's detail. */
+  detail: string;
+}
 
 export interface HungMount extends SkippedPath {
   fsType: string;

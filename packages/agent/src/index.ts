@@ -21,7 +21,8 @@ export {
   type UnixListen,
 } from './config.js';
 export { type AgentCredentials, loadCredentials } from './credentials.js';
-export { createFsSource, duApparent, type FsSourceOptions, WalkCancelled } from './fs-source.js';
+export { duApparent } from './du-apparent.js';
+export { createFsSource, type FsSource, type FsSourceOptions } from './fs-source.js';
 export { createLocalBackend } from './local-backend.js';
 export { type AgentMetrics, createAgentMetrics, startMetricsServer } from './metrics.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
@@ -38,6 +39,7 @@ export {
 } from './service.js';
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
+export { WalkCancelled } from './walk-cancelled.js';
 export {
   type RunningWalk,
   startWalk,

@@ -3,6 +3,9 @@
 // is safe while a mount hangs. Mount points are latin1 strings of their bytes, as the
 // walker's paths are.
 import * as fs from 'node:fs';
+import { PSEUDO_FS_TYPES } from '@fleetls/core';
+
+const PSEUDO = new Set<string>(PSEUDO_FS_TYPES);
 
 export interface Mount {
   /** Absolute, with mountinfo's octal escapes (\040 for a space...) decoded to bytes. */
@@ -49,4 +52,18 @@ export function mountOf(mounts: readonly Mount[], path: string): Mount | undefin
   let best: Mount | undefined;
   for (const m of mounts) if (under(m.point, path) && (!best || m.point.length >= best.point.length)) best = m;
   return best;
+}
+
+/**
+ * Mount points of pseudo file systems below `root` (latin1 → type), other than the one the
+ * root is on: a walk lists them but does not enter them, unless asked for them by path.
+ */
+export function pseudoMountsBelow(mounts: readonly Mount[], root: string): Map<string, string> {
+  const own = mountOf(mounts, root)?.point;
+  const below = new Map<string, string>();
+  for (const m of mounts) {
+    if (PSEUDO.has(m.fsType) && m.point !== own && m.point !== root && under(root, m.point))
+      below.set(m.point, m.fsType);
+  }
+  return below;
 }

@@ -3,8 +3,9 @@
 // an id with no name is shown as its number.
 import * as fs from 'node:fs';
 import { type StatInfo, typeFromMode } from '@fleetls/core';
+import { atFd, closeFdAsync, fdPath, openParentAsync } from './beneath.js';
 import { bounded, DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
-import { utcOffsetAt } from './fs-source.js';
+import { utcOffsetAt } from './utc-offset.js';
 
 let users: Map<number, string> | undefined;
 let groups: Map<number, string> | undefined;
@@ -41,20 +42,34 @@ function split(ns: bigint): [number, number] {
   return [Number(sec), Number(ns - sec * 1_000_000_000n)];
 }
 
-/** Throws the fs error (ENOENT, EACCES...) for the caller to map; deadline_exceeded on a hung mount. */
+/**
+ * Throws the fs error (ENOENT, EACCES...) for the caller to map; deadline_exceeded on a hung
+ * mount. `path` is real and checked inside the allowed roots (policy.ts), its last component
+ * unresolved unless following: it is reached by descriptor (beneath.ts), its parent opened
+ * from `/` without following a symlink, so what is described is what is at that path.
+ */
 export async function statPath(
   path: string,
   followSymlinks: boolean,
   guard: FsGuard = DEFAULT_FS_GUARD,
 ): Promise<StatInfo> {
   const { st, linkTarget } = await bounded(path, guard, async () => {
-    const st = followSymlinks
-      ? await fs.promises.stat(path, { bigint: true })
-      : await fs.promises.lstat(path, { bigint: true });
-    return {
-      st,
-      linkTarget: st.isSymbolicLink() ? await fs.promises.readlink(path, { encoding: 'buffer' }) : undefined,
-    };
+    const { parentFd, name } = await openParentAsync(Buffer.from(path));
+    try {
+      // `/` itself: its descriptor's magic link, followed, is `/`.
+      const at = name.length === 0 ? fdPath(parentFd) : atFd(parentFd, name);
+      const st = await fs.promises.lstat(at, { bigint: true });
+      if (st.isSymbolicLink() && followSymlinks) {
+        // Resolved to its target before: a symlink here was swapped in since.
+        throw Object.assign(new Error(`${path}: changed into a symlink while it was resolved`), { code: 'ELOOP' });
+      }
+      return {
+        st,
+        linkTarget: st.isSymbolicLink() ? await fs.promises.readlink(at, { encoding: 'buffer' }) : undefined,
+      };
+    } finally {
+      await closeFdAsync(parentFd);
+    }
   });
   const mode = Number(st.mode);
   const [mtimeSec, mtimeNsec] = split(st.mtimeNs);

@@ -2,7 +2,7 @@
 // (every byte maps to one char and back, unchanged): strings clone cheaply, while a
 // Buffer slice of Node's 8 KiB pool would drag its whole pool through postMessage.
 import type { Code, Entry, ResumeRow, Row, Truncation, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
-import type { SkippedPath } from './fs-source.js';
+import type { SkippedPath } from './hung-mounts.js';
 
 export type PlainEntry = Omit<Entry, 'path' | 'linkTarget'> & { path: string; linkTarget?: string };
 export type PlainTruncation = Omit<Truncation, 'dir'> & { dir: string };

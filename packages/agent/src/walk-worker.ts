@@ -10,7 +10,7 @@ import { WalkTally, walk } from '@fleetls/core';
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { CallProbe } from './call-probe.js';
 import { loadFindWalk } from './find-source.js';
-import { createFsSource, WalkCancelled } from './fs-source.js';
+import { createFsSource } from './fs-source.js';
 import {
   CANCEL,
   CREDITS,
@@ -23,6 +23,7 @@ import {
   type WorkerInput,
   type WorkerMessage,
 } from './transit.js';
+import { WalkCancelled } from './walk-cancelled.js';
 
 const port = parentPort;
 if (!port) throw new Error('walk-worker must run in a worker thread');
@@ -140,6 +141,9 @@ async function runWalk(input: WorkerInput): Promise<void> {
       return;
     }
     post({ t: 'error', message: err instanceof Error ? err.message : String(err), seen });
+  } finally {
+    // The walk's directory descriptors (a worker runs many walks).
+    source.close();
   }
 }
 

@@ -1,0 +1,248 @@
+// Recursive apparent size of a directory, as `du -b --one-file-system`, read by descriptor:
+// each directory is opened from its parent's descriptor without following a symlink
+// (beneath.ts) and its entries are lstat'ed through it, so a name swapped during the pass
+// cannot make it count (or touch) anything outside the directory it started in.
+import * as fs from 'node:fs';
+import { atFd, fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
+import { type CallProbe, watched } from './call-probe.js';
+import { isSmallDir, openDirBytes } from './dir-read.js';
+import { WalkCancelled } from './walk-cancelled.js';
+
+const SLASH = Buffer.from('/');
+
+/**
+ * Sizes of directories below one that was sized, kept for the walk's later questions: one
+ * pass over a subtree answers for every level of it, as du's one pass does, instead of each
+ * level reading its subtree again. Bounded: past `max` entries nothing more is kept.
+ */
+export interface DirSizeMemo {
+  /** Relative path (latin1) → size. */
+  sizes: Map<string, { size: number; partial: boolean }>;
+  max: number;
+}
+
+/** Where a subtree is sized from, for `memo`: its relative path and how many levels below it the walk asks about. */
+export interface DirSizeKeep {
+  rel: string;
+  levels: number;
+  memo: DirSizeMemo;
+}
+
+/** An open directory of the pass, closed when it is read and none of its subdirectories waits to be opened from it. */
+interface DirRef {
+  fd: number;
+  refs: number;
+}
+
+/** A directory waiting to be read: opened from `parent` by `name`; `whole`: small enough to read in one call. */
+interface DuDir {
+  /** Its path, for the hung-mount probe and skip list (never opened by it). */
+  path: Buffer;
+  parent: DirRef;
+  name: Buffer;
+  into: number;
+  level: number;
+  whole: boolean;
+}
+
+/** A directory sized on its own (it is within `keep.levels`), or the nearest such ancestor's. */
+interface SizedDir {
+  size: number;
+  partial: boolean;
+  /** Index of the parent's SizedDir (-1 for the top). */
+  up: number;
+  rel: string;
+}
+
+export interface DuOptions {
+  isCancelled?: () => boolean;
+  /** Inodes with more than one link already counted (shared by one walk's passes). */
+  seenInodes?: Set<number>;
+  probe?: CallProbe;
+  skippedAt?: (p: Buffer) => string | undefined;
+  keep?: DirSizeKeep;
+}
+
+/** The names of an opened directory, streamed (a large one is never held whole); closed when done or dropped. */
+function* dirNames(p: Buffer, dir: fs.Dir, probe: CallProbe | undefined): Generator<Buffer, void, void> {
+  try {
+    for (;;) {
+      const d = watched(probe, p, () => dir.readSync()) as fs.Dirent<Buffer> | null;
+      if (d === null) return;
+      yield d.name as unknown as Buffer;
+    }
+  } finally {
+    try {
+      watched(probe, p, () => dir.closeSync());
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/** duApparentAt of a real absolute path, opened from `/` without following a symlink. */
+export function duApparent(top: Buffer, deadlineAt: number, opts: DuOptions = {}): { size: number; partial: boolean } {
+  let fd: number;
+  try {
+    fd = watched(opts.probe, top, () => openNoFollow(top, true));
+  } catch {
+    return { size: 0, partial: true };
+  }
+  try {
+    return duApparentAt(top, fd, deadlineAt, opts);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Recursive apparent size of the directory open as `topFd` (its path `top`), as `du -b
+ * --one-file-system`: the directory's own size, every entry's lstat size, hard links counted
+ * once, never crossing into another device. With `keep`, the sizes of the directories down
+ * to `keep.levels` below are kept in its memo. `topFd` stays the caller's.
+ */
+export function duApparentAt(
+  top: Buffer,
+  topFd: number,
+  deadlineAt: number,
+  opts: DuOptions = {},
+): { size: number; partial: boolean } {
+  const { probe, keep } = opts;
+  const isCancelled = opts.isCancelled ?? (() => false);
+  const seenInodes = opts.seenInodes ?? new Set<number>();
+  const skippedAt = opts.skippedAt ?? (() => undefined);
+  let st: fs.Stats;
+  let own: number;
+  try {
+    // A descriptor of its own (the magic link is followed: it is the directory itself).
+    own = watched(probe, top, () => fs.openSync(fdPath(topFd), O_PATH | fs.constants.O_DIRECTORY));
+  } catch {
+    return { size: 0, partial: true };
+  }
+  const open = new Set<DirRef>();
+  const release = (ref: DirRef) => {
+    if (--ref.refs > 0) return;
+    open.delete(ref);
+    fs.closeSync(ref.fd);
+  };
+  const topRef: DirRef = { fd: own, refs: 1 };
+  open.add(topRef);
+  try {
+    try {
+      st = watched(probe, top, () => fs.fstatSync(own));
+    } catch {
+      return { size: 0, partial: true };
+    }
+    const dev = st.dev;
+    const levels = keep === undefined ? 0 : keep.levels;
+    // sized[0] is the top; a directory deeper than `levels` adds to its nearest sized ancestor.
+    const sized: SizedDir[] = [{ size: st.size, partial: false, up: -1, rel: keep?.rel ?? '' }];
+    // The top is "opened" from itself: its ref is taken over by the first pop.
+    const stack: (DuDir | { path: Buffer; ref: DirRef; into: number; level: number; whole: boolean })[] = [
+      { path: top, ref: topRef, into: 0, level: 0, whole: isSmallDir(st.size) },
+    ];
+    let n = 0;
+    while (stack.length > 0) {
+      const next = stack.pop() as DuDir & { ref?: DirRef };
+      const { path: dirPath, into, level, whole } = next;
+      const at = sized[into];
+      let ref: DirRef;
+      if (next.ref !== undefined) ref = next.ref;
+      else {
+        let fd: number;
+        try {
+          fd = watched(probe, dirPath, () => openAt(next.parent.fd, next.name, true));
+        } catch {
+          at.partial = true;
+          continue;
+        } finally {
+          release(next.parent);
+        }
+        ref = { fd, refs: 1 };
+        open.add(ref);
+      }
+      const link = Buffer.from(fdPath(ref.fd));
+      let names: Iterator<Buffer>;
+      try {
+        names = whole
+          ? (watched(probe, dirPath, () => fs.readdirSync(link, { encoding: 'buffer' })) as Buffer[]).values()
+          : dirNames(
+              dirPath,
+              watched(probe, dirPath, () => openDirBytes(link)),
+              probe,
+            );
+      } catch {
+        at.partial = true;
+        release(ref);
+        continue;
+      }
+      try {
+        for (;;) {
+          if ((++n & 255) === 0) {
+            if (isCancelled()) throw new WalkCancelled('walk cancelled');
+            if (Date.now() > deadlineAt) return { size: sized.reduce((sum, x) => sum + x.size, 0), partial: true };
+          }
+          const step = names.next();
+          if (step.done) break;
+          const name = step.value;
+          const p = Buffer.concat([dirPath, SLASH, name]);
+          // A mount below is another device (never counted), so only a hung one's point is checked.
+          if (skippedAt(p) !== undefined) {
+            at.partial = true;
+            continue;
+          }
+          let est: fs.Stats;
+          try {
+            est = watched(probe, p, () => fs.lstatSync(atFd(ref.fd, name)));
+          } catch {
+            at.partial = true;
+            continue;
+          }
+          if (est.dev !== dev) continue;
+          if (!est.isDirectory()) {
+            if (est.nlink > 1) {
+              if (seenInodes.has(est.ino)) continue;
+              seenInodes.add(est.ino);
+            }
+            at.size += est.size;
+            continue;
+          }
+          const small = isSmallDir(est.size);
+          ref.refs++;
+          if (level + 1 > levels) {
+            at.size += est.size;
+            stack.push({ path: p, parent: ref, name, into, level: level + 1, whole: small });
+          } else {
+            sized.push({ size: est.size, partial: false, up: into, rel: `${at.rel}/${name.toString('latin1')}` });
+            stack.push({ path: p, parent: ref, name, into: sized.length - 1, level: level + 1, whole: small });
+          }
+        }
+      } finally {
+        names.return?.();
+        release(ref);
+      }
+    }
+    // Children were pushed after their parents: adding each to its parent from the end sums subtrees.
+    for (let i = sized.length - 1; i > 0; i--) {
+      const up = sized[sized[i].up];
+      up.size += sized[i].size;
+      if (sized[i].partial) up.partial = true;
+    }
+    if (keep !== undefined) {
+      const { sizes, max } = keep.memo;
+      for (let i = 1; i < sized.length && sizes.size < max; i++) {
+        const rel = keep.rel === '' ? sized[i].rel.slice(1) : sized[i].rel;
+        sizes.set(rel, { size: sized[i].size, partial: sized[i].partial });
+      }
+    }
+    return { size: sized[0].size, partial: sized[0].partial };
+  } finally {
+    for (const ref of open) {
+      try {
+        fs.closeSync(ref.fd);
+      } catch {
+        // already closed
+      }
+    }
+  }
+}
