@@ -1,29 +1,49 @@
-// The agent embedded in the gateway: `localhost` with no inventory. Same path policy,
-// walker and stat as the gRPC service, no network; errors are FleetErrors.
+// The agent embedded in the gateway: `localhost` with no inventory, or where the inventory
+// names it. Same path policy, walker, stat and admission (max concurrent walks, the same
+// refusal) as the gRPC service, no network; errors are FleetErrors.
 import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError, fleetErrorAt } from '@fleetls/core';
+import { DEFAULT_MAX_CONCURRENT_WALKS } from './config.js';
 import { resolveFilterNames } from './id-names.js';
 import { resolveAllowedPath, resolveRoots } from './policy.js';
 import { prepareWalk } from './service.js';
 import { statPath } from './stat.js';
 import { AGENT_VERSION } from './version.js';
+import { createWalkAdmission } from './walk-admission.js';
 import { startWalk } from './walker.js';
 
-export function createLocalBackend(opts: { allowedRoots?: string[] } = {}): HostBackend {
+export interface LocalBackendOptions {
+  /** Default `/`: the whole machine, as the user running the gateway sees it. */
+  allowedRoots?: string[];
+  /** Walks at once; one more is refused as the agent refuses it (default 8, the agent's). */
+  maxConcurrentWalks?: number;
+}
+
+export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend {
   const roots = resolveRoots(opts.allowedRoots ?? ['/']);
+  // Without it every call started a walk and its worker thread (~15 MiB each): 300 at once took 3.5 GB.
+  const admission = createWalkAdmission(opts.maxConcurrentWalks ?? DEFAULT_MAX_CONCURRENT_WALKS);
   return {
     via: 'embedded',
 
     async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
       if (signal.aborted) throw new FleetError('cancelled', 'walk cancelled');
-      const running = startWalk(await resolveFilterNames(await prepareWalk(req, roots)), { allowedRoots: roots.real });
-      const onAbort = () => running.cancel();
-      signal.addEventListener('abort', onAbort, { once: true });
+      // As the agent: refused before the path is resolved, checked again once it is.
+      admission.check();
+      const prepared = await resolveFilterNames(await prepareWalk(req, roots));
+      const release = admission.enter();
       try {
-        return yield* running.batches;
+        const running = startWalk(prepared, { allowedRoots: roots.real, maxStuckWorkers: admission.max });
+        const onAbort = () => running.cancel();
+        signal.addEventListener('abort', onAbort, { once: true });
+        try {
+          return yield* running.batches;
+        } finally {
+          signal.removeEventListener('abort', onAbort);
+          running.cancel();
+        }
       } finally {
-        signal.removeEventListener('abort', onAbort);
-        running.cancel();
+        release();
       }
     },
 

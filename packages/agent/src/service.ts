@@ -39,7 +39,8 @@ import { hungMounts } from './hung-mounts.js';
 import { knownFilterOnly, resolveFilterNames } from './id-names.js';
 import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 import { statPath } from './stat.js';
-import { type RunningWalk, startWireWalk, stuckWorkers, type WalkOutcome, type WireBatch } from './walker.js';
+import { createWalkAdmission } from './walk-admission.js';
+import { type RunningWalk, startWireWalk, type WalkOutcome, type WireBatch } from './walker.js';
 
 /** Time kept back from the client's deadline so the summary (with its DEADLINE truncation) still arrives. */
 const DEADLINE_MARGIN_MS = 100;
@@ -134,30 +135,10 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
   const features = deps.features ?? FILTER_FEATURES;
   const roots = deps.roots ?? resolveRoots(config.allow, config.pathRootfs);
   const ceilings = ceilingsOf(config);
-  let active = 0;
   let seq = 0;
   const guard: FsGuard = { timeoutMs: config.fsTimeoutMs, hung: hungMounts };
   const max = config.maxConcurrentWalks;
-  /** Refuses a walk when every worker slot is taken, by walks or by workers stuck on hung mounts. */
-  const admit = (): void => {
-    const stuck = stuckWorkers();
-    if (stuck >= max) {
-      const mounts = hungMounts.active().map((h) => h.point);
-      // Not `unavailable`: the gateway would report the host unreachable, and it answers.
-      throw new FleetError(
-        'resource_exhausted',
-        `every walk worker (${stuck} of max_concurrent_walks ${max}) is stuck in a file system call that does not ` +
-          `return${mounts.length > 0 ? ` (hung: ${mounts.join(', ')})` : ''}; walks are refused until one returns`,
-      );
-    }
-    if (active + stuck >= max) {
-      throw new FleetError(
-        'resource_exhausted',
-        `too many concurrent walks: ${active} running${stuck > 0 ? `, ${stuck} workers stuck on hung mounts` : ''}, ` +
-          `max_concurrent_walks is ${max}`,
-      );
-    }
-  };
+  const admission = createWalkAdmission(max);
 
   const definition = loadContract().proto.fleetls.v1.Agent.service;
   const encodeResponse = definition.Walk.responseSerialize as (v: WireWalkResponse) => Buffer;
@@ -168,7 +149,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
     const log = logger.child({ rpc: 'Walk', call: ++seq, peer: call.peer });
     const started = Date.now();
     let running: RunningWalk<WireBatch> | undefined;
-    let acquired = false;
+    let release: (() => void) | undefined;
     let sent = 0;
     let bytes = 0;
     let seen: number | undefined;
@@ -177,16 +158,14 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
     try {
       const resolved = resolveWalkRequest(wireToRequestInput(call.request), ceilings);
       // Refused before the path is even resolved: an excess walk costs no file system call.
-      admit();
+      admission.check();
       req = await resolveFilterNames(await prepareWalk(knownFilterOnly(resolved, features), roots, guard));
       const deadlineMs = call.deadline();
       if (deadlineMs !== undefined && Number.isFinite(deadlineMs)) {
         const left = Math.max(1, deadlineMs - Date.now() - DEADLINE_MARGIN_MS);
         if (left < req.deadlineMs) req = { ...req, deadlineMs: left };
       }
-      admit();
-      active++;
-      acquired = true;
+      release = admission.enter();
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
       const run = startWireWalk(req, {
         allowedRoots: roots.real,
@@ -228,12 +207,12 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
         outcome = 'cancelled';
       } else {
         outcome = fe.code;
-        if (!acquired) log.info({ code: fe.code, err: fe.message, path: call.request?.path }, 'walk refused');
+        if (!release) log.info({ code: fe.code, err: fe.message, path: call.request?.path }, 'walk refused');
         else log.warn({ code: fe.code, err: fe.message }, 'walk failed');
         call.fail(toStatus(fe));
       }
     } finally {
-      if (acquired) active--;
+      release?.();
       let end: WalkOutcome | undefined;
       if (running) {
         end = await settleWithin(running.finished, 5000);
@@ -301,7 +280,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
     }
   }
 
-  return { walk, stat, version, features, active: () => active };
+  return { walk, stat, version, features, active: admission.active };
 }
 
 /** The Agent service on a grpc-js server: the handlers of createAgentHandlers, carried by gRPC. */

@@ -1,0 +1,54 @@
+// How many walks run at once, and the refusal of one more: shared by the agent's service
+// (every carrier) and the embedded backend of the gateway, so `localhost` served in the
+// gateway process admits walks as an agent does and answers with the same refusal.
+import { FleetError } from '@fleetls/core';
+import { hungMounts } from './hung-mounts.js';
+import { stuckWorkers } from './walker.js';
+
+export interface WalkAdmission {
+  /** Throws `resource_exhausted` when every slot is taken, by walks or by workers stuck on hung mounts. */
+  check(): void;
+  /** check(), then takes a slot; the returned function gives it back (once). */
+  enter(): () => void;
+  /** Walks holding a slot. */
+  active(): number;
+  readonly max: number;
+}
+
+export function createWalkAdmission(max: number): WalkAdmission {
+  let active = 0;
+  const check = (): void => {
+    const stuck = stuckWorkers();
+    if (stuck >= max) {
+      const mounts = hungMounts.active().map((h) => h.point);
+      // Not `unavailable`: the gateway would report the host unreachable, and it answers.
+      throw new FleetError(
+        'resource_exhausted',
+        `every walk worker (${stuck} of max_concurrent_walks ${max}) is stuck in a file system call that does not ` +
+          `return${mounts.length > 0 ? ` (hung: ${mounts.join(', ')})` : ''}; walks are refused until one returns`,
+      );
+    }
+    if (active + stuck >= max) {
+      throw new FleetError(
+        'resource_exhausted',
+        `too many concurrent walks: ${active} running${stuck > 0 ? `, ${stuck} workers stuck on hung mounts` : ''}, ` +
+          `max_concurrent_walks is ${max}`,
+      );
+    }
+  };
+  return {
+    max,
+    check,
+    enter() {
+      check();
+      active++;
+      let left = false;
+      return () => {
+        if (left) return;
+        left = true;
+        active--;
+      };
+    },
+    active: () => active,
+  };
+}
