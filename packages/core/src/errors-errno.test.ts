@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Code, hostStatusFromCode } from './errors.js';
-import { codeFromErrno, entryErrorFromErrno } from './errors-errno.js';
+import { type Code, codeFromEntryError, hostStatusFromCode } from './errors.js';
+import { codeFromErrno, entryErrorFromErrno, errnoFromMessage } from './errors-errno.js';
 import type { EntryErrorCode, HostStatusCode } from './types.js';
 
 // errno → [code, the walk's entry row code, the host status it becomes]
@@ -47,5 +47,25 @@ describe('errno table', () => {
     assert.deepEqual(entryErrorFromErrno('ELOOP'), { code: 'ERROR', detail: 'ELOOP' });
     assert.deepEqual(entryErrorFromErrno(undefined), { code: 'ERROR', detail: 'unknown error' });
     assert.deepEqual(entryErrorFromErrno('EIO', 'read error'), { code: 'ERROR', detail: 'read error' });
+  });
+});
+
+describe("a remote tool's message → errno", () => {
+  it('reads the strerror text GNU find and stat print', () => {
+    assert.equal(errnoFromMessage("find: '/srv/x': No such file or directory"), 'ENOENT');
+    assert.equal(errnoFromMessage("find: '/etc/passwd/x': Not a directory"), 'ENOTDIR');
+    assert.equal(errnoFromMessage("stat: cannot statx '/root/x': Permission denied"), 'EACCES');
+    assert.equal(errnoFromMessage('find: Input/output error'), undefined);
+  });
+});
+
+describe('an entry error row → the code of the failure it stands for', () => {
+  it('makes a TIMEOUT row (a read that did not answer) a timeout, whichever route listed it', () => {
+    assert.equal(codeFromEntryError('TIMEOUT'), 'deadline_exceeded');
+    assert.equal(hostStatusFromCode(codeFromEntryError('TIMEOUT')), 'timeout');
+  });
+  it('agrees with the errno table on the rows it makes', () => {
+    for (const [errno, code, entry] of TABLE)
+      if (errno && entry !== 'ERROR') assert.equal(codeFromEntryError(entry), code);
   });
 });

@@ -38,6 +38,21 @@ export const ERRNO_TABLE: Readonly<Record<string, ErrnoRow>> = {
   EAI_AGAIN: { code: 'unavailable', says: 'host name lookup failed' },
 };
 
+/**
+ * strerror(3) texts → errno, for a remote tool's message (GNU find and stat over SSH say
+ * "find: 'x': Permission denied"): the message's errno goes through the table above.
+ */
+const STRERROR_ERRNO: readonly (readonly [string, string])[] = [
+  ['No such file or directory', 'ENOENT'],
+  ['Not a directory', 'ENOTDIR'],
+  ['Permission denied', 'EACCES'],
+];
+
+/** The errno a remote tool's message names, if it names one of STRERROR_ERRNO's. */
+export function errnoFromMessage(message: string): string | undefined {
+  return STRERROR_ERRNO.find(([text]) => message.includes(text))?.[1];
+}
+
 /** The errno string of a caught error, if it has one. */
 export function errnoOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null | undefined)?.code;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Code } from './errors.js';
-import { codeFromSshError, errnoFromSftp } from './errors-ssh.js';
+import { codeFromSshError, errnoFromSftp, sshCallFailure } from './errors-ssh.js';
 
 // Errors as ssh2 1.x makes them (lib/client.js, lib/protocol/utils.js makeError).
 const TABLE: [string, { code?: unknown; level?: unknown; message?: unknown }, Code | undefined][] = [
@@ -43,5 +43,24 @@ describe('SFTP status → errno', () => {
     assert.equal(errnoFromSftp({ code: 4 }), undefined);
     assert.equal(errnoFromSftp({ code: 'ENOENT' }), undefined);
     assert.equal(errnoFromSftp(undefined), undefined);
+  });
+});
+
+describe('a failed call on an open ssh2 connection', () => {
+  it('is gone (reconnect once) for the level-less errors of a dead connection', () => {
+    assert.equal(sshCallFailure(new Error('Not connected')), 'gone');
+    assert.equal(sshCallFailure(new Error('No response from server')), 'gone');
+    assert.equal(sshCallFailure(Object.assign(new Error('Not connected'), { level: 'protocol' })), undefined);
+  });
+  it("is refused for ssh2's channel open failure, which carries the server's reason", () => {
+    const err = Object.assign(new Error('(SSH) Channel open failure: open failed'), { reason: 2 });
+    assert.equal(sshCallFailure(err), 'refused');
+    assert.equal(sshCallFailure(new Error('(SSH) Channel open failure: open failed')), undefined);
+    assert.equal(sshCallFailure(Object.assign(new Error('channel open failure'), { reason: 2 })), undefined);
+  });
+  it('is nothing else', () => {
+    assert.equal(sshCallFailure(new Error('xx Not connected')), undefined);
+    assert.equal(sshCallFailure(undefined), undefined);
+    assert.equal(sshCallFailure('Not connected'), undefined);
   });
 });

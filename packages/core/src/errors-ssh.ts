@@ -38,6 +38,23 @@ export function codeFromSshError(err: { code?: unknown; level?: unknown; message
   );
 }
 
+/**
+ * What a failed call on an open ssh2 connection means for a retry: `gone`, the connection
+ * died under it (one of LEVELLESS: reconnect once); `refused`, the server refused the
+ * channel (ssh2's "(SSH) Channel open failure: …", with the server's reason code: MaxSessions
+ * reached, or a forwarding refused). Matched exactly, never by pattern.
+ */
+export function sshCallFailure(err: unknown): 'gone' | 'refused' | undefined {
+  const e = err as { level?: unknown; message?: unknown; reason?: unknown } | undefined;
+  if (typeof e?.message !== 'string') return undefined;
+  if (typeof e.level !== 'string' && own(LEVELLESS, e.message) !== undefined) return 'gone';
+  if (e.message.startsWith(CHANNEL_OPEN_FAILURE) && 'reason' in e) return 'refused';
+  return undefined;
+}
+
+/** ssh2's message prefix of a refused channel open (lib/utils.js onChannelOpenFailure). */
+const CHANNEL_OPEN_FAILURE = '(SSH) Channel open failure: ';
+
 /** SFTP status numbers → errno, so that file errors go through the one errno table. */
 export const SFTP_STATUS_ERRNO: Readonly<Record<string, string>> = {
   2: 'ENOENT', // SSH_FX_NO_SUCH_FILE

@@ -5,7 +5,7 @@
 // used at each boundary.
 import type { Code } from './codes.js';
 import { codeFromErrno, errnoOf, errnoRowOf } from './errors-errno.js';
-import type { HostStatusCode } from './types.js';
+import type { EntryErrorCode, HostStatusCode } from './types.js';
 
 export { CODES, type Code } from './codes.js';
 
@@ -50,6 +50,23 @@ export function fleetErrorAt(err: unknown, path: string, errno = errnoOf(err)): 
 }
 
 /** A whole host's failure → its status row code. */
+/**
+ * The failure an entry's error row stands for when it is all a host answered (its root could
+ * not be listed). TIMEOUT is a read that did not answer in time: deadline_exceeded, so the
+ * host's status is `timeout`, as when its whole call runs out of time.
+ */
+const ENTRY_ERROR_CODE: Readonly<Record<EntryErrorCode, Code>> = {
+  NOT_FOUND: 'not_found',
+  DENIED: 'permission_denied',
+  TIMEOUT: 'deadline_exceeded',
+  ERROR: 'internal',
+  PRUNED: 'internal',
+};
+
+export function codeFromEntryError(code: EntryErrorCode): Code {
+  return ENTRY_ERROR_CODE[code];
+}
+
 export function hostStatusFromCode(code: Code): HostStatusCode {
   switch (code) {
     case 'unavailable':

@@ -2,8 +2,8 @@
 // NUL-separated -printf records back into core's records, byte for byte, and the parsers
 // of the dir-size and stat commands' output.
 
-import { FleetError } from './errors.js';
-import { entryErrorFromErrno } from './errors-errno.js';
+import { codeFromEntryError, FleetError } from './errors.js';
+import { codeFromErrno, entryErrorFromErrno, errnoFromMessage } from './errors-errno.js';
 import { FIELDS, STAT_FIELDS, stderrMessage } from './find-command.js';
 import { addDropped, type RankDropped } from './find-rank.js';
 import type { SourceRecord } from './memory-source.js';
@@ -237,11 +237,7 @@ export function collectListing(items: Iterable<FindItem>, maxRecords: number): F
 
 /** The listed path itself when find could not stat it: an error entry, as the agent gives. */
 export function rootErrorEntry(stderr: string): RawEntry {
-  const errno = /No such file or directory|Not a directory/.test(stderr)
-    ? 'ENOENT'
-    : /Permission denied/.test(stderr)
-      ? 'EACCES'
-      : undefined;
+  const errno = errnoFromMessage(stderr);
   return errorRawEntry(
     Buffer.alloc(0),
     'dir',
@@ -301,9 +297,7 @@ export function parseStat(out: Buffer, follow: boolean): StatInfo | undefined {
   if (f.length < STAT_FIELDS) return undefined;
   const rec = toRecord(f, follow);
   if (rec.error) {
-    const code =
-      rec.error.code === 'NOT_FOUND' ? 'not_found' : rec.error.code === 'DENIED' ? 'permission_denied' : 'internal';
-    throw new FleetError(code, rec.error.detail);
+    throw new FleetError(codeFromEntryError(rec.error.code), rec.error.detail);
   }
   const s = (i: number) => f[FIELDS - 1 + i].toString('latin1');
   const [atimeSec, atimeNsec] = parseTimestamp(s(2));
@@ -317,9 +311,7 @@ export function parseStat(out: Buffer, follow: boolean): StatInfo | undefined {
 /** A failed stat/find of the path itself → FleetError with find's message. */
 export function pathError(stderr: string, path: string): FleetError {
   const msg = stderrMessage(stderr) || `cannot stat ${path}`;
-  if (/No such file or directory|Not a directory/.test(msg)) return new FleetError('not_found', msg);
-  if (/Permission denied/.test(msg)) return new FleetError('permission_denied', msg);
-  return new FleetError('internal', msg);
+  return new FleetError(codeFromErrno(errnoFromMessage(msg)) ?? 'internal', msg);
 }
 
 /** How a find listing ended: what the pre-ranking dropped, and whether it was cut. */

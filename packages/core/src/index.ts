@@ -55,13 +55,14 @@ export {
 export {
   CODES,
   type Code,
+  codeFromEntryError,
   FleetError,
   fleetErrorAt,
   hostStatusFromCode,
   invalidArgument,
 } from './errors.js';
-export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoOf } from './errors-errno.js';
-export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE } from './errors-ssh.js';
+export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoFromMessage, errnoOf } from './errors-errno.js';
+export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE, sshCallFailure } from './errors-ssh.js';
 export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors-tls.js';
 export { typeFromMode } from './file-mode.js';
 export {

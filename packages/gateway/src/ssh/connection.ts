@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { codeFromSshError, FleetError, NOOP_OBSERVER, type Observer } from '@fleetls/core';
+import { codeFromSshError, FleetError, NOOP_OBSERVER, type Observer, sshCallFailure } from '@fleetls/core';
 import type { Logger } from 'pino';
 import ssh2 from 'ssh2';
 import { fingerprint, knownKeyTypes, verifyHostKey } from './known-hosts.js';
@@ -314,12 +314,12 @@ export class SshConnection {
         try {
           return await this.execOnce(client, cmd, signal, onStdout);
         } catch (err) {
-          const msg = (err as Error)?.message ?? '';
-          if (/Channel open failure|open failed/i.test(msg) && attempt < OPEN_RETRIES) {
+          const failure = sshCallFailure(err);
+          if (failure === 'refused' && attempt < OPEN_RETRIES) {
             await sleep(10 * 2 ** attempt, signal);
             continue;
           }
-          if (/Not connected|No response from server/i.test(msg) && attempt === 0) {
+          if (failure === 'gone' && attempt === 0) {
             if (this.client === client) {
               this.client = undefined;
               this.connecting = undefined;
@@ -410,15 +410,15 @@ export class SshConnection {
           client.openssh_forwardOutStreamLocal(socketPath, (err, ch) => (err ? reject(err) : resolve(ch)));
         });
       } catch (err) {
-        const msg = (err as Error)?.message ?? '';
-        if (/Not connected|No response from server/i.test(msg) && attempt === 0) {
+        const failure = sshCallFailure(err);
+        if (failure === 'gone' && attempt === 0) {
           if (this.client === client) {
             this.client = undefined;
             this.connecting = undefined;
           }
           continue;
         }
-        if (/Channel open failure/i.test(msg)) return { refused: msg };
+        if (failure === 'refused') return { refused: (err as Error).message };
         throw classifySshError(err, this.target.label);
       }
     }

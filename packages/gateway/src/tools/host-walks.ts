@@ -2,7 +2,7 @@
 // (following a symlinked path to its directory) and of many, and the merge of ranked walks
 // into one list. Domain data only: presenting it is present.ts's job.
 import {
-  type Code,
+  codeFromEntryError,
   type Entry,
   FleetError,
   hostEntryComparator,
@@ -60,15 +60,7 @@ function rootFailure(rows: Row[]): FleetError | undefined {
     return undefined;
   }
   const { code, detail } = first.entry.error;
-  const fleetCode: Code =
-    code === 'NOT_FOUND'
-      ? 'not_found'
-      : code === 'DENIED'
-        ? 'permission_denied'
-        : code === 'TIMEOUT'
-          ? 'deadline_exceeded'
-          : 'internal';
-  return new FleetError(fleetCode, detail);
+  return new FleetError(codeFromEntryError(code), detail);
 }
 
 /**
