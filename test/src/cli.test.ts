@@ -90,7 +90,10 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
   });
 
   it('ls ranks and pages', async () => {
-    const r = await fleetls(['ls', `localhost:${tree}`, '--order-by', 'size', '--desc', '--max-depth', '2'], { cwd });
+    const r = await fleetls(
+      ['ls', `localhost:${tree}`, '--order-by', 'size', '--desc', '--max-depth', '2', '--type', 'file'],
+      { cwd },
+    );
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trimEnd().split('\n');
     assert.match(lines[0], /^TYPE +SIZE +MODIFIED +PATH$/);
@@ -98,15 +101,43 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
       lines.slice(1).map((l) => l.split(/ {2,}/).at(-1)),
       ['C.log', 'a.txt', 'b-dir/inner.txt', 'b-dir/deeper/deep.txt'],
     );
-    const j = JSON.parse((await fleetls(['ls', `localhost:${tree}`, '--limit', '1', '--json'], { cwd })).stdout);
-    assert.equal(j.kind, 'files.list');
-    assert.equal(j.count, 1);
-    assert.equal(j.total, 2);
-    assert.equal(typeof j.next_cursor, 'string');
-    const next = JSON.parse(
-      (await fleetls(['ls', `localhost:${tree}`, '--limit', '1', '--cursor', j.next_cursor, '--json'], { cwd })).stdout,
-    );
-    assert.notEqual(next.items[0].path, j.items[0].path);
+    // Name order pages by resuming the walk: each page goes on after the last row shown, to the end.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let last: { total?: number; next_cursor?: string } = {};
+    do {
+      const page = ['ls', `localhost:${tree}`, '--limit', '1', '--json', ...(cursor ? ['--cursor', cursor] : [])];
+      const j = JSON.parse((await fleetls(page, { cwd })).stdout);
+      assert.equal(j.kind, 'files.list');
+      assert.equal(j.count, 1);
+      seen.push(j.items[0].path);
+      last = j;
+      cursor = j.next_cursor;
+    } while (cursor !== undefined && seen.length < 10);
+    assert.deepEqual(seen, ['a.txt', 'b-dir', 'C.log', 'link']);
+    assert.equal(last.total, 4);
+  });
+
+  it('ls lists every type by default, as ls does, in path order, and --help states the defaults', async () => {
+    const r = await fleetls(['ls', `localhost:${tree}`, '--max-depth', '1'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => [l.split(/ +/)[0], l.split(/ {2,}/).at(-1)]);
+    assert.deepEqual(rows, [
+      ['file', 'a.txt'],
+      ['directory', 'b-dir'],
+      ['directory', 'b-dir/deeper'],
+      ['file', 'b-dir/inner.txt'],
+      ['file', 'C.log'],
+      ['symlink', 'link -> a.txt'],
+    ]);
+    const help = await fleetls(['ls', '--help'], { cwd });
+    assert.match(help.stdout, /--type <type> +rows of this type \(default: any, as ls/);
+    assert.match(help.stdout, /--order-by <key> +sort key \(default: name = path order\)/);
+    assert.match(help.stdout, /--limit <n> +rows in this page \(default 200/);
   });
 
   it('stat describes one path', async () => {

@@ -166,7 +166,9 @@ describe('agent and SSH give the same answers', () => {
       for (const sort of ['ascending', 'descending']) {
         const page = await same('list_files', { path: root, order_by, sort, max_depth: 4, type: 'any', limit: 40 });
         assert.equal(page.count, 40);
-        assert.ok((page.total as number) > 5000);
+        // Name order is path order, paged by resuming the walk: no total until the end is in sight.
+        if (order_by === 'name') assert.ok(page.total === undefined && typeof page.next_cursor === 'string');
+        else assert.ok((page.total as number) > 5000);
       }
     }
     await same('list_files', { path: root, max_depth: 1, pattern: '*.dat', order_by: 'size', top_n: 25 });

@@ -127,3 +127,71 @@ export function decodeTreeCursor(cursor: string, fingerprint: string): TreeCurso
   }
   return { host, after: { path, row } };
 }
+
+// ---- path-order cursors (list_files in name order) ----
+// A page in path order ends after a row; the next resumes every host's walk after it, so
+// any tree pages through to its last entry. When the cut falls inside a group of rows with
+// the same path on several hosts, `host` says which hosts (by index in the selector's
+// order, up to and including it) showed that path. `index` is the next row's position in
+// the whole listing (for "Showing 201-400"); `snapshot` names a gateway's kept chunk of
+// rows, an optimisation only. Binary, then base64url:
+// [version 0x03][row kind][index u32][host u32, all = 2^32-1][fingerprint 8][snapshot 8, 0 = none][after].
+
+const PATH_CURSOR_VERSION = 0x03;
+const PATH_HEADER = 26;
+const ALL_HOSTS = 0xffffffff;
+
+export interface PathCursor {
+  /** Position of the next row in the whole listing. */
+  index: number;
+  /** The last row shown; absent: start from the beginning. */
+  after?: { path: Buffer; row: ResumeRow };
+  /** The cut is inside `after`'s group: only hosts 0..host showed it. */
+  host?: number;
+  snapshot?: string;
+}
+
+/** Longest path cursor: the header and a 4096-byte path, in base64url. */
+export const MAX_PATH_CURSOR_LENGTH = Math.ceil(((PATH_HEADER + 4096) * 4) / 3);
+
+export function encodePathCursor(pos: PathCursor, fingerprint: string): string {
+  if (!Number.isSafeInteger(pos.index) || pos.index < 0 || pos.index > 0xffffffff)
+    throw new RangeError(`cursor index must be an integer from 0 to 2^32-1, got ${pos.index}`);
+  if (pos.host !== undefined && (!Number.isSafeInteger(pos.host) || pos.host < 0 || pos.host >= ALL_HOSTS))
+    throw new RangeError(`cursor host index must be an integer from 0 to 2^32-2, got ${pos.host}`);
+  if (!/^[0-9a-f]{16}$/.test(fingerprint)) throw new RangeError('cursor fingerprint must be 16 hex digits');
+  if (pos.snapshot !== undefined && !/^[0-9a-f]{16}$/.test(pos.snapshot))
+    throw new RangeError('cursor snapshot must be 16 hex digits');
+  const header = Buffer.alloc(PATH_HEADER);
+  header[0] = PATH_CURSOR_VERSION;
+  header[1] = pos.after ? TREE_ROWS.indexOf(pos.after.row) : 0;
+  header.writeUInt32BE(pos.index, 2);
+  header.writeUInt32BE(pos.host ?? ALL_HOSTS, 6);
+  header.write(fingerprint, 10, 'hex');
+  if (pos.snapshot !== undefined) header.write(pos.snapshot, 18, 'hex');
+  return Buffer.concat([header, pos.after?.path ?? Buffer.alloc(0)]).toString('base64url');
+}
+
+/** The position a path cursor holds; invalid_argument on garbage or on a cursor of another query. */
+export function decodePathCursor(cursor: string, fingerprint: string): PathCursor {
+  const bad = () => invalidArgument('cursor is not valid for this query; start again without cursor');
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_PATH_CURSOR_LENGTH) throw bad();
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+  const buf = Buffer.from(cursor, 'base64url');
+  if (buf.toString('base64url') !== cursor || buf.length < PATH_HEADER) throw bad();
+  if (buf[0] !== PATH_CURSOR_VERSION || buf[1] >= TREE_ROWS.length) throw bad();
+  if (buf.toString('hex', 10, 18) !== fingerprint) throw bad();
+  const index = buf.readUInt32BE(2);
+  const host = buf.readUInt32BE(6);
+  const snap = buf.toString('hex', 18, PATH_HEADER);
+  const row = TREE_ROWS[buf[1]];
+  const path = Buffer.from(buf.subarray(PATH_HEADER));
+  if (path.length > 4096 || path.includes(0)) throw bad();
+  if ((row === undefined) !== (path.length === 0) || (row === undefined && host !== ALL_HOSTS)) throw bad();
+  return {
+    index,
+    ...(row !== undefined ? { after: { path, row } } : {}),
+    ...(host !== ALL_HOSTS ? { host } : {}),
+    ...(snap !== '0000000000000000' ? { snapshot: snap } : {}),
+  };
+}

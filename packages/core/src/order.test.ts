@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { baseName, compareNames, entryComparator, hostEntryComparator } from './order.js';
+import { baseName, compareNames, comparePaths, entryComparator, hostEntryComparator } from './order.js';
 import type { Entry } from './types.js';
 
 const b = (s: string | number[]) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : Buffer.from(s));
@@ -105,13 +105,41 @@ describe('compareNames', () => {
 describe('entryComparator', () => {
   const names = (es: Entry[]) => es.map((e) => e.path.toString());
 
-  it('orders by name ascending and descending, on the base name', () => {
-    const es = [entry('z/b'), entry('a/C'), entry('m/a'), entry('A')];
-    assert.deepEqual(names([...es].sort(entryComparator('name', 'ascending'))), ['A', 'm/a', 'z/b', 'a/C']);
-    assert.deepEqual(names([...es].sort(entryComparator('name', 'descending'))), ['a/C', 'z/b', 'm/a', 'A']);
+  it('orders by name as path order: component by component, `/` first, a directory before its entries', () => {
+    // What `fleetls ls localhost:/etc` showed by base name (directories interleaved), in path order.
+    const etc = ['skel/.bash_logout', 'skel/.bashrc', 'sensors.d/.placeholder', 'skel/.profile', '.pwd.lock', 'skel'];
+    assert.deepEqual(names(etc.map((p) => entry(p)).sort(entryComparator('name', 'ascending'))), [
+      '.pwd.lock',
+      'sensors.d/.placeholder',
+      'skel',
+      'skel/.bash_logout',
+      'skel/.bashrc',
+      'skel/.profile',
+    ]);
+    // `/` before every other byte ('-' 0x2d and '.' 0x2e sort after it), as `find | LC_ALL=C sort` would.
+    const es = ['a.b', 'a-b', 'a/b', 'a', 'A/z', 'B'].map((p) => entry(p));
+    assert.deepEqual(names([...es].sort(entryComparator('name', 'ascending'))), ['A/z', 'a', 'a/b', 'a-b', 'a.b', 'B']);
+    // Descending: each level reversed, a directory still before its entries (tree order).
+    assert.deepEqual(names([...es].sort(entryComparator('name', 'descending'))), [
+      'B',
+      'a.b',
+      'a-b',
+      'a',
+      'a/b',
+      'A/z',
+    ]);
   });
 
-  it('orders by size, ties by name then path (always ascending)', () => {
+  it('puts the requested path itself (the empty path) first in either direction', () => {
+    for (const dir of ['ascending', 'descending'] as const) {
+      const cmp = entryComparator('name', dir);
+      assert.ok(cmp(entry(''), entry('a')) < 0);
+      assert.ok(cmp(entry('a'), entry('')) > 0);
+      assert.equal(comparePaths(b(''), b('')), 0);
+    }
+  });
+
+  it('orders by size, ties in path order (always ascending)', () => {
     const es = [
       entry('d2/b', { size: 10 }),
       entry('d1/b', { size: 10 }),

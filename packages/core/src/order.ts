@@ -1,7 +1,9 @@
 // The one order of fleetls, used by the agent, the SSH backend and the gateway's merge.
 // Names compare as bytes with ASCII letters folded to lower case, raw bytes breaking
-// ties: locale-free, identical on every host and path. Ties on the primary key fall back
-// to the name, then the relative path (always ascending), then the host.
+// ties: locale-free, identical on every host and path. Name order on relative paths is
+// path order: component by component, so `/` sorts before every other byte and a
+// directory's entries follow it directly (tree order, as `find | sort` and a file manager
+// show it). Ties on the primary key fall back to path order (ascending), then the host.
 import type { Entry, OrderBy, SortDirection } from './types.js';
 
 const SLASH = 0x2f;
@@ -18,7 +20,7 @@ function fold(byte: number): number {
 
 /** Bytes with ASCII letters folded; raw bytes break ties. */
 export function compareNames(a: Buffer, b: Buffer): number {
-  return compareFrom(a, 0, b, 0);
+  return compareRange(a, 0, a.length, b, 0, b.length);
 }
 
 const UPPER = /[A-Z]/;
@@ -36,32 +38,50 @@ export function nameKey(name: Buffer): string {
   return UPPER.test(s) ? s.replace(UPPERS, lower) : s;
 }
 
-/** compareNames of a[ai..] and b[bi..], without slicing: it runs on every heap comparison. */
-function compareFrom(a: Buffer, ai: number, b: Buffer, bi: number): number {
-  const la = a.length - ai;
-  const lb = b.length - bi;
+/** compareNames of a[as..ae) and b[bs..be). */
+function compareRange(a: Buffer, as: number, ae: number, b: Buffer, bs: number, be: number): number {
+  const la = ae - as;
+  const lb = be - bs;
   const n = Math.min(la, lb);
   for (let i = 0; i < n; i++) {
-    const d = fold(a[ai + i]) - fold(b[bi + i]);
+    const d = fold(a[as + i]) - fold(b[bs + i]);
     if (d !== 0) return d;
   }
   if (la !== lb) return la - lb;
-  return a.compare(b, bi, b.length, ai, a.length);
+  return a.compare(b, bs, be, as, ae);
 }
 
-/** compareNames of the base names of two relative paths. */
-function compareBaseNames(a: Buffer, b: Buffer): number {
-  return compareFrom(a, a.lastIndexOf(SLASH) + 1, b, b.lastIndexOf(SLASH) + 1);
+/**
+ * Path order of two relative paths: components compare by `compareNames` (times `sign`:
+ * -1 lists each level descending), and a directory always comes before what is under it,
+ * in either direction, as a tree walk yields them.
+ */
+export function comparePaths(a: Buffer, b: Buffer, sign = 1): number {
+  // The requested path itself (empty) is above everything.
+  if (a.length === 0 || b.length === 0) return Number(b.length === 0) - Number(a.length === 0);
+  let ai = 0;
+  let bi = 0;
+  for (;;) {
+    let ae = a.indexOf(SLASH, ai);
+    if (ae < 0) ae = a.length;
+    let be = b.indexOf(SLASH, bi);
+    if (be < 0) be = b.length;
+    const d = compareRange(a, ai, ae, b, bi, be);
+    if (d !== 0) return sign * d;
+    const aDone = ae >= a.length;
+    const bDone = be >= b.length;
+    if (aDone || bDone) return Number(bDone) - Number(aDone);
+    ai = ae + 1;
+    bi = be + 1;
+  }
 }
 
 function compareMtime(a: Entry, b: Entry): number {
   return a.mtimeSec - b.mtimeSec || a.mtimeNsec - b.mtimeNsec;
 }
 
-function primary(order: OrderBy): (a: Entry, b: Entry) => number {
+function primary(order: Exclude<OrderBy, 'name'>): (a: Entry, b: Entry) => number {
   switch (order) {
-    case 'name':
-      return (a, b) => compareBaseNames(a.path, b.path);
     case 'size':
       return (a, b) => a.size - b.size;
     case 'modified':
@@ -70,17 +90,16 @@ function primary(order: OrderBy): (a: Entry, b: Entry) => number {
 }
 
 /**
- * Comparator for entries: the requested key in the requested direction, then name, then
- * path; a directory's own row before its error row (an unlistable directory gives both).
+ * Comparator for entries: the requested key in the requested direction, then path order;
+ * a directory's own row before its error row (an unlistable directory gives both). By name
+ * it is path order in the requested direction: the order of a tree walk's rows.
  */
 export function entryComparator(order: OrderBy, direction: SortDirection): (a: Entry, b: Entry) => number {
-  const key = primary(order);
   const sign = direction === 'descending' ? -1 : 1;
-  return (a, b) =>
-    sign * key(a, b) ||
-    compareBaseNames(a.path, b.path) ||
-    Buffer.compare(a.path, b.path) ||
-    Number(a.error !== undefined) - Number(b.error !== undefined);
+  const errorLast = (a: Entry, b: Entry) => Number(a.error !== undefined) - Number(b.error !== undefined);
+  if (order === 'name') return (a, b) => comparePaths(a.path, b.path, sign) || errorLast(a, b);
+  const key = primary(order);
+  return (a, b) => sign * key(a, b) || comparePaths(a.path, b.path) || errorLast(a, b);
 }
 
 /** Comparator for rows of several hosts: entries first by the entry order, then by host name. */

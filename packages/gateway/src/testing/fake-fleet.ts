@@ -106,6 +106,8 @@ export interface MemoryBackendOptions {
   offsetMin?: number;
   /** Rows per yielded batch. */
   batch?: number;
+  /** Build the listing of a path once (the tree must not change): for trees of 100,000 entries. */
+  frozen?: boolean;
 }
 
 /** A backend over an in-memory tree; it records every request and every abort it saw. */
@@ -122,9 +124,21 @@ export class MemoryBackend implements HostBackend {
     this.via = opts.via ?? 'agent';
   }
 
+  private readonly sources = new Map<string, MemorySource>();
+
+  private source(path: string): MemorySource {
+    if (!this.opts.frozen) return sourceFor(this.tree, path, this.opts.offsetMin ?? 0);
+    let s = this.sources.get(path);
+    if (!s) {
+      s = sourceFor(this.tree, path, this.opts.offsetMin ?? 0);
+      this.sources.set(path, s);
+    }
+    return s;
+  }
+
   async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
     this.requests.push(req);
-    const gen = walk(req, sourceFor(this.tree, req.path, this.opts.offsetMin ?? 0), Date.now);
+    const gen = walk(req, this.source(req.path), Date.now);
     const size = this.opts.batch ?? 50;
     let batch: Row[] = [];
     for (;;) {

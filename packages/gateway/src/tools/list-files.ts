@@ -1,20 +1,27 @@
-// list_files: one ranked list over every host (Jupyter MCP's TableAnswer), paged with
-// start_index/limit or a cursor. Each host returns its best start+limit rows in order;
-// the gateway merges them and cuts the page, so pages cover the merged list exactly once.
+// list_files: one list over every host (Jupyter MCP's TableAnswer), paged with
+// start_index/limit or a cursor. In name order it is path order, paged by resuming the
+// hosts' walks (list-files-paths.ts), so every entry is reachable. In a ranked order (size,
+// modified) each host returns its best start+limit rows; the gateway merges them and cuts
+// the page, so pages cover the merged ranking exactly once, up to the kept top-K.
 import {
   baseName,
   compileGlob,
+  DEFAULT_CEILINGS,
   decodeCursor,
+  decodePathCursor,
   displayPath,
   type Entry,
   type EntryType,
   encodeCursor,
+  encodePathCursor,
   type FilterFeature,
   FleetError,
   filterFeatures,
   humanSize,
   invalidArgument,
+  MAX_PATH_CURSOR_LENGTH,
   type PageCursor,
+  type PathCursor,
   queryFingerprint,
   renderTsv,
   resolveWalkRequest,
@@ -38,6 +45,7 @@ import {
   walkDeadlineMs,
   walkHosts,
 } from './host-walks.js';
+import { hostRanks, PATH_CHUNK_ROWS, type PathChunk, pathCursorAfter, walkPathChunk } from './list-files-paths.js';
 import { SNAPSHOT_ROWS } from './page-store.js';
 import {
   failureLines,
@@ -85,7 +93,7 @@ const input = {
     .int('limit', LIMIT.min, LIMIT.max)
     .default(LIMIT.default)
     .describe(`Rows in this page (${LIMIT.min}-${LIMIT.max})`),
-  cursor: s.cursor(2048, 'overrides start_index'),
+  cursor: s.cursor(MAX_PATH_CURSOR_LENGTH, 'overrides start_index'),
   ...filterInput,
 };
 
@@ -108,8 +116,14 @@ const output = {
   columns: z.array(z.string()),
   items: z.array(fileItemSchema),
   count: z.number(),
-  total: z.number(),
-  found: z.number(),
+  total: z
+    .number()
+    .optional()
+    .describe('Rows in the whole listing; in name order absent until a page reaches the end (follow next_cursor)'),
+  found: z
+    .number()
+    .optional()
+    .describe('Entries that matched on all hosts; in a ranked order beyond total when top-K kept only total'),
   start_index: z.number(),
   next_cursor: z.string().optional(),
   truncated: z.boolean(),
@@ -128,6 +142,8 @@ const NOUN = { file: 'files', directory: 'directories', symlink: 'symlinks', any
 interface Plan {
   hosts: FleetHost[];
   req: WalkRequest;
+  /** Name order: path order, paged by resuming the walks from here. Absent: a ranked order. */
+  path?: PathCursor;
   fingerprint: string;
   /** Index of the page's first row in the merged ranking. */
   start: number;
@@ -137,6 +153,7 @@ interface Plan {
   keep: boolean;
   limit: number;
   cap: number;
+  topN?: number;
   type: FileType;
   pattern: string;
 }
@@ -153,10 +170,14 @@ export interface FileListing extends ToolResult {
   /** The page: merged rows from `start`, at most `limit`. */
   rows: HostEntry[];
   start: number;
-  /** Rows in the whole ranking (top_n applied). */
-  total: number;
-  /** Entries that passed the filters, over all hosts. */
-  found: number;
+  /** Rows in the whole list (top_n applied); undefined in path order until its end is in sight. */
+  total?: number;
+  /** Entries that passed the filters, over all hosts (undefined when not known yet). */
+  found?: number;
+  /** Path order (name): rows are not ranked, nothing is left out but by top_n. */
+  pathOrder: boolean;
+  /** top_n as asked. */
+  topN?: number;
   truncations: HostTruncation[];
   notes: HostNote[];
   /** The cursor of the row after the page's first `shown` rows; undefined when the ranking ends there. */
@@ -189,17 +210,102 @@ function pageStart(cursor: string, fingerprint: string): PageCursor {
   return pos;
 }
 
+/** Where a name-order cursor goes on from; a cursor of another query (or garbage) names what must not change. */
+function pathStart(cursor: string, fingerprint: string): PathCursor {
+  return decodeCursorArg(
+    decodePathCursor,
+    cursor,
+    fingerprint,
+    'host, path, order_by, sort, top_n, max_depth, pattern, type and the filters',
+  );
+}
+
 /** "Showing 1-200 of 5000 files", or why nothing is shown. */
 function headline(l: FileListing, count: number): string {
   const noun = NOUN[l.type];
   let line: string;
-  if (count > 0) line = `Showing ${l.start + 1}-${l.start + count} of ${l.total} ${noun}`;
-  else if (l.total > 0) line = `[WARNING] start_index ${l.start} is past the last of ${l.total} ${noun}`;
+  const of = l.total !== undefined ? ` of ${l.total}` : '';
+  if (count > 0) line = `Showing ${l.start + 1}-${l.start + count}${of} ${noun}`;
+  else if (l.start > 0 && (l.total ?? 1) > 0) line = `[WARNING] start_index ${l.start} is past the last${of} ${noun}`;
   else if (l.pattern !== '') line = `No ${noun} matching pattern '${l.pattern}' found in path '${l.path}'`;
   else line = `No ${noun} found in path '${l.path}'`;
   if (count === 0 && l.total === 0 && l.filters.length > 0) line += ` (filtered by ${l.filters.join(', ')})`;
-  if (l.total < l.found) line += ` (top ${l.total} of ${l.found} found)`;
+  if (l.pathOrder) {
+    if (count > 0) line += ' in path order';
+    if (l.total === undefined && count > 0) line += '; more follow: call again with next_cursor';
+  } else if (l.total !== undefined && l.found !== undefined && l.total < l.found) {
+    line +=
+      l.topN !== undefined
+        ? ` (top ${l.total} of ${l.found} found)`
+        : ` (ranked: only the first ${l.total} of ${l.found} found are kept; order_by=name pages through all)`;
+  }
   return line;
+}
+
+/** The request of a name-order listing: the tree shape, no cap per directory below the ceiling, filters while walking. */
+function pathRequest(a: Args, ctx: { options: Parameters<typeof walkDeadlineMs>[0] }): WalkRequest {
+  return resolveWalkRequest({
+    path: a.path,
+    shape: 'tree',
+    maxDepth: a.max_depth + 1,
+    maxItemsPerDir: DEFAULT_CEILINGS.maxItemsPerDir,
+    capRoot: false,
+    maxEntries: 1,
+    order: 'name',
+    direction: a.sort,
+    include: a.pattern === '' ? [] : [a.pattern],
+    types: TYPES[a.type],
+    deadlineMs: walkDeadlineMs(ctx.options),
+    filter: planFilter(a, Date.now()),
+  });
+}
+
+/** A page of the path-order listing: from the kept chunk when it holds the cursor's row, else a new chunk. */
+async function collectPathPage(p: Plan, ctx: Parameters<typeof walkHosts>[0]): Promise<FileListing> {
+  const pos = p.path as PathCursor;
+  const kept = pos.snapshot !== undefined ? await ctx.pages?.get(pos.snapshot, p.fingerprint) : undefined;
+  let chunk = kept as PathChunk | undefined;
+  let handle = chunk ? pos.snapshot : undefined;
+  if (!chunk || chunk.base === undefined || pos.index < chunk.base || pos.index >= chunk.base + chunk.rows.length) {
+    // Without a resume point the walk starts at row 0 and the page is cut at start_index.
+    const from: PathCursor = pos.after ? pos : { index: 0 };
+    const need = p.cap - from.index;
+    const page = pos.index - from.index + p.limit;
+    const perHost = Math.max(
+      1,
+      Math.min(need, p.keep ? Math.max(page, Math.ceil(PATH_CHUNK_ROWS / p.hosts.length)) : page),
+    );
+    chunk = await walkPathChunk(ctx, p.hosts, p.req, from, perHost, p.fingerprint);
+    handle = undefined;
+    if (p.keep && !chunk.complete && chunk.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(chunk);
+  }
+  const c = chunk;
+  const end = Math.min(p.cap, c.base + c.rows.length);
+  const total = c.complete || c.base + c.rows.length >= p.cap ? end : undefined;
+  const at = pos.index - c.base;
+  const rows = c.rows.slice(at, Math.max(at, Math.min(at + p.limit, end - c.base)));
+  const rank = hostRanks(p.hosts);
+  return {
+    path: p.req.path,
+    multi: p.hosts.length > 1,
+    type: p.type,
+    pattern: p.pattern,
+    filters: filterFeatures(p.req.filter),
+    rows,
+    start: pos.index,
+    total,
+    found: total,
+    pathOrder: true,
+    topN: p.topN,
+    truncations: c.truncations,
+    notes: c.notes,
+    hosts: c.hosts,
+    cursorAfter: (shown) => {
+      if (total !== undefined && pos.index + shown >= total) return undefined;
+      const next = pathCursorAfter(c.rows, at + shown, c.base, (h) => rank.get(h) ?? 0, handle, pos);
+      return encodePathCursor(next, p.fingerprint);
+    },
+  };
 }
 
 export const listFilesTool = defineTool({
@@ -228,8 +334,6 @@ export const listFilesTool = defineTool({
       type: a.type,
       ...filterFingerprint(a),
     });
-    const pos = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : { offset: a.start_index };
-    const cap = Math.min(a.top_n ?? SNAPSHOT_ROWS, SNAPSHOT_ROWS);
     if (a.pattern !== '') {
       try {
         compileGlob(a.pattern);
@@ -237,6 +341,24 @@ export const listFilesTool = defineTool({
         throw invalidArgument(`pattern: ${FleetError.from(err).message}`);
       }
     }
+    // A caller who follows a cursor pages on: keep what the hosts sent beyond this page.
+    const following = a.cursor !== undefined && ctx.pages !== undefined;
+    const common = {
+      hosts,
+      fingerprint,
+      keep: following,
+      limit: a.limit,
+      type: a.type,
+      pattern: a.pattern,
+      topN: a.top_n,
+    };
+    if (a.order_by === 'name') {
+      const path = a.cursor !== undefined ? pathStart(a.cursor, fingerprint) : { index: a.start_index };
+      const cap = a.top_n ?? Number.POSITIVE_INFINITY;
+      return { ...common, req: pathRequest(a, ctx), path, start: path.index, cap };
+    }
+    const pos = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : { offset: a.start_index };
+    const cap = Math.min(a.top_n ?? SNAPSHOT_ROWS, SNAPSHOT_ROWS);
     const req = resolveWalkRequest({
       path: a.path,
       shape: 'ranked',
@@ -250,23 +372,17 @@ export const listFilesTool = defineTool({
       deadlineMs: walkDeadlineMs(ctx.options),
       filter: planFilter(a, Date.now()),
     });
-    // A caller who follows a cursor pages on: rank the whole listing once and keep it.
-    const following = a.cursor !== undefined && ctx.pages !== undefined;
     return {
-      hosts,
+      ...common,
       req: following ? { ...req, topN: cap } : req,
-      fingerprint,
       start: pos.offset,
       snapshot: following ? pos.snapshot : undefined,
-      keep: following,
-      limit: a.limit,
       cap,
-      type: a.type,
-      pattern: a.pattern,
     };
   },
 
   async collect(p: Plan, ctx): Promise<FileListing> {
+    if (p.path) return collectPathPage(p, ctx);
     let ranking = p.snapshot !== undefined ? await ctx.pages?.get(p.snapshot, p.fingerprint) : undefined;
     let handle = ranking ? p.snapshot : undefined;
     if (!ranking) {
@@ -300,6 +416,8 @@ export const listFilesTool = defineTool({
       start: p.start,
       total,
       found: ranking.found,
+      pathOrder: false,
+      topN: p.topN,
       truncations: ranking.truncations,
       notes: ranking.notes,
       hosts: ranking.hosts,
@@ -354,8 +472,8 @@ export const listFilesTool = defineTool({
         columns: l.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
         items: first(count, item),
         count,
-        total: l.total,
-        found: l.found,
+        ...(l.total !== undefined ? { total: l.total } : {}),
+        ...(l.found !== undefined ? { found: l.found } : {}),
         start_index: l.start,
         truncated: truncations.length > 0 || nextCursor !== undefined,
         truncations,
@@ -375,23 +493,26 @@ export const listFilesTool = defineTool({
 
   cli: {
     command: 'ls',
-    description: 'list files (ranked, paged) under PATH on the selected hosts',
+    description:
+      'list the entries under PATH on the selected hosts (every type, as ls; in path order, or ranked by size or modified), paged',
     argument: {
       syntax: '<SELECTOR:PATH>',
       description: 'hosts and absolute path, e.g. localhost:/var/log, web-*:/etc, @prod:/srv',
     },
     options: () => [
-      new Option('--order-by <key>', 'sort key').choices(['name', 'size', 'modified']),
-      new Option('--sort <direction>', 'sort direction').choices(['ascending', 'descending']),
+      new Option('--order-by <key>', 'sort key (default: name = path order)').choices(['name', 'size', 'modified']),
+      new Option('--sort <direction>', 'sort direction (default: ascending)').choices(['ascending', 'descending']),
       new Option('--desc', 'same as --sort descending'),
       new Option('--top-n <n>', 'keep only the first N of the merged order (1-1000)').argParser(intFlag('--top-n')),
-      new Option('--max-depth <n>', 'levels below PATH (0 = its own entries, at most 10)').argParser(
+      new Option('--max-depth <n>', 'levels below PATH (default 0 = its own entries, at most 10)').argParser(
         intFlag('--max-depth'),
       ),
-      new Option('--pattern <glob>', 'glob over the path relative to PATH'),
-      new Option('--type <type>', 'rows of this type').choices([...FILE_TYPES]),
+      new Option('--pattern <glob>', 'glob over the path relative to PATH (default: none)'),
+      new Option('--type <type>', 'rows of this type (default: any, as ls; MCP list_files defaults to file)').choices([
+        ...FILE_TYPES,
+      ]),
       new Option('--limit <n>', 'rows in this page (default 200, at most 5000)').argParser(intFlag('--limit')),
-      new Option('--start-index <n>', 'rows skipped before this page').argParser(intFlag('--start-index')),
+      new Option('--start-index <n>', 'rows skipped before this page (default 0)').argParser(intFlag('--start-index')),
       new Option('--cursor <cursor>', 'next_cursor of the previous page'),
       ...filterOptions(),
     ],
@@ -405,7 +526,8 @@ export const listFilesTool = defineTool({
         top_n: o.topN,
         max_depth: o.maxDepth,
         pattern: o.pattern,
-        type: o.type,
+        // Every type by default, as ls lists them (MCP's default stays type=file).
+        type: o.type ?? 'any',
         limit: o.limit,
         start_index: o.startIndex,
         cursor: o.cursor,

@@ -30,6 +30,10 @@ export interface RankingSnapshot {
   truncations: HostTruncation[];
   notes: HostNote[];
   hosts: HostStatus[];
+  /** A chunk of a list_files path-order listing: its first row's index in the whole listing. */
+  base?: number;
+  /** A chunk that ends the listing (no row follows its last). */
+  complete?: boolean;
 }
 
 /** Where rankings are kept between pages; async, as a shared store is remote. */
