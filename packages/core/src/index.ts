@@ -10,12 +10,16 @@ export {
 } from './budget.js';
 export {
   decodeCursor,
+  decodePathCursor,
   decodeTreeCursor,
   encodeCursor,
+  encodePathCursor,
   encodeTreeCursor,
   fnv1a64,
+  MAX_PATH_CURSOR_LENGTH,
   MAX_TREE_CURSOR_LENGTH,
   type PageCursor,
+  type PathCursor,
   queryFingerprint,
   type TreeCursor,
 } from './cursor.js';
@@ -145,6 +149,7 @@ export {
 export {
   baseName,
   compareNames,
+  comparePaths,
   entryComparator,
   hostEntryComparator,
   nameKey,

@@ -83,7 +83,7 @@ const ranked = (filter: WalkRequest['filter'], over: Partial<WalkRequest> = {}) 
 describe('walk with find-like filters', () => {
   const cases: [string, WalkRequest['filter'], string[]][] = [
     ['min_size (inclusive)', { minSize: 2 << 20 }, ['big.log', 'd/deep.log', 'old.log']],
-    ['max_size (inclusive)', { maxSize: 10 }, ['small.log', 'd/world.txt']],
+    ['max_size (inclusive)', { maxSize: 10 }, ['d/world.txt', 'small.log']], // path order
     ['modified_after (strict)', { modifiedAfter: { sec: 5000, nsec: 0 } }, ['d/deep.log']],
     ['modified_before (strict)', { modifiedBefore: { sec: 1000, nsec: 0 } }, ['old.log']],
     ['owner', { owner: { id: 1000 } }, ['big.log', 'd/deep.log']],
