@@ -7,10 +7,12 @@ import { isLoopback } from '@fleetls/core';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_FS_TIMEOUT_MS } from './hung-mounts.js';
+import { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
+
+export { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:7443';
 export const DEFAULT_CONFIG_FILE = '/etc/fleetls/agent.yaml';
-export const DEFAULT_MAX_CONCURRENT_WALKS = 8;
 /** A Unix socket's defaults: the owner and the group may connect, no one else. */
 export const DEFAULT_SOCKET_MODE = 0o660;
 export const DEFAULT_SOCKET_GROUP = 'fleetls';

@@ -26,6 +26,7 @@ export { createFsSource, type FsSource, type FsSourceOptions } from './fs-source
 export { createLocalBackend } from './local-backend.js';
 export { type AgentMetrics, createAgentMetrics, startMetricsServer } from './metrics.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
+export { prepareWalk } from './prepare-walk.js';
 export { type AgentServer, createAgentServer } from './server.js';
 export {
   type AgentCallHandlers,
@@ -34,7 +35,6 @@ export {
   addAgentService,
   type CallStatus,
   createAgentHandlers,
-  prepareWalk,
   type WalkCall,
 } from './service.js';
 export { groupName, statPath, userName } from './stat.js';

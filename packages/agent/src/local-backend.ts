@@ -3,13 +3,12 @@
 // refusal) as the gRPC service, no network; errors are FleetErrors.
 import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError, fleetErrorAt } from '@fleetls/core';
-import { DEFAULT_MAX_CONCURRENT_WALKS } from './config.js';
 import { resolveFilterNames } from './id-names.js';
 import { resolveAllowedPath, resolveRoots } from './policy.js';
-import { prepareWalk } from './service.js';
+import { prepareWalk } from './prepare-walk.js';
 import { statPath } from './stat.js';
 import { AGENT_VERSION } from './version.js';
-import { createWalkAdmission } from './walk-admission.js';
+import { createWalkAdmission, DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
 import { startWalk } from './walker.js';
 
 export interface LocalBackendOptions {

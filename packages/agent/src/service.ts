@@ -33,11 +33,12 @@ import { callerOf } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { auditRpc } from './audit.js';
-import { DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
+import type { FsGuard } from './bounded-call.js';
 import type { AgentConfig } from './config.js';
 import { hungMounts } from './hung-mounts.js';
 import { knownFilterOnly, resolveFilterNames } from './id-names.js';
 import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
+import { prepareWalk } from './prepare-walk.js';
 import { statPath } from './stat.js';
 import { createWalkAdmission } from './walk-admission.js';
 import { type RunningWalk, startWireWalk, type WalkOutcome, type WireBatch } from './walker.js';
@@ -47,16 +48,6 @@ const DEADLINE_MARGIN_MS = 100;
 
 export function ceilingsOf(config: AgentConfig): typeof DEFAULT_CEILINGS {
   return { ...DEFAULT_CEILINGS, ...config.ceilings };
-}
-
-/** Shared by the service and the embedded backend: the request, validated and confined. */
-export async function prepareWalk(
-  req: WalkRequest,
-  roots: AllowedRoots,
-  guard: FsGuard = DEFAULT_FS_GUARD,
-): Promise<WalkRequest> {
-  const real = await resolveAllowedPath(req.path, roots, true, 'path', guard);
-  return { ...req, path: real };
 }
 
 function settleWithin<T>(p: Promise<T>, ms: number): Promise<T | undefined> {

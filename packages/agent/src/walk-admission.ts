@@ -5,6 +5,9 @@ import { FleetError } from '@fleetls/core';
 import { hungMounts } from './hung-mounts.js';
 import { stuckWorkers } from './walker.js';
 
+/** Walks served at once unless configured (`max_concurrent_walks`). */
+export const DEFAULT_MAX_CONCURRENT_WALKS = 8;
+
 export interface WalkAdmission {
   /** Throws `resource_exhausted` when every slot is taken, by walks or by workers stuck on hung mounts. */
   check(): void;

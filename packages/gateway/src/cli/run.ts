@@ -1,17 +1,16 @@
 // The `fleetls` command line: one subcommand per tool of the registry (ls, tree, stat,
 // hosts) for people, --json for scripts, and serve for MCP clients. Everything process-bound (argv, streams, signals, exit) comes in
 // through CliIo, so tests run it in-process; main.ts wires it to the real process.
-import { FleetError, type HostStatus, type Observer } from '@fleetls/core';
+//
+// A verb's modules load when it runs (dynamic imports): `fleetls --version` loads commander
+// alone, a tool's verb the registry and the fleet, `serve` the MCP and gRPC faces.
+import type { HostStatus, Observer } from '@fleetls/core';
 import { Command, CommanderError, Option } from 'commander';
-import { type LoadedFleet, loadFleet } from '../fleet.js';
-import { createLogger, type Logger } from '../logger.js';
-import { type GatewayOptions, resolveGatewayOptions } from '../options.js';
-import { hostStatusJson } from '../tools/present.js';
-import { TOOLS } from '../tools/registry.js';
-import { runTool } from '../tools/run-tool.js';
+import type { LoadedFleet } from '../fleet.js';
+import type { Logger } from '../logger.js';
+import type { GatewayOptions } from '../options.js';
 import type { AnyTool, CliFace, ToolContext, ToolResult } from '../tools/tool.js';
 import { intFlag } from './flags.js';
-import { formatFailures, pickStyle, progressLine } from './format.js';
 import type { CliIo } from './io.js';
 import type { ServeFlags } from './serve.js';
 
@@ -42,10 +41,23 @@ export function cliWording(message: string): string {
     .replace(/^path(?=[: ])/, 'PATH');
 }
 
+/**
+ * The verb of `argv` (its first operand past the global flags and their values), or undefined.
+ * Which flags take a value is read from `program`'s own options.
+ */
+export function verbOf(program: Command, argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return argv[i + 1];
+    if (!a.startsWith('-')) return a;
+    const opt = program.options.find((o) => o.long === a || o.short === a);
+    if (opt && (opt.required || opt.optional)) i++;
+  }
+  return undefined;
+}
+
 export async function runCli(io: CliIo): Promise<number> {
   let exitCode = EXIT_OK;
-  const style = pickStyle(io.stdout.isTTY, io.env);
-  const errStyle = pickStyle(io.stderr.isTTY, io.env);
   const out = (lines: string[]) => {
     if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
   };
@@ -85,13 +97,16 @@ export async function runCli(io: CliIo): Promise<number> {
    */
   const openFleet = async (cmd: Command, defaultLevel: string, observer?: Observer) => {
     const g = cmd.optsWithGlobals() as GlobalFlags;
-    const logger = loggerOf(g, defaultLevel);
+    const logger = await loggerOf(g, defaultLevel);
     return { g, logger, fleet: await fleetOf(g, logger, observer) };
   };
-  const loggerOf = (g: GlobalFlags, defaultLevel: string) =>
-    io.logger ?? createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
-  const fleetOf = (g: GlobalFlags, logger: Logger, observer?: Observer) =>
-    loadFleet({
+  const loggerOf = async (g: GlobalFlags, defaultLevel: string) => {
+    if (io.logger) return io.logger;
+    const { createLogger } = await import('../logger.js');
+    return createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
+  };
+  const fleetOf = async (g: GlobalFlags, logger: Logger, observer?: Observer) =>
+    (await import('../fleet.js')).loadFleet({
       inventoryPath: g.inventory,
       env: io.env,
       cwd: io.cwd,
@@ -102,10 +117,17 @@ export async function runCli(io: CliIo): Promise<number> {
 
   /** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet. */
   const runCommand = async (tool: AnyTool, face: CliFace<ToolResult>, args: unknown, cmd: Command, json: boolean) => {
+    const [{ runTool }, { hostStatusJson }, { formatFailures, pickStyle, progressLine }] = await Promise.all([
+      import('../tools/run-tool.js'),
+      import('../tools/present.js'),
+      import('./format.js'),
+    ]);
+    const style = pickStyle(io.stdout.isTTY, io.env);
+    const errStyle = pickStyle(io.stderr.isTTY, io.env);
     const { g, logger, fleet } = await openFleet(cmd, 'warn');
     try {
       // A person at a terminal waits as long as --deadline-ms says; MCP calls stay under the client's timeout.
-      const base = gatewayOptions(fleet, g);
+      const base = await gatewayOptions(fleet, g);
       const options = { ...base, callDeadlineMs: Math.max(base.callDeadlineMs, base.deadlineMs) };
       const progress = io.stderr.isTTY === true && !json;
       const ctx: ToolContext = {
@@ -138,8 +160,11 @@ export async function runCli(io: CliIo): Promise<number> {
     }
   };
 
-  // One subcommand per tool with a CLI face, in registry order.
-  for (const tool of TOOLS) {
+  // One subcommand per tool with a CLI face, in registry order. `--version` and `serve` need
+  // none of them, so the registry (zod and every tool) is not loaded for those.
+  const verb = verbOf(program, io.argv);
+  const needsTools = verb === undefined ? !io.argv.some((a) => a === '-V' || a === '--version') : verb !== 'serve';
+  for (const tool of needsTools ? (await import('../tools/registry.js')).TOOLS : []) {
     const face = tool.cli;
     if (!face) continue;
     const command = program
@@ -174,12 +199,12 @@ export async function runCli(io: CliIo): Promise<number> {
       const { createGatewayMetrics } = await import('../metrics/metrics.js');
       const metrics = createGatewayMetrics();
       const g = cmd.optsWithGlobals() as GlobalFlags;
-      const logger = loggerOf(g, 'info');
+      const logger = await loggerOf(g, 'info');
       const { runServe } = await import('./serve.js');
       // The inventory loads once --http listens, so /readyz can say it is waiting for it.
       const open = async () => {
         const fleet = await fleetOf(g, logger, metrics.observer);
-        return { fleet, options: gatewayOptions(fleet, g) };
+        return { fleet, options: await gatewayOptions(fleet, g) };
       };
       // commander names a negated flag by what it turns off: --no-auth is `auth: false`.
       const flags: ServeFlags = { ...o, noAuth: (o as { auth?: boolean }).auth === false };
@@ -196,6 +221,8 @@ export async function runCli(io: CliIo): Promise<number> {
       }
       return EXIT_USAGE;
     }
+    const [{ FleetError }, { pickStyle }] = await Promise.all([import('@fleetls/core'), import('./format.js')]);
+    const errStyle = pickStyle(io.stderr.isTTY, io.env);
     const fe = FleetError.from(e);
     if (fe.code === 'invalid_argument') {
       err(errStyle.error(`fleetls: ${cliWording(fe.message)}`));
@@ -207,7 +234,11 @@ export async function runCli(io: CliIo): Promise<number> {
   return exitCode;
 }
 
-function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): GatewayOptions {
+async function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): Promise<GatewayOptions> {
+  const [{ FleetError }, { resolveGatewayOptions }] = await Promise.all([
+    import('@fleetls/core'),
+    import('../options.js'),
+  ]);
   try {
     return resolveGatewayOptions({
       ...fleet.inventory?.defaults,
