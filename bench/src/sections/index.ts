@@ -10,6 +10,7 @@ import * as hostile from './hostile.js';
 import * as load from './load.js';
 import * as mcp from './mcp.js';
 import * as ssh from './ssh.js';
+import * as startup from './startup.js';
 import * as topn from './topn.js';
 import * as walk from './walk.js';
 
@@ -20,6 +21,7 @@ export const SECTIONS: readonly Section[] = [
   answerSize,
   topn,
   fanout,
+  startup,
   ssh,
   agentSsh,
   beyond,
