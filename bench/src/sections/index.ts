@@ -10,7 +10,6 @@ import * as hostile from './hostile.js';
 import * as load from './load.js';
 import * as mcp from './mcp.js';
 import * as ssh from './ssh.js';
-import * as startup from './startup.js';
 import * as topn from './topn.js';
 import * as walk from './walk.js';
 
@@ -21,7 +20,6 @@ export const SECTIONS: readonly Section[] = [
   answerSize,
   topn,
   fanout,
-  startup,
   ssh,
   agentSsh,
   beyond,

@@ -7,6 +7,7 @@ import { isLoopback } from '@fleetls/core';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_FS_TIMEOUT_MS } from './hung-mounts.js';
+import { type AgentNatsConfig, parseAgentNats } from './nats-config.js';
 import { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
 
 export { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
@@ -52,6 +53,10 @@ export interface AgentConfig {
   metrics?: { host: string; port: number };
   /** The file the settings were read from, if any. */
   configFile?: string;
+  /** Dial out to NATS and serve Walk and Stat there too (connect: …); unset = gRPC only. */
+  nats?: AgentNatsConfig;
+  /** With `connect` and no `listen` given, the agent has no gRPC listener at all. */
+  grpcOff?: boolean;
 }
 
 export class ConfigError extends Error {
@@ -83,6 +88,13 @@ const FILE_KEYS = [
   'max_items_per_dir',
   'max_entries',
   'metrics',
+  'connect',
+  'nats_creds',
+  'nats_tls',
+  'name',
+  'labels',
+  'groups',
+  'heartbeat_ms',
 ] as const;
 type FileKey = (typeof FILE_KEYS)[number];
 
@@ -197,6 +209,15 @@ export function buildProgram(version: string): Command {
     .option('--max-items-per-dir <n>', 'ceiling on a request max_items_per_dir')
     .option('--max-entries <n>', 'ceiling on a request max_entries')
     .option('--metrics <host:port>', 'serve Prometheus metrics over HTTP at /metrics (default: off)')
+    .option('--connect <urls>', 'dial out to NATS (nats://HOST:PORT,…) and serve Walk and Stat there too')
+    .option('--nats-creds <file>', 'NATS credentials: a .creds file or an nkey user seed')
+    .option('--nats-tls-ca <file>', 'CA of the NATS servers (TLS)')
+    .option('--nats-tls-cert <file>', 'client certificate for NATS (PEM)')
+    .option('--nats-tls-key <file>', 'client key for NATS (PEM)')
+    .option('--name <name>', "the host's name on NATS: its subjects and registry key (default: hostname)")
+    .option('--label <key=value>', 'a label in the NATS registry, repeatable', collect)
+    .option('--group <group>', 'a group in the NATS registry, repeatable', collect)
+    .option('--heartbeat-ms <ms>', 'how often the registration is refreshed (default 10000)')
     .option('--config <file>', `YAML file with the same keys in snake_case (default ${DEFAULT_CONFIG_FILE} if present)`)
     .allowExcessArguments(false)
     .helpOption('-h, --help', 'show this help');
@@ -238,7 +259,10 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   const fileDir = configFile ? nodePath.dirname(nodePath.resolve(configFile)) : process.cwd();
   const fromFile = (p: string | undefined) => (p === undefined ? undefined : nodePath.resolve(fileDir, p));
 
-  const listen = (o.listen as string | undefined) ?? str(file.listen, 'listen') ?? DEFAULT_LISTEN;
+  const listenGiven = (o.listen as string | undefined) ?? str(file.listen, 'listen');
+  const connectRaw = o.connect ?? file.connect;
+  const grpcOff = connectRaw !== undefined && listenGiven === undefined;
+  const listen = listenGiven ?? DEFAULT_LISTEN;
   const socketPath = parseUnixListen(listen);
   const { host, port } = socketPath === undefined ? parseListen(listen) : { host: '', port: 0 };
   const modeRaw = o.socketMode ?? file.socket_mode;
@@ -297,7 +321,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   }
   if (insecure && tls) throw new ConfigError('insecure: cannot be combined with tls_cert/tls_key/tls_ca');
   // On a Unix socket the file's mode and group are the boundary: plaintext needs no flag.
-  if (!insecure && !tls && !unix) {
+  if (!insecure && !tls && !unix && !grpcOff) {
     throw new ConfigError(
       'tls_cert: TLS is required: give --tls-cert, --tls-key and --tls-ca, or --insecure on loopback',
     );
@@ -328,5 +352,35 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   const metrics = (o.metrics as string | undefined) ?? str(file.metrics, 'metrics');
   if (metrics !== undefined) config.metrics = parseListen(metrics, 'metrics');
   if (configFile) config.configFile = configFile;
+  if (connectRaw !== undefined) {
+    const fail = (m: string) => new ConfigError(m);
+    let natsTls: unknown = file.nats_tls;
+    if (natsTls !== undefined && typeof natsTls === 'object' && natsTls !== null) {
+      const t = natsTls as Record<string, unknown>;
+      natsTls = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, typeof v === 'string' ? fromFile(v) : v]));
+    }
+    const flagTls = { ca: o.natsTlsCa, cert: o.natsTlsCert, key: o.natsTlsKey } as Record<string, string | undefined>;
+    if (flagTls.ca || flagTls.cert || flagTls.key) {
+      natsTls = { ...(natsTls as object), ...Object.fromEntries(Object.entries(flagTls).filter(([, v]) => v)) };
+    }
+    const hb = o.heartbeatMs ?? file.heartbeat_ms;
+    config.nats = parseAgentNats(
+      {
+        connect: connectRaw,
+        creds: pick('natsCreds', 'nats_creds'),
+        tls: natsTls,
+        name: o.name ?? file.name,
+        labels: o.label ?? file.labels,
+        groups: o.group ?? file.groups,
+        heartbeatMs: hb === undefined ? undefined : positiveInt(hb, 'heartbeat_ms', 100),
+      },
+      fail,
+    );
+    if (grpcOff) config.grpcOff = true;
+  } else {
+    for (const k of ['nats_creds', 'nats_tls', 'name', 'labels', 'groups', 'heartbeat_ms'] as const) {
+      if (file[k] !== undefined) throw new ConfigError(`${k}: only applies with connect (NATS)`);
+    }
+  }
   return config;
 }

@@ -25,6 +25,8 @@ export { duApparent } from './du-apparent.js';
 export { createFsSource, type FsSource, type FsSourceOptions } from './fs-source.js';
 export { createLocalBackend } from './local-backend.js';
 export { type AgentMetrics, createAgentMetrics, startMetricsServer } from './metrics.js';
+export { type NatsAgent, startNatsAgent } from './nats-agent.js';
+export { type NatsResponder, startNatsResponder } from './nats-responder.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 export { prepareWalk } from './prepare-walk.js';
 export { type AgentServer, createAgentServer } from './server.js';
@@ -40,7 +42,6 @@ export {
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
 export { WalkCancelled } from './walk-cancelled.js';
-export { WalkPool } from './walk-pool.js';
 export {
   type RunningWalk,
   startWalk,

@@ -5,7 +5,9 @@ import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 // gracefully on SIGTERM/SIGINT.
 import { probeFind } from './find-route.js';
 import { createAgentMetrics, startMetricsServer } from './metrics.js';
+import { type NatsAgent, startNatsAgent } from './nats-agent.js';
 import { createAgentServer } from './server.js';
+import { createAgentHandlers } from './service.js';
 import { describeSocket } from './unix-socket.js';
 import { AGENT_VERSION } from './version.js';
 
@@ -42,13 +44,19 @@ async function main(): Promise<number> {
 
   // Before the first walk: ranked walks go to GNU find where the probe finds it (find-route.ts).
   const findRoute = await probeFind();
-  let server: ReturnType<typeof createAgentServer>;
-  let port: number;
+  let server: ReturnType<typeof createAgentServer> | undefined;
+  let port = 0;
+  let nats: NatsAgent | undefined;
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
     const metrics = config.metrics ? createAgentMetrics() : undefined;
-    server = createAgentServer(config, logger, metrics?.observer);
-    ({ port } = await server.start());
+    // One set of handlers for both carriers: one admission (max_concurrent_walks) over both.
+    const handlers = createAgentHandlers({ config, logger, version: AGENT_VERSION, observer: metrics?.observer });
+    if (!config.grpcOff) {
+      server = createAgentServer(config, logger, metrics?.observer, handlers);
+      ({ port } = await server.start());
+    }
+    if (config.nats) nats = await startNatsAgent({ nats: config.nats, handlers, logger });
     if (metrics && config.metrics) {
       metricsServer = await startMetricsServer(metrics.registry, config.metrics.host, config.metrics.port);
       logger.info({ address: `${config.metrics.host}:${metricsServer.port}` }, 'metrics at /metrics');
@@ -59,22 +67,23 @@ async function main(): Promise<number> {
     return 1;
   }
   if (config.allow.length === 0) logger.warn('no --allow roots: every path will be refused');
-  logger.info(
-    {
-      ...(config.unix
-        ? { address: describeSocket(config.unix), socket: config.unix.path }
-        : { port, address: `${config.host}:${port}` }),
-      allow: config.allow,
-      tls: config.tls !== undefined,
-      bearerToken: config.tokenFile !== undefined,
-      findRoute,
-      version: AGENT_VERSION,
-    },
-    'listening',
-  );
+  if (server)
+    logger.info(
+      {
+        ...(config.unix
+          ? { address: describeSocket(config.unix), socket: config.unix.path }
+          : { port, address: `${config.host}:${port}` }),
+        allow: config.allow,
+        tls: config.tls !== undefined,
+        bearerToken: config.tokenFile !== undefined,
+        findRoute,
+        version: AGENT_VERSION,
+      },
+      'listening',
+    );
   onReload = () => {
     try {
-      server.reload();
+      server?.reload();
       logger.info(
         { tls: config.tls !== undefined, bearerToken: config.tokenFile !== undefined },
         'credentials reloaded',
@@ -90,7 +99,7 @@ async function main(): Promise<number> {
       stopping = true;
       logger.info({ signal }, 'shutting down');
       void metricsServer?.close();
-      server.shutdown(GRACE_MS).then(
+      Promise.all([server?.shutdown(GRACE_MS), nats?.close()]).then(
         () => {
           logger.info('stopped');
           resolve(0);

@@ -194,7 +194,7 @@ export interface StatInfo {
  * How a host is reached: its agent over gRPC (TCP), its agent's Unix socket through the
  * host's SSH connection, `find` over SSH, or the gateway's embedded agent.
  */
-export const VIAS = ['agent', 'agent+ssh', 'ssh', 'embedded'] as const;
+export const VIAS = ['agent', 'agent+ssh', 'agent+nats', 'ssh', 'embedded'] as const;
 export type Via = (typeof VIAS)[number];
 
 export function isVia(v: unknown): v is Via {

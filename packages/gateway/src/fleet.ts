@@ -18,9 +18,11 @@ import type { Fleet, FleetHost } from './fleet-types.js';
 import { type Inventory, type InventoryHost, LOCALHOST } from './inventory.js';
 import { loadInventory } from './inventory-file.js';
 import { discoverKubernetesAgents, type Resolver } from './inventory-kubernetes.js';
+import type { GatewayNatsSettings } from './inventory-nats.js';
 import { observeBackend } from './metrics/observe-backend.js';
 import { selectHosts } from './selector.js';
 import type { SshHostConfig } from './ssh/types.js';
+import type { PageStore } from './tools/page-store.js';
 
 export interface LoadFleetOptions {
   /** `--inventory`; else $FLEETLS_INVENTORY (empty = none), else ./fleetls.yaml. */
@@ -34,6 +36,8 @@ export interface LoadFleetOptions {
   factories?: Partial<BackendFactories>;
   /** Where walks, host outcomes and SSH connections are reported (metrics). */
   observer?: Observer;
+  /** NATS (--nats, --nats-creds…): the registry's hosts beside the inventory's, and a shared page store. */
+  nats?: GatewayNatsSettings;
   /** DNS for an inventory's `kubernetes:` agents; tests replace it. */
   resolver?: Resolver;
 }
@@ -53,7 +57,18 @@ export interface BackendFactories {
   ): { agent: HostBackend; find: HostBackend };
 }
 
+/** Hosts that come and go (the NATS registry), beside the inventory's; the inventory's win a name. */
+export interface DynamicHosts {
+  hosts(): FleetHost[];
+  backend(name: string): HostBackend;
+  /** A page store every gateway of this fleet shares (JetStream), if any. */
+  readonly pages?: PageStore;
+  close(): Promise<void>;
+}
+
 export interface LoadedFleet extends Fleet {
+  /** Kept rankings shared by the gateways of this fleet (NATS); undefined = each process keeps its own. */
+  readonly pages?: PageStore;
   /** The inventory in use; undefined when localhost is served by the embedded agent alone. */
   readonly inventory?: Inventory;
 }
@@ -126,7 +141,22 @@ export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
   const loaded = loadInventory({ inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd });
   const inventory = loaded?.kubernetes ? await withKubernetesAgents(loaded, opts.resolver) : loaded;
   const factories = { ...(await defaultFactories(inventory)), ...opts.factories };
-  return createFleet(inventory, { ...opts, factories });
+  const nats = opts.nats ?? inventory?.nats;
+  if (inventory?.hostsFrom === 'nats' && !nats) {
+    throw new FleetError('invalid_argument', 'hosts_from: nats needs NATS servers (`nats: { servers }` or --nats)');
+  }
+  let dynamic: DynamicHosts | undefined;
+  if (nats) {
+    // The NATS client loads only for a fleet on NATS.
+    const { openNatsFleet } = await import('./nats/nats-fleet.js');
+    dynamic = await openNatsFleet({
+      settings: nats,
+      logger: opts.logger,
+      connectTimeoutMs: opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      replicas: nats.replicas,
+    });
+  }
+  return createFleet(inventory, { ...opts, factories, dynamic });
 }
 
 /** The inventory with the DaemonSet's agents added (a host the file names too keeps the file's settings). */
@@ -139,23 +169,39 @@ async function withKubernetesAgents(inv: Inventory, resolver?: Resolver): Promis
 /** The fleet of an inventory (undefined = localhost only, embedded), over the given backend factories. */
 export function createFleet(
   inventory: Inventory | undefined,
-  opts: { logger: Logger; connectTimeoutMs?: number; factories: BackendFactories; observer?: Observer },
+  opts: {
+    logger: Logger;
+    connectTimeoutMs?: number;
+    factories: BackendFactories;
+    observer?: Observer;
+    dynamic?: DynamicHosts;
+  },
 ): LoadedFleet {
   const factories = opts.factories;
+  const dynamic = opts.dynamic;
   const observer = opts.observer ?? NOOP_OBSERVER;
   const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const hosts: FleetHost[] = inventory ? inventory.hosts.map(fleetHost) : [embeddedLocalhost()];
+  const hosts: FleetHost[] = inventory ? inventory.hosts.map(fleetHost) : dynamic ? [] : [embeddedLocalhost()];
   const byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));
   // With an inventory that does not name localhost, `localhost` still reaches the embedded
   // agent when asked by name, but `all`, globs, groups and labels never include it.
-  const implicit = hosts.some((h) => h.name === LOCALHOST) ? [] : inventory ? [embeddedLocalhost()] : [];
+  const implicit = hosts.some((h) => h.name === LOCALHOST) ? [] : inventory || dynamic ? [embeddedLocalhost()] : [];
   const all = [...hosts, ...implicit];
+  const named = new Set(all.map((h) => h.name));
+  /** The inventory's hosts, then the registry's by name (read live: agents come and go). */
+  const current = (): FleetHost[] => {
+    if (!dynamic) return hosts;
+    const live = dynamic.hosts().filter((h) => !named.has(h.name));
+    live.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...hosts, ...live];
+  };
   const backends = new Map<string, HostBackend>();
   let closed = false;
 
   const make = (host: FleetHost): HostBackend => {
     const log = opts.logger.child({ host: host.name });
     if (host.via === 'embedded') return factories.local();
+    if (host.via === 'agent+nats' && dynamic) return dynamic.backend(host.name);
     const spec = byInventoryName.get(host.name)!;
     if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
     if (host.via === 'agent+ssh') {
@@ -171,13 +217,14 @@ export function createFleet(
   return {
     inventory,
     observer: opts.observer,
-    hosts: () => hosts,
-    select: (selector) => selectHosts(selector, hosts, { implicit }),
+    pages: dynamic?.pages,
+    hosts: current,
+    select: (selector) => selectHosts(selector, current(), { implicit }),
     backend(name) {
       if (closed) throw new FleetError('unavailable', 'the fleet is closed');
       let b = backends.get(name);
       if (!b) {
-        const host = all.find((h) => h.name === name);
+        const host = all.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
         b = opts.observer ? observeBackend(make(host), observer) : make(host);
         backends.set(name, b);
@@ -194,6 +241,7 @@ export function createFleet(
         }
       }
       backends.clear();
+      await dynamic?.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { FleetError } from '@fleetls/core';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { type GatewayNatsSettings, parseInventoryNats } from './inventory-nats.js';
 import type { SshHostConfig } from './ssh/types.js';
 
 export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
@@ -53,6 +54,10 @@ export interface Inventory {
   defaults: InventoryDefaults;
   /** Agents of a DaemonSet, found through their headless Service at load (inventory-kubernetes.ts). */
   kubernetes?: KubernetesAgents;
+  /** `hosts_from: nats`: the agents registered on NATS are hosts too, beside these. */
+  hostsFrom?: 'nats';
+  /** How the gateway reaches NATS (inventory-nats.ts). */
+  nats?: GatewayNatsSettings;
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -120,7 +125,16 @@ export function resolveFilePath(p: string, baseDir: string, home: string = homed
   return isAbsolute(p) ? p : resolve(baseDir, p);
 }
 
-const TOP_KEYS = ['hosts', 'groups', 'agent_tls', 'agent_token_file', 'defaults', 'kubernetes'] as const;
+const TOP_KEYS = [
+  'hosts',
+  'groups',
+  'agent_tls',
+  'agent_token_file',
+  'defaults',
+  'kubernetes',
+  'hosts_from',
+  'nats',
+] as const;
 const KUBERNETES_KEYS = ['service', 'port'] as const;
 const HOST_KEYS = ['agent', 'ssh', 'labels'] as const;
 const SSH_KEYS = [
@@ -180,8 +194,13 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
   // hosts
   const hosts = root.hosts;
   if (root.kubernetes !== undefined) inv.kubernetes = parseKubernetes(p, root.kubernetes);
+  if (root.hosts_from !== undefined) {
+    if (root.hosts_from === 'nats') inv.hostsFrom = 'nats';
+    else p.add('hosts_from', `expected nats, got ${describe(root.hosts_from)}`);
+  }
+  if (root.nats !== undefined) inv.nats = parseInventoryNats(root.nats, (at, m) => p.add(at, m), file);
   if (hosts === undefined) {
-    if (!inv.kubernetes)
+    if (!inv.kubernetes && !inv.hostsFrom)
       p.add('hosts', 'required (or `kubernetes`): a mapping of host names to { agent, ssh, labels }');
   } else if (!isObject(hosts)) p.add('hosts', `expected a mapping of host names, got ${describe(hosts)}`);
   else {

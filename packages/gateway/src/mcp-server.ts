@@ -14,7 +14,6 @@ import { runTool } from './tools/run-tool.js';
 import { argsObject } from './tools/schemas.js';
 import type { AnyTool, ToolContext } from './tools/tool.js';
 import { GATEWAY_VERSION } from './version.js';
-import { registerMcpApps, toolUiMeta } from './web/mcp-app.js';
 
 export const SERVER_NAME = 'fleetls';
 export const SERVER_VERSION = GATEWAY_VERSION;
@@ -113,12 +112,6 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     }
   };
 
-  // Arguments are checked once, by runTool, for every face: the SDK's own check of the input
-  // schema would answer a wrong type first, in its words ("MCP error -32602: Input validation
-  // error … at depth"), beside ours for a value out of bounds. One style, a tool result the
-  // model corrects from (SEP-1303): the schema is still advertised whole in tools/list.
-  (server as unknown as { validateToolInput: (t: unknown, args: unknown) => Promise<unknown> }).validateToolInput =
-    async (_tool, args) => args ?? {};
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
@@ -128,11 +121,9 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
         inputSchema: argsObject(tool.input),
         outputSchema: tool.output,
         annotations: { title: tool.title, ...ANNOTATIONS },
-        _meta: toolUiMeta(tool.name),
       },
       (args: unknown, extra: Extra) => call(tool, args, extra),
     );
   }
-  registerMcpApps(server);
   return server;
 }

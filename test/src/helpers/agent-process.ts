@@ -53,6 +53,8 @@ export interface StartAgentOptions {
   gid?: number;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** NATS only (--connect, no gRPC listener): no --listen given, ready at 'serving on NATS'. */
+  natsOnly?: boolean;
 }
 
 /**
@@ -63,8 +65,9 @@ export interface StartAgentOptions {
 export const LOADED_HOST_ARGS = ['--fs-timeout-ms', '60000'];
 
 export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
-  const args = [opts.main ?? AGENT_MAIN, '--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0'];
-  if (!opts.tls && !opts.socket) args.push('--insecure');
+  const args = [opts.main ?? AGENT_MAIN];
+  if (!opts.natsOnly) args.push('--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0');
+  if (!opts.tls && !opts.socket && !opts.natsOnly) args.push('--insecure');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));
   const [command, ...commandArgs] = [...(opts.wrap ?? []), process.execPath, ...args];
@@ -128,7 +131,7 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
   };
 
   const listening = await Promise.race([
-    waitForLog((l) => l.msg === 'listening', opts.timeoutMs ?? 15_000),
+    waitForLog((l) => l.msg === (opts.natsOnly ? 'serving on NATS' : 'listening'), opts.timeoutMs ?? 15_000),
     exited.then((code) => {
       throw new Error(`agent exited with ${code} before listening; stderr:\n${raw}`);
     }),

@@ -5,12 +5,12 @@
 // A verb's modules load when it runs (dynamic imports): `fleetls --version` loads commander
 // alone, a tool's verb the registry and the fleet, `serve` the MCP and gRPC faces.
 import type { HostStatus, Observer } from '@fleetls/core';
-import { type Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import type { LoadedFleet } from '../fleet.js';
+import type { GatewayNatsSettings } from '../inventory-nats.js';
 import type { Logger } from '../logger.js';
 import type { GatewayOptions } from '../options.js';
 import type { AnyTool, CliFace, ToolContext, ToolResult } from '../tools/tool.js';
-import { FleetlsCommand } from './command.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './io.js';
 import type { ServeFlags } from './serve.js';
@@ -31,6 +31,11 @@ interface GlobalFlags {
   connectTimeoutMs?: number;
   maxAnswerBytes?: number;
   maxAnswerTokens?: number;
+  nats?: string;
+  natsCreds?: string;
+  natsTlsCa?: string;
+  natsTlsCert?: string;
+  natsTlsKey?: string;
 }
 
 /** Names the flag the way the user typed it: "top_n must be…" → "--top-n must be…". */
@@ -64,7 +69,7 @@ export async function runCli(io: CliIo): Promise<number> {
   };
   const err = (line: string) => io.stderr.write(`${line}\n`);
 
-  const program = new FleetlsCommand('fleetls')
+  const program = new Command('fleetls')
     .description('List directories across a fleet of Linux hosts (CLI and MCP server)')
     .version(io.version ?? '0.0.0', '-V, --version')
     .option(
@@ -85,6 +90,11 @@ export async function runCli(io: CliIo): Promise<number> {
       "the same answer at most in tokens, counted high (default 20000: under Claude Code's 25000)",
       intFlag('--max-answer-tokens', 1),
     )
+    .option('--nats <urls>', 'NATS servers (nats://HOST:PORT,…): the agents registered there are hosts too')
+    .option('--nats-creds <file>', 'NATS credentials: a .creds file or an nkey user seed')
+    .option('--nats-tls-ca <file>', 'CA of the NATS servers (TLS)')
+    .option('--nats-tls-cert <file>', 'client certificate for NATS (PEM)')
+    .option('--nats-tls-key <file>', 'client key for NATS (PEM)')
     .showHelpAfterError('(run fleetls --help for usage)')
     .exitOverride()
     .configureOutput({
@@ -114,6 +124,7 @@ export async function runCli(io: CliIo): Promise<number> {
       logger,
       connectTimeoutMs: g.connectTimeoutMs,
       observer,
+      nats: await natsFlags(g),
     });
 
   /** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet. */
@@ -259,4 +270,32 @@ async function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): Promise<Gatew
 /** Drops undefined values, so the query's own defaults apply. */
 function compact<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** --nats and its companions → the fleet's NATS settings (the inventory's `nats:` otherwise). */
+async function natsFlags(g: GlobalFlags): Promise<GatewayNatsSettings | undefined> {
+  if (g.nats === undefined && [g.natsCreds, g.natsTlsCa, g.natsTlsCert, g.natsTlsKey].every((v) => v === undefined)) {
+    return undefined;
+  }
+  const { invalidArgument } = await import('@fleetls/core');
+  const { parseInventoryNats } = await import('../inventory-nats.js');
+  const others = [g.natsCreds, g.natsTlsCa, g.natsTlsCert, g.natsTlsKey].some((v) => v !== undefined);
+  if (g.nats === undefined) {
+    if (others) throw invalidArgument('--nats-creds and --nats-tls-*: only with --nats');
+    return undefined;
+  }
+  const problems: string[] = [];
+  const settings = parseInventoryNats(
+    {
+      servers: g.nats,
+      ...(g.natsCreds ? { creds: g.natsCreds } : {}),
+      ...(g.natsTlsCa || g.natsTlsCert || g.natsTlsKey
+        ? { tls: compact({ ca: g.natsTlsCa, cert: g.natsTlsCert, key: g.natsTlsKey }) }
+        : {}),
+    },
+    (at, m) => problems.push(`--${at.replace('nats.servers', 'nats').replace(/\./g, '-')}: ${m}`),
+    (p) => p,
+  );
+  if (problems.length > 0 || !settings) throw invalidArgument(problems.join('; '));
+  return settings;
 }

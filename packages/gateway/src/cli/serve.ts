@@ -11,9 +11,8 @@ import type { GatewayOptions } from '../options.js';
 import { Readiness } from '../readiness.js';
 import { startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
+import { MemoryPageStore, type PageStore } from '../tools/page-store.js';
 import { loadDashboard } from '../web/assets.js';
-import { createDashboardApi } from '../web/dashboard-api.js';
-import { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
 
 export interface ServeFlags {
@@ -72,7 +71,7 @@ export async function runServe(deps: {
     const { fleet, options } = await open();
     try {
       // Serves until the client closes stdin, or a signal.
-      await Promise.race([serveStdio({ fleet, logger, options }), shutdown]);
+      await Promise.race([serveStdio({ fleet, logger, options, pages: fleet.pages }), shutdown]);
     } finally {
       await fleet.close();
     }
@@ -87,12 +86,13 @@ export async function runServe(deps: {
   const readiness = new Readiness(['inventory', ...(grpcAt ? [GRPC] : [])]);
   let loaded: { fleet: LoadedFleet; options: GatewayOptions } | undefined;
   let fleetApi: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  let hostStatus: HostStatusCache | undefined;
   const closers: (() => Promise<void>)[] = [];
   let httpUrl: string | undefined;
   try {
     if (http) {
       const server = await startHttpServer({
+        // On NATS the fleet's JetStream store, shared by every gateway; else this process's memory.
+        pages: sharedPages(() => loaded?.fleet),
         // Read per request, and only once ready (serve-http answers 503 to all but the probes before).
         get fleet() {
           return ready(loaded).fleet;
@@ -109,7 +109,6 @@ export async function runServe(deps: {
         fleetApi: (req, res) => ready(fleetApi)(req, res),
         corsOrigins: corsOrigins(flags.corsOrigin),
         dashboard: loadDashboard(),
-        dashboardApi: createDashboardApi(() => ready(hostStatus)),
         notReady: () => readiness.notReady(),
       });
       closers.push(server.close);
@@ -133,10 +132,6 @@ export async function runServe(deps: {
       // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
       const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
       fleetApi = createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:no-auth' });
-      // The dashboard's host status: one probe per interval for all its tabs (web/host-status.ts).
-      const cache = new HostStatusCache({ fleet, options, logger });
-      hostStatus = cache;
-      closers.push(async () => cache.close());
     }
     if (grpcAt) {
       // grpc-js and the Fleet API load only with --grpc.
@@ -200,4 +195,14 @@ function authWords(token: string | undefined, tls: FleetTlsFiles | undefined): s
   const words = [tls ? (tls.ca ? 'TLS, client certificate required' : 'TLS') : 'plaintext'];
   if (token) words.push('bearer token required');
   return ` (${words.join(', ')})`;
+}
+
+/** The fleet's shared page store once loaded (NATS), else one kept in this process's memory. */
+function sharedPages(fleet: () => LoadedFleet | undefined): PageStore {
+  const memory = new MemoryPageStore();
+  const store = () => fleet()?.pages ?? memory;
+  return {
+    put: (snapshot) => store().put(snapshot),
+    get: (id, fingerprint) => store().get(id, fingerprint),
+  };
 }

@@ -130,8 +130,7 @@ export const listDirectoriesTool = defineTool({
       rows.push({
         host,
         name,
-        // A lower bound is marked as disk_usage marks it: ≥ before the size.
-        size: l.sizes ? `${entry.sizePartial ? '≥' : ''}${humanSize(entry.size)}` : undefined,
+        size: l.sizes ? `${humanSize(entry.size)}${entry.sizePartial ? '+' : ''}` : undefined,
         modified: node.modified,
       });
     }

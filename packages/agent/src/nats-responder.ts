@@ -1,0 +1,292 @@
+// The Agent service carried by NATS (nats-protocol.ts): the agent dials out and answers Walk
+// and Stat requests on its own subjects with the handlers the gRPC listener uses
+// (service.ts createAgentHandlers). A walk's reply stream is cut into slices well under
+// max_payload, numbered, and held to a window of unacknowledged slices; the caller's
+// timeout becomes the walk's deadline and its Cancel (or the timeout) cancels the walk.
+
+import type { WireStatRequestOut, WireWalkRequestOut } from '@fleetls/proto';
+import { loadContract, toStatus } from '@fleetls/proto';
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import {
+  agentSubjects,
+  CHUNK_BYTES,
+  DEFAULT_SUBJECT_PREFIX,
+  DEFAULT_WINDOW,
+  frame,
+  HDR,
+  KEEPALIVE_MS,
+} from './nats-protocol.js';
+import type { AgentCallHandlers, CallStatus, WalkCall } from './service.js';
+
+const MAX_WINDOW = 64;
+
+export interface NatsResponder {
+  /** Stops taking requests; walks in flight are cancelled. */
+  close(): Promise<void>;
+  active(): number;
+}
+
+interface Methods {
+  decodeWalk(b: Uint8Array): WireWalkRequestOut;
+  decodeStat(b: Uint8Array): WireStatRequestOut;
+  encodeStat(v: unknown): Buffer;
+}
+
+function methods(): Methods {
+  const def = loadContract().proto.fleetls.v1.Agent.service;
+  return {
+    decodeWalk: (b) => def.Walk.requestDeserialize(Buffer.from(b)) as WireWalkRequestOut,
+    decodeStat: (b) => def.Stat.requestDeserialize(Buffer.from(b)) as WireStatRequestOut,
+    encodeStat: (v) => def.Stat.responseSerialize(v as never) as Buffer,
+  };
+}
+
+function statusHeaders(status: CallStatus): MsgHdrs {
+  const h = natsHeaders();
+  h.set(HDR.status, String(status.code));
+  // Header values are one line.
+  h.set(HDR.details, status.details.replace(/[\r\n]+/g, ' '));
+  return h;
+}
+
+export function startNatsResponder(deps: {
+  nc: NatsConnection;
+  name: string;
+  handlers: AgentCallHandlers;
+  logger: Logger;
+  subjectPrefix?: string;
+  keepaliveMs?: number;
+}): NatsResponder {
+  const { nc, handlers, logger } = deps;
+  const subjects = agentSubjects(deps.name, deps.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX);
+  const codec = methods();
+  const calls = new Map<string, NatsWalkCall>();
+  const subs: Subscription[] = [];
+  const caller = `nats:${nc.info?.client_ip ?? 'unknown'}`;
+
+  subs.push(
+    nc.subscribe(subjects.walk, {
+      callback: (err, msg) => {
+        if (err) return void logger.warn({ err: err.message }, 'nats walk subscription');
+        const call = openWalkCall(msg);
+        if (!call) return;
+        handlers
+          .walk(call)
+          .catch((e) => {
+            logger.error({ err: String(e) }, 'walk handler crashed');
+            call.fail(toStatus(e));
+          })
+          .finally(() => call.dispose());
+      },
+    }),
+  );
+  subs.push(
+    nc.subscribe(subjects.stat, {
+      callback: (err, msg) => {
+        if (err) return void logger.warn({ err: err.message }, 'nats stat subscription');
+        void answerStat(msg);
+      },
+    }),
+  );
+  subs.push(
+    nc.subscribe(subjects.ctlAll, {
+      callback: (err, msg) => {
+        if (err) return;
+        const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+        const call = calls.get(id);
+        if (!call) return;
+        if (msg.headers?.get(HDR.cancel)) call.cancel();
+        const ack = msg.headers?.get(HDR.ack);
+        if (ack) call.acked(Number(ack));
+      },
+    }),
+  );
+
+  function openWalkCall(msg: Msg): NatsWalkCall | undefined {
+    const id = msg.headers?.get(HDR.call) ?? '';
+    if (!msg.reply || !/^[A-Za-z0-9]{1,64}$/.test(id)) {
+      logger.warn({ subject: msg.subject }, 'nats walk request without a reply subject or call id: dropped');
+      return undefined;
+    }
+    let request: WireWalkRequestOut;
+    try {
+      request = codec.decodeWalk(msg.data);
+    } catch (err) {
+      const h = statusHeaders({ code: 3, details: `WalkRequest does not decode: ${(err as Error).message}` });
+      h.set(HDR.seq, '0');
+      h.set(HDR.end, '1');
+      msg.respond(undefined, { headers: h });
+      return undefined;
+    }
+    const timeout = Number(msg.headers?.get(HDR.timeoutMs) ?? '');
+    const window = Math.min(MAX_WINDOW, Math.max(1, Number(msg.headers?.get(HDR.window)) || DEFAULT_WINDOW));
+    const call = new NatsWalkCall({
+      nc,
+      reply: msg.reply,
+      request,
+      caller: msg.headers?.get(HDR.caller) ? `nats:${msg.headers.get(HDR.caller)}` : caller,
+      deadline: Number.isFinite(timeout) && timeout > 0 ? Date.now() + timeout : undefined,
+      window,
+      keepaliveMs: deps.keepaliveMs ?? KEEPALIVE_MS,
+      onDispose: () => calls.delete(id),
+    });
+    calls.set(id, call);
+    return call;
+  }
+
+  async function answerStat(msg: Msg): Promise<void> {
+    if (!msg.reply) return;
+    const h = natsHeaders();
+    h.set(HDR.version, handlers.version);
+    h.set(HDR.features, handlers.features.join(','));
+    try {
+      const answer = await handlers.stat(codec.decodeStat(msg.data), caller);
+      msg.respond(codec.encodeStat(answer), { headers: h });
+    } catch (err) {
+      const st = toStatus(err);
+      const sh = statusHeaders(st);
+      sh.set(HDR.version, handlers.version);
+      sh.set(HDR.features, handlers.features.join(','));
+      msg.respond(undefined, { headers: sh });
+    }
+  }
+
+  return {
+    active: () => calls.size,
+    async close() {
+      for (const s of subs) s.unsubscribe();
+      for (const c of calls.values()) c.cancel();
+    },
+  };
+}
+
+/** One walk's reply stream on NATS, as service.ts's WalkCall. */
+class NatsWalkCall implements WalkCall {
+  readonly request: WireWalkRequestOut;
+  readonly caller: string;
+  readonly peer: string;
+  cancelled = false;
+  private seq = 0;
+  private ackedSeq = 0;
+  private readonly cancels = new Set<() => void>();
+  private drainWaiter: ((ok: boolean) => void) | undefined;
+  private keepalive: NodeJS.Timeout | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private lastSent = Date.now();
+  private finished = false;
+
+  constructor(
+    private readonly o: {
+      nc: NatsConnection;
+      reply: string;
+      request: WireWalkRequestOut;
+      caller: string;
+      deadline: number | undefined;
+      window: number;
+      keepaliveMs: number;
+      onDispose: () => void;
+    },
+  ) {
+    this.request = o.request;
+    this.caller = o.caller;
+    this.peer = `nats:${o.reply}`;
+    // The caller is not told when a gateway vanishes: its deadline ends the walk all the same.
+    if (o.deadline !== undefined) {
+      this.deadlineTimer = setTimeout(() => this.cancel(), Math.max(0, o.deadline - Date.now()) + 1000);
+    }
+    this.keepalive = setInterval(() => {
+      if (Date.now() - this.lastSent < o.keepaliveMs / 2) return;
+      const h = natsHeaders();
+      h.set(HDR.keepalive, '1');
+      this.publish(undefined, h);
+    }, o.keepaliveMs);
+  }
+
+  deadline(): number | undefined {
+    return this.o.deadline;
+  }
+
+  onCancel(fn: () => void): () => void {
+    this.cancels.add(fn);
+    return () => this.cancels.delete(fn);
+  }
+
+  sendHeaders(version: string, features: readonly string[]): void {
+    const h = natsHeaders();
+    h.set(HDR.seq, '0');
+    h.set(HDR.version, version);
+    h.set(HDR.features, features.join(','));
+    this.publish(undefined, h);
+  }
+
+  write(message: Buffer): boolean {
+    const framed = frame(message);
+    for (let at = 0; at < framed.length; at += CHUNK_BYTES) {
+      this.sendSlice(framed.subarray(at, Math.min(framed.length, at + CHUNK_BYTES)), false);
+    }
+    return this.seq - this.ackedSeq < this.o.window;
+  }
+
+  drained(): Promise<boolean> {
+    if (this.cancelled) return Promise.resolve(false);
+    if (this.seq - this.ackedSeq < this.o.window) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      this.drainWaiter = resolve;
+    });
+  }
+
+  end(): void {
+    this.sendSlice(undefined, true);
+    this.finished = true;
+  }
+
+  fail(status: CallStatus): void {
+    if (this.finished) return;
+    const h = statusHeaders(status);
+    h.set(HDR.seq, String(++this.seq));
+    h.set(HDR.end, '1');
+    this.publish(undefined, h);
+    this.finished = true;
+  }
+
+  acked(seq: number): void {
+    if (!Number.isFinite(seq) || seq <= this.ackedSeq) return;
+    this.ackedSeq = seq;
+    if (this.drainWaiter && this.seq - this.ackedSeq < this.o.window) {
+      const w = this.drainWaiter;
+      this.drainWaiter = undefined;
+      w(true);
+    }
+  }
+
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    for (const fn of this.cancels) fn();
+    this.cancels.clear();
+    const w = this.drainWaiter;
+    this.drainWaiter = undefined;
+    w?.(false);
+  }
+
+  dispose(): void {
+    clearInterval(this.keepalive);
+    clearTimeout(this.deadlineTimer);
+    this.o.onDispose();
+  }
+
+  private sendSlice(data: Uint8Array | undefined, last: boolean): void {
+    const h = natsHeaders();
+    h.set(HDR.seq, String(++this.seq));
+    if (last) h.set(HDR.end, '1');
+    this.publish(data, h);
+  }
+
+  private publish(data: Uint8Array | undefined, h: MsgHdrs): void {
+    if (this.o.nc.isClosed()) return;
+    this.lastSent = Date.now();
+    this.o.nc.publish(this.o.reply, data, { headers: h });
+  }
+}

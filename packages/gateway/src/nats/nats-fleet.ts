@@ -1,0 +1,66 @@
+// The gateway on NATS: one connection, the live registry (hosts_from: nats) as hosts
+// beside the inventory's, a NATS backend per registered host, and the JetStream page store
+// that lets any gateway serve the page after another's.
+import { connectNats, type NatsSettings } from '@fleetls/agent/nats';
+import type { HostBackend } from '@fleetls/core';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import type { FleetHost } from '../fleet-types.js';
+import type { PageStore } from '../tools/page-store.js';
+import { openJetStreamPageStore } from './jetstream-page-store.js';
+import { createNatsBackend } from './nats-backend.js';
+import { isFresh, type NatsRegistry, watchRegistry } from './nats-registry.js';
+
+export interface NatsFleetPart {
+  readonly nc: NatsConnection;
+  readonly registry: NatsRegistry;
+  /** The registered hosts, fresh or not (one that stopped answers unreachable, naming when it was seen). */
+  hosts(): FleetHost[];
+  backend(name: string): HostBackend;
+  readonly pages: PageStore;
+  close(): Promise<void>;
+}
+
+export async function openNatsFleet(deps: {
+  settings: NatsSettings;
+  logger: Logger;
+  connectTimeoutMs: number;
+  /** JetStream replicas of the registry and the page store (the cluster's size, up to 3). */
+  replicas?: number;
+}): Promise<NatsFleetPart> {
+  const logger = deps.logger.child({ nats: deps.settings.servers.join(',') });
+  const nc = await connectNats(deps.settings, { name: 'fleetls gateway', key: 'nats_creds' });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect')
+        logger.info({ event: s.type, server: nc.getServer() }, `nats ${s.type}`);
+    }
+  })().catch(() => undefined);
+  const registry = await watchRegistry({ nc, logger, replicas: deps.replicas });
+  const pages = await openJetStreamPageStore({ nc, logger, replicas: deps.replicas });
+  return {
+    nc,
+    registry,
+    pages,
+    hosts: () =>
+      registry.hosts().map(({ registration: r, seenAt }) => ({
+        name: r.name,
+        via: 'agent+nats' as const,
+        address: `nats:${r.name}${isFresh({ registration: r, seenAt }, Date.now()) ? '' : ` (last seen ${seenAt.toISOString()})`}`,
+        labels: r.labels,
+        groups: r.groups,
+        sshFallback: false,
+      })),
+    backend: (name) =>
+      createNatsBackend(name, {
+        nc,
+        logger: logger.child({ host: name }),
+        connectTimeoutMs: deps.connectTimeoutMs,
+        registry,
+      }),
+    async close() {
+      registry.close();
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// Real nats-server processes (Debian's package, installed by .ci/run) on loopback ports:
+// one server or a cluster of several, JetStream on, each with its own store directory.
+// Ports are picked free up front, since a cluster's routes name each other's.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
+import { join } from 'node:path';
+
+export const NATS_SERVER = process.env.NATS_SERVER ?? 'nats-server';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface NatsNode {
+  name: string;
+  port: number;
+  url: string;
+  /** Stops it (SIGTERM, or SIGKILL to kill it as a crash would). */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same ports and store. */
+  start(): Promise<void>;
+  log(): string;
+}
+
+export interface NatsClusterOptions {
+  dir: string;
+  nodes?: number;
+  /** Extra configuration text every node gets (accounts, authorization, tls…). */
+  extra?: string;
+}
+
+export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsNode[]> {
+  const n = opts.nodes ?? 1;
+  const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
+  const routes = n > 1 ? await Promise.all(Array.from({ length: n }, () => freePort())) : [];
+  const nodes: NatsNode[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `n${i + 1}`;
+    const store = join(opts.dir, name);
+    mkdirSync(store, { recursive: true });
+    const conf = [
+      `server_name: ${name}`,
+      `listen: 127.0.0.1:${ports[i]}`,
+      `jetstream { store_dir: "${store}", max_memory_store: 256MB, max_file_store: 1GB }`,
+      n > 1
+        ? `cluster { name: fleetls-test, listen: 127.0.0.1:${routes[i]}, routes: [${routes
+            .filter((_, j) => j !== i)
+            .map((p) => `nats-route://127.0.0.1:${p}`)
+            .join(', ')}] }`
+        : '',
+      opts.extra ?? '',
+    ].join('\n');
+    const file = join(opts.dir, `${name}.conf`);
+    writeFileSync(file, conf);
+    nodes.push(natsNode(name, ports[i], file));
+  }
+  await Promise.all(nodes.map((s) => s.start()));
+  return nodes;
+}
+
+function natsNode(name: string, port: number, conf: string): NatsNode {
+  let child: ChildProcess | undefined;
+  let out = '';
+  const node: NatsNode = {
+    name,
+    port,
+    url: `nats://127.0.0.1:${port}`,
+    log: () => out,
+    async start() {
+      const c = spawn(NATS_SERVER, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = c;
+      const seen = new Promise<void>((resolve, reject) => {
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          if (/Server is ready/.test(out.slice(-4096)) || /Server is ready/.test(out)) resolve();
+        };
+        c.stdout?.on('data', onData);
+        c.stderr?.on('data', onData);
+        c.once('exit', (code) => reject(new Error(`nats-server ${name} exited with ${code}:\n${out}`)));
+        setTimeout(() => reject(new Error(`nats-server ${name} not ready within 15 s:\n${out}`)), 15_000).unref();
+      });
+      out = '';
+      await seen;
+    },
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) return;
+      const gone = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+      c.kill(signal);
+      await gone;
+    },
+  };
+  return node;
+}
