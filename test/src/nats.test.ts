@@ -170,6 +170,27 @@ describe('agents on NATS', () => {
     await a1.waitForLog((l) => l.msg === 'walk end' && l.outcome === 'cancelled', 10_000);
   });
 
+  it('stateless gateways: page 1 from one gateway, that gateway killed, page 2 from another, every row exactly once', async () => {
+    const args = { host: 'all', path: join(tree, 'big'), order_by: 'size', sort: 'descending', limit: 300 };
+    const key = (i: Record<string, unknown>) => `${i.host}:${i.path}`;
+    // The same three pages from one gateway that lives: what the pages must be.
+    const c1 = await call(client, 'list_files', args);
+    const c2 = await call(client, 'list_files', { ...args, cursor: c1.next_cursor as string });
+    const c3 = await call(client, 'list_files', { ...args, cursor: c2.next_cursor as string });
+    const all = [c1, c2, c3].flatMap((p) => (p.items as Record<string, unknown>[]).map(key));
+    const g1 = await gateway(['--nats', url]);
+    const first = await call(g1, 'list_files', args);
+    const page1 = await call(g1, 'list_files', { ...args, cursor: first.next_cursor as string });
+    await g1.close(); // the gateway that kept the ranking is gone
+    const g2 = await gateway(['--nats', url]);
+    const page2 = await call(g2, 'list_files', { ...args, cursor: page1.next_cursor as string });
+    await g2.close();
+    const seen = [first, page1, page2].flatMap((p) => (p.items as Record<string, unknown>[]).map(key));
+    assert.deepEqual(seen, all);
+    assert.equal(new Set(seen).size, seen.length, 'no row twice');
+    assert.ok(seen.length > 100, `${seen.length} rows`);
+  });
+
   it('an unknown host is unavailable at once (no responders), not a timeout', async () => {
     const backend = createNatsBackend('ghost', { nc, logger, connectTimeoutMs: 5000 });
     const t0 = Date.now();
