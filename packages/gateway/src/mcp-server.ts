@@ -120,10 +120,70 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
         description: tool.description,
         inputSchema: argsObject(tool.input),
         outputSchema: tool.output,
-        annotations: { title: tool.title, ...ANNOTATIONS },
+        annotations: ANNOTATIONS,
       },
       (args: unknown, extra: Extra) => call(tool, args, extra),
     );
   }
+  compactToolList(server);
   return server;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * tools/list as a model pays for it, ≤ 10 KB whole (it is read into every conversation):
+ * input schemas whole but for the `$schema` line; output schemas name each field of the
+ * answer and its JSON type, not the fields of every row (the descriptions and the text say
+ * those). A looser output schema is still one every answer conforms to.
+ */
+function compactToolList(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (r: unknown, e: unknown) => unknown> })
+    ._requestHandlers;
+  const list = handlers.get('tools/list');
+  if (!list) return;
+  handlers.set('tools/list', async (request, extra) => {
+    const r = (await list(request, extra)) as { tools: Json[] };
+    return {
+      ...r,
+      tools: r.tools.map((t) => {
+        const { $schema: _in, ...schema } = t.inputSchema as Json;
+        const inputSchema = { ...schema, properties: leanProperties(schema.properties as Record<string, Json>) };
+        return t.outputSchema
+          ? { ...t, inputSchema, outputSchema: shallowSchema(t.outputSchema as Json) }
+          : { ...t, inputSchema };
+      }),
+    };
+  });
+}
+
+/** Length bounds of 1 KiB and more (paths, selectors, cursors) stay the gateway's to enforce and name. */
+function leanProperties(props: Record<string, Json> = {}): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(props)) {
+    const { minLength, maxLength, ...rest } = v;
+    out[k] = {
+      ...rest,
+      ...(minLength !== undefined && minLength !== 1 ? { minLength } : {}),
+      ...(typeof maxLength === 'number' && maxLength < 1024 ? { maxLength } : {}),
+    };
+  }
+  return out;
+}
+
+function shallowSchema(schema: Json): Json {
+  const props = (schema.properties ?? {}) as Record<string, Json>;
+  const shallow: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(props)) {
+    const items = v.items as Json | undefined;
+    shallow[k] =
+      v.type === 'array' && items?.type
+        ? { type: 'array', items: { type: items.type } }
+        : v.const !== undefined
+          ? { const: v.const }
+          : v.type !== undefined
+            ? { type: v.type }
+            : {};
+  }
+  return { type: 'object', properties: shallow, ...(schema.required ? { required: schema.required } : {}) };
 }

@@ -69,7 +69,7 @@ const input = {
     .int('max_items_per_dir', ITEMS.min, ITEMS.max)
     .default(ITEMS.default)
     .describe('Entries compared per nested directory; beyond it only what both sides listed is compared'),
-  cursor: s.cursor(2048, 'the differences after the last one shown'),
+  cursor: s.cursor(2048, 'same arguments'),
 };
 
 const valueSchema = z.object({
@@ -167,10 +167,8 @@ export const diffDirectoryTool = defineTool({
   name: 'diff_directory',
   title: 'Compare a directory across hosts',
   description:
-    'Walks the same tree on every selected host and groups hosts whose listings are identical under the ' +
-    'compared attributes (type, size, mode, owner; mtime on request). Answers the groups (largest first, the ' +
-    'baseline), then only the entries that differ, with which hosts have which value. Metadata only. ' +
-    'Capped directories compare only what both sides listed; a failed host is a status row.',
+    'Do these hosts have the same tree under path? Groups hosts with identical listings (type, size, mode, owner; ' +
+    'mtime on request), largest group first, then only the entries that differ and which hosts have which value. Use it for drift between hosts.',
   input,
   output,
 

@@ -61,7 +61,7 @@ const input = {
     .boolean({ error: 'one_file_system must be true or false' })
     .default(true)
     .describe('Stay on the file system of path (du --one-file-system); false also lists mount points below it'),
-  cursor: s.cursor(2048, 'the rows after the last one shown'),
+  cursor: s.cursor(2048, 'same arguments'),
 };
 
 const rowSchema = z.object({
@@ -183,9 +183,8 @@ export const diskUsageTool = defineTool({
   name: 'disk_usage',
   title: 'Where the space went, across hosts',
   description:
-    'The largest directories under path by recursive apparent size (the numbers of du -b --one-file-system ' +
-    '-d N), down to depth 1-3, on each selected host and merged across hosts, largest first, host on every ' +
-    'row. Bounded by the deadline: sizes that are lower bounds say so.',
+    'Where did the disk go? The largest directories under path by recursive size (du -b -d N, one file system), ' +
+    'depth 1-3, merged across hosts, largest first; a size that is a lower bound is marked ≥ and says why.',
   input,
   output,
 

@@ -21,14 +21,16 @@ const textOrNumber = (name: string) =>
   z.union([z.string().max(256), z.number()], { error: `${name} must be a string or a number` }).optional();
 
 export const filterInput = {
-  min_size: textOrNumber('min_size').describe(`Only entries of at least this size: ${SIZE_HELP}`),
-  max_size: textOrNumber('max_size').describe(`Only entries of at most this size: ${SIZE_HELP}`),
-  modified_after: text('modified_after').describe(`Only entries modified after this time: ${TIME_HELP}`),
-  modified_before: text('modified_before').describe(`Only entries modified before this time: ${TIME_HELP}`),
-  owner: textOrNumber('owner').describe('Only entries of this owner: a user name (resolved on each host) or a uid'),
-  group: textOrNumber('group').describe('Only entries of this group: a group name (resolved on each host) or a gid'),
-  perm: text('perm').describe(`Only entries whose permission bits pass this test, as find -perm: ${PERM_HELP}`),
-  name: text('name').describe('Only entries whose base name matches this glob (beside pattern, which is on the path)'),
+  min_size: textOrNumber('min_size').describe('Size at least: bytes or 10K, 5M, 1.5G (powers of 1024)'),
+  max_size: textOrNumber('max_size').describe('Size at most (as min_size)'),
+  modified_after: text('modified_after').describe(
+    'Modified after: ISO 8601 (UTC unless an offset) or an age: 30m, 12h, 7d',
+  ),
+  modified_before: text('modified_before').describe('Modified before (as modified_after)'),
+  owner: textOrNumber('owner').describe('Owner: user name (per host) or uid'),
+  group: textOrNumber('group').describe('Group: group name (per host) or gid'),
+  perm: text('perm').describe('Mode test as find -perm: 644, -u+x (all), /o+w (any)'),
+  name: text('name').describe('Glob on the base name'),
 };
 
 export type FilterArgs = { [K in keyof typeof filterInput]?: string | number };

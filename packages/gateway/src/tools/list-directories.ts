@@ -78,9 +78,8 @@ export const listDirectoriesTool = defineTool({
   name: 'list_directories',
   title: 'Subdirectories on hosts',
   description:
-    'The immediate subdirectories of path on the selected hosts (as Linux MCP Server list_directories), ' +
-    'merged in the requested order. order_by=size gives each its recursive apparent size on one file ' +
-    'system (du -b --one-file-system); top_n keeps the first N overall.',
+    'Which subdirectories does path have, and which are largest? The immediate subdirectories on the selected hosts, ' +
+    'merged in one order; order_by=size sizes each recursively (du -b, one file system). Use it to find where space went one level at a time.',
   input,
   output,
 

@@ -61,7 +61,7 @@ const input = {
     .describe(
       'Entries shown per nested directory; the rest are counted in a [WARNING] line. The path itself is exempt',
     ),
-  cursor: s.cursor(MAX_TREE_CURSOR_LENGTH, 'same host, path, depth and max_items_per_dir'),
+  cursor: s.cursor(MAX_TREE_CURSOR_LENGTH, 'same arguments'),
 };
 
 const treeEntrySchema = z.object({
@@ -198,11 +198,9 @@ export const listDirectoryTool = defineTool({
   name: 'list_directory',
   title: 'Directory tree on hosts',
   description:
-    'Tree of path on each selected host, as DesktopCommander prints it: `[DIR] a/b`, `[FILE] a/b/c`, ' +
-    '`[LINK] l -> target`, and `[WARNING] a/b: N items hidden (showing first K of M total)` where a nested ' +
-    'directory has more than max_items_per_dir entries (the path itself is never capped). Unreadable ' +
-    'entries show as `[DENIED]`/`[NOT_FOUND]`/`[ERROR]` lines, a directory that did not answer in time (a hung mount) as `[TIMEOUT]`, and a pseudo file system the walk crossed into (proc, sysfs, devtmpfs...: not walked; ask for its path) as `[PRUNED]`. With several hosts every line starts with `host: `. ' +
-    'A tree cut at the size limit ends with next_cursor: pass it as cursor (same arguments) for the next page.',
+    'What does the tree under path look like? Lines `[DIR] a/b`, `[FILE] a/b/c`, `[LINK] l -> target`, `[WARNING] ' +
+    'a/b: N items hidden` past max_items_per_dir in nested directories, and `[DENIED]`/`[NOT_FOUND]`/`[ERROR]`/`[TIMEOUT]`/`[PRUNED]` ' +
+    'lines that name the path. Several hosts: each line starts `host: `. A cut tree ends with next_cursor: pass it as cursor to go on.',
   input,
   output,
 

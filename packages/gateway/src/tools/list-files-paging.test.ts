@@ -69,7 +69,11 @@ test('name order is path order: a directory before its entries, `/` before other
 
 test(`name order pages through every entry of a tree larger than a ranking keeps (${SNAPSHOT_ROWS})`, async () => {
   const tree = bigTree(121, 1000); // 121,127 entries
-  const c = ctx(new FakeFleet({ h: new MemoryBackend(tree, { frozen: true }) }));
+  // A loaded machine must not cut the ranked walk of 121k entries at the default deadline.
+  const c = ctx(new FakeFleet({ h: new MemoryBackend(tree, { frozen: true }) }), {
+    deadlineMs: 120_000,
+    callDeadlineMs: 120_000,
+  });
   const args = { host: 'h', path: '/r', max_depth: 1, type: 'any', limit: 5000 };
   const { rows, pages } = await allPages(c, args);
   assert.equal(rows.length, 121 * 1001 + 6);

@@ -93,7 +93,7 @@ const input = {
     .int('limit', LIMIT.min, LIMIT.max)
     .default(LIMIT.default)
     .describe(`Rows in this page (${LIMIT.min}-${LIMIT.max})`),
-  cursor: s.cursor(MAX_PATH_CURSOR_LENGTH, 'overrides start_index'),
+  cursor: s.cursor(MAX_PATH_CURSOR_LENGTH, 'same arguments; overrides start_index'),
   ...filterInput,
 };
 
@@ -312,11 +312,9 @@ export const listFilesTool = defineTool({
   name: 'list_files',
   title: 'Find and rank files on hosts',
   description:
-    'One ranked table of the entries under path across the selected hosts (as Jupyter MCP list_files): ' +
-    'max_depth levels below path (0 = its own entries), filtered by pattern (glob on the relative path) ' +
-    'and type, ordered by name, size or modified, merged across hosts. Pages with start_index/limit or ' +
-    'next_cursor; top_n keeps only the first N overall. find-like filters (min_size, max_size, ' +
-    'modified_after, modified_before, owner, group, perm, name) run on each host while it walks.',
+    'Which files are under path, or which are largest or newest? One table over the selected hosts, max_depth ' +
+    'levels below path, filtered by pattern, type and find-like filters (size, time, owner, perm, name). ' +
+    'order_by=name lists in path order and next_cursor pages through every entry; size or modified ranks (top 100,000 kept, said so).',
   input,
   output,
 

@@ -91,8 +91,8 @@ export const listHostsTool = defineTool({
   name: 'list_hosts',
   title: 'Hosts of the fleet',
   description:
-    'The inventory hosts a selector picks (default all): name, transport (agent, ssh, embedded), address, ' +
-    'labels and groups. check=true probes each in parallel for reachability and agent version.',
+    'Which hosts can I ask? The inventory hosts a selector picks (default all) with transport, address, labels and ' +
+    'groups; check=true probes reachability and agent version. Use it to learn host names and groups for `host`.',
   input,
   output,
 

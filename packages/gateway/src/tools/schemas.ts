@@ -24,9 +24,7 @@ export const host = (dflt?: string) => {
       error: 'host must not be empty: a name, a comma list, a glob like web-*, @group, label:key=value, or all',
     })
     .max(SELECTOR_LENGTH, { error: `host must be at most ${SELECTOR_LENGTH} characters` })
-    .describe(
-      'Which hosts: localhost, a name, a comma list, a glob like web-*, @group, label:key=value from the inventory, or all',
-    );
+    .describe('Host selector: localhost, name, a,b, web-*, @group, label:k=v, all');
   return dflt === undefined ? s : s.default(dflt);
 };
 
@@ -36,7 +34,7 @@ export const path = z
   })
   .min(1, { error: 'path must be an absolute path starting with /' })
   .max(PATH_LENGTH, { error: `path must be at most ${PATH_LENGTH} characters` })
-  .describe('Absolute path on the target hosts');
+  .describe('Absolute path');
 
 export const orderBy = z
   .enum(ORDER_BY, { error: `order_by must be one of ${ORDER_BY.join(', ')}` })
@@ -55,7 +53,7 @@ export const cursor = (maxLength: number, goesOnWith: string) =>
     .string({ error: 'cursor must be a string from a previous next_cursor' })
     .max(maxLength, { error: `cursor must be at most ${maxLength} characters` })
     .optional()
-    .describe(`next_cursor of the previous page, to go on from there (${goesOnWith})`);
+    .describe(`next_cursor of the previous page (${goesOnWith})`);
 
 // ---- answers ----
 

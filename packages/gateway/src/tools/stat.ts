@@ -111,8 +111,8 @@ export const statTool = defineTool({
   name: 'stat',
   title: 'File metadata on hosts',
   description:
-    'Type, size, mode (octal and rwx), owner, group, uid, gid, modified/accessed/changed times (with the ' +
-    'host’s UTC offset), inode, link count and symlink target of path on each selected host (not following a final symlink).',
+    'What is this path? Everything about it on each selected host: type, size, mode, owner and group, times with the host’s ' +
+    'UTC offset, inode, links, symlink target (a final symlink is not followed). Use it before listing, or to compare one file across hosts.',
   input,
   output,
 
