@@ -11,6 +11,7 @@ import * as load from './load.js';
 import * as mcp from './mcp.js';
 import * as paging from './paging.js';
 import * as ssh from './ssh.js';
+import * as startup from './startup.js';
 import * as topn from './topn.js';
 import * as walk from './walk.js';
 
@@ -22,6 +23,7 @@ export const SECTIONS: readonly Section[] = [
   paging,
   topn,
   fanout,
+  startup,
   ssh,
   agentSsh,
   beyond,

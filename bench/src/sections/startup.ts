@@ -1,0 +1,83 @@
+// How fast the CLI starts (issue 25 target 3): `fleetls --version` and `fleetls ls
+// localhost:/etc` beside a bare `node -e 0`, runs interleaved in one run so that the load
+// weighs on all alike; and `fleetls serve` (stdio) from spawn to its answer to MCP initialize.
+import { spawn, spawnSync } from 'node:child_process';
+import type { BenchArgs } from '../args.js';
+import type { BenchContext } from '../context.js';
+import { loadAverage } from '../machine.js';
+import { GATEWAY_MAIN } from '../proc.js';
+import { fmtMs, median } from '../stats.js';
+
+export const name = 'startup';
+export const limitMs = (_args: BenchArgs): number => 3 * 60_000;
+
+const RUNS = 9;
+
+function wallMs(args: string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, FLEETLS_INVENTORY: '' },
+  });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+/** Spawn to the first line `fleetls serve` writes in answer to an MCP initialize request. */
+function serveReadyMs(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, FLEETLS_INVENTORY: '' },
+    });
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+    };
+    child.stdin.write(`${JSON.stringify(init)}\n`);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!out.includes('\n')) return;
+      const ms = performance.now() - t0;
+      child.kill();
+      if (/"id":1/.test(out)) resolve(ms);
+      else reject(new Error(`serve answered ${out.slice(0, 200)}`));
+    });
+    child.once('exit', (code) => {
+      if (!out.includes('\n')) reject(new Error(`serve exited ${code} before answering`));
+    });
+  });
+}
+
+export async function run(ctx: BenchContext): Promise<void> {
+  const load = loadAverage();
+  const cases: [string, string[]][] = [
+    ['node -e 0 (anchor)', ['-e', '0']],
+    ['fleetls --version', [GATEWAY_MAIN, '--version']],
+    ['fleetls ls localhost:/etc', [GATEWAY_MAIN, 'ls', 'localhost:/etc']],
+  ];
+  const times: number[][] = cases.map(() => []);
+  for (const [, args] of cases) wallMs(args); // warm the page cache
+  for (let i = 0; i < RUNS; i++) cases.forEach(([, args], k) => times[k].push(wallMs(args)));
+  const serve: number[] = [];
+  for (let i = 0; i < 5; i++) serve.push(await serveReadyMs());
+  const [anchor, version, ls] = times.map(median);
+  const ready = median(serve);
+  ctx.report.table({
+    title: 'CLI start',
+    intro: `Wall time from spawn to exit, median of ${RUNS} runs interleaved with the anchor's (no inventory: localhost is the embedded agent); serve: spawn to its answer to MCP initialize over stdio, median of 5. Load average at start ${load}, at end ${loadAverage()}.`,
+    header: ['Command', 'Wall (median)', 'Ratio to node -e 0'],
+    rows: [
+      ...cases.map(([label], k) => [label, fmtMs(median(times[k])), `${(median(times[k]) / anchor).toFixed(2)}×`]),
+      ['fleetls serve, ready (stdio initialize answered)', fmtMs(ready), `${(ready / anchor).toFixed(2)}×`],
+    ],
+  });
+  ctx.report.target('fleetls --version ≤ 2× node -e 0', `${(version / anchor).toFixed(2)}×`, version <= 2 * anchor);
+  ctx.report.target('fleetls ls localhost:/etc ≤ 5× node -e 0', `${(ls / anchor).toFixed(2)}×`, ls <= 5 * anchor);
+  ctx.report.target('fleetls serve ready ≤ 500 ms', fmtMs(ready), ready <= 500);
+}
