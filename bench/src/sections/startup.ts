@@ -63,7 +63,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   ];
   const times: number[][] = cases.map(() => []);
   for (const [, args] of cases) wallMs(args); // warm the page cache
-  for (let i = 0; i < RUNS; i++) cases.forEach(([, args], k) => times[k].push(wallMs(args)));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, [, args]] of cases.entries()) times[k].push(wallMs(args));
+  }
   const serve: number[] = [];
   for (let i = 0; i < 5; i++) serve.push(await serveReadyMs());
   const [anchor, version, ls] = times.map(median);
