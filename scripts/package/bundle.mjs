@@ -79,7 +79,7 @@ module.exports = {
         return {
           loader: 'js',
           contents: `const files = ${JSON.stringify(files)};
-export const DASHBOARD_FILES = ['index.html', 'app.js', 'app.css'];
+export const DASHBOARD_FILES = ['index.html', 'app.js', 'app.css', 'favicon.svg', 'du-app.html'];
 export function readDashboardFile(name) {
   if (!(name in files)) throw new Error('fleetls bundle: dashboard file ' + name + ' is not embedded');
   return Buffer.from(files[name], 'base64');

@@ -1,10 +1,16 @@
 // The web dashboard in a real headless Chromium (Debian's, driven by playwright-core; no
-// browser is downloaded): served by `fleetls serve --http` with a bearer token, in front of
-// real agents and a dead address. The page asks for the token and keeps it in session
-// storage, shows the hosts with their live status, browses a directory (caps, paging with
-// the cursor), and draws the treemap of recursive sizes. Screenshots go to test/artifacts/.
+// browser is downloaded), served by `fleetls serve --http` with a bearer token in front of
+// real agents: web-1 and web-2 serve different trees at the same path (--path-rootfs), web-2
+// as nobody (an unreadable directory makes its sizes lower bounds), `dead` refuses
+// connections and `slow` accepts them and never answers. Each view is driven as an operator
+// would (sign in, filter hosts, descend three levels and back, sort by size, drill into the
+// treemap, open a diff, watch a scan and cancel it); every page passes axe-core with no
+// serious or critical violation and logs no console error. Screenshots go to test/artifacts/.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http2 from 'node:http2';
+import { createRequire } from 'node:module';
+import type * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,52 +18,131 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 
+// The page's globals, inside page.evaluate callbacks (this package compiles without the DOM lib).
+interface PageElement {
+  getAttribute(name: string): string | null;
+  querySelector(sel: string): PageElement | null;
+  textContent: string | null;
+}
+declare const document: {
+  querySelector(sel: string): PageElement | null;
+  querySelectorAll(sel: string): ArrayLike<PageElement> & Iterable<PageElement>;
+};
+declare const window: unknown;
+declare const sessionStorage: { setItem(key: string, value: string): void };
+
 const TOKEN = 'dashboard-token-0123456789abcdef';
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = process.env.FLEETLS_TEST_ARTIFACTS ?? path.join(REPO_ROOT, 'test/artifacts');
-/** More rows than one host sends per page (2048 with --max-answer-bytes 16384), so the listing pages. */
+/** More rows than one host sends per page (with --max-answer-bytes 16384), so the listing pages. */
 const WIDE = 2100;
+const NOBODY = 65534;
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-function write(p: string, size: number): void {
+function write(p: string, size: number, fill = 0x61): void {
   fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, Buffer.alloc(size, 0x61));
+  fs.writeFileSync(p, Buffer.alloc(size, fill));
+}
+
+/** The same layout on both hosts, with the differences the Compare view must show. */
+function makeTree(rootfs: string, second: boolean): void {
+  const data = path.join(rootfs, 'data');
+  write(path.join(data, 'a.log'), second ? 4000 : 3000);
+  if (!second) write(path.join(data, 'sub/deep.log'), 70_000);
+  else write(path.join(data, 'only-on-2.txt'), 10);
+  for (let i = 0; i < 150; i++) write(path.join(data, `big/f${String(i).padStart(3, '0')}`), 1000 + i);
+  write(path.join(data, 'deep/l1/l2/l3/bottom.txt'), 123);
+  write(path.join(data, 'media/video.bin'), second ? 300_000 : 200_000);
+  write(path.join(data, `new\nline.txt`), 5);
+  if (!second) for (let i = 0; i < WIDE; i++) write(path.join(data, `wide/w${String(i).padStart(4, '0')}`), 1);
+  if (second) {
+    // Unreadable to web-2's agent (it runs as nobody): its size there is a lower bound.
+    write(path.join(data, 'secret/hidden.bin'), 50_000);
+    fs.chmodSync(path.join(data, 'secret'), 0o700);
+  }
 }
 
 describe('web dashboard in headless Chromium', () => {
   let root: string;
-  let data: string;
   let agents: AgentProcess[];
+  let slow: http2.Http2Server;
+  const held: http2.ServerHttp2Stream[] = [];
   let gw: GatewayProcess;
   let base: string;
+  let port: number;
   let userDataDir: string;
   let context: BrowserContext;
   let page: Page;
+  const errors: string[] = [];
+
+  const watch = (p: Page) => {
+    p.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`${m.text()} @ ${p.url()}`);
+    });
+    p.on('pageerror', (e) => errors.push(`pageerror ${e.message}`));
+  };
+  const shot = (name: string, p: Page = page) =>
+    p.screenshot({ path: path.join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
+  /** axe-core in the page (evaluated: the page's CSP would refuse an injected script tag), and the console clean. */
+  const audit = async (what: string, p: Page = page) => {
+    await p.evaluate(AXE);
+    const violations = await p.evaluate(async () => {
+      const r = await (
+        window as {
+          axe: { run(o: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
+        }
+      ).axe.run({ resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+    });
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(serious, [], `${what}: axe-core serious violations ${JSON.stringify(serious)}`);
+    assert.deepEqual(errors, [], `${what}: console errors`);
+  };
+  const metric = async (name: string): Promise<number> => {
+    const text = await (await fetch(`${base}metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    let sum = 0;
+    for (const line of text.split('\n')) if (line.startsWith(name)) sum += Number(line.split(' ').pop());
+    return sum;
+  };
 
   before(async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-dashboard-')));
-    data = path.join(root, 'data');
-    write(path.join(data, 'a.log'), 3000);
-    write(path.join(data, 'sub/deep.log'), 70_000);
-    for (let i = 0; i < 150; i++) write(path.join(data, `big/f${String(i).padStart(3, '0')}`), 1000 + i);
-    for (let i = 0; i < WIDE; i++) write(path.join(data, `wide/w${String(i).padStart(4, '0')}`), 1);
-    agents = await Promise.all([startAgent({ allow: [root] }), startAgent({ allow: [root] })]);
+    fs.chmodSync(root, 0o755);
+    const h1 = path.join(root, 'h1');
+    const h2 = path.join(root, 'h2');
+    makeTree(h1, false);
+    makeTree(h2, true);
+    agents = await Promise.all([
+      startAgent({ allow: ['/data'], args: ['--path-rootfs', h1] }),
+      startAgent({ allow: ['/data'], args: ['--path-rootfs', h2], uid: NOBODY, gid: NOBODY }),
+    ]);
+    // An agent address that speaks HTTP/2 and never answers a call: its walk runs until cancelled.
+    slow = http2.createServer();
+    slow.on('stream', (s) => held.push(s));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const slowPort = (slow.address() as net.AddressInfo).port;
     const inventory = path.join(root, 'fleetls.yaml');
     fs.writeFileSync(
       inventory,
       [
         'hosts:',
-        `  web-1: { agent: "${agents[0].address}" }`,
-        `  web-2: { agent: "${agents[1].address}" }`,
+        `  web-1: { agent: "${agents[0].address}", labels: { env: prod } }`,
+        `  web-2: { agent: "${agents[1].address}", labels: { env: staging } }`,
         '  dead: { agent: "127.0.0.1:1" }',
+        `  slow: { agent: "127.0.0.1:${slowPort}" }`,
+        'groups:',
+        '  web: [web-1, web-2]',
         'agent_tls: insecure',
         '',
       ].join('\n'),
     );
+    fs.writeFileSync(path.join(root, 'inventory-path'), inventory);
     gw = startGateway(['--http', '127.0.0.1:0', '--max-answer-bytes', '16384'], {
       FLEETLS_INVENTORY: inventory,
       FLEETLS_TOKEN: TOKEN,
     });
     base = await gw.waitFor(/dashboard at (http:\/\/\S+)/);
+    port = Number(new URL(base).port);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -73,91 +158,350 @@ describe('web dashboard in headless Chromium', () => {
         '--disable-component-update',
         '--disable-sync',
       ],
-      viewport: { width: 1100, height: 1000 },
+      viewport: { width: 1280, height: 900 },
     });
     page = context.pages()[0] ?? (await context.newPage());
+    watch(page);
   });
   after(async () => {
     await context?.close();
     await gw?.stop();
     await Promise.all((agents ?? []).map((a) => a.stop()));
+    for (const s of held) s.destroy();
+    await new Promise((r) => (slow ? slow.close(r) : r(undefined)));
     if (root) fs.rmSync(root, { recursive: true, force: true });
     if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
-  const shot = (name: string) =>
-    page.screenshot({ path: path.join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
+  const loginState = async () => {
+    const el = page.locator('#login-state');
+    await el.waitFor({ state: 'visible' });
+    return { kind: await el.getAttribute('data-kind'), text: (await el.textContent()) ?? '' };
+  };
+  /** A refused token is a 401 by design; Chromium logs each as a failed resource load. */
+  const dropRefusals = () => {
+    const rest = errors.filter((e) => !/status of 401/.test(e));
+    errors.length = 0;
+    errors.push(...rest);
+  };
 
-  it('asks for the token and keeps it in session storage only', async () => {
+  it('sign-in: says a token is missing, then wrong, then signs in and keeps it in session storage only', async () => {
     const res = await page.goto(base);
     assert.match(
       res?.headers()['content-security-policy'] ?? '',
       /script-src 'self'; style-src 'self'; connect-src 'self'/,
     );
-    await page.locator('#login').waitFor({ state: 'visible' });
-    const html = await page.content();
-    assert.ok(!html.includes(TOKEN), 'the page carries no secret');
+    assert.ok(!(await page.content()).includes(TOKEN), 'the page carries no secret');
+    let state = await loginState();
+    assert.equal(state.kind, 'missing');
+    assert.match(state.text, /requires a bearer token/);
+    assert.equal(await page.locator('#login-state.bad').count(), 0, 'a first visit is not shown as an error');
+    dropRefusals();
+    await audit('sign-in (missing)');
     await shot('login');
+    await page.fill('#token', 'not-the-token');
+    await page.click('#login button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#login-state')?.getAttribute('data-kind') === 'wrong');
+    state = await loginState();
+    assert.match(state.text, /refused that token/);
+    dropRefusals();
+    await shot('login-wrong');
     await page.fill('#token', TOKEN);
     await page.click('#login button[type=submit]');
-    await page.locator('#app').waitFor({ state: 'visible' });
+    await page.locator('#nav').waitFor({ state: 'visible' });
     assert.equal(await page.evaluate('sessionStorage.getItem("fleetls-token")'), TOKEN);
-    assert.equal(await page.evaluate('localStorage.length'), 0);
+    assert.equal(await page.evaluate('localStorage.getItem("fleetls-token")'), null);
+    dropRefusals();
+    assert.deepEqual(errors, []);
   });
 
-  it('shows the hosts with their live status', async () => {
-    await page.locator('#hosts tbody tr[data-host="dead"]').waitFor();
-    const rows = (await page.locator('#hosts tbody tr').allInnerTexts()).map((tr) => tr.split('\t'));
-    assert.deepEqual(
-      rows.map((r) => `${r[0]} ${r[1]} ${r[3].split(':')[0]}`),
-      ['web-1 agent ok (agent)', 'web-2 agent ok (agent)', 'dead agent unreachable'],
-    );
-    assert.match(rows[0][4], /\d+\.\d+\.\d+/, 'the agent version');
-    assert.match(rows[0][5], /^\d+ ms$/, 'the latency');
-  });
+  it('hosts: status with check time and latency, filtered by glob, label and group; the checks are the gateway’s, not per tab', async () => {
+    await page.goto(`${base}?view=hosts`);
+    // The gateway's first probe lands host by host; the slow host's answer never comes.
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#hosts tbody tr')];
+      const s = (h: string) =>
+        rows.find((r) => r.getAttribute('data-host') === h)?.querySelector('.badge')?.textContent;
+      return s('web-1') === 'ok' && s('web-2') === 'ok' && s('dead') === 'unreachable';
+    });
+    const row = (h: string) => page.locator(`#hosts tbody tr[data-host="${h}"] td`);
+    const web1 = await row('web-1').allInnerTexts();
+    assert.match(web1[2], /^\d+ s ago$/, 'checked time');
+    assert.match(web1[3], /^\d+ ms$/, 'latency');
+    assert.equal(web1[4], 'agent');
+    assert.match(web1[6], /^\d+\.\d+\.\d+/, 'agent version');
+    assert.equal(web1[8], 'env=prod');
+    assert.equal(web1[9], '@web');
+    assert.match((await row('dead').allInnerTexts())[1], /unreachable/);
+    await audit('hosts');
+    await shot('hosts');
 
-  it('browses a directory across hosts, with its caps and error rows', async () => {
-    await page.fill('#selector', 'web-1,web-2,dead');
-    await page.fill('#path', data);
-    await page.fill('#depth', '2');
-    await page.fill('#per-dir', '100');
-    await page.click('#browse button[type=submit]');
-    await page.locator('#tree span.warn').first().waitFor();
-    const text = (await page.locator('#tree').textContent()) ?? '';
-    assert.match(text, /web-1: \[DIR\] big/);
-    assert.match(text, /web-2: \[FILE\] sub\/deep\.log/);
-    assert.match(text, /web-1: \[WARNING\] big: 50 items hidden \(showing first 100 of 150 total\)/);
-    assert.match(text, /dead: \[ERROR\] unreachable/);
-    await shot('browse');
-  });
-
-  it('pages a listing longer than one answer with the cursor', async () => {
-    await page.fill('#selector', 'web-1');
-    await page.fill('#path', path.join(data, 'wide'));
-    await page.fill('#depth', '1');
-    await page.fill('#per-dir', '10000');
-    await page.click('#browse button[type=submit]');
-    await page.locator('#next').waitFor({ state: 'visible' });
-    const first = await page.locator('#tree span:not(.warn)').count();
-    assert.ok(first < WIDE, `a first page of ${first} rows`);
-    await page.click('#next');
-    await page.locator('#tree span', { hasText: '[FILE] w2099' }).waitFor();
-    assert.equal(await page.locator('#tree span:not(.warn)').count(), WIDE, 'both pages, each row once');
-    assert.equal(await page.locator('#next').isHidden(), true, 'no cursor after the last page');
-  });
-
-  it('draws the treemap of recursive sizes across the hosts', async () => {
-    await page.fill('#selector', 'web-1,web-2,dead');
-    await page.fill('#path', data);
-    await page.click('#space');
-    await page.locator('#treemap rect[data-name="big"]').first().waitFor();
-    const names = await page
-      .locator('#treemap rect')
-      .evaluateAll((rects) =>
-        rects.map((r) => (r as { getAttribute(n: string): string | null }).getAttribute('data-name')),
+    const filter = async (q: string) => {
+      await page.fill('#host-filter', q);
+      await page.press('#host-filter', 'Enter');
+      await page.waitForURL((u) => u.searchParams.get('q') === q);
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('#hosts tbody tr').length === n && !document.querySelector('.badge.unknown'),
+        q === '@web' ? 2 : 1,
       );
-    for (const n of ['web-1', 'web-2', 'big', 'sub', 'wide', 'a.log']) assert.ok(names.includes(n), `${n} in ${names}`);
-    assert.match((await page.locator('#walk-hosts').textContent()) ?? '', /dead: unreachable/);
-    await shot('treemap');
+      return page.locator('#hosts tbody tr').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-host')));
+    };
+    assert.deepEqual(await filter('label:env=prod'), ['web-1']);
+    assert.deepEqual(await filter('@web'), ['web-1', 'web-2']);
+    assert.deepEqual(await filter('de*'), ['dead']);
+    await page.goBack();
+    await page.waitForFunction(() => document.querySelectorAll('#hosts tbody tr').length === 2);
+    assert.equal(await page.inputValue('#host-filter'), '@web', 'back restores the filter from the URL');
+
+    // Three more tabs reading the cache for a while probe no host; "Check now" probes each host once
+    // (once its last check is older than the 5 s within which a check leaves a host alone).
+    const checkedAt = Date.parse(
+      (await page.getAttribute('#hosts tbody tr[data-host="web-1"] td:nth-child(3)', 'title')) ?? '',
+    );
+    const before = await metric('fleetls_gateway_fanout_hosts_total');
+    const tabs = await Promise.all([1, 2, 3].map(() => context.newPage()));
+    for (const t of tabs) {
+      watch(t);
+      // sessionStorage is per tab: each tab signs in with the token, as an operator would.
+      await t.addInitScript((tok) => sessionStorage.setItem('fleetls-token', tok), TOKEN);
+    }
+    await Promise.all(tabs.map((t) => t.goto(`${base}?view=hosts&q=%40web`)));
+    await Promise.all(tabs.map((t) => t.locator('#hosts tbody tr[data-host="web-2"] .badge.ok').waitFor()));
+    await page.waitForTimeout(Math.max(2500, checkedAt + 5500 - Date.now()));
+    assert.equal(await metric('fleetls_gateway_fanout_hosts_total'), before, 'reading the cache probes nothing');
+    await Promise.all([page, ...tabs].map((t) => t.click('#check-now')));
+    await Promise.all(
+      [page, ...tabs].map((t) => t.waitForFunction(() => !document.querySelector('#check-now[disabled]'))),
+    );
+    assert.equal(
+      await metric('fleetls_gateway_fanout_hosts_total'),
+      before + 2,
+      'four tabs clicking "Check now" at once: web-1 and web-2 probed once each',
+    );
+    await Promise.all(tabs.map((t) => t.close()));
+  });
+
+  it('browse: a table of a selector with failed hosts, descends three levels and back, sorts by size, escapes names', async () => {
+    await page.goto(`${base}?view=browse&host=${encodeURIComponent('web-1,web-2,dead')}&path=/data`);
+    await page.locator('#listing tbody tr[data-name="a.log"]').first().waitFor();
+    const failed = await page.locator('#listing tr.failed').allInnerTexts();
+    assert.ok(
+      failed.some((t) => /^dead: unreachable/.test(t)),
+      `a row for the failed host: ${failed}`,
+    );
+    const names = await page.locator('#listing tbody tr[data-name]').evaluateAll((rs) => rs.map((r) => r.textContent));
+    assert.ok(
+      names.some((t) => t?.startsWith('web-2only-on-2.txtfile')),
+      'host, name, type per row',
+    );
+    // The name with a newline, as the text answers show it.
+    assert.equal(await page.locator('#listing tbody tr[data-name="new\\\\nline.txt"]').count(), 2);
+    await audit('browse');
+    await shot('browse');
+
+    await page.goto(`${base}?view=browse&host=web-1&path=/data`);
+    for (const dir of ['deep', 'l1', 'l2']) {
+      await page.click(`#listing a:text-is("${dir}/")`);
+      await page.waitForURL((u) => (u.searchParams.get('path') ?? '').endsWith(`/${dir}`));
+      await page.locator('#listing tbody tr[data-name]').first().waitFor();
+    }
+    assert.equal(new URL(page.url()).searchParams.get('path'), '/data/deep/l1/l2');
+    assert.deepEqual(await page.locator('.crumbs > *').allInnerTexts(), [
+      '/',
+      '›',
+      'data',
+      '›',
+      'deep',
+      '›',
+      'l1',
+      '›',
+      'l2',
+      '(up)',
+    ]);
+    assert.deepEqual(
+      await page.locator('#listing tbody tr[data-name]').evaluateAll((r) => r.map((x) => x.getAttribute('data-name'))),
+      ['l3'],
+    );
+    await shot('browse-deep');
+    for (const want of ['/data/deep/l1', '/data/deep', '/data']) {
+      await page.goBack();
+      await page.waitForURL((u) => u.searchParams.get('path') === want);
+      await page
+        .locator('.crumbs span[aria-current]')
+        .filter({ hasText: want.split('/').pop() ?? '' })
+        .waitFor();
+    }
+    await page.goForward();
+    await page.waitForURL((u) => u.searchParams.get('path') === '/data/deep');
+    await page.locator('#listing tbody tr[data-name="l1"]').waitFor();
+
+    await page.goto(`${base}?view=browse&host=web-1&path=/data`);
+    await page.locator('#listing tbody tr[data-name]').first().waitFor();
+    await page.click('#listing th a[data-sort="size"]');
+    await page.click('#listing th a[data-sort="size"]');
+    await page.waitForURL((u) => u.searchParams.get('sort') === 'size' && u.searchParams.get('order') === 'desc');
+    assert.equal(await page.getAttribute('#listing th[aria-sort]', 'aria-sort'), 'descending');
+    const sizes = await page
+      .locator('#listing tbody tr[data-name] td[data-bytes]')
+      .evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-bytes'))));
+    assert.deepEqual(
+      sizes,
+      [...sizes].sort((a, b) => b - a),
+      'largest first',
+    );
+    assert.ok(sizes.length >= 7);
+    // Keyboard: the sort links and directory links are reachable with Tab and open with Enter.
+    await page.focus('#listing a:text-is("media/")');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((u) => u.searchParams.get('path') === '/data/media');
+    await page.locator('#listing tbody tr[data-name="video.bin"]').waitFor();
+    await page.keyboard.press('Backspace');
+    await page.waitForURL((u) => u.searchParams.get('path') === '/data');
+    assert.deepEqual(errors, []);
+  });
+
+  it('browse: each directory’s cap as the answer says it, and "Load more" while there is a next_cursor', async () => {
+    await page.goto(`${base}?view=browse&host=web-1&path=/data&depth=2`);
+    await page.locator('#browse-notices [data-cap]').first().waitFor();
+    assert.match(
+      (await page.locator('#browse-notices').textContent()) ?? '',
+      /big: 50 items hidden \(showing first 100 of 150 total\)/,
+    );
+    await page.goto(`${base}?view=browse&host=web-1&path=/data/wide`);
+    await page.locator('#load-more').waitFor({ state: 'visible' });
+    const first = await page.locator('#listing tbody tr[data-name]').count();
+    assert.ok(first > 0 && first < WIDE, `a first page of ${first} rows`);
+    while (await page.locator('#load-more').isVisible()) {
+      const n = await page.locator('#listing tbody tr[data-name]').count();
+      await page.click('#load-more');
+      await page.waitForFunction((k) => document.querySelectorAll('#listing tbody tr[data-name]').length > k, n);
+    }
+    assert.equal(await page.locator('#listing tbody tr[data-name]').count(), WIDE, 'every row once');
+    assert.equal(await page.locator('#listing tbody tr[data-name="w2099"]').count(), 1);
+    // (axe-core ran on the browse table above; on 2,100 rows it takes minutes on a loaded machine.)
+    assert.deepEqual(errors, []);
+  });
+
+  it('space: treemap and size list merged over hosts, hover with exact bytes per host, lower bounds marked, drill-down', async () => {
+    await page.goto(`${base}?view=space&host=${encodeURIComponent('web-1,web-2')}&path=/data&depth=1`);
+    await page.locator('#treemap g.node[data-path="media"]').waitFor();
+    const total = (await page.locator('#space-total').textContent()) ?? '';
+    assert.match(total, /^Total ≥ /, `the total is a lower bound (web-2 cannot read secret/): ${total}`);
+    assert.match(total, /in \/data, 2 hosts, as du -sb/);
+    const list = await page.locator('#sizes tbody tr').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-path')));
+    assert.deepEqual(list.slice(0, 3), ['media', 'big', 'sub'], `largest first: ${list}`);
+    assert.ok(list.includes('secret'));
+    assert.match((await page.locator('#sizes tr[data-path="secret"] td').first().textContent()) ?? '', /^≥ /);
+    assert.equal(await page.locator('#treemap g.node[data-path="secret"] rect.partial').count(), 1, 'hatched');
+    await page.hover('#treemap g.node[data-path="media"]');
+    await page.locator('#tip').waitFor({ state: 'visible' });
+    const tip = await page.locator('#tip > *').allTextContents();
+    // du -b counts the directory itself: its own size, whatever the file system makes it.
+    const media = (h: string, file: number) => file + fs.lstatSync(path.join(root, h, 'data/media')).size;
+    const [m1, m2] = [media('h1', 200_000), media('h2', 300_000)];
+    const n = (x: number) => x.toLocaleString('en-US');
+    assert.equal(tip[0], '/data/media');
+    assert.match(tip[1], new RegExp(`^${n(m1 + m2)} bytes \\(4\\d\\d KiB\\)$`));
+    assert.deepEqual(tip.slice(2), [`web-1: ${n(m1)} bytes`, `web-2: ${n(m2)} bytes`]);
+    await audit('space');
+    await shot('space');
+    await page.mouse.move(0, 0);
+
+    // One host at a time.
+    await page.selectOption('#space-by', 'web-1');
+    await page.waitForURL((u) => u.searchParams.get('by') === 'web-1');
+    await page.locator('#treemap g.node[data-path="media"]').waitFor();
+    assert.match((await page.locator('#space-total').textContent()) ?? '', /^Total \d.* in \/data, web-1/);
+    await page.hover('#treemap g.node[data-path="media"]');
+    assert.deepEqual((await page.locator('#tip > *').allTextContents()).slice(2), [`web-1: ${n(m1)} bytes`]);
+
+    // Drill into big/, then back.
+    await page.click('#treemap g.node[data-path="big"]');
+    await page.waitForURL((u) => u.searchParams.get('path') === '/data/big');
+    await page
+      .locator('#space-total')
+      .filter({ hasText: /in \/data\/big/ })
+      .waitFor();
+    assert.equal(await page.locator('.crumbs span[aria-current]').textContent(), 'big');
+    await page.goBack();
+    await page.waitForURL((u) => u.searchParams.get('path') === '/data');
+    await page.locator('#treemap g.node[data-path="media"]').waitFor();
+    // Keyboard: a rectangle takes focus and opens with Enter.
+    await page.focus('#treemap g.node[data-path="deep"]');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((u) => u.searchParams.get('path') === '/data/deep');
+    assert.deepEqual(errors, []);
+  });
+
+  it('compare: which hosts agree, and what differs at each path', async () => {
+    await page.goto(`${base}?view=compare&host=${encodeURIComponent('web-1,web-2,dead')}&path=/data&depth=1`);
+    await page.locator('#diff-groups [data-group="B"]').waitFor();
+    const groups = await page.locator('#diff-groups .card').allInnerTexts();
+    assert.deepEqual(groups.sort(), ['A (baseline): web-1', 'B: web-2'].sort());
+    const text = (await page.locator('#differences tr').allInnerTexts()).join(' ').replace(/\s+/g, ' ');
+    assert.match(text, /a\.log web-1 file, 2\.9 KiB \(3,000 B\)/);
+    assert.match(text, /web-2 file, 3\.9 KiB \(4,000 B\)/);
+    assert.match(text, /only-on-2\.txt web-1 absent web-2 file/);
+    assert.match(text, /sub web-1 dir.* web-2 absent/);
+    assert.match((await page.locator('#view-compare').textContent()) ?? '', /dead: unreachable/);
+    await audit('compare');
+    await shot('compare');
+  });
+
+  it('scans: a running walk shows hosts done of total and is cancelled', async () => {
+    await page.goto(`${base}?view=scans&host=${encodeURIComponent('web-1,web-2,slow')}&path=/data&depth=3`);
+    await page.click('#scan-start');
+    await page.waitForFunction(
+      () => document.querySelector('[role=progressbar]')?.getAttribute('aria-valuenow') === '2',
+    );
+    assert.match(
+      (await page.locator('#scan-status').textContent()) ?? '',
+      /^running: 2 of 3 hosts done, [\d,]+ entries/,
+    );
+    assert.match((await page.locator('#scan-hosts tr[data-host="slow"]').textContent()) ?? '', /walking|queued/);
+    assert.match((await page.locator('#scan-hosts tr[data-host="web-1"]').textContent()) ?? '', /ok/);
+    await audit('scan running');
+    await shot('scan');
+    await page.click('#scan-cancel');
+    await page
+      .locator('#scan-status')
+      .filter({ hasText: /^cancelled: 2 of 3 hosts done/ })
+      .waitFor();
+    assert.match((await page.locator('#scan-hosts tr[data-host="slow"]').textContent()) ?? '', /cancelled/);
+    assert.deepEqual(errors, []);
+  });
+
+  it('light and dark: the theme button switches, and both pass axe-core', async () => {
+    await page.goto(`${base}?view=space&host=web-1&path=/data&depth=2`);
+    await page.locator('#treemap g.node').first().waitFor();
+    await page.click('#theme');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
+    await page.click('#theme');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+    await page.mouse.move(0, 0);
+    await audit('dark');
+    await shot('space-dark');
+    await page.goto(`${base}?view=hosts`);
+    await page.locator('#hosts tbody tr[data-host="web-1"] .badge.ok').waitFor();
+    await shot('hosts-dark');
+    await page.click('#theme');
+    assert.equal(await page.getAttribute('html', 'data-theme'), null, 'back to the system’s');
+  });
+
+  it('sign-in: a token accepted before and refused now says so (the gateway restarted with another token)', async () => {
+    await gw.stop();
+    const inventory = fs.readFileSync(path.join(root, 'inventory-path'), 'utf8');
+    gw = startGateway(['--http', `127.0.0.1:${port}`], {
+      FLEETLS_INVENTORY: inventory,
+      FLEETLS_TOKEN: 'a-new-token-0123456789',
+    });
+    await gw.waitFor(/dashboard at (http:\/\/\S+)/);
+    await page.reload();
+    const state = await loginState();
+    assert.equal(state.kind, 'expired');
+    assert.match(state.text, /no longer accepted/);
+    await shot('login-expired');
+    dropRefusals();
+    assert.deepEqual(errors, []);
   });
 });

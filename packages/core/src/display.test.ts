@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { displayPath, formatMtime, humanSize, modeString, octalMode, parseDisplayPath } from './display.js';
+import { displayBytes } from './display-text.js';
 import { FleetError } from './errors.js';
 import type { EntryType } from './types.js';
 
@@ -33,6 +34,7 @@ describe('displayPath', () => {
   for (const [name, input, want] of CASES) {
     it(name, () => {
       assert.equal(displayPath(input), want);
+      assert.equal(displayBytes(new Uint8Array(input)), want, 'the dashboard shows it alike');
       assert.deepEqual(parseDisplayPath(want), input);
     });
   }
@@ -57,6 +59,7 @@ describe('displayPath', () => {
       );
       const shown = displayPath(bytes);
       assert.deepEqual(parseDisplayPath(shown), bytes, `${bytes.toString('hex')} → ${shown}`);
+      assert.equal(displayBytes(new Uint8Array(bytes)), shown, `${bytes.toString('hex')}: without Buffer`);
     }
   });
 

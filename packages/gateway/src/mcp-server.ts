@@ -14,6 +14,7 @@ import { runTool } from './tools/run-tool.js';
 import { argsObject } from './tools/schemas.js';
 import type { AnyTool, ToolContext } from './tools/tool.js';
 import { GATEWAY_VERSION } from './version.js';
+import { registerMcpApps, toolUiMeta } from './web/mcp-app.js';
 
 export const SERVER_NAME = 'fleetls';
 export const SERVER_VERSION = GATEWAY_VERSION;
@@ -121,11 +122,13 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
         inputSchema: argsObject(tool.input),
         outputSchema: tool.output,
         annotations: ANNOTATIONS,
+        _meta: toolUiMeta(tool.name),
       },
       (args: unknown, extra: Extra) => call(tool, args, extra),
     );
   }
   compactToolList(server);
+  registerMcpApps(server);
   return server;
 }
 

@@ -29,6 +29,8 @@ export interface HttpServerDeps extends McpServerDeps {
   notReady?: () => string | undefined;
   /** The Fleet API (Connect, gRPC-Web) at /fleetls.v1.Fleet/*, behind the same checks as /mcp. */
   fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The dashboard's cached host status at /dashboard/api/* (web/dashboard-api.ts), behind the same checks as /mcp. */
+  dashboardApi?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /**
    * Browser origins besides this server's own that may call /mcp, /metrics and the Fleet API
    * (CORS), exactly as a browser sends them (scheme, host, port); read per request.
@@ -39,6 +41,7 @@ export interface HttpServerDeps extends McpServerDeps {
 }
 
 export const FLEET_API_PREFIX = '/fleetls.v1.Fleet/';
+const DASHBOARD_API_PREFIX = '/dashboard/api/';
 
 /** What a Connect or gRPC-Web call from a page of an allowed origin may send and read. */
 const CORS_HEADERS = {
@@ -153,7 +156,8 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     }
     const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
     const fleetApi = url.pathname.startsWith(FLEET_API_PREFIX) ? deps.fleetApi : undefined;
-    if (url.pathname !== MCP_PATH && !metrics && !fleetApi) {
+    const dashboardApi = url.pathname.startsWith(DASHBOARD_API_PREFIX) ? deps.dashboardApi : undefined;
+    if (url.pathname !== MCP_PATH && !metrics && !fleetApi && !dashboardApi) {
       return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
     }
     // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends
@@ -186,6 +190,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       fleetApi(req, res);
       return;
     }
+    if (dashboardApi) return dashboardApi(req, res);
     if (metrics) {
       if (req.method !== 'GET') return jsonError(res, 405, 'method not allowed: GET /metrics', { allow: 'GET' });
       const text = await metrics.metrics();

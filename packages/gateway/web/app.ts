@@ -1,243 +1,204 @@
-// The fleetls dashboard: hosts with live status, a directory browser over one host or a
-// selector (caps and error rows shown, paged with the cursor), and a treemap of recursive
-// sizes. It calls the Fleet API of the server that served it; the token, when the server
-// asks for one, is typed in and kept in this tab's sessionStorage, never in the page.
-import { bytesText, FleetCallError, serverStream, unary } from './fleet-client.js';
-import { drawTreemap, type SizeNode } from './treemap.js';
+// The fleetls dashboard: hosts with their cached status, a directory browser, where the space
+// went (treemap + size list), a comparison of hosts, and running walks. Every view's state is
+// in the URL (shareable, reloadable; back and forward work). It calls the Fleet API of the
+// server that served it; the bearer token is typed in and kept in this tab's sessionStorage.
+import { browseView } from './browse-view.js';
+import { compareView } from './compare-view.js';
+import { makeContext, query, type View } from './context.js';
+import { $ } from './dom.js';
+import { FleetCallError, unary } from './fleet-client.js';
+import { hostsView } from './hosts-view.js';
+import { scansView } from './scans-view.js';
+import { spaceView } from './space-view.js';
 
 const TOKEN_KEY = 'fleetls-token';
-const REFRESH_MS = 10_000;
+/** Set once the gateway accepted this tab's token: a later refusal is then a changed or expired token. */
+const ACCEPTED_KEY = 'fleetls-token-accepted';
+const THEME_KEY = 'fleetls-theme';
 
-interface JsonStatus {
-  host: string;
-  status: string;
-  via: string;
-  elapsedMs?: string;
-  message?: string;
-}
-interface JsonEntry {
-  path?: string;
-  type?: string;
-  size?: string;
-  linkTarget?: string;
-  error?: { code?: string; detail?: string };
-}
-interface JsonTruncation {
-  dir?: string;
-  shown?: string;
-  total?: string;
-  reason?: string;
-}
-interface JsonRow {
-  entry?: JsonEntry;
-  truncation?: JsonTruncation;
-}
+const VIEWS: Record<string, View> = {
+  hosts: hostsView,
+  browse: browseView,
+  space: spaceView,
+  compare: compareView,
+  scans: scansView,
+};
 
-const $ = <T extends Element>(sel: string) => document.querySelector(sel) as T;
-const token = (): string | undefined => sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+const token = (): string | undefined => sessionStorage.getItem(TOKEN_KEY) || undefined;
+let signedIn = false;
+let current: AbortController | undefined;
 
-function cell(tr: HTMLTableRowElement, text: string, cls?: string): void {
-  const td = tr.insertCell();
-  td.textContent = text;
-  if (cls) td.className = cls;
-}
+class SignInNeeded extends Error {}
 
-/** The tool's own words: [DIR] a/b, [FILE] a/b/c, [WARNING] a: N items hidden…, [DENIED] p — detail. */
-function treeLine(row: JsonRow, root: string): { text: string; cls?: string } {
-  if (row.truncation) {
-    const t = row.truncation;
-    const dir = bytesText(t.dir) || root;
-    const hidden = Number(t.total ?? 0) - Number(t.shown ?? 0);
-    return {
-      text: `[WARNING] ${dir}: ${hidden} items hidden (showing first ${t.shown ?? 0} of ${t.total ?? 0} total)`,
-      cls: 'warn',
-    };
+/** Why the gateway refused: no token, a token it never accepted, or one it accepted before. */
+function refused(err: FleetCallError): void {
+  const sent = token() !== undefined;
+  const accepted = sessionStorage.getItem(ACCEPTED_KEY) === '1';
+  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(ACCEPTED_KEY);
+  let kind: 'missing' | 'wrong' | 'expired';
+  let text: string;
+  if (!sent) {
+    kind = 'missing';
+    text = 'This gateway requires a bearer token. Enter it to continue.';
+  } else if (accepted) {
+    kind = 'expired';
+    text =
+      'The token this tab signed in with is no longer accepted: it expired, or the gateway now runs with another one. Sign in with the current token.';
+  } else {
+    kind = 'wrong';
+    text = 'The gateway refused that token: it is not the one it runs with. Check it and try again.';
   }
-  const e = row.entry ?? {};
-  const path = bytesText(e.path) || root;
-  if (e.error) {
-    const code = (e.error.code ?? 'ERROR_CODE_ERROR').replace('ERROR_CODE_', '');
-    return { text: `[${code}] ${path} — ${e.error.detail ?? ''}`, cls: 'err' };
-  }
-  const type = (e.type ?? 'ENTRY_TYPE_FILE').replace('ENTRY_TYPE_', '');
-  if (type === 'DIR') return { text: `[DIR] ${path}` };
-  if (type === 'SYMLINK') return { text: `[LINK] ${path} -> ${bytesText(e.linkTarget)}` };
-  return { text: `[${type === 'FILE' ? 'FILE' : type}] ${path}` };
+  showLogin(kind, text, err.message);
 }
 
-async function call<T>(method: string, request: object): Promise<T> {
+function showLogin(kind: string, text: string, detail?: string): void {
+  signedIn = false;
+  current?.abort();
+  for (const v of document.querySelectorAll<HTMLElement>('.view')) v.hidden = true;
+  $('#nav').hidden = true;
+  $('#forget').hidden = true;
+  $('#conn').textContent = 'signed out';
+  const form = $<HTMLFormElement>('#login');
+  form.hidden = false;
+  const state = $('#login-state');
+  state.hidden = false;
+  state.dataset.kind = kind;
+  state.className = `state ${kind === 'missing' || kind === 'signed-out' ? 'info' : kind === 'expired' ? 'warn' : 'bad'}`;
+  state.textContent = detail && kind !== 'missing' ? `${text} (gateway: ${detail})` : text;
+  $<HTMLInputElement>('#token').focus();
+}
+
+async function guard<T>(p: Promise<T>): Promise<T> {
   try {
-    return await unary<T>(method, request, token());
+    const v = await p;
+    if (token()) sessionStorage.setItem(ACCEPTED_KEY, '1');
+    return v;
   } catch (err) {
-    if (err instanceof FleetCallError && err.code === 'unauthenticated')
-      showLogin('The server asks for a bearer token.');
+    if (err instanceof FleetCallError && err.code === 'unauthenticated') {
+      refused(err);
+      throw new SignInNeeded('sign in needed');
+    }
     throw err;
   }
 }
 
-// ---- hosts ----
-
-async function refreshHosts(): Promise<void> {
-  const res = await call<{
-    hosts?: (JsonStatus & {
-      transport: string;
-      address: string;
-      reachable?: boolean;
-      version?: string;
-      probe?: JsonStatus;
-    })[];
-  }>('ListHosts', { check: true });
-  const body = $<HTMLTableElement>('#hosts').tBodies[0];
-  body.replaceChildren();
-  for (const h of res.hosts ?? []) {
-    const tr = body.insertRow();
-    tr.dataset.host = h.host;
-    cell(tr, h.host);
-    cell(tr, h.transport);
-    cell(tr, h.address);
-    const status = h.probe?.status ?? 'unknown';
-    cell(
-      tr,
-      status === 'ok' ? `ok (${h.probe?.via})` : `${status}${h.probe?.message ? `: ${h.probe.message}` : ''}`,
-      status === 'ok' ? 'ok' : 'bad',
-    );
-    cell(tr, h.version ?? '');
-    cell(tr, h.probe?.elapsedMs !== undefined ? `${h.probe.elapsedMs} ms` : '');
-  }
-  $('#hosts-updated').textContent = `checked ${new Date().toLocaleTimeString()}`;
+function navigate(params: Record<string, string | undefined>, replace = false): void {
+  const url = query(params);
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  void render();
 }
 
-// ---- browse ----
-
-let cursor: string | undefined;
-
-function browseArgs() {
-  return {
-    host: $<HTMLInputElement>('#selector').value,
-    path: $<HTMLInputElement>('#path').value,
-    depth: Number($<HTMLInputElement>('#depth').value),
-    maxItemsPerDir: Number($<HTMLInputElement>('#per-dir').value),
-  };
-}
-
-async function list(page?: string): Promise<void> {
-  const args = browseArgs();
-  $('#browse-error').textContent = '';
+async function render(): Promise<void> {
+  if (!signedIn) return;
+  current?.abort();
+  const ac = new AbortController();
+  current = ac;
+  const params = new URLSearchParams(location.search);
+  const name = VIEWS[params.get('view') ?? ''] ? (params.get('view') as string) : 'hosts';
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
+    if (a.dataset.view === name) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  for (const [v] of Object.entries(VIEWS)) $(`#view-${v}`).hidden = v !== name;
+  document.title = `${name[0].toUpperCase()}${name.slice(1)} · fleetls`;
   try {
-    const res = await call<{
-      rows?: { host: string; row: JsonRow }[];
-      hosts?: JsonStatus[];
-      nextCursor?: string;
-      truncations?: { host: string; truncation: JsonTruncation }[];
-    }>('ListDirectory', { ...args, ...(page ? { cursor: page } : {}) });
-    const pre = $<HTMLPreElement>('#tree');
-    if (!page) pre.replaceChildren();
-    const multi = (res.hosts ?? []).length > 1 || args.host.includes(',') || args.host === 'all';
-    for (const s of res.hosts ?? []) {
-      if (s.status !== 'ok') {
-        const span = document.createElement('span');
-        span.className = 'err';
-        span.textContent = `${multi ? `${s.host}: ` : ''}[ERROR] ${s.status} — ${s.message ?? ''}\n`;
-        pre.append(span);
-      }
-    }
-    for (const r of res.rows ?? []) {
-      const { text, cls } = treeLine(r.row, args.path);
-      const span = document.createElement('span');
-      if (cls) span.className = cls;
-      span.textContent = `${multi ? `${r.host}: ` : ''}${text}\n`;
-      pre.append(span);
-    }
-    for (const t of res.truncations ?? []) {
-      const span = document.createElement('span');
-      span.className = 'warn';
-      span.textContent = `${t.host}: [WARNING] walk cut (${t.truncation.reason}) after ${t.truncation.shown} rows\n`;
-      pre.append(span);
-    }
-    cursor = res.nextCursor;
-    $<HTMLButtonElement>('#next').hidden = !cursor;
+    await VIEWS[name]($(`#view-${name}`), makeContext(params, ac.signal, token, guard, navigate));
   } catch (err) {
-    $('#browse-error').textContent = (err as Error).message;
+    if (err instanceof SignInNeeded || ac.signal.aborted) return;
+    const fatal = $('#fatal');
+    fatal.hidden = false;
+    fatal.textContent = (err as Error).message;
   }
 }
 
-// ---- treemap ----
-
-async function space(): Promise<void> {
-  const { host, path } = browseArgs();
-  $('#browse-error').textContent = '';
-  const hosts = new Map<string, SizeNode[]>();
-  const states = new Map<string, string>();
-  const show = () => {
-    $('#walk-hosts').textContent = [...states].map(([h, s]) => `${h}: ${s}`).join(' · ');
-  };
-  try {
-    await serverStream<{
-      host?: { host: string; state: string; status?: JsonStatus };
-      rows?: { host: string; rows?: JsonRow[] };
-    }>('Walk', { host, path, maxDepth: 1, dirSizes: true }, token(), (e) => {
-      if (e.host) {
-        states.set(e.host.host, e.host.state === 'done' ? (e.host.status?.status ?? 'done') : e.host.state);
-        show();
-      }
-      if (e.rows) {
-        const list = hosts.get(e.rows.host) ?? [];
-        for (const r of e.rows.rows ?? []) {
-          if (r.entry?.path && !r.entry.error)
-            list.push({ name: bytesText(r.entry.path), size: Number(r.entry.size ?? 0) });
-        }
-        hosts.set(e.rows.host, list);
-      }
-    });
-    const svg = $<SVGSVGElement>('#treemap');
-    svg.removeAttribute('hidden');
-    drawTreemap(
-      svg,
-      [...hosts].map(([name, children]) => ({ name, children })),
-    );
-  } catch (err) {
-    $('#browse-error').textContent = (err as Error).message;
-  }
-}
-
-// ---- start ----
-
-function showLogin(why: string): void {
-  sessionStorage.removeItem(TOKEN_KEY);
-  $<HTMLElement>('#app').hidden = true;
-  $<HTMLFormElement>('#login').hidden = false;
-  $('#login-error').textContent = why;
-}
-
+/** The first call says whether a token is needed and whether this one is right. */
 async function start(): Promise<void> {
+  $('#fatal').hidden = true;
   try {
-    await refreshHosts();
+    await guard(unary('ListHosts', { host: 'all' }, { token: token() }));
   } catch (err) {
-    if (!(err instanceof FleetCallError && err.code === 'unauthenticated'))
-      $('#conn').textContent = (err as Error).message;
+    if (err instanceof SignInNeeded) return;
+    $('#fatal').hidden = false;
+    $('#fatal').textContent = `The gateway did not answer: ${(err as Error).message}`;
     return;
   }
+  signedIn = true;
   $<HTMLFormElement>('#login').hidden = true;
-  $<HTMLElement>('#app').hidden = false;
-  $<HTMLButtonElement>('#forget').hidden = token() === undefined;
-  $('#conn').textContent = token() ? 'signed in with a bearer token' : 'no token needed (loopback)';
-  setInterval(() => void refreshHosts().catch(() => {}), REFRESH_MS);
+  $('#nav').hidden = false;
+  $('#forget').hidden = token() === undefined;
+  $('#conn').textContent = token() ? 'signed in (bearer token)' : 'no token needed (loopback, --no-auth)';
+  await render();
 }
+
+// ---- theme: auto (the system's), light, dark ----
+function applyTheme(): void {
+  const t = localStorage.getItem(THEME_KEY) ?? 'auto';
+  if (t === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = t;
+  const b = $('#theme');
+  b.textContent = `Theme: ${t}`;
+  b.title =
+    t === 'auto' ? 'Follows the system; click for light, dark, auto' : 'Click for the next of light, dark, auto';
+}
+$('#theme').addEventListener('click', () => {
+  const t = localStorage.getItem(THEME_KEY) ?? 'auto';
+  const next = t === 'auto' ? 'light' : t === 'light' ? 'dark' : 'auto';
+  if (next === 'auto') localStorage.removeItem(THEME_KEY);
+  else localStorage.setItem(THEME_KEY, next);
+  applyTheme();
+});
+applyTheme();
 
 $<HTMLFormElement>('#login').addEventListener('submit', (ev) => {
   ev.preventDefault();
-  sessionStorage.setItem(TOKEN_KEY, $<HTMLInputElement>('#token').value.trim());
-  $<HTMLInputElement>('#token').value = '';
+  const input = $<HTMLInputElement>('#token');
+  sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+  sessionStorage.removeItem(ACCEPTED_KEY);
+  input.value = '';
   void start();
 });
-$<HTMLButtonElement>('#forget').addEventListener('click', () => {
-  showLogin('');
+$('#forget').addEventListener('click', () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(ACCEPTED_KEY);
+  showLogin('signed-out', 'Signed out. The token was removed from this tab.');
 });
-$<HTMLFormElement>('#browse').addEventListener('submit', (ev) => {
+
+// In-page links (?view=…) move through history without reloading; modified clicks open tabs as usual.
+document.addEventListener('click', (ev) => {
+  const a = (ev.target as Element).closest?.('a');
+  if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  const href = a.getAttribute('href') ?? '';
+  if (!href.startsWith('?')) return;
   ev.preventDefault();
-  void list();
+  history.pushState(null, '', href);
+  void render();
+  $('#main').focus({ preventScroll: true });
 });
-$<HTMLButtonElement>('#next').addEventListener('click', () => void list(cursor));
-$<HTMLButtonElement>('#space').addEventListener('click', () => void space());
+window.addEventListener('popstate', () => void render());
+
+// Keys: "/" to the view's first field; g then h/b/s/c/r for a view; Backspace (outside fields) up a level.
+let pendingG = false;
+document.addEventListener('keydown', (ev) => {
+  const t = ev.target as HTMLElement;
+  if (t.closest('input, select, textarea') || ev.metaKey || ev.ctrlKey || ev.altKey || !signedIn) return;
+  if (ev.key === '/') {
+    const field = document.querySelector<HTMLInputElement>('.view:not([hidden]) input');
+    if (field) {
+      ev.preventDefault();
+      field.focus();
+      field.select();
+    }
+    return;
+  }
+  if (pendingG) {
+    pendingG = false;
+    const view = { h: 'hosts', b: 'browse', s: 'space', c: 'compare', r: 'scans' }[ev.key];
+    if (view) document.querySelector<HTMLAnchorElement>(`#nav a[data-view="${view}"]`)?.click();
+    return;
+  }
+  if (ev.key === 'g') pendingG = true;
+  if (ev.key === 'Backspace') document.querySelector<HTMLAnchorElement>('.view:not([hidden]) a[data-up]')?.click();
+});
 
 void start();

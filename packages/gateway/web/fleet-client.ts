@@ -1,11 +1,14 @@
 // The Fleet API from the browser, over the Connect protocol with JSON (plain fetch): unary
-// calls, and the server-streaming Walk as enveloped JSON messages read as they arrive.
+// calls, and the server-streaming Walk as enveloped JSON messages read as they arrive; and
+// the dashboard's own calls (/dashboard/api/*: the gateway's cached host status).
 // The bearer token is sent when the page has one; nothing else is kept anywhere.
 
 export class FleetCallError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** HTTP status of the answer. */
+    readonly status = 0,
   ) {
     super(message);
   }
@@ -23,17 +26,36 @@ async function failure(res: Response): Promise<FleetCallError> {
   const body = (await res.json().catch(() => ({}))) as {
     code?: string;
     message?: string;
-    error?: { message?: string };
+    error?: { code?: string | number; message?: string };
   };
-  if (res.status === 401) return new FleetCallError('unauthenticated', body.error?.message ?? 'unauthenticated');
-  return new FleetCallError(body.code ?? `http_${res.status}`, body.message ?? body.error?.message ?? res.statusText);
+  const message = body.message ?? body.error?.message ?? res.statusText;
+  if (res.status === 401) return new FleetCallError('unauthenticated', message, 401);
+  const code = body.code ?? (typeof body.error?.code === 'string' ? body.error.code : `http_${res.status}`);
+  return new FleetCallError(code, message, res.status);
 }
 
-export async function unary<T>(method: string, request: object, token: string | undefined): Promise<T> {
+export interface CallOptions {
+  token: string | undefined;
+  signal?: AbortSignal;
+}
+
+export async function unary<T>(method: string, request: object, o: CallOptions): Promise<T> {
   const res = await fetch(PREFIX + method, {
     method: 'POST',
-    headers: headers(token, 'application/json'),
+    headers: headers(o.token, 'application/json'),
     body: JSON.stringify(request),
+    signal: o.signal,
+  });
+  if (!res.ok) throw await failure(res);
+  return (await res.json()) as T;
+}
+
+/** GET or POST one of /dashboard/api/*. */
+export async function dashboardCall<T>(method: 'GET' | 'POST', path: string, o: CallOptions): Promise<T> {
+  const res = await fetch(`/dashboard/api/${path}`, {
+    method,
+    headers: o.token ? { authorization: `Bearer ${o.token}` } : {},
+    signal: o.signal,
   });
   if (!res.ok) throw await failure(res);
   return (await res.json()) as T;
@@ -51,13 +73,14 @@ function envelope(message: object): Uint8Array<ArrayBuffer> {
 export async function serverStream<T>(
   method: string,
   request: object,
-  token: string | undefined,
+  o: CallOptions,
   onMessage: (m: T) => void,
 ): Promise<void> {
   const res = await fetch(PREFIX + method, {
     method: 'POST',
-    headers: headers(token, 'application/connect+json'),
+    headers: headers(o.token, 'application/connect+json'),
     body: envelope(request),
+    signal: o.signal,
   });
   if (!res.ok || !res.body) throw await failure(res);
   const reader = res.body.getReader();
@@ -85,12 +108,4 @@ export async function serverStream<T>(
     }
     if (done) return;
   }
-}
-
-/** bytes fields arrive as base64; names that are not UTF-8 are shown with replacement characters. */
-export function bytesText(b64: string | undefined): string {
-  if (!b64) return '';
-  const bin = atob(b64);
-  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-  return new TextDecoder().decode(bytes);
 }

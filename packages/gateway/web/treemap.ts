@@ -1,56 +1,144 @@
-// "Where did the space go": the recursive sizes under a path, host by host, as a treemap
-// (d3-hierarchy's squarified layout, drawn as plain SVG).
+// The space treemap (d3-hierarchy's squarified layout, drawn as plain SVG): one rectangle per
+// directory, nested a level, the rest of a directory (its files, the directories below the top
+// N) in grey. A rectangle is focusable; click or Enter opens it, hovering or focusing tells
+// its exact bytes and per-host values. A lower bound is hatched and marked ≥.
 import { hierarchy, treemap, treemapSquarify } from 'd3-hierarchy';
-
-export interface SizeNode {
-  name: string;
-  size?: number;
-  children?: SizeNode[];
-}
+import type { SpaceNode } from './space-model.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const COLOURS = ['#0969da', '#1a7f37', '#9a6700', '#8250df', '#bf3989', '#cf222e', '#1b7c83'];
+// Dark enough for white 11px labels (WCAG AA on each).
+const COLOURS = ['#0b5fcc', '#1a7f37', '#8a5a00', '#7a3fd0', '#b3246e', '#c62828', '#11707a', '#5a6270'];
 
-function human(n: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
+export interface TreemapHandlers {
+  open(node: SpaceNode): void;
+  hover(node: SpaceNode | undefined, at?: { x: number; y: number }): void;
 }
 
-export function drawTreemap(svg: SVGSVGElement, hosts: SizeNode[]): void {
-  const width = svg.width.baseVal.value;
-  const height = svg.height.baseVal.value;
-  svg.replaceChildren();
-  const root = hierarchy<SizeNode>({ name: '', children: hosts })
-    .sum((d) => (d.children ? 0 : Math.max(0, d.size ?? 0)))
-    .sort((a, b) => (b.value ?? 0) - (a.value ?? 0));
-  const laid = treemap<SizeNode>().tile(treemapSquarify).size([width, height]).paddingTop(16).paddingInner(1)(root);
-  for (const node of laid.descendants()) {
-    if (node.depth === 0) continue;
-    const hostIndex = laid.children?.indexOf(node.depth === 1 ? node : (node.parent as typeof node)) ?? 0;
-    const g = document.createElementNS(SVG, 'g');
-    g.setAttribute('transform', `translate(${node.x0},${node.y0})`);
-    const rect = document.createElementNS(SVG, 'rect');
-    rect.setAttribute('width', String(Math.max(0, node.x1 - node.x0)));
-    rect.setAttribute('height', String(Math.max(0, node.y1 - node.y0)));
-    rect.setAttribute('fill', COLOURS[hostIndex % COLOURS.length]);
-    rect.setAttribute('fill-opacity', node.depth === 1 ? '0.15' : '0.6');
-    rect.setAttribute('data-name', node.data.name);
-    const title = document.createElementNS(SVG, 'title');
-    title.textContent = `${node.data.name}: ${human(node.value ?? 0)}`;
-    rect.append(title);
-    g.append(rect);
-    if (node.x1 - node.x0 > 40 && node.y1 - node.y0 > 14) {
-      const text = document.createElementNS(SVG, 'text');
-      text.setAttribute('x', '3');
-      text.setAttribute('y', '12');
-      text.textContent = `${node.data.name} ${human(node.value ?? 0)}`;
-      g.append(text);
-    }
-    svg.append(g);
+function human(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let i = 0;
+  let v = n;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
   }
+  return `${i === 0 ? v : v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+export function sizeLabel(n: SpaceNode): string {
+  return `${n.partial ? '≥ ' : ''}${human(n.size)}`;
+}
+
+function el<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number>,
+): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+export function drawTreemap(svg: SVGSVGElement, root: SpaceNode, on: TreemapHandlers, title: string): void {
+  const box = svg.getBoundingClientRect();
+  const width = Math.max(200, Math.round(box.width || 900));
+  const height = Math.max(160, Math.round(box.height || 440));
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('role', 'group');
+  svg.setAttribute('aria-label', title);
+  svg.replaceChildren();
+  const defs = el('defs', {});
+  const hatch = el('pattern', {
+    id: 'lower-bound',
+    width: 6,
+    height: 6,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
+  hatch.append(el('rect', { width: 3, height: 6, fill: '#ffffff', 'fill-opacity': 0.35 }));
+  defs.append(hatch);
+  svg.append(defs);
+  // Two levels: the directories of the path, and theirs; a leaf's area is its size.
+  const tree = hierarchy<SpaceNode>(root, (d) =>
+    d === root || (!d.rest && d.children.length > 0 && !d.path.includes('/')) ? d.children : undefined,
+  );
+  tree.eachAfter((n) => {
+    (n as { value?: number }).value = n.children ? n.children.reduce((s, c) => s + (c.value ?? 0), 0) : n.data.size;
+  });
+  tree.sort((a, b) => (b.value ?? 0) - (a.value ?? 0));
+  const laid = treemap<SpaceNode>()
+    .tile(treemapSquarify)
+    .size([width, height])
+    .paddingTop((d) => (d.depth === 1 && d.children ? 16 : 0))
+    .paddingInner(1)(tree);
+  for (const [i, top] of (laid.children ?? []).entries()) {
+    const colour = top.data.rest ? '#8c959f' : COLOURS[i % COLOURS.length];
+    for (const n of top.descendants()) {
+      const w = n.x1 - n.x0;
+      const hgt = n.y1 - n.y0;
+      if (w < 1 || hgt < 1) continue;
+      const d = n.data;
+      const g = el('g', {
+        class: `node${d.rest ? ' rest' : ''}`,
+        transform: `translate(${n.x0},${n.y0})`,
+        [d.rest ? 'data-rest-of' : 'data-path']: d.path,
+      });
+      if (!d.rest) {
+        g.setAttribute('tabindex', '0');
+        g.setAttribute('role', 'link');
+      } else g.setAttribute('role', 'img');
+      g.setAttribute('aria-label', `${d.rest ? `${d.name} of ${d.path || '.'}` : d.path}: ${sizeLabel(d)}`);
+      g.append(
+        el('rect', { width: w, height: hgt, fill: colour, 'fill-opacity': d.rest ? 0.35 : n.depth === 1 ? 0.75 : 1 }),
+      );
+      if (d.partial) g.append(el('rect', { width: w, height: hgt, fill: 'url(#lower-bound)', class: 'partial' }));
+      if (w > 46 && hgt > 14) {
+        const t = el('text', { x: 4, y: 12 });
+        const label = `${d.name} ${sizeLabel(d)}`;
+        t.textContent = label.length * 6.2 > w ? `${label.slice(0, Math.max(1, Math.floor(w / 6.2) - 1))}…` : label;
+        g.append(t);
+      }
+      const point = (ev: MouseEvent | FocusEvent) =>
+        ev instanceof MouseEvent
+          ? { x: ev.clientX, y: ev.clientY }
+          : (() => {
+              const r = g.getBoundingClientRect();
+              return { x: r.left + 8, y: r.top + 8 };
+            })();
+      g.addEventListener('mousemove', (ev) => {
+        ev.stopPropagation();
+        on.hover(d, point(ev));
+      });
+      g.addEventListener('focus', (ev) => on.hover(d, point(ev)));
+      g.addEventListener('blur', () => on.hover(undefined));
+      // The rest of a directory drawn inside it opens that directory, as a click on its header does.
+      const target = d.rest ? (n.depth > 1 ? n.parent?.data : undefined) : d;
+      if (target) {
+        g.addEventListener('click', (ev) => {
+          ev.stopPropagation();
+          on.open(target);
+        });
+      }
+      if (!d.rest) {
+        g.addEventListener('keydown', (ev) => {
+          if (ev.key === 'Enter' || ev.key === ' ') {
+            ev.preventDefault();
+            on.open(d);
+          }
+        });
+      }
+      svg.append(g);
+    }
+  }
+  svg.addEventListener('mouseleave', () => on.hover(undefined));
+}
+
+/** The hover card: name, exact bytes, each host's value, and a lower bound said in words. */
+export function tipLines(d: SpaceNode, base: string): string[] {
+  const lines = [
+    d.rest ? `${d.name} in ${base}${d.path ? `/${d.path}` : ''}` : `${base.replace(/\/$/, '')}/${d.path}`,
+    `${d.partial ? 'at least ' : ''}${d.size.toLocaleString('en-US')} bytes (${sizeLabel(d)})`,
+  ];
+  for (const p of d.perHost) lines.push(`${p.host}: ${p.partial ? '≥ ' : ''}${p.size.toLocaleString('en-US')} bytes`);
+  if (d.partial) lines.push('a lower bound: part of it could not be read in time, or was unreadable');
+  return lines;
 }

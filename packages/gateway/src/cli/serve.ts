@@ -13,6 +13,8 @@ import { startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
 import { MemoryPageStore, type PageStore } from '../tools/page-store.js';
 import { loadDashboard } from '../web/assets.js';
+import { createDashboardApi } from '../web/dashboard-api.js';
+import { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
 
 export interface ServeFlags {
@@ -86,6 +88,7 @@ export async function runServe(deps: {
   const readiness = new Readiness(['inventory', ...(grpcAt ? [GRPC] : [])]);
   let loaded: { fleet: LoadedFleet; options: GatewayOptions } | undefined;
   let fleetApi: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let hostStatus: HostStatusCache | undefined;
   const closers: (() => Promise<void>)[] = [];
   let httpUrl: string | undefined;
   try {
@@ -109,6 +112,7 @@ export async function runServe(deps: {
         fleetApi: (req, res) => ready(fleetApi)(req, res),
         corsOrigins: corsOrigins(flags.corsOrigin),
         dashboard: loadDashboard(),
+        dashboardApi: createDashboardApi(() => ready(hostStatus)),
         notReady: () => readiness.notReady(),
       });
       closers.push(server.close);
@@ -132,6 +136,10 @@ export async function runServe(deps: {
       // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
       const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
       fleetApi = createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:no-auth' });
+      // The dashboard's host status: one probe per interval for all its tabs (web/host-status.ts).
+      const cache = new HostStatusCache({ fleet, options, logger });
+      hostStatus = cache;
+      closers.push(async () => cache.close());
     }
     if (grpcAt) {
       // grpc-js and the Fleet API load only with --grpc.

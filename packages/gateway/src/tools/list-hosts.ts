@@ -44,7 +44,7 @@ const output = {
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
-type HostRow = z.infer<typeof hostRowSchema>;
+export type HostRow = z.infer<typeof hostRowSchema>;
 export type ListHostsAnswer = z.infer<z.ZodObject<typeof output>>;
 
 interface Plan {
@@ -64,7 +64,8 @@ function versionText(r: HostRow): string | undefined {
   return lacks.length > 0 && r.version !== undefined ? `${r.version} (lacks ${lacks.join(', ')})` : r.version;
 }
 
-function hostRow(r: HostListing['rows'][number]): HostRow {
+/** One host as list_hosts' structured rows show it (the dashboard's host cache keeps these, uncut). */
+export function hostRow(r: HostListing['rows'][number]): HostRow {
   const h = r.host;
   const row: HostRow = {
     host: h.name,

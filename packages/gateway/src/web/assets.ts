@@ -9,6 +9,9 @@ const FILES: Record<string, { file: (typeof DASHBOARD_FILES)[number]; type: stri
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  // Browsers ask for /favicon.ico whatever the page links; the same icon, so no 404 in the console.
+  '/favicon.ico': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 
 /** The page may load only its own files and call only its own server. */
@@ -23,6 +26,15 @@ const SECURITY_HEADERS = {
 export interface Dashboard {
   /** Answers a GET of one of the dashboard's paths; false when `pathname` is not one. */
   serve(pathname: string, res: ServerResponse): boolean;
+}
+
+/** The in-chat treemap's page (the MCP App of disk_usage), or undefined in a build without the web files. */
+export function loadDuApp(): string | undefined {
+  try {
+    return readDashboardFile('du-app.html').toString('utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 export function loadDashboard(): Dashboard | undefined {

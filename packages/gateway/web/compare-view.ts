@@ -1,0 +1,169 @@
+// Compare: diff_directory as a view. Which hosts agree (groups, A the largest), and each path
+// that differs with what each set of hosts has there (absent, or the compared attributes).
+// State: ?view=compare&host&path&depth.
+import type { JsonStatus } from './browse-view.js';
+import { query, type ViewContext } from './context.js';
+import { fill, h } from './dom.js';
+import { humanSize, type JsonEntry, kindOf, modeText, mtimeText, nameText } from './format.js';
+import { breadcrumbs } from './paths.js';
+
+interface DiffAnswer {
+  compare?: string[];
+  groups?: { id: string; hosts: string[] }[];
+  differences?: {
+    path?: string;
+    values?: { hosts: string[]; present?: boolean; entry?: JsonEntry }[];
+    notCompared?: string[];
+  }[];
+  total?: string;
+  nextCursor?: string;
+  hosts?: JsonStatus[];
+  truncations?: { host: string; truncation: { dir?: string; reason?: string } }[];
+}
+
+function valueText(v: { present?: boolean; entry?: JsonEntry }, compare: string[]): string {
+  if (!v.present) return 'absent';
+  const e = v.entry ?? {};
+  const parts: string[] = [];
+  for (const c of compare) {
+    if (c === 'type') parts.push(kindOf(e.type));
+    if (c === 'size')
+      parts.push(`${humanSize(Number(e.size ?? 0))} (${Number(e.size ?? 0).toLocaleString('en-US')} B)`);
+    if (c === 'mode') parts.push(modeText(e));
+    if (c === 'owner') parts.push(`${e.uid ?? 0}:${e.gid ?? 0}`);
+    if (c === 'mtime') parts.push(mtimeText(e));
+  }
+  return parts.join(', ');
+}
+
+export async function compareView(section: HTMLElement, ctx: ViewContext): Promise<void> {
+  const p = ctx.params;
+  const host = p.get('host') ?? 'all';
+  const path = p.get('path') ?? '/';
+  const depth = Math.min(10, Math.max(1, Number(p.get('depth') ?? 2) || 2));
+  const state = { view: 'compare', host, path, depth: depth === 2 ? undefined : String(depth) };
+  const hostInput = h('input', { id: 'compare-host', value: host, size: 22, spellcheck: 'false' });
+  const pathInput = h('input', { id: 'compare-path', value: path, size: 40, spellcheck: 'false' });
+  const depthInput = h('input', { id: 'compare-depth', type: 'number', min: 1, max: 10, value: depth });
+  const groups = h('div', { class: 'groups', id: 'diff-groups' });
+  const summary = h('p', { id: 'diff-summary', role: 'status' }, 'comparing…');
+  const notices = h('div', {});
+  const body = h('tbody');
+  const more = h('button', { type: 'button', id: 'diff-more', hidden: true }, 'Load more');
+  fill(
+    section,
+    h('h1', { id: 'h-compare' }, 'Compare hosts'),
+    h(
+      'form',
+      {
+        class: 'bar',
+        onsubmit: (ev: Event) => {
+          ev.preventDefault();
+          ctx.navigate({
+            ...state,
+            host: hostInput.value.trim() || 'all',
+            path: pathInput.value.trim() || '/',
+            depth: depthInput.value === '2' ? undefined : depthInput.value,
+          });
+        },
+      },
+      h('label', { for: 'compare-host' }, 'Hosts', hostInput),
+      h('label', { for: 'compare-path' }, 'Path', pathInput),
+      h('label', { for: 'compare-depth' }, 'Levels', depthInput),
+      h('button', { type: 'submit', class: 'primary' }, 'Compare'),
+    ),
+    breadcrumbs(path, (to) => query({ ...state, path: to })),
+    summary,
+    groups,
+    notices,
+    h(
+      'table',
+      { id: 'differences' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'path'),
+          h('th', { scope: 'col' }, 'hosts'),
+          h('th', { scope: 'col' }, 'what they have'),
+        ),
+      ),
+      body,
+    ),
+    more,
+  );
+
+  let cursor: string | undefined;
+  let shown = 0;
+  const page = async (c?: string) => {
+    more.disabled = true;
+    const res = await ctx.call<DiffAnswer>('DiffDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
+    const compare = res.compare ?? ['type', 'size', 'mode', 'owner'];
+    if (!c) {
+      for (const g of res.groups ?? [])
+        groups.append(
+          h(
+            'div',
+            { class: 'card', 'data-group': g.id },
+            h('strong', {}, `${g.id}${g.id === 'A' ? ' (baseline)' : ''}: `),
+            g.hosts.join(', '),
+          ),
+        );
+      for (const s of res.hosts ?? [])
+        if (s.status !== 'ok')
+          notices.append(
+            h(
+              'p',
+              { class: 'banner bad', 'data-host-status': s.status },
+              `${s.host}: ${s.status}${s.message ? ` — ${s.message}` : ''} (not compared)`,
+            ),
+          );
+      for (const t of res.truncations ?? [])
+        notices.append(
+          h(
+            'p',
+            { class: 'banner warn' },
+            `${t.host}: ${nameText(t.truncation.dir) || path} listed in part; only what both sides listed was compared`,
+          ),
+        );
+    }
+    for (const d of res.differences ?? []) {
+      const values = d.values ?? [];
+      values.forEach((v, i) => {
+        body.append(
+          h(
+            'tr',
+            { 'data-path': i === 0 ? nameText(d.path) : undefined },
+            i === 0
+              ? h('td', { class: 'name', rowspan: values.length + (d.notCompared?.length ? 1 : 0) }, nameText(d.path))
+              : undefined,
+            h('td', {}, v.hosts.join(', ')),
+            h('td', { class: v.present ? 'mono' : 'lb' }, valueText(v, compare)),
+          ),
+        );
+      });
+      if (d.notCompared?.length)
+        body.append(
+          h(
+            'tr',
+            {},
+            h('td', {}, d.notCompared.join(', ')),
+            h('td', { class: 'muted' }, 'could not say (listed in part)'),
+          ),
+        );
+      shown++;
+    }
+    const groupsN = (res.groups ?? []).length;
+    summary.textContent =
+      groupsN <= 1 && shown === 0
+        ? `All ${(res.groups ?? [])[0]?.hosts.length ?? 0} hosts that answered have the same listing of ${path} (comparing ${compare.join(', ')}).`
+        : `${groupsN} groups of hosts; ${shown} of ${res.total ?? shown} differing paths shown (comparing ${compare.join(', ')}).`;
+    cursor = res.nextCursor || undefined;
+    more.hidden = !cursor;
+    more.disabled = false;
+  };
+  more.addEventListener('click', () => void page(cursor));
+  await page();
+}

@@ -1,0 +1,42 @@
+// Values as the text answers show them: names escaped by core's own display-text (the same
+// function as the MCP and CLI text), sizes as ls -h, modes as ls -l, times in the host's offset.
+import { displayBytes, formatMtime, humanSize, modeString } from '@fleetls/core/display-text';
+
+export { humanSize };
+
+/** A bytes field of the Fleet API's JSON (base64) → the escaped name the text answers show. */
+export function nameText(b64: string | undefined): string {
+  if (!b64) return '';
+  const bin = atob(b64);
+  return displayBytes(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}
+
+export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'char' | 'block' | 'unknown';
+
+/** ENTRY_TYPE_DIR → dir. */
+export function kindOf(t: string | undefined): EntryKind {
+  const k = (t ?? 'ENTRY_TYPE_FILE').replace('ENTRY_TYPE_', '').toLowerCase();
+  return (['file', 'dir', 'symlink', 'fifo', 'socket', 'char', 'block'].includes(k) ? k : 'unknown') as EntryKind;
+}
+
+export interface JsonEntry {
+  path?: string;
+  type?: string;
+  size?: string;
+  mtimeSec?: string;
+  mtimeNsec?: number;
+  utcOffsetMin?: number;
+  mode?: number;
+  uid?: number;
+  gid?: number;
+  linkTarget?: string;
+  sizePartial?: boolean;
+  error?: { code?: string; detail?: string };
+}
+
+export const modeText = (e: JsonEntry): string => modeString(e.mode ?? 0, kindOf(e.type));
+export const mtimeText = (e: JsonEntry): string =>
+  e.mtimeSec === undefined ? '' : formatMtime(Number(e.mtimeSec), e.mtimeNsec ?? 0, e.utcOffsetMin ?? 0);
+/** Exact bytes with thousands separators: "70,000 bytes". */
+export const exactBytes = (n: number): string => `${n.toLocaleString('en-US')} bytes`;
+export const errorCode = (code: string | undefined): string => (code ?? 'ERROR_CODE_ERROR').replace('ERROR_CODE_', '');
