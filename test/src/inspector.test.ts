@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { TOOLS } from '@fleetls/gateway';
 import { assertConforms } from '@fleetls/gateway/testing';
 import { REPO_ROOT } from './helpers/agent-process.js';
 
@@ -37,19 +38,11 @@ describe('MCP Inspector CLI against fleetls serve', () => {
   writeFileSync(join(dir, 'top.txt'), 'yy');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('lists the seven read-only tools with their schemas', async () => {
+  it('lists every tool of the registry, read-only, with its schemas', async () => {
     const { tools } = (await inspector(['--method', 'tools/list'])) as {
       tools: { name: string; annotations?: Record<string, boolean>; outputSchema?: unknown }[];
     };
-    assert.deepEqual(tools.map((t) => t.name).sort(), [
-      'diff_directory',
-      'disk_usage',
-      'list_directories',
-      'list_directory',
-      'list_files',
-      'list_hosts',
-      'stat',
-    ]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS.map((t) => t.name).sort());
     for (const t of tools) {
       assert.equal(t.annotations?.readOnlyHint, true, t.name);
       assert.equal(t.annotations?.idempotentHint, true, t.name);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { TOOLS } from '@fleetls/gateway';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -42,17 +43,9 @@ describe('fleetls serve over stdio, with an inventory', () => {
     await fx?.close();
   });
 
-  it('lists the seven tools', async () => {
+  it('lists every tool of the registry', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), [
-      'diff_directory',
-      'disk_usage',
-      'list_directories',
-      'list_directory',
-      'list_files',
-      'list_hosts',
-      'stat',
-    ]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS.map((t) => t.name).sort());
   });
 
   it('list_hosts check=true probes every host', async () => {

@@ -5,12 +5,13 @@
 // A verb's modules load when it runs (dynamic imports): `fleetls --version` loads commander
 // alone, a tool's verb the registry and the fleet, `serve` the MCP and gRPC faces.
 import type { HostStatus, Observer } from '@fleetls/core';
-import { Command, CommanderError, Option } from 'commander';
+import { type Command, CommanderError, Option } from 'commander';
 import type { LoadedFleet } from '../fleet.js';
 import type { GatewayNatsSettings } from '../inventory-nats.js';
 import type { Logger } from '../logger.js';
 import type { GatewayOptions } from '../options.js';
 import type { AnyTool, CliFace, ToolContext, ToolResult } from '../tools/tool.js';
+import { FleetlsCommand } from './command.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './io.js';
 import type { ServeFlags } from './serve.js';
@@ -69,7 +70,7 @@ export async function runCli(io: CliIo): Promise<number> {
   };
   const err = (line: string) => io.stderr.write(`${line}\n`);
 
-  const program = new Command('fleetls')
+  const program = new FleetlsCommand('fleetls')
     .description('List directories across a fleet of Linux hosts (CLI and MCP server)')
     .version(io.version ?? '0.0.0', '-V, --version')
     .option(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
-import { verbOf } from './run.js';
+import { EXIT_USAGE, runCli, verbOf } from './run.js';
 
 describe('the verb of a command line (what decides which modules load)', () => {
   const program = new Command('fleetls')
@@ -17,5 +17,31 @@ describe('the verb of a command line (what decides which modules load)', () => {
     assert.equal(verbOf(program, ['--version']), undefined);
     assert.equal(verbOf(program, []), undefined);
     assert.equal(verbOf(program, ['--inventory', 'x.yaml']), undefined);
+  });
+});
+
+describe('an unknown flag', () => {
+  const run = async (argv: string[]) => {
+    let stderr = '';
+    const code = await runCli({
+      argv,
+      env: {},
+      cwd: process.cwd(),
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s) },
+    });
+    return { code, stderr };
+  };
+  it('is refused with the nearest known flag, as MCP names the nearest argument', async () => {
+    for (const typed of ['--MAX_DEPTH', '--maxDepth', '--max_depth', '--max-detph']) {
+      const r = await run(['ls', 'localhost:/', typed, '1']);
+      assert.equal(r.code, EXIT_USAGE, typed);
+      assert.match(r.stderr, new RegExp(`unknown option '${typed}'\\n\\(Did you mean --max-depth\\?\\)`), typed);
+    }
+  });
+  it('says only that it is unknown when nothing is near', async () => {
+    const r = await run(['ls', 'localhost:/', '--zzz']);
+    assert.equal(r.code, EXIT_USAGE);
+    assert.match(r.stderr, /unknown option '--zzz'\n\(run fleetls --help/);
   });
 });
