@@ -43,5 +43,7 @@ export function assertAllowed(path: string, roots: string[]): void {
     throw new FleetError('permission_denied', 'no allowed roots are configured; start the agent with --allow DIR');
   }
   for (const root of roots) if (isInside(root, path)) return;
-  throw new FleetError('permission_denied', `path ${quoted(path)} is outside the allowed roots (${roots.join(', ')})`);
+  // Each root once (an agent checks its configured roots and their real paths, often the same).
+  const named = [...new Set(roots)].join(', ');
+  throw new FleetError('permission_denied', `path ${quoted(path)} is outside the allowed roots (${named})`);
 }

@@ -101,6 +101,28 @@ test('bad arguments are tool errors naming the argument and its bounds', async (
     assert.equal(r.isError, true, name);
     assert.match(text(r), re);
   }
+  // One style: a wrong type is the gateway's own tool error too, never the SDK's -32602 text.
+  const oneStyle: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'list_directory',
+      { host: 'a', path: '/r', depth: 'deep' },
+      /^Invalid arguments: depth must be an integer from 1 to 10/,
+    ],
+    [
+      'list_directory',
+      { host: 'a', path: '/r', depth: 99 },
+      /^Invalid arguments: depth must be an integer from 1 to 10/,
+    ],
+    ['list_files', { host: 'a', path: 42 }, /^Invalid arguments: path/],
+    ['list_files', { host: 'a', path: '/r', max_depth: 1.5 }, /^Invalid arguments: max_depth must be an integer/],
+    ['list_hosts', { check: 'yes' }, /^Invalid arguments: check/],
+  ];
+  for (const [name, args, re] of oneStyle) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    assert.equal(r.isError, true, name);
+    assert.doesNotMatch(text(r), /-32602|Input validation error/);
+    assert.match(text(r), re);
+  }
   await close();
 });
 

@@ -174,6 +174,8 @@ function rowJson(r: DuRow): RowJson {
 function headline(l: DiskUsage, count: number): string {
   const hosts = l.hosts.filter((h) => h.status === 'ok').length;
   const on = `${hosts} host${hosts === 1 ? '' : 's'}`;
+  // No host could size the path (not a directory, missing, denied): the failure lines below say why.
+  if (hosts === 0 && l.hosts.length > 0) return `Could not size ${l.path} on any host:`;
   if (l.rows.length === 0) return `No directories under ${l.path} on ${on} (depth ${l.depth})`;
   const range = l.start > 0 || count < l.rows.length ? ` ${l.start + 1}-${l.start + count} of` : '';
   return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system):${range} ${l.rows.length} of ${l.found}`;

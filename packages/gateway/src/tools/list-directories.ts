@@ -129,7 +129,8 @@ export const listDirectoriesTool = defineTool({
       rows.push({
         host,
         name,
-        size: l.sizes ? `${humanSize(entry.size)}${entry.sizePartial ? '+' : ''}` : undefined,
+        // A lower bound is marked as disk_usage marks it: ≥ before the size.
+        size: l.sizes ? `${entry.sizePartial ? '≥' : ''}${humanSize(entry.size)}` : undefined,
         modified: node.modified,
       });
     }

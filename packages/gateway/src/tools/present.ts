@@ -58,11 +58,20 @@ export function typeWord(e: Entry): string {
 
 /** A failed host's line: `[NOT_FOUND] /p — detail`, `[DENIED] /p — detail`, `[ERROR] unreachable — msg`. */
 export function failureLine(s: HostStatus, path: string): string {
-  const msg = s.message ?? s.status;
+  const msg = withoutPath(s.message ?? s.status, path);
   if (s.status === 'not_found') return `[NOT_FOUND] ${path} — ${msg}`;
   if (s.status === 'denied') return `[DENIED] ${path} — ${msg}`;
   if (s.status === 'pending') return `[PENDING] ${msg}`;
+  // A host that answered but could not list the path (not a directory, a listing that
+  // failed) names the path, as [NOT_FOUND] does; a transport failure names its status.
+  if (s.status === 'error') return `[ERROR] ${path} — ${msg}`;
   return `[ERROR] ${s.status} — ${msg}`;
+}
+
+/** The line names the path once: a message that ends with it (`path does not exist: /p`) drops it. */
+function withoutPath(msg: string, path: string): string {
+  for (const tail of [`: ${path}`, `: '${path}'`]) if (msg.endsWith(tail)) return msg.slice(0, -tail.length);
+  return msg;
 }
 
 /** The failed hosts' lines, in host order, each prefixed with its host when there are several. */

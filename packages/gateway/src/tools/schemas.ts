@@ -120,6 +120,12 @@ export function argsObject<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.
   return o as z.ZodObject<S, z.core.$strict>;
 }
 
+function valueAt(args: unknown, path: readonly PropertyKey[]): unknown {
+  let v = args;
+  for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
 /** Parses tool arguments with defaults; a bad one throws invalid_argument naming it and its bounds. */
 export function parseArgs<S extends z.ZodRawShape>(shape: S, args: unknown): z.output<z.ZodObject<S>> {
   const r = argsObject(shape).safeParse(args ?? {});
@@ -127,7 +133,8 @@ export function parseArgs<S extends z.ZodRawShape>(shape: S, args: unknown): z.o
   throw invalidArgument(
     r.error.issues
       .map((i) => {
-        if (i.code === 'invalid_type' && i.input === undefined && i.path.length > 0)
+        // zod leaves `input` out of its issues: whether the argument was given is read from the call.
+        if (i.code === 'invalid_type' && i.path.length > 0 && valueAt(args, i.path) === undefined)
           return `${i.path.join('.')} is required`;
         return i.message;
       })
