@@ -51,9 +51,13 @@ describe('Fleet gRPC API over mTLS', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function listHosts(creds: grpc.ChannelCredentials): Promise<{ hosts: { host: string }[] }> {
+  function listHosts(
+    creds: grpc.ChannelCredentials,
+    address = server.address,
+    options: grpc.ChannelOptions = {},
+  ): Promise<{ hosts: { host: string }[] }> {
     const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
-    const client = new Fleet(server.address, creds) as unknown as FleetClient;
+    const client = new Fleet(address, creds, options) as unknown as FleetClient;
     return new Promise<{ hosts: { host: string }[] }>((resolve, reject) =>
       client.ListHosts({}, { deadline: Date.now() + 5000 }, (err, res) =>
         err ? reject(err) : resolve(res as { hosts: { host: string }[] }),
@@ -92,6 +96,28 @@ describe('Fleet gRPC API over mTLS', () => {
       port: 0,
       tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca },
     });
-    await wide.close();
+    try {
+      assert.match(wide.address, /^0\.0\.0\.0:\d+$/, 'bound to every address, not narrowed to loopback');
+      const port = wide.address.split(':')[1];
+      // Dialled at a non-loopback address of this machine where it has one (the certificate
+      // names localhost: the TLS name is set to it), else at loopback, which 0.0.0.0 covers too.
+      const external = Object.values(os.networkInterfaces())
+        .flat()
+        .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+      const at = `${external ?? '127.0.0.1'}:${port}`;
+      const name = { 'grpc.ssl_target_name_override': 'localhost', 'grpc.default_authority': 'localhost' };
+      const certified = grpc.credentials.createSsl(read(pki.ca), read(pki.clientKey), read(pki.clientCert));
+      const res = await listHosts(certified, at, name);
+      assert.deepEqual(
+        res.hosts.map((h) => h.host),
+        ['localhost'],
+      );
+      await assert.rejects(listHosts(grpc.credentials.createSsl(read(pki.ca)), at, name), (e: grpc.ServiceError) => {
+        assert.equal(e.code, grpc.status.UNAVAILABLE);
+        return true;
+      });
+    } finally {
+      await wide.close();
+    }
   });
 });
