@@ -3,7 +3,7 @@
 // with a clear status, and the event loop, health and every other request keep answering.
 // A path on a mount already known to hang is refused before any call is made.
 import { FleetError } from '@fleetls/core';
-import { DEFAULT_FS_TIMEOUT_MS, type HungMounts, hungMounts } from './hung-mounts.js';
+import { DEFAULT_FS_TIMEOUT_MS, HungMounts } from './hung-mounts.js';
 import { blockedThreads } from './thread-state.js';
 
 export interface FsGuard {
@@ -11,7 +11,10 @@ export interface FsGuard {
   hung: HungMounts;
 }
 
-export const DEFAULT_FS_GUARD: FsGuard = { timeoutMs: DEFAULT_FS_TIMEOUT_MS, hung: hungMounts };
+/** A guard of its own (default bound, hung mounts remembered by it alone), for a caller that passes none. */
+export function defaultFsGuard(): FsGuard {
+  return { timeoutMs: DEFAULT_FS_TIMEOUT_MS, hung: new HungMounts() };
+}
 
 /** How long a second look waits before it confirms that a thread is still blocked. */
 const CONFIRM_MS = 100;

@@ -77,18 +77,23 @@ export function jsOnlyReason(
  * burst of processes.
  */
 export const MAX_FIND_WALKS = Math.max(1, availableParallelism());
-let findWalks = 0;
+
+/** The find walks running for one WalkPool (walk-pool.ts). */
+export class FindSlots {
+  used = 0;
+  constructor(readonly max = MAX_FIND_WALKS) {}
+}
 
 /**
- * Does this walk go to find? Then it holds one of MAX_FIND_WALKS slots until the returned
+ * Does this walk go to find? Then it holds one of the pool's find slots until the returned
  * function gives it back. Read once per walk (the mount table included).
  */
-export function takeFind(req: WalkRequest, skip: readonly SkippedPath[]): (() => void) | undefined {
-  if (findWalks >= MAX_FIND_WALKS || jsOnlyReason(req, skip, readMounts()) !== undefined) return undefined;
-  findWalks++;
+export function takeFind(req: WalkRequest, skip: readonly SkippedPath[], slots: FindSlots): (() => void) | undefined {
+  if (slots.used >= slots.max || jsOnlyReason(req, skip, readMounts()) !== undefined) return undefined;
+  slots.used++;
   let held = true;
   return () => {
-    if (held) findWalks--;
+    if (held) slots.used--;
     held = false;
   };
 }

@@ -57,6 +57,3 @@ export class HungMounts {
     return this.active().find((h) => (h.exact ? h.point === path : under(h.point, path)));
   }
 }
-
-/** The agent's one registry: every walk and request of the process shares what was learnt. */
-export const hungMounts = new HungMounts();

@@ -42,6 +42,7 @@ export {
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
 export { WalkCancelled } from './walk-cancelled.js';
+export { WalkPool } from './walk-pool.js';
 export {
   type RunningWalk,
   startWalk,

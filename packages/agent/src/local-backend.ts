@@ -3,12 +3,15 @@
 // refusal) as the gRPC service, no network; errors are FleetErrors.
 import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError, fleetErrorAt } from '@fleetls/core';
+import type { FsGuard } from './bounded-call.js';
+import { DEFAULT_FS_TIMEOUT_MS } from './hung-mounts.js';
 import { resolveFilterNames } from './id-names.js';
 import { resolveAllowedPath, resolveRoots } from './policy.js';
 import { prepareWalk } from './prepare-walk.js';
 import { statPath } from './stat.js';
 import { AGENT_VERSION } from './version.js';
 import { createWalkAdmission, DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
+import { WalkPool } from './walk-pool.js';
 import { startWalk } from './walker.js';
 
 export interface LocalBackendOptions {
@@ -21,7 +24,10 @@ export interface LocalBackendOptions {
 export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend {
   const roots = resolveRoots(opts.allowedRoots ?? ['/']);
   // Without it every call started a walk and its worker thread (~15 MiB each): 300 at once took 3.5 GB.
-  const admission = createWalkAdmission(opts.maxConcurrentWalks ?? DEFAULT_MAX_CONCURRENT_WALKS);
+  // The backend's own workers and hung-mount memory (never shared with another backend or agent).
+  const pool = new WalkPool();
+  const guard: FsGuard = { timeoutMs: DEFAULT_FS_TIMEOUT_MS, hung: pool.hung };
+  const admission = createWalkAdmission(opts.maxConcurrentWalks ?? DEFAULT_MAX_CONCURRENT_WALKS, pool);
   return {
     via: 'embedded',
 
@@ -29,10 +35,10 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend 
       if (signal.aborted) throw new FleetError('cancelled', 'walk cancelled');
       // As the agent: refused before the path is resolved, checked again once it is.
       admission.check();
-      const prepared = await resolveFilterNames(await prepareWalk(req, roots));
+      const prepared = await resolveFilterNames(await prepareWalk(req, roots, guard));
       const release = admission.enter();
       try {
-        const running = startWalk(prepared, { allowedRoots: roots.real, maxStuckWorkers: admission.max });
+        const running = startWalk(prepared, { pool, allowedRoots: roots.real, maxStuckWorkers: admission.max });
         const onAbort = () => running.cancel();
         signal.addEventListener('abort', onAbort, { once: true });
         try {
@@ -48,9 +54,9 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend 
 
     async stat(path: string, followSymlinks: boolean, signal: AbortSignal): Promise<StatInfo> {
       if (signal.aborted) throw new FleetError('cancelled', 'stat cancelled');
-      const real = await resolveAllowedPath(path, roots, followSymlinks);
+      const real = await resolveAllowedPath(path, roots, followSymlinks, 'path', guard);
       try {
-        return await statPath(real, followSymlinks);
+        return await statPath(real, followSymlinks, guard);
       } catch (err) {
         throw fleetErrorAt(err, path);
       }

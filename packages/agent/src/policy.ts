@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { assertAllowed, FleetError, fleetErrorAt, normalizeRequestPath } from '@fleetls/core';
-import { bounded, DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
+import { bounded, defaultFsGuard, type FsGuard } from './bounded-call.js';
 
 export interface AllowedRoots {
   /** As configured (normalised), under `rootfs` when set. */
@@ -48,7 +48,7 @@ export async function resolveAllowedPath(
   roots: AllowedRoots,
   followFinal: boolean,
   arg = 'path',
-  guard: FsGuard = DEFAULT_FS_GUARD,
+  guard: FsGuard = defaultFsGuard(),
 ): Promise<string> {
   const path = underRootfs(normalizeRequestPath(input, arg), roots.rootfs);
   if (roots.configured.length === 0) {

@@ -35,12 +35,12 @@ import type { Logger } from 'pino';
 import { auditRpc } from './audit.js';
 import type { FsGuard } from './bounded-call.js';
 import type { AgentConfig } from './config.js';
-import { hungMounts } from './hung-mounts.js';
 import { knownFilterOnly, resolveFilterNames } from './id-names.js';
 import { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';
 import { prepareWalk } from './prepare-walk.js';
 import { statPath } from './stat.js';
 import { createWalkAdmission } from './walk-admission.js';
+import { WalkPool } from './walk-pool.js';
 import { type RunningWalk, startWireWalk, type WalkOutcome, type WireBatch } from './walker.js';
 
 /** Time kept back from the client's deadline so the summary (with its DEADLINE truncation) still arrives. */
@@ -108,6 +108,8 @@ export interface AgentServiceDeps {
   observer?: Observer;
   /** The request features this build implements; every release has them all (tests narrow it). */
   features?: readonly FilterFeature[];
+  /** The walks' workers and hung mounts (default: a pool of this service's own). */
+  pool?: WalkPool;
 }
 
 export interface AgentCallHandlers {
@@ -127,9 +129,11 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
   const roots = deps.roots ?? resolveRoots(config.allow, config.pathRootfs);
   const ceilings = ceilingsOf(config);
   let seq = 0;
-  const guard: FsGuard = { timeoutMs: config.fsTimeoutMs, hung: hungMounts };
+  // This service's workers and what they learnt of hung mounts: its own, passed down.
+  const pool = deps.pool ?? new WalkPool();
+  const guard: FsGuard = { timeoutMs: config.fsTimeoutMs, hung: pool.hung };
   const max = config.maxConcurrentWalks;
-  const admission = createWalkAdmission(max);
+  const admission = createWalkAdmission(max, pool);
 
   const definition = loadContract().proto.fleetls.v1.Agent.service;
   const encodeResponse = definition.Walk.responseSerialize as (v: WireWalkResponse) => Buffer;
@@ -159,6 +163,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       release = admission.enter();
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
       const run = startWireWalk(req, {
+        pool,
         allowedRoots: roots.real,
         fsTimeoutMs: config.fsTimeoutMs,
         maxStuckWorkers: max,

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import { type StatInfo, typeFromMode } from '@fleetls/core';
 import { atFd, closeFdAsync, fdPath, openParentAsync } from './beneath.js';
-import { bounded, DEFAULT_FS_GUARD, type FsGuard } from './bounded-call.js';
+import { bounded, defaultFsGuard, type FsGuard } from './bounded-call.js';
 import { utcOffsetAt } from './utc-offset.js';
 
 let users: Map<number, string> | undefined;
@@ -51,7 +51,7 @@ function split(ns: bigint): [number, number] {
 export async function statPath(
   path: string,
   followSymlinks: boolean,
-  guard: FsGuard = DEFAULT_FS_GUARD,
+  guard: FsGuard = defaultFsGuard(),
 ): Promise<StatInfo> {
   const { st, linkTarget } = await bounded(path, guard, async () => {
     const { parentFd, name } = await openParentAsync(Buffer.from(path));

@@ -6,10 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import { FleetError, resolveWalkRequest } from '@fleetls/core';
 import { createLocalBackend } from './local-backend.js';
 import { createWalkAdmission } from './walk-admission.js';
+import { WalkPool } from './walk-pool.js';
 
 describe('createWalkAdmission', () => {
   it('admits max walks, refuses the next with resource_exhausted naming the limit, and takes a slot back once', () => {
-    const a = createWalkAdmission(2);
+    const a = createWalkAdmission(2, new WalkPool());
     const first = a.enter();
     a.enter();
     assert.equal(a.active(), 2);

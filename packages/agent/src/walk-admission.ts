@@ -2,8 +2,7 @@
 // (every carrier) and the embedded backend of the gateway, so `localhost` served in the
 // gateway process admits walks as an agent does and answers with the same refusal.
 import { FleetError } from '@fleetls/core';
-import { hungMounts } from './hung-mounts.js';
-import { stuckWorkers } from './walker.js';
+import type { WalkPool } from './walk-pool.js';
 
 /** Walks served at once unless configured (`max_concurrent_walks`). */
 export const DEFAULT_MAX_CONCURRENT_WALKS = 8;
@@ -18,12 +17,13 @@ export interface WalkAdmission {
   readonly max: number;
 }
 
-export function createWalkAdmission(max: number): WalkAdmission {
+/** Admission over `pool`'s workers: a worker stuck on a hung mount holds a slot until its call returns. */
+export function createWalkAdmission(max: number, pool: WalkPool): WalkAdmission {
   let active = 0;
   const check = (): void => {
-    const stuck = stuckWorkers();
+    const stuck = pool.stuckWorkers();
     if (stuck >= max) {
-      const mounts = hungMounts.active().map((h) => h.point);
+      const mounts = pool.hung.active().map((h) => h.point);
       // Not `unavailable`: the gateway would report the host unreachable, and it answers.
       throw new FleetError(
         'resource_exhausted',

@@ -6,7 +6,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Row } from '@fleetls/core';
 import { resolveWalkRequest, WALK_DEFAULTS } from '@fleetls/core';
 import { createLocalBackend } from './local-backend.js';
+import { WalkPool } from './walk-pool.js';
 import { resumeRequest, startWalk } from './walker.js';
+
+/** The tests' walks share one pool, as one agent's do. */
+const pool = new WalkPool();
 
 let root: string;
 
@@ -26,7 +30,7 @@ const entriesOf = (rows: Row[]) => rows.filter((r) => r.kind === 'entry').length
 describe('startWalk', () => {
   it('streams every row in small batches and returns the summary', async () => {
     const req = resolveWalkRequest({ path: root, maxDepth: 2, maxItemsPerDir: 1000 });
-    const w = startWalk(req, { allowedRoots: [root], batchRows: 64 });
+    const w = startWalk(req, { pool, allowedRoots: [root], batchRows: 64 });
     let n = 0;
     let batches = 0;
     for (;;) {
@@ -54,7 +58,7 @@ describe('startWalk', () => {
 
   it('stops the worker when cancelled while the consumer holds back', async () => {
     const req = resolveWalkRequest({ path: root, maxDepth: 2, maxItemsPerDir: 1000 });
-    const w = startWalk(req, { allowedRoots: [root], batchRows: 16, credits: 1 });
+    const w = startWalk(req, { pool, allowedRoots: [root], batchRows: 16, credits: 1 });
     const first = await w.batches.next();
     assert.equal(first.done, false);
     await new Promise((r) => setTimeout(r, 100));

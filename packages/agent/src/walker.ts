@@ -1,21 +1,19 @@
 // Runs one walk in a worker thread and hands its rows out as an async generator of
 // batches. Taking a batch grants the worker one credit; cancel() raises the shared flag
 // (the worker stops within one entry) and terminates the worker if it does not stop.
-// Workers are pooled: starting a thread costs tens of milliseconds, a message does not.
-// None is started before the first walk and an idle one leaves after IDLE_WORKER_MS: an
-// idle worker thread holds ~15 MiB of RSS (measured, bench footprint), more than a third
-// of an idle agent's budget, while only the first walk after a quiet spell pays the start.
+// Workers come from the caller's WalkPool (walk-pool.ts), which owns them and the state of
+// its hung mounts.
 //
 // A worker whose file system call does not return within the timeout (a hung mount) is
 // abandoned: it is never reused, and counts as stuck until its call returns. Its mount is
 // marked hung (hung-mounts.ts) and the walk goes on in a fresh worker from the last row the
 // stuck one sent, the hung mount listed as TIMEOUT; its rows and summary read as one walk.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { CallWatch, type StuckCall } from './call-probe.js';
 import { takeFind } from './find-route.js';
-import { DEFAULT_FS_TIMEOUT_MS, type HungMount, type HungMounts, hungMounts } from './hung-mounts.js';
+import { DEFAULT_FS_TIMEOUT_MS, type HungMount } from './hung-mounts.js';
 import {
   CANCEL,
   CONTROL_SLOTS,
@@ -28,6 +26,7 @@ import {
   type WorkerInput,
   type WorkerMessage,
 } from './transit.js';
+import type { WalkPool } from './walk-pool.js';
 
 export interface WalkerOptions {
   allowedRoots: string[];
@@ -40,8 +39,8 @@ export interface WalkerOptions {
   fsTimeoutMs?: number;
   /** Workers that may be stuck at once; past it, a walk whose worker gets stuck ends there. */
   maxStuckWorkers?: number;
-  /** Where hung mounts are remembered (default: the process's one registry). */
-  hung?: HungMounts;
+  /** The workers, the hung mounts and the find slots this walk shares with its owner's other walks. */
+  pool: WalkPool;
   /** Told of each worker given up on, with the mount now skipped. */
   onStuck?: (mount: HungMount, call: StuckCall) => void;
   /** false: the JS walker lists every walk (default: find-route.ts decides). */
@@ -87,100 +86,7 @@ export function startWireWalk(req: WalkRequest, opts: WalkerOptions): RunningWal
 }
 
 const TERMINATE_AFTER_MS = 2000;
-/** Idle workers kept warm between walks; more walks at once start more workers. */
-const MAX_IDLE_WORKERS = 4;
-/** An idle worker not taken by a walk within this long is terminated. */
-const IDLE_WORKER_MS = 30_000;
 const DEFAULT_MAX_STUCK_WORKERS = 8;
-/** How often running workers' calls are sampled. */
-const WATCH_EVERY_MS = 100;
-const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
-const idle: Worker[] = [];
-/** Each idle worker's timer to terminate it. */
-const idleTimers = new Map<Worker, NodeJS.Timeout>();
-/** Workers abandoned in a call that has not returned; each leaves when its thread exits. */
-const stuck = new Set<Worker>();
-/** Running workers' probes, sampled by one timer while there are any. */
-const watched = new Set<{ watch: CallWatch; timeoutMs: number; onStuck: (call: StuckCall) => void }>();
-let watchTimer: NodeJS.Timeout | undefined;
-
-/** Workers stuck in a file system call that has not returned (each holds a thread). */
-export function stuckWorkers(): number {
-  return stuck.size;
-}
-
-function sampleAll(): void {
-  const now = Date.now();
-  for (const w of [...watched]) {
-    const call = w.watch.sample(now, w.timeoutMs);
-    if (call) w.onStuck(call);
-  }
-}
-
-function watch(w: { watch: CallWatch; timeoutMs: number; onStuck: (call: StuckCall) => void }): () => void {
-  watched.add(w);
-  if (!watchTimer) {
-    watchTimer = setInterval(sampleAll, WATCH_EVERY_MS);
-    watchTimer.unref();
-  }
-  return () => {
-    watched.delete(w);
-    if (watched.size === 0 && watchTimer) {
-      clearInterval(watchTimer);
-      watchTimer = undefined;
-    }
-  };
-}
-
-/** A worker that will never be reused: terminated (effective once its call returns), counted until it exits. */
-function abandon(worker: Worker): void {
-  stuck.add(worker);
-  worker.once('exit', () => stuck.delete(worker));
-  worker.unref();
-  void worker.terminate().catch(() => {});
-}
-
-/** A new worker that leaves the idle list if it ever exits. */
-function newWorker(): Worker {
-  const worker = new Worker(WORKER_URL);
-  worker.once('exit', () => {
-    const i = idle.indexOf(worker);
-    if (i >= 0) idle.splice(i, 1);
-    clearTimeout(idleTimers.get(worker));
-    idleTimers.delete(worker);
-  });
-  return worker;
-}
-
-function acquireWorker(): Worker {
-  const worker = idle.pop();
-  if (!worker) return newWorker();
-  clearTimeout(idleTimers.get(worker));
-  idleTimers.delete(worker);
-  worker.ref();
-  return worker;
-}
-
-/**
- * A worker whose walk ended cleanly goes back to the pool, unref'd so it never holds the
- * process open, until IDLE_WORKER_MS pass without a walk taking it.
- */
-function releaseWorker(worker: Worker): void {
-  if (idle.length >= MAX_IDLE_WORKERS) {
-    void worker.terminate();
-    return;
-  }
-  worker.unref();
-  idle.push(worker);
-  // Off the list before terminate(), which settles later: no walk may take it meanwhile.
-  const timer = setTimeout(() => {
-    idleTimers.delete(worker);
-    idle.splice(idle.indexOf(worker), 1);
-    void worker.terminate();
-  }, IDLE_WORKER_MS);
-  timer.unref();
-  idleTimers.set(worker, timer);
-}
 
 /**
  * The rest of a walk after `last`, the last row a stuck worker sent: a tree resumes after
@@ -212,7 +118,8 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
   ctl[CREDITS] = opts.credits ?? 4;
   const timeoutMs = opts.fsTimeoutMs ?? DEFAULT_FS_TIMEOUT_MS;
   const maxStuck = opts.maxStuckWorkers ?? DEFAULT_MAX_STUCK_WORKERS;
-  const hung = opts.hung ?? hungMounts;
+  const pool = opts.pool;
+  const hung = pool.hung;
   const started = Date.now();
 
   const queue: WorkerMessage[] = [];
@@ -259,7 +166,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
 
   function startPart(partReq: WalkRequest): void {
     const probe = new CallWatch();
-    const current = acquireWorker();
+    const current = pool.acquire();
     worker = current;
     function fromWorker(m: WorkerMessage): void {
       const lastOfWalk = m.t !== 'rows' && m.t !== 'wire';
@@ -281,7 +188,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       }
       push(m);
       // The worker ended this walk by itself: it is healthy and free for the next one.
-      if (lastOfWalk) releaseWorker(current);
+      if (lastOfWalk) pool.release(current);
     }
     function onError(err: Error): void {
       push({ t: 'error', message: err.message, seen: Atomics.load(ctl, SEEN) });
@@ -302,7 +209,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       current.off('error', onError);
       current.off('exit', onExit);
     };
-    unwatch = watch({ watch: probe, timeoutMs, onStuck: (call) => onStuck(current, call) });
+    unwatch = pool.watch({ watch: probe, timeoutMs, onStuck: (call) => onStuck(current, call) });
     const skip = hung.active().map(({ point, exact, detail }) => ({ point, exact, detail }));
     const input: WorkerInput = {
       req: partReq,
@@ -317,7 +224,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       find: false,
     };
     // Only a walk's first part: a resumed one follows a worker stuck on a hung mount.
-    const release = opts.find !== false && partReq === req ? takeFind(partReq, skip) : undefined;
+    const release = opts.find !== false && partReq === req ? takeFind(partReq, skip, pool.find) : undefined;
     if (release) {
       releaseFind = release;
       input.find = true;
@@ -329,7 +236,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     if (terminal || stuckWorker !== worker) return;
     detach();
     unwatch();
-    abandon(stuckWorker);
+    pool.abandon(stuckWorker);
     stuckHere++;
     const mount = hung.mark(call, timeoutMs);
     opts.onStuck?.(mount, call);
@@ -339,7 +246,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       push({ t: 'cancelled', seen: 0 });
       return;
     }
-    if (stuck.size > maxStuck) {
+    if (pool.stuckWorkers() > maxStuck) {
       push({
         t: 'error',
         code: 'resource_exhausted',
