@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RawEntry } from '@fleetls/core';
+import { MAX_OPEN_DIRS } from './dir-handles.js';
 import { WHOLE_READ_MAX_DIR_BYTES } from './dir-read.js';
 import { duApparent } from './du-apparent.js';
 import { createFsSource } from './fs-source.js';
@@ -295,6 +296,47 @@ describe('utcOffsetAt', () => {
         const expected = -new Date(Math.floor(t / 900) * 900_000).getTimezoneOffset() || 0;
         assert.equal(utcOffsetAt(t), expected, `t=${t}`);
       }
+    }
+  });
+});
+
+describe('createFsSource, by descriptor', () => {
+  it('never follows a directory swapped for a symlink to outside after the walk began', () => {
+    const top = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-swap-')));
+    try {
+      fs.mkdirSync(path.join(top, 'd'));
+      fs.writeFileSync(path.join(top, 'd', 'inside'), 'i');
+      const src = createFsSource(top, { followSymlinks: false, allowedRoots: [top] });
+      assert.equal(src.root().type, 'dir');
+      // The name now leads outside; a path string would be re-resolved through it.
+      fs.renameSync(path.join(top, 'd'), path.join(top, 'd-moved'));
+      fs.symlinkSync(outside, path.join(top, 'd'));
+      const r = src.list(Buffer.from('d'));
+      assert.ok('error' in r, 'the symlink is not listed as the directory');
+      const entry = src.fill?.(Buffer.alloc(0), { ...src.root(), name: Buffer.from('d'), lazy: true });
+      assert.equal(entry?.type, 'symlink');
+      assert.notEqual(entry?.inode, fs.statSync(outside).ino);
+      src.close();
+    } finally {
+      fs.rmSync(top, { recursive: true, force: true });
+    }
+  });
+
+  it('lists a tree deeper than the descriptors it keeps open, reopening from an open ancestor', () => {
+    const top = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-deep-')));
+    try {
+      const parts = Array.from({ length: MAX_OPEN_DIRS + 10 }, (_, i) => `l${i}`);
+      fs.mkdirSync(path.join(top, ...parts), { recursive: true });
+      fs.writeFileSync(path.join(top, ...parts, 'leaf'), 'x');
+      const src = createFsSource(top, { followSymlinks: false, allowedRoots: [top] });
+      src.root();
+      // Down, then the top levels again (closed by then), then the bottom.
+      for (let i = 0; i < parts.length; i++) assert.equal(listNames(src, parts.slice(0, i).join('/')).size, 1);
+      assert.deepEqual([...listNames(src, parts[0]).keys()], ['l1']);
+      assert.deepEqual([...listNames(src, parts.join('/')).keys()], ['leaf']);
+      src.close();
+    } finally {
+      fs.rmSync(top, { recursive: true, force: true });
     }
   });
 });
