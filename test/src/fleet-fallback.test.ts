@@ -2,41 +2,13 @@
 // and a port where nothing listens, asked in one `fleetls ls --json` call. Each status
 // row must name the transport that answered (or failed last).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertCliJson } from '@fleetls/gateway/testing';
-import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { fleetls } from './helpers/cli.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
-
-const MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
-
-function fleetls(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd,
-      env: { ...process.env, FLEETLS_INVENTORY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      // Every --json answer is checked against its tool's outputSchema.
-      try {
-        assertCliJson(args, stdout);
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 async function refusedPort(): Promise<number> {
   const srv = createServer();
@@ -81,7 +53,7 @@ describe('agent → SSH fallback through the CLI', () => {
   });
 
   it('answers over the agent when it is up, over SSH when it is not, and says which', async () => {
-    const r = await fleetls(['--inventory', inventory, 'ls', `all:${tree}`, '--json'], sshd.dir);
+    const r = await fleetls(['--inventory', inventory, 'ls', `all:${tree}`, '--json'], { cwd: sshd.dir });
     assert.equal(r.code, 1, r.stderr);
     const a = JSON.parse(r.stdout);
     const rows = a.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]);

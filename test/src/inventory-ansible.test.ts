@@ -2,30 +2,14 @@
 // --inventory: `fleetls ls @webservers:PATH` lists over SSH (a real sshd) the hosts of
 // the group, named and addressed as the inventory says; a plugin config is refused.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { REPO_ROOT } from './helpers/agent-process.js';
+import { fleetls } from './helpers/cli.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 
-const MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
-
 /** The CLI as an operator whose ~/.ssh/known_hosts knows the throwaway sshd. */
-function fleetls(home: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      env: { ...process.env, HOME: home, FLEETLS_INVENTORY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const asOperator = (home: string, args: string[]) => fleetls(args, { cwd: home, env: { HOME: home } });
 
 describe('fleetls with an Ansible inventory', () => {
   let sshd: Sshd;
@@ -53,7 +37,7 @@ describe('fleetls with an Ansible inventory', () => {
       inventory,
       ['[webservers]', `web-a ${ssh} dc=fra`, `web-b ${ssh} dc=ams`, '[dbservers]', `db-a ${ssh}`, ''].join('\n'),
     );
-    const r = await fleetls(home, [
+    const r = await asOperator(home, [
       'ls',
       `@webservers:${tree}`,
       '--inventory',
@@ -71,7 +55,7 @@ describe('fleetls with an Ansible inventory', () => {
         ['web-b', 'ok', 'ssh'],
       ],
     );
-    const hosts = await fleetls(home, ['hosts', '@webservers', '--inventory', inventory, '--json']);
+    const hosts = await asOperator(home, ['hosts', '@webservers', '--inventory', inventory, '--json']);
     assert.equal(hosts.code, 0, hosts.stderr);
     assert.match(hosts.stdout, /"dc":\s*"fra"/);
   });
@@ -79,7 +63,7 @@ describe('fleetls with an Ansible inventory', () => {
   it('an inventory plugin config is refused, naming the plugin', async () => {
     const inventory = join(sshd.dir, 'aws_ec2.yml');
     writeFileSync(inventory, 'plugin: amazon.aws.aws_ec2\nregions: [eu-west-1]\n');
-    const r = await fleetls(home, ['hosts', '--inventory', inventory]);
+    const r = await asOperator(home, ['hosts', '--inventory', inventory]);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /inventory plugin 'amazon\.aws\.aws_ec2' is not supported/);
   });

@@ -3,11 +3,11 @@
 // one SSH host (a real sshd) serving the same tree, a gateway with a small answer budget,
 // and the same calls answered whole by a gateway with a large one.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
+import { makeTree as declaredTree, range } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
@@ -19,17 +19,20 @@ type Json = Record<string, unknown>;
 
 /** 1,400 entries: directories of files at three levels, names of every length, a symlink. */
 function makeTree(base: string, uid: number, gid: number): string {
-  const root = join(base, 'paged');
+  const files = [];
   for (let a = 0; a < 6; a++) {
     for (let b = 0; b < 8; b++) {
-      const d = join(root, `d${a}`, `sub-${b}${'x'.repeat(b * 3)}`);
-      mkdirSync(d, { recursive: true });
-      for (let c = 0; c < 28; c++) writeFileSync(join(d, `f${c}-${'n'.repeat(c % 9)}.txt`), 'x'.repeat(c));
+      const d = `d${a}/sub-${b}${'x'.repeat(b * 3)}`;
+      files.push(
+        ...range(
+          28,
+          (c) => `${d}/f${c}-${'n'.repeat(c % 9)}.txt`,
+          (c) => 'x'.repeat(c),
+        ),
+      );
     }
   }
-  symlinkSync('d0', join(root, 'link'));
-  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
-  return root;
+  return declaredTree(join(base, 'paged'), [...files, ['link', { link: 'd0' }]], { uid, gid });
 }
 
 async function gateway(inventory: string, maxAnswerBytes: number): Promise<Client> {

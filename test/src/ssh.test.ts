@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Row, WalkRequest } from '@fleetls/core';
 import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
+import { waitFor } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
@@ -138,8 +139,11 @@ describe('SSH backend against a real sshd', () => {
       ),
     );
     assert.equal(backend.connectionsOpened(), 1);
-    // sshd logs asynchronously: give its stderr a moment.
-    for (let i = 0; i < 50 && sshd.acceptedConnections() < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    // sshd logs asynchronously: wait for its line, then check no second connection came.
+    await waitFor(() => sshd.acceptedConnections() >= 1, {
+      timeoutMs: 5000,
+      what: "sshd's accepted-connection log line",
+    });
     assert.equal(sshd.acceptedConnections(), 1);
   });
 

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { makeTree, range, waitFor } from './index.js';
+
+describe('makeTree', () => {
+  const base = mkdtempSync(join(tmpdir(), 'fleetls-testkit-'));
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('makes files, sized and dated files, directories, links and non-UTF-8 names', () => {
+    const root = makeTree(join(base, 't'), [
+      ['a/b/deep.txt', 'deep'],
+      ['sparse.img', { size: 5 * 1024 ** 3, mtime: 1_600_000_000 }],
+      ['empty/', { dir: true }],
+      ['link', { link: 'a' }],
+      [Buffer.from('bad-\xff.txt', 'latin1'), 'b'],
+      ...range(
+        3,
+        (i) => `big/f${i}`,
+        (i) => 'x'.repeat(i),
+      ),
+    ]);
+    assert.equal(readFileSync(join(root, 'a/b/deep.txt'), 'utf8'), 'deep');
+    const sparse = lstatSync(join(root, 'sparse.img'));
+    assert.equal(sparse.size, 5 * 1024 ** 3);
+    assert.equal(sparse.mtimeMs, 1_600_000_000_000);
+    assert.ok(lstatSync(join(root, 'empty')).isDirectory());
+    assert.equal(readlinkSync(join(root, 'link')), 'a');
+    assert.deepEqual(readdirSync(join(root, 'big')).sort(), ['f0', 'f1', 'f2']);
+    assert.equal(lstatSync(join(root, 'big/f2')).size, 2);
+    assert.ok(readdirSync(root, { encoding: 'buffer' }).some((n) => n.equals(Buffer.from('bad-\xff.txt', 'latin1'))));
+  });
+
+  it('applies modes last, so a closed directory keeps what the spec put in it', () => {
+    const root = makeTree(join(base, 'm'), { 'locked/secret': 's', 'locked/': { dir: true, mode: 0o700 } });
+    assert.equal(lstatSync(join(root, 'locked')).mode & 0o777, 0o700);
+    assert.equal(readFileSync(join(root, 'locked/secret'), 'utf8'), 's');
+  });
+});
+
+describe('waitFor', () => {
+  it('resolves with the first truthy value', async () => {
+    let n = 0;
+    assert.equal(await waitFor(() => (++n >= 3 ? n : 0), { everyMs: 1 }), 3);
+  });
+  it('fails naming what it waited for', async () => {
+    await assert.rejects(
+      waitFor(() => false, { timeoutMs: 30, what: 'the sshd log line' }),
+      /the sshd log line not met within 30 ms/,
+    );
+  });
+});
