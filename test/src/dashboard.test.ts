@@ -489,6 +489,9 @@ describe('web dashboard in headless Chromium', () => {
   });
 
   it('sign-in: a token accepted before and refused now says so (the gateway restarted with another token)', async () => {
+    // The tab leaves while the gateway restarts (a page left open would log each refused poll),
+    // and comes back to it with the token it signed in with.
+    await page.goto('about:blank');
     await gw.stop();
     const inventory = fs.readFileSync(path.join(root, 'inventory-path'), 'utf8');
     gw = startGateway(['--http', `127.0.0.1:${port}`], {
@@ -496,7 +499,7 @@ describe('web dashboard in headless Chromium', () => {
       FLEETLS_TOKEN: 'a-new-token-0123456789',
     });
     await gw.waitFor(/dashboard at (http:\/\/\S+)/);
-    await page.reload();
+    await page.goto(`${base}?view=hosts`);
     const state = await loginState();
     assert.equal(state.kind, 'expired');
     assert.match(state.text, /no longer accepted/);

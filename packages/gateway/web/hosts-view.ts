@@ -19,6 +19,7 @@ export interface HostRow {
   message?: string;
   version?: string;
   checked_at?: string;
+  checking?: boolean;
   [more: string]: unknown;
 }
 export interface HostStatusView {
@@ -38,7 +39,8 @@ function certDays(r: HostRow): number | undefined {
 }
 
 function statusBadge(r: HostRow) {
-  if (r.status === undefined) return h('span', { class: 'badge unknown' }, 'not checked yet');
+  if (r.status === undefined)
+    return h('span', { class: 'badge unknown' }, r.checking ? 'checking…' : 'not checked yet');
   return h('span', { class: `badge ${r.status === 'ok' ? 'ok' : 'bad'}` }, r.status);
 }
 

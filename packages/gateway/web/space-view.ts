@@ -203,7 +203,11 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
           { class: 'num', title: `${c.partial ? 'at least ' : ''}${exactBytes(c.size)}` },
           c.partial ? h('span', { class: 'lb' }, sizeLabel(c)) : sizeLabel(c),
         ),
-        h('td', { class: 'bar' }, meter, h('span', { class: 'muted' }, `${share.toFixed(1)} %`)),
+        h(
+          'td',
+          { class: 'bar' },
+          h('div', {}, h('div', { class: 'meter-box' }, meter), h('span', { class: 'muted' }, `${share.toFixed(1)} %`)),
+        ),
         h(
           'td',
           { class: 'name' },

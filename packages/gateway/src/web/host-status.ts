@@ -3,7 +3,7 @@
 // a check on demand that shares a probe in flight and skips hosts checked seconds ago.
 // Rows are list_hosts' own (check=true), with the time each host was checked; each host's row
 // lands as soon as it answers, so one hung host does not hold the others' status back.
-
+import type { HostBackend } from '@fleetls/core';
 import { fanOut } from '../fan-out.js';
 import type { Fleet, FleetHost } from '../fleet-types.js';
 import type { Logger } from '../logger.js';
@@ -13,7 +13,8 @@ import { type HostListing, type HostRow, hostRow, listHostsTool } from '../tools
 import { runTool } from '../tools/run-tool.js';
 import type { ToolContext } from '../tools/tool.js';
 
-export type CachedHost = HostRow & { checked_at?: string };
+/** `checking`: a probe of this host is out now (its row is the last check's, if any). */
+export type CachedHost = HostRow & { checked_at?: string; checking?: boolean };
 
 export interface HostStatusView {
   hosts: CachedHost[];
@@ -64,7 +65,10 @@ export class HostStatusCache {
       ? await this.inventoryRows(selector)
       : new Map<string, CachedHost>();
     return {
-      hosts: names.map((n) => this.rows.get(n)?.row ?? (unchecked.get(n) as CachedHost)),
+      hosts: names.map((n) => {
+        const row = this.rows.get(n)?.row ?? (unchecked.get(n) as CachedHost);
+        return this.inflight.has(n) ? { ...row, checking: true } : row;
+      }),
       interval_ms: this.intervalMs,
       next_check_at: new Date(this.nextAt).toISOString(),
       checking: names.some((n) => this.inflight.has(n)),
@@ -107,7 +111,8 @@ export class HostStatusCache {
   /** list_hosts' probe (check=true), host by host into the cache as each answers. */
   private async probe(hosts: FleetHost[]): Promise<void> {
     const ctx = this.context();
-    const values = new Map<string, { version: string; features?: string[] }>();
+    // Whatever the probe tells (version, features, the certificate's expiry), as list_hosts shows it.
+    const values = new Map<string, Awaited<ReturnType<HostBackend['probe']>>>();
     const landed = new Map<string, () => void>();
     for (const h of hosts) this.inflight.set(h.name, new Promise<void>((resolve) => landed.set(h.name, resolve)));
     const settle = (name: string) => {
@@ -129,11 +134,7 @@ export class HostStatusCache {
             const host = hosts.find((h) => h.name === status.host);
             if (!host) return;
             const v = status.status === 'ok' ? values.get(host.name) : undefined;
-            const probe = {
-              status,
-              ...(v ? { version: v.version } : {}),
-              ...(v?.features ? { features: v.features } : {}),
-            };
+            const probe = { status, ...v };
             const at = Date.now();
             this.rows.set(host.name, {
               row: { ...hostRow({ host, probe }), checked_at: new Date(at).toISOString() },
