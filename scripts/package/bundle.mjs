@@ -22,7 +22,7 @@ const BANNER = [
  * walker's worker is the bundle itself (the entry runs the worker side in a thread), and
  * the gateway's dashboard files are embedded (packages/gateway/src/web/files.ts).
  */
-function inBundle({ repoRoot, versions }) {
+export function inBundle({ repoRoot, versions, workerFrom }) {
   const protos = embeddedProtos(repoRoot);
   const realLoader = path.join(repoRoot, 'node_modules/@grpc/proto-loader/build/src/index.js');
   const replaceOnce = (file, text, from, to) => {
@@ -87,13 +87,14 @@ export function readDashboardFile(name) {
 `,
         };
       });
+      // The worker: this bundle itself, or (`workerFrom`, an expression) another source.
       build.onLoad({ filter: /packages\/agent\/dist\/walker\.js$/ }, (args) => ({
         loader: 'js',
         contents: replaceOnce(
           args.path,
           fs.readFileSync(args.path, 'utf8'),
-          "new URL('./walk-worker.js', import.meta.url)",
-          'new URL(import.meta.url)',
+          'new Worker(WORKER_URL)',
+          `new Worker(${workerFrom ?? 'new URL(import.meta.url)'})`,
         ),
       }));
     },

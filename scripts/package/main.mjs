@@ -1,5 +1,5 @@
-// npm run package: the one-file programs, then the agent's .deb and .rpm, in dist/
-// (or `--out DIR`).
+// npm run package: in dist/ (or `--out DIR`), the one-file programs (for a plain node),
+// the self-contained executables, and the .deb and .rpm of the agent and the gateway.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,38 +8,84 @@ import { parseArgs } from 'node:util';
 import { bundle } from './bundle.mjs';
 import { buildDeb } from './deb.mjs';
 import { buildRpm } from './rpm.mjs';
+import { MissingTool, requireTools } from './runtime.mjs';
+import { buildExecutables } from './sea.mjs';
+import { PACKAGES, packageSpec } from './stage.mjs';
 
+const PARTS = ['bundles', 'exe', 'deb', 'rpm'];
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { values } = parseArgs({
-  options: {
-    out: { type: 'string', default: path.join(repoRoot, 'dist') },
-    // The tests build only what they check.
-    only: { type: 'string', default: 'bundles,deb,rpm' },
-    // The packages' version (default: packages/agent's); the upgrade tests build a newer one.
-    'package-version': { type: 'string' },
-  },
-});
-const only = new Set(values.only.split(','));
-for (const part of only) {
-  if (!['bundles', 'deb', 'rpm'].includes(part)) throw new Error(`--only: unknown part ${part} (bundles, deb, rpm)`);
-}
-const packageVersion = values['package-version'];
-if (packageVersion !== undefined && !/^[0-9][A-Za-z0-9.+~]*$/.test(packageVersion)) {
-  throw new Error(`--package-version: expected digits first, then letters, digits, . + ~ (got ${packageVersion})`);
-}
-const outDir = path.resolve(values.out);
-const versionOf = (dir) => JSON.parse(fs.readFileSync(path.join(repoRoot, dir, 'package.json'), 'utf8')).version;
-const versions = { agent: versionOf('packages/agent'), gateway: versionOf('packages/gateway') };
 
-fs.mkdirSync(outDir, { recursive: true });
-// Every part needs the bundles (the packages hold the agent's).
-const [agentBundle, gatewayBundle] = await bundle({ repoRoot, outDir, versions });
-console.log(`wrote ${agentBundle}\nwrote ${gatewayBundle}`);
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-package-'));
-try {
-  const args = { repoRoot, agentBundle, outDir, workDir, version: packageVersion ?? versions.agent };
-  if (only.has('deb')) console.log(`wrote ${buildDeb(args)}`);
-  if (only.has('rpm')) console.log(`wrote ${buildRpm(args)}`);
-} finally {
-  fs.rmSync(workDir, { recursive: true, force: true });
+/** A bad argument or a missing tool: one line, exit 2, no stack. */
+class Usage extends Error {}
+
+async function main() {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        out: { type: 'string', default: path.join(repoRoot, 'dist') },
+        // The tests build only what they check.
+        only: { type: 'string', default: PARTS.join(',') },
+        // Which packages the .deb and .rpm parts build.
+        packages: { type: 'string', default: Object.keys(PACKAGES).join(',') },
+        // Executables already built (by --only exe): the packages take them from there.
+        executables: { type: 'string' },
+        // The packages' version (default: each package's); the upgrade tests build a newer one.
+        'package-version': { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new Usage(err.message);
+  }
+  const only = values.only.split(',');
+  for (const part of only) if (!PARTS.includes(part)) throw new Usage(`--only: unknown part ${part} (${PARTS.join(', ')})`);
+  let specs;
+  try {
+    specs = values.packages.split(',').map(packageSpec);
+  } catch (err) {
+    throw new Usage(`--packages: ${err.message}`);
+  }
+  const packageVersion = values['package-version'];
+  if (packageVersion !== undefined && !/^[0-9][A-Za-z0-9.+~]*$/.test(packageVersion)) {
+    throw new Usage(`--package-version: expected digits first, then letters, digits, . + ~ (got ${packageVersion})`);
+  }
+  const packaging = only.includes('deb') || only.includes('rpm');
+  const buildsExe = only.includes('exe') || (packaging && values.executables === undefined);
+  const exeDir = values.executables === undefined ? undefined : path.resolve(values.executables);
+  try {
+    requireTools([...(buildsExe ? ['exe'] : []), ...only.filter((p) => p === 'deb' || p === 'rpm')]);
+  } catch (err) {
+    if (err instanceof MissingTool) throw new Usage(err.message);
+    throw err;
+  }
+
+  const outDir = path.resolve(values.out);
+  const versionOf = (dir) => JSON.parse(fs.readFileSync(path.join(repoRoot, dir, 'package.json'), 'utf8')).version;
+  const versions = { agent: versionOf('packages/agent'), gateway: versionOf('packages/gateway') };
+  fs.mkdirSync(outDir, { recursive: true });
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-package-'));
+  try {
+    if (only.includes('bundles')) {
+      for (const file of await bundle({ repoRoot, outDir, versions })) console.log(`wrote ${file}`);
+    }
+    if (buildsExe) {
+      for (const file of await buildExecutables({ repoRoot, outDir, workDir, versions })) console.log(`wrote ${file}`);
+    }
+    for (const spec of packaging ? specs : []) {
+      const executable = path.join(exeDir ?? outDir, spec.exe);
+      if (!fs.existsSync(executable)) throw new Usage(`--executables: no ${spec.exe} in ${exeDir}`);
+      const version = packageVersion ?? (spec.name === 'fleetls' ? versions.gateway : versions.agent);
+      const args = { repoRoot, spec, executable, outDir, workDir, version };
+      if (only.includes('deb')) console.log(`wrote ${buildDeb(args)}`);
+      if (only.includes('rpm')) console.log(`wrote ${buildRpm(args)}`);
+    }
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
 }
+
+main().catch((err) => {
+  if (!(err instanceof Usage)) throw err;
+  process.stderr.write(`npm run package: ${err.message}\n`);
+  process.exitCode = 2;
+});

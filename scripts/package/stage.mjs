@@ -1,13 +1,84 @@
-// The agent's installed file tree, the same for the .deb and the .rpm: the bundle, a
-// command on PATH, the unit and the default /etc/fleetls/agent.yaml. No node_modules.
+// The installed file tree of each package, the same for the .deb and the .rpm: the
+// self-contained executable on PATH, its hardened unit and its default config under
+// /etc/fleetls. No node_modules and no Node: the executable carries its own runtime.
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const UNIT = 'usr/lib/systemd/system/fleetls-agent.service';
-export const CONFIG = 'etc/fleetls/agent.yaml';
+/**
+ * The two packages. `user` runs the unit (each package its own, so removing one never
+ * takes the other's); `purge` is what a purge removes besides the config (dpkg's own).
+ */
+export const PACKAGES = {
+  'fleetls-agent': {
+    exe: 'fleetls-agent',
+    unit: 'fleetls-agent.service',
+    config: 'etc/fleetls/agent.yaml',
+    configFrom: 'deploy/packaging/agent.yaml',
+    user: 'fleetls',
+    comment: 'fleetls agent',
+    purge: '/etc/fleetls/tls /etc/fleetls/token',
+    summary: 'Read-only directory listing agent for fleetls (gRPC, mTLS)',
+    description: [
+      'fleetls-agent serves gRPC Walk and Stat over the directories it is allowed,',
+      'read-only, enforcing every limit while it walks. One self-contained executable',
+      '(its own Node.js runtime inside), under a hardened systemd unit as the',
+      'unprivileged fleetls user.',
+    ],
+    readme:
+      'Configure /etc/fleetls/agent.yaml, then: systemctl restart fleetls-agent\n' +
+      'Operators guide: docs/operators.md in the fleetls repository.\n',
+  },
+  fleetls: {
+    exe: 'fleetls',
+    unit: 'fleetls.service',
+    config: 'etc/fleetls/gateway.yaml',
+    configFrom: 'deploy/packaging/gateway.yaml',
+    user: 'fleetls-gateway',
+    comment: 'fleetls gateway',
+    purge: '/etc/fleetls/gateway',
+    summary: 'fleetls gateway: MCP server and CLI listing directories across a fleet',
+    description: [
+      'fleetls lists directories across a fleet of Linux hosts for AI assistants (MCP),',
+      'operators (a CLI) and dashboards (gRPC), through fleetls-agent or SSH. One',
+      'self-contained executable (its own Node.js runtime inside); fleetls.service runs',
+      'serve --http with the inventory /etc/fleetls/gateway.yaml.',
+    ],
+    readme:
+      'Edit /etc/fleetls/gateway.yaml (the inventory: hosts, agent_tls), then:\n' +
+      '  systemctl restart fleetls\n' +
+      'The HTTP bearer token is /etc/fleetls/gateway/token (made at install).\n' +
+      'Operators guide: docs/operators.md in the fleetls repository.\n',
+  },
+};
 
-/** Writes the tree under `root` (emptied first); returns the paths it holds, relative. */
-export function stageAgent({ repoRoot, agentBundle, root, version }) {
+/** Package name → its PACKAGES entry, or an error naming the known ones. */
+export function packageSpec(name) {
+  const spec = PACKAGES[name];
+  if (!spec) throw new Error(`unknown package ${name} (${Object.keys(PACKAGES).join(', ')})`);
+  return { name, ...spec };
+}
+
+/** A maintainer script or spec of deploy/packaging with this package's names filled in. */
+export function fillTemplate(text, spec) {
+  const values = {
+    PACKAGE: spec.name,
+    UNIT: spec.unit,
+    CONFIG: `/${spec.config}`,
+    USER: spec.user,
+    COMMENT: spec.comment,
+    PURGE: spec.purge,
+    SUMMARY: spec.summary,
+    DESCRIPTION: spec.description.join('\n'),
+    EXE: spec.exe,
+  };
+  return text.replace(/@([A-Z]+)@/g, (m, key) => {
+    if (!(key in values)) throw new Error(`unknown placeholder ${m}`);
+    return values[key];
+  });
+}
+
+/** Writes the tree of `spec` under `root` (emptied first). */
+export function stagePackage({ repoRoot, spec, executable, root, version }) {
   fs.rmSync(root, { recursive: true, force: true });
   const put = (rel, from, mode) => {
     const to = path.join(root, rel);
@@ -15,17 +86,11 @@ export function stageAgent({ repoRoot, agentBundle, root, version }) {
     fs.copyFileSync(from, to);
     fs.chmodSync(to, mode);
   };
-  put('usr/lib/fleetls-agent/fleetls-agent.mjs', agentBundle, 0o755);
-  fs.mkdirSync(path.join(root, 'usr/bin'), { recursive: true });
-  fs.symlinkSync('../lib/fleetls-agent/fleetls-agent.mjs', path.join(root, 'usr/bin/fleetls-agent'));
-  put(UNIT, path.join(repoRoot, 'deploy/systemd/fleetls-agent.service'), 0o644);
-  put(CONFIG, path.join(repoRoot, 'deploy/packaging/agent.yaml'), 0o640);
-  const doc = path.join(root, 'usr/share/doc/fleetls-agent/README');
+  put(`usr/bin/${spec.exe}`, executable, 0o755);
+  put(`usr/lib/systemd/system/${spec.unit}`, path.join(repoRoot, 'deploy/systemd', spec.unit), 0o644);
+  put(spec.config, path.join(repoRoot, spec.configFrom), 0o640);
+  const doc = path.join(root, `usr/share/doc/${spec.name}/README`);
   fs.mkdirSync(path.dirname(doc), { recursive: true });
-  fs.writeFileSync(
-    doc,
-    `fleetls-agent ${version}: read-only directory listing agent for fleetls.\n` +
-      'Configure /etc/fleetls/agent.yaml, then: systemctl restart fleetls-agent\n',
-  );
+  fs.writeFileSync(doc, `${spec.name} ${version}: ${spec.summary}.\n${spec.readme}`);
   fs.chmodSync(doc, 0o644);
 }

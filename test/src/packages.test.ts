@@ -1,7 +1,8 @@
-// The agent's .deb and .rpm on this machine, for real. The .deb: dpkg -i creates the fleetls user and
+// The agent's .deb and .rpm on this machine, for real. They carry a self-contained
+// executable and depend on no nodejs. The .deb: dpkg -i creates the fleetls user and
 // installs the unit and /etc/fleetls/agent.yaml; the installed agent (the unit's
-// ExecStart, run as its User: systemd is not PID 1 here) answers a Walk with an edited
-// config; an upgrade keeps the edit; remove stops and disables, purge removes user and
+// ExecStart, run as its User: systemd is not PID 1 here, in a mount namespace where this
+// machine's node is hidden) answers a Walk with an edited config; an upgrade keeps the edit; remove stops and disables, purge removes user and
 // config. The systemd branches of the maintainer scripts run against a fake systemctl in
 // a mount namespace where /run/systemd/system exists, so what they would ask systemd for
 // is checked; real systemd as PID 1 is not exercised. The .rpm: its metadata and
@@ -12,16 +13,19 @@
 // the unit's user; a second run changes nothing and its health check passes; removal
 // cleans up. One file, so nothing else installs the package at the same time. Needs root.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { agentClient, REPO_ROOT, walkAll } from './helpers/agent-process.js';
 import { makePki, type TestPki } from './helpers/certs.js';
-import { startAsUnit, UNIT_FILE, userIds } from './helpers/installed-agent.js';
+import { SYSTEM_PATH, startAsUnit, UNIT_FILE, unitSetting, userIds, withoutNode } from './helpers/installed-agent.js';
+import { buildPackage, sh } from './helpers/packages.js';
 
 const CONFIG = '/etc/fleetls/agent.yaml';
 
@@ -65,22 +69,6 @@ function freePort(): Promise<number> {
   });
 }
 
-function buildPackage(out: string, part: 'deb' | 'rpm', version: string): void {
-  sh(process.execPath, [
-    join(REPO_ROOT, 'scripts/package/main.mjs'),
-    '--out',
-    out,
-    '--only',
-    part,
-    '--package-version',
-    version,
-  ]);
-}
-
-function sh(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 if (process.getuid?.() !== 0) throw new Error('the package tests install packages: run them as root, as CI does');
 
 describe('fleetls-agent .deb', { concurrency: false }, () => {
@@ -95,8 +83,8 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
   before(() => {
     buildPackage(join(tmp, 'v1'), 'deb', '0.0.1~test1');
     buildPackage(join(tmp, 'v2'), 'deb', '0.0.1~test2');
-    v1 = join(tmp, 'v1', 'fleetls-agent_0.0.1~test1_all.deb');
-    v2 = join(tmp, 'v2', 'fleetls-agent_0.0.1~test2_all.deb');
+    v1 = join(tmp, 'v1', 'fleetls-agent_0.0.1~test1_amd64.deb');
+    v2 = join(tmp, 'v2', 'fleetls-agent_0.0.1~test2_amd64.deb');
     mkdirSync(join(tree, 'sub'), { recursive: true });
     writeFileSync(join(tree, 'sub', 'f.txt'), 'x');
     chmodSync(tmp, 0o755);
@@ -108,17 +96,20 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('holds the bundle, the unit and the config, and no node_modules', () => {
+  it('holds the executable, the unit and the config, no node_modules, and depends on no nodejs', () => {
     const files = sh('dpkg-deb', ['--contents', v1]);
-    assert.match(files, /\.\/usr\/lib\/fleetls-agent\/fleetls-agent\.mjs\n/);
+    assert.match(files, /\.\/usr\/bin\/fleetls-agent\n/);
     assert.match(files, /\.\/usr\/lib\/systemd\/system\/fleetls-agent\.service\n/);
-    assert.doesNotMatch(files, /node_modules/);
-    assert.equal(sh('dpkg-deb', ['--field', v1, 'Depends']).trim(), 'nodejs (>= 20), passwd');
+    assert.doesNotMatch(files, /node_modules|\.mjs/);
+    assert.equal(
+      sh('dpkg-deb', ['--field', v1, 'Depends']).trim(),
+      'libc6 (>= 2.28), libstdc++6 (>= 5.2), libgcc-s1 | libgcc1, passwd',
+    );
     assert.equal(sh('dpkg-deb', ['--info', v1, 'conffiles']), '/etc/fleetls/agent.yaml\n');
   });
 
   it('installs without systemd: a system user, the config readable by it, nothing enabled', () => {
-    sh('dpkg', ['-i', v1]);
+    sh('dpkg', ['--force-unsafe-io', '-i', v1]);
     const ids = userIds('fleetls');
     assert.ok(ids, 'user fleetls created');
     assert.ok(ids.uid < 1000, `a system uid (${ids.uid})`);
@@ -130,9 +121,9 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     assert.equal(existsSync('/etc/systemd/system/multi-user.target.wants/fleetls-agent.service'), false);
   });
 
-  it('the installed agent, as its user with the edited config, answers a Walk', async () => {
+  it('the installed agent, as its user with the edited config, on a host without node, answers a Walk', async () => {
     writeFileSync(CONFIG, `# edited by the .deb test\nlisten: 127.0.0.1:0\ninsecure: true\nallow: [${tree}]\n`);
-    const agent = await startAsUnit();
+    const agent = await startAsUnit(UNIT_FILE, 15_000, true);
     const client = agentClient(`127.0.0.1:${agent.port}`);
     try {
       const { rows } = await walkAll(client, { path: tree, maxDepth: 2 });
@@ -152,7 +143,7 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     let stderr = '';
     let status: number | null = 0;
     try {
-      execFileSync('/usr/bin/node', ['/usr/lib/fleetls-agent/fleetls-agent.mjs', '--config', bad], {
+      execFileSync('/usr/bin/fleetls-agent', ['--config', bad], {
         uid: ids.uid,
         gid: ids.gid,
         stdio: 'pipe',
@@ -169,7 +160,7 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
 
   it('an upgrade (systemd running) keeps the edited agent.yaml and restarts the enabled unit', () => {
     const before = readFileSync(CONFIG, 'utf8');
-    const systemctl = dpkgUnderSystemd(['-i', v2]);
+    const systemctl = dpkgUnderSystemd(['--force-unsafe-io', '-i', v2]);
     assert.equal(readFileSync(CONFIG, 'utf8'), before);
     assert.equal(sh('dpkg-query', ['--show', 'fleetls-agent']), 'fleetls-agent\t0.0.1~test2\n');
     // An upgrade keeps the operator's enable/disable choice: no enable.
@@ -184,7 +175,7 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     const systemctl = dpkgUnderSystemd(['-r', 'fleetls-agent']);
     assert.deepEqual(systemctl, ['stop fleetls-agent.service', 'disable fleetls-agent.service', 'daemon-reload']);
     assert.equal(existsSync(UNIT_FILE), false);
-    assert.equal(existsSync('/usr/lib/fleetls-agent'), false);
+    assert.equal(existsSync('/usr/bin/fleetls-agent'), false);
     assert.match(readFileSync(CONFIG, 'utf8'), /edited by the \.deb test/);
     assert.ok(userIds('fleetls'));
   });
@@ -197,7 +188,7 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
   });
 
   it('a first install where systemd runs enables and starts the unit', () => {
-    const systemctl = dpkgUnderSystemd(['-i', v1]);
+    const systemctl = dpkgUnderSystemd(['--force-unsafe-io', '-i', v1]);
     assert.deepEqual(systemctl, [
       'daemon-reload',
       'enable fleetls-agent.service',
@@ -229,8 +220,8 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
   before(() => {
     buildPackage(join(tmp, 'v1'), 'rpm', '0.0.1~test1');
     buildPackage(join(tmp, 'v2'), 'rpm', '0.0.1~test2');
-    v1 = join(tmp, 'v1', 'fleetls-agent-0.0.1~test1.noarch.rpm');
-    v2 = join(tmp, 'v2', 'fleetls-agent-0.0.1~test2.noarch.rpm');
+    v1 = join(tmp, 'v1', 'fleetls-agent-0.0.1~test1.x86_64.rpm');
+    v2 = join(tmp, 'v2', 'fleetls-agent-0.0.1~test2.x86_64.rpm');
     mkdirSync(db);
     rpm(['--initdb']);
   });
@@ -240,16 +231,18 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('requires nodejs >= 20, holds the bundle, the unit and a noreplace config, no node_modules', () => {
+  it('requires no nodejs, holds the executable, the unit and a noreplace config, no node_modules', () => {
     const requires = rpm(['-qp', '--requires', v1]).split('\n');
-    assert.ok(requires.includes('nodejs >= 20'), requires.join(', '));
+    assert.deepEqual(
+      requires.filter((r) => /node/i.test(r)),
+      [],
+    );
+    assert.ok(requires.includes('shadow-utils'), requires.join(', '));
     const files = rpm(['-qp', '--list', v1]);
     assert.deepEqual(files.trim().split('\n'), [
       '/etc/fleetls',
       '/etc/fleetls/agent.yaml',
       '/usr/bin/fleetls-agent',
-      '/usr/lib/fleetls-agent',
-      '/usr/lib/fleetls-agent/fleetls-agent.mjs',
       '/usr/lib/systemd/system/fleetls-agent.service',
       '/usr/share/doc/fleetls-agent/README',
     ]);
@@ -274,14 +267,14 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
     const st = statSync(CONFIG);
     assert.equal(st.mode & 0o777, 0o640);
     assert.equal(st.gid, ids.gid);
-    assert.ok(existsSync('/usr/lib/fleetls-agent/fleetls-agent.mjs'));
+    assert.ok(existsSync('/usr/bin/fleetls-agent'));
   });
 
   it('an upgrade keeps the edited agent.yaml and restarts the unit', async () => {
     writeFileSync(CONFIG, '# edited by the .rpm test\nlisten: 127.0.0.1:0\ninsecure: true\nallow: []\n');
     const systemctl = rpmUnderSystemd(['-U', v2]);
     assert.match(readFileSync(CONFIG, 'utf8'), /edited by the \.rpm test/);
-    assert.equal(rpm(['-q', 'fleetls-agent']).trim(), 'fleetls-agent-0.0.1~test2-1.noarch');
+    assert.equal(rpm(['-q', 'fleetls-agent']).trim(), 'fleetls-agent-0.0.1~test2-1.x86_64');
     assert.deepEqual(systemctl, [
       'daemon-reload',
       'is-enabled --quiet fleetls-agent.service',
@@ -296,9 +289,137 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
     const systemctl = rpmUnderSystemd(['-e', 'fleetls-agent']);
     assert.deepEqual(systemctl, ['stop fleetls-agent.service', 'disable fleetls-agent.service', 'daemon-reload']);
     assert.equal(existsSync(UNIT_FILE), false);
-    assert.equal(existsSync('/usr/lib/fleetls-agent'), false);
+    assert.equal(existsSync('/usr/bin/fleetls-agent'), false);
     assert.equal(existsSync(CONFIG), false);
     assert.match(readFileSync(`${CONFIG}.rpmsave`, 'utf8'), /edited by the \.rpm test/);
+  });
+});
+
+/** Runs `command args` as `ids` in withoutNode's namespace; resolves with its output or rejects with it. */
+function runWithoutNode(command: string, args: string[], ids: { uid: number; gid: number }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(...withoutNode(command, args, ids), {
+      env: { PATH: SYSTEM_PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    child.once('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} exited ${code}:\n${err}`)),
+    );
+  });
+}
+
+describe('fleetls (gateway) .deb beside the agent, on a host without node', { concurrency: false }, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-gw-deb-'));
+  const tree = join(tmp, 'tree');
+  const GATEWAY_YAML = '/etc/fleetls/gateway.yaml';
+  const TOKEN = '/etc/fleetls/gateway/token';
+  let gwDeb: string;
+  let agent: Awaited<ReturnType<typeof startAsUnit>> | undefined;
+
+  before(async () => {
+    gwDeb = buildPackage(join(tmp, 'dist'), 'deb', '0.0.1~test1', 'fleetls');
+    const agentDeb = buildPackage(join(tmp, 'dist'), 'deb', '0.0.1~test1');
+    mkdirSync(join(tree, 'logs'), { recursive: true });
+    writeFileSync(join(tree, 'logs', 'a.log'), 'aaa');
+    chmodSync(tmp, 0o755);
+    for (const p of ['fleetls', 'fleetls-agent']) execFileSync('dpkg', ['--purge', p], { stdio: 'pipe' });
+    sh('dpkg', ['--force-unsafe-io', '-i', gwDeb, agentDeb]);
+    writeFileSync(CONFIG, `listen: 127.0.0.1:0\ninsecure: true\nallow: [${tree}]\n`);
+    agent = await startAsUnit(UNIT_FILE, 15_000, true);
+    // The operator's edit: the one host, through the agent the other package installed.
+    writeFileSync(GATEWAY_YAML, `hosts:\n  here:\n    agent: 127.0.0.1:${agent.port}\nagent_tls: insecure\n`);
+  });
+  after(async () => {
+    await agent?.stop();
+    for (const p of ['fleetls', 'fleetls-agent']) execFileSync('dpkg', ['--purge', p], { stdio: 'pipe' });
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('holds the executable, fleetls.service and gateway.yaml, and depends on no nodejs', () => {
+    const files = sh('dpkg-deb', ['--contents', gwDeb]);
+    for (const f of ['usr/bin/fleetls', 'usr/lib/systemd/system/fleetls.service', 'etc/fleetls/gateway.yaml']) {
+      assert.match(files, new RegExp(`\\./${f.replace(/\./g, '\\.')}\\n`));
+    }
+    assert.doesNotMatch(sh('dpkg-deb', ['--field', gwDeb, 'Depends']), /node/);
+  });
+
+  it('installs its own user, gateway.yaml readable by it, and a bearer token only it can read', () => {
+    const ids = userIds('fleetls-gateway');
+    assert.ok(ids && ids.uid < 1000, 'system user fleetls-gateway');
+    const token = statSync(TOKEN);
+    assert.equal(token.mode & 0o777, 0o640);
+    assert.equal(token.gid, ids.gid);
+    assert.match(readFileSync(TOKEN, 'utf8'), /^[0-9a-f]{64}$/);
+    assert.equal(statSync(GATEWAY_YAML).gid, ids.gid);
+  });
+
+  it('the installed fleetls CLI, as its user without node, lists through the installed agent', async () => {
+    const ids = userIds('fleetls-gateway')!;
+    const out = await runWithoutNode(
+      '/usr/bin/fleetls',
+      ['--inventory', GATEWAY_YAML, 'ls', `here:${tree}/logs`, '--json'],
+      ids,
+    );
+    const answer = JSON.parse(out) as { items: { path: string }[] };
+    assert.deepEqual(
+      answer.items.map((i) => i.path),
+      ['a.log'],
+    );
+  });
+
+  it("the unit's ExecStart (serve --http, the token) without node answers list_directory over MCP through the agent", async () => {
+    const unit = readFileSync('/usr/lib/systemd/system/fleetls.service', 'utf8');
+    // systemd's own expansion of ${FLEETLS_HTTP}, with a free port for the test.
+    assert.match(unitSetting(unit, 'Environment'), /^FLEETLS_HTTP=127\.0\.0\.1:8765$/);
+    const [command, ...args] = unitSetting(unit, 'ExecStart')
+      .replace(/\$\{FLEETLS_HTTP\}/, '127.0.0.1:0')
+      .split(/\s+/);
+    const ids = userIds(unitSetting(unit, 'User'))!;
+    const child = spawn(...withoutNode(command as string, args, ids), {
+      env: { PATH: SYSTEM_PATH },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        stderr += c;
+        const m = /MCP over HTTP at (http:\/\/\S+)/.exec(stderr);
+        if (m) resolve(m[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`fleetls serve exited ${code}:\n${stderr}`)));
+    });
+    const client = new Client({ name: 'packages-test', version: '1' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${readFileSync(TOKEN, 'utf8').trim()}` } },
+        }),
+      );
+      const result = (await client.callTool({
+        name: 'list_directory',
+        arguments: { host: 'here', path: tree, depth: 2 },
+      })) as { isError?: boolean; content: { type: string; text: string }[] };
+      assert.ok(!result.isError, JSON.stringify(result));
+      assert.match(result.content[0]?.text ?? '', /a\.log/);
+    } finally {
+      await client.close();
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it("purge of the gateway removes its user, gateway.yaml and token, and leaves the agent's config", () => {
+    sh('dpkg', ['--purge', 'fleetls']);
+    assert.equal(userIds('fleetls-gateway'), undefined);
+    assert.equal(existsSync(GATEWAY_YAML), false);
+    assert.equal(existsSync('/etc/fleetls/gateway'), false);
+    assert.ok(existsSync(CONFIG));
+    assert.ok(userIds('fleetls'));
   });
 });
 
@@ -330,7 +451,7 @@ describe('Ansible role fleetls_agent (deploy/ansible)', { concurrency: false }, 
   }
 
   before(async () => {
-    buildPackage(join(tmp, 'dist'), 'deb', '0.0.1~ansible');
+    buildPackage(join(tmp, 'dist'), 'deb', '0.0.1~test1');
     mkdirSync(join(tmp, 'pki'));
     pki = makePki(join(tmp, 'pki'), ['localhost']);
     mkdirSync(join(tree, 'logs'), { recursive: true });
@@ -339,7 +460,7 @@ describe('Ansible role fleetls_agent (deploy/ansible)', { concurrency: false }, 
     const port = await freePort();
     vars = {
       fleetls_agent_hosts: 'localhost',
-      fleetls_agent_package_file: join(tmp, 'dist', 'fleetls-agent_0.0.1~ansible_all.deb'),
+      fleetls_agent_package_file: join(tmp, 'dist', 'fleetls-agent_0.0.1~test1_amd64.deb'),
       fleetls_agent_listen: `127.0.0.1:${port}`,
       fleetls_agent_allow: [tree],
       fleetls_agent_tls_ca_file: pki.ca,
@@ -362,7 +483,7 @@ describe('Ansible role fleetls_agent (deploy/ansible)', { concurrency: false }, 
     const r = play({ fleetls_agent_check: false });
     assert.equal(r.failed, 0);
     assert.ok(r.changed >= 4, r.out);
-    assert.match(sh('dpkg-query', ['--show', 'fleetls-agent']), /^fleetls-agent\t0\.0\.1~ansible\n$/);
+    assert.match(sh('dpkg-query', ['--show', 'fleetls-agent']), /^fleetls-agent\t0\.0\.1~test1\n$/);
     const config = readFileSync(CONFIG, 'utf8');
     assert.match(config, new RegExp(`listen: 127\\.0\\.0\\.1:${String(vars.fleetls_agent_listen).split(':')[1]}`));
     assert.match(config, /tls_key: \/etc\/fleetls\/tls\/agent\.key/);

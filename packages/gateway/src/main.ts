@@ -22,7 +22,9 @@ const onSignal = (name: NodeJS.Signals) => {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-const code = await runCli({
+// No top-level await: the self-contained executable's main script is CommonJS (Node's
+// single executable applications run no ES module there before Node 25).
+void runCli({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
@@ -31,10 +33,11 @@ const code = await runCli({
   signal: abort.signal,
   version: GATEWAY_VERSION,
   untilShutdown: () => stopped,
+}).then((code) => {
+  // Interrupted (Ctrl-C, SIGTERM) with work cut short: the shell's convention, 128 + signal.
+  const exit = code !== 0 && signalled ? (signalled === 'SIGINT' ? 130 : 143) : code;
+  process.exitCode = exit;
+  // A handle left open by a dependency must not keep a finished command alive; unref'd, this
+  // timer fires only if something else still holds the event loop.
+  setTimeout(() => process.exit(exit), 3000).unref();
 });
-// Interrupted (Ctrl-C, SIGTERM) with work cut short: the shell's convention, 128 + signal.
-const exit = code !== 0 && signalled ? (signalled === 'SIGINT' ? 130 : 143) : code;
-process.exitCode = exit;
-// A handle left open by a dependency must not keep a finished command alive; unref'd, this
-// timer fires only if something else still holds the event loop.
-setTimeout(() => process.exit(exit), 3000).unref();

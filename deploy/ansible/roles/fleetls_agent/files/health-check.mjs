@@ -1,6 +1,8 @@
-// Run on the host by the role (ansible.builtin.script, executable node): one
-// grpc.health.v1 Health/Check call to the agent over Node's own http2, retried until
-// SERVING or the timeout. Plaintext (h2c) or TLS with an optional client certificate.
+// Run on the host by the role as `fleetls-agent health-check` (the executable carries this
+// file: hosts have no node), or by a plain node: one grpc.health.v1 Health/Check call to
+// the agent over Node's own http2, retried until SERVING or the timeout. Plaintext (h2c)
+// or TLS with an optional client certificate. No top-level await: the executable's main
+// script is CommonJS.
 import fs from 'node:fs';
 import http2 from 'node:http2';
 
@@ -52,18 +54,22 @@ function check() {
   });
 }
 
-let last = 'no attempt';
-while (Date.now() < deadline) {
-  try {
-    last = await check();
-    if (last === 'SERVING') {
-      console.log(`fleetls-agent at ${address}: SERVING`);
-      process.exit(0);
+async function main() {
+  let last = 'no attempt';
+  while (Date.now() < deadline) {
+    try {
+      last = await check();
+      if (last === 'SERVING') {
+        console.log(`fleetls-agent at ${address}: SERVING`);
+        process.exit(0);
+      }
+    } catch (err) {
+      last = err.message;
     }
-  } catch (err) {
-    last = err.message;
+    await new Promise((r) => setTimeout(r, 500));
   }
-  await new Promise((r) => setTimeout(r, 500));
+  console.error(`fleetls-agent at ${address} did not answer SERVING: ${last}`);
+  process.exit(1);
 }
-console.error(`fleetls-agent at ${address} did not answer SERVING: ${last}`);
-process.exit(1);
+
+void main();

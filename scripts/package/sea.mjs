@@ -1,0 +1,121 @@
+// Self-contained executables (Node's single executable applications): dist/fleetls-agent
+// and dist/fleetls, each a copy of the pinned Node runtime of scripts/package/runtime
+// (a supported LTS, whatever node builds them) with the program injected by postject.
+// Hosts need no Node. The walk worker travels as an SEA asset, started from a data: URL.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import { inBundle } from './bundle.mjs';
+import { runtimeNode } from './runtime.mjs';
+
+const require = createRequire(import.meta.url);
+// The fuse every Node SEA build carries (nodejs.org/api/single-executable-applications.html).
+const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const WORKER_ASSET = 'walk-worker.mjs';
+
+// The SEA main script is CommonJS (Node 24 runs no ES module there); code that reads
+// import.meta.url gets the executable's own file URL (version and proto files are embedded).
+const CJS_BANNER = "var __fleetlsMetaUrl = require('node:url').pathToFileURL(process.execPath).href;";
+// Started from a data: URL, the worker resolves require() and import.meta.url from the
+// executable's path (a URL relative to a data: URL is invalid).
+const WORKER_BANNER = [
+  "import { createRequire as __fleetlsRequire } from 'node:module';",
+  "import { pathToFileURL as __fleetlsFileUrl } from 'node:url';",
+  'const require = __fleetlsRequire(process.execPath);',
+  'const __fleetlsMetaUrl = __fleetlsFileUrl(process.execPath).href;',
+  'const __filename = process.execPath;',
+  "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+].join('\n');
+// Each walk's worker, from the asset: a data: URL is the one source a Worker takes that
+// needs no file on disk.
+const WORKER_FROM =
+  "new URL('data:text/javascript;base64,' + Buffer.from(require('node:sea').getAsset(" +
+  `${JSON.stringify(WORKER_ASSET)})).toString('base64'))`;
+
+/**
+ * The programs and the Node flags baked into each (execArgv). The agent's 1 MiB young
+ * generation: peak RSS over a full 300k-entry walk falls by about a quarter at the same
+ * walk time (bench/results/footprint.md).
+ */
+const PROGRAMS = [
+  { name: 'fleetls-agent', main: 'packages/agent/dist/main.js', execArgv: ['--max-semi-space-size=1'] },
+  { name: 'fleetls', main: 'packages/gateway/dist/main.js', execArgv: [] },
+];
+// `fleetls-agent health-check`: the Ansible role's check, run on hosts that have no node.
+const HEALTH_CHECK = 'deploy/ansible/roles/fleetls_agent/files/health-check.mjs';
+
+function entryOf(repoRoot, p) {
+  const main = `require(${JSON.stringify(path.join(repoRoot, p.main))});`;
+  if (p.name !== 'fleetls-agent') return main;
+  const check = `require(${JSON.stringify(path.join(repoRoot, HEALTH_CHECK))});`;
+  return `if (process.argv[2] === 'health-check') ${check}\nelse ${main}\n`;
+}
+
+async function esbuildTo(options) {
+  await esbuild.build({
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    // ssh2's optional native parts: it falls back to pure JS when they fail to load.
+    external: ['cpu-features', '*.node'],
+    legalComments: 'none',
+    logLevel: 'warning',
+    // Whitespace and syntax only: names stay for stack traces and error classes, and the
+    // source V8 keeps in the heap at rest shrinks.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    ...options,
+  });
+}
+
+/** Writes outDir/<name> for each program; returns their paths. */
+export async function buildExecutables({ repoRoot, outDir, workDir, versions }) {
+  const node = runtimeNode(repoRoot);
+  const postject = require.resolve('postject/dist/cli.js');
+  const worker = path.join(workDir, WORKER_ASSET);
+  await esbuildTo({
+    entryPoints: [path.join(repoRoot, 'packages/agent/dist/walk-worker.js')],
+    outfile: worker,
+    format: 'esm',
+    banner: { js: WORKER_BANNER },
+    define: { 'import.meta.url': '__fleetlsMetaUrl' },
+    plugins: [inBundle({ repoRoot, versions })],
+  });
+  const out = [];
+  for (const p of PROGRAMS) {
+    const main = path.join(workDir, `${p.name}.cjs`);
+    await esbuildTo({
+      stdin: { contents: entryOf(repoRoot, p), resolveDir: repoRoot, sourcefile: `${p.name}-entry.cjs`, loader: 'js' },
+      outfile: main,
+      format: 'cjs',
+      banner: { js: CJS_BANNER },
+      define: { 'import.meta.url': '__fleetlsMetaUrl' },
+      plugins: [inBundle({ repoRoot, versions, workerFrom: WORKER_FROM })],
+    });
+    const blob = path.join(workDir, `${p.name}.blob`);
+    const config = path.join(workDir, `${p.name}.sea.json`);
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        main,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        execArgv: p.execArgv,
+        assets: { [WORKER_ASSET]: worker },
+      }),
+    );
+    // The blob's format belongs to the runtime that will run it: made by that same node.
+    execFileSync(node, ['--experimental-sea-config', config], { stdio: 'pipe', cwd: workDir });
+    const exe = path.join(outDir, p.name);
+    fs.rmSync(exe, { force: true });
+    // The runtime's symbols and DWARF are 18 of its 127 MB; a running node never reads them.
+    execFileSync('strip', ['--strip-all', '-o', exe, node], { stdio: 'pipe' });
+    fs.chmodSync(exe, 0o755);
+    // Its own process: postject's LIEF prints a warning per ELF note it does not know.
+    execFileSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE], { stdio: 'pipe' });
+    out.push(exe);
+  }
+  return out;
+}
