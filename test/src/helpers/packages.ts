@@ -1,6 +1,6 @@
 // Building the packages under test: the self-contained executables once per test process
 // (about 15 s of CPU), then each package and version once, from them.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,4 +58,23 @@ export function buildPackage(out: string, part: 'deb' | 'rpm', version: string, 
   mkdirSync(out, { recursive: true });
   copyFileSync(file, join(out, name));
   return join(out, name);
+}
+
+const LOCK = join(tmpdir(), 'fleetls-package-tests.lock');
+
+/**
+ * Waits for the machine-wide lock of the tests that install packages (flock(1), held by a
+ * child that lives until this process ends), so dpkg never runs twice at once and no test
+ * sees another's /etc/fleetls.
+ */
+export function holdPackageLock(): Promise<void> {
+  const child = spawn('flock', ['-x', LOCK, 'sh', '-c', 'echo locked; exec cat'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.unref();
+  process.once('exit', () => child.kill());
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`flock ${LOCK} exited ${code}`)));
+  });
 }

@@ -1,0 +1,150 @@
+// The gateway's .deb beside the agent's, for real, on a host without Node: both installed
+// with dpkg, the installed agent (its unit's ExecStart as its user) and the installed
+// gateway run in a mount namespace where this machine's node is /dev/null and PATH is the
+// system's; the gateway's CLI lists through the agent, and its unit's ExecStart (serve
+// --http with the token made at install) answers an MCP list_directory through it. Purging
+// the gateway leaves the agent's files. Holds holdPackageLock (packages.test.ts). Needs root.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SYSTEM_PATH, startAsUnit, UNIT_FILE, unitSetting, userIds, withoutNode } from './helpers/installed-agent.js';
+import { buildPackage, holdPackageLock, sh } from './helpers/packages.js';
+
+const CONFIG = '/etc/fleetls/agent.yaml';
+
+if (process.getuid?.() !== 0) throw new Error('the package tests install packages: run them as root, as CI does');
+
+before(holdPackageLock);
+
+/** Runs `command args` as `ids` in withoutNode's namespace; resolves with its output or rejects with it. */
+function runWithoutNode(command: string, args: string[], ids: { uid: number; gid: number }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(...withoutNode(command, args, ids), {
+      env: { PATH: SYSTEM_PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    child.once('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${command} exited ${code}:\n${err}`)),
+    );
+  });
+}
+
+describe('fleetls (gateway) .deb beside the agent, on a host without node', { concurrency: false }, () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-gw-deb-'));
+  const tree = join(tmp, 'tree');
+  const GATEWAY_YAML = '/etc/fleetls/gateway.yaml';
+  const TOKEN = '/etc/fleetls/gateway/token';
+  let gwDeb: string;
+  let agent: Awaited<ReturnType<typeof startAsUnit>> | undefined;
+
+  before(async () => {
+    gwDeb = buildPackage(join(tmp, 'dist'), 'deb', '0.0.1~test1', 'fleetls');
+    const agentDeb = buildPackage(join(tmp, 'dist'), 'deb', '0.0.1~test1');
+    mkdirSync(join(tree, 'logs'), { recursive: true });
+    writeFileSync(join(tree, 'logs', 'a.log'), 'aaa');
+    chmodSync(tmp, 0o755);
+    for (const p of ['fleetls', 'fleetls-agent']) execFileSync('dpkg', ['--purge', p], { stdio: 'pipe' });
+    sh('dpkg', ['--force-unsafe-io', '-i', gwDeb, agentDeb]);
+    writeFileSync(CONFIG, `listen: 127.0.0.1:0\ninsecure: true\nallow: [${tree}]\n`);
+    agent = await startAsUnit(UNIT_FILE, 15_000, true);
+    // The operator's edit: the one host, through the agent the other package installed.
+    writeFileSync(GATEWAY_YAML, `hosts:\n  here:\n    agent: 127.0.0.1:${agent.port}\nagent_tls: insecure\n`);
+  });
+  after(async () => {
+    await agent?.stop();
+    for (const p of ['fleetls', 'fleetls-agent']) execFileSync('dpkg', ['--purge', p], { stdio: 'pipe' });
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('holds the executable, fleetls.service and gateway.yaml, and depends on no nodejs', () => {
+    const files = sh('dpkg-deb', ['--contents', gwDeb]);
+    for (const f of ['usr/bin/fleetls', 'usr/lib/systemd/system/fleetls.service', 'etc/fleetls/gateway.yaml']) {
+      assert.match(files, new RegExp(`\\./${f.replace(/\./g, '\\.')}\\n`));
+    }
+    assert.doesNotMatch(sh('dpkg-deb', ['--field', gwDeb, 'Depends']), /node/);
+  });
+
+  it('installs its own user, gateway.yaml readable by it, and a bearer token only it can read', () => {
+    const ids = userIds('fleetls-gateway');
+    assert.ok(ids && ids.uid < 1000, 'system user fleetls-gateway');
+    const token = statSync(TOKEN);
+    assert.equal(token.mode & 0o777, 0o640);
+    assert.equal(token.gid, ids.gid);
+    assert.match(readFileSync(TOKEN, 'utf8'), /^[0-9a-f]{64}$/);
+    assert.equal(statSync(GATEWAY_YAML).gid, ids.gid);
+  });
+
+  it('the installed fleetls CLI, as its user without node, lists through the installed agent', async () => {
+    const ids = userIds('fleetls-gateway')!;
+    const out = await runWithoutNode(
+      '/usr/bin/fleetls',
+      ['--inventory', GATEWAY_YAML, 'ls', `here:${tree}/logs`, '--json'],
+      ids,
+    );
+    const answer = JSON.parse(out) as { items: { path: string }[] };
+    assert.deepEqual(
+      answer.items.map((i) => i.path),
+      ['a.log'],
+    );
+  });
+
+  it("the unit's ExecStart (serve --http, the token) without node answers list_directory over MCP through the agent", async () => {
+    const unit = readFileSync('/usr/lib/systemd/system/fleetls.service', 'utf8');
+    // systemd's own expansion of ${FLEETLS_HTTP}, with a free port for the test.
+    assert.match(unitSetting(unit, 'Environment'), /^FLEETLS_HTTP=127\.0\.0\.1:8765$/);
+    const [command, ...args] = unitSetting(unit, 'ExecStart')
+      .replace(/\$\{FLEETLS_HTTP\}/, '127.0.0.1:0')
+      .split(/\s+/);
+    const ids = userIds(unitSetting(unit, 'User'))!;
+    const child = spawn(...withoutNode(command as string, args, ids), {
+      env: { PATH: SYSTEM_PATH },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        stderr += c;
+        const m = /MCP over HTTP at (http:\/\/\S+)/.exec(stderr);
+        if (m) resolve(m[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`fleetls serve exited ${code}:\n${stderr}`)));
+    });
+    const client = new Client({ name: 'packages-test', version: '1' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${readFileSync(TOKEN, 'utf8').trim()}` } },
+        }),
+      );
+      const result = (await client.callTool({
+        name: 'list_directory',
+        arguments: { host: 'here', path: tree, depth: 2 },
+      })) as { isError?: boolean; content: { type: string; text: string }[] };
+      assert.ok(!result.isError, JSON.stringify(result));
+      assert.match(result.content[0]?.text ?? '', /a\.log/);
+    } finally {
+      await client.close();
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it("purge of the gateway removes its user, gateway.yaml and token, and leaves the agent's config", () => {
+    sh('dpkg', ['--purge', 'fleetls']);
+    assert.equal(userIds('fleetls-gateway'), undefined);
+    assert.equal(existsSync(GATEWAY_YAML), false);
+    assert.equal(existsSync('/etc/fleetls/gateway'), false);
+    assert.ok(existsSync(CONFIG));
+    assert.ok(userIds('fleetls'));
+  });
+});
