@@ -71,10 +71,17 @@ export function holdPackageLock(): Promise<void> {
   const child = spawn('flock', ['-x', LOCK, 'sh', '-c', 'echo locked; exec cat'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  child.unref();
   process.once('exit', () => child.kill());
   return new Promise((resolve, reject) => {
-    child.stdout.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`flock ${LOCK} exited ${code}`)));
+    const failed = (code: number | null) => reject(new Error(`flock ${LOCK} exited ${code}`));
+    child.once('exit', failed);
+    child.stdout.once('data', () => {
+      // Held until this process ends (its end closes cat's stdin): nothing here keeps it alive.
+      child.off('exit', failed);
+      child.stdout.destroy();
+      (child.stdin as unknown as { unref(): void }).unref();
+      child.unref();
+      resolve();
+    });
   });
 }
