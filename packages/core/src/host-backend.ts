@@ -14,6 +14,7 @@ export interface HostBackend {
    * Reachability check for list_hosts: the agent's (or remote tool's) version, and for an
    * agent the request features it says it applies (none named: none applied).
    */
-  probe(signal: AbortSignal): Promise<{ version: string; features?: string[] }>;
+  /** `certNotAfter`: when the agent's TLS certificate expires (mTLS agents only). */
+  probe(signal: AbortSignal): Promise<{ version: string; features?: string[]; certNotAfter?: Date }>;
   close(): void;
 }

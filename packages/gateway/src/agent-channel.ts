@@ -64,6 +64,8 @@ export interface AgentChannel {
   serverStream(method: string, request: Uint8Array, opts: CallOptions): AsyncGenerator<Buffer, void, void>;
   /** A unary call: the response's bytes. */
   unary(method: string, request: Uint8Array, opts: CallOptions): Promise<Buffer>;
+  /** The agent's certificate's notAfter on the open TLS session, if there is one. */
+  peerNotAfter(): Date | undefined;
   close(): void;
 }
 
@@ -455,6 +457,11 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   return {
     serverStream,
     unary,
+    peerNotAfter() {
+      const socket = current?.session.socket as tls.TLSSocket | undefined;
+      const validTo = socket?.getPeerCertificate?.()?.valid_to;
+      return validTo ? new Date(validTo) : undefined;
+    },
     close() {
       closed = true;
       current?.session.close();

@@ -219,7 +219,12 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
    * invalid_argument): it is reachable, and its version comes from the
    * `fleetls-agent-version` response metadata when it sends one, else 'unknown'.
    */
-  async function probe(signal: AbortSignal): Promise<{ version: string; features: string[] }> {
+  const certOf = () => {
+    const certNotAfter = channel.peerNotAfter();
+    return certNotAfter ? { certNotAfter } : {};
+  };
+
+  async function probe(signal: AbortSignal): Promise<{ version: string; features: string[]; certNotAfter?: Date }> {
     const check = await unary<{ status?: string | number }>(healthCheck, { service: SERVICE_NAME }, signal);
     if (check.status !== 'SERVING' && check.status !== 1) {
       throw new FleetError('unavailable', `agent ${address}: health says ${String(check.status)}`);
@@ -238,11 +243,11 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
         signal,
         readVersion,
       );
-      return { version: res.agentVersion || fromMetadata || 'unknown', features };
+      return { version: res.agentVersion || fromMetadata || 'unknown', features, ...certOf() };
     } catch (err) {
       const fe = FleetError.from(err);
       if (fe.code === 'not_found' || fe.code === 'permission_denied' || fe.code === 'invalid_argument') {
-        return { version: fromMetadata ?? 'unknown', features };
+        return { version: fromMetadata ?? 'unknown', features, ...certOf() };
       }
       throw fe;
     }

@@ -3,8 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FleetError } from '@fleetls/core';
-import { DEFAULT_INVENTORY_FILE, type Inventory, parseInventory } from './inventory.js';
+import { DEFAULT_INVENTORY_FILE, fail, type Inventory, Problems, parseInventory } from './inventory.js';
 import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
+import { unreadableFiles } from './inventory-named-files.js';
 
 export interface InventoryLocation {
   /** `--inventory`. */
@@ -27,8 +28,11 @@ export function resolveInventoryPath(loc: InventoryLocation): string | undefined
   return existsSync(local) ? local : undefined;
 }
 
-/** Reads and parses the inventory that applies, or undefined when there is none. */
-export function loadInventory(loc: InventoryLocation & { home?: string }): Inventory | undefined {
+/**
+ * Reads and parses the inventory that applies, or undefined when there is none. Every file
+ * it names is read too (`checkFiles: false` skips that: `fleetls pki` is making them).
+ */
+export function loadInventory(loc: InventoryLocation & { home?: string; checkFiles?: boolean }): Inventory | undefined {
   const file = resolveInventoryPath(loc);
   if (file === undefined) return undefined;
   let text: string;
@@ -39,6 +43,14 @@ export function loadInventory(loc: InventoryLocation & { home?: string }): Inven
     throw new FleetError('invalid_argument', `inventory ${file}: cannot read it (${why})`, { cause: err });
   }
   const format = inventoryFormat(text, file);
-  if (format === 'fleetls') return parseInventory(text, { source: file, home: loc.home });
-  return parseAnsibleInventory(text, format, { source: file, home: loc.home });
+  const inv =
+    format === 'fleetls'
+      ? parseInventory(text, { source: file, home: loc.home })
+      : parseAnsibleInventory(text, format, { source: file, home: loc.home });
+  if (loc.checkFiles === false) return inv;
+  // A missing certificate or key fails the load, naming its key, not every call later.
+  const p = new Problems();
+  for (const problem of unreadableFiles(inv)) p.add('', problem);
+  if (p.list.length > 0) fail(file, p);
+  return inv;
 }

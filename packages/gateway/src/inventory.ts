@@ -26,7 +26,8 @@ export interface InventoryHost {
   groups: string[];
 }
 
-export type AgentTls = { ca: string; cert?: string; key?: string } | 'insecure';
+/** `serverName`: the name agents' certificates carry when it is not the dialled host (a pod IP). */
+export type AgentTls = { ca: string; cert?: string; key?: string; serverName?: string } | 'insecure';
 
 export interface InventoryDefaults {
   concurrency?: number;
@@ -148,7 +149,11 @@ const SSH_KEYS = [
   'passphrase_env',
   'proxy_jump',
 ] as const;
-const TLS_KEYS = ['ca', 'cert', 'key'] as const;
+const TLS_FILE_KEYS = ['ca', 'cert', 'key'] as const;
+const TLS_KEYS = [...TLS_FILE_KEYS, 'server_name'] as const;
+// A DNS name (letters, digits, hyphens, dots) or an IP address, as a certificate's SAN holds it.
+const SERVER_NAME_RE =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$|^[0-9A-Fa-f:.]+$/;
 const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: number; max: number }> = {
   concurrency: { field: 'concurrency', min: 1, max: 1024 },
   connect_timeout_ms: { field: 'connectTimeoutMs', min: 1, max: 600_000 },
@@ -271,8 +276,18 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
     else if (!isObject(tls)) p.add('agent_tls', `expected { ca, cert, key } or "insecure", got ${describe(tls)}`);
     else {
       unknownKeys(p, 'agent_tls', tls, TLS_KEYS);
-      const out: { ca: string; cert?: string; key?: string } = { ca: '' };
-      for (const k of TLS_KEYS) {
+      const out: { ca: string; cert?: string; key?: string; serverName?: string } = { ca: '' };
+      const name = tls.server_name;
+      if (name !== undefined) {
+        if (typeof name === 'string' && name.length <= 253 && SERVER_NAME_RE.test(name)) out.serverName = name;
+        else {
+          p.add(
+            'agent_tls.server_name',
+            `expected the DNS name (or IP) the agents' certificates carry, got ${describe(name)}`,
+          );
+        }
+      }
+      for (const k of TLS_FILE_KEYS) {
         const v = tls[k];
         if (v === undefined) continue;
         if (typeof v !== 'string' || v === '') p.add(`agent_tls.${k}`, `expected a file path, got ${describe(v)}`);

@@ -247,11 +247,13 @@ export interface HostItem {
   via?: string;
   elapsed_ms?: number;
   message?: string;
+  cert_expires_in_days?: number;
 }
 
 export function formatHosts(hosts: readonly HostItem[], opts: { checked: boolean; style: Style }): string[] {
   const columns = ['host', 'transport', 'address', 'labels', 'groups'];
-  if (opts.checked) columns.push('status', 'via', 'version', 'elapsed');
+  // CERT: days until the agent's TLS certificate expires (mTLS agents).
+  if (opts.checked) columns.push('status', 'via', 'version', 'cert', 'elapsed');
   const rows: TableRow[] = hosts.map((h) => ({
     host: h.host,
     // `|ssh`: falls back to find over SSH (`agent+ssh` is the agent reached through SSH).
@@ -264,6 +266,7 @@ export function formatHosts(hosts: readonly HostItem[], opts: { checked: boolean
     status: h.status ?? '',
     via: h.via ?? '',
     version: h.version ?? '',
+    cert: h.cert_expires_in_days === undefined ? '' : `${h.cert_expires_in_days} d`,
     elapsed: h.elapsed_ms === undefined ? '' : `${h.elapsed_ms} ms`,
   }));
   const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));

@@ -14,6 +14,7 @@ import type { AnyTool, CliFace, ToolContext, ToolResult } from '../tools/tool.js
 import { FleetlsCommand } from './command.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './io.js';
+import { addPkiCommand } from './pki-command.js';
 import type { ServeFlags } from './serve.js';
 
 export type { CliIo, OutStream } from './io.js';
@@ -223,6 +224,8 @@ export async function runCli(io: CliIo): Promise<number> {
       const flags: ServeFlags = { ...o, noAuth: (o as { auth?: boolean }).auth === false };
       await runServe({ flags, open, logger, io, metrics });
     });
+
+  addPkiCommand(program, io);
 
   try {
     await program.parseAsync(io.argv, { from: 'user' });

@@ -34,6 +34,8 @@ const hostRowSchema = z.object({
   via: s.hostStatusSchema.shape.via.optional(),
   elapsed_ms: z.number().optional(),
   message: z.string().optional(),
+  /** Whole days until the agent's TLS certificate expires (negative once expired; mTLS agents). */
+  cert_expires_in_days: z.number().optional(),
 });
 
 const output = {
@@ -55,7 +57,15 @@ interface Plan {
 export interface HostListing extends ToolResult {
   checked: boolean;
   /** The selected hosts, each with its probe when checked. */
-  rows: { host: FleetHost; probe?: { status: HostStatus; version?: string; features?: string[] } }[];
+  rows: {
+    host: FleetHost;
+    probe?: { status: HostStatus; version?: string; features?: string[]; certNotAfter?: Date };
+  }[];
+}
+
+/** Whole days from now until `when` (negative once past). */
+export function daysUntil(when: Date, now = Date.now()): number {
+  return Math.floor((when.getTime() - now) / 86_400_000);
 }
 
 /** The version, and what an agent lacks of the request features: `0.0.9 (lacks perm)`. */
@@ -84,6 +94,7 @@ export function hostRow(r: HostListing['rows'][number]): HostRow {
     row.via = st.via;
     row.elapsed_ms = st.elapsedMs;
     if (st.message !== undefined) row.message = st.message;
+    if (r.probe.certNotAfter) row.cert_expires_in_days = daysUntil(r.probe.certNotAfter);
   }
   return row;
 }
@@ -112,6 +123,7 @@ export const listHostsTool = defineTool({
           status: r.status,
           ...(r.value ? { version: r.value.version } : {}),
           ...(r.value?.features ? { features: r.value.features } : {}),
+          ...(r.value?.certNotAfter ? { certNotAfter: r.value.certNotAfter } : {}),
         },
       })),
       hosts: results.map((r) => r.status),
@@ -133,6 +145,7 @@ export const listHostsTool = defineTool({
       groups: r.groups.join(','),
       status: r.status === undefined ? undefined : r.status === 'ok' ? `ok (${r.via}, ${r.elapsed_ms} ms)` : r.status,
       version: versionText(r),
+      cert: r.cert_expires_in_days === undefined ? undefined : `${r.cert_expires_in_days} days`,
       message: r.message,
     }));
     const columns = [
@@ -141,7 +154,7 @@ export const listHostsTool = defineTool({
       'address',
       'labels',
       'groups',
-      ...(l.checked ? ['status', 'version', 'message'] : []),
+      ...(l.checked ? ['status', 'version', 'cert', 'message'] : []),
     ];
     const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));
     const build = (kept: number, cutAt: string): McpAnswer => {

@@ -1,0 +1,158 @@
+// `fleetls pki` end to end: a CA, the agents' certificates for a two-host inventory (one
+// addressed by IP, one by name) and the gateway's client certificate, all from the CLI;
+// real agents serve them over mTLS and the gateway lists both. A DNS-only certificate (as
+// a Kubernetes DaemonSet's agents carry) reached by IP answers ok with
+// agent_tls.server_name, and is `auth` without it. `fleetls hosts --check` shows the
+// days to expiry; a missing file the inventory names fails the load, naming its key.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { fleetls } from './helpers/cli.js';
+
+interface HostRow {
+  host: string;
+  status: string;
+  message?: string;
+  cert_expires_in_days?: number;
+}
+
+describe('fleetls pki', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-pki-'));
+  const pki = join(dir, 'pki');
+  const tree = join(dir, 'tree');
+  const agents: Record<string, AgentProcess> = {};
+  const tls = (serverName?: string) => [
+    'agent_tls:',
+    `  ca: ${join(pki, 'ca.crt')}`,
+    `  cert: ${join(pki, 'gateway.crt')}`,
+    `  key: ${join(pki, 'gateway.key')}`,
+    ...(serverName ? [`  server_name: ${serverName}`] : []),
+  ];
+  const inventory = (name: string, hosts: Record<string, string>, extra: string[]): string => {
+    const file = join(dir, `${name}.yaml`);
+    const lines = Object.entries(hosts).flatMap(([h, address]) => [`  ${h}:`, `    agent: ${address}`]);
+    writeFileSync(file, ['hosts:', ...lines, ...extra, ''].join('\n'));
+    return file;
+  };
+  const cli = async (args: string[]) => {
+    const r = await fleetls(args, { cwd: dir });
+    assert.equal(r.code, 0, `fleetls ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const serve = (host: string) =>
+    startAgent({
+      allow: [tree],
+      tls: true,
+      args: [
+        '--tls-cert',
+        join(pki, `${host}.crt`),
+        '--tls-key',
+        join(pki, `${host}.key`),
+        '--tls-ca',
+        join(pki, 'ca.crt'),
+      ],
+    });
+
+  before(async () => {
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'sub', 'f.txt'), 'x');
+    // The addresses' hosts are what `issue` reads; the ports are the agents' once they listen.
+    const draft = inventory('fleet', { 'by-ip': '127.0.0.1:1', 'by-name': 'localhost:1' }, tls());
+    await cli(['pki', 'init', '--dir', pki]);
+    await cli(['--inventory', draft, 'pki', 'issue', 'by-ip', 'by-name', '--dir', pki]);
+    // Not in the inventory: named only by the DNS name given, as a DaemonSet's agents are.
+    await cli(['pki', 'issue', 'pod', '--name', 'fleetls-agent.fleetls.svc', '--dir', pki]);
+    await cli(['pki', 'client', '--dir', pki]);
+    for (const host of ['by-ip', 'by-name', 'pod']) agents[host] = await serve(host);
+  });
+  after(async () => {
+    await Promise.all(Object.values(agents).map((a) => a.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes every key 0600 and every certificate 0644', () => {
+    for (const f of ['ca', 'by-ip', 'by-name', 'pod', 'gateway']) {
+      assert.equal(statSync(join(pki, `${f}.key`)).mode & 0o777, 0o600, f);
+      assert.equal(statSync(join(pki, `${f}.crt`)).mode & 0o777, 0o644, f);
+    }
+  });
+
+  it('refuses a second init over the same CA', async () => {
+    const r = await fleetls(['pki', 'init', '--dir', pki], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /already holds a CA/);
+  });
+
+  it('lists both hosts of the inventory (one by IP, one by name) over mTLS', async () => {
+    const file = inventory(
+      'fleet',
+      { 'by-ip': `127.0.0.1:${agents['by-ip'].port}`, 'by-name': `localhost:${agents['by-name'].port}` },
+      tls(),
+    );
+    const out = await cli(['--inventory', file, 'ls', `all:${tree}/sub`, '--json']);
+    const answer = JSON.parse(out) as { items: { host: string; path: string }[]; hosts: HostRow[] };
+    assert.deepEqual(
+      answer.hosts.map((h) => [h.host, h.status]),
+      [
+        ['by-ip', 'ok'],
+        ['by-name', 'ok'],
+      ],
+    );
+    assert.deepEqual(answer.items.map((i) => `${i.host}:${i.path}`).sort(), ['by-ip:f.txt', 'by-name:f.txt']);
+  });
+
+  it('hosts --check shows the days until each agent certificate expires', async () => {
+    const file = inventory(
+      'fleet',
+      { 'by-ip': `127.0.0.1:${agents['by-ip'].port}`, 'by-name': `localhost:${agents['by-name'].port}` },
+      tls(),
+    );
+    const rows = (JSON.parse(await cli(['--inventory', file, 'hosts', '--check', '--json'])) as { hosts: HostRow[] })
+      .hosts;
+    // issue's default validity is 397 days, from an hour ago.
+    assert.deepEqual(
+      rows.map((r) => [r.host, r.cert_expires_in_days]),
+      [
+        ['by-ip', 396],
+        ['by-name', 396],
+      ],
+    );
+  });
+
+  it('a DNS-only certificate reached by IP answers ok with agent_tls.server_name, auth without', async () => {
+    const address = { pod: `127.0.0.1:${agents.pod.port}` };
+    const named = inventory('k8s', address, tls('fleetls-agent.fleetls.svc'));
+    const ok = JSON.parse(await cli(['--inventory', named, 'ls', `pod:${tree}/sub`, '--json'])) as {
+      hosts: HostRow[];
+    };
+    assert.equal(ok.hosts[0]?.status, 'ok', JSON.stringify(ok.hosts));
+    const unnamed = inventory('k8s-no-name', address, tls());
+    const r = await fleetls(['--inventory', unnamed, 'ls', `pod:${tree}/sub`, '--json'], { cwd: dir });
+    const refused = (JSON.parse(r.stdout) as { hosts: HostRow[] }).hosts[0];
+    assert.equal(refused?.status, 'auth', JSON.stringify(refused));
+    assert.match(refused?.message ?? '', /127\.0\.0\.1/);
+  });
+
+  it('a file the inventory names that is missing fails the load, naming its key path', async () => {
+    const file = join(dir, 'missing.yaml');
+    writeFileSync(
+      file,
+      [
+        'hosts:',
+        '  a:',
+        '    agent: 127.0.0.1:1',
+        'agent_tls:',
+        `  ca: ${join(pki, 'nope.crt')}`,
+        `agent_token_file: ${join(dir, 'no-token')}`,
+        '',
+      ].join('\n'),
+    );
+    const r = await fleetls(['--inventory', file, 'hosts'], { cwd: dir });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /agent_tls\.ca: cannot read .*nope\.crt \(no such file\)/);
+    assert.match(r.stderr, /agent_token_file: cannot read .*no-token \(no such file\)/);
+  });
+});
