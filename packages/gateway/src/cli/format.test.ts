@@ -132,6 +132,7 @@ describe('formatStat and formatHosts', () => {
           via: 'agent',
           version: '0.1.0',
           elapsed_ms: 4,
+          cert_expires_in_days: 396,
         },
         {
           host: 'db',
@@ -149,9 +150,9 @@ describe('formatStat and formatHosts', () => {
       { checked: true, style: NO_STYLE },
     );
     assert.deepEqual(lines, [
-      'HOST   TRANSPORT  ADDRESS        LABELS    GROUPS  STATUS  VIA    VERSION  ELAPSED',
-      'web-1  agent|ssh  10.0.0.5:7443  role=web  prod    ok      agent  0.1.0       4 ms',
-      'db     ssh        db                               auth    ssh               12 ms',
+      'HOST   TRANSPORT  ADDRESS        LABELS    GROUPS  STATUS  VIA    VERSION  CERT   ELAPSED',
+      'web-1  agent|ssh  10.0.0.5:7443  role=web  prod    ok      agent  0.1.0    396 d     4 ms',
+      'db     ssh        db                               auth    ssh                      12 ms',
       'db: auth: host key changed',
     ]);
   });

@@ -1,9 +1,7 @@
 // `fleetls pki init | issue HOST… | client`: the subcommands over pki.ts, which (with
 // @peculiar/x509) loads only when one of them runs.
 import type { Command } from 'commander';
-import { hostOfAddress } from '../agent-tls.js';
-import { loadInventory } from '../inventory.js';
-import type { CliIo } from './run.js';
+import type { CliIo } from './io.js';
 
 interface PkiFlags {
   dir: string;
