@@ -9,8 +9,11 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
+import { startGateway } from './helpers/gateway-process.js';
 
 interface HostRow {
   host: string;
@@ -120,6 +123,31 @@ describe('fleetls pki', () => {
         ['by-name', 396],
       ],
     );
+  });
+
+  it("the gateway's metric says the soonest agent certificate expiry a probe saw", async () => {
+    const file = inventory(
+      'fleet',
+      { 'by-ip': `127.0.0.1:${agents['by-ip'].port}`, 'by-name': `localhost:${agents['by-name'].port}` },
+      tls(),
+    );
+    const token = 'pki-test-token';
+    const auth = { authorization: `Bearer ${token}` };
+    const gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: file, FLEETLS_TOKEN: token });
+    const client = new Client({ name: 'pki-test', version: '1' });
+    try {
+      const url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
+      const metrics = async () => (await fetch(url.replace(/\/mcp$/, '/metrics'), { headers: auth })).text();
+      const gauge = /^fleetls_gateway_agent_cert_min_days_to_expiry ([0-9.]+)$/m;
+      assert.match(await metrics(), /^fleetls_gateway_agent_cert_min_days_to_expiry NaN$/m, 'NaN before any probe');
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } }));
+      await client.callTool({ name: 'list_hosts', arguments: { check: true } });
+      const days = Number(gauge.exec(await metrics())?.[1]);
+      assert.ok(days > 396 && days < 397, String(days));
+    } finally {
+      await client.close();
+      await gw.stop();
+    }
   });
 
   it('a DNS-only certificate reached by IP answers ok with agent_tls.server_name, auth without', async () => {

@@ -37,6 +37,8 @@ export interface Observer {
   callEnded(c: CallObservation): void;
   /** An SSH connection completed its handshake, or a call reused an open one. */
   sshConnection(event: 'opened' | 'reused'): void;
+  /** A probe saw this agent's TLS certificate, valid until `notAfter`. */
+  agentCertificate?(host: string, notAfter: Date): void;
 }
 
 export const NOOP_OBSERVER: Observer = {

@@ -226,7 +226,7 @@ export function createFleet(
       if (!b) {
         const host = all.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
-        b = opts.observer ? observeBackend(make(host), observer) : make(host);
+        b = opts.observer ? observeBackend(make(host), observer, host.name) : make(host);
         backends.set(name, b);
       }
       return b;

@@ -5,7 +5,7 @@
 
 import type { CallObservation, HostStatus, Observer, WalkObservation } from '@fleetls/core';
 import { createMetricsRegistry, LATENCY_BUCKETS, logLinesDroppedCounter } from '@fleetls/runtime';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -90,6 +90,20 @@ export function createGatewayMetrics(): GatewayMetrics {
     registers,
   });
 
+  // One gauge for the whole fleet (labels never name hosts): the soonest agent certificate
+  // expiry any probe has seen; `fleetls hosts --check` names the host.
+  const certNotAfter = new Map<string, number>();
+  new Gauge({
+    name: 'fleetls_gateway_agent_cert_min_days_to_expiry',
+    help: 'Days until the soonest-expiring agent TLS certificate seen by a probe expires (hosts --check, list_hosts check=true).',
+    registers,
+    collect() {
+      // NaN (no alert rule fires on it) until a probe has seen a certificate.
+      if (certNotAfter.size === 0) this.set(Number.NaN);
+      else this.set((Math.min(...certNotAfter.values()) - Date.now()) / 86_400_000);
+    },
+  });
+
   const observer: Observer = {
     walkEnded(w: WalkObservation) {
       const via = w.via;
@@ -113,6 +127,9 @@ export function createGatewayMetrics(): GatewayMetrics {
     },
     sshConnection(event) {
       (event === 'opened' ? sshOpened : sshReused).inc();
+    },
+    agentCertificate(host, notAfter) {
+      certNotAfter.set(host, notAfter.getTime());
     },
   };
   return { registry, observer };

@@ -8,7 +8,7 @@ function viaOf(outcome: unknown, backend: HostBackend): Via {
   return isVia(v) ? v : backend.via;
 }
 
-export function observeBackend(backend: HostBackend, observer: Observer): HostBackend {
+export function observeBackend(backend: HostBackend, observer: Observer, host?: string): HostBackend {
   return {
     get via() {
       return backend.via;
@@ -45,7 +45,11 @@ export function observeBackend(backend: HostBackend, observer: Observer): HostBa
       }
     },
     stat: (path, follow, signal) => backend.stat(path, follow, signal),
-    probe: (signal) => backend.probe(signal),
+    async probe(signal) {
+      const r = await backend.probe(signal);
+      if (r.certNotAfter && host !== undefined) observer.agentCertificate?.(host, r.certNotAfter);
+      return r;
+    },
     close: () => backend.close(),
   };
 }
