@@ -138,8 +138,8 @@ describe('fleetls pki', () => {
     try {
       const url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
       const metrics = async () => (await fetch(url.replace(/\/mcp$/, '/metrics'), { headers: auth })).text();
-      const gauge = /^fleetls_gateway_agent_cert_min_days_to_expiry ([0-9.]+)$/m;
-      assert.match(await metrics(), /^fleetls_gateway_agent_cert_min_days_to_expiry NaN$/m, 'NaN before any probe');
+      const gauge = /^fleetls_gateway_agent_cert_min_days_to_expiry\{scope="fleet"\} ([0-9.]+)$/m;
+      assert.doesNotMatch(await metrics(), gauge, 'no sample before any probe');
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } }));
       await client.callTool({ name: 'list_hosts', arguments: { check: true } });
       const days = Number(gauge.exec(await metrics())?.[1]);

@@ -93,14 +93,15 @@ export function createGatewayMetrics(): GatewayMetrics {
   // One gauge for the whole fleet (labels never name hosts): the soonest agent certificate
   // expiry any probe has seen; `fleetls hosts --check` names the host.
   const certNotAfter = new Map<string, number>();
+  // The one label value is fixed: a labelled gauge has no sample until a probe saw a certificate.
   new Gauge({
     name: 'fleetls_gateway_agent_cert_min_days_to_expiry',
     help: 'Days until the soonest-expiring agent TLS certificate seen by a probe expires (hosts --check, list_hosts check=true).',
+    labelNames: ['scope'],
     registers,
     collect() {
-      // NaN (no alert rule fires on it) until a probe has seen a certificate.
-      if (certNotAfter.size === 0) this.set(Number.NaN);
-      else this.set((Math.min(...certNotAfter.values()) - Date.now()) / 86_400_000);
+      if (certNotAfter.size > 0)
+        this.set({ scope: 'fleet' }, (Math.min(...certNotAfter.values()) - Date.now()) / 86_400_000);
     },
   });
 
