@@ -88,7 +88,7 @@ export function readDashboardFile(name) {
         };
       });
       // The worker: this bundle itself, or (`workerFrom`, an expression) another source.
-      build.onLoad({ filter: /packages\/agent\/dist\/walker\.js$/ }, (args) => ({
+      build.onLoad({ filter: /packages\/agent\/dist\/walk-pool\.js$/ }, (args) => ({
         loader: 'js',
         contents: replaceOnce(
           args.path,
