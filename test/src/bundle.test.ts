@@ -188,7 +188,7 @@ describe('one-file programs (npm run package)', () => {
       ]);
       const page = await fetch(`${base}/`);
       assert.equal(page.status, 200, 'the dashboard is embedded too');
-      assert.match(await page.text(), /<title>fleetls dashboard<\/title>/);
+      assert.match(await page.text(), /<title>fleetls<\/title>/);
       assert.equal((await fetch(`${base}/app.js`)).status, 200);
       const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
       const client = new Fleet(grpcAddress, grpc.credentials.createInsecure()) as unknown as FleetClient;

@@ -35,7 +35,7 @@ describe('capability echo', () => {
     agent = await startAgent({ allow: [dir] });
     old = new grpc.Server();
     addAgentService(old, {
-      config: parseAgentConfig(['--allow', dir, '--insecure', '--listen', '127.0.0.1:0'], {}),
+      config: parseAgentConfig(['--config', '/dev/null', '--allow', dir, '--insecure', '--listen', '127.0.0.1:0'], {}),
       logger,
       version: '0.0.9-noperm',
       features: FILTER_FEATURES.filter((f) => f !== 'perm'),
@@ -114,7 +114,8 @@ describe('capability echo', () => {
       const old = r.structured.hosts.find((h) => h.host === 'old');
       assert.equal(old?.status, 'error');
       assert.match(String(old?.message), /version 0\.0\.9-noperm\) does not apply perm/);
-      assert.match(r.text, /old: \[ERROR\] error — .*does not apply perm/);
+      // The line names the path the host could not list (issue 22), not the word "error".
+      assert.match(r.text, new RegExp(`old: \\[ERROR\\] ${dir} — .*does not apply perm`));
       // list_hosts check names what each agent applies, from the same metadata.
       const hosts = await listHosts(ctx, { check: true });
       const byName = Object.fromEntries(hosts.structured.hosts.map((h) => [h.host, h]));

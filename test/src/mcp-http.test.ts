@@ -89,7 +89,8 @@ describe('fleetls serve --http', () => {
       sc.items.map((i) => `${i.host}:${i.path}`),
       ['web-1:a.log', 'web-2:a.log', 'web-1:B.txt', 'web-2:B.txt'],
     );
-    assert.equal(sc.total, 6);
+    // Name order pages by resuming the walks: the total comes with the page that reaches the end.
+    assert.equal(sc.total, undefined);
     assert.ok(sc.next_cursor);
     assert.deepEqual(
       sc.hosts.map((h) => `${h.host}:${h.status}`),

@@ -201,7 +201,7 @@ describe('agent and SSH give the same answers', () => {
     for (const host of ['viaagent', 'viassh', 'viasock']) {
       const res = await client.callTool({ name: 'stat', arguments: { host, path: join(root, 'new\nline.txt') } });
       assert.ok(res.isError);
-      assert.match(JSON.stringify(res.content), /path must not contain line breaks/);
+      assert.match(JSON.stringify(res.content), /path must not contain control characters/);
     }
   });
 

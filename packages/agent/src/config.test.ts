@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 
-const env = {};
+// The host's own /etc/fleetls/agent.yaml (a package test may have installed one) is not these tests' input.
+const env = { FLEETLS_AGENT_CONFIG: '/dev/null' };
 const parse = (argv: string[]) => parseAgentConfig(argv, env, '9.9.9');
 
 function rejects(argv: string[], key: RegExp): void {
