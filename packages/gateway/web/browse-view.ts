@@ -7,6 +7,7 @@ import { query } from './context.js';
 import { fill, h } from './dom.js';
 import { errorCode, humanSize, type JsonEntry, kindOf, modeText, mtimeText, nameText } from './format.js';
 import { breadcrumbs, childPath } from './paths.js';
+import { targetForm } from './target-form.js';
 
 export interface JsonStatus {
   host: string;
@@ -76,8 +77,6 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
   };
   const link = (over: Record<string, string | undefined>) => query({ ...state, ...over });
 
-  const hostInput = h('input', { id: 'browse-host', value: host, size: 22, spellcheck: 'false' });
-  const pathInput = h('input', { id: 'browse-path', value: path, size: 40, spellcheck: 'false' });
   const depthSelect = h(
     'select',
     { id: 'browse-depth' },
@@ -124,25 +123,7 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
   fill(
     section,
     h('h1', { id: 'h-browse' }, 'Browse'),
-    h(
-      'form',
-      {
-        class: 'bar',
-        onsubmit: (ev: Event) => {
-          ev.preventDefault();
-          ctx.navigate({
-            ...state,
-            host: hostInput.value.trim() || 'all',
-            path: pathInput.value.trim() || '/',
-            depth: depthSelect.value === '1' ? undefined : depthSelect.value,
-          });
-        },
-      },
-      h('label', { for: 'browse-host' }, 'Hosts', hostInput),
-      h('label', { for: 'browse-path' }, 'Path', pathInput),
-      h('label', { for: 'browse-depth' }, 'Levels', depthSelect),
-      h('button', { type: 'submit', class: 'primary' }, 'List'),
-    ),
+    targetForm(ctx, { id: 'browse', state, host, path, depth: depthSelect, defaultDepth: '1', submit: 'List' }),
     breadcrumbs(path, (to) => link({ path: to })),
     notices,
     h('table', { id: 'listing' }, h('thead', {}, head), body),

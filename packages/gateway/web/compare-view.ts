@@ -6,6 +6,7 @@ import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
 import { humanSize, type JsonEntry, kindOf, modeText, mtimeText, nameText } from './format.js';
 import { breadcrumbs } from './paths.js';
+import { targetForm } from './target-form.js';
 
 interface DiffAnswer {
   compare?: string[];
@@ -42,8 +43,6 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
   const path = p.get('path') ?? '/';
   const depth = Math.min(10, Math.max(1, Number(p.get('depth') ?? 2) || 2));
   const state = { view: 'compare', host, path, depth: depth === 2 ? undefined : String(depth) };
-  const hostInput = h('input', { id: 'compare-host', value: host, size: 22, spellcheck: 'false' });
-  const pathInput = h('input', { id: 'compare-path', value: path, size: 40, spellcheck: 'false' });
   const depthInput = h('input', { id: 'compare-depth', type: 'number', min: 1, max: 10, value: depth });
   const groups = h('div', { class: 'groups', id: 'diff-groups' });
   const summary = h('p', { id: 'diff-summary', role: 'status' }, 'comparing…');
@@ -53,25 +52,7 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
   fill(
     section,
     h('h1', { id: 'h-compare' }, 'Compare hosts'),
-    h(
-      'form',
-      {
-        class: 'bar',
-        onsubmit: (ev: Event) => {
-          ev.preventDefault();
-          ctx.navigate({
-            ...state,
-            host: hostInput.value.trim() || 'all',
-            path: pathInput.value.trim() || '/',
-            depth: depthInput.value === '2' ? undefined : depthInput.value,
-          });
-        },
-      },
-      h('label', { for: 'compare-host' }, 'Hosts', hostInput),
-      h('label', { for: 'compare-path' }, 'Path', pathInput),
-      h('label', { for: 'compare-depth' }, 'Levels', depthInput),
-      h('button', { type: 'submit', class: 'primary' }, 'Compare'),
-    ),
+    targetForm(ctx, { id: 'compare', state, host, path, depth: depthInput, defaultDepth: '2', submit: 'Compare' }),
     breadcrumbs(path, (to) => query({ ...state, path: to })),
     summary,
     groups,

@@ -8,6 +8,7 @@ import { $, fill, h } from './dom.js';
 import { exactBytes, humanSize, type JsonEntry, nameText } from './format.js';
 import { breadcrumbs } from './paths.js';
 import { type DuItem, type SpaceNode, spaceTree } from './space-model.js';
+import { targetForm } from './target-form.js';
 import { drawTreemap, sizeLabel, tipLines } from './treemap.js';
 
 interface DuAnswer {
@@ -46,8 +47,6 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
   const base = path.replace(/\/+$/, '') || '';
   const below = (rel: string) => `${base}/${rel}`;
 
-  const hostInput = h('input', { id: 'space-host', value: host, size: 22, spellcheck: 'false' });
-  const pathInput = h('input', { id: 'space-path', value: path, size: 40, spellcheck: 'false' });
   const depthSelect = h(
     'select',
     { id: 'space-depth' },
@@ -63,26 +62,16 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
   fill(
     section,
     h('h1', { id: 'h-space' }, 'Where did the space go?'),
-    h(
-      'form',
-      {
-        class: 'bar',
-        onsubmit: (ev: Event) => {
-          ev.preventDefault();
-          ctx.navigate({
-            ...state,
-            host: hostInput.value.trim() || 'all',
-            path: pathInput.value.trim() || '/',
-            depth: depthSelect.value === '2' ? undefined : depthSelect.value,
-          });
-        },
-      },
-      h('label', { for: 'space-host' }, 'Hosts', hostInput),
-      h('label', { for: 'space-path' }, 'Path', pathInput),
-      h('label', { for: 'space-depth' }, 'Levels', depthSelect),
-      h('button', { type: 'submit', class: 'primary' }, 'Measure'),
-      h('label', { for: 'space-by' }, 'Show', bySelect),
-    ),
+    targetForm(ctx, {
+      id: 'space',
+      state,
+      host,
+      path,
+      depth: depthSelect,
+      defaultDepth: '2',
+      submit: 'Measure',
+      extra: [h('label', { for: 'space-by' }, 'Show', bySelect)],
+    }),
     breadcrumbs(path, (to) => link({ path: to })),
     total,
     notices,
