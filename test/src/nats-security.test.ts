@@ -1,0 +1,227 @@
+// NATS with the shipped permissions (deploy/nats/nats-server.conf's accounts block, the keys
+// replaced by this test's own nkeys) and TLS with client-certificate verification: agents and
+// a gateway work through them, and one agent's credentials can neither take another host's
+// requests, read other hosts' answers, nor overwrite another host's registration.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { withContract } from '@fleetls/gateway/testing';
+import { waitFor } from '@fleetls/testkit';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createUser } from '@nats-io/nkeys';
+import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
+import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { makePki, type TestPki } from './helpers/certs.js';
+import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
+
+const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+const SHIPPED_CONF = join(REPO_ROOT, 'deploy/nats/nats-server.conf');
+const HEARTBEAT_MS = 500;
+
+interface Key {
+  pub: string;
+  seedFile: string;
+  seed: Uint8Array;
+}
+
+function newKey(dir: string, name: string): Key {
+  const u = createUser();
+  const seedFile = join(dir, `${name}.nk`);
+  writeFileSync(seedFile, new TextDecoder().decode(u.getSeed()), { mode: 0o600 });
+  return { pub: u.getPublicKey(), seedFile, seed: u.getSeed() };
+}
+
+/** The shipped accounts block, the example agent's entry repeated for each of `agents`. */
+function accountsFor(agents: Record<string, Key>, gateway: Key): string {
+  const text = readFileSync(SHIPPED_CONF, 'utf8');
+  const accounts = text.slice(text.indexOf('accounts {'));
+  const agentBlock = /# BEGIN agent web-1\n([\s\S]*?)# END agent web-1\n/.exec(accounts);
+  assert.ok(agentBlock, 'the shipped conf marks its example agent entry');
+  const entries = Object.entries(agents)
+    .map(([host, k]) => agentBlock[1].replace(/UAGENTWEB1PUBLICKEYX+/, k.pub).replaceAll('web-1', host))
+    .join('');
+  const out = accounts.replace(agentBlock[0], entries).replace(/UGATEWAYPUBLICKEYX+/, gateway.pub);
+  assert.ok(!/PUBLICKEYX/.test(out), 'every example key replaced');
+  return out;
+}
+
+function tlsOpts(pki: TestPki) {
+  return { caFile: pki.ca, certFile: pki.clientCert, keyFile: pki.clientKey };
+}
+
+describe('NATS with per-host permissions and verified TLS', () => {
+  let dir: string;
+  let tree: string;
+  let pki: TestPki;
+  let nodes: NatsNode[];
+  let url: string;
+  let keys: { web: Key; db: Key; gw: Key };
+  let agents: AgentProcess[] = [];
+  let client: Client;
+  let gwNc: NatsConnection;
+
+  const tlsFlags = () => ['--nats-tls-ca', pki.ca, '--nats-tls-cert', pki.clientCert, '--nats-tls-key', pki.clientKey];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleetls-nats-sec-'));
+    tree = join(dir, 'tree');
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'a.txt'), 'aaa');
+    writeFileSync(join(tree, 'sub', 'b.txt'), 'b');
+    // nats.js names a loopback server `localhost` when it checks the certificate.
+    pki = makePki(dir, ['127.0.0.1', 'localhost']);
+    keys = { web: newKey(dir, 'web-1'), db: newKey(dir, 'db-1'), gw: newKey(dir, 'gateway') };
+    const tls = `tls { cert_file: "${pki.serverCert}", key_file: "${pki.serverKey}", ca_file: "${pki.ca}", verify: true }`;
+    nodes = await startNatsCluster({
+      dir: join(dir, 'nats'),
+      extra: `${tls}\n${accountsFor({ 'web-1': keys.web, 'db-1': keys.db }, keys.gw)}`,
+    });
+    url = `tls://127.0.0.1:${nodes[0].port}`;
+    gwNc = await connect({
+      servers: [url],
+      tls: tlsOpts(pki),
+      authenticator: nkeyAuthenticator(keys.gw.seed),
+    });
+    // The gateway makes the registry bucket (an agent's key may write only its own entry).
+    const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-registry.js'));
+    await openRegistryBucket(gwNc);
+    agents = await Promise.all(
+      (['web-1', 'db-1'] as const).map((name) =>
+        startAgent({
+          natsOnly: true,
+          allow: [tree],
+          args: ['--connect', url, '--name', name, '--heartbeat-ms', String(HEARTBEAT_MS)]
+            .concat(['--nats-creds', (name === 'web-1' ? keys.web : keys.db).seedFile])
+            .concat(tlsFlags()),
+        }),
+      ),
+    );
+    client = withContract(new Client({ name: 'nats-sec', version: '1.0.0' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [GATEWAY_MAIN, 'serve', '--nats', url, '--nats-creds', keys.gw.seedFile, ...tlsFlags()],
+        env: { ...process.env, FLEETLS_INVENTORY: '' } as Record<string, string>,
+        stderr: 'pipe',
+      }),
+    );
+  });
+
+  after(async () => {
+    await client?.close();
+    await gwNc?.close();
+    await Promise.all(agents.map((a) => a.stop()));
+    for (const n of nodes ?? []) await n.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('agents register and answer through the shipped permissions, over TLS', async () => {
+    const answer = async () => {
+      const r = await client.callTool({ name: 'list_files', arguments: { host: 'all', path: tree, max_depth: 1 } });
+      assert.ok(!r.isError, JSON.stringify(r.content));
+      return r.structuredContent as {
+        hosts: { host: string; status: string }[];
+        items: { host: string; path: string }[];
+      };
+    };
+    // Both agents' first heartbeats may land after the gateway read the registry.
+    await waitFor(async () => (await answer()).hosts.length === 2, {
+      timeoutMs: 60_000,
+      everyMs: 500,
+      what: 'both hosts registered',
+    });
+    const s = await answer();
+    assert.deepEqual(s.hosts.map((h) => [h.host, h.status]).sort(), [
+      ['db-1', 'ok'],
+      ['web-1', 'ok'],
+    ]);
+    assert.deepEqual(s.items.map((i) => `${i.host}:${i.path}`).sort(), [
+      'db-1:a.txt',
+      'db-1:sub/b.txt',
+      'web-1:a.txt',
+      'web-1:sub/b.txt',
+    ]);
+    // Denied nowhere on the way: the agents logged no permission violation.
+    for (const a of agents) assert.ok(!/[Pp]ermissions? [Vv]iolation/.test(a.stderr()), a.stderr());
+  });
+
+  it("web-1's credentials cannot subscribe to db-1's requests, to other inboxes, nor to every agent", async () => {
+    const nc = await connect({ servers: [url], tls: tlsOpts(pki), authenticator: nkeyAuthenticator(keys.web.seed) });
+    try {
+      for (const subject of ['fleetls.agent.db-1.walk', 'fleetls.agent.db-1.ctl.*', 'fleetls.agent.>', '_INBOX.>']) {
+        const refused = new Promise<string>((resolve) => {
+          nc.subscribe(subject, {
+            callback: (err) => {
+              if (err) resolve(err.message);
+            },
+          });
+        });
+        const why = await Promise.race([refused, new Promise<string>((r) => setTimeout(() => r('allowed'), 10_000))]);
+        assert.match(why, /permissions? violation/i, `subscribe ${subject}: ${why}`);
+      }
+    } finally {
+      await nc.close();
+    }
+    // db-1 still answers for itself, alone.
+    const r = await client.callTool({ name: 'stat', arguments: { host: 'db-1', path: tree } });
+    assert.ok(!r.isError, JSON.stringify(r.content));
+  });
+
+  it("web-1's credentials cannot overwrite db-1's registration, nor publish as a gateway", async () => {
+    const nc = await connect({ servers: [url], tls: tlsOpts(pki), authenticator: nkeyAuthenticator(keys.web.seed) });
+    const errors: string[] = [];
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === 'error') errors.push(String((s as { error?: unknown }).error));
+    })();
+    try {
+      const forged = JSON.stringify({
+        name: 'db-1',
+        labels: { forged: 'yes' },
+        groups: [],
+        version: '0',
+        capabilities: [],
+      });
+      nc.publish('$KV.fleetls-hosts.db-1', forged);
+      nc.publish('fleetls.agent.db-1.walk', 'x');
+      await nc.flush();
+      await waitFor(() => errors.length >= 2, { timeoutMs: 20_000, what: 'both publishes refused' });
+      assert.match(errors.join('\n'), /publish to "\$KV\.fleetls-hosts\.db-1"/i);
+      assert.match(errors.join('\n'), /publish to "fleetls\.agent\.db-1\.walk"/i);
+    } finally {
+      await nc.close();
+    }
+    // The registry still holds db-1's own registration.
+    const hosts = await client.callTool({ name: 'list_hosts', arguments: { host: 'db-1' } });
+    const [row] = (hosts.structuredContent as { hosts: Record<string, unknown>[] }).hosts;
+    assert.deepEqual(row.labels ?? {}, {});
+  });
+
+  it('TLS is verified both ways: a server certificate of another CA, or no client certificate, is refused', async () => {
+    await assert.rejects(
+      connect({
+        servers: [url],
+        tls: { caFile: pki.otherCa, certFile: pki.clientCert, keyFile: pki.clientKey },
+        authenticator: nkeyAuthenticator(keys.web.seed),
+        reconnect: false,
+      }),
+    );
+    await assert.rejects(
+      connect({
+        servers: [url],
+        tls: { caFile: pki.ca },
+        authenticator: nkeyAuthenticator(keys.web.seed),
+        reconnect: false,
+      }),
+    );
+    await assert.rejects(
+      connect({
+        servers: [`nats://127.0.0.1:${nodes[0].port}`],
+        authenticator: nkeyAuthenticator(keys.web.seed),
+        reconnect: false,
+      }),
+    );
+  });
+});
