@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { writeFleetHttpError } from './fleet-api/http-errors.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
 import { MemoryPageStore } from './tools/page-store.js';
 
@@ -131,6 +132,18 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
+/** Every URL this port answers at, as the start-up log names them (an operator's first question). */
+export function servedUrls(base: string, deps: Pick<HttpServerDeps, 'dashboard' | 'fleetApi' | 'metrics'>) {
+  return {
+    mcp: `${base}${MCP_PATH}`,
+    ...(deps.dashboard ? { dashboard: `${base}/` } : {}),
+    ...(deps.fleetApi ? { fleet_api: `${base}${FLEET_API_PREFIX}` } : {}),
+    ...(deps.metrics ? { metrics: `${base}${METRICS_PATH}` } : {}),
+    healthz: `${base}/healthz`,
+    readyz: `${base}/readyz`,
+  };
+}
+
 export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: string; close(): Promise<void> }> {
   const token = deps.token === '' ? undefined : deps.token;
   const loopbackBound = isLoopback(deps.host);
@@ -143,13 +156,18 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    // A Fleet API caller (connect-es, gRPC-Web) reads refusals in its own protocol, not JSON-RPC.
+    const refuse = (status: number, message: string, headers?: Record<string, string>) =>
+      url.pathname.startsWith(FLEET_API_PREFIX)
+        ? writeFleetHttpError(req, res, status, message, headers)
+        : jsonError(res, status, message, headers);
     if (url.pathname === '/healthz') return plain(res, 200, 'ok');
     const why = deps.notReady?.();
     if (url.pathname === '/readyz') {
       return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
     }
     // Nothing else before the inventory is loaded (the tools would have no fleet), nor once shutting down.
-    if (why !== undefined) return jsonError(res, 503, `not ready: ${why}`);
+    if (why !== undefined) return refuse(503, `not ready: ${why}`);
     // The page itself, still only to loopback Host names on a loopback server (DNS rebinding).
     if (deps.dashboard && req.method === 'GET' && (!loopbackBound || isLoopback(hostOfHeader(req.headers.host)))) {
       if (deps.dashboard.serve(url.pathname, res)) return;
@@ -165,12 +183,12 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     // token or not; and no server answers a browser page of another origin.
     const host = hostOfHeader(req.headers.host);
     if (loopbackBound && !isLoopback(host)) {
-      return jsonError(res, 403, 'forbidden: Host header must name a loopback address');
+      return refuse(403, 'forbidden: Host header must name a loopback address');
     }
     const origin = req.headers.origin;
     const corsOrigin = origin !== undefined && deps.corsOrigins?.includes(origin) ? origin : undefined;
     if (origin !== undefined && !corsOrigin && !isOwnOrigin(origin, req.headers.host)) {
-      return jsonError(res, 403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
+      return refuse(403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
     }
     if (corsOrigin) {
       res.setHeader('access-control-allow-origin', corsOrigin);
@@ -184,7 +202,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
     }
     if (wanted && !tokenMatches(req.headers.authorization, wanted)) {
-      return jsonError(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+      return refuse(401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
     }
     if (fleetApi) {
       fleetApi(req, res);
@@ -242,8 +260,9 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const addr = http.address();
   const port = typeof addr === 'object' && addr ? addr.port : deps.port;
   const hostPart = deps.host.includes(':') && !deps.host.startsWith('[') ? `[${deps.host}]` : deps.host;
-  const url = `http://${hostPart}:${port}${MCP_PATH}`;
-  log.info({ url, auth: token ? 'bearer' : 'none' }, 'MCP server listening');
+  const base = `http://${hostPart}:${port}`;
+  const url = `${base}${MCP_PATH}`;
+  log.info({ url, urls: servedUrls(base, deps), auth: token ? 'bearer' : 'none' }, 'HTTP server listening');
   return {
     url,
     close: () =>

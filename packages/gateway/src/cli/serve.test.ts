@@ -84,6 +84,11 @@ describe('fleetls serve readiness', () => {
     loadInventory();
     await printed;
     assert.match(said, /Fleet API \(gRPC\) at 127\.0\.0\.1:\d+/);
+    // Every URL the server answers at, as an operator pastes it (issue 22: not /mcp alone).
+    assert.match(said, new RegExp(`MCP over HTTP at ${base}/mcp`));
+    assert.match(said, new RegExp(`Fleet API \\(Connect, gRPC-Web\\) at ${base}/fleetls\\.v1\\.Fleet/`));
+    assert.match(said, new RegExp(`health at ${base}/healthz and ${base}/readyz`));
+    assert.match(said, new RegExp(`dashboard at ${base}/\n`));
     const ready = await fetch(`${base}/readyz`);
     assert.equal(ready.status, 200);
     assert.equal(await ready.text(), 'ready\n');

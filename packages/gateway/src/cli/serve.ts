@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
 import { Readiness } from '../readiness.js';
-import { startHttpServer } from '../serve-http.js';
+import { servedUrls, startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
 import { MemoryPageStore, type PageStore } from '../tools/page-store.js';
 import { loadDashboard } from '../web/assets.js';
@@ -154,6 +154,13 @@ export async function runServe(deps: {
       io.stderr.write(
         `fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ' (no auth: --no-auth, any local process may call)'}\n`,
       );
+      const urls = servedUrls(httpUrl.replace(/\/mcp$/, ''), { fleetApi, metrics: metrics?.registry });
+      const also = [
+        urls.fleet_api && `Fleet API (Connect, gRPC-Web) at ${urls.fleet_api}`,
+        urls.metrics && `metrics at ${urls.metrics}`,
+        `health at ${urls.healthz} and ${urls.readyz}`,
+      ];
+      io.stderr.write(`fleetls: ${also.filter(Boolean).join('; ')}\n`);
       io.stderr.write(`fleetls: dashboard at ${httpUrl.replace(/\/mcp$/, '/')}\n`);
     }
     await shutdown;
