@@ -3,7 +3,16 @@
 // same answers as core's walk over the agent's fs source (run as the same login user).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -160,6 +169,7 @@ describe('SSH backend against a real sshd', () => {
       const err = await backend_err(() => b.probe(signal));
       assert.equal(err.code, 'unauthenticated');
       assert.match(err.message, /host key for 127\.0\.0\.1 is changed/);
+      assert.ok(err.message.includes(`ssh-keygen -R '[127.0.0.1]:${sshd.port}' -f ${kh}`), err.message);
       assert.ok(err.message.includes(sshd.hostKeyFingerprint), err.message);
       // Unknown host: empty known_hosts.
       writeFileSync(kh, '');
@@ -171,6 +181,25 @@ describe('SSH backend against a real sshd', () => {
       assert.equal(err2.code, 'unauthenticated');
       assert.ok(err2.message.includes(`is unknown (${sshd.hostKeyFingerprint})`), err2.message);
       b2.close();
+      // Off port 22 the message names known_hosts' own [host]:port, the file read, the exact line
+      // to add, and a keyscan command; running that command is what makes the host known.
+      const name = `[127.0.0.1]:${sshd.port}`;
+      assert.ok(err2.message.includes(`no line for ${name} in ${kh}`), err2.message);
+      const line = /add the line "([^"]+)"/.exec(err2.message)?.[1] ?? '';
+      assert.equal(line, readFileSync(sshd.knownHostsFile, 'utf8').trim());
+      const scan = /e\.g\. with: (ssh-keyscan .*)$/.exec(err2.message)?.[1] ?? '';
+      assert.equal(scan, `ssh-keyscan -p ${sshd.port} -t ed25519 127.0.0.1 >> ${kh}`);
+      execFileSync('sh', ['-c', scan], { stdio: 'ignore' });
+      assert.match(readFileSync(kh, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${sshd.port} ssh-ed25519 `));
+      const b3 = createSshBackend(
+        { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: kh },
+        { logger },
+      );
+      try {
+        assert.equal((await b3.stat(root, false, signal)).entry.type, 'dir');
+      } finally {
+        b3.close();
+      }
     } finally {
       b.close();
     }

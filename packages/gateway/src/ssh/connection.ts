@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { codeFromSshError, FleetError, NOOP_OBSERVER, type Observer, sshCallFailure } from '@fleetls/core';
 import type { Logger } from 'pino';
 import ssh2 from 'ssh2';
-import { fingerprint, knownKeyTypes, verifyHostKey } from './known-hosts.js';
+import { fingerprint, hostKeyRefusal, knownKeyTypes, verifyHostKey } from './known-hosts.js';
 import { parseJump, readUserSshConfig, resolveSshConfig } from './ssh-config.js';
 import type { SshHostConfig } from './types.js';
 
@@ -288,8 +288,7 @@ export class SshConnection {
               this.logger.warn({ host: t.label, fingerprint: fp, verdict }, 'accepting an unverified SSH host key');
               return true;
             }
-            const what = verdict === 'unknown' ? 'unknown' : verdict === 'revoked' ? 'revoked' : 'changed';
-            hostKeyError = new FleetError('unauthenticated', `host key for ${t.label} is ${what} (${fp})`);
+            hostKeyError = new FleetError('unauthenticated', hostKeyRefusal(t.label, verdict, t, key));
             return false;
           },
         });

@@ -4,8 +4,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
-import { fingerprint, keyTypeOf, knownKeyTypes, verifyHostKey } from './known-hosts.js';
+import { describe, it, test } from 'node:test';
+import { fingerprint, hostKeyRefusal, keyTypeOf, knownKeyTypes, verifyHostKey } from './known-hosts.js';
 
 function sshString(b: Buffer): Buffer {
   const len = Buffer.alloc(4);
@@ -105,4 +105,33 @@ describe('fingerprint', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('hostKeyRefusal: the known_hosts name, the file, the line to add and the keyscan command', () => {
+  const key = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 2, 1, 2])]);
+  const t = { host: '127.0.0.1', port: 2222, knownHostsFile: '/home/op/.ssh/known_hosts' };
+  const unknown = hostKeyRefusal('web-1', 'unknown', t, key);
+  assert.ok(
+    unknown.startsWith(
+      `host key for web-1 is unknown (${fingerprint(key)}): no line for [127.0.0.1]:2222 in /home/op/.ssh/known_hosts`,
+    ),
+    unknown,
+  );
+  assert.ok(unknown.includes(`add the line "[127.0.0.1]:2222 ssh-ed25519 ${key.toString('base64')}"`), unknown);
+  assert.ok(unknown.endsWith('ssh-keyscan -p 2222 -t ed25519 127.0.0.1 >> /home/op/.ssh/known_hosts'), unknown);
+  // Port 22: the plain name, no -p.
+  const on22 = hostKeyRefusal('web-1', 'unknown', { ...t, port: 22 }, key);
+  assert.ok(
+    on22.includes('no line for 127.0.0.1 in') &&
+      on22.endsWith('ssh-keyscan -t ed25519 127.0.0.1 >> /home/op/.ssh/known_hosts'),
+    on22,
+  );
+  assert.match(
+    hostKeyRefusal('web-1', 'mismatch', t, key),
+    /is changed .*ssh-keygen -R '\[127\.0\.0\.1\]:2222' -f \/home\/op\/\.ssh\/known_hosts$/,
+  );
+  assert.match(
+    hostKeyRefusal('web-1', 'revoked', t, key),
+    /is revoked .*marked @revoked for \[127\.0\.0\.1\]:2222 in /,
+  );
 });

@@ -125,3 +125,28 @@ export function knownKeyTypes(text: string, host: string, port: number): string[
   }
   return [...types];
 }
+
+/**
+ * Why a host key was refused, in the words an operator acts on: the name known_hosts is
+ * searched for (`[host]:port` off port 22), the file read, and, for an unknown key, the
+ * exact line that would add it and the ssh-keyscan command that fetches it (to compare the
+ * fingerprint with the host's own before trusting it).
+ */
+export function hostKeyRefusal(
+  label: string,
+  verdict: Exclude<HostKeyVerdict, 'ok'>,
+  t: { host: string; port: number; knownHostsFile: string },
+  keyBlob: Buffer,
+): string {
+  const name = knownHostsName(t.host, t.port);
+  const type = keyTypeOf(keyBlob);
+  const fp = fingerprint(keyBlob);
+  const file = t.knownHostsFile;
+  if (verdict === 'revoked') return `host key for ${label} is revoked (${fp}): marked @revoked for ${name} in ${file}`;
+  if (verdict === 'mismatch') {
+    return `host key for ${label} is changed (${fp}): ${file} holds another ${type} key for ${name}; if the host was rebuilt, remove it with: ssh-keygen -R '${name}' -f ${file}`;
+  }
+  const port = t.port === 22 ? '' : `-p ${t.port} `;
+  const scanType = type.startsWith('ssh-') ? type.slice(4) : type;
+  return `host key for ${label} is unknown (${fp}): no line for ${name} in ${file}; after checking that fingerprint on the host (ssh-keygen -lf), add the line "${name} ${type} ${keyBlob.toString('base64')}", e.g. with: ssh-keyscan ${port}-t ${scanType} ${t.host} >> ${file}`;
+}
