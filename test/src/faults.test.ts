@@ -114,7 +114,8 @@ describe('faults on real hosts', () => {
         'hosts:',
         ...hosts.map((h) => `  ${h.name}: { agent: "${h.address}:7443" }`),
         `agent_tls: { ca: ${pki.ca}, cert: ${pki.clientCert}, key: ${pki.clientKey} }`,
-        `defaults: { connect_timeout_ms: 1500, deadline_ms: ${DEADLINE_MS} }`,
+        // A scan's host gets the same budget, so the cut link times out within the call.
+        `defaults: { connect_timeout_ms: 1500, deadline_ms: ${DEADLINE_MS}, scan_host_deadline_ms: ${DEADLINE_MS} }`,
         '',
       ].join('\n'),
     );
@@ -219,7 +220,8 @@ describe('faults on real hosts', () => {
           `  ok: { agent: "${hosts[0].address}:7443" }`,
           `  sshhost: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }`,
           `agent_tls: { ca: ${pki.ca}, cert: ${pki.clientCert}, key: ${pki.clientKey} }`,
-          `defaults: { connect_timeout_ms: 1500, deadline_ms: ${DEADLINE_MS} }`,
+          // A scan's host gets the same budget, so the cut link times out within the call.
+          `defaults: { connect_timeout_ms: 1500, deadline_ms: ${DEADLINE_MS}, scan_host_deadline_ms: ${DEADLINE_MS} }`,
           '',
         ].join('\n'),
       );

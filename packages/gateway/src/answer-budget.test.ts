@@ -65,6 +65,8 @@ async function sweep(tree: () => FakeNode, largest: boolean): Promise<string[]> 
   try {
     const { tools } = await client.listTools();
     for (const tool of tools) {
+      // scan_status names a scan, not hosts (scan.test.ts covers it).
+      if (tool.name === 'scan_status') continue;
       for (const host of ['h1', 'all']) {
         const args = { host, path: '/r', ...(largest ? largestArguments(tool.inputSchema as Schema) : {}) };
         if (tool.name === 'list_hosts') delete (args as { path?: string }).path;

@@ -70,6 +70,8 @@ for (const [kind, name] of Object.entries(NAMES)) {
     try {
       const { tools } = await client.listTools();
       for (const tool of tools) {
+        // scan_status names a scan, not hosts (scan.test.ts covers it).
+        if (tool.name === 'scan_status') continue;
         for (const host of ['h1', 'all']) {
           const args: Record<string, unknown> = {
             host,

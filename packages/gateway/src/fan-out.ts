@@ -12,6 +12,8 @@ export interface FanOutOptions {
   signal?: AbortSignal;
   /** Called once per host as it finishes, in finishing order. */
   onHostDone?: (status: HostStatus, done: number, total: number) => void;
+  /** Called once per host with its result (value included) as it finishes: a scan keeps them as they come. */
+  onResult?: (index: number, result: HostResult<unknown>) => void;
 }
 
 /** A host whose turn leaves less of the call than this is not asked at all. */
@@ -126,6 +128,7 @@ export async function fanOut<T>(
       results[i] = { host, status };
       done++;
       fleet.observer?.hostDone(status);
+      opts.onResult?.(i, results[i]);
       opts.onHostDone?.(status, done, total);
       return;
     }
@@ -158,6 +161,7 @@ export async function fanOut<T>(
     results[i] = value === undefined ? { host, status } : { host, status, value };
     done++;
     fleet.observer?.hostDone(status);
+    opts.onResult?.(i, results[i]);
     opts.onHostDone?.(status, done, total);
   };
 

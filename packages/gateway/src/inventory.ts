@@ -35,6 +35,11 @@ export interface InventoryDefaults {
   deadlineMs?: number;
   maxAnswerBytes?: number;
   maxAnswerTokens?: number;
+  scanHostDeadlineMs?: number;
+  scanConcurrency?: number;
+  scanTtlMs?: number;
+  scansPerPrincipal?: number;
+  scansTotal?: number;
 }
 
 /** The agents of a Kubernetes DaemonSet, found through their headless Service (inventory-kubernetes.ts). */
@@ -160,6 +165,12 @@ const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: numb
   deadline_ms: { field: 'deadlineMs', min: 1, max: 3_600_000 },
   max_answer_bytes: { field: 'maxAnswerBytes', min: 1024, max: 10 * 1024 * 1024 },
   max_answer_tokens: { field: 'maxAnswerTokens', min: 256, max: 10_000_000 },
+  // Scans (a call gone on past its deadline): a host's share, hosts at once, TTL after the last page, caps.
+  scan_host_deadline_ms: { field: 'scanHostDeadlineMs', min: 1, max: 3_600_000 },
+  scan_concurrency: { field: 'scanConcurrency', min: 1, max: 4096 },
+  scan_ttl_ms: { field: 'scanTtlMs', min: 1000, max: 24 * 3_600_000 },
+  scans_per_principal: { field: 'scansPerPrincipal', min: 1, max: 1000 },
+  scans_total: { field: 'scansTotal', min: 1, max: 10_000 },
 };
 
 /**

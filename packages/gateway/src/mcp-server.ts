@@ -1,6 +1,7 @@
 // The gateway's MCP face: every tool of the registry, registered with its schemas. A call
 // runs through runTool (the same parse → plan → collect as the CLI) and is presented as
 // structuredContent plus a compact text. Failures are results (isError) a model can read.
+import { randomBytes } from 'node:crypto';
 import { FleetError, type HostStatus } from '@fleetls/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -11,6 +12,8 @@ import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { MemoryPageStore, type PageStore } from './tools/page-store.js';
 import { TOOLS } from './tools/registry.js';
 import { runTool } from './tools/run-tool.js';
+import { presentMcp } from './tools/scan-answer.js';
+import { createScanRegistry, type ScanRegistry } from './tools/scan-registry.js';
 import { argsObject } from './tools/schemas.js';
 import type { AnyTool, ToolContext } from './tools/tool.js';
 import { GATEWAY_VERSION } from './version.js';
@@ -29,9 +32,20 @@ export interface McpServerDeps {
   progressIntervalMs?: number;
   /** Who is calling, for the audit line: `stdio` (default), `http:bearer`, `http:loopback`. */
   caller?: string;
+  /**
+   * The scans calls go on as past their deadline; share one between the servers of one process
+   * (HTTP makes one per request). Default: this server's own (a stdio session's).
+   */
+  scans?: ScanRegistry;
+  /** Who owns the scans of this server's calls (default: this server, a session of its own). */
+  principal?: string;
+  /** The gateway's state directory: scans spill rows beyond their memory bound under it. */
+  stateDir?: string;
 }
 
 const PROGRESS_INTERVAL_MS = 5000;
+/** notifications/progress at most this often (the spec asks senders to rate-limit). */
+const PROGRESS_MIN_GAP_MS = 1000;
 
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false } as const;
 
@@ -47,6 +61,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function createMcpServer(deps: McpServerDeps): McpServer {
   const options = resolveGatewayOptions(deps.options);
   const pages = deps.pages ?? new MemoryPageStore();
+  const scans = deps.scans ?? createScanRegistry(options, deps.logger, deps.stateDir);
+  const principal = deps.principal ?? `${deps.caller ?? 'stdio'}:${randomBytes(8).toString('hex')}`;
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
@@ -55,13 +71,30 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
   const call = async (tool: AnyTool, args: unknown, extra: Extra): Promise<CallToolResult> => {
     const log = deps.logger.child({ tool: tool.name, request: String(extra.requestId) });
     const token = extra._meta?.progressToken;
-    const progress = (progressValue: number, total: number | undefined, message: string) =>
+    let lastSent = Number.NEGATIVE_INFINITY;
+    let lastValue = Number.NEGATIVE_INFINITY;
+    let trailing: NodeJS.Timeout | undefined;
+    let ended = false;
+    const send = (progressValue: number, total: number | undefined, message: string) => {
+      // Progress must rise, and stops once the call answered.
+      if (ended || progressValue <= lastValue) return;
+      lastSent = performance.now();
+      lastValue = progressValue;
       extra
         .sendNotification({
           method: 'notifications/progress',
           params: { progressToken: token as string | number, progress: progressValue, total, message },
         })
         .catch((err: unknown) => log.debug({ err }, 'progress notification not delivered'));
+    };
+    // At most one a second: the latest count goes out when the second is up.
+    const progress = (progressValue: number, total: number | undefined, message: string) => {
+      const wait = lastSent + PROGRESS_MIN_GAP_MS - performance.now();
+      if (wait <= 0) return send(progressValue, total, message);
+      clearTimeout(trailing);
+      trailing = setTimeout(() => send(progressValue, total, message), wait);
+      trailing.unref();
+    };
     let done = 0;
     let total: number | undefined;
     let beats = 0;
@@ -86,17 +119,28 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
             progress(done + 1 - 1 / (beats + 1), total, `waiting for ${waiting}`);
           }, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
     heartbeat?.unref();
+    // notifications/cancelled aborts the call's signal with the transport still up; a transport
+    // going away aborts it while closing (it is gone a moment later): only the first cancels a scan.
+    const cancel = new AbortController();
+    const onAbort = () =>
+      queueMicrotask(() => {
+        if (server.server.transport !== undefined) cancel.abort(extra.signal.reason);
+      });
+    extra.signal.addEventListener('abort', onAbort, { once: true });
     const ctx: ToolContext = {
       fleet: deps.fleet,
       options,
       signal: extra.signal,
+      cancel: cancel.signal,
       onProgress,
       pages,
+      scans,
+      principal,
       audit: { logger: deps.logger, caller: deps.caller ?? 'stdio' },
     };
     try {
       const result = await runTool(tool, args, ctx);
-      const answer = tool.mcp(result, ctx);
+      const answer = presentMcp(tool, result, ctx);
       const out: CallToolResult = {
         structuredContent: answer.structured,
         content: [{ type: 'text', text: answer.text }],
@@ -109,7 +153,10 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
       const text = fe.code === 'invalid_argument' ? `Invalid arguments: ${fe.message}` : `${fe.code}: ${fe.message}`;
       return { isError: true, content: [{ type: 'text', text }] };
     } finally {
+      ended = true;
       clearInterval(heartbeat);
+      clearTimeout(trailing);
+      extra.signal.removeEventListener('abort', onAbort);
     }
   };
 

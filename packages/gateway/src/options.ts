@@ -19,6 +19,20 @@ export interface GatewayOptions {
   maxAnswerBytes: number;
   /** The same answer at most in tokens, as core's estimateTokens counts them (high): under the client's token cap. */
   maxAnswerTokens: number;
+  /** A scan (a call gone on past its deadline, tools/scan.ts): one host's share, its walk included. */
+  scanHostDeadlineMs: number;
+  /** A whole scan: hosts whose turn comes after it are not asked. */
+  scanDeadlineMs: number;
+  /** Hosts a scan asks at once (they are mostly waited on, so more than a call's). */
+  scanConcurrency: number;
+  /** A scan is dropped (its walks stopped) this long after its last page. */
+  scanTtlMs: number;
+  /** Scans running at once for one caller (HTTP token, stdio session). */
+  scansPerPrincipal: number;
+  /** Scans running at once in the gateway. */
+  scansTotal: number;
+  /** Rows all scans keep in memory; the rest wait in files under the state directory. */
+  scanMemoryRows: number;
 }
 
 export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
@@ -28,6 +42,13 @@ export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
   callDeadlineMs: 40000,
   maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
   maxAnswerTokens: DEFAULT_MAX_ANSWER_TOKENS,
+  scanHostDeadlineMs: 120_000,
+  scanDeadlineMs: 30 * 60_000,
+  scanConcurrency: 256,
+  scanTtlMs: 15 * 60_000,
+  scansPerPrincipal: 4,
+  scansTotal: 32,
+  scanMemoryRows: 200_000,
 });
 
 /** Defaults overlaid with the given values (undefined ones ignored). */

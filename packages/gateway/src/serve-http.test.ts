@@ -81,7 +81,7 @@ test('HTTP --no-auth: loopback only, logged at start, and Host must name loopbac
     const client = withContract(new Client({ name: 'test', version: '1' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(srv.url)));
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 7);
+    assert.equal(tools.length, 8);
     await client.close();
     const { port } = new URL(srv.url);
     const status = await new Promise<number>((resolve, reject) => {

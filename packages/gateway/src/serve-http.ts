@@ -8,7 +8,9 @@ import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { writeFleetHttpError } from './fleet-api/http-errors.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
+import { resolveGatewayOptions } from './options.js';
 import { MemoryPageStore } from './tools/page-store.js';
+import { createScanRegistry, type ScanRegistry } from './tools/scan-registry.js';
 
 export const MCP_PATH = '/mcp';
 /** Largest request body accepted (tool calls are small). */
@@ -152,6 +154,10 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const log = deps.logger.child({ transport: 'http' });
   // One MCP server per request (stateless transport), one store of kept rankings for them all.
   const pages = deps.pages ?? new MemoryPageStore();
+  // The scans of every request's server (made at the first call: the options come with the inventory).
+  let scans: ScanRegistry | undefined = deps.scans;
+  // A scan belongs to the token that started it (its digest: the token itself is never kept or logged).
+  const principal = wanted ? `http:bearer:${wanted.toString('hex').slice(0, 16)}` : 'http:no-auth';
   if (!token) log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -233,7 +239,14 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
       return jsonError(res, 400, `bad request body: ${fe.message}`);
     }
-    const server = createMcpServer({ ...deps, pages, caller: wanted ? 'http:bearer' : 'http:no-auth' });
+    scans ??= createScanRegistry(resolveGatewayOptions(deps.options), deps.logger, deps.stateDir);
+    const server = createMcpServer({
+      ...deps,
+      pages,
+      scans,
+      principal,
+      caller: wanted ? 'http:bearer' : 'http:no-auth',
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -267,6 +280,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     url,
     close: () =>
       new Promise<void>((resolve) => {
+        if (!deps.scans) scans?.close();
         http.close(() => resolve());
         http.closeAllConnections();
       }),

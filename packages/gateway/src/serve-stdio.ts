@@ -1,6 +1,8 @@
 // `fleetls serve` over stdio: stdout carries only the MCP transport's JSON-RPC lines.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
+import { resolveGatewayOptions } from './options.js';
+import { createScanRegistry } from './tools/scan-registry.js';
 
 /** Serves until the client goes away (stdin ends or the transport closes). The fleet stays the caller's to close. */
 export async function serveStdio(deps: McpServerDeps): Promise<void> {
@@ -8,7 +10,9 @@ export async function serveStdio(deps: McpServerDeps): Promise<void> {
   console.log = console.error;
   console.info = console.error;
   console.debug = console.error;
-  const server = createMcpServer(deps);
+  // The session's scans: owned by this session, gone with it.
+  const scans = deps.scans ?? createScanRegistry(resolveGatewayOptions(deps.options), deps.logger, deps.stateDir);
+  const server = createMcpServer({ ...deps, scans });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
@@ -21,5 +25,6 @@ export async function serveStdio(deps: McpServerDeps): Promise<void> {
   await closed;
   process.stdin.off('end', onEnd);
   process.stdin.off('close', onEnd);
+  if (!deps.scans) scans.close();
   deps.logger.info({ transport: 'stdio' }, 'MCP client gone');
 }

@@ -28,8 +28,9 @@ import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
-import { type HostTruncation, walkDeadlineMs, walkHosts } from './host-walks.js';
+import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from './host-walks.js';
 import { failureLines, hostStatusJson, truncationJson, truncationWarning } from './present.js';
+import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -100,6 +101,7 @@ const output = {
   truncated: z.boolean(),
   truncations: z.array(s.truncationSchema),
   hosts: z.array(s.hostStatusSchema),
+  scan: s.scanSchema.optional(),
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
@@ -151,6 +153,9 @@ function headline(l: DirectoryDiff): string {
   const asked = l.hosts.length;
   const on = l.compared === asked ? `${asked} host${asked === 1 ? '' : 's'}` : `${l.compared} of ${asked} hosts`;
   const how = `depth ${l.depth}; compared: ${l.compare.join(', ')}`;
+  const pending = l.hosts.filter((h) => h.status === 'pending').length;
+  if (pending > 0)
+    return `diff ${l.path}: waiting for ${pending} of ${asked} hosts; the groups come once every host has answered (${how})`;
   if (l.compared === 0) return `diff ${l.path}: no host could be listed (${how})`;
   const groups = l.diff.groups.length;
   if (groups === 1 && l.diff.differences.length === 0) return `diff ${l.path} on ${on}: all identical (${how})`;
@@ -162,6 +167,43 @@ function headline(l: DirectoryDiff): string {
 function cuts(l: DirectoryDiff): HostTruncation[] {
   return l.diff.capped.map(({ host, truncation }) => ({ host, truncation }));
 }
+
+const diffScan: ScanFace<Plan, HostWalk, DirectoryDiff> = {
+  hosts: (p) => p.hosts,
+  task: (p) => walkTask(p.req),
+  entries: (w) => w.summary.entriesSeen,
+  rows: (w) => w.rows.length,
+  // Groups are of every host: a scan's pages carry statuses until the last, which has the diff.
+  whole: true,
+  scannable: (p) => p.start === 0,
+  merge(p, results, _ctx, page?: ScanPage) {
+    const trees: HostTree[] = [];
+    for (const r of results) {
+      if (!r.value) continue;
+      const entries = r.value.rows.flatMap((row) => (row.kind === 'entry' ? [row.entry] : []));
+      const dirCuts = r.value.rows.flatMap((row) => (row.kind === 'truncation' ? [row.truncation] : []));
+      trees.push({ host: r.host.name, entries, truncations: [...dirCuts, ...r.value.summary.truncations] });
+    }
+    const diff = diffListings(trees, p.compare);
+    const total = diff.differences.length;
+    const start = Math.min(page ? page.start : p.start, total);
+    return {
+      path: p.req.path,
+      depth: p.req.maxDepth,
+      compare: p.compare,
+      diff,
+      compared: trees.length,
+      start,
+      hosts: results.map((r) => r.status),
+      cursorAfter: (shown) =>
+        page
+          ? page.next(start + shown, total)
+          : p.start + shown < total
+            ? encodeCursor(p.start + shown, p.fingerprint)
+            : undefined,
+    };
+  },
+};
 
 export const diffDirectoryTool = defineTool({
   name: 'diff_directory',
@@ -199,28 +241,11 @@ export const diffDirectoryTool = defineTool({
     return { hosts, req, compare, fingerprint, start };
   },
 
-  async collect(p: Plan, ctx): Promise<DirectoryDiff> {
-    const results = await walkHosts(ctx, p.hosts, p.req);
-    const trees: HostTree[] = [];
-    for (const r of results) {
-      if (!r.value) continue;
-      const entries = r.value.rows.flatMap((row) => (row.kind === 'entry' ? [row.entry] : []));
-      const dirCuts = r.value.rows.flatMap((row) => (row.kind === 'truncation' ? [row.truncation] : []));
-      trees.push({ host: r.host.name, entries, truncations: [...dirCuts, ...r.value.summary.truncations] });
-    }
-    const diff = diffListings(trees, p.compare);
-    const total = diff.differences.length;
-    return {
-      path: p.req.path,
-      depth: p.req.maxDepth,
-      compare: p.compare,
-      diff,
-      compared: trees.length,
-      start: Math.min(p.start, total),
-      hosts: results.map((r) => r.status),
-      cursorAfter: (shown) => (p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint) : undefined),
-    };
+  collect(p: Plan, ctx): Promise<DirectoryDiff> {
+    return collectWith(diffScan, p, ctx);
   },
+
+  scan: diffScan,
 
   mcp(l: DirectoryDiff, ctx) {
     const head = [headline(l), ...diffGroupLines(l.diff.groups)];

@@ -20,12 +20,10 @@ import { Option } from 'commander';
 import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
-import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import {
-  fanOutOptions,
   type HostNote,
   type HostTruncation,
   type HostWalk,
@@ -36,6 +34,7 @@ import {
   withinBudget,
 } from './host-walks.js';
 import { failureLines, hostStatusJson, noteLine, truncationJson, truncationWarning } from './present.js';
+import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -92,6 +91,7 @@ const output = {
   truncations: z.array(s.truncationSchema),
   notes: z.array(s.noteSchema).optional(),
   hosts: z.array(s.hostStatusSchema),
+  scan: s.scanSchema.optional(),
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
@@ -181,6 +181,58 @@ function headline(l: DiskUsage, count: number): string {
   return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system):${range} ${l.rows.length} of ${l.found}`;
 }
 
+type DuWalk = HostWalk & { total?: Omit<DuTotal, 'host'> };
+
+const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
+  hosts: (p) => p.hosts,
+  // Each host's listing and its total run side by side, within the same host budget.
+  task:
+    (p) =>
+    async (b, _h, signal, budgetMs): Promise<DuWalk> => {
+      const walkFn = b.walk.bind(b);
+      const total = hostTotal(
+        walkFn,
+        () => b.stat(p.req.path, true, signal).then((s) => s.entry),
+        withinBudget(p.totalReq, budgetMs),
+        signal,
+      );
+      const listing = await walkHost(walkFn, withinBudget(p.req, budgetMs), signal);
+      return { ...listing, total: await total };
+    },
+  entries: (w) => w.summary.entriesSeen,
+  rows: (w) => w.rows.length,
+  ranked: () => true,
+  scannable: (p) => p.start === 0,
+  merge(p, results, _ctx, page?: ScanPage) {
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
+    const rows = merged.slice(0, p.topN).map(({ host, entry }) => ({
+      host,
+      path: entry.path,
+      size: entry.size,
+      partial: entry.sizePartial === true,
+    }));
+    const start = page ? Math.min(page.start, rows.length) : Math.min(p.start, rows.length);
+    return {
+      path: p.req.path,
+      depth: p.req.maxDepth,
+      multi: p.hosts.length > 1,
+      rows,
+      totals: results.flatMap((r) => (r.value?.total ? [{ host: r.host.name, ...r.value.total }] : [])),
+      start,
+      found,
+      truncations,
+      notes,
+      hosts: results.map((r) => r.status),
+      cursorAfter: (shown) =>
+        page
+          ? page.next(start + shown, rows.length)
+          : p.start + shown < rows.length
+            ? encodeCursor(p.start + shown, p.fingerprint)
+            : undefined,
+    };
+  },
+};
+
 export const diskUsageTool = defineTool({
   name: 'disk_usage',
   title: 'Where the space went, across hosts',
@@ -229,46 +281,11 @@ export const diskUsageTool = defineTool({
     return { hosts: ctx.fleet.select(a.host), req, totalReq, topN: a.top_n, start, fingerprint };
   },
 
-  async collect(p: Plan, ctx): Promise<DiskUsage> {
-    // Each host's listing and its total run side by side, within the same host budget.
-    const results = await fanOut(
-      ctx.fleet,
-      p.hosts,
-      async (b, _h, signal, budgetMs): Promise<HostWalk & { total?: Omit<DuTotal, 'host'> }> => {
-        const walkFn = b.walk.bind(b);
-        const total = hostTotal(
-          walkFn,
-          () => b.stat(p.req.path, true, signal).then((s) => s.entry),
-          withinBudget(p.totalReq, budgetMs),
-          signal,
-        );
-        const listing = await walkHost(walkFn, withinBudget(p.req, budgetMs), signal);
-        return { ...listing, total: await total };
-      },
-      fanOutOptions(ctx),
-    );
-    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
-    const rows = merged.slice(0, p.topN).map(({ host, entry }) => ({
-      host,
-      path: entry.path,
-      size: entry.size,
-      partial: entry.sizePartial === true,
-    }));
-    return {
-      path: p.req.path,
-      depth: p.req.maxDepth,
-      multi: p.hosts.length > 1,
-      rows,
-      totals: results.flatMap((r) => (r.value?.total ? [{ host: r.host.name, ...r.value.total }] : [])),
-      start: Math.min(p.start, rows.length),
-      found,
-      truncations,
-      notes,
-      hosts: results.map((r) => r.status),
-      cursorAfter: (shown) =>
-        p.start + shown < rows.length ? encodeCursor(p.start + shown, p.fingerprint) : undefined,
-    };
+  collect(p: Plan, ctx): Promise<DiskUsage> {
+    return collectWith(duScan, p, ctx);
   },
+
+  scan: duScan,
 
   mcp(l: DiskUsage, ctx) {
     const page = l.rows.slice(l.start);

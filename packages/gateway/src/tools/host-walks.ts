@@ -16,6 +16,7 @@ import { type FanOutOptions, fanOut, type HostResult, PartialFailure } from '../
 import type { FleetHost } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
 import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
+import type { HostTask } from './scan-face.js';
 import type { ToolContext } from './tool.js';
 
 export type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
@@ -132,14 +133,14 @@ export async function walkHost(
   }
 }
 
+/** One host's walk of `req` within its budget: the fan-out task of the tools that walk. */
+export function walkTask(req: WalkRequest): HostTask<HostWalk> {
+  return (b, _h, signal, budgetMs) => walkHost(b.walk.bind(b), withinBudget(req, budgetMs), signal);
+}
+
 /** Every host's walk of `req`, in host order; a host that failed (or whose root did) is a status only. */
 export function walkHosts(ctx: ToolContext, hosts: FleetHost[], req: WalkRequest): Promise<HostResult<HostWalk>[]> {
-  return fanOut(
-    ctx.fleet,
-    hosts,
-    (b, _h, signal, budgetMs) => walkHost(b.walk.bind(b), withinBudget(req, budgetMs), signal),
-    fanOutOptions(ctx),
-  );
+  return fanOut(ctx.fleet, hosts, walkTask(req), fanOutOptions(ctx));
 }
 
 /** The notes of the hosts that answered (how they were listed), in host order. */

@@ -13,20 +13,30 @@ import {
 import { z } from 'zod';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowSize } from './answer-size.js';
+import { invalidCursor } from './cursor-arg.js';
 import {
   type HostEntry,
   type HostNote,
   type HostTruncation,
+  type HostWalk,
   mergeRankedWalks,
   walkDeadlineMs,
-  walkHosts,
+  walkTask,
 } from './host-walks.js';
 import { LIMIT } from './list-files.js';
 import { failureLines, hostStatusJson, modified, noteLine, truncationJson, truncationWarning } from './present.js';
+import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
-const input = { host: s.host(), path: s.path, order_by: s.orderBy, sort: s.sort, top_n: s.topN };
+const input = {
+  host: s.host(),
+  path: s.path,
+  order_by: s.orderBy,
+  sort: s.sort,
+  top_n: s.topN,
+  cursor: s.cursor(64, 'a scan of many hosts: the directories of the hosts that answered since'),
+};
 
 const nodeSchema = z.object({
   /** Only when several hosts were asked. */
@@ -46,7 +56,9 @@ const output = {
   truncated: z.boolean(),
   truncations: z.array(s.truncationSchema),
   notes: z.array(s.noteSchema).optional(),
+  next_cursor: z.string().optional(),
   hosts: z.array(s.hostStatusSchema),
+  scan: s.scanSchema.optional(),
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
@@ -72,7 +84,33 @@ export interface DirectoryListing extends ToolResult {
   found: number;
   truncations: HostTruncation[];
   notes: HostNote[];
+  /** The cursor after the first `shown` rows (a scan page's); undefined when none follows. */
+  cursorAfter?(shown: number): string | undefined;
 }
+
+const directoriesScan: ScanFace<Plan, HostWalk, DirectoryListing> = {
+  hosts: (p) => p.hosts,
+  task: (p) => walkTask(p.req),
+  entries: (w) => w.summary.entriesSeen,
+  rows: (w) => w.rows.length,
+  ranked: (p) => p.req.order !== 'name',
+  merge(p, results, _ctx, page?: ScanPage) {
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
+    const ranked = p.topN !== undefined ? merged.slice(0, p.topN) : merged;
+    const rows = page ? ranked.slice(page.start) : ranked;
+    return {
+      path: p.req.path,
+      multi: p.hosts.length > 1,
+      sizes: p.req.dirSizes,
+      rows,
+      found,
+      truncations,
+      notes,
+      hosts: results.map((r) => r.status),
+      ...(page ? { cursorAfter: (shown: number) => page.next(page.start + shown, ranked.length) } : {}),
+    };
+  },
+};
 
 export const listDirectoriesTool = defineTool({
   name: 'list_directories',
@@ -84,6 +122,8 @@ export const listDirectoriesTool = defineTool({
   output,
 
   plan(a: Args, ctx): Plan {
+    // Only a scan's cursor continues list_directories (run-tool.ts takes those before the plan).
+    if (a.cursor !== undefined) throw invalidCursor('the same host, path, order_by, sort and top_n');
     const req = resolveWalkRequest({
       path: a.path,
       shape: 'ranked',
@@ -99,21 +139,11 @@ export const listDirectoriesTool = defineTool({
     return { hosts: ctx.fleet.select(a.host), req, topN: a.top_n };
   },
 
-  async collect(p: Plan, ctx): Promise<DirectoryListing> {
-    const results = await walkHosts(ctx, p.hosts, p.req);
-    // Directories only: a listing error row (an unreadable path) is the host's, not a node.
-    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
-    return {
-      path: p.req.path,
-      multi: p.hosts.length > 1,
-      sizes: p.req.dirSizes,
-      rows: p.topN !== undefined ? merged.slice(0, p.topN) : merged,
-      found,
-      truncations,
-      notes,
-      hosts: results.map((r) => r.status),
-    };
+  collect(p: Plan, ctx): Promise<DirectoryListing> {
+    return collectWith(directoriesScan, p, ctx);
   },
+
+  scan: directoriesScan,
 
   mcp(l: DirectoryListing, ctx) {
     const nodes: NodeJson[] = [];
@@ -141,10 +171,13 @@ export const listDirectoriesTool = defineTool({
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
       const truncated = shown < l.found || truncations.length > 0;
+      const next = l.cursorAfter?.(shown);
       if (shown < l.rows.length) {
         truncations.push({ host: '', dir: '', shown, total: l.rows.length, reason: 'bytes' });
         warnings.push(
-          `[WARNING] answer cut at ${cutAt} after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`,
+          next === undefined
+            ? `[WARNING] answer cut at ${cutAt} after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`
+            : `[WARNING] answer cut at ${cutAt} after ${shown} of ${l.rows.length} directories; next_cursor goes on from there`,
         );
       }
       const headline =
@@ -168,6 +201,7 @@ export const listDirectoriesTool = defineTool({
         truncated,
         truncations,
         ...(l.notes.length > 0 ? { notes: l.notes } : {}),
+        ...(next !== undefined ? { next_cursor: next } : {}),
         hosts: l.hosts.map(hostStatusJson),
       };
       return { structured, text: [headline, ...table, ...warnings, ...failures].join('\n') };

@@ -28,13 +28,13 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { formatTree } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
-import { fanOut } from '../fan-out.js';
+import type { HostResult } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg, invalidCursor } from './cursor-arg.js';
 import {
-  fanOutOptions,
   type HostNote,
+  type HostWalk,
   lossTruncations,
   walkDeadlineMs,
   walkHost,
@@ -42,6 +42,7 @@ import {
   withinBudget,
 } from './host-walks.js';
 import { failureLine, hostStatusJson, noteLine, truncationJson, typeWord } from './present.js';
+import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -89,6 +90,7 @@ const output = {
   next_cursor: z.string().optional(),
   notes: z.array(s.noteSchema).optional(),
   hosts: z.array(s.hostStatusSchema),
+  scan: s.scanSchema.optional(),
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
@@ -194,6 +196,85 @@ function stoppedEarly(section: TreeSection): boolean {
   return section.rows.length > 0 && section.losses.some((t) => t.reason === 'max_entries' || t.reason === 'deadline');
 }
 
+/** The whole answer of a tree call: host after host, until one that stopped early (its cursor resumes it). */
+function wholeTree(p: Plan, results: HostResult<HostWalk>[]): TreeListing {
+  const sections: TreeSection[] = [];
+  for (const [i, r] of results.entries()) {
+    const rows = !r.value ? [] : i === 0 && p.start.after ? skipShown(r.value.rows, p.start.after) : r.value.rows;
+    const section = { status: r.status, rows, losses: r.value ? lossTruncations(r.value.summary) : [] };
+    sections.push(section);
+    // The hosts after one that stopped early are listed on a later page.
+    if (stoppedEarly(section)) break;
+  }
+  const listed = results.slice(0, sections.length);
+  // The hosts after one that stopped early are asked again by the next page; this one names them pending.
+  const later = results.slice(sections.length).map((r) => pending(r.status));
+  const cursorAfter = (shown: number): string | undefined => {
+    let before = 0;
+    for (const [i, sec] of sections.entries()) {
+      const within = shown - before;
+      if (within < sec.rows.length || (within === sec.rows.length && stoppedEarly(sec))) {
+        const last = within > 0 ? resumePointOf(sec.rows[within - 1]) : i === 0 ? p.start.after : undefined;
+        return encodeTreeCursor({ host: p.start.host + i, ...(last ? { after: last } : {}) }, p.fingerprint);
+      }
+      before += sec.rows.length;
+    }
+    return undefined;
+  };
+  return {
+    path: p.req.path,
+    multi: p.allHosts.length > 1,
+    sections,
+    notes: walkNotes(listed),
+    hosts: [...sections.map((sec) => sec.status), ...later],
+    cursorAfter,
+  };
+}
+
+/**
+ * A scan page of trees: every host of the batch whole (a host cut at its entry or time limit
+ * says so, and is not resumed), from row `page.start` over all of them; pending hosts after.
+ */
+function scanTree(p: Plan, results: HostResult<HostWalk>[], page: ScanPage): TreeListing {
+  const sections: TreeSection[] = [];
+  let at = 0;
+  for (const r of results) {
+    if (r.status.status === 'pending') continue;
+    const rows = r.value?.rows ?? [];
+    const from = at;
+    at += rows.length;
+    if (page.start > 0 && at <= page.start) continue;
+    const skip = Math.max(0, page.start - from);
+    sections.push({
+      status: r.status,
+      rows: skip > 0 ? rows.slice(skip) : rows,
+      losses: r.value ? lossTruncations(r.value.summary) : [],
+    });
+  }
+  const total = at;
+  const listed = new Set(sections.map((sec) => sec.status.host));
+  return {
+    path: p.req.path,
+    multi: p.allHosts.length > 1,
+    sections,
+    notes: walkNotes(results.filter((r) => listed.has(r.host.name))),
+    hosts: [
+      ...sections.map((sec) => sec.status),
+      ...results.filter((r) => r.status.status === 'pending').map((r) => r.status),
+    ],
+    cursorAfter: (shown) => page.next(page.start + shown, total),
+  };
+}
+
+const treeScan: ScanFace<Plan, HostWalk, TreeListing> = {
+  hosts: (p) => p.hosts,
+  task: (p) => (b, h, signal, budgetMs) =>
+    walkHost(b.walk.bind(b), withinBudget(h === p.hosts[0] ? p.resumed : p.req, budgetMs), signal),
+  entries: (w) => w.summary.entriesSeen,
+  rows: (w) => w.rows.length,
+  merge: (p, results, _ctx, page) => (page ? scanTree(p, results, page) : wholeTree(p, results)),
+};
+
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
   title: 'Directory tree on hosts',
@@ -238,46 +319,11 @@ export const listDirectoryTool = defineTool({
     return { allHosts, hosts, start, req, resumed, fingerprint };
   },
 
-  async collect(p: Plan, ctx): Promise<TreeListing> {
-    const results = await fanOut(
-      ctx.fleet,
-      p.hosts,
-      (b, h, signal, budgetMs) =>
-        walkHost(b.walk.bind(b), withinBudget(h === p.hosts[0] ? p.resumed : p.req, budgetMs), signal),
-      fanOutOptions(ctx),
-    );
-    const sections: TreeSection[] = [];
-    for (const [i, r] of results.entries()) {
-      const rows = !r.value ? [] : i === 0 && p.start.after ? skipShown(r.value.rows, p.start.after) : r.value.rows;
-      const section = { status: r.status, rows, losses: r.value ? lossTruncations(r.value.summary) : [] };
-      sections.push(section);
-      // The hosts after one that stopped early are listed on a later page.
-      if (stoppedEarly(section)) break;
-    }
-    const listed = results.slice(0, sections.length);
-    // The hosts after one that stopped early are asked again by the next page; this one names them pending.
-    const later = results.slice(sections.length).map((r) => pending(r.status));
-    const cursorAfter = (shown: number): string | undefined => {
-      let before = 0;
-      for (const [i, sec] of sections.entries()) {
-        const within = shown - before;
-        if (within < sec.rows.length || (within === sec.rows.length && stoppedEarly(sec))) {
-          const last = within > 0 ? resumePointOf(sec.rows[within - 1]) : i === 0 ? p.start.after : undefined;
-          return encodeTreeCursor({ host: p.start.host + i, ...(last ? { after: last } : {}) }, p.fingerprint);
-        }
-        before += sec.rows.length;
-      }
-      return undefined;
-    };
-    return {
-      path: p.req.path,
-      multi: p.allHosts.length > 1,
-      sections,
-      notes: walkNotes(listed),
-      hosts: [...sections.map((sec) => sec.status), ...later],
-      cursorAfter,
-    };
+  collect(p: Plan, ctx): Promise<TreeListing> {
+    return collectWith(treeScan, p, ctx);
   },
+
+  scan: treeScan,
 
   mcp(l: TreeListing, ctx) {
     // Each row's line and lean JSON, once; build(n) lays out the page that shows the first n.
@@ -329,7 +375,11 @@ export const listDirectoryTool = defineTool({
       // Every host of the call has its status row on this page: those a later page lists are pending.
       const hosts = l.hosts.map((h) => (listedHosts.has(h.host) ? h : pending(h)));
       const later = hosts.filter((h) => h.status === 'pending').map((h) => h.host);
-      if (later.length > 0) text.push(`[PENDING] ${later.join(', ')}: ${PENDING_MESSAGE}`);
+      if (later.length > 0) {
+        const names =
+          later.length > 20 ? `${later.length} hosts: ${later.slice(0, 20).join(', ')}, …` : later.join(', ');
+        text.push(`[PENDING] ${names}: ${PENDING_MESSAGE}`);
+      }
       const nextCursor = l.cursorAfter(shown);
       if (nextCursor) {
         const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;

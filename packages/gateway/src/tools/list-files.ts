@@ -33,6 +33,7 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
+import type { HostResult } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
@@ -41,12 +42,14 @@ import {
   type HostEntry,
   type HostNote,
   type HostTruncation,
+  type HostWalk,
   mergeRankedWalks,
   walkDeadlineMs,
   walkHosts,
+  walkTask,
 } from './host-walks.js';
 import { hostRanks, PATH_CHUNK_ROWS, type PathChunk, pathCursorAfter, walkPathChunk } from './list-files-paths.js';
-import { SNAPSHOT_ROWS } from './page-store.js';
+import { type RankingSnapshot, SNAPSHOT_ROWS } from './page-store.js';
 import {
   failureLines,
   hostStatusJson,
@@ -56,6 +59,7 @@ import {
   truncationWarning,
   typeWord,
 } from './present.js';
+import type { ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -130,6 +134,7 @@ const output = {
   truncations: z.array(s.truncationSchema),
   notes: z.array(s.noteSchema).optional(),
   hosts: z.array(s.hostStatusSchema),
+  scan: s.scanSchema.optional(),
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
@@ -308,6 +313,52 @@ async function collectPathPage(p: Plan, ctx: Parameters<typeof walkHosts>[0]): P
   };
 }
 
+/** The merged ranking of the hosts' walks: up to the end of the page, or the whole kept ranking. */
+function rankingOf(p: Plan, results: HostResult<HostWalk>[]): RankingSnapshot {
+  // Only the rows up to the end of this page (or of the kept ranking) are merged.
+  const { merged, found, truncations, notes } = mergeRankedWalks(
+    results,
+    p.req,
+    undefined,
+    p.keep ? p.cap : p.start + p.limit,
+  );
+  return {
+    fingerprint: p.fingerprint,
+    rows: merged.slice(0, p.cap),
+    found,
+    truncations,
+    notes,
+    hosts: results.map((r) => r.status),
+  };
+}
+
+/** The page of a ranking from `start`, `total` rows in all. */
+function listingOf(
+  p: Plan,
+  ranking: RankingSnapshot,
+  start: number,
+  total: number,
+  cursorAfter: (shown: number) => string | undefined,
+): FileListing {
+  return {
+    path: p.req.path,
+    multi: p.hosts.length > 1,
+    type: p.type,
+    pattern: p.pattern,
+    filters: filterFeatures(p.req.filter),
+    rows: ranking.rows.slice(start, Math.min(start + p.limit, total)),
+    start,
+    total,
+    found: ranking.found,
+    pathOrder: false,
+    topN: p.topN,
+    truncations: ranking.truncations,
+    notes: ranking.notes,
+    hosts: ranking.hosts,
+    cursorAfter,
+  };
+}
+
 export const listFilesTool = defineTool({
   name: 'list_files',
   title: 'Find and rank files on hosts',
@@ -384,44 +435,37 @@ export const listFilesTool = defineTool({
     let ranking = p.snapshot !== undefined ? await ctx.pages?.get(p.snapshot, p.fingerprint) : undefined;
     let handle = ranking ? p.snapshot : undefined;
     if (!ranking) {
-      const results = await walkHosts(ctx, p.hosts, p.req);
-      // Only the rows up to the end of this page (or of the kept ranking) are merged.
-      const { merged, found, truncations, notes } = mergeRankedWalks(
-        results,
-        p.req,
-        undefined,
-        p.keep ? p.cap : p.start + p.limit,
-      );
-      ranking = {
-        fingerprint: p.fingerprint,
-        rows: merged.slice(0, p.cap),
-        found,
-        truncations,
-        notes,
-        hosts: results.map((r) => r.status),
-      };
+      ranking = rankingOf(p, await walkHosts(ctx, p.hosts, p.req));
       if (p.keep && ranking.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(ranking);
     }
     const total = Math.min(p.cap, ranking.found);
-    const rows = ranking.rows;
-    return {
-      path: p.req.path,
-      multi: p.hosts.length > 1,
-      type: p.type,
-      pattern: p.pattern,
-      filters: filterFeatures(p.req.filter),
-      rows: rows.slice(p.start, Math.min(p.start + p.limit, total)),
-      start: p.start,
-      total,
-      found: ranking.found,
-      pathOrder: false,
-      topN: p.topN,
-      truncations: ranking.truncations,
-      notes: ranking.notes,
-      hosts: ranking.hosts,
-      cursorAfter: (shown) =>
-        p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint, handle) : undefined,
-    };
+    return listingOf(p, ranking, p.start, total, (shown) =>
+      p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint, handle) : undefined,
+    );
+  },
+
+  scan: {
+    hosts: (p: Plan) => p.hosts,
+    task: (p: Plan) => walkTask(p.req),
+    entries: (w: HostWalk) => w.summary.entriesSeen,
+    rows: (w: HostWalk) => w.rows.length,
+    ranked: () => true,
+    // Ranked orders only: name order pages by resuming walks (collectPathPage), and start_index
+    // re-ranks from a row of the merged list; both page a whole answer.
+    scannable: (p: Plan) => p.path === undefined && p.start === 0 && !p.keep,
+    merge(p: Plan, results: HostResult<HostWalk>[], _ctx, page?: ScanPage): FileListing {
+      if (!page) {
+        const ranking = rankingOf(p, results);
+        const total = Math.min(p.cap, ranking.found);
+        return listingOf(p, ranking, 0, total, (shown) =>
+          shown < total ? encodeCursor(shown, p.fingerprint) : undefined,
+        );
+      }
+      // A scan page: the batch's hosts' rows, all of them (up to the ranking's cap), in order.
+      const ranking = rankingOf({ ...p, keep: true }, results);
+      const total = ranking.rows.length;
+      return listingOf(p, ranking, page.start, total, (shown) => page.next(page.start + shown, total));
+    },
   },
 
   mcp(l: FileListing, ctx) {

@@ -11,6 +11,8 @@
 //
 // PageStore is the seam: MemoryPageStore serves one process; on NATS the store is JetStream
 // (nats/jetstream-page-store.ts), so that any gateway serves the page after another's.
+// ScanStore is its other half: the host results a scan (scan.ts) keeps until a page hands
+// them out; LocalScanStore (scan-store.ts) holds them in memory and spills to files.
 import { randomBytes } from 'node:crypto';
 import type { HostStatus } from '@fleetls/core';
 import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
@@ -91,4 +93,20 @@ export class MemoryPageStore implements PageStore {
     const t = this.now();
     for (const [id, k] of this.kept) if (k.expires <= t) this.kept.delete(id);
   }
+}
+
+export interface ScanStore {
+  /** Keeps host `host`'s result of scan `scan`; `rows` is its weight against the memory bound. */
+  put(scan: string, host: number, value: unknown, rows: number): void;
+  /** The result kept for a host, undefined if none (or released). */
+  get(scan: string, host: number): Promise<unknown>;
+  /** Releases one host's result (its page was passed). */
+  take(scan: string, host: number): void;
+  /** Releases everything of a scan. */
+  drop(scan: string): void;
+  /** Rows held in memory, over all scans. */
+  readonly memoryRows: number;
+  /** Host results spilled to files so far (a figure for tests and metrics). */
+  readonly spilled: number;
+  close(): void;
 }

@@ -74,7 +74,23 @@ function withoutPath(msg: string, path: string): string {
   return msg;
 }
 
-/** The failed hosts' lines, in host order, each prefixed with its host when there are several. */
+/**
+ * The failed hosts' lines, in host order, each prefixed with its host when there are several;
+ * the pending hosts (a scan's, still walking) in one line after them.
+ */
 export function failureLines(hosts: HostStatus[], path: string, multi: boolean): string[] {
-  return hosts.filter((s) => s.status !== 'ok').map((s) => `${multi ? `${s.host}: ` : ''}${failureLine(s, path)}`);
+  const lines = hosts
+    .filter((s) => s.status !== 'ok' && s.status !== 'pending')
+    .map((s) => `${multi ? `${s.host}: ` : ''}${failureLine(s, path)}`);
+  const pending = pendingLine(hosts);
+  if (pending) lines.push(pending);
+  return lines;
+}
+
+/** `[PENDING] 12 hosts: a, b, …` for the hosts a later page lists, or undefined when none is. */
+export function pendingLine(hosts: HostStatus[]): string | undefined {
+  const names = hosts.filter((s) => s.status === 'pending').map((s) => s.host);
+  if (names.length === 0) return undefined;
+  const shown = names.slice(0, 20).join(', ');
+  return `[PENDING] ${names.length} host${names.length === 1 ? '' : 's'} not on this page yet: ${shown}${names.length > 20 ? ', …' : ''}`;
 }

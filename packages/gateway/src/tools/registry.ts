@@ -28,6 +28,7 @@ import { listDirectoriesTool } from './list-directories.js';
 import { listDirectoryTool } from './list-directory.js';
 import { listFilesTool } from './list-files.js';
 import { listHostsTool } from './list-hosts.js';
+import { scanStatusTool } from './scan-status.js';
 import { statTool } from './stat.js';
 import type { AnyTool } from './tool.js';
 
@@ -39,6 +40,7 @@ export const TOOLS: readonly AnyTool[] = [
   listHostsTool,
   diffDirectoryTool,
   diskUsageTool,
+  scanStatusTool,
 ];
 
 export function findTool(name: string): AnyTool | undefined {

@@ -4,6 +4,8 @@
 // and written to the audit trail (audit.ts) when the face gave one.
 import { FleetError } from '@fleetls/core';
 import { auditToolCall } from './audit.js';
+import { isScanCursor } from './scan-cursor.js';
+import { runScanned } from './scan-run.js';
 import { parseArgs } from './schemas.js';
 import type { AnyTool, ToolContext, ToolResult } from './tool.js';
 
@@ -14,7 +16,19 @@ export async function runTool(tool: AnyTool, args: unknown, ctx: ToolContext): P
   try {
     const parsed = parseArgs(tool.input, args);
     // The call's deadline starts here, whichever face asked, so no fan-out outlives it.
-    const call: ToolContext = { ...ctx, deadlineAt: ctx.deadlineAt ?? started + ctx.options.callDeadlineMs };
+    const deadlineAt = ctx.deadlineAt ?? started + ctx.options.callDeadlineMs;
+    const call: ToolContext = { ...ctx, deadlineAt };
+    const cursor = (parsed as { cursor?: unknown }).cursor;
+    // A first call (or a scan's page) of a fan-out tool on a face that keeps scans goes on past
+    // its deadline as a scan; a tool's own cursor pages an answer that was whole.
+    if (tool.scan && ctx.scans && (cursor === undefined || isScanCursor(cursor))) {
+      result = await runScanned(tool, tool.scan, parsed as Record<string, unknown>, {
+        ...call,
+        scans: ctx.scans,
+        deadlineAt,
+      });
+      return result;
+    }
     const plan = tool.plan(parsed, call);
     result = await tool.collect(plan, call);
     return result;

@@ -65,6 +65,26 @@ export const hostStatusSchema = z.object({
   message: z.string().optional(),
 });
 
+/** A scan page's `scan`: where the scan that goes on past the call's deadline stands. */
+export const scanSchema = z.object({
+  id: z.string(),
+  /** running: hosts still walking; complete: every host done; cancelled: stopped. */
+  state: z.enum(['running', 'complete', 'cancelled']),
+  /** Every row of the scan has been on this page or an earlier one: no next_cursor follows. */
+  complete: z.boolean(),
+  hosts_done: z.number(),
+  hosts_total: z.number(),
+  hosts_delivered: z.number(),
+  /** Done hosts that failed (at most the first 50 names; failed_count counts all). */
+  failed: z.array(z.string()),
+  failed_count: z.number(),
+  entries_seen: z.number(),
+  elapsed_ms: z.number(),
+  estimate_ms: z.number().optional(),
+  /** A ranked order: false while hosts that could add higher rows are pending. */
+  ranking_final: z.boolean().optional(),
+});
+
 export const truncationSchema = z.object({
   host: z.string(),
   dir: z.string(),

@@ -11,15 +11,19 @@ import {
 import { z } from 'zod';
 import { formatStat } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
-import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { fitAnswer, rowSize } from './answer-size.js';
-import { fanOutOptions } from './host-walks.js';
-import { failureLine, hostStatusJson, typeWord } from './present.js';
+import { invalidCursor } from './cursor-arg.js';
+import { failureLine, hostStatusJson, pendingLine, typeWord } from './present.js';
+import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
-const input = { host: s.host(), path: s.path };
+const input = {
+  host: s.host(),
+  path: s.path,
+  cursor: s.cursor(64, 'a scan of many hosts: the hosts that answered since'),
+};
 
 const statResultSchema = z.object({
   host: z.string(),
@@ -45,7 +49,9 @@ const statResultSchema = z.object({
 const output = {
   path: z.string(),
   results: z.array(statResultSchema),
+  next_cursor: z.string().optional(),
   hosts: z.array(s.hostStatusSchema),
+  scan: s.scanSchema.optional(),
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
@@ -62,6 +68,8 @@ export interface StatListing extends ToolResult {
   multi: boolean;
   /** Per host in selector order: its stat, or none when it failed. */
   rows: { host: string; stat?: StatInfo }[];
+  /** The cursor after the first `shown` rows (a scan page's); undefined when none follows. */
+  cursorAfter?(shown: number): string | undefined;
 }
 
 function statJson(host: string, path: string, st: StatInfo): StatJson {
@@ -107,6 +115,30 @@ function statLines(j: StatJson): string[] {
   return lines;
 }
 
+const statScan: ScanFace<Plan, StatInfo, StatListing> = {
+  hosts: (p) => p.hosts,
+  task: (p) => (b, _h, signal) => b.stat(p.path, false, signal),
+  entries: () => 1,
+  merge(p, results, _ctx, page?: ScanPage) {
+    // A scan page's rows: the batch's hosts' stats, statuses of the pending ones after them.
+    const listed = page ? results.filter((r) => r.status.status !== 'pending') : results;
+    const rows = listed
+      .map((r) => ({ host: r.host.name, ...(r.value ? { stat: r.value } : {}) }))
+      .slice(page?.start ?? 0);
+    const total = listed.length;
+    return {
+      path: p.path,
+      multi: p.hosts.length > 1,
+      rows,
+      hosts: [
+        ...listed.slice(page?.start ?? 0).map((r) => r.status),
+        ...results.filter((r) => r.status.status === 'pending').map((r) => r.status),
+      ],
+      ...(page ? { cursorAfter: (shown: number) => page.next(page.start + shown, total) } : {}),
+    };
+  },
+};
+
 export const statTool = defineTool({
   name: 'stat',
   title: 'File metadata on hosts',
@@ -117,24 +149,17 @@ export const statTool = defineTool({
   output,
 
   plan(a: Args, ctx): Plan {
+    // Only a scan's cursor continues a stat (run-tool.ts takes those before the plan).
+    if (a.cursor !== undefined) throw invalidCursor('the same host and path');
     const path = normalizeRequestPath(a.path, 'path');
     return { hosts: ctx.fleet.select(a.host), path };
   },
 
-  async collect(p: Plan, ctx): Promise<StatListing> {
-    const results = await fanOut(
-      ctx.fleet,
-      p.hosts,
-      (b, _h, signal) => b.stat(p.path, false, signal),
-      fanOutOptions(ctx),
-    );
-    return {
-      path: p.path,
-      multi: p.hosts.length > 1,
-      rows: results.map((r) => ({ host: r.host.name, ...(r.value ? { stat: r.value } : {}) })),
-      hosts: results.map((r) => r.status),
-    };
+  collect(p: Plan, ctx): Promise<StatListing> {
+    return collectWith(statScan, p, ctx);
   },
+
+  scan: statScan,
 
   mcp(l: StatListing, ctx) {
     // One row per host: its block of lines (or its failure line) and its result.
@@ -146,13 +171,19 @@ export const statTool = defineTool({
     });
     const build = (n: number, cutAt: string): McpAnswer => {
       const lines = blocks.slice(0, n).map((b) => b.text);
+      const next = l.cursorAfter?.(n);
       if (n < blocks.length) {
         lines.push(
-          `[WARNING] answer cut at ${cutAt}: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`,
+          next === undefined
+            ? `[WARNING] answer cut at ${cutAt}: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`
+            : `[WARNING] answer cut at ${cutAt} after ${n} of ${blocks.length} hosts; next_cursor goes on from there`,
         );
       }
+      const pending = pendingLine(l.hosts);
+      if (pending) lines.push(pending);
       const results = blocks.slice(0, n).flatMap((b) => (b.json ? [b.json] : []));
       const structured: StatAnswer = { path: l.path, results, hosts: l.hosts.map(hostStatusJson) };
+      if (next !== undefined) structured.next_cursor = next;
       return { structured, text: lines.join('\n') };
     };
     return fitAnswer({

@@ -10,6 +10,8 @@ import type { Style } from '../cli/format.js';
 import type { Fleet } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
 import type { PageStore } from './page-store.js';
+import type { ScanFace, ScanInfo } from './scan-face.js';
+import type { ScanRegistry } from './scan-registry.js';
 
 /** Where a call's audit line goes (audit.ts), and who called. */
 export interface ToolAudit {
@@ -29,12 +31,26 @@ export interface ToolContext {
   onProgress?: (done: number, total: number, status: HostStatus) => void;
   /** Where the call's audit line goes, and who called (audit.ts). */
   audit?: ToolAudit;
+  /**
+   * The scans of this face (a serving face has them; a one-shot CLI run has none): a fan-out
+   * that cannot finish in the call's deadline goes on as a scan its next_cursor continues.
+   */
+  scans?: ScanRegistry;
+  /** Who owns the scans this call starts or continues: the HTTP token, the stdio session. */
+  principal?: string;
+  /**
+   * Aborts when the caller cancels the call itself (MCP notifications/cancelled, Ctrl-C), not
+   * when its connection merely goes: a scan stops with it, and outlives a dropped connection.
+   */
+  cancel?: AbortSignal;
 }
 
 /** What every domain result carries, so a face can report hosts without knowing the tool. */
 export interface ToolResult {
   /** One status per host asked, in selector order. */
   hosts: HostStatus[];
+  /** Set on a page of a scan (a call that outlived its deadline): where the scan stands. */
+  scan?: ScanInfo;
 }
 
 /** The MCP face of a result: `structured` matches the tool's outputSchema, `text` is its compact rendering. */
@@ -72,6 +88,8 @@ export interface Tool<A = unknown, P = unknown, R extends ToolResult = ToolResul
   collect(plan: P, ctx: ToolContext): Promise<R>;
   mcp(result: R, ctx: ToolContext): McpAnswer;
   cli?: CliFace<R>;
+  /** How a call of this tool goes on as a scan past its deadline (every fan-out tool has one). */
+  scan?: ScanFace<P, unknown, R>;
 }
 
 /** A tool as the registry holds it: its own types checked where it is written, erased here. */

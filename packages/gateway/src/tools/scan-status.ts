@@ -1,0 +1,72 @@
+// scan_status: where a scan stands (the cursor of any of its pages names it), without taking
+// a page: hosts done of total, entries seen, elapsed, a guess at the rest, the failed hosts;
+// cancel=true stops every host's walk (what arrived stays readable through the cursor).
+import { invalidArgument } from '@fleetls/core';
+import { z } from 'zod';
+import { scanJson, scanLine } from './scan-answer.js';
+import { decodeScanCursor, isScanCursor } from './scan-cursor.js';
+import type { ScanInfo } from './scan-face.js';
+import * as s from './schemas.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+const input = {
+  cursor: z
+    .string({ error: 'cursor must be a string: the next_cursor of a scan page (scan.…)' })
+    .max(64, { error: 'cursor must be at most 64 characters' })
+    .describe('next_cursor of any page of the scan'),
+  cancel: z
+    .boolean({ error: 'cancel must be true or false' })
+    .default(false)
+    .describe('Stop the scan: every host still walking is stopped (rows already there stay readable)'),
+};
+
+const output = { scan: s.scanSchema, cancelled: z.boolean() };
+
+type Args = z.output<z.ZodObject<typeof input>>;
+
+export interface ScanStatus extends ToolResult {
+  info: ScanInfo;
+  delivered: boolean;
+  cursor: string;
+  cancelled: boolean;
+}
+
+export const scanStatusTool = defineTool({
+  name: 'scan_status',
+  title: 'How far a scan is',
+  description:
+    'The state of a scan (a call that went on past its deadline and answered with next_cursor scan.…): ' +
+    'hosts done of total, entries seen, elapsed and estimated time left, the hosts that failed. ' +
+    'cancel=true stops it. Takes no page: follow next_cursor with the original tool for the rows.',
+  input,
+  output,
+
+  plan(a: Args) {
+    if (!isScanCursor(a.cursor))
+      throw invalidArgument('cursor must be the next_cursor of a scan page (it starts with scan.)');
+    return { pos: decodeScanCursor(a.cursor), cursor: a.cursor, cancel: a.cancel };
+  },
+
+  async collect(p, ctx): Promise<ScanStatus> {
+    if (!ctx.scans)
+      throw invalidArgument(
+        'scan_status needs a serving face that keeps scans (fleetls serve); the CLI waits for every host',
+      );
+    const scan = ctx.scans.get(p.pos.id, ctx.principal ?? ctx.audit?.caller ?? 'anonymous');
+    ctx.scans.touch(scan);
+    const cancelled = p.cancel && scan.running;
+    if (cancelled) {
+      scan.cancel('cancelled with scan_status');
+      ctx.scans.audit(scan, 'cancel', ctx.audit?.caller ?? scan.principal, { reason: 'scan_status cancel=true' });
+    }
+    return { hosts: [], info: scan.info(), delivered: scan.delivered, cursor: p.cursor, cancelled };
+  },
+
+  mcp(r: ScanStatus) {
+    const line = scanLine(r.info, r.info.tool, r.delivered ? undefined : r.cursor);
+    return {
+      structured: { scan: scanJson(r.info, r.delivered), cancelled: r.cancelled },
+      text: r.cancelled ? `${line}\n[SCAN] cancelled: every host still walking was stopped` : line,
+    };
+  },
+});
