@@ -16,8 +16,7 @@ import { type FanOutOptions, fanOut, type HostResult, PartialFailure } from '../
 import type { FleetHost } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
 import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
-import type { HostTask } from './scan-face.js';
-import type { ToolContext } from './tool.js';
+import type { HostTask, ToolContext } from './tool.js';
 
 export type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 

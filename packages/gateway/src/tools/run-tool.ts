@@ -5,6 +5,7 @@
 import { FleetError } from '@fleetls/core';
 import { auditToolCall } from './audit.js';
 import { isScanCursor } from './scan-cursor.js';
+import { ScanRegistry } from './scan-registry.js';
 import { runScanned } from './scan-run.js';
 import { parseArgs } from './schemas.js';
 import type { AnyTool, ToolContext, ToolResult } from './tool.js';
@@ -21,7 +22,7 @@ export async function runTool(tool: AnyTool, args: unknown, ctx: ToolContext): P
     const cursor = (parsed as { cursor?: unknown }).cursor;
     // A first call (or a scan's page) of a fan-out tool on a face that keeps scans goes on past
     // its deadline as a scan; a tool's own cursor pages an answer that was whole.
-    if (tool.scan && ctx.scans && (cursor === undefined || isScanCursor(cursor))) {
+    if (tool.scan && ctx.scans instanceof ScanRegistry && (cursor === undefined || isScanCursor(cursor))) {
       result = await runScanned(tool, tool.scan, parsed as Record<string, unknown>, {
         ...call,
         scans: ctx.scans,

@@ -11,6 +11,7 @@ import type { GatewayOptions } from '../options.js';
 import type { ScanStore } from './page-store.js';
 import { Scan, type ScanInit, type ScanLimits } from './scan.js';
 import { LocalScanStore } from './scan-store.js';
+import type { ScanKeeper } from './tool.js';
 
 export interface ScanRegistryOptions {
   limits: ScanLimits;
@@ -32,7 +33,8 @@ interface Held {
   caller?: string;
 }
 
-export class ScanRegistry {
+export class ScanRegistry implements ScanKeeper {
+  readonly keepsScans = true as const;
   private readonly held = new Map<string, Held>();
 
   constructor(readonly options: ScanRegistryOptions) {}

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { scanJson, scanLine } from './scan-answer.js';
 import { decodeScanCursor, isScanCursor } from './scan-cursor.js';
 import type { ScanInfo } from './scan-face.js';
+import { ScanRegistry } from './scan-registry.js';
 import * as s from './schemas.js';
 import { defineTool, type ToolResult } from './tool.js';
 
@@ -48,16 +49,17 @@ export const scanStatusTool = defineTool({
   },
 
   async collect(p, ctx): Promise<ScanStatus> {
-    if (!ctx.scans)
+    const scans = ctx.scans;
+    if (!(scans instanceof ScanRegistry))
       throw invalidArgument(
         'scan_status needs a serving face that keeps scans (fleetls serve); the CLI waits for every host',
       );
-    const scan = ctx.scans.get(p.pos.id, ctx.principal ?? ctx.audit?.caller ?? 'anonymous');
-    ctx.scans.touch(scan);
+    const scan = scans.get(p.pos.id, ctx.principal ?? ctx.audit?.caller ?? 'anonymous');
+    scans.touch(scan);
     const cancelled = p.cancel && scan.running;
     if (cancelled) {
       scan.cancel('cancelled with scan_status');
-      ctx.scans.audit(scan, 'cancel', ctx.audit?.caller ?? scan.principal, { reason: 'scan_status cancel=true' });
+      scans.audit(scan, 'cancel', ctx.audit?.caller ?? scan.principal, { reason: 'scan_status cancel=true' });
     }
     return { hosts: [], info: scan.info(), delivered: scan.delivered, cursor: p.cursor, cancelled };
   },

@@ -2,16 +2,15 @@
 // validated arguments into per-host requests, `collect` fans them out and merges the
 // answers into a domain result (no MCP, CLI or gRPC types in it), and each face presents
 // that result its own way. registry.ts lists the tools; run-tool.ts is where a call runs.
-import type { HostStatus } from '@fleetls/core';
+import type { HostBackend, HostStatus } from '@fleetls/core';
 import type { Option } from 'commander';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Style } from '../cli/format.js';
-import type { Fleet } from '../fleet-types.js';
+import type { HostResult } from '../fan-out.js';
+import type { Fleet, FleetHost } from '../fleet-types.js';
 import type { GatewayOptions } from '../options.js';
 import type { PageStore } from './page-store.js';
-import type { ScanFace, ScanInfo } from './scan-face.js';
-import type { ScanRegistry } from './scan-registry.js';
 
 /** Where a call's audit line goes (audit.ts), and who called. */
 export interface ToolAudit {
@@ -35,7 +34,7 @@ export interface ToolContext {
    * The scans of this face (a serving face has them; a one-shot CLI run has none): a fan-out
    * that cannot finish in the call's deadline goes on as a scan its next_cursor continues.
    */
-  scans?: ScanRegistry;
+  scans?: ScanKeeper;
   /** Who owns the scans this call starts or continues: the HTTP token, the stdio session. */
   principal?: string;
   /**
@@ -98,4 +97,72 @@ export type AnyTool = Tool<unknown, unknown, ToolResult>;
 /** Checks a tool's types where it is written; the registry holds it as an AnyTool. */
 export function defineTool<A, P, R extends ToolResult>(tool: Tool<A, P, R>): Tool<A, P, R> {
   return tool;
+}
+
+/** The scans a face keeps: scan-registry.ts's ScanRegistry (named by shape so tool.ts imports no scan module). */
+export interface ScanKeeper {
+  readonly keepsScans: true;
+}
+
+// ---- scans: what a tool declares so that its calls can outlive their deadline (scan.ts) ----
+// The tool's own collect is its scan face's merge over every host; a scan page is the same
+// merge over the hosts that arrived since the last page, the hosts still walking as `pending`.
+
+/** One host's part of a call, as fanOut runs it. */
+export type HostTask<T> = (backend: HostBackend, host: FleetHost, signal: AbortSignal, budgetMs: number) => Promise<T>;
+
+/** Where a scan page starts in its batch of hosts, and the cursor after a row of it. */
+export interface ScanPage {
+  /** Rows of the batch already shown by earlier pages: this page's rows start here. */
+  start: number;
+  /**
+   * The cursor after row `end` (absolute, start + rows shown) of a batch of `total` rows:
+   * within the batch while rows are left, else the next batch's, undefined once the scan is
+   * complete and delivered.
+   */
+  next(end: number, total: number): string | undefined;
+}
+
+export interface ScanFace<P, T, R extends ToolResult> {
+  /** The hosts the plan asks, in selector order. */
+  hosts(plan: P): FleetHost[];
+  task(plan: P, ctx: ToolContext): HostTask<T>;
+  /**
+   * The domain result of `results` (hosts in selector order; a host without value is a status
+   * row only, `pending` for one still walking). Without `page`, the tool's whole answer (its
+   * collect); with it, a scan page: rows from page.start, next_cursor from page.next.
+   */
+  merge(plan: P, results: HostResult<T>[], ctx: ToolContext, page?: ScanPage): R;
+  /** Entries a host's walk looked at (for scan_status). */
+  entries?(value: T): number;
+  /** Rows a host's value holds: its weight in the scan store's memory bound (default 1). */
+  rows?(value: T): number;
+  /**
+   * Rows only make sense over every host (a diff groups hosts): pages before the end carry
+   * statuses only, and the last page the whole answer.
+   */
+  whole?: boolean;
+  /** Whether this plan's call may go on as a scan (default yes). */
+  scannable?(plan: P): boolean;
+  /** A ranked order: rows of hosts that answer later may rank above rows already sent. */
+  ranked?(plan: P): boolean;
+}
+
+/** The `scan` field of a page: where the scan stands (scan_status says the same). */
+export interface ScanInfo {
+  id: string;
+  tool: string;
+  state: 'running' | 'complete' | 'cancelled';
+  hostsDone: number;
+  hostsTotal: number;
+  /** Hosts done whose rows are on this page or an earlier one. */
+  hostsDelivered: number;
+  /** Done hosts that failed (not ok), by name. */
+  failed: string[];
+  entriesSeen: number;
+  elapsedMs: number;
+  /** A guess at the time left, from the pace so far; absent before any host is done. */
+  estimateMs?: number;
+  /** The ranking over all pages is final: no host is left that could add a higher row. */
+  rankingFinal?: boolean;
 }
