@@ -251,8 +251,9 @@ test('tools/list is small and speaks the model’s terms: no other products name
   const { client, close } = await connect(fleet());
   const listed = await client.listTools();
   const bytes = Buffer.byteLength(JSON.stringify(listed));
-  // Issue 22 asks ≤ 10 KB; 24.4 KB before it, 12.8 KB now (the input schemas are most of the rest).
-  assert.ok(bytes <= 13_000, `tools/list is ${bytes} bytes`);
+  // Issue 22 asks ≤ 10 KB; 24.4 KB before it, 12.8 KB now (the input schemas are most of the rest),
+  // plus 1.1 KB for scans (issue 21: scan_status, a cursor on stat and list_directories, `scan` outputs).
+  assert.ok(bytes <= 14_100, `tools/list is ${bytes} bytes`);
   for (const t of listed.tools) {
     assert.doesNotMatch(t.description ?? '', /DesktopCommander|Jupyter|Linux MCP Server|as .* prints it/, t.name);
     assert.match(t.description ?? '', /\?/, `${t.name}: the description says what question it answers`);

@@ -35,7 +35,7 @@ const input = {
   order_by: s.orderBy,
   sort: s.sort,
   top_n: s.topN,
-  cursor: s.cursor(64, 'a scan of many hosts: the directories of the hosts that answered since'),
+  cursor: s.cursor(64, 'same arguments'),
 };
 
 const nodeSchema = z.object({

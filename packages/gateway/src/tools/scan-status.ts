@@ -14,11 +14,11 @@ const input = {
   cursor: z
     .string({ error: 'cursor must be a string: the next_cursor of a scan page (scan.…)' })
     .max(64, { error: 'cursor must be at most 64 characters' })
-    .describe('next_cursor of any page of the scan'),
+    .describe('a next_cursor of the scan'),
   cancel: z
     .boolean({ error: 'cancel must be true or false' })
     .default(false)
-    .describe('Stop the scan: every host still walking is stopped (rows already there stay readable)'),
+    .describe('stop its walks'),
 };
 
 const output = { scan: s.scanSchema, cancelled: z.boolean() };
@@ -34,11 +34,10 @@ export interface ScanStatus extends ToolResult {
 
 export const scanStatusTool = defineTool({
   name: 'scan_status',
-  title: 'How far a scan is',
+  title: 'Scan progress',
   description:
-    'The state of a scan (a call that went on past its deadline and answered with next_cursor scan.…): ' +
-    'hosts done of total, entries seen, elapsed and estimated time left, the hosts that failed. ' +
-    'cancel=true stops it. Takes no page: follow next_cursor with the original tool for the rows.',
+    'How far has a scan (next_cursor scan.…) got? Hosts done of total, entries, elapsed, time left, failed hosts. ' +
+    'Rows come from the original tool with that cursor.',
   input,
   output,
 

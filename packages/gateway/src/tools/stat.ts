@@ -22,7 +22,7 @@ import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 const input = {
   host: s.host(),
   path: s.path,
-  cursor: s.cursor(64, 'a scan of many hosts: the hosts that answered since'),
+  cursor: s.cursor(64, 'same arguments'),
 };
 
 const statResultSchema = z.object({
