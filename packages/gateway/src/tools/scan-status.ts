@@ -15,10 +15,7 @@ const input = {
     .string({ error: 'cursor must be a string: the next_cursor of a scan page (scan.…)' })
     .max(64, { error: 'cursor must be at most 64 characters' })
     .describe('a next_cursor of the scan'),
-  cancel: z
-    .boolean({ error: 'cancel must be true or false' })
-    .default(false)
-    .describe('stop its walks'),
+  cancel: z.boolean({ error: 'cancel must be true or false' }).default(false).describe('stop its walks'),
 };
 
 const output = { scan: s.scanSchema, cancelled: z.boolean() };
