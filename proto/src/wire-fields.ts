@@ -39,6 +39,8 @@ export const ENTRY = fieldNumbers('fleetls.v1.Entry', {
   linkTarget: 'TYPE_BYTES',
   error: 'TYPE_MESSAGE',
   sizePartial: 'TYPE_BOOL',
+  // The Fleet face's text of path (fleet-api/text-paths.ts): agents never send it, the decoder skips it.
+  pathText: 'TYPE_STRING',
 });
 export const ENTRY_ERROR = fieldNumbers('fleetls.v1.EntryError', { code: 'TYPE_ENUM', detail: 'TYPE_STRING' });
 export const TRUNCATION = fieldNumbers('fleetls.v1.Truncation', {
@@ -46,6 +48,8 @@ export const TRUNCATION = fieldNumbers('fleetls.v1.Truncation', {
   shown: 'TYPE_UINT64',
   total: 'TYPE_UINT64',
   reason: 'TYPE_ENUM',
+  // As Entry.pathText: the Fleet face's, skipped by the decoder.
+  dirText: 'TYPE_STRING',
 });
 export const SUMMARY = fieldNumbers('fleetls.v1.Summary', {
   entriesSent: 'TYPE_UINT64',

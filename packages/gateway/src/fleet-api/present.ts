@@ -2,7 +2,7 @@
 // MCP face shows, as Fleet API messages (entries and cuts in the agent contract's types,
 // paths as bytes). No byte budget here: a gRPC client gets the whole page.
 import type { DiffValue, Entry, HostStatus } from '@fleetls/core';
-import { entryToWire, rowToWire, statToWire, truncationToWire } from '@fleetls/proto';
+import { statToWire } from '@fleetls/proto';
 import type { DirectoryDiff } from '../tools/diff-directory.js';
 import type { DiskUsage } from '../tools/disk-usage.js';
 import type { HostNote, HostTruncation } from '../tools/host-walks.js';
@@ -11,13 +11,14 @@ import type { TreeListing } from '../tools/list-directory.js';
 import type { FileListing } from '../tools/list-files.js';
 import type { HostListing } from '../tools/list-hosts.js';
 import type { StatListing } from '../tools/stat.js';
+import { entryOut, rowOut, textOf, truncationOut } from './text-paths.js';
 
 export function hostStatusToWire(s: HostStatus) {
   return { host: s.host, status: s.status, via: s.via, elapsedMs: s.elapsedMs, message: s.message ?? '' };
 }
 
 export function hostTruncationToWire(t: HostTruncation) {
-  return { host: t.host, truncation: truncationToWire(t.truncation) };
+  return { host: t.host, truncation: truncationOut(t.truncation) };
 }
 
 function notesToWire(notes: HostNote[]) {
@@ -47,7 +48,7 @@ export function presentHosts(l: HostListing) {
 }
 
 export function presentTree(l: TreeListing) {
-  const rows = l.sections.flatMap((sec) => sec.rows.map((row) => ({ host: sec.status.host, row: rowToWire(row) })));
+  const rows = l.sections.flatMap((sec) => sec.rows.map((row) => ({ host: sec.status.host, row: rowOut(row) })));
   return {
     path: l.path,
     rows,
@@ -63,7 +64,7 @@ export function presentTree(l: TreeListing) {
 export function presentFiles(l: FileListing) {
   return {
     path: l.path,
-    entries: l.rows.map((r) => ({ host: r.host, entry: entryToWire(r.entry) })),
+    entries: l.rows.map((r) => ({ host: r.host, entry: entryOut(r.entry) })),
     startIndex: l.start,
     total: l.total,
     found: l.found,
@@ -77,7 +78,7 @@ export function presentFiles(l: FileListing) {
 export function presentDirectories(l: DirectoryListing) {
   return {
     path: l.path,
-    entries: l.rows.map((r) => ({ host: r.host, entry: entryToWire(r.entry) })),
+    entries: l.rows.map((r) => ({ host: r.host, entry: entryOut(r.entry) })),
     recursiveSizes: l.sizes,
     found: l.found,
     truncations: l.truncations.map(hostTruncationToWire),
@@ -90,7 +91,13 @@ export function presentStat(l: StatListing) {
   return {
     path: l.path,
     results: l.rows.map((r) =>
-      r.stat ? { host: r.host, stat: statToWire(r.stat, ''), notes: r.stat.notes ?? [] } : { host: r.host, notes: [] },
+      r.stat
+        ? {
+            host: r.host,
+            stat: { ...statToWire(r.stat, ''), entry: entryOut(r.stat.entry) },
+            notes: r.stat.notes ?? [],
+          }
+        : { host: r.host, notes: [] },
     ),
     hosts: l.hosts.map(hostStatusToWire),
   };
@@ -125,9 +132,10 @@ export function presentDiff(l: DirectoryDiff) {
     differences: l.diff.differences.slice(l.start).map((d) => ({
       path: d.path,
       values: d.values.map(({ value, hosts }) =>
-        value.present ? { hosts, present: true, entry: entryToWire(diffEntry(value)) } : { hosts, present: false },
+        value.present ? { hosts, present: true, entry: entryOut(diffEntry(value)) } : { hosts, present: false },
       ),
       notCompared: d.notCompared,
+      ...textOf('pathText', d.path),
     })),
     startIndex: l.start,
     total: l.diff.differences.length,
@@ -141,7 +149,7 @@ export function presentDiff(l: DirectoryDiff) {
 function duEntry(host: string, path: Buffer, size: number, partial: boolean) {
   return {
     host,
-    entry: entryToWire({
+    entry: entryOut({
       path,
       type: 'dir',
       size,

@@ -4,7 +4,6 @@
 // bad ones get the same messages; a host's failure is its status, never the call's, by the
 // tools' rules (a root that cannot be listed included).
 import { type Row, resolveWalkRequest, type WalkRequest } from '@fleetls/core';
-import { rowToWire } from '@fleetls/proto';
 import { z } from 'zod';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
@@ -21,6 +20,7 @@ import { runTool } from '../tools/run-tool.js';
 import * as s from '../tools/schemas.js';
 import { type AnyTool, defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
 import { hostStatusToWire, hostTruncationToWire } from './present.js';
+import { rowOut } from './text-paths.js';
 
 export const WALK_INPUT = {
   host: s.host(),
@@ -35,7 +35,7 @@ const WALK_MAX_ENTRIES = 50_000;
 
 export type WalkEvent =
   | { host: { host: string; state: 'walking' | 'done'; status?: ReturnType<typeof hostStatusToWire> } }
-  | { rows: { host: string; rows: ReturnType<typeof rowToWire>[] } }
+  | { rows: { host: string; rows: ReturnType<typeof rowOut>[] } }
   | {
       summary: {
         hosts: ReturnType<typeof hostStatusToWire>[];
@@ -104,7 +104,7 @@ function walkTool(send: (e: WalkEvent) => Promise<void>): Tool<WalkArgs, WalkPla
             (batch: Row[]) => {
               rowsSent += batch.length;
               entries += batch.filter((row) => row.kind === 'entry').length;
-              return send({ rows: { host: host.name, rows: batch.map(rowToWire) } });
+              return send({ rows: { host: host.name, rows: batch.map(rowOut) } });
             },
           );
           for (const truncation of lossTruncations(summary)) truncations.push({ host: host.name, truncation });

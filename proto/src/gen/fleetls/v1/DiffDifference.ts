@@ -6,10 +6,12 @@ export interface DiffDifference {
   'path'?: (Buffer | Uint8Array | string);
   'values'?: (_fleetls_v1_DiffValue)[];
   'notCompared'?: (string)[];
+  'pathText'?: (string);
 }
 
 export interface DiffDifference__Output {
   'path': (Buffer);
   'values': (_fleetls_v1_DiffValue__Output)[];
   'notCompared': (string)[];
+  'pathText': (string);
 }

@@ -20,6 +20,7 @@ export interface Entry {
   'linkTarget'?: (Buffer | Uint8Array | string);
   'error'?: (_fleetls_v1_EntryError | null);
   'sizePartial'?: (boolean);
+  'pathText'?: (string);
 }
 
 export interface Entry__Output {
@@ -38,4 +39,5 @@ export interface Entry__Output {
   'linkTarget': (Buffer);
   'error': (_fleetls_v1_EntryError__Output | null);
   'sizePartial': (boolean);
+  'pathText': (string);
 }

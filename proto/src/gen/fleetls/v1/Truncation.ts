@@ -8,6 +8,7 @@ export interface Truncation {
   'shown'?: (number | string | Long);
   'total'?: (number | string | Long);
   'reason'?: (_fleetls_v1_TruncationReason);
+  'dirText'?: (string);
 }
 
 export interface Truncation__Output {
@@ -15,4 +16,5 @@ export interface Truncation__Output {
   'shown': (number);
   'total': (number);
   'reason': (_fleetls_v1_TruncationReason__Output);
+  'dirText': (string);
 }
