@@ -220,7 +220,8 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
   });
 
   it('serve --http prints its URL on stderr, never stdout, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', '--http', '127.0.0.1:0'], {
+    // Without an inventory a network face serves localhost only under --allow.
+    const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', '--http', '127.0.0.1:0', '--allow', tree], {
       cwd,
       env: { ...process.env, FLEETLS_INVENTORY: '', FLEETLS_TOKEN: 'tok' },
       stdio: ['ignore', 'pipe', 'pipe'],

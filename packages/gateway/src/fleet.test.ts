@@ -151,22 +151,75 @@ describe('createFleet', () => {
     await fleet.close();
   });
 
-  it('reaches the embedded localhost by name only when the inventory does not define it', async () => {
-    const { f } = counting();
+  it('has no localhost unless the inventory names it, and names only selectable hosts in errors', async () => {
+    const { made, f } = counting();
     const fleet = createFleet(parseInventory(INVENTORY, { source: '/inv/fleetls.yaml' }), { logger, factories: f });
-    assert.deepEqual(
-      fleet.select('localhost,web-1').map((h) => [h.name, h.via]),
-      [
-        ['localhost', 'embedded'],
-        ['web-1', 'agent'],
-      ],
+    assert.throws(
+      () => fleet.select('localhost'),
+      /^FleetError: unknown host 'localhost'; known hosts: web-1, db-1, edge$/,
     );
+    assert.throws(() => fleet.select('localhost,web-1'), /known hosts: web-1, db-1, edge$/);
+    assert.throws(() => fleet.backend('localhost'), /unknown host 'localhost'/);
     assert.equal(
       fleet.select('all').some((h) => h.name === 'localhost'),
       false,
     );
-    assert.equal(fleet.backend('localhost').via, 'embedded');
+    assert.deepEqual(made, [], 'no embedded backend was made');
     await fleet.close();
+  });
+
+  it('serves the localhost of the inventory under its own roots, in all and list_hosts like any host', async () => {
+    const roots: (string[] | undefined)[] = [];
+    const { f } = counting();
+    const factories: BackendFactories = {
+      ...f,
+      local: (allow) => {
+        roots.push(allow);
+        return f.local(allow);
+      },
+    };
+    const inv = parseInventory(
+      `${INVENTORY}\n`.replace(
+        'hosts:\n',
+        'hosts:\n  localhost: { embedded: { allow: [/var/log, /srv] }, labels: { role: web } }\n',
+      ),
+      { source: '/inv/fleetls.yaml' },
+    );
+    const fleet = createFleet(inv, { logger, factories, localAllow: ['/ignored'] });
+    assert.deepEqual(
+      fleet.hosts().map((h) => [h.name, h.via]),
+      [
+        ['localhost', 'embedded'],
+        ['web-1', 'agent'],
+        ['db-1', 'ssh'],
+        ['edge', 'agent'],
+      ],
+    );
+    assert.deepEqual(
+      fleet.select('label:role=web').map((h) => h.name),
+      ['localhost', 'web-1'],
+    );
+    assert.equal(fleet.backend('localhost').via, 'embedded');
+    assert.deepEqual(roots, [['/var/log', '/srv']]);
+    await fleet.close();
+  });
+
+  it('without an inventory, localhost is embedded under --allow roots, or / when none are given', async () => {
+    const roots: (string[] | undefined)[] = [];
+    const { f } = counting();
+    const factories: BackendFactories = {
+      ...f,
+      local: (allow) => {
+        roots.push(allow);
+        return f.local(allow);
+      },
+    };
+    for (const localAllow of [['/var/log'], undefined]) {
+      const fleet = createFleet(undefined, { logger, factories, localAllow });
+      fleet.backend('localhost');
+      await fleet.close();
+    }
+    assert.deepEqual(roots, [['/var/log'], undefined]);
   });
 
   it('falls back to SSH for a host whose agent is unreachable, and says so in via', async () => {

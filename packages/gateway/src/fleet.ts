@@ -32,6 +32,8 @@ export interface LoadFleetOptions {
   logger: Logger;
   /** Overrides the inventory's `defaults.connect_timeout_ms` (default 3000). */
   connectTimeoutMs?: number;
+  /** Without an inventory: the roots of the embedded localhost (`serve --allow`); default `/`. */
+  localAllow?: string[];
   /** Backend factories; tests replace them with doubles. */
   factories?: Partial<BackendFactories>;
   /** Where walks, host outcomes and SSH connections are reported (metrics). */
@@ -43,7 +45,8 @@ export interface LoadFleetOptions {
 }
 
 export interface BackendFactories {
-  local(): HostBackend;
+  /** The embedded localhost, under `allow` (default `/`). */
+  local(allow?: string[]): HostBackend;
   agent(address: string, inv: Inventory, connectTimeoutMs: number, logger: Logger): HostBackend;
   ssh(cfg: SshHostConfig, connectTimeoutMs: number, logger: Logger, observer: Observer): HostBackend;
   /** `agent: "ssh:PATH"`: the agent through the host's SSH, and `find` over the same connection. */
@@ -86,7 +89,7 @@ async function defaultFactories(inventory: Inventory | undefined): Promise<Backe
   const sshBackend = needsSsh ? await import('./ssh/ssh-backend.js') : undefined;
   const overSsh = inventory?.hosts.some((h) => h.agentSocket) ? await import('./agent-over-ssh.js') : undefined;
   return {
-    local: () => createLocalBackend(),
+    local: (allow) => createLocalBackend({ allowedRoots: allow }),
     agent: (address, inv, connectTimeoutMs, logger) =>
       agentClient!.createAgentBackend(address, {
         tls: inv.agentTls ?? 'insecure',
@@ -132,8 +135,8 @@ function fleetHost(h: InventoryHost): FleetHost {
       sshFallback: false,
     };
   }
-  // `localhost: ` with neither: the embedded agent, placed where the inventory puts it.
-  return { ...embeddedLocalhost(), labels: h.labels, groups: h.groups };
+  if (h.embedded) return { ...embeddedLocalhost(), labels: h.labels, groups: h.groups };
+  throw new FleetError('invalid_argument', `host ${h.name}: neither agent, ssh nor embedded`);
 }
 
 /** Loads the inventory that applies and builds the fleet over it. */
@@ -175,19 +178,23 @@ export function createFleet(
     factories: BackendFactories;
     observer?: Observer;
     dynamic?: DynamicHosts;
+    /** Without an inventory: the embedded localhost's roots (`--allow`); undefined = `/`. */
+    localAllow?: string[];
   },
 ): LoadedFleet {
   const factories = opts.factories;
   const dynamic = opts.dynamic;
   const observer = opts.observer ?? NOOP_OBSERVER;
   const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const hosts: FleetHost[] = inventory ? inventory.hosts.map(fleetHost) : dynamic ? [] : [embeddedLocalhost()];
+  // No implicit host: with an inventory, localhost is there only where it names it; a
+  // registry alone (NATS) has it only under --allow roots; with neither, it is the one host.
+  const hosts: FleetHost[] = inventory
+    ? inventory.hosts.map(fleetHost)
+    : dynamic && opts.localAllow === undefined
+      ? []
+      : [embeddedLocalhost()];
   const byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));
-  // With an inventory that does not name localhost, `localhost` still reaches the embedded
-  // agent when asked by name, but `all`, globs, groups and labels never include it.
-  const implicit = hosts.some((h) => h.name === LOCALHOST) ? [] : inventory || dynamic ? [embeddedLocalhost()] : [];
-  const all = [...hosts, ...implicit];
-  const named = new Set(all.map((h) => h.name));
+  const named = new Set(hosts.map((h) => h.name));
   /** The inventory's hosts, then the registry's by name (read live: agents come and go). */
   const current = (): FleetHost[] => {
     if (!dynamic) return hosts;
@@ -200,7 +207,9 @@ export function createFleet(
 
   const make = (host: FleetHost): HostBackend => {
     const log = opts.logger.child({ host: host.name });
-    if (host.via === 'embedded') return factories.local();
+    // The inventory's localhost has its own roots; without an inventory, --allow's (or `/`).
+    if (host.via === 'embedded')
+      return factories.local(byInventoryName.get(host.name)?.embedded?.allow ?? opts.localAllow);
     if (host.via === 'agent+nats' && dynamic) return dynamic.backend(host.name);
     const spec = byInventoryName.get(host.name)!;
     if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
@@ -219,12 +228,12 @@ export function createFleet(
     observer: opts.observer,
     pages: dynamic?.pages,
     hosts: current,
-    select: (selector) => selectHosts(selector, current(), { implicit }),
+    select: (selector) => selectHosts(selector, current()),
     backend(name) {
       if (closed) throw new FleetError('unavailable', 'the fleet is closed');
       let b = backends.get(name);
       if (!b) {
-        const host = all.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
+        const host = hosts.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
         b = opts.observer ? observeBackend(make(host), observer, host.name) : make(host);
         backends.set(name, b);

@@ -67,7 +67,6 @@ export {
 } from './options.js';
 export {
   globToRegExp,
-  type SelectOptions,
   selectHosts,
 } from './selector.js';
 export {

@@ -154,7 +154,7 @@ describe('parseAnsibleInventory (YAML)', () => {
         'all:',
         '  vars: { fleetls_agent_tls: insecure, region: eu }',
         '  hosts:',
-        '    localhost: { ansible_connection: local }',
+        '    localhost: { ansible_connection: local, fleetls_embedded_allow: [/var/log] }',
         '  children:',
         '    webservers:',
         '      vars: { role: web }',
@@ -184,5 +184,23 @@ describe('parseAnsibleInventory (YAML)', () => {
       problems(() => yaml('all:\n  children:\n    web:\n      host: { w1: }\n')),
       ['all.children.web.host: unknown key (expected one of: hosts, children, vars)'],
     );
+  });
+});
+
+describe('parseAnsibleInventory: localhost', () => {
+  it('is this machine (ansible_connection=local) only under the roots fleetls_embedded_allow gives', () => {
+    const inv = ini('localhost ansible_connection=local fleetls_embedded_allow=/var/log,/srv\nweb-1\n');
+    assert.deepEqual(inv.hosts[0].embedded, { allow: ['/var/log', '/srv'] });
+    assert.deepEqual(inv.hosts[0].labels, {}, 'the roots are not a label');
+    assert.deepEqual(
+      yaml('all:\n  hosts:\n    localhost: { ansible_connection: local, fleetls_embedded_allow: [/var/log] }\n')
+        .hosts[0].embedded,
+      { allow: ['/var/log'] },
+    );
+    const missing = problems(() => ini('localhost ansible_connection=local\nweb-1\n'));
+    assert.equal(missing.length, 1, missing.join('\n'));
+    assert.match(missing[0], /ansible_connection=local is this machine.*set fleetls_embedded_allow/);
+    const relative = problems(() => ini('localhost ansible_connection=local fleetls_embedded_allow=var/log\n'));
+    assert.match(relative.join('\n'), /fleetls_embedded_allow\[0\]: expected an absolute directory, got "var\/log"/);
   });
 });

@@ -17,6 +17,7 @@ import {
   Problems,
   resolveFilePath,
 } from './inventory.js';
+import { parseEmbeddedAllow } from './inventory-localhost.js';
 
 export type InventoryFormat = 'fleetls' | 'ansible-ini' | 'ansible-yaml';
 
@@ -74,6 +75,7 @@ const CONNECTION_VARS = new Set([
   'ansible_private_key_file',
   'ansible_connection',
   'fleetls_agent',
+  'fleetls_embedded_allow',
 ]);
 const ALL_ONLY_VARS = ['fleetls_agent_tls', 'fleetls_agent_tls_ca', 'fleetls_agent_tls_cert', 'fleetls_agent_tls_key'];
 
@@ -328,7 +330,17 @@ function hostFrom(
   const connection = vars.ansible_connection ?? 'ssh';
   if (connection === 'local') {
     if (name !== LOCALHOST) p.add(at, `host ${name}: ansible_connection=local is only understood for localhost`);
-    return { name, labels };
+    // This machine, through the gateway's embedded agent: only under the roots the inventory gives.
+    if (vars.fleetls_embedded_allow === undefined) {
+      p.add(
+        at,
+        `host ${name}: ansible_connection=local is this machine, listed by the gateway's embedded agent: set fleetls_embedded_allow to the directories it may list (e.g. /var/log)`,
+      );
+      return undefined;
+    }
+    const roots = parseEmbeddedAllow(vars.fleetls_embedded_allow, `host ${name}: fleetls_embedded_allow`);
+    for (const [where, why] of roots.problems) p.add(at, `${where}: ${why}`);
+    return roots.allow ? { name, labels, embedded: { allow: roots.allow } } : undefined;
   }
   if (!['ssh', 'paramiko', 'smart'].includes(String(connection))) {
     p.add(

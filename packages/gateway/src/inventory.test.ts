@@ -79,9 +79,59 @@ defaults: { concurrency: 8, connect_timeout_ms: 1500, deadline_ms: 10000, max_an
     assert.deepEqual(inv.hosts[1].ssh, { host: 'b', user: 'x' });
   });
 
-  it('lets the inventory define localhost', () => {
-    const inv = parse('hosts:\n  localhost:\n  other: { ssh: o }\n');
-    assert.deepEqual(inv.hosts[0], { name: 'localhost', labels: {}, groups: [] });
+  it('lets the inventory define localhost, embedded under its own roots only', () => {
+    const inv = parse('hosts:\n  localhost: { embedded: { allow: [/var/log, /srv] } }\n  other: { ssh: o }\n');
+    assert.deepEqual(inv.hosts[0], {
+      name: 'localhost',
+      embedded: { allow: ['/var/log', '/srv'] },
+      labels: {},
+      groups: [],
+    });
+    assert.deepEqual(parse('hosts:\n  localhost: { ssh: { port: 2222 } }\n').hosts[0].ssh, {
+      host: 'localhost',
+      port: 2222,
+    });
+  });
+
+  it('refuses a localhost without roots, and embedded anywhere else or beside agent/ssh', () => {
+    const needs =
+      "hosts.localhost: needs `embedded: { allow: [DIR, …] }` (this machine, listed by the gateway's own agent under those roots only), or `agent` / `ssh`, as localhost: { embedded: { allow: [/var/log] } }";
+    assert.deepEqual(problems('hosts:\n  localhost:\n'), [needs]);
+    assert.deepEqual(problems('hosts:\n  localhost: { labels: { a: b } }\n'), [needs]);
+    assert.deepEqual(
+      problems(`
+hosts:
+  localhost: { embedded: { allow: [var/log, "", 3], deny: [/] } }
+  web-1: { embedded: { allow: [/] } }
+  box: { ssh: b, embedded: { allow: [/] } }
+`),
+      [
+        'hosts.localhost.embedded.deny: unknown key (expected one of: allow)',
+        'hosts.localhost.embedded.allow[0]: expected an absolute directory, got "var/log"',
+        'hosts.localhost.embedded.allow[1]: expected an absolute directory, got ""',
+        'hosts.localhost.embedded.allow[2]: expected an absolute directory, got 3',
+        'hosts.web-1.embedded: only the host named localhost is this machine, served by the embedded agent',
+        'hosts.box.embedded: only the host named localhost is this machine, served by the embedded agent',
+      ],
+    );
+    assert.deepEqual(problems('hosts:\n  localhost: { embedded: { allow: [] } }\n'), [
+      'hosts.localhost.embedded.allow: expected a non-empty list of absolute directories, as [/var/log]',
+    ]);
+    assert.deepEqual(problems('hosts:\n  localhost: { ssh: l, embedded: { allow: [/] } }\n'), [
+      'hosts.localhost.embedded: goes without `agent` and `ssh`: the embedded agent lists this machine itself',
+    ]);
+  });
+
+  it('reads cors_origins, each exactly an origin', () => {
+    assert.deepEqual(
+      parse('hosts:\n  a: { ssh: a }\ncors_origins: [https://dash.example, "http://127.0.0.1:3000"]\n').corsOrigins,
+      ['https://dash.example', 'http://127.0.0.1:3000'],
+    );
+    assert.deepEqual(problems('hosts:\n  a: { ssh: a }\ncors_origins: [https://dash.example/, ftp://x, 3]\n'), [
+      "cors_origins[0]: expected an origin such as https://dash.example (scheme, host, port only), got 'https://dash.example/'",
+      "cors_origins[1]: expected an origin such as https://dash.example (scheme, host, port only), got 'ftp://x'",
+      'cors_origins[2]: expected an origin such as https://dash.example, got 3',
+    ]);
   });
 
   it('reads agent: "ssh:PATH" (no agent_tls needed) and names what is wrong with one', () => {
@@ -122,7 +172,7 @@ defaults: { concurrency: 0, deadline_ms: fast, retries: 3 }
 extra: 1
 `);
     const expected = [
-      'extra: unknown key (expected one of: hosts, groups, agent_tls, agent_token_file, defaults, kubernetes, hosts_from, nats)',
+      'extra: unknown key (expected one of: hosts, groups, agent_tls, agent_token_file, defaults, kubernetes, hosts_from, nats, cors_origins)',
       'hosts.web-1.agent: expected "host:port" or "ssh:/path/to/agent.sock", got "x"',
       'hosts.web-1.labels.role: expected a string, got a list',
       'hosts.bad name: host names use only letters, digits, ".", "_" and "-"',
@@ -131,7 +181,7 @@ extra: 1
       'hosts.db-1.ssh.strict_host_key_checking: expected true or false, got "no"',
       'hosts.db-1.ssh.passphrase_env: expected an environment variable name, got "1x"',
       'hosts.nothing: needs `agent` ("host:port") or `ssh` (a mapping or an ~/.ssh/config alias)',
-      'hosts.typo.agnet: unknown key (expected one of: agent, ssh, labels)',
+      'hosts.typo.agnet: unknown key (expected one of: agent, ssh, embedded, labels)',
       'hosts.typo: needs `agent` ("host:port") or `ssh` (a mapping or an ~/.ssh/config alias)',
       'hosts.scalar: expected a mapping with `agent` and/or `ssh`, got 5',
       "groups.prod[1]: unknown host 'ghost'",

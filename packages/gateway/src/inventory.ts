@@ -7,11 +7,13 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { FleetError } from '@fleetls/core';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { type GatewayNatsSettings, parseInventoryNats } from './inventory-nats.js';
+import { EMBEDDED_EXAMPLE, EMBEDDED_KEYS, type EmbeddedSettings, parseEmbeddedAllow } from './inventory-localhost.js';
+import { originProblem } from './origins.js';
 import type { SshHostConfig } from './ssh/types.js';
 
 export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
 export const HOST_NAME_RE = /^[A-Za-z0-9._-]+$/;
-/** The name the embedded agent answers to, unless an inventory defines a host so named. */
+/** The name the embedded agent answers to: always without an inventory, else where the inventory names it. */
 export const LOCALHOST = 'localhost';
 
 export interface InventoryHost {
@@ -21,6 +23,8 @@ export interface InventoryHost {
   /** `agent: "ssh:PATH"`: the agent's Unix socket on the host, reached through its SSH connection. */
   agentSocket?: string;
   ssh?: SshHostConfig;
+  /** `localhost` only: this machine, through the agent embedded in the gateway, under these roots. */
+  embedded?: EmbeddedSettings;
   labels: Record<string, string>;
   /** Groups naming this host, in the inventory's order. */
   groups: string[];
@@ -64,6 +68,8 @@ export interface Inventory {
   hostsFrom?: 'nats';
   /** How the gateway reaches NATS (inventory-nats.ts). */
   nats?: GatewayNatsSettings;
+  /** Browser origins besides the gateway's own that may call its HTTP port (beside --cors-origin). */
+  corsOrigins?: string[];
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -140,9 +146,11 @@ const TOP_KEYS = [
   'kubernetes',
   'hosts_from',
   'nats',
+  'cors_origins',
 ] as const;
 const KUBERNETES_KEYS = ['service', 'port'] as const;
-const HOST_KEYS = ['agent', 'ssh', 'labels'] as const;
+const HOST_KEYS = ['agent', 'ssh', 'embedded', 'labels'] as const;
+const LOCALHOST_NEEDS = `needs \`embedded: { allow: [DIR, …] }\` (this machine, listed by the gateway's own agent under those roots only), or \`agent\` / \`ssh\`, as ${EMBEDDED_EXAMPLE}`;
 const SSH_KEYS = [
   'host',
   'port',
@@ -225,7 +233,7 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
       if (!HOST_NAME_RE.test(name)) p.add(at, 'host names use only letters, digits, ".", "_" and "-"');
       const host: InventoryHost = { name, labels: {}, groups: [] };
       if (spec === null && name === LOCALHOST) {
-        inv.hosts.push(host);
+        p.add(at, LOCALHOST_NEEDS);
         continue;
       }
       if (!isObject(spec)) {
@@ -246,8 +254,14 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
       }
       if (spec.ssh !== undefined) host.ssh = parseSsh(p, `${at}.ssh`, spec.ssh, name, file);
       if (spec.labels !== undefined) host.labels = parseLabels(p, `${at}.labels`, spec.labels);
-      if (spec.agent === undefined && spec.ssh === undefined && name !== LOCALHOST) {
-        p.add(at, 'needs `agent` ("host:port") or `ssh` (a mapping or an ~/.ssh/config alias)');
+      if (spec.embedded !== undefined) host.embedded = parseEmbedded(p, at, name, spec);
+      else if (spec.agent === undefined && spec.ssh === undefined) {
+        p.add(
+          at,
+          name === LOCALHOST
+            ? LOCALHOST_NEEDS
+            : 'needs `agent` ("host:port") or `ssh` (a mapping or an ~/.ssh/config alias)',
+        );
       }
       inv.hosts.push(host);
     }
@@ -321,6 +335,20 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
     else inv.agentTokenFile = file(v);
   }
 
+  if (root.cors_origins !== undefined) {
+    const v = root.cors_origins;
+    if (!Array.isArray(v)) {
+      p.add('cors_origins', `expected a list of origins, as [https://dash.example], got ${describe(v)}`);
+    } else {
+      inv.corsOrigins = [];
+      v.forEach((o, i) => {
+        const why = originProblem(o);
+        if (why) p.add(`cors_origins[${i}]`, why);
+        else inv.corsOrigins!.push(o as string);
+      });
+    }
+  }
+
   if (root.defaults !== undefined) {
     const d = root.defaults;
     if (!isObject(d)) p.add('defaults', `expected a mapping, got ${describe(d)}`);
@@ -382,6 +410,33 @@ function parseKubernetes(p: Problems, v: Json): KubernetesAgents | undefined {
     ok = false;
   }
   return ok ? { service: service as string, port: port as number } : undefined;
+}
+
+/** `localhost: { embedded: { allow: [...] } }`: the host named localhost only, on its own. */
+function parseEmbedded(
+  p: Problems,
+  hostAt: string,
+  name: string,
+  spec: { [k: string]: Json },
+): EmbeddedSettings | undefined {
+  const at = `${hostAt}.embedded`;
+  if (name !== LOCALHOST) {
+    p.add(at, 'only the host named localhost is this machine, served by the embedded agent');
+    return undefined;
+  }
+  if (spec.agent !== undefined || spec.ssh !== undefined) {
+    p.add(at, 'goes without `agent` and `ssh`: the embedded agent lists this machine itself');
+    return undefined;
+  }
+  const v = spec.embedded;
+  if (!isObject(v)) {
+    p.add(at, `expected { allow: [DIR, …] }, got ${describe(v)}`);
+    return undefined;
+  }
+  unknownKeys(p, at, v, EMBEDDED_KEYS);
+  const r = parseEmbeddedAllow(v.allow, `${at}.allow`);
+  for (const [where, why] of r.problems) p.add(where, why);
+  return r.allow ? { allow: r.allow } : undefined;
 }
 
 function parseLabels(p: Problems, at: string, v: Json): Record<string, string> {

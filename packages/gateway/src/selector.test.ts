@@ -73,21 +73,10 @@ describe('selectHosts', () => {
     );
   });
 
-  it('reaches implicit hosts by exact name only', () => {
-    const local = { ...host('localhost'), via: 'embedded' as const };
-    const hosts = [host('a')];
-    assert.deepEqual(
-      selectHosts('localhost,a', hosts, { implicit: [local] }).map((h) => h.name),
-      ['localhost', 'a'],
-    );
-    assert.deepEqual(
-      selectHosts('all', hosts, { implicit: [local] }).map((h) => h.name),
-      ['a'],
-    );
-    assert.deepEqual(
-      selectHosts('*', hosts, { implicit: [local] }).map((h) => h.name),
-      ['a'],
-    );
+  it('names only hosts a caller can select: no host reachable by name but left out of the list', () => {
+    const hosts = [host('a'), host('b')];
+    assert.throws(() => selectHosts('localhost', hosts), /unknown host 'localhost'; known hosts: a, b$/);
+    assert.throws(() => selectHosts('localhost,a', hosts), /unknown host 'localhost'; known hosts: a, b/);
   });
 });
 

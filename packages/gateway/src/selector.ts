@@ -6,20 +6,12 @@ import type { FleetHost } from './fleet-types.js';
 
 const MAX_NAMES_IN_ERROR = 20;
 
-export interface SelectOptions {
-  /**
-   * Hosts reachable by exact name only, outside `all`, globs, groups and labels: the
-   * embedded `localhost` when an inventory exists and does not define it.
-   */
-  implicit?: FleetHost[];
-}
-
 /**
  * `localhost`, a name, a comma list, a glob (`web-*`, `db-?`), `@group`,
  * `label:key=value`, `all`. Throws invalid_argument naming `host` on an empty selector,
  * and listing known hosts on an unknown name.
  */
-export function selectHosts(selector: string, hosts: FleetHost[], opts: SelectOptions = {}): FleetHost[] {
+export function selectHosts(selector: string, hosts: FleetHost[]): FleetHost[] {
   const terms = selector
     .split(',')
     .map((t) => t.trim())
@@ -29,7 +21,6 @@ export function selectHosts(selector: string, hosts: FleetHost[], opts: SelectOp
       'host: expected a host selector (a name, a comma list, a glob like web-*, @group, label:key=value, or all)',
     );
   }
-  const implicit = opts.implicit ?? [];
   const out: FleetHost[] = [];
   const seen = new Set<string>();
   const add = (h: FleetHost) => {
@@ -39,7 +30,7 @@ export function selectHosts(selector: string, hosts: FleetHost[], opts: SelectOp
     }
   };
   for (const term of terms) {
-    for (const h of matchTerm(term, hosts, implicit)) add(h);
+    for (const h of matchTerm(term, hosts)) add(h);
   }
   if (out.length === 0) {
     throw invalidArgument(`host: '${selector}' selects no host; known hosts: ${listNames(hosts.map((h) => h.name))}`);
@@ -47,7 +38,7 @@ export function selectHosts(selector: string, hosts: FleetHost[], opts: SelectOp
   return out;
 }
 
-function matchTerm(term: string, hosts: FleetHost[], implicit: FleetHost[]): FleetHost[] {
+function matchTerm(term: string, hosts: FleetHost[]): FleetHost[] {
   if (term === 'all') return hosts;
   if (term.startsWith('@')) {
     const group = term.slice(1);
@@ -71,12 +62,9 @@ function matchTerm(term: string, hosts: FleetHost[], implicit: FleetHost[]): Fle
     const re = globToRegExp(term);
     return hosts.filter((h) => re.test(h.name));
   }
-  const found = hosts.find((h) => h.name === term) ?? implicit.find((h) => h.name === term);
-  if (!found) {
-    throw invalidArgument(
-      `unknown host '${term}'; known hosts: ${listNames([...hosts, ...implicit].map((h) => h.name))}`,
-    );
-  }
+  // Only hosts a caller can select are named: no host of the fleet is reachable but not listed.
+  const found = hosts.find((h) => h.name === term);
+  if (!found) throw invalidArgument(`unknown host '${term}'; known hosts: ${listNames(hosts.map((h) => h.name))}`);
   return [found];
 }
 

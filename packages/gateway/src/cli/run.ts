@@ -118,7 +118,7 @@ export async function runCli(io: CliIo): Promise<number> {
     const { createLogger } = await import('../logger.js');
     return createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
   };
-  const fleetOf = async (g: GlobalFlags, logger: Logger, observer?: Observer) =>
+  const fleetOf = async (g: GlobalFlags, logger: Logger, observer?: Observer, localAllow?: string[]) =>
     (await import('../fleet.js')).loadFleet({
       inventoryPath: g.inventory,
       env: io.env,
@@ -127,6 +127,7 @@ export async function runCli(io: CliIo): Promise<number> {
       connectTimeoutMs: g.connectTimeoutMs,
       observer,
       nats: await natsFlags(g),
+      localAllow,
     });
 
   /** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet. */
@@ -203,7 +204,12 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--grpc-tls-ca <file>', 'CA whose client certificates the gRPC server requires (mTLS)')
     .option(
       '--cors-origin <origin>',
-      'a browser origin (besides this server) allowed to call the Fleet API over HTTP, repeatable',
+      'a browser origin (besides this server) allowed to call /mcp and the Fleet API over HTTP, repeatable',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option(
+      '--allow <dir>',
+      'without an inventory: a directory localhost may list (repeatable; needed with --http or --grpc; default / for stdio)',
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--token-file <file>', 'bearer token HTTP and gRPC clients must send (or $FLEETLS_TOKEN)')
@@ -215,14 +221,16 @@ export async function runCli(io: CliIo): Promise<number> {
       const g = cmd.optsWithGlobals() as GlobalFlags;
       const logger = await loggerOf(g, 'info');
       const { runServe } = await import('./serve.js');
-      // The inventory loads once --http listens, so /readyz can say it is waiting for it.
-      const open = async () => {
-        const fleet = await fleetOf(g, logger, metrics.observer);
-        return { fleet, options: await gatewayOptions(fleet, g) };
-      };
       // commander names a negated flag by what it turns off: --no-auth is `auth: false`.
       const flags: ServeFlags = { ...o, noAuth: (o as { auth?: boolean }).auth === false };
-      await runServe({ flags, open, logger, io, metrics });
+      const { resolveInventoryPath } = await import('../inventory-file.js');
+      const inventoryFile = resolveInventoryPath({ inventoryPath: g.inventory, env: io.env, cwd: io.cwd });
+      // The inventory loads once --http listens, so /readyz can say it is waiting for it.
+      const open = async (localAllow?: string[]) => {
+        const fleet = await fleetOf(g, logger, metrics.observer, localAllow);
+        return { fleet, options: await gatewayOptions(fleet, g) };
+      };
+      await runServe({ flags, open, inventoryFile, registry: g.nats !== undefined, logger, io, metrics });
     });
 
   addPkiCommand(program, io);

@@ -59,7 +59,7 @@ describe('fleetls serve readiness', () => {
     } as unknown as CliIo;
     const fleet = new FakeFleet({ alpha: new MemoryBackend(dir({ srv: dir({ 'a.log': file(1) }) })) });
     const serving = runServe({
-      flags: { http: `127.0.0.1:${port}`, grpc: '127.0.0.1:0', noAuth: true },
+      flags: { http: `127.0.0.1:${port}`, grpc: '127.0.0.1:0', noAuth: true, allow: ['/srv'] },
       open: async () => {
         await inventoryLoaded;
         return { fleet, options: DEFAULT_GATEWAY_OPTIONS };

@@ -5,9 +5,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidArgument } from '@fleetls/core';
 import type { LoadedFleet } from '../fleet.js';
 import type { FleetTlsFiles } from '../fleet-api/server.js';
+import { EMBEDDED_EXAMPLE, parseEmbeddedAllow } from '../inventory-localhost.js';
 import type { Logger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
+import { originProblem } from '../origins.js';
 import { Readiness } from '../readiness.js';
 import { servedUrls, startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
@@ -27,6 +29,40 @@ export interface ServeFlags {
   tokenFile?: string;
   /** `--no-auth`: HTTP without a token, loopback only. */
   noAuth?: boolean;
+  /** `--allow DIR` (repeatable): without an inventory, the roots of the embedded localhost. */
+  allow?: string[];
+}
+
+/**
+ * The roots of the embedded localhost when no inventory applies: `--allow`'s, or undefined
+ * for `/` (stdio: the process that started it is the one caller). A network face (--http,
+ * --grpc) without an inventory serves localhost only under roots given on its command line.
+ * With an inventory, localhost and its roots are the inventory's.
+ */
+export function embeddedRoots(
+  flags: ServeFlags,
+  inventoryFile: string | undefined,
+  registry = false,
+): string[] | undefined {
+  const given = flags.allow ?? [];
+  if (inventoryFile !== undefined) {
+    if (given.length > 0) {
+      throw invalidArgument(
+        `--allow: the roots of localhost come from the inventory (${inventoryFile}) when there is one: name it there, as ${EMBEDDED_EXAMPLE}`,
+      );
+    }
+    return undefined;
+  }
+  if (given.length === 0) {
+    // On a registry (--nats) alone the fleet is its agents: no localhost without --allow.
+    if (registry || (flags.http === undefined && flags.grpc === undefined)) return undefined;
+    throw invalidArgument(
+      `serve ${flags.http !== undefined ? '--http' : '--grpc'} without an inventory serves this machine (localhost) only under directories given with --allow DIR (repeatable), e.g. --allow /var/log; or give an inventory (--inventory FILE) that names its hosts`,
+    );
+  }
+  const roots = parseEmbeddedAllow(given, '--allow');
+  if (roots.allow) return roots.allow;
+  throw invalidArgument(roots.problems.map(([at, why]) => `${at}: ${why}`).join('; '));
 }
 
 /** "127.0.0.1:8765", "[::1]:8765", "localhost:0" → host and port. */
@@ -54,12 +90,19 @@ export function readServeToken(flags: ServeFlags, env: NodeJS.ProcessEnv): strin
   return fromEnv ? fromEnv : undefined;
 }
 
-/** The loaded inventory and the options it gives (its defaults); runServe closes the fleet. */
-export type OpenFleet = () => Promise<{ fleet: LoadedFleet; options: GatewayOptions }>;
+/**
+ * The loaded inventory and the options it gives (its defaults); runServe closes the fleet.
+ * `localAllow`: the embedded localhost's roots when there is no inventory (embeddedRoots).
+ */
+export type OpenFleet = (localAllow?: string[]) => Promise<{ fleet: LoadedFleet; options: GatewayOptions }>;
 
 export async function runServe(deps: {
   flags: ServeFlags;
   open: OpenFleet;
+  /** The inventory file that applies (resolveInventoryPath), undefined when none. */
+  inventoryFile?: string;
+  /** --nats given: the registry's agents are the fleet, localhost only under --allow. */
+  registry?: boolean;
   logger: Logger;
   io: CliIo;
   metrics?: GatewayMetrics;
@@ -70,7 +113,7 @@ export async function runServe(deps: {
   if (flags.http === undefined && flags.grpc === undefined) {
     if (flags.tokenFile !== undefined)
       logger.warn('--token-file applies to --http and --grpc only; stdio needs no token');
-    const { fleet, options } = await open();
+    const { fleet, options } = await open(embeddedRoots(flags, deps.inventoryFile, deps.registry));
     try {
       // Serves until the client closes stdin, or a signal.
       await Promise.race([serveStdio({ fleet, logger, options, pages: fleet.pages }), shutdown]);
@@ -80,9 +123,12 @@ export async function runServe(deps: {
     return;
   }
   const token = readServeToken(flags, io.env);
+  const flagOrigins = corsOrigins(flags.corsOrigin);
   const tls = grpcTls(flags);
   const http = flags.http === undefined ? undefined : parseListen(flags.http);
   const grpcAt = flags.grpc === undefined ? undefined : parseListen(flags.grpc, '--grpc');
+  // Refused before anything listens: a network face without an inventory needs --allow.
+  const localAllow = embeddedRoots(flags, deps.inventoryFile, deps.registry);
   // /readyz = inventory loaded and every transport listening. HTTP listens first, so the
   // probes answer (not ready) while the inventory loads (Kubernetes discovery asks DNS).
   const readiness = new Readiness(['inventory', ...(grpcAt ? [GRPC] : [])]);
@@ -110,7 +156,10 @@ export async function runServe(deps: {
         noAuth: flags.noAuth,
         metrics: metrics?.registry,
         fleetApi: (req, res) => ready(fleetApi)(req, res),
-        corsOrigins: corsOrigins(flags.corsOrigin),
+        // The flag's origins, and the inventory's `cors_origins` once it is loaded.
+        get corsOrigins() {
+          return [...flagOrigins, ...(loaded?.fleet.inventory?.corsOrigins ?? [])];
+        },
         dashboard: loadDashboard(),
         dashboardApi: createDashboardApi(() => ready(hostStatus)),
         notReady: () => readiness.notReady(),
@@ -119,7 +168,7 @@ export async function runServe(deps: {
       httpUrl = server.url;
     }
     // A signal while the inventory loads stops the wait (the load itself cannot be cancelled).
-    const opening = open();
+    const opening = open(localAllow);
     const first = await Promise.race([opening, shutdown.then(() => undefined)]);
     if (!first) {
       void opening.then(
@@ -181,17 +230,8 @@ function ready<T>(v: T | undefined): T {
 /** `--cors-origin https://dash.example` (repeatable): exact origins, as a browser sends them. */
 function corsOrigins(given: string[] | undefined): string[] {
   return (given ?? []).map((o) => {
-    let u: URL;
-    try {
-      u = new URL(o);
-    } catch {
-      throw invalidArgument(`--cors-origin: expected an origin such as https://dash.example, got '${o}'`);
-    }
-    if (u.origin !== o || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
-      throw invalidArgument(
-        `--cors-origin: expected an origin such as https://dash.example (scheme, host, port only), got '${o}'`,
-      );
-    }
+    const why = originProblem(o);
+    if (why) throw invalidArgument(`--cors-origin: ${why}`);
     return o;
   });
 }
