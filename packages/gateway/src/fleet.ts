@@ -233,7 +233,8 @@ export function createFleet(
       if (closed) throw new FleetError('unavailable', 'the fleet is closed');
       let b = backends.get(name);
       if (!b) {
-        const host = hosts.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
+        const host =
+          hosts.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
         b = opts.observer ? observeBackend(make(host), observer, host.name) : make(host);
         backends.set(name, b);

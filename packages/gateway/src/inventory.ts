@@ -6,8 +6,8 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { FleetError } from '@fleetls/core';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import { type GatewayNatsSettings, parseInventoryNats } from './inventory-nats.js';
 import { EMBEDDED_EXAMPLE, EMBEDDED_KEYS, type EmbeddedSettings, parseEmbeddedAllow } from './inventory-localhost.js';
+import { type GatewayNatsSettings, parseInventoryNats } from './inventory-nats.js';
 import { originProblem } from './origins.js';
 import type { SshHostConfig } from './ssh/types.js';
 

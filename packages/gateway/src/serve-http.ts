@@ -58,7 +58,7 @@ const CORS_HEADERS = {
 export const METRICS_PATH = '/metrics';
 
 /** Refuses to start open unless asked (`noAuth`), and open off loopback at all. */
-function checkAuth(token: string | undefined, noAuth: boolean, host: string, loopbackBound: boolean): void {
+export function checkAuth(token: string | undefined, noAuth: boolean, host: string, loopbackBound: boolean): void {
   if (noAuth && token) {
     throw new FleetError(
       'invalid_argument',

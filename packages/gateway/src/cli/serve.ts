@@ -2,7 +2,7 @@
 // Fleet gRPC API (--grpc), with or without --http.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { invalidArgument } from '@fleetls/core';
+import { invalidArgument, isLoopback } from '@fleetls/core';
 import type { LoadedFleet } from '../fleet.js';
 import type { FleetTlsFiles } from '../fleet-api/server.js';
 import { EMBEDDED_EXAMPLE, parseEmbeddedAllow } from '../inventory-localhost.js';
@@ -11,7 +11,7 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
 import { originProblem } from '../origins.js';
 import { Readiness } from '../readiness.js';
-import { servedUrls, startHttpServer } from '../serve-http.js';
+import { checkAuth, servedUrls, startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
 import { MemoryPageStore, type PageStore } from '../tools/page-store.js';
 import { loadDashboard } from '../web/assets.js';
@@ -127,7 +127,9 @@ export async function runServe(deps: {
   const tls = grpcTls(flags);
   const http = flags.http === undefined ? undefined : parseListen(flags.http);
   const grpcAt = flags.grpc === undefined ? undefined : parseListen(flags.grpc, '--grpc');
-  // Refused before anything listens: a network face without an inventory needs --allow.
+  // Refused before anything listens: the token first, then a network face without an
+  // inventory needs --allow.
+  if (http) checkAuth(token, flags.noAuth === true, http.host, isLoopback(http.host));
   const localAllow = embeddedRoots(flags, deps.inventoryFile, deps.registry);
   // /readyz = inventory loaded and every transport listening. HTTP listens first, so the
   // probes answer (not ready) while the inventory loads (Kubernetes discovery asks DNS).
