@@ -39,9 +39,13 @@ describe('MCP Inspector CLI against fleetls serve', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('lists every tool of the registry, read-only, with its schemas', async () => {
-    const { tools } = (await inspector(['--method', 'tools/list'])) as {
+    const listed = await inspector(['--method', 'tools/list']);
+    const { tools } = listed as {
       tools: { name: string; annotations?: Record<string, boolean>; outputSchema?: unknown }[];
     };
+    // Issue 22: what a model pays for in every conversation, as a real client receives it: ≤ 10 KB.
+    const bytes = Buffer.byteLength(JSON.stringify(listed));
+    assert.ok(bytes <= 10_000, `tools/list is ${bytes} bytes`);
     assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS.map((t) => t.name).sort());
     for (const t of tools) {
       assert.equal(t.annotations?.readOnlyHint, true, t.name);

@@ -47,7 +47,9 @@ const PROGRESS_INTERVAL_MS = 5000;
 /** notifications/progress at most this often (the spec asks senders to rate-limit). */
 const PROGRESS_MIN_GAP_MS = 1000;
 
-const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: true, destructiveHint: false } as const;
+// destructiveHint and openWorldHint are left at the spec's defaults: destructiveHint means
+// nothing beside readOnlyHint, and openWorldHint is true by default (these tools reach other hosts).
+const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true } as const;
 
 const INSTRUCTIONS =
   'fleetls lists directories across a fleet of Linux hosts. Every tool takes `host`: localhost, a name, ' +
@@ -190,8 +192,9 @@ type Json = Record<string, unknown>;
 /**
  * tools/list as a model pays for it, ≤ 10 KB whole (it is read into every conversation):
  * input schemas whole but for the `$schema` line; output schemas name each field of the
- * answer and its JSON type, not the fields of every row (the descriptions and the text say
- * those). A looser output schema is still one every answer conforms to.
+ * answer and its JSON type, not the fields of every row nor which are always there (the
+ * descriptions and the text say those); `execution` only when it is not the spec's default
+ * (`taskSupport: forbidden`). A looser output schema is still one every answer conforms to.
  */
 function compactToolList(server: McpServer): void {
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, (r: unknown, e: unknown) => unknown> })
@@ -205,24 +208,31 @@ function compactToolList(server: McpServer): void {
       tools: r.tools.map((t) => {
         const { $schema: _in, ...schema } = t.inputSchema as Json;
         const inputSchema = { ...schema, properties: leanProperties(schema.properties as Record<string, Json>) };
+        const { execution, ...rest } = t;
+        const lean = (execution as Json | undefined)?.taskSupport === 'forbidden' ? rest : t;
         return t.outputSchema
-          ? { ...t, inputSchema, outputSchema: shallowSchema(t.outputSchema as Json) }
-          : { ...t, inputSchema };
+          ? { ...lean, inputSchema, outputSchema: shallowSchema(t.outputSchema as Json) }
+          : { ...lean, inputSchema };
       }),
     };
   });
 }
 
-/** Length bounds of 1 KiB and more (paths, selectors, cursors) stay the gateway's to enforce and name. */
+/**
+ * String length bounds (paths, selectors, cursors, filter texts: none a model comes near) stay
+ * the gateway's to enforce and name; a choice of plain types is one `type` list, not an anyOf.
+ */
 function leanProperties(props: Record<string, Json> = {}): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const [k, v] of Object.entries(props)) {
-    const { minLength, maxLength, ...rest } = v;
-    out[k] = {
-      ...rest,
-      ...(minLength !== undefined && minLength !== 1 ? { minLength } : {}),
-      ...(typeof maxLength === 'number' && maxLength < 1024 ? { maxLength } : {}),
-    };
+    const { minLength: _min, maxLength: _max, anyOf, ...rest } = v;
+    const types = (anyOf as Json[] | undefined)?.map((a) => a.type);
+    out[k] =
+      anyOf === undefined
+        ? rest
+        : types?.every((t) => typeof t === 'string')
+          ? { ...rest, type: types }
+          : { ...rest, anyOf };
   }
   return out;
 }
@@ -231,15 +241,7 @@ function shallowSchema(schema: Json): Json {
   const props = (schema.properties ?? {}) as Record<string, Json>;
   const shallow: Record<string, Json> = {};
   for (const [k, v] of Object.entries(props)) {
-    const items = v.items as Json | undefined;
-    shallow[k] =
-      v.type === 'array' && items?.type
-        ? { type: 'array', items: { type: items.type } }
-        : v.const !== undefined
-          ? { const: v.const }
-          : v.type !== undefined
-            ? { type: v.type }
-            : {};
+    shallow[k] = v.const !== undefined ? { const: v.const } : v.type !== undefined ? { type: v.type } : {};
   }
-  return { type: 'object', properties: shallow, ...(schema.required ? { required: schema.required } : {}) };
+  return { type: 'object', properties: shallow };
 }

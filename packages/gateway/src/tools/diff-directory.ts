@@ -51,7 +51,7 @@ const input = {
   depth: s
     .int('depth', DEPTH.min, DEPTH.max)
     .default(DEPTH.default)
-    .describe('Levels compared (1 = the entries of path)'),
+    .describe('Levels compared (1 = the path’s own entries)'),
   compare: z
     .array(
       z.enum(COMPARE_ATTRIBUTES, {
@@ -63,13 +63,11 @@ const input = {
     .min(1, { error: 'compare must name at least one attribute' })
     .max(COMPARE_ATTRIBUTES.length * 2, { error: 'compare lists too many attributes' })
     .default([...DEFAULT_COMPARE])
-    .describe(
-      'Attributes compared: type (and symlink target), size (not of directories), mode, owner (uid and gid), mtime',
-    ),
+    .describe('Attributes compared (owner: uid and gid)'),
   max_items_per_dir: s
     .int('max_items_per_dir', ITEMS.min, ITEMS.max)
     .default(ITEMS.default)
-    .describe('Entries compared per nested directory; beyond it only what both sides listed is compared'),
+    .describe('Entries compared per nested directory'),
   cursor: s.cursor(2048, 'same arguments'),
 };
 
@@ -207,10 +205,9 @@ const diffScan: ScanFace<Plan, HostWalk, DirectoryDiff> = {
 
 export const diffDirectoryTool = defineTool({
   name: 'diff_directory',
-  title: 'Compare a directory across hosts',
+  title: 'Compare across hosts',
   description:
-    'Do these hosts have the same tree under path? Groups hosts with identical listings (type, size, mode, owner; ' +
-    'mtime on request), largest group first, then only the entries that differ and which hosts have which value. Use it for drift between hosts.',
+    'Do these hosts have the same tree under path? Hosts grouped by identical listing (largest group first), then only what differs and which hosts have each value.',
   input,
   output,
 

@@ -51,15 +51,12 @@ const input = {
     .min(1, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
     .max(DU_MAX_DEPTH, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
     .default(1)
-    .describe(`Levels of directories below path (1-${DU_MAX_DEPTH}), as du -d`),
-  top_n: s
-    .int('top_n', TOP.min, TOP.max)
-    .default(TOP.default)
-    .describe(`The largest N directories over all hosts (${TOP.min}-${TOP.max})`),
+    .describe('Levels below path, as du -d'),
+  top_n: s.int('top_n', TOP.min, TOP.max).default(TOP.default).describe('The largest N over all hosts'),
   one_file_system: z
     .boolean({ error: 'one_file_system must be true or false' })
     .default(true)
-    .describe('Stay on the file system of path (du --one-file-system); false also lists mount points below it'),
+    .describe('Stay on the file system of path (du -x)'),
   cursor: s.cursor(2048, 'same arguments'),
 };
 
@@ -235,10 +232,9 @@ const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
 
 export const diskUsageTool = defineTool({
   name: 'disk_usage',
-  title: 'Where the space went, across hosts',
+  title: 'Disk usage',
   description:
-    'Where did the disk go? The largest directories under path by recursive size (du -b -d N, one file system), ' +
-    'depth 1-3, merged across hosts, largest first; a size that is a lower bound is marked ≥ and says why.',
+    'Where did the disk go? The largest directories under path by recursive size (du -x -d N), merged across hosts; a lower bound is marked ≥ and says why.',
   input,
   output,
 

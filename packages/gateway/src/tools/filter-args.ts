@@ -21,15 +21,13 @@ const textOrNumber = (name: string) =>
   z.union([z.string().max(256), z.number()], { error: `${name} must be a string or a number` }).optional();
 
 export const filterInput = {
-  min_size: textOrNumber('min_size').describe('Size at least: bytes or 10K, 5M, 1.5G (powers of 1024)'),
+  min_size: textOrNumber('min_size').describe('Size at least: bytes, 10K, 5M, 1.5G'),
   max_size: textOrNumber('max_size').describe('Size at most (as min_size)'),
-  modified_after: text('modified_after').describe(
-    'Modified after: ISO 8601 (UTC unless an offset) or an age: 30m, 12h, 7d',
-  ),
+  modified_after: text('modified_after').describe('ISO 8601 or an age: 30m, 12h, 7d'),
   modified_before: text('modified_before').describe('Modified before (as modified_after)'),
-  owner: textOrNumber('owner').describe('Owner: user name (per host) or uid'),
-  group: textOrNumber('group').describe('Group: group name (per host) or gid'),
-  perm: text('perm').describe('Mode test as find -perm: 644, -u+x (all), /o+w (any)'),
+  owner: textOrNumber('owner').describe('User name or uid'),
+  group: textOrNumber('group').describe('Group name or gid'),
+  perm: text('perm').describe('As find -perm: 644, -u+x (all), /o+w (any)'),
   name: text('name').describe('Glob on the base name'),
 };
 

@@ -114,10 +114,9 @@ const directoriesScan: ScanFace<Plan, HostWalk, DirectoryListing> = {
 
 export const listDirectoriesTool = defineTool({
   name: 'list_directories',
-  title: 'Subdirectories on hosts',
+  title: 'Subdirectories',
   description:
-    'Which subdirectories does path have, and which are largest? The immediate subdirectories on the selected hosts, ' +
-    'merged in one order; order_by=size sizes each recursively (du -b, one file system). Use it to find where space went one level at a time.',
+    'Which subdirectories does path have, and which are largest? Its immediate subdirectories on the hosts, merged; order_by=size sizes each recursively (du -b).',
   input,
   output,
 

@@ -55,13 +55,11 @@ const input = {
   depth: s
     .int('depth', DEPTH.min, DEPTH.max)
     .default(DEPTH.default)
-    .describe('Levels listed: 1 = the path’s own entries (at most 10)'),
+    .describe('Levels listed (1 = the path’s own entries)'),
   max_items_per_dir: s
     .int('max_items_per_dir', MAX_ITEMS_PER_DIR.min, MAX_ITEMS_PER_DIR.max)
     .default(MAX_ITEMS_PER_DIR.default)
-    .describe(
-      'Entries shown per nested directory; the rest are counted in a [WARNING] line. The path itself is exempt',
-    ),
+    .describe('Entries shown per nested directory (not path)'),
   cursor: s.cursor(MAX_TREE_CURSOR_LENGTH, 'same arguments'),
 };
 
@@ -277,11 +275,9 @@ const treeScan: ScanFace<Plan, HostWalk, TreeListing> = {
 
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
-  title: 'Directory tree on hosts',
+  title: 'Directory tree',
   description:
-    'What does the tree under path look like? Lines `[DIR] a/b`, `[FILE] a/b/c`, `[LINK] l -> target`, `[WARNING] ' +
-    'a/b: N items hidden` past max_items_per_dir in nested directories, and `[DENIED]`/`[NOT_FOUND]`/`[ERROR]`/`[TIMEOUT]`/`[PRUNED]` ' +
-    'lines that name the path. Several hosts: each line starts `host: `. A cut tree ends with next_cursor: pass it as cursor to go on.',
+    'What does the tree under path look like? Lines `[DIR] a/b`, `[FILE] a/b/c`, `[LINK] l -> t`, `[WARNING] a/b: N items hidden`, `[DENIED] a/x …`; several hosts: `host: ` first. A cut tree gives next_cursor.',
   input,
   output,
 

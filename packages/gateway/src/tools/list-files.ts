@@ -79,24 +79,18 @@ const input = {
   max_depth: s
     .int('max_depth', MAX_DEPTH.min, MAX_DEPTH.max)
     .default(MAX_DEPTH.default)
-    .describe('Levels below path (0 = the path’s own entries, at most 10)'),
+    .describe('Levels below path (0 = its own entries)'),
   pattern: z
     .string({ error: 'pattern must be a string: a glob' })
     .max(1024, { error: 'pattern must be at most 1024 characters' })
     .default('')
-    .describe('Glob over the path relative to path (*.log matches at any depth; ** crosses directories); empty = all'),
+    .describe('Glob on the relative path (*.log at any depth, ** crosses /)'),
   type: z
     .enum(FILE_TYPES, { error: `type must be one of ${FILE_TYPES.join(', ')}` })
     .default('file')
-    .describe('Rows of this type only: file, directory, symlink or any'),
-  start_index: s
-    .int('start_index', START_INDEX.min, START_INDEX.max)
-    .default(0)
-    .describe('Rows skipped before this page (0-based)'),
-  limit: s
-    .int('limit', LIMIT.min, LIMIT.max)
-    .default(LIMIT.default)
-    .describe(`Rows in this page (${LIMIT.min}-${LIMIT.max})`),
+    .describe('Row type'),
+  start_index: s.int('start_index', START_INDEX.min, START_INDEX.max).default(0).describe('Rows skipped'),
+  limit: s.int('limit', LIMIT.min, LIMIT.max).default(LIMIT.default).describe('Rows per page'),
   cursor: s.cursor(MAX_PATH_CURSOR_LENGTH, 'same arguments; overrides start_index'),
   ...filterInput,
 };
@@ -361,11 +355,9 @@ function listingOf(
 
 export const listFilesTool = defineTool({
   name: 'list_files',
-  title: 'Find and rank files on hosts',
+  title: 'Find and rank files',
   description:
-    'Which files are under path, or which are largest or newest? One table over the selected hosts, max_depth ' +
-    'levels below path, filtered by pattern, type and find-like filters (size, time, owner, perm, name). ' +
-    'order_by=name lists in path order and next_cursor pages through every entry; size or modified ranks (top 100,000 kept, said so).',
+    'Which files are under path, or which are largest or newest? One table over the hosts, max_depth levels down, find-like filters. Name order is path order, next_cursor reaching every entry; size and modified rank a top 100,000.',
   input,
   output,
 

@@ -16,7 +16,7 @@ const input = {
   check: z
     .boolean({ error: 'check must be true or false' })
     .default(false)
-    .describe('Probe each host (in parallel) for reachability and agent version'),
+    .describe('Probe reachability and agent version'),
 };
 
 const hostRowSchema = z.object({
@@ -103,8 +103,7 @@ export const listHostsTool = defineTool({
   name: 'list_hosts',
   title: 'Hosts of the fleet',
   description:
-    'Which hosts can I ask? The inventory hosts a selector picks (default all) with transport, address, labels and ' +
-    'groups; check=true probes reachability and agent version. Use it to learn host names and groups for `host`.',
+    'Which hosts can I ask? Those a selector picks, with transport, address, labels, groups; check=true probes them.',
   input,
   output,
 

@@ -33,8 +33,7 @@ export const scanStatusTool = defineTool({
   name: 'scan_status',
   title: 'Scan progress',
   description:
-    'How far has a scan (next_cursor scan.…) got? Hosts done of total, entries, elapsed, time left, failed hosts. ' +
-    'Rows come from the original tool with that cursor.',
+    'How far has a scan (a next_cursor scan.…) got? Hosts done, entries, elapsed, time left, failures; its rows come from its own tool.',
   input,
   output,
 

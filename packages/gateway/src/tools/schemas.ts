@@ -24,7 +24,7 @@ export const host = (dflt?: string) => {
       error: 'host must not be empty: a name, a comma list, a glob like web-*, @group, label:key=value, or all',
     })
     .max(SELECTOR_LENGTH, { error: `host must be at most ${SELECTOR_LENGTH} characters` })
-    .describe('Host selector: localhost, name, a,b, web-*, @group, label:k=v, all');
+    .describe('Hosts: localhost, a,b, web-*, @group, label:k=v, all');
   return dflt === undefined ? s : s.default(dflt);
 };
 
@@ -36,24 +36,18 @@ export const path = z
   .max(PATH_LENGTH, { error: `path must be at most ${PATH_LENGTH} characters` })
   .describe('Absolute path');
 
-export const orderBy = z
-  .enum(ORDER_BY, { error: `order_by must be one of ${ORDER_BY.join(', ')}` })
-  .default('name')
-  .describe('Sort key: name, size or modified');
+export const orderBy = z.enum(ORDER_BY, { error: `order_by must be one of ${ORDER_BY.join(', ')}` }).default('name');
 export const sort = z
   .enum(SORT_DIRECTIONS, { error: `sort must be one of ${SORT_DIRECTIONS.join(', ')}` })
-  .default('ascending')
-  .describe('ascending or descending');
-export const topN = int('top_n', TOP_N.min, TOP_N.max)
-  .optional()
-  .describe(`Keep only the first N of the merged order (${TOP_N.min}-${TOP_N.max})`);
+  .default('ascending');
+export const topN = int('top_n', TOP_N.min, TOP_N.max).optional().describe('The first N only');
 
 export const cursor = (maxLength: number, goesOnWith: string) =>
   z
     .string({ error: 'cursor must be a string from a previous next_cursor' })
     .max(maxLength, { error: `cursor must be at most ${maxLength} characters` })
     .optional()
-    .describe(`next_cursor of the previous page (${goesOnWith})`);
+    .describe(`next_cursor, ${goesOnWith}`);
 
 // ---- answers ----
 

@@ -141,10 +141,9 @@ const statScan: ScanFace<Plan, StatInfo, StatListing> = {
 
 export const statTool = defineTool({
   name: 'stat',
-  title: 'File metadata on hosts',
+  title: 'File metadata',
   description:
-    'What is this path? Everything about it on each selected host: type, size, mode, owner and group, times with the host’s ' +
-    'UTC offset, inode, links, symlink target (a final symlink is not followed). Use it before listing, or to compare one file across hosts.',
+    'What is this path? On each host: type, size, mode, owner, group, times (host’s UTC offset), inode, links, symlink target (not followed).',
   input,
   output,
 
