@@ -25,16 +25,37 @@ export function rowSize(line: string, item: unknown): { bytes: number; tokens: n
   };
 }
 
+/** The budget that cuts an answer: the warning says `answer cut at ${words}`, the record the same. */
+export interface AnswerCut {
+  unit: 'bytes' | 'tokens';
+  limit: number;
+  /** "65536 bytes", "20000 tokens". */
+  words: string;
+}
+
+function answerCut(unit: AnswerCut['unit'], limit: number): AnswerCut {
+  return { unit, limit, words: `${limit} ${unit}` };
+}
+
+/**
+ * The cut's record in `truncations`, in the warning's words: the budget (reason `bytes` or
+ * `tokens`, and its limit) and how many of the page's rows were shown. No host or directory:
+ * the answer was cut, not a host's walk.
+ */
+export function cutRecord(cut: AnswerCut, shown: number, total: number) {
+  return { reason: cut.unit, limit: cut.limit, shown, total };
+}
+
 export interface FitOptions {
   /** Rows that could be shown, in order. */
   rows: number;
   /** What row `i` adds (rowSize of its line and its structured row). */
   rowCost(i: number): { bytes: number; tokens: number };
   /**
-   * The whole answer showing the first `n` rows, saying what was cut when n < rows; `cutAt`
-   * names the budget that cuts ("65536 bytes", "20000 tokens") for its warning.
+   * The whole answer showing the first `n` rows, saying what was cut when n < rows; `cut`
+   * is the budget that cuts, for its warning (`cut.words`) and its record (cutRecord).
    */
-  build(n: number, cutAt: string): McpAnswer;
+  build(n: number, cut: AnswerCut): McpAnswer;
   options: Pick<GatewayOptions, 'maxAnswerBytes' | 'maxAnswerTokens'>;
 }
 
@@ -63,7 +84,7 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
     bytes += r.bytes;
     tokens += r.tokens;
   }
-  const cutAt = tokens * scale > bytes ? `${maxTokens} tokens` : `${maxBytes} bytes`;
+  const cutAt = tokens * scale > bytes ? answerCut('tokens', maxTokens) : answerCut('bytes', maxBytes);
   const built = new Map<number, McpAnswer>();
   const build = (n: number) => {
     let a = built.get(n);

@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from './host-walks.js';
 import { failureLines, hostStatusJson, truncationJson, truncationWarning } from './present.js';
@@ -250,7 +250,7 @@ export const diffDirectoryTool = defineTool({
     const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups));
     const jsons = page.map(differenceJson);
     const failures = failureLines(l.hosts, l.path, true);
-    const build = (count: number, cutAt: string): McpAnswer => {
+    const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
       const truncations = cuts(l).map((t) => truncationJson(t.host, t.truncation));
       const warnings = cuts(l).map((t) => truncationWarning(t, l.path));
@@ -258,9 +258,9 @@ export const diffDirectoryTool = defineTool({
         warnings.push('[NOTE] where a host listed a directory in part, only what both sides listed is compared');
       }
       if (count < page.length) {
-        truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
+        truncations.push(cutRecord(cut, count, page.length));
         warnings.push(
-          `[WARNING] answer cut at ${cutAt} after ${count} of ${page.length} differences; next_cursor goes on from there`,
+          `[WARNING] answer cut at ${cut.words} after ${count} of ${page.length} differences; next_cursor goes on from there`,
         );
       }
       const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];

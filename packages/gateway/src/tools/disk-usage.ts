@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { intFlag } from '../cli/flags.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import {
   type HostNote,
@@ -287,7 +287,7 @@ export const diskUsageTool = defineTool({
     const page = l.rows.slice(l.start);
     const jsons = page.map(rowJson);
     const failures = failureLines(l.hosts, l.path, l.multi);
-    const build = (count: number, cutAt: string): McpAnswer => {
+    const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
@@ -296,9 +296,9 @@ export const diskUsageTool = defineTool({
         warnings.push('[NOTE] ≥ marks a lower bound (deadline, or an unreadable directory)');
       }
       if (count < page.length) {
-        truncations.push({ host: '', dir: '', shown: count, total: page.length, reason: 'bytes' });
+        truncations.push(cutRecord(cut, count, page.length));
         warnings.push(
-          `[WARNING] answer cut at ${cutAt} after ${count} of ${page.length} rows; next_cursor goes on from there`,
+          `[WARNING] answer cut at ${cut.words} after ${count} of ${page.length} rows; next_cursor goes on from there`,
         );
       }
       const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];

@@ -12,7 +12,7 @@ import {
 } from '@fleetls/core';
 import { z } from 'zod';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
 import {
   type HostEntry,
@@ -165,18 +165,18 @@ export const listDirectoriesTool = defineTool({
     }
     const columns = [...(l.multi ? ['host'] : []), 'name', ...(l.sizes ? ['size'] : []), 'modified'];
     const failures = failureLines(l.hosts, l.path, l.multi);
-    const build = (shown: number, cutAt: string): McpAnswer => {
+    const build = (shown: number, cut: AnswerCut): McpAnswer => {
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
       const truncated = shown < l.found || truncations.length > 0;
       const next = l.cursorAfter?.(shown);
       if (shown < l.rows.length) {
-        truncations.push({ host: '', dir: '', shown, total: l.rows.length, reason: 'bytes' });
+        truncations.push(cutRecord(cut, shown, l.rows.length));
         warnings.push(
           next === undefined
-            ? `[WARNING] answer cut at ${cutAt} after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`
-            : `[WARNING] answer cut at ${cutAt} after ${shown} of ${l.rows.length} directories; next_cursor goes on from there`,
+            ? `[WARNING] answer cut at ${cut.words} after ${shown} of ${l.rows.length} directories; ask with a smaller top_n, or page with list_files type=directory`
+            : `[WARNING] answer cut at ${cut.words} after ${shown} of ${l.rows.length} directories; next_cursor goes on from there`,
         );
       }
       const headline =

@@ -30,7 +30,7 @@ import { formatTree } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import type { HostResult } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg, invalidCursor } from './cursor-arg.js';
 import {
   type HostNote,
@@ -335,7 +335,7 @@ export const listDirectoryTool = defineTool({
     const items = l.sections.map((sec) => sec.rows.map((row) => rowJson(rowHost(sec.status.host), row)));
     const flatLines = lines.flat();
     const flatItems = items.flat();
-    const build = (n: number, cutAt: string): McpAnswer => {
+    const build = (n: number, budget: AnswerCut): McpAnswer => {
       const text: string[] = [];
       const entries: TreeEntryJson[] = [];
       const truncations: ReturnType<typeof truncationJson>[] = [];
@@ -380,8 +380,8 @@ export const listDirectoryTool = defineTool({
       if (nextCursor) {
         const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
         if (cut) {
-          text.push(`[WARNING] answer cut at ${cutAt} after ${shown} lines; ${more}`);
-          truncations.push({ host: '', dir: '', shown, total: sent, reason: 'bytes' });
+          text.push(`[WARNING] answer cut at ${budget.words} after ${shown} lines; ${more}`);
+          truncations.push(cutRecord(budget, shown, sent));
         } else text.push(`[WARNING] ${more}`);
       }
       const structured: ListDirectoryAnswer = {

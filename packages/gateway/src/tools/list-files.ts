@@ -35,7 +35,7 @@ import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js'
 import { parseTarget } from '../cli/target.js';
 import type { HostResult } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { filterArgsOf, filterFingerprint, filterInput, filterOptions, planFilter } from './filter-args.js';
 import {
@@ -489,15 +489,15 @@ export const listFilesTool = defineTool({
     };
     const first = <T>(count: number, at: (i: number) => T) => Array.from({ length: count }, (_, i) => at(i));
     const failures = failureLines(l.hosts, l.path, l.multi);
-    const build = (count: number, cutAt: string): McpAnswer => {
+    const build = (count: number, cut: AnswerCut): McpAnswer => {
       const nextCursor = l.cursorAfter(count);
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
       if (count < l.rows.length) {
-        truncations.push({ host: '', dir: '', shown: count, total: l.rows.length, reason: 'bytes' });
+        truncations.push(cutRecord(cut, count, l.rows.length));
         warnings.push(
-          `[WARNING] answer cut at ${cutAt} after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
+          `[WARNING] answer cut at ${cut.words} after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
         );
       }
       const body = count > 0 ? ['', header, ...first(count, line)] : [];

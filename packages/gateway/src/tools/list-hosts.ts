@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { fanOutOptions } from './host-walks.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -156,10 +156,10 @@ export const listHostsTool = defineTool({
       ...(l.checked ? ['status', 'version', 'cert', 'message'] : []),
     ];
     const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));
-    const build = (kept: number, cutAt: string): McpAnswer => {
+    const build = (kept: number, cut: AnswerCut): McpAnswer => {
       const shown = renderAligned(columns, table.slice(0, kept), { headers });
       if (kept < rows.length) {
-        shown.push(`[WARNING] answer cut at ${cutAt}: ${kept} of ${rows.length} hosts shown; narrow the selector`);
+        shown.push(`[WARNING] answer cut at ${cut.words}: ${kept} of ${rows.length} hosts shown; narrow the selector`);
       }
       const structured: ListHostsAnswer = {
         hosts: rows.slice(0, kept),

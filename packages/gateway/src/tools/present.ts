@@ -25,12 +25,14 @@ export function hostStatusJson(s: HostStatus): HostStatusJson {
   return out;
 }
 
+/** A host's walk cut (host, dir, reason), or the answer cut to its budget (reason bytes or tokens, limit): truncationSchema. */
 export interface TruncationJson {
-  host: string;
-  dir: string;
+  host?: string;
+  dir?: string;
   shown: number;
   total: number;
   reason: string;
+  limit?: number;
 }
 
 export function truncationJson(host: string, t: Truncation): TruncationJson {

@@ -79,12 +79,18 @@ export const scanSchema = z.object({
   ranking_final: z.boolean().optional(),
 });
 
+/**
+ * A cut: a host's walk (host, dir, reason depth, items_per_dir, max_entries, deadline, top_n),
+ * or the answer itself cut to its budget (reason bytes or tokens with that budget's limit, no
+ * host or dir), as the [WARNING] line beside it says.
+ */
 export const truncationSchema = z.object({
-  host: z.string(),
-  dir: z.string(),
+  host: z.string().optional(),
+  dir: z.string().optional(),
   shown: z.number(),
   total: z.number(),
   reason: z.string(),
+  limit: z.number().optional(),
 });
 
 /** Something about how a host was listed that limits its rows (e.g. the SSH backend's SFTP fallback). */

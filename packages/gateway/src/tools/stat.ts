@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { formatStat } from '../cli/format.js';
 import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
-import { fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
 import { failureLine, hostStatusJson, pendingLine, typeWord } from './present.js';
 import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
@@ -168,14 +168,14 @@ export const statTool = defineTool({
       const lines = j ? statLines(j) : [failureLine(l.hosts[i], l.path)];
       return { text: lines.map((line) => prefix + line).join('\n'), json: j };
     });
-    const build = (n: number, cutAt: string): McpAnswer => {
+    const build = (n: number, cut: AnswerCut): McpAnswer => {
       const lines = blocks.slice(0, n).map((b) => b.text);
       const next = l.cursorAfter?.(n);
       if (n < blocks.length) {
         lines.push(
           next === undefined
-            ? `[WARNING] answer cut at ${cutAt}: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`
-            : `[WARNING] answer cut at ${cutAt} after ${n} of ${blocks.length} hosts; next_cursor goes on from there`,
+            ? `[WARNING] answer cut at ${cut.words}: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`
+            : `[WARNING] answer cut at ${cut.words} after ${n} of ${blocks.length} hosts; next_cursor goes on from there`,
         );
       }
       const pending = pendingLine(l.hosts);

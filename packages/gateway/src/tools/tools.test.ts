@@ -123,7 +123,23 @@ test('list_directory: the answer is cut at its byte budget, at a line, and says 
   assert.ok(lines.slice(0, -1).every((l) => /^\[FILE\] file-\d{5}$/.test(l)));
   assert.equal(r.structured.entries.length, lines.length - 1);
   assert.equal(r.structured.truncated, true);
-  assert.equal(r.structured.truncations.at(-1)?.reason, 'bytes');
+  // The record says what the warning says: the budget and its limit, how many shown; no empty host or dir.
+  const shown = Number(/after (\d+) lines/.exec(lines.at(-1) ?? '')?.[1]);
+  assert.deepEqual(r.structured.truncations.at(-1), { reason: 'bytes', limit: 4096, shown, total: 2000 });
+});
+
+test('list_files cut at its token budget: the record names tokens and the limit, as the warning does', async () => {
+  const many: Record<string, ReturnType<typeof file>> = {};
+  for (let i = 0; i < 2000; i++) many[`file-${String(i).padStart(5, '0')}`] = file(i);
+  const f = new FakeFleet({ alpha: new MemoryBackend(dir({ r: dir(many) })) });
+  const r = await listFiles(ctx(f, { maxAnswerTokens: 3000 }), { host: 'alpha', path: '/r', limit: 2000 });
+  const warning = r.text.split('\n').find((l) => l.startsWith('[WARNING] answer cut')) ?? '';
+  const m = /^\[WARNING\] answer cut at 3000 tokens after (\d+) of 2000 rows; next_cursor goes on from there$/.exec(
+    warning,
+  );
+  assert.ok(m, warning);
+  assert.deepEqual(r.structured.truncations, [{ reason: 'tokens', limit: 3000, shown: Number(m[1]), total: 2000 }]);
+  assert.equal(r.structured.count, Number(m[1]));
 });
 
 test('list_files: merged order across hosts, ties broken by host; dead host is a status row', async () => {
