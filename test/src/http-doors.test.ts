@@ -1,0 +1,268 @@
+// The doors of a real `fleetls serve --http` (issue 18): a token always (--no-auth the one
+// explicit, loopback-only exception), the Origin exactly this server's or allow-listed, no
+// localhost an inventory does not name (and errors naming only selectable hosts), and control
+// characters in arguments refused on MCP, the Fleet API and the CLI before any host is asked.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fleetls } from './helpers/cli.js';
+import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+
+const TOKEN = 'http-doors-token-0123456789';
+
+/** One raw POST with the headers a browser or an attacker would send. */
+function post(
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+  const { hostname, port } = new URL(base);
+  const data = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: hostname,
+        port,
+        path,
+        method: 'POST',
+        headers: {
+          host: `${hostname}:${port}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(Buffer.byteLength(data)),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'doors', version: '1' } },
+};
+const callTool = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+/** The JSON-RPC result of a stateless POST (plain JSON or one SSE event). */
+function rpcResult(text: string): { isError?: boolean; content: { text: string }[]; structuredContent?: unknown } {
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
+  const msg = JSON.parse(json) as { result?: never; error?: { message: string } };
+  if (!msg.result) throw new Error(`no result: ${text}`);
+  return msg.result;
+}
+
+/** A TCP listener standing in for an agent: counts every connection, never answers. */
+async function countingAgent(): Promise<{ server: Server; address: string; connections: () => number }> {
+  let n = 0;
+  const server = createServer((s) => {
+    n++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return { server, address: `127.0.0.1:${port}`, connections: () => n };
+}
+
+async function exitOf(gw: GatewayProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (gw.child.exitCode !== null) resolve(gw.child.exitCode);
+    else gw.child.once('exit', (code) => resolve(code));
+  });
+}
+
+describe('serve --http refuses to start open', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-doors-start-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('without a token on loopback, with --no-auth off loopback, and without --allow or an inventory', async () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--http', '127.0.0.1:0', '--allow', tmp], {}, /without a bearer token: give one with --token-file/],
+      [['--http', '0.0.0.0:0', '--allow', tmp, '--no-auth'], {}, /--no-auth .* refused on 0\.0\.0\.0/],
+      [['--http', '127.0.0.1:0'], { FLEETLS_TOKEN: TOKEN }, /without an inventory serves this machine .* --allow DIR/],
+      [['--http', '127.0.0.1:0', '--allow', 'rel/dir'], { FLEETLS_TOKEN: TOKEN }, /--allow\[0\]: expected an absolute/],
+    ];
+    for (const [args, env, why] of cases) {
+      const gw = startGateway(args, { FLEETLS_INVENTORY: '', ...env }, { cwd: tmp });
+      const code = await exitOf(gw);
+      assert.equal(code, 2, `${args.join(' ')}: ${gw.stderr()}`);
+      assert.match(gw.stderr(), why);
+      assert.doesNotMatch(gw.stderr(), /MCP over HTTP at/);
+    }
+  });
+
+  it('--no-auth on loopback runs open, and says so at start', async () => {
+    const gw = startGateway(['--http', '127.0.0.1:0', '--allow', tmp, '--no-auth'], { FLEETLS_INVENTORY: '' });
+    try {
+      const url = await gw.waitFor(/MCP over HTTP at (\S+) \(no auth: --no-auth/);
+      assert.match(gw.stderr(), /"level":40.*--no-auth: no bearer token/);
+      assert.equal((await post(url, '/mcp', INIT)).status, 200);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
+describe('serve --http with an inventory that does not name localhost', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-doors-'));
+  const tree = join(tmp, 'tree');
+  let agent: Awaited<ReturnType<typeof countingAgent>>;
+  let gw: GatewayProcess;
+  let base: string;
+  let port: string;
+
+  before(async () => {
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'sub', 'a.log'), 'a');
+    agent = await countingAgent();
+    const inventory = join(tmp, 'fleetls.yaml');
+    writeFileSync(
+      inventory,
+      `hosts:\n  web-1: { agent: "${agent.address}" }\nagent_tls: insecure\ncors_origins: [https://dash.example]\n`,
+    );
+    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
+    const url = await gw.waitFor(/MCP over HTTP at (\S+)/);
+    base = url.replace(/\/mcp$/, '');
+    port = new URL(base).port;
+  });
+  after(async () => {
+    await gw?.stop();
+    agent?.server.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('has no localhost: unknown, not in list_hosts, and errors name only selectable hosts', async () => {
+    const r = rpcResult((await post(base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/shadow' }), auth)).text);
+    assert.equal(r.isError, true);
+    assert.match(r.content[0].text, /unknown host 'localhost'; known hosts: web-1$/);
+    const hosts = rpcResult((await post(base, '/mcp', callTool('list_hosts', {}), auth)).text);
+    assert.deepEqual(
+      (hosts.structuredContent as { hosts: { host: string }[] }).hosts.map((h) => h.host),
+      ['web-1'],
+    );
+  });
+
+  it('answers only its own origin (scheme, host, port) and the allow-listed one', async () => {
+    const init = (headers: Record<string, string>) => post(base, '/mcp', INIT, { ...auth, ...headers });
+    const foreign = [
+      'http://127.0.0.1:9999',
+      'http://127.0.0.1',
+      `https://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+      'http://evil.example',
+      'null',
+      'https://dash.example:8443',
+    ];
+    for (const origin of foreign) {
+      const r = await init({ origin });
+      assert.equal(r.status, 403, origin);
+      assert.match(r.text, /is not this server/);
+    }
+    const rebinding = await init({ host: `evil.example:${port}`, origin: `http://evil.example:${port}` });
+    assert.equal(rebinding.status, 403);
+    assert.match(rebinding.text, /Host header must name a loopback address/);
+    assert.equal((await init({ origin: `http://127.0.0.1:${port}` })).status, 200);
+    const listed = await init({ origin: 'https://dash.example' });
+    assert.equal(listed.status, 200, 'cors_origins of the inventory');
+    assert.equal(listed.headers['access-control-allow-origin'], 'https://dash.example');
+    assert.equal((await post(base, '/mcp', INIT)).status, 401, 'and the token still');
+  });
+
+  it('refuses control characters in any argument on MCP and the Fleet API, naming it, before any host is asked', async () => {
+    const before = agent.connections();
+    const mcp: [string, Record<string, unknown>, string][] = [
+      ['list_files', { host: 'web-1', path: '/srv', name: 'a\u0000b' }, 'name'],
+      ['list_files', { host: 'web-1', path: '/srv', pattern: '*\n*' }, 'pattern'],
+      ['list_files', { host: 'web-1', path: '/srv', owner: 'ro\u0007ot' }, 'owner'],
+      ['list_files', { host: 'web-1', path: '/srv', cursor: 'x\u0000' }, 'cursor'],
+      ['list_directory', { host: 'web-1', path: '/s\u001brv' }, 'path'],
+      ['stat', { host: 'web\u0000-1', path: '/srv' }, 'host'],
+    ];
+    for (const [tool, args, arg] of mcp) {
+      const r = rpcResult((await post(base, '/mcp', callTool(tool, args), auth)).text);
+      assert.equal(r.isError, true, `${tool} ${arg}`);
+      assert.match(r.content[0].text, new RegExp(`${arg} must not contain control characters`), `${tool} ${arg}`);
+    }
+    const api: [string, Record<string, unknown>, string][] = [
+      ['ListFiles', { host: 'web-1', path: '/srv', name: 'a\u0000b' }, 'name'],
+      ['ListFiles', { host: 'web-1', path: '/srv', group: 'wh\teel' }, 'group'],
+      ['ListDirectory', { host: 'web-1', path: '/srv\u0000/x' }, 'path'],
+    ];
+    for (const [rpc, body, arg] of api) {
+      const r = await post(base, `/fleetls.v1.Fleet/${rpc}`, body, auth);
+      assert.equal(r.status, 400, `${rpc} ${arg}: ${r.text}`);
+      const err = JSON.parse(r.text) as { code: string; message: string };
+      assert.equal(err.code, 'invalid_argument');
+      assert.match(err.message, new RegExp(`${arg} must not contain control characters`));
+    }
+    assert.equal(agent.connections(), before, 'no host was asked');
+  });
+
+  it('the CLI refuses them too, exit 2, before any host is asked', async () => {
+    const before = agent.connections();
+    const env = { FLEETLS_INVENTORY: join(tmp, 'fleetls.yaml') };
+    const runs: [string[], RegExp][] = [
+      [['ls', 'web-1:/srv', '--name', 'a\nb'], /name must not contain control characters/],
+      [['tree', 'web-1:/s\u001brv'], /PATH must not contain control characters|path must not contain control characters/],
+      [['ls', 'web-1:/srv', '--owner', 'r\u0001oot'], /owner must not contain control characters/],
+    ];
+    for (const [args, why] of runs) {
+      const r = await fleetls(args, { cwd: tmp, env });
+      assert.equal(r.code, 2, `${JSON.stringify(args)}: ${r.stderr}`);
+      assert.match(r.stderr, why);
+    }
+    assert.equal(agent.connections(), before, 'no host was asked');
+  });
+});
+
+describe('serve --http with an inventory that names localhost', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-doors-local-'));
+  const tree = join(tmp, 'tree');
+  let gw: GatewayProcess;
+  let base: string;
+
+  before(async () => {
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'sub', 'a.log'), 'a');
+    const inventory = join(tmp, 'fleetls.yaml');
+    writeFileSync(inventory, `hosts:\n  localhost: { embedded: { allow: ["${tree}"] }, labels: { role: web } }\n`);
+    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
+    base = (await gw.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
+  });
+  after(async () => {
+    await gw?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('is a host like any other: in list_hosts and all, under its own roots only', async () => {
+    const hosts = rpcResult((await post(base, '/mcp', callTool('list_hosts', {}), auth)).text);
+    assert.deepEqual(
+      (hosts.structuredContent as { hosts: { host: string; via: string }[] }).hosts.map((h) => [h.host, h.via]),
+      [['localhost', 'embedded']],
+    );
+    const listed = rpcResult((await post(base, '/mcp', callTool('list_directory', { host: 'all', path: tree }), auth)).text);
+    assert.equal(listed.content[0].text, '[DIR] sub\n[FILE] sub/a.log');
+    const shadow = rpcResult((await post(base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/passwd' }), auth)).text);
+    assert.match(JSON.stringify(shadow), /denied|outside the allowed roots/);
+    assert.doesNotMatch(JSON.stringify(shadow), /"owner":"root"/);
+  });
+});
