@@ -64,6 +64,15 @@ export interface StartAgentOptions {
  */
 export const LOADED_HOST_ARGS = ['--fs-timeout-ms', '60000'];
 
+/** How long a helper waits for a process to say it listens: generous, the 2 cores are shared. */
+export const START_TIMEOUT_MS = 60_000;
+
+/** SIGKILL unless it has exited already; resolves once it has. */
+export async function killNow(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await exited;
+}
+
 export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
   const args = [opts.main ?? AGENT_MAIN];
   if (!opts.natsOnly) args.push('--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0');
@@ -130,12 +139,22 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
     });
   };
 
-  const listening = await Promise.race([
-    waitForLog((l) => l.msg === (opts.natsOnly ? 'serving on NATS' : 'listening'), opts.timeoutMs ?? 15_000),
-    exited.then((code) => {
-      throw new Error(`agent exited with ${code} before listening; stderr:\n${raw}`);
-    }),
-  ]);
+  let listening: Record<string, unknown>;
+  try {
+    listening = await Promise.race([
+      waitForLog(
+        (l) => l.msg === (opts.natsOnly ? 'serving on NATS' : 'listening'),
+        opts.timeoutMs ?? START_TIMEOUT_MS,
+      ),
+      exited.then((code) => {
+        throw new Error(`agent exited with ${code} before listening; stderr:\n${raw}`);
+      }),
+    ]);
+  } catch (err) {
+    // No caller holds the child yet: one that did not start in time is killed here, or it outlives the test.
+    await killNow(child, exited);
+    throw err;
+  }
   const port = opts.socket ? 0 : Number(listening.port);
   return {
     address: opts.socket ? `unix:${opts.socket}` : `127.0.0.1:${port}`,

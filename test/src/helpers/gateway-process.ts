@@ -2,14 +2,17 @@
 // prints on stderr once each face listens. Shared by the metrics and Fleet API tests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { REPO_ROOT } from './agent-process.js';
+import { killNow, REPO_ROOT, START_TIMEOUT_MS } from './agent-process.js';
 
 export const GATEWAY_MAIN = path.join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
 export interface GatewayProcess {
   child: ChildProcess;
-  /** The first match of `pattern` in stderr (a face's address), waiting up to 15 s for it. */
-  waitFor(pattern: RegExp): Promise<string>;
+  /**
+   * The first match of `pattern` in stderr (a face's address), waiting up to `timeoutMs`
+   * (default START_TIMEOUT_MS) for it. A gateway that does not print it in time is killed.
+   */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
   stderr(): string;
   stop(): Promise<number | null>;
 }
@@ -33,7 +36,7 @@ export function startGateway(
   return {
     child,
     stderr: () => err,
-    waitFor: (pattern) =>
+    waitFor: (pattern, timeoutMs = START_TIMEOUT_MS) =>
       new Promise<string>((resolve, reject) => {
         const check = () => {
           const m = pattern.exec(err);
@@ -43,14 +46,19 @@ export function startGateway(
           resolve(m[1] ?? m[0]);
           return true;
         };
+        let timedOut = false;
         const timer = setTimeout(() => {
+          timedOut = true;
           child.stderr?.off('data', check);
-          reject(new Error(`gateway did not print ${pattern} within 15 s; stderr:\n${err}`));
-        }, 15_000);
+          // A start-up that timed out: killed here, so no caller's missed stop() leaves it running.
+          void killNow(child, exit).then(() =>
+            reject(new Error(`gateway did not print ${pattern} within ${timeoutMs} ms (killed); stderr:\n${err}`)),
+          );
+        }, timeoutMs);
         if (check()) return;
         child.stderr?.on('data', check);
         void exit.then(() => {
-          if (!check()) reject(new Error(`gateway exited; stderr:\n${err}`));
+          if (!timedOut && !check()) reject(new Error(`gateway exited; stderr:\n${err}`));
         });
       }),
     stop: async () => {

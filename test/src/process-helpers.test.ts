@@ -1,0 +1,52 @@
+// The process helpers kill what they started when it does not start in time: a start-up
+// timeout used to leave the agent (or gateway) running after its test had failed, holding a
+// port and CPU for every test after it (issue 18).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { waitFor } from '@fleetls/testkit';
+import { startAgent } from './helpers/agent-process.js';
+import { startGateway } from './helpers/gateway-process.js';
+
+/** Whether a process with this pid still exists (a zombie is reaped by Node once it exits). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('process helpers on a start-up timeout', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-helpers-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('startAgent kills an agent that never says it listens', async () => {
+    // The wrapper execs a silent sleep in place of node: the same pid, and no "listening" line ever.
+    const pidFile = join(tmp, 'agent.pid');
+    await assert.rejects(
+      startAgent({
+        allow: [tmp],
+        wrap: ['sh', '-c', `echo $$ > ${pidFile}; exec sleep 600`, 'sh'],
+        timeoutMs: 1000,
+      }),
+      /agent log line not seen within 1000 ms/,
+    );
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(pid > 0);
+    await waitFor(() => !alive(pid), { what: `the silent agent (pid ${pid}) gone`, timeoutMs: 30_000 });
+  });
+
+  it('a gateway that never prints what waitFor waits for is killed', async () => {
+    const silent = join(tmp, 'silent.mjs');
+    writeFileSync(silent, 'setInterval(() => {}, 1000);\n');
+    const gw = startGateway([], {}, { main: silent });
+    await assert.rejects(gw.waitFor(/MCP over HTTP at (\S+)/, 1000), /within 1000 ms \(killed\)/);
+    const pid = gw.child.pid as number;
+    await waitFor(() => !alive(pid), { what: `the silent gateway (pid ${pid}) gone`, timeoutMs: 30_000 });
+    assert.equal(gw.child.signalCode, 'SIGKILL');
+  });
+});
