@@ -83,11 +83,22 @@ async function countingAgent(): Promise<{ server: Server; address: string; conne
   return { server, address: `127.0.0.1:${port}`, connections: () => n };
 }
 
-async function exitOf(gw: GatewayProcess): Promise<number | null> {
-  return new Promise((resolve) => {
+/**
+ * The exit code of a gateway expected to refuse to start; 'served' (and it is stopped) when it
+ * listened instead, so a defence that gives way fails the test at once rather than hanging it.
+ */
+async function refusal(gw: GatewayProcess): Promise<number | null | 'served'> {
+  const exited = new Promise<number | null>((resolve) => {
     if (gw.child.exitCode !== null) resolve(gw.child.exitCode);
     else gw.child.once('exit', (code) => resolve(code));
   });
+  const served = gw.waitFor(/MCP over HTTP at (\S+)/).then(
+    () => 'served' as const,
+    () => new Promise<never>(() => {}),
+  );
+  const first = await Promise.race([exited, served]);
+  if (first === 'served') await gw.stop();
+  return first;
 }
 
 describe('serve --http refuses to start open', () => {
@@ -103,7 +114,7 @@ describe('serve --http refuses to start open', () => {
     ];
     for (const [args, env, why] of cases) {
       const gw = startGateway(args, { FLEETLS_INVENTORY: '', ...env }, { cwd: tmp });
-      const code = await exitOf(gw);
+      const code = await refusal(gw);
       assert.equal(code, 2, `${args.join(' ')}: ${gw.stderr()}`);
       assert.match(gw.stderr(), why);
       assert.doesNotMatch(gw.stderr(), /MCP over HTTP at/);
@@ -114,10 +125,55 @@ describe('serve --http refuses to start open', () => {
     const gw = startGateway(['--http', '127.0.0.1:0', '--allow', tmp, '--no-auth'], { FLEETLS_INVENTORY: '' });
     try {
       const url = await gw.waitFor(/MCP over HTTP at (\S+) \(no auth: --no-auth/);
-      assert.match(gw.stderr(), /"level":40.*--no-auth: no bearer token/);
+      assert.match(gw.stderr(), /"level":"warn".*--no-auth: no bearer token/);
       assert.equal((await post(url, '/mcp', INIT)).status, 200);
     } finally {
       await gw.stop();
+    }
+  });
+});
+
+describe('serve --http without an inventory, with --allow DIR', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-doors-allow-'));
+  const tree = join(tmp, 'tree');
+  let gw: GatewayProcess;
+  let base: string;
+
+  before(async () => {
+    mkdirSync(join(tree, 'sub'), { recursive: true });
+    writeFileSync(join(tree, 'sub', 'a.log'), 'a');
+    writeFileSync(join(tmp, 'beside.txt'), 'outside the root');
+    gw = startGateway(['--http', '127.0.0.1:0', '--allow', tree], { FLEETLS_INVENTORY: '', FLEETLS_TOKEN: TOKEN });
+    base = (await gw.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
+  });
+  after(async () => {
+    await gw?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('serves localhost under DIR only: its tree answers, / and a sibling of DIR are refused', async () => {
+    const listed = rpcResult(
+      (await post(base, '/mcp', callTool('list_directory', { host: 'localhost', path: tree }), auth)).text,
+    );
+    assert.equal(listed.isError, undefined, listed.content[0].text);
+    assert.equal(listed.content[0].text, '[DIR] sub\n[FILE] sub/a.log');
+    for (const path of ['/etc', '/etc/passwd', join(tmp, 'beside.txt'), `${tree}/../beside.txt`]) {
+      const tool = path.endsWith('/etc') ? 'list_directory' : 'stat';
+      const r = rpcResult((await post(base, '/mcp', callTool(tool, { host: 'localhost', path }), auth)).text);
+      const text = JSON.stringify(r);
+      assert.match(
+        text,
+        new RegExp(`outside the allowed roots \\(${tree.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`),
+        path,
+      );
+      const hosts = (r.structuredContent as { hosts: { status: string }[] }).hosts;
+      assert.deepEqual(
+        hosts.map((h) => h.status),
+        ['denied'],
+        path,
+      );
+      // Refused before anything was read: no metadata of the outside file in the answer.
+      assert.doesNotMatch(text, /"(size|uid|mode|mtime|inode)":/, path);
     }
   });
 });
@@ -151,7 +207,9 @@ describe('serve --http with an inventory that does not name localhost', () => {
   });
 
   it('has no localhost: unknown, not in list_hosts, and errors name only selectable hosts', async () => {
-    const r = rpcResult((await post(base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/shadow' }), auth)).text);
+    const r = rpcResult(
+      (await post(base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/shadow' }), auth)).text,
+    );
     assert.equal(r.isError, true);
     assert.match(r.content[0].text, /unknown host 'localhost'; known hosts: web-1$/);
     const hosts = rpcResult((await post(base, '/mcp', callTool('list_hosts', {}), auth)).text);
@@ -222,7 +280,10 @@ describe('serve --http with an inventory that does not name localhost', () => {
     const env = { FLEETLS_INVENTORY: join(tmp, 'fleetls.yaml') };
     const runs: [string[], RegExp][] = [
       [['ls', 'web-1:/srv', '--name', 'a\nb'], /name must not contain control characters/],
-      [['tree', 'web-1:/s\u001brv'], /PATH must not contain control characters|path must not contain control characters/],
+      [
+        ['tree', 'web-1:/s\u001brv'],
+        /PATH must not contain control characters|path must not contain control characters/,
+      ],
       [['ls', 'web-1:/srv', '--owner', 'r\u0001oot'], /owner must not contain control characters/],
     ];
     for (const [args, why] of runs) {
@@ -256,12 +317,19 @@ describe('serve --http with an inventory that names localhost', () => {
   it('is a host like any other: in list_hosts and all, under its own roots only', async () => {
     const hosts = rpcResult((await post(base, '/mcp', callTool('list_hosts', {}), auth)).text);
     assert.deepEqual(
-      (hosts.structuredContent as { hosts: { host: string; via: string }[] }).hosts.map((h) => [h.host, h.via]),
+      (hosts.structuredContent as { hosts: { host: string; transport: string }[] }).hosts.map((h) => [
+        h.host,
+        h.transport,
+      ]),
       [['localhost', 'embedded']],
     );
-    const listed = rpcResult((await post(base, '/mcp', callTool('list_directory', { host: 'all', path: tree }), auth)).text);
+    const listed = rpcResult(
+      (await post(base, '/mcp', callTool('list_directory', { host: 'all', path: tree }), auth)).text,
+    );
     assert.equal(listed.content[0].text, '[DIR] sub\n[FILE] sub/a.log');
-    const shadow = rpcResult((await post(base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/passwd' }), auth)).text);
+    const shadow = rpcResult(
+      (await post(base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/passwd' }), auth)).text,
+    );
     assert.match(JSON.stringify(shadow), /denied|outside the allowed roots/);
     assert.doesNotMatch(JSON.stringify(shadow), /"owner":"root"/);
   });
