@@ -176,6 +176,10 @@ class NatsWalkCall implements WalkCall {
   private deadlineTimer: NodeJS.Timeout | undefined;
   private lastSent = Date.now();
   private finished = false;
+  /** Slices (and the end or failure) waiting for the window to open, in order. */
+  private readonly queue: { data?: Uint8Array; last?: boolean; status?: CallStatus }[] = [];
+  private disposed = false;
+  private disposeWhenSent = false;
 
   constructor(
     private readonly o: {
@@ -224,37 +228,39 @@ class NatsWalkCall implements WalkCall {
   write(message: Buffer): boolean {
     const framed = frame(message);
     for (let at = 0; at < framed.length; at += CHUNK_BYTES) {
-      this.sendSlice(framed.subarray(at, Math.min(framed.length, at + CHUNK_BYTES)), false);
+      this.queue.push({ data: framed.subarray(at, Math.min(framed.length, at + CHUNK_BYTES)) });
     }
-    return this.seq - this.ackedSeq < this.o.window;
+    this.pump();
+    return this.open();
   }
 
   drained(): Promise<boolean> {
     if (this.cancelled) return Promise.resolve(false);
-    if (this.seq - this.ackedSeq < this.o.window) return Promise.resolve(true);
+    if (this.open()) return Promise.resolve(true);
     return new Promise((resolve) => {
       this.drainWaiter = resolve;
     });
   }
 
   end(): void {
-    this.sendSlice(undefined, true);
+    if (this.finished) return;
+    this.queue.push({ last: true });
     this.finished = true;
+    this.pump();
   }
 
   fail(status: CallStatus): void {
     if (this.finished) return;
-    const h = statusHeaders(status);
-    h.set(HDR.seq, String(++this.seq));
-    h.set(HDR.end, '1');
-    this.publish(undefined, h);
+    this.queue.push({ status });
     this.finished = true;
+    this.pump();
   }
 
   acked(seq: number): void {
     if (!Number.isFinite(seq) || seq <= this.ackedSeq) return;
     this.ackedSeq = seq;
-    if (this.drainWaiter && this.seq - this.ackedSeq < this.o.window) {
+    this.pump();
+    if (this.drainWaiter && this.open()) {
       const w = this.drainWaiter;
       this.drainWaiter = undefined;
       w(true);
@@ -269,19 +275,43 @@ class NatsWalkCall implements WalkCall {
     const w = this.drainWaiter;
     this.drainWaiter = undefined;
     w?.(false);
+    // Nothing more goes to a caller that cancelled (or whose deadline passed).
+    this.queue.length = 0;
+    if (this.disposeWhenSent) this.dispose();
   }
 
+  /** The handler is done; the call lives on until what it queued has been sent (acks route here). */
   dispose(): void {
+    if (this.disposed) return;
+    if (this.queue.length > 0 && !this.cancelled) {
+      this.disposeWhenSent = true;
+      return;
+    }
+    this.disposed = true;
     clearInterval(this.keepalive);
     clearTimeout(this.deadlineTimer);
     this.o.onDispose();
   }
 
-  private sendSlice(data: Uint8Array | undefined, last: boolean): void {
-    const h = natsHeaders();
-    h.set(HDR.seq, String(++this.seq));
-    if (last) h.set(HDR.end, '1');
-    this.publish(data, h);
+  /** Room for another slice: never more than the window unacknowledged. */
+  private room(): boolean {
+    return this.seq - this.ackedSeq < this.o.window;
+  }
+
+  /** Nothing queued and room left: the handler may write again. */
+  private open(): boolean {
+    return this.queue.length === 0 && this.room();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.room()) {
+      const s = this.queue.shift()!;
+      const h = s.status ? statusHeaders(s.status) : natsHeaders();
+      h.set(HDR.seq, String(++this.seq));
+      if (s.last || s.status) h.set(HDR.end, '1');
+      this.publish(s.data, h);
+    }
+    if (this.queue.length === 0 && this.disposeWhenSent) this.dispose();
   }
 
   private publish(data: Uint8Array | undefined, h: MsgHdrs): void {

@@ -75,6 +75,9 @@ function natsNode(name: string, port: number, conf: string): NatsNode {
     url: `nats://127.0.0.1:${port}`,
     log: () => out,
     async start() {
+      if (child && child.exitCode === null && child.signalCode === null) {
+        throw new Error(`nats-server ${name} is running already (pid ${child.pid})`);
+      }
       const c = spawn(NATS_SERVER, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
       child = c;
       const seen = new Promise<void>((resolve, reject) => {

@@ -169,7 +169,12 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
         }
         const failed = failureOf(msg, name);
         if (failed && msg.headers?.code === 503) throw failed;
-        if (msg.headers?.get(HDR.keepalive)) continue;
+        if (msg.headers?.get(HDR.keepalive)) {
+          // An agent that waits on its window while sending keepalives may have lost our last
+          // Ack (a cluster node died between us): say it again, or both would wait for the deadline.
+          if (expect > 1) control((c) => c.set(HDR.ack, String(expect - 1)));
+          continue;
+        }
         const seq = Number(msg.headers?.get(HDR.seq));
         if (seq !== expect) {
           throw new FleetError('unavailable', `agent ${name}: reply stream broke (message ${expect} lost, got ${seq})`);

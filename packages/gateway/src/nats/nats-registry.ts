@@ -1,7 +1,8 @@
 // The live registry of agents on NATS: the JetStream KV bucket the agents write their
-// registration to every heartbeat, watched by the gateway. A host is fresh while its last
-// write (the server's timestamp) is younger than MISSED_HEARTBEATS heartbeats; after that
-// it answers `unreachable`, naming when it was last seen.
+// registration to every heartbeat. The gateway reads what the bucket holds once at start,
+// then hears every heartbeat on a plain subscription to the bucket's subjects. A host is
+// fresh while its last heartbeat is younger than MISSED_HEARTBEATS heartbeats; after that it
+// answers `unreachable`, naming when it was last seen.
 import {
   DEFAULT_HEARTBEAT_MS,
   hostFromToken,
@@ -11,13 +12,14 @@ import {
   type Registration,
 } from '@fleetls/agent/nats';
 import { FleetError } from '@fleetls/core';
+import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 
 export interface RegisteredHost {
   registration: Registration;
-  /** When the host last wrote its registration (the server's clock). */
+  /** When the host's last heartbeat was heard (the server's clock for what the bucket held at start). */
   seenAt: Date;
 }
 
@@ -39,7 +41,13 @@ export async function openRegistryBucket(nc: NatsConnection, bucket = REGISTRY_B
   return new Kvm(nc).create(bucket, { history: 1, ttl: REGISTRY_FORGET_MS, replicas });
 }
 
-/** Watches the bucket; resolves once every registration already there is read. */
+/**
+ * Reads the bucket, then follows it; resolves once every registration already there is read.
+ * Heartbeats come on a core subscription to `$KV.<bucket>.>` (an agent's put is a publish
+ * there), which the client re-subscribes on every node it reconnects to. A JetStream watch
+ * would not do: its consumer lives on one node, and a watch whose node died was seen to stay
+ * silent for over a minute (every host going stale) while the bucket's replicas carried on.
+ */
 export async function watchRegistry(deps: {
   nc: NatsConnection;
   logger: Logger;
@@ -48,31 +56,43 @@ export async function watchRegistry(deps: {
   now?: () => number;
 }): Promise<NatsRegistry> {
   const now = deps.now ?? Date.now;
-  const kv = await openRegistryBucket(deps.nc, deps.bucket, deps.replicas);
+  const bucket = deps.bucket ?? REGISTRY_BUCKET;
+  const kv = await openRegistryBucket(deps.nc, bucket, deps.replicas);
+  const prefix = `$KV.${bucket}.`;
   const byName = new Map<string, RegisteredHost>();
-  const watch = await kv.watch();
-  const initial = (await kv.status()).values;
-  let ready: () => void = () => {};
-  const loaded = new Promise<void>((resolve) => {
-    ready = resolve;
-  });
-  if (initial === 0) ready();
-  void (async () => {
-    for await (const e of watch) {
-      if (e.operation === 'PUT') {
-        try {
-          const registration = e.json<Registration>();
-          if (registration.name !== hostFromToken(e.key)) throw new Error(`key ${e.key} names another host`);
-          byName.set(registration.name, { registration, seenAt: e.created });
-        } catch (err) {
-          deps.logger.warn({ key: e.key, err: (err as Error).message }, 'registry entry ignored');
-        }
-      } else byName.delete(hostFromToken(e.key));
-      // delta: how many more of the values already there follow this one.
-      if ((e.delta ?? 0) === 0) ready();
+  const apply = (subject: string, headers: MsgHdrs | undefined, body: () => Registration, seenAt: Date) => {
+    const key = subject.slice(prefix.length);
+    const op = headers?.get('KV-Operation') ?? '';
+    if (op === 'DEL' || op === 'PURGE') return void byName.delete(hostFromToken(key));
+    try {
+      const registration = body();
+      if (registration.name !== hostFromToken(key)) throw new Error(`key ${key} names another host`);
+      const known = byName.get(registration.name);
+      if (known && known.seenAt > seenAt) return; // the bucket's copy is older than a heartbeat heard
+      byName.set(registration.name, { registration, seenAt });
+    } catch (err) {
+      deps.logger.warn({ key, err: (err as Error).message }, 'registry entry ignored');
     }
-  })().catch((err) => deps.logger.warn({ err: String(err) }, 'registry watch ended'));
-  await loaded;
+  };
+  const live = deps.nc.subscribe(`${prefix}>`, {
+    callback: (err, m) => {
+      if (!err) apply(m.subject, m.headers, () => m.json<Registration>(), new Date(now()));
+    },
+  });
+  await deps.nc.flush();
+  if ((await kv.status()).values > 0) {
+    const consumer = await jetstream(deps.nc).consumers.get(`KV_${bucket}`, {
+      // one subject: nats-server 2.9 (Debian) knows no list of them
+      filter_subjects: `${prefix}>`,
+      deliver_policy: DeliverPolicy.LastPerSubject,
+    });
+    const held = await consumer.consume();
+    for await (const m of held) {
+      apply(m.subject, m.headers, () => m.json<Registration>(), m.time);
+      if (m.info.pending === 0) break;
+    }
+    held.stop();
+  }
   return {
     hosts: () => [...byName.values()],
     get: (name) => byName.get(name),
@@ -85,6 +105,6 @@ export async function watchRegistry(deps: {
         `agent ${name} stopped heartbeating on NATS: last seen ${h.seenAt.toISOString()} (${ago} s ago)`,
       );
     },
-    close: () => watch.stop(),
+    close: () => live.unsubscribe(),
   };
 }
