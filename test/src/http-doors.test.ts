@@ -87,12 +87,12 @@ async function countingAgent(): Promise<{ server: Server; address: string; conne
  * The exit code of a gateway expected to refuse to start; 'served' (and it is stopped) when it
  * listened instead, so a defence that gives way fails the test at once rather than hanging it.
  */
-async function refusal(gw: GatewayProcess): Promise<number | null | 'served'> {
+async function refusal(gw: GatewayProcess, listening = /MCP over HTTP at (\S+)/): Promise<number | null | 'served'> {
   const exited = new Promise<number | null>((resolve) => {
     if (gw.child.exitCode !== null) resolve(gw.child.exitCode);
     else gw.child.once('exit', (code) => resolve(code));
   });
-  const served = gw.waitFor(/MCP over HTTP at (\S+)/).then(
+  const served = gw.waitFor(listening).then(
     () => 'served' as const,
     () => new Promise<never>(() => {}),
   );
@@ -118,6 +118,38 @@ describe('serve --http refuses to start open', () => {
       assert.equal(code, 2, `${args.join(' ')}: ${gw.stderr()}`);
       assert.match(gw.stderr(), why);
       assert.doesNotMatch(gw.stderr(), /MCP over HTTP at/);
+    }
+  });
+
+  it('--grpc too: a token or client certificates on loopback, --no-auth on loopback only', async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['--grpc', '127.0.0.1:0', '--allow', tmp],
+        /--grpc: refusing to serve the Fleet API on 127\.0\.0\.1 without authentication/,
+      ],
+      [['--grpc', '0.0.0.0:0', '--allow', tmp, '--no-auth'], /--no-auth serves the Fleet API .* refused on 0\.0\.0\.0/],
+    ];
+    for (const [args, why] of cases) {
+      const gw = startGateway(args, { FLEETLS_INVENTORY: '' }, { cwd: tmp });
+      const code = await refusal(gw, /Fleet API \(gRPC\) at (\S+)/);
+      assert.equal(code, 2, `${args.join(' ')}: ${gw.stderr()}`);
+      assert.match(gw.stderr(), why);
+    }
+    const open = startGateway(['--grpc', '127.0.0.1:0', '--allow', tmp, '--no-auth'], { FLEETLS_INVENTORY: '' });
+    try {
+      await open.waitFor(/Fleet API \(gRPC\) at (\S+) \(plaintext, no auth: --no-auth/);
+      assert.match(open.stderr(), /"level":"warn".*--no-auth: the Fleet API over gRPC has no token/);
+    } finally {
+      await open.stop();
+    }
+    const withToken = startGateway(['--grpc', '127.0.0.1:0', '--allow', tmp], {
+      FLEETLS_INVENTORY: '',
+      FLEETLS_TOKEN: TOKEN,
+    });
+    try {
+      await withToken.waitFor(/Fleet API \(gRPC\) at (\S+) \(plaintext, bearer token required\)/);
+    } finally {
+      await withToken.stop();
     }
   });
 

@@ -27,7 +27,7 @@ export interface ServeFlags {
   grpcTlsCa?: string;
   corsOrigin?: string[];
   tokenFile?: string;
-  /** `--no-auth`: HTTP without a token, loopback only. */
+  /** `--no-auth`: HTTP and gRPC without a token, loopback only. */
   noAuth?: boolean;
   /** `--allow DIR` (repeatable): without an inventory, the roots of the embedded localhost. */
   allow?: string[];
@@ -108,7 +108,8 @@ export async function runServe(deps: {
   metrics?: GatewayMetrics;
 }): Promise<void> {
   const { flags, open, logger, io, metrics } = deps;
-  if (flags.noAuth && flags.http === undefined) throw invalidArgument('--no-auth applies to --http only');
+  if (flags.noAuth && flags.http === undefined && flags.grpc === undefined)
+    throw invalidArgument('--no-auth applies to --http and --grpc only');
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
   if (flags.http === undefined && flags.grpc === undefined) {
     if (flags.tokenFile !== undefined)
@@ -130,6 +131,14 @@ export async function runServe(deps: {
   // Refused before anything listens: the token first, then a network face without an
   // inventory needs --allow.
   if (http) checkAuth(token, flags.noAuth === true, http.host, isLoopback(http.host));
+  if (grpcAt) {
+    checkGrpcAuth(token, tls, flags.noAuth === true, grpcAt.host);
+    if (flags.noAuth && !tls?.ca)
+      logger.warn(
+        { transport: 'grpc', auth: 'none' },
+        '--no-auth: the Fleet API over gRPC has no token either; any local process or user may call it',
+      );
+  }
   const localAllow = embeddedRoots(flags, deps.inventoryFile, deps.registry);
   // /readyz = inventory loaded and every transport listening. HTTP listens first, so the
   // probes answer (not ready) while the inventory loads (Kubernetes discovery asks DNS).
@@ -251,7 +260,31 @@ function grpcTls(flags: ServeFlags): FleetTlsFiles | undefined {
 function authWords(token: string | undefined, tls: FleetTlsFiles | undefined): string {
   const words = [tls ? (tls.ca ? 'TLS, client certificate required' : 'TLS') : 'plaintext'];
   if (token) words.push('bearer token required');
+  else if (!tls?.ca) words.push('no auth: --no-auth, any local process may call');
   return ` (${words.join(', ')})`;
+}
+
+/**
+ * The Fleet API over gRPC answers every tool, as /mcp does, so it asks for what /mcp asks:
+ * a bearer token, or client certificates (mTLS), on loopback too; `--no-auth` (loopback
+ * only) is the one way to run it open. Another local user, or any local process such as a
+ * browser-launched helper, could otherwise list whatever the fleet lists.
+ */
+function checkGrpcAuth(token: string | undefined, tls: FleetTlsFiles | undefined, noAuth: boolean, host: string): void {
+  if (noAuth && token) {
+    throw invalidArgument('--no-auth and a bearer token (--token-file or $FLEETLS_TOKEN) exclude each other');
+  }
+  if (token || tls?.ca) return;
+  if (!noAuth) {
+    throw invalidArgument(
+      `--grpc: refusing to serve the Fleet API on ${host} without authentication: give a bearer token (--token-file FILE or $FLEETLS_TOKEN) or client certificates (--grpc-tls-ca), or --no-auth to run open (loopback only)`,
+    );
+  }
+  if (!isLoopback(host)) {
+    throw invalidArgument(
+      `--no-auth serves the Fleet API without authentication and is refused on ${host}, which is not a loopback address; give a bearer token (--token-file or $FLEETLS_TOKEN) or client certificates (--grpc-tls-ca)`,
+    );
+  }
 }
 
 /** The fleet's shared page store once loaded (NATS), else one kept in this process's memory. */
