@@ -2,48 +2,21 @@
 // health). grpc-js's client stack (resolving, load-balancing and retrying calls, filters,
 // its Metadata and stream wrappers) cost about half of the gateway's CPU per host in a
 // fan-out (bench/README.md, "Fan-out"); this is only what the agent's calls need: the
-// 5-byte message framing, deadlines as grpc-timeout, status from trailers, cancel as
-// RST_STREAM(CANCEL). Failures are gRPC statuses (GrpcError), read by the agent client.
+// 5-byte message framing (grpc-framing.ts), deadlines as grpc-timeout, status from trailers
+// (grpc-call-status.ts), cancel as RST_STREAM(CANCEL), one session (agent-session.ts).
+// Failures are gRPC statuses (GrpcError), read by the agent client.
 import * as http2 from 'node:http2';
-import * as net from 'node:net';
-import * as tls from 'node:tls';
+import type * as tls from 'node:tls';
 import { status } from '@grpc/grpc-js';
-import { type AgentTlsMaterial, checkIdentity, hostOfAddress, tlsIdentity } from './agent-tls.js';
+import { type AgentChannelOptions, openSession, type Session } from './agent-session.js';
+import { endStatus, GrpcError } from './grpc-call-status.js';
+import { Deframer, frame, grpcTimeout } from './grpc-framing.js';
 
-const {
-  HTTP2_HEADER_STATUS,
-  NGHTTP2_CANCEL,
-  NGHTTP2_ENHANCE_YOUR_CALM,
-  NGHTTP2_INADEQUATE_SECURITY,
-  NGHTTP2_NO_ERROR,
-  NGHTTP2_REFUSED_STREAM,
-} = http2.constants;
+export { type AgentChannelOptions, acceptsTcp } from './agent-session.js';
+export { GrpcError } from './grpc-call-status.js';
+export { MAX_MESSAGE_BYTES } from './grpc-framing.js';
 
-/** The largest message accepted from an agent (grpc-js's max_receive_message_length before). */
-export const MAX_MESSAGE_BYTES = 16 << 20;
-const KEEPALIVE_MS = 30_000;
-const KEEPALIVE_TIMEOUT_MS = 10_000;
-
-/** A call that ended without status OK: the gRPC status and the agent's message. */
-export class GrpcError extends Error {
-  constructor(
-    readonly code: status,
-    readonly details: string,
-    readonly headers?: http2.IncomingHttpHeaders,
-  ) {
-    super(`${status[code] ?? code}: ${details}`);
-  }
-}
-
-export interface AgentChannelOptions {
-  /** "host:port", "[v6]:port" or "unix:PATH". */
-  address: string;
-  /** mTLS to the agent; plaintext when undefined. */
-  tls?: AgentTlsMaterial;
-  /** Sent as `authorization` on every call. */
-  authorization?: string;
-  connectTimeoutMs: number;
-}
+const { NGHTTP2_CANCEL } = http2.constants;
 
 export interface CallOptions {
   /**
@@ -69,214 +42,143 @@ export interface AgentChannel {
   close(): void;
 }
 
-/** An HTTP status that is not 200 → its gRPC status (the gRPC spec's HTTP-to-gRPC table). */
-function statusOfHttp(code: number): status {
-  switch (code) {
-    case 400:
-      return status.INTERNAL;
-    case 401:
-      return status.UNAUTHENTICATED;
-    case 403:
-      return status.PERMISSION_DENIED;
-    case 404:
-      return status.UNIMPLEMENTED;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return status.UNAVAILABLE;
-    default:
-      return status.UNKNOWN;
-  }
-}
-
-/** A stream reset without a status → its gRPC status (as grpc-js reads RST_STREAM codes). */
-function statusOfReset(rstCode: number): status {
-  switch (rstCode) {
-    case NGHTTP2_REFUSED_STREAM:
-      return status.UNAVAILABLE;
-    case NGHTTP2_CANCEL:
-      return status.CANCELLED;
-    case NGHTTP2_ENHANCE_YOUR_CALM:
-      return status.RESOURCE_EXHAUSTED;
-    case NGHTTP2_INADEQUATE_SECURITY:
-      return status.PERMISSION_DENIED;
-    default:
-      return status.INTERNAL;
-  }
-}
-
-function decodeMessage(raw: string | string[] | undefined): string {
-  const s = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** grpc-timeout: at most 8 digits, so long deadlines are sent in seconds. */
-function grpcTimeout(ms: number): string {
-  const m = Math.max(1, Math.ceil(ms));
-  return m < 1e8 ? `${m}m` : `${Math.min(99_999_999, Math.ceil(m / 1000))}S`;
-}
-
-/** The status a finished stream carries: its trailers (or trailers-only headers), else how it closed. */
-function endStatus(
-  headers: http2.IncomingHttpHeaders | undefined,
-  trailers: http2.IncomingHttpHeaders | undefined,
-  rstCode: number | undefined,
-  err: Error | undefined,
-  sessionGone: boolean,
-): GrpcError | undefined {
-  const from = trailers?.['grpc-status'] !== undefined ? trailers : headers;
-  const raw = from?.['grpc-status'];
-  if (raw !== undefined) {
-    const code = Number(raw);
-    if (code === status.OK) return undefined;
-    return new GrpcError(Number.isInteger(code) ? code : status.UNKNOWN, decodeMessage(from?.['grpc-message']), from);
-  }
-  const http = headers?.[HTTP2_HEADER_STATUS];
-  if (http !== undefined && Number(http) !== 200) {
-    return new GrpcError(statusOfHttp(Number(http)), `Received HTTP status code ${http}`, headers);
-  }
-  if (rstCode !== undefined && rstCode !== NGHTTP2_NO_ERROR) {
-    return new GrpcError(statusOfReset(rstCode), err?.message ?? `Received RST_STREAM with code ${rstCode}`);
-  }
-  if (err) return new GrpcError(status.UNAVAILABLE, err.message);
-  // The agent died or the link broke: a clean close of the connection carries no status.
-  if (sessionGone) return new GrpcError(status.UNAVAILABLE, 'the connection to the agent closed mid-call');
-  return new GrpcError(status.UNKNOWN, 'the agent ended the call without a status');
-}
-
-/** Does HOST:PORT (IPv6 in brackets) accept a TCP connection within `ms`? A unix: address is not asked. */
-export function acceptsTcp(address: string, ms: number): Promise<boolean> {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
-  if (!m) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: m[1] ?? m[2], port: Number(m[3]) });
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), ms);
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+/** What one call does with its response: each message, then its status (undefined = OK). */
+interface CallSink {
+  onMessage(msg: Buffer): void;
+  onEnd(err: GrpcError | undefined): void;
 }
 
 /**
- * The socket is ours, not http2's: a peer that fails the TLS handshake after it completed (a
- * TLS 1.3 agent refusing our certificate) errors the socket and the session never says so.
+ * One call on a ready session: request headers and the framed request, then the response's
+ * messages and status to `sink`. Returns the stream's cancel. Throws UNAVAILABLE when the
+ * session closed or went away since it was ready.
  */
-function connectSocket(o: AgentChannelOptions): net.Socket {
-  if (o.address.startsWith('unix:')) return net.connect(o.address.slice('unix:'.length).replace(/^\/\/(?=\/)/, ''));
-  const { host, port } = hostOfAddress(o.address);
-  if (!o.tls) return net.connect({ host, port });
-  const { name, sni } = tlsIdentity(o.address, o.tls);
-  return tls.connect({
-    host,
-    port,
-    ca: o.tls.ca,
-    cert: o.tls.cert,
-    key: o.tls.key,
-    // An IP is never sent as SNI (RFC 6066); the certificate is checked against the name itself.
-    servername: sni,
-    checkServerIdentity: checkIdentity(name),
-    ALPNProtocols: ['h2'],
+function startCall(
+  entry: Session,
+  call: { method: string; request: Uint8Array; opts: CallOptions; authorization?: string },
+  sink: CallSink,
+): () => void {
+  const { opts } = call;
+  const headers: http2.OutgoingHttpHeaders = {
+    ':method': 'POST',
+    ':path': call.method,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    'grpc-accept-encoding': 'identity',
+    'grpc-timeout': grpcTimeout(opts.timeoutMs),
+  };
+  if (call.authorization) headers.authorization = call.authorization;
+  const { session } = entry;
+  const stream = session.request(headers, { endStream: false });
+  if (entry.active++ === 0) session.ref();
+  stream.end(frame(call.request));
+  let response: http2.IncomingHttpHeaders | undefined;
+  let trailers: http2.IncomingHttpHeaders | undefined;
+  let failure: GrpcError | undefined;
+  let streamError: Error | undefined;
+  const deframer = new Deframer();
+  const cancel = (err: GrpcError) => {
+    failure ??= err;
+    if (!stream.closed) stream.close(NGHTTP2_CANCEL);
+  };
+  const timer = setTimeout(() => cancel(new GrpcError(status.DEADLINE_EXCEEDED, 'Deadline exceeded')), opts.timeoutMs);
+  stream.on('response', (h) => {
+    response = h;
+    opts.onHeaders?.(h);
+  });
+  stream.on('trailers', (t) => {
+    trailers = t;
+    opts.onTrailers?.(t);
+  });
+  stream.on('data', (chunk: Buffer) => {
+    if (failure) return;
+    const bad = deframer.push(chunk, sink.onMessage);
+    if (bad) cancel(bad);
+  });
+  stream.on('error', (err) => {
+    streamError = err;
+  });
+  stream.on('close', () => {
+    clearTimeout(timer);
+    if (--entry.active === 0 && !session.destroyed) session.unref();
+    if (!failure && deframer.midMessage)
+      failure = new GrpcError(status.INTERNAL, 'the agent ended the call mid-message');
+    const sessionGone = session.destroyed || session.closed;
+    sink.onEnd(
+      failure ?? endStatus({ headers: response, trailers, rstCode: stream.rstCode, err: streamError, sessionGone }),
+    );
+  });
+  return () => cancel(new GrpcError(status.CANCELLED, 'Cancelled on client'));
+}
+
+/** Waits for `ready`, or rejects with the signal's reason once it aborts. */
+function untilReady(ready: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    ready.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
   });
 }
 
-interface Session {
-  session: http2.ClientHttp2Session;
-  /** Settles once the agent has spoken (resolves) or the connection failed (rejects with a GrpcError). */
-  ready: Promise<void>;
-  /** The agent has spoken: calls go straight on. */
-  spoken: boolean;
-  /** Calls in flight: the session keeps the process alive and pings only while there are some. */
-  active: number;
+/** A started call's messages as an async generator; stopping early (or the signal) cancels the call. */
+async function* messagesOf(begin: (sink: CallSink) => () => void, signal: AbortSignal): AsyncGenerator<Buffer> {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let error: GrpcError | undefined;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const cancel = begin({
+    onMessage(msg) {
+      queue.push(msg);
+      notify();
+    },
+    onEnd(err) {
+      ended = true;
+      error = err;
+      notify();
+    },
+  });
+  const onAbort = () => cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      const msg = queue.shift();
+      if (msg) {
+        yield msg;
+        continue;
+      }
+      if (ended) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+    if (error) throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    // The consumer stopped early (return()/throw()): stop the agent's work too.
+    if (!ended) cancel();
+  }
 }
 
 export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   let closed = false;
   let current: Session | undefined;
-
-  const open = (): Session => {
-    const socket = connectSocket(o);
-    const authority = o.address.startsWith('unix:') ? 'http://localhost' : `${o.tls ? 'https' : 'http'}://${o.address}`;
-    const session = http2.connect(authority, {
-      createConnection: () => socket,
-      // Node's default (10 MiB) is reached by a few hundred concurrent calls, and then it
-      // resets the session (ENHANCE_YOUR_CALM); grpc-js turns the limit off for the same reason.
-      maxSessionMemory: Number.MAX_SAFE_INTEGER,
-    });
-    const entry: Session = { session, ready: Promise.resolve(), spoken: false, active: 0 };
-    // Whatever ends it, the next call makes a new one.
-    const forget = () => {
-      if (current === entry) current = undefined;
-    };
-    session.once('goaway', forget);
-    session.once('close', forget);
-    // Streams carry the session's error; a session error must never be unhandled.
-    session.on('error', forget);
-    const lost = (err?: Error) => {
-      forget();
-      if (!session.destroyed) session.destroy(err);
-    };
-    socket.on('error', lost);
-    socket.once('close', () => lost());
-    entry.ready = new Promise<void>((resolve, reject) => {
-      const done = (err?: GrpcError) => {
-        clearTimeout(timer);
-        session.off('remoteSettings', onSettings);
-        socket.off('error', onError);
-        socket.off('close', onClose);
-        if (err) {
-          forget();
-          session.destroy();
-          reject(err);
-        } else resolve();
-      };
-      const onSettings = () => {
-        entry.spoken = true;
-        done();
-      };
-      const onError = (err: Error) => done(new GrpcError(status.UNAVAILABLE, err.message));
-      const onClose = () => done(new GrpcError(status.UNAVAILABLE, 'the connection closed before the agent spoke'));
-      const timer = setTimeout(() => {
-        // A port that takes the connection and then says nothing is a stalled agent (timeout),
-        // not a host that cannot be reached.
-        void acceptsTcp(o.address, Math.min(1000, o.connectTimeoutMs)).then((accepts) =>
-          done(
-            accepts
-              ? new GrpcError(
-                  status.DEADLINE_EXCEEDED,
-                  `accepts connections but did not answer within ${o.connectTimeoutMs} ms`,
-                )
-              : new GrpcError(status.UNAVAILABLE, `no connection within ${o.connectTimeoutMs} ms`),
-          ),
-        );
-      }, o.connectTimeoutMs);
-      session.once('remoteSettings', onSettings);
-      socket.once('error', onError);
-      socket.once('close', onClose);
-    });
-    // A dead peer under a long walk: a ping every 30 s while calls run, the session dropped
-    // when one is not answered within 10 s.
-    const keepalive = setInterval(() => {
-      if (entry.active === 0 || session.destroyed) return;
-      const t = setTimeout(() => session.destroy(new Error('keepalive ping not answered')), KEEPALIVE_TIMEOUT_MS);
-      session.ping((err) => {
-        clearTimeout(t);
-        if (err && !session.destroyed) session.destroy(err);
-      });
-    }, KEEPALIVE_MS);
-    keepalive.unref();
-    session.once('close', () => clearInterval(keepalive));
-    // An idle session does not keep the process alive (a CLI call exits when it is done).
-    session.unref();
-    return entry;
+  const forget = (entry: Session) => {
+    if (current === entry) current = undefined;
   };
 
   /**
@@ -287,164 +189,25 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   const ready = async (signal: AbortSignal): Promise<Session> => {
     if (closed) throw new GrpcError(status.UNAVAILABLE, 'client closed');
     if (current && (current.session.closed || current.session.destroyed)) current = undefined;
-    current ??= open();
+    current ??= openSession(o, forget);
     const entry = current;
-    const r = entry.ready;
-    if (signal.aborted) throw signal.reason;
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      r.then(
-        () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        (err) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(err);
-        },
-      );
-    });
+    await untilReady(entry.ready, signal);
     return entry;
-  };
-
-  /**
-   * One call: request headers and the framed request, then the response's messages pushed to
-   * `onMessage` and its status to `onEnd` (undefined = OK). Returns the stream's cancel.
-   */
-  const start = (
-    entry: Session,
-    method: string,
-    request: Uint8Array,
-    opts: CallOptions,
-    onMessage: (msg: Buffer) => void,
-    onEnd: (err: GrpcError | undefined) => void,
-  ): (() => void) => {
-    const headers: http2.OutgoingHttpHeaders = {
-      ':method': 'POST',
-      ':path': method,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      'grpc-accept-encoding': 'identity',
-      'grpc-timeout': grpcTimeout(opts.timeoutMs),
-    };
-    if (o.authorization) headers.authorization = o.authorization;
-    const frame = Buffer.allocUnsafe(5 + request.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(request.length, 1);
-    frame.set(request, 5);
-    const { session } = entry;
-    let stream: http2.ClientHttp2Stream;
-    try {
-      stream = session.request(headers, { endStream: false });
-    } catch (err) {
-      // Closed or told to go away since it was ready: the next call opens a new session.
-      if (current === entry) current = undefined;
-      throw new GrpcError(status.UNAVAILABLE, (err as Error).message);
-    }
-    if (entry.active++ === 0) session.ref();
-    stream.end(frame);
-    let response: http2.IncomingHttpHeaders | undefined;
-    let trailers: http2.IncomingHttpHeaders | undefined;
-    let failure: GrpcError | undefined;
-    let streamError: Error | undefined;
-    let pending: Buffer | undefined;
-    const cancel = (err: GrpcError) => {
-      failure ??= err;
-      if (!stream.closed) stream.close(NGHTTP2_CANCEL);
-    };
-    const timer = setTimeout(
-      () => cancel(new GrpcError(status.DEADLINE_EXCEEDED, 'Deadline exceeded')),
-      opts.timeoutMs,
-    );
-    stream.on('response', (h) => {
-      response = h;
-      opts.onHeaders?.(h);
-    });
-    stream.on('trailers', (t) => {
-      trailers = t;
-      opts.onTrailers?.(t);
-    });
-    stream.on('data', (chunk: Buffer) => {
-      if (failure) return;
-      let buf = pending ? Buffer.concat([pending, chunk]) : chunk;
-      while (buf.length >= 5) {
-        const len = buf.readUInt32BE(1);
-        if (buf[0] !== 0) return cancel(new GrpcError(status.INTERNAL, 'the agent sent a compressed message'));
-        if (len > MAX_MESSAGE_BYTES) {
-          return cancel(
-            new GrpcError(
-              status.RESOURCE_EXHAUSTED,
-              `Received message larger than max (${len} vs ${MAX_MESSAGE_BYTES})`,
-            ),
-          );
-        }
-        if (buf.length < 5 + len) break;
-        onMessage(buf.subarray(5, 5 + len));
-        buf = buf.subarray(5 + len);
-      }
-      pending = buf.length > 0 ? buf : undefined;
-    });
-    stream.on('error', (err) => {
-      streamError = err;
-    });
-    stream.on('close', () => {
-      clearTimeout(timer);
-      if (--entry.active === 0 && !session.destroyed) session.unref();
-      if (!failure && pending) failure = new GrpcError(status.INTERNAL, 'the agent ended the call mid-message');
-      const gone = session.destroyed || session.closed;
-      onEnd(failure ?? endStatus(response, trailers, stream.rstCode, streamError, gone));
-    });
-    return () => cancel(new GrpcError(status.CANCELLED, 'Cancelled on client'));
   };
 
   async function* serverStream(method: string, request: Uint8Array, opts: CallOptions): AsyncGenerator<Buffer> {
     const entry =
       current?.spoken && !current.session.closed && !opts.signal.aborted ? current : await ready(opts.signal);
-    const queue: Buffer[] = [];
-    let ended = false;
-    let error: GrpcError | undefined;
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const w = wake;
-      wake = undefined;
-      w?.();
-    };
-    const cancel = start(
-      entry,
-      method,
-      request,
-      opts,
-      (msg) => {
-        queue.push(msg);
-        notify();
-      },
-      (err) => {
-        ended = true;
-        error = err;
-        notify();
-      },
-    );
-    const onAbort = () => cancel();
-    opts.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      for (;;) {
-        const msg = queue.shift();
-        if (msg) {
-          yield msg;
-          continue;
-        }
-        if (ended) break;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+    const begin = (sink: CallSink) => {
+      try {
+        return startCall(entry, { method, request, opts, authorization: o.authorization }, sink);
+      } catch (err) {
+        // Closed or told to go away since it was ready: the next call opens a new session.
+        forget(entry);
+        throw new GrpcError(status.UNAVAILABLE, (err as Error).message);
       }
-      if (error) throw error;
-    } finally {
-      opts.signal.removeEventListener('abort', onAbort);
-      // The consumer stopped early (return()/throw()): stop the agent's work too.
-      if (!ended) cancel();
-    }
+    };
+    yield* messagesOf(begin, opts.signal);
   }
 
   async function unary(method: string, request: Uint8Array, opts: CallOptions): Promise<Buffer> {
