@@ -10,7 +10,6 @@ import {
   filterFeatures,
   type HostBackend,
   type Row,
-  type StatInfo,
   type WalkRequest,
   type WalkSummary,
 } from '@fleetls/core';
@@ -27,7 +26,7 @@ import {
 import * as grpc from '@grpc/grpc-js';
 import health from 'grpc-health-check';
 import type { Logger } from 'pino';
-import { createAgentChannel } from './agent-channel.js';
+import { type AgentChannel, createAgentChannel } from './agent-channel.js';
 import { type AgentTlsMaterial, diagnoseTls } from './agent-tls.js';
 
 export type AgentTlsFiles = { ca: string; cert?: string; key?: string; serverName?: string };
@@ -121,11 +120,26 @@ function tlsMaterial(tls: AgentTlsFiles): AgentTlsMaterial {
   };
 }
 
+/** What one agent's calls share: its address, its channel, the contract's codecs, the error reading. */
+interface AgentCalls {
+  address: string;
+  channel: AgentChannel;
+  methods: Record<'Walk' | 'Stat', MethodCodec>;
+  /** A failed call → FleetError (a TLS failure asked why). */
+  failure(err: unknown, signal: AbortSignal): Promise<FleetError>;
+  unary<Res>(
+    method: MethodCodec,
+    request: unknown,
+    signal: AbortSignal,
+    onMetadata?: (h: IncomingHttpHeaders) => void,
+  ): Promise<Res>;
+}
+
 /** The backend of one agent at `address` ("host:port" or "unix:PATH"); the session connects on first use. */
 export function createAgentBackend(address: string, opts: AgentBackendOptions): HostBackend {
   const { packageDefinition } = loadContract();
+  // proto-loader's definitions are untyped objects: the contract's two methods, read as codecs.
   const methods = packageDefinition[SERVICE_NAME] as unknown as Record<'Walk' | 'Stat', MethodCodec>;
-  const healthCheck = health.service.Check as unknown as MethodCodec;
   const log = opts.logger.child({ agent: address });
   const token = readToken(opts.tokenFile);
   const material = opts.tls === 'insecure' ? undefined : tlsMaterial(opts.tls);
@@ -150,114 +164,40 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
     return trust ?? fe;
   };
 
-  async function* walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
-    const requested = filterFeatures(req.filter);
-    let version: string | undefined;
-    let advertised: string[] = [];
-    let checked = requested.length === 0;
-    let summary: WalkSummary | undefined;
-    const messages = channel.serverStream(methods.Walk.path, methods.Walk.requestSerialize(requestToWire(req)), {
-      timeoutMs: req.deadlineMs + WALK_GRACE_MS,
-      signal,
-      // Response headers come before the first message: an agent is checked before any row is used.
-      onHeaders: (h) => {
-        version = headerValue(h, AGENT_VERSION_METADATA) ?? version;
-        advertised = listValue(headerValue(h, AGENT_FEATURES_METADATA));
-      },
-    });
-    try {
-      for await (const bytes of messages) {
-        if (!checked) {
-          refuseMissing(address, requested, advertised, version, 'not in its features');
-          checked = true;
-        }
-        const msg = decodeWalkResponse(bytes);
-        if (msg.summary) summary = msg.summary;
-        if (msg.rows.length > 0) yield msg.rows;
+  const calls: AgentCalls = {
+    address,
+    channel,
+    methods,
+    failure,
+    async unary<Res>(
+      method: MethodCodec,
+      request: unknown,
+      signal: AbortSignal,
+      onMetadata?: (h: IncomingHttpHeaders) => void,
+    ): Promise<Res> {
+      try {
+        const bytes = await channel.unary(method.path, method.requestSerialize(request), {
+          timeoutMs: callTimeoutMs,
+          signal,
+          onHeaders: onMetadata,
+          onTrailers: onMetadata,
+        });
+        return method.responseDeserialize(bytes) as Res;
+      } catch (err) {
+        throw await failure(err, signal);
       }
-    } catch (err) {
-      throw await failure(err, signal);
-    } finally {
-      // The consumer stopped early (return()/throw()): the stream's own finally cancels the call.
-      await messages.return();
-    }
-    if (signal.aborted) throw fleetErrorFromGrpc(undefined, address, signal);
-    if (!summary) throw new FleetError('internal', `agent ${address}: walk ended without a summary`);
-    refuseMissing(address, requested, summary.applied ?? [], version, 'not echoed in its summary');
-    return summary;
-  }
-
-  async function unary<Res>(
-    method: MethodCodec,
-    request: unknown,
-    signal: AbortSignal,
-    onMetadata?: (h: IncomingHttpHeaders) => void,
-  ): Promise<Res> {
-    try {
-      const bytes = await channel.unary(method.path, method.requestSerialize(request), {
-        timeoutMs: callTimeoutMs,
-        signal,
-        onHeaders: onMetadata,
-        onTrailers: onMetadata,
-      });
-      return method.responseDeserialize(bytes) as Res;
-    } catch (err) {
-      throw await failure(err, signal);
-    }
-  }
-
-  async function stat(path: string, followSymlinks: boolean, signal: AbortSignal): Promise<StatInfo> {
-    const res = await unary<WireStatResponseOut>(methods.Stat, { path, followSymlinks }, signal);
-    const { agentVersion: _v, ...info } = statFromWire(res);
-    return info;
-  }
-
-  /**
-   * Reachability: health Check of the Agent service (exempt from the token), then a Stat
-   * of '/' with the token, which proves TLS and the token and carries `agent_version`.
-   * An agent that does not serve '/' still answers (not_found, permission_denied or
-   * invalid_argument): it is reachable, and its version comes from the
-   * `fleetls-agent-version` response metadata when it sends one, else 'unknown'.
-   */
-  const certOf = () => {
-    const certNotAfter = channel.peerNotAfter();
-    return certNotAfter ? { certNotAfter } : {};
+    },
   };
-
-  async function probe(signal: AbortSignal): Promise<{ version: string; features: string[]; certNotAfter?: Date }> {
-    const check = await unary<{ status?: string | number }>(healthCheck, { service: SERVICE_NAME }, signal);
-    if (check.status !== 'SERVING' && check.status !== 1) {
-      throw new FleetError('unavailable', `agent ${address}: health says ${String(check.status)}`);
-    }
-    let fromMetadata: string | undefined;
-    let features: string[] = [];
-    const readVersion = (h: IncomingHttpHeaders) => {
-      fromMetadata = headerValue(h, AGENT_VERSION_METADATA) ?? fromMetadata;
-      const f = headerValue(h, AGENT_FEATURES_METADATA);
-      if (f !== undefined) features = [...listValue(f)];
-    };
-    try {
-      const res = await unary<WireStatResponseOut>(
-        methods.Stat,
-        { path: '/', followSymlinks: false },
-        signal,
-        readVersion,
-      );
-      return { version: res.agentVersion || fromMetadata || 'unknown', features, ...certOf() };
-    } catch (err) {
-      const fe = FleetError.from(err);
-      if (fe.code === 'not_found' || fe.code === 'permission_denied' || fe.code === 'invalid_argument') {
-        return { version: fromMetadata ?? 'unknown', features, ...certOf() };
-      }
-      throw fe;
-    }
-  }
 
   return {
     via: 'agent',
-    walk,
-    stat,
-    probe,
+    walk: (req, signal) => walkAgent(calls, req, signal),
+    async stat(path, followSymlinks, signal) {
+      const res = await calls.unary<WireStatResponseOut>(methods.Stat, { path, followSymlinks }, signal);
+      const { agentVersion: _v, ...info } = statFromWire(res);
+      return info;
+    },
+    probe: (signal) => probeAgent(calls, signal),
     close() {
       if (closed) return;
       closed = true;
@@ -265,6 +205,88 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
       channel.close();
     },
   };
+}
+
+/** A Walk: rows as they come, the agent's features checked before the first row and from its summary. */
+async function* walkAgent(
+  { address, channel, methods, failure }: AgentCalls,
+  req: WalkRequest,
+  signal: AbortSignal,
+): AsyncGenerator<Row[], WalkSummary, void> {
+  const requested = filterFeatures(req.filter);
+  let version: string | undefined;
+  let advertised: string[] = [];
+  let checked = requested.length === 0;
+  let summary: WalkSummary | undefined;
+  const messages = channel.serverStream(methods.Walk.path, methods.Walk.requestSerialize(requestToWire(req)), {
+    timeoutMs: req.deadlineMs + WALK_GRACE_MS,
+    signal,
+    // Response headers come before the first message: an agent is checked before any row is used.
+    onHeaders: (h) => {
+      version = headerValue(h, AGENT_VERSION_METADATA) ?? version;
+      advertised = listValue(headerValue(h, AGENT_FEATURES_METADATA));
+    },
+  });
+  try {
+    for await (const bytes of messages) {
+      if (!checked) {
+        refuseMissing(address, requested, advertised, version, 'not in its features');
+        checked = true;
+      }
+      const msg = decodeWalkResponse(bytes);
+      if (msg.summary) summary = msg.summary;
+      if (msg.rows.length > 0) yield msg.rows;
+    }
+  } catch (err) {
+    throw await failure(err, signal);
+  } finally {
+    // The consumer stopped early (return()/throw()): the stream's own finally cancels the call.
+    await messages.return();
+  }
+  if (signal.aborted) throw fleetErrorFromGrpc(undefined, address, signal);
+  if (!summary) throw new FleetError('internal', `agent ${address}: walk ended without a summary`);
+  refuseMissing(address, requested, summary.applied ?? [], version, 'not echoed in its summary');
+  return summary;
+}
+
+/**
+ * Reachability: health Check of the Agent service (exempt from the token), then a Stat
+ * of '/' with the token, which proves TLS and the token and carries `agent_version`.
+ * An agent that does not serve '/' still answers (not_found, permission_denied or
+ * invalid_argument): it is reachable, and its version comes from the
+ * `fleetls-agent-version` response metadata when it sends one, else 'unknown'.
+ */
+async function probeAgent(
+  calls: AgentCalls,
+  signal: AbortSignal,
+): Promise<{ version: string; features: string[]; certNotAfter?: Date }> {
+  const healthCheck = health.service.Check as unknown as MethodCodec;
+  const check = await calls.unary<{ status?: string | number }>(healthCheck, { service: SERVICE_NAME }, signal);
+  if (check.status !== 'SERVING' && check.status !== 1) {
+    throw new FleetError('unavailable', `agent ${calls.address}: health says ${String(check.status)}`);
+  }
+  let fromMetadata: string | undefined;
+  let features: string[] = [];
+  const readVersion = (h: IncomingHttpHeaders) => {
+    fromMetadata = headerValue(h, AGENT_VERSION_METADATA) ?? fromMetadata;
+    const f = headerValue(h, AGENT_FEATURES_METADATA);
+    if (f !== undefined) features = [...listValue(f)];
+  };
+  const certNotAfter = () => {
+    const notAfter = calls.channel.peerNotAfter();
+    return notAfter ? { certNotAfter: notAfter } : {};
+  };
+  try {
+    const stat = { path: '/', followSymlinks: false };
+    const res = await calls.unary<WireStatResponseOut>(calls.methods.Stat, stat, signal, readVersion);
+    return { version: res.agentVersion || fromMetadata || 'unknown', features, ...certNotAfter() };
+  } catch (err) {
+    const fe = FleetError.from(err);
+    if (fe.code === 'not_found' || fe.code === 'permission_denied' || fe.code === 'invalid_argument') {
+      return { version: fromMetadata ?? 'unknown', features, ...certNotAfter() };
+    }
+    throw fe;
+  }
 }
 
 /** A method of the contract as proto-loader gives it: its path and its (de)serializers. */
