@@ -3,8 +3,8 @@
 // Labels are closed sets (outcomes, reasons, codes, method names), never paths or peers.
 import { createServer, type Server } from 'node:http';
 import type { CallObservation, Observer, WalkObservation } from '@fleetls/core';
-import { createMetricsRegistry, LATENCY_BUCKETS, logLinesDroppedCounter } from '@fleetls/runtime';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime';
+import type { Registry } from 'prom-client';
 
 export interface AgentMetrics {
   readonly registry: Registry;
@@ -13,46 +13,21 @@ export interface AgentMetrics {
 
 export function createAgentMetrics(): AgentMetrics {
   const registry = createMetricsRegistry();
-  const registers = [registry];
-  const walks = new Counter({
-    name: 'fleetls_agent_walks_total',
-    help: 'Walk RPCs ended, by outcome (ok or the error code).',
-    labelNames: ['outcome'],
-    registers,
-  });
-  const entries = new Counter({ name: 'fleetls_agent_walk_entries_total', help: 'Entries sent by walks.', registers });
-  const truncations = new Counter({
-    name: 'fleetls_agent_walk_truncations_total',
-    help: 'Limits that cut a walk, by reason.',
-    labelNames: ['reason'],
-    registers,
-  });
-  const entryErrors = new Counter({
-    name: 'fleetls_agent_walk_entry_errors_total',
-    help: 'Entries sent as error rows (unreadable), by code.',
-    labelNames: ['code'],
-    registers,
-  });
-  const walkSeconds = new Histogram({
-    name: 'fleetls_agent_walk_duration_seconds',
-    help: 'Wall time of a Walk RPC.',
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const rpcs = new Counter({
-    name: 'fleetls_agent_rpcs_total',
-    help: 'gRPC calls ended, by method and status code.',
-    labelNames: ['method', 'code'],
-    registers,
-  });
-  logLinesDroppedCounter('fleetls_agent_log_lines_dropped_total', registers);
-  const rpcSeconds = new Histogram({
-    name: 'fleetls_agent_rpc_duration_seconds',
-    help: 'Wall time of a gRPC call, by method.',
-    labelNames: ['method'],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
+  const { counter, latency } = metricsOn(registry);
+  const walks = counter('fleetls_agent_walks_total', 'Walk RPCs ended, by outcome (ok or the error code).', [
+    'outcome',
+  ]);
+  const entries = counter('fleetls_agent_walk_entries_total', 'Entries sent by walks.');
+  const truncations = counter('fleetls_agent_walk_truncations_total', 'Limits that cut a walk, by reason.', ['reason']);
+  const entryErrors = counter(
+    'fleetls_agent_walk_entry_errors_total',
+    'Entries sent as error rows (unreadable), by code.',
+    ['code'],
+  );
+  const walkSeconds = latency('fleetls_agent_walk_duration_seconds', 'Wall time of a Walk RPC.');
+  const rpcs = counter('fleetls_agent_rpcs_total', 'gRPC calls ended, by method and status code.', ['method', 'code']);
+  logLinesDroppedCounter('fleetls_agent_log_lines_dropped_total', [registry]);
+  const rpcSeconds = latency('fleetls_agent_rpc_duration_seconds', 'Wall time of a gRPC call, by method.', ['method']);
 
   const observer: Observer = {
     walkEnded(w: WalkObservation) {

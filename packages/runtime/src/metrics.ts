@@ -1,6 +1,6 @@
 // What the agent's and the gateway's Prometheus registries share: the latency buckets, the
 // process metrics, and the count of log lines the logger had to drop.
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { droppedLogLines } from './logger.js';
 
 /** Seconds, from a millisecond call to a minute-long walk or fan-out. */
@@ -29,4 +29,15 @@ export function logLinesDroppedCounter(name: string, registers: Registry[]): Cou
       counted = n;
     },
   });
+}
+
+/** Declares metrics on one registry, one line each: counters, and histograms over LATENCY_BUCKETS. */
+export function metricsOn(registry: Registry) {
+  const registers = [registry];
+  return {
+    counter: <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+      new Counter<L>({ name, help, labelNames, registers }),
+    latency: <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+      new Histogram<L>({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers }),
+  };
 }

@@ -4,8 +4,8 @@
 // names), never paths, hosts or selectors.
 
 import type { CallObservation, HostStatus, Observer, WalkObservation } from '@fleetls/core';
-import { createMetricsRegistry, LATENCY_BUCKETS, logLinesDroppedCounter } from '@fleetls/runtime';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime';
+import { Gauge, type Registry } from 'prom-client';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -15,80 +15,57 @@ export interface GatewayMetrics {
 export function createGatewayMetrics(): GatewayMetrics {
   const registry = createMetricsRegistry();
   const registers = [registry];
-  const walks = new Counter({
-    name: 'fleetls_gateway_walks_total',
-    help: 'Host walks ended, by transport and outcome (ok or the error code).',
-    labelNames: ['via', 'outcome'],
-    registers,
-  });
-  const entries = new Counter({
-    name: 'fleetls_gateway_walk_entries_total',
-    help: 'Entries received from host walks, by transport.',
-    labelNames: ['via'],
-    registers,
-  });
-  const truncations = new Counter({
-    name: 'fleetls_gateway_walk_truncations_total',
-    help: 'Limits that cut a host walk, by transport and reason.',
-    labelNames: ['via', 'reason'],
-    registers,
-  });
-  const entryErrors = new Counter({
-    name: 'fleetls_gateway_walk_entry_errors_total',
-    help: 'Entries received as error rows (unreadable), by transport and code.',
-    labelNames: ['via', 'code'],
-    registers,
-  });
-  const walkSeconds = new Histogram({
-    name: 'fleetls_gateway_walk_duration_seconds',
-    help: 'Wall time of one host walk, by transport.',
-    labelNames: ['via'],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const hosts = new Counter({
-    name: 'fleetls_gateway_fanout_hosts_total',
-    help: 'Hosts answered in fan-outs, by host status and transport.',
-    labelNames: ['status', 'via'],
-    registers,
-  });
-  const sshOpened = new Counter({
-    name: 'fleetls_gateway_ssh_connections_opened_total',
-    help: 'SSH connections that completed their handshake.',
-    registers,
-  });
-  const sshReused = new Counter({
-    name: 'fleetls_gateway_ssh_connections_reused_total',
-    help: 'SSH operations served on an already open connection.',
-    registers,
-  });
-  const calls = new Counter({
-    name: 'fleetls_gateway_tool_calls_total',
-    help: 'Tool calls ended (any face), by tool and outcome (ok or the error code).',
-    labelNames: ['tool', 'outcome'],
-    registers,
-  });
-  const callSeconds = new Histogram({
-    name: 'fleetls_gateway_tool_call_duration_seconds',
-    help: 'Wall time of a tool call, by tool.',
-    labelNames: ['tool'],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const rpcs = new Counter({
-    name: 'fleetls_gateway_rpcs_total',
-    help: 'Fleet API calls ended, by method and gRPC status code.',
-    labelNames: ['method', 'code'],
-    registers,
-  });
+  const { counter, latency } = metricsOn(registry);
+  const walks = counter(
+    'fleetls_gateway_walks_total',
+    'Host walks ended, by transport and outcome (ok or the error code).',
+    ['via', 'outcome'],
+  );
+  const entries = counter('fleetls_gateway_walk_entries_total', 'Entries received from host walks, by transport.', [
+    'via',
+  ]);
+  const truncations = counter(
+    'fleetls_gateway_walk_truncations_total',
+    'Limits that cut a host walk, by transport and reason.',
+    ['via', 'reason'],
+  );
+  const entryErrors = counter(
+    'fleetls_gateway_walk_entry_errors_total',
+    'Entries received as error rows (unreadable), by transport and code.',
+    ['via', 'code'],
+  );
+  const walkSeconds = latency('fleetls_gateway_walk_duration_seconds', 'Wall time of one host walk, by transport.', [
+    'via',
+  ]);
+  const hosts = counter(
+    'fleetls_gateway_fanout_hosts_total',
+    'Hosts answered in fan-outs, by host status and transport.',
+    ['status', 'via'],
+  );
+  const sshOpened = counter(
+    'fleetls_gateway_ssh_connections_opened_total',
+    'SSH connections that completed their handshake.',
+  );
+  const sshReused = counter(
+    'fleetls_gateway_ssh_connections_reused_total',
+    'SSH operations served on an already open connection.',
+  );
+  const calls = counter(
+    'fleetls_gateway_tool_calls_total',
+    'Tool calls ended (any face), by tool and outcome (ok or the error code).',
+    ['tool', 'outcome'],
+  );
+  const callSeconds = latency('fleetls_gateway_tool_call_duration_seconds', 'Wall time of a tool call, by tool.', [
+    'tool',
+  ]);
+  const rpcs = counter('fleetls_gateway_rpcs_total', 'Fleet API calls ended, by method and gRPC status code.', [
+    'method',
+    'code',
+  ]);
   logLinesDroppedCounter('fleetls_gateway_log_lines_dropped_total', registers);
-  const rpcSeconds = new Histogram({
-    name: 'fleetls_gateway_rpc_duration_seconds',
-    help: 'Wall time of a Fleet API call, by method.',
-    labelNames: ['method'],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
+  const rpcSeconds = latency('fleetls_gateway_rpc_duration_seconds', 'Wall time of a Fleet API call, by method.', [
+    'method',
+  ]);
 
   // One gauge for the whole fleet (labels never name hosts): the soonest agent certificate
   // expiry any probe has seen; `fleetls hosts --check` names the host.
