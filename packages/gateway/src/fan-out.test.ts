@@ -125,6 +125,36 @@ test("the caller's abort cancels every in-flight host", async () => {
   );
 });
 
+test('cancelled with hosts still waiting for a slot: those are not asked, and nothing goes unhandled', async () => {
+  const hanging = Array.from({ length: 6 }, () => new HangingBackend());
+  const fleet = new FakeFleet(Object.fromEntries(hanging.map((b, i) => [`h${i}`, b])));
+  const ctrl = new AbortController();
+  const unhandled: unknown[] = [];
+  const onUnhandled = (err: unknown) => unhandled.push(err);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const asked: string[] = [];
+    const pending = fanOut(
+      fleet,
+      fleet.hosts(),
+      (be, h, signal) => {
+        asked.push(h.name);
+        return be.probe(signal);
+      },
+      { concurrency: 2, deadlineMs: 60_000, signal: ctrl.signal },
+    );
+    await Promise.all([hanging[0].whenCalled(), hanging[1].whenCalled()]);
+    ctrl.abort();
+    const out = await pending;
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(asked, ['h0', 'h1']);
+    assert.ok(out.every((r) => r.status.status === 'error' && /cancel/.test(r.status.message ?? '')));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
 test('hostSignals: reasons are FleetErrors; dispose and close release', async () => {
   const parent = new AbortController();
   const signals = hostSignals(parent.signal);

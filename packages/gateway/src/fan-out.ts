@@ -83,7 +83,12 @@ export function hostSignals(parent: AbortSignal | undefined): {
 
 /** Rejects with the signal's reason when it aborts, so a hung backend cannot hold a host past its deadline. */
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The task's own failure (it saw the aborted signal too) is not the answer, and must not
+    // go unhandled: a call cancelled with hosts still waiting for a slot crashed the gateway.
+    p.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const on = () => reject(signal.reason);
     signal.addEventListener('abort', on, { once: true });
@@ -140,6 +145,8 @@ export async function fanOut<T>(
     try {
       const b = fleet.backend(host.name);
       backend = b;
+      // A host whose turn comes after the call was cancelled is not asked at all.
+      if (signal.aborted) throw signal.reason;
       value = await raceAbort(
         Promise.resolve().then(() => task(b, host, signal, budgetMs)),
         signal,
