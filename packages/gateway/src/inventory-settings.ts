@@ -16,8 +16,11 @@ const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: numb
   deadline_ms: { field: 'deadlineMs', min: 1, max: 3_600_000 },
   max_answer_bytes: { field: 'maxAnswerBytes', min: 1024, max: 10 * 1024 * 1024 },
   max_answer_tokens: { field: 'maxAnswerTokens', min: 256, max: 10_000_000 },
-  // Scans (a call gone on past its deadline): a host's share, hosts at once, TTL after the last page, caps.
+  // A call's whole budget: under the MCP client's 60 s request timeout (a scan goes on past it).
+  call_deadline_ms: { field: 'callDeadlineMs', min: 1000, max: 55_000 },
+  // Scans (a call gone on past its deadline): a host's share, the whole, hosts at once, TTL after the last page, caps.
   scan_host_deadline_ms: { field: 'scanHostDeadlineMs', min: 1, max: 3_600_000 },
+  scan_deadline_ms: { field: 'scanDeadlineMs', min: 1000, max: 24 * 3_600_000 },
   scan_concurrency: { field: 'scanConcurrency', min: 1, max: 4096 },
   scan_ttl_ms: { field: 'scanTtlMs', min: 1000, max: 24 * 3_600_000 },
   scans_per_principal: { field: 'scansPerPrincipal', min: 1, max: 1000 },

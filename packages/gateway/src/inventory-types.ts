@@ -26,7 +26,9 @@ export interface InventoryDefaults {
   deadlineMs?: number;
   maxAnswerBytes?: number;
   maxAnswerTokens?: number;
+  callDeadlineMs?: number;
   scanHostDeadlineMs?: number;
+  scanDeadlineMs?: number;
   scanConcurrency?: number;
   scanTtlMs?: number;
   scansPerPrincipal?: number;

@@ -37,6 +37,13 @@ export interface ScanInit {
 
 type Listener = (done: number, total: number, status: HostStatus) => void;
 
+/**
+ * Hosts in one batch at most: a page carries a status row for each of its batch's hosts (a
+ * failed one with its message, ~230 bytes of text and JSON) beside the pending ones, so a
+ * batch of hundreds of failed hosts would not fit one answer; more go on in the next batch.
+ */
+export const BATCH_HOSTS = 64;
+
 export class Scan {
   readonly id: string;
   readonly principal: string;
@@ -60,8 +67,11 @@ export class Scan {
   /** The batch each host is in, -1 while it is in none. */
   private readonly batchOf: number[];
   private readonly batches: number[][] = [];
-  /** Rows of done hosts that no batch holds yet. */
+  /** Rows of done hosts that no batch holds yet, and how many such hosts there are. */
   private readyRows = 0;
+  private readyHosts = 0;
+  /** Rows of each done host (its weight in a batch). */
+  private readonly rowsOf: number[];
   /** Batches below this one were passed by a later page: their values are gone. */
   private releasedBelow = 0;
   private readonly wakers = new Set<() => void>();
@@ -79,6 +89,7 @@ export class Scan {
     this.hosts = this.face.hosts(this.plan);
     this.statuses = new Array(this.hosts.length).fill(undefined);
     this.batchOf = new Array(this.hosts.length).fill(-1);
+    this.rowsOf = new Array(this.hosts.length).fill(0);
     const task = this.face.task(this.plan, this.ctx);
     this.finished = fanOut(this.ctx.fleet, this.hosts, task, {
       concurrency: init.limits.concurrency,
@@ -95,9 +106,11 @@ export class Scan {
   private arrived(i: number, r: HostResult<unknown>): void {
     this.statuses[i] = r.status;
     this.hostsDone++;
+    this.readyHosts++;
     if (r.value !== undefined) {
       this.entriesSeen += this.face.entries?.(r.value) ?? 0;
       const rows = this.face.rows?.(r.value) ?? 1;
+      this.rowsOf[i] = rows;
       this.readyRows += rows;
       this.store.put(this.id, i, r.value, rows);
     }
@@ -141,10 +154,11 @@ export class Scan {
 
   /**
    * Waits until the scan ends, `until` (performance.now() time) passes, the signal aborts, or
-   * at least `rows` rows wait for a page.
+   * at least `rows` rows (or a whole batch of hosts) wait for a page.
    */
   async wait(until: number, signal?: AbortSignal, rows = Number.POSITIVE_INFINITY): Promise<void> {
-    while (this.running && this.readyRows < rows && !signal?.aborted) {
+    const enough = () => rows !== Number.POSITIVE_INFINITY && this.readyHosts >= BATCH_HOSTS;
+    while (this.running && this.readyRows < rows && !enough() && !signal?.aborted) {
       const left = until - performance.now();
       if (left <= 0) return;
       await new Promise<void>((resolve) => {
@@ -227,13 +241,19 @@ export class Scan {
   private formBatch(): void {
     // A whole-answer tool (a diff) gets one batch of every host, once all are done.
     if (this.face.whole && this.running) return;
+    // A diff's one batch holds every host (its rows only make sense together).
+    const most = this.face.whole ? this.hosts.length : BATCH_HOSTS;
     const ready: number[] = [];
-    for (let i = 0; i < this.hosts.length; i++) if (this.statuses[i] && this.batchOf[i] < 0) ready.push(i);
+    for (let i = 0; i < this.hosts.length && ready.length < most; i++)
+      if (this.statuses[i] && this.batchOf[i] < 0) ready.push(i);
     if (ready.length === 0) return;
     const b = this.batches.length;
-    for (const i of ready) this.batchOf[i] = b;
+    for (const i of ready) {
+      this.batchOf[i] = b;
+      this.readyRows -= this.rowsOf[i];
+    }
+    this.readyHosts -= ready.length;
     this.batches.push(ready);
-    this.readyRows = 0;
   }
 
   /** Where the scan stands; `delivered` = the batch of the page being made (-1: none yet). */

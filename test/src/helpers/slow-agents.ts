@@ -1,0 +1,73 @@
+// Starts slow-agents-main.js: many agents in one process, each on its own loopback port,
+// answering after its own delay or never. The caller sees every call's start and end (the
+// process's stdout lines) to tell how many walks are open at any moment.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from '@fleetls/testkit';
+
+const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'slow-agents-main.js');
+
+export interface CallEvent {
+  t: number;
+  ev: 'start' | 'end';
+  rpc: string;
+  port: number;
+  how?: string;
+}
+
+export interface SlowAgents {
+  /** One per host, in the order of the delays given. */
+  addresses: string[];
+  events: CallEvent[];
+  /** Calls started and not ended yet. */
+  open(): number;
+  stop(): Promise<void>;
+}
+
+/** `delays[i]`: ms host i waits before it answers, null: never. `spec` is where the spec file goes. */
+export async function startSlowAgents(root: string, delays: (number | null)[], spec: string): Promise<SlowAgents> {
+  writeFileSync(spec, JSON.stringify({ root, delays }));
+  const child: ChildProcess = spawn(process.execPath, [MAIN, spec], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const events: CallEvent[] = [];
+  let ports: number[] | undefined;
+  let buf = '';
+  let exited = false;
+  void exit.then(() => {
+    exited = true;
+  });
+  child.stdout?.on('data', (c: Buffer) => {
+    buf += c.toString();
+    let nl = buf.indexOf('\n');
+    while (nl >= 0) {
+      const line = JSON.parse(buf.slice(0, nl)) as CallEvent & { ports?: number[] };
+      buf = buf.slice(nl + 1);
+      if (line.ports) ports = line.ports;
+      else events.push(line);
+      nl = buf.indexOf('\n');
+    }
+  });
+  const stop = async () => {
+    if (!exited) child.kill('SIGKILL');
+    await exit;
+  };
+  try {
+    const bound = await waitFor(() => ports ?? (exited ? 'exited' : undefined), {
+      timeoutMs: 60_000,
+      everyMs: 50,
+      what: `${delays.length} slow agents listening`,
+    });
+    if (bound === 'exited') throw new Error('the slow agents process exited before listening');
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    addresses: (ports as number[]).map((p) => `127.0.0.1:${p}`),
+    events,
+    open: () => events.reduce((n, e) => n + (e.ev === 'start' ? 1 : -1), 0),
+    stop,
+  };
+}

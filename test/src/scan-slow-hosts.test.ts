@@ -1,0 +1,344 @@
+// Issue 21's Done-when: 300 slow hosts (one process of stub agents serving the real agent's
+// handlers, each host on its own port, answering after up to 90 s, several never), reached by
+// the real `fleetls serve` over stdio and over Streamable HTTP. One call returns within 40 s
+// with rows and `pending` hosts; following next_cursor completes within 3 min with each
+// answering host's rows exactly once and the never-answering hosts as `timeout`; a cancelled
+// scan (notifications/cancelled, or scan_status cancel=true) ends every walk within 2 s;
+// another session's cursor is refused; the gateway's RSS stays bounded (printed).
+//
+// Times are scaled by FLEETLS_SCAN_TEST_SCALE (default 0.15: delays up to 13.5 s, a call's
+// deadline 6 s, a host's share of a scan 18 s); FLEETLS_SCAN_TEST_SCALE=1 runs the issue's
+// full size (delays up to 90 s, the 40 s call, 120 s per host). The 40 s and 3 min bounds are
+// asserted at every scale: they are the issue's claims, and the scaled run is far inside them.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { withContract } from '@fleetls/gateway/testing';
+import { waitFor } from '@fleetls/testkit';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+import { type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
+import { GATEWAY_MAIN } from './mcp-fixture.js';
+
+const SCALE = Number(process.env.FLEETLS_SCAN_TEST_SCALE ?? '0.15');
+const HOSTS = 300;
+/** Hosts that never answer: every 50th (6 of 300). */
+const NEVER = (i: number) => i % 50 === 7;
+const MAX_DELAY_MS = 90_000 * SCALE;
+const CALL_DEADLINE_MS = Math.max(1000, Math.round(40_000 * SCALE));
+const HOST_DEADLINE_MS = Math.round(120_000 * SCALE);
+/** The issue's bounds, asserted at every scale. */
+const FIRST_ANSWER_MS = 40_000;
+const WHOLE_SCAN_MS = 180_000;
+const CANCEL_MS = 2000;
+/** Files in the listed directory (every host lists the same tree): rows per host, the directory's own entries. */
+const FILES = 5;
+const TOKEN = 'scan-test-token-0123456789';
+
+/** Host i's delay: spread over 0…MAX_DELAY_MS in an order unlike the inventory's, a tenth at once. */
+function delayOf(i: number): number | null {
+  if (NEVER(i)) return null;
+  if (i % 10 === 0) return 0;
+  return Math.round((MAX_DELAY_MS * ((i * 7919) % HOSTS)) / (HOSTS - 1));
+}
+
+const name = (i: number) => `h${String(i).padStart(3, '0')}`;
+
+interface Page {
+  entries: { host?: string; path: string }[];
+  next_cursor?: string;
+  hosts: { host: string; status: string }[];
+  scan?: { id: string; state: string; complete: boolean; hosts_done: number; hosts_total: number };
+}
+
+const pageOf = (r: CallToolResult) => {
+  assert.ok(!r.isError, JSON.stringify(r.content));
+  return r.structuredContent as unknown as Page;
+};
+const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** The peak RSS of `pid` while `fn` runs, sampled every 200 ms. */
+async function peakRss<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T; peakMiB: number }> {
+  let peak = rssMiB(pid);
+  const t = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMiB(pid));
+    } catch {
+      // the process is gone; the test says why elsewhere
+    }
+  }, 200);
+  try {
+    const value = await fn();
+    return { value, peakMiB: Math.max(peak, rssMiB(pid)) };
+  } finally {
+    clearInterval(t);
+  }
+}
+
+interface Fixture {
+  work: string;
+  data: string;
+  agents: SlowAgents;
+  inventory: string;
+}
+
+async function startFleet(): Promise<Fixture> {
+  const work = mkdtempSync(join(tmpdir(), 'fleetls-scan-'));
+  const data = join(work, 'data');
+  mkdirSync(join(data, 'sub'), { recursive: true });
+  for (let f = 0; f < FILES; f++) writeFileSync(join(data, `f${f}.log`), 'x'.repeat(f + 1));
+  const delays = Array.from({ length: HOSTS }, (_, i) => delayOf(i));
+  const agents = await startSlowAgents(data, delays, join(work, 'agents.json'));
+  const inventory = join(work, 'fleetls.yaml');
+  writeFileSync(
+    inventory,
+    [
+      'hosts:',
+      ...agents.addresses.map((a, i) => `  ${name(i)}: { agent: "${a}" }`),
+      'agent_tls: insecure',
+      `defaults: { connect_timeout_ms: 5000, deadline_ms: ${HOST_DEADLINE_MS}, call_deadline_ms: ${CALL_DEADLINE_MS}, scan_host_deadline_ms: ${HOST_DEADLINE_MS} }`,
+      '',
+    ].join('\n'),
+  );
+  return { work, data, agents, inventory };
+}
+
+type Call = (args: Record<string, unknown>, signal?: AbortSignal) => Promise<CallToolResult>;
+
+/**
+ * The first call and every page its next_cursor leads to, through `callFor(page)` (a new
+ * client per page over HTTP): the rows of each host, every status a host was given.
+ */
+async function followScan(fx: Fixture, callFor: (page: number) => Promise<Call>) {
+  const args = { host: 'all', path: fx.data, depth: 1 };
+  const started = performance.now();
+  const first = await (await callFor(0))(args);
+  const firstMs = performance.now() - started;
+  const pages = [pageOf(first)];
+  const firstText = textOf(first);
+  let last = pages[0];
+  while (last.next_cursor) {
+    last = pageOf(await (await callFor(pages.length))({ ...args, cursor: last.next_cursor }));
+    pages.push(last);
+  }
+  return { firstMs, wholeMs: performance.now() - started, pages, firstText };
+}
+
+function checkScan(r: Awaited<ReturnType<typeof followScan>>): void {
+  const [first] = r.pages;
+  assert.ok(r.firstMs < FIRST_ANSWER_MS, `the first answer took ${Math.round(r.firstMs)} ms`);
+  assert.equal(first.scan?.state, 'running', 'the first call went on as a scan');
+  assert.equal(first.scan?.hosts_total, HOSTS);
+  assert.ok(first.entries.length > 0, 'the first page holds the rows of the hosts done');
+  const pendingFirst = first.hosts.filter((h) => h.status === 'pending').length;
+  assert.ok(pendingFirst > 0 && pendingFirst < HOSTS, `${pendingFirst} hosts pending on the first page`);
+  assert.match(first.next_cursor ?? '', /^scan\./);
+  assert.match(r.firstText, /\[PENDING\] \d+ hosts/);
+  assert.ok(r.wholeMs < WHOLE_SCAN_MS, `the whole scan took ${Math.round(r.wholeMs)} ms`);
+  const last = r.pages[r.pages.length - 1];
+  assert.equal(last.scan?.complete, true);
+  assert.equal(last.scan?.state, 'complete');
+
+  // Each host's final status: the one of the page whose batch held it (pending before that).
+  const status = new Map<string, string>();
+  for (const p of r.pages)
+    for (const h of p.hosts) {
+      if (h.status === 'pending') {
+        assert.ok(!status.has(h.host), `${h.host} pending after it was delivered`);
+        continue;
+      }
+      const had = status.get(h.host);
+      assert.ok(had === undefined || had === h.status, `${h.host}: ${had} then ${h.status}`);
+      status.set(h.host, h.status);
+    }
+  const rows = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const p of r.pages)
+    for (const e of p.entries) {
+      const key = `${e.host}:${e.path}`;
+      assert.ok(!seen.has(key), `${key} twice`);
+      seen.add(key);
+      rows.set(e.host as string, [...(rows.get(e.host as string) ?? []), e.path]);
+    }
+  const want = ['f0.log', 'f1.log', 'f2.log', 'f3.log', 'f4.log', 'sub'];
+  for (let i = 0; i < HOSTS; i++) {
+    const h = name(i);
+    if (NEVER(i)) {
+      assert.equal(status.get(h), 'timeout', h);
+      assert.equal(rows.get(h), undefined, h);
+    } else {
+      assert.equal(status.get(h), 'ok', h);
+      assert.deepEqual(rows.get(h)?.sort(), want, h);
+    }
+  }
+}
+
+/**
+ * Once 100 walks began (counted from event `since`), cancels the scan; returns ms from the
+ * cancel until the agents saw the last walk end.
+ */
+async function cancelScan(agents: SlowAgents, since: number, cancel: () => Promise<void>): Promise<number> {
+  const before = since;
+  await waitFor(() => agents.events.slice(before).filter((e) => e.ev === 'start').length >= 100, {
+    timeoutMs: 60_000,
+    what: 'walks under way on 100 hosts',
+  });
+  assert.ok(agents.open() > 0, 'walks are open when the scan is cancelled');
+  const at = Date.now();
+  await cancel();
+  await waitFor(() => agents.open() === 0, { timeoutMs: 30_000, what: 'every walk ended' });
+  const ends = agents.events.slice(before).filter((e) => e.ev === 'end');
+  return Math.max(...ends.map((e) => e.t)) - at;
+}
+
+describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: false }, () => {
+  let fx: Fixture;
+  before(async () => {
+    fx = await startFleet();
+  });
+  after(async () => {
+    await fx?.agents.stop();
+    if (fx) rmSync(fx.work, { recursive: true, force: true });
+  });
+
+  describe('over stdio', { concurrency: false }, () => {
+    let client: Client;
+    let transport: StdioClientTransport;
+    const call: Call = async (args, signal) =>
+      (await client.callTool({ name: 'list_directory', arguments: args }, undefined, {
+        signal,
+        timeout: 60_000,
+      })) as CallToolResult;
+    before(async () => {
+      client = withContract(new Client({ name: 'scan-stdio', version: '1.0.0' }));
+      transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [GATEWAY_MAIN, 'serve'],
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
+        stderr: 'ignore',
+      });
+      await client.connect(transport);
+    });
+    after(async () => {
+      await client?.close();
+    });
+
+    it('one call answers within 40 s with rows and pending hosts; next_cursor completes within 3 min, each row once', async (t) => {
+      const { value, peakMiB } = await peakRss(transport.pid as number, () => followScan(fx, async () => call));
+      checkScan(value);
+      t.diagnostic(
+        `first answer ${Math.round(value.firstMs)} ms, whole scan ${Math.round(value.wholeMs)} ms over ${value.pages.length} pages; gateway peak RSS ${peakMiB.toFixed(0)} MiB`,
+      );
+      // Bounded: the rows of 300 hosts are small, the gateway's own heap dominates.
+      assert.ok(peakMiB < 400, `gateway RSS peaked at ${peakMiB.toFixed(0)} MiB`);
+    });
+
+    it('notifications/cancelled (the client aborts the call) ends every walk within 2 s', async (t) => {
+      const ctrl = new AbortController();
+      const since = fx.agents.events.length;
+      const pending = call({ host: 'all', path: fx.data, depth: 1 }, ctrl.signal).catch((err: Error) => err);
+      const ms = await cancelScan(fx.agents, since, async () => {
+        ctrl.abort();
+        await pending;
+      });
+      t.diagnostic(`every walk ended ${ms} ms after the cancel`);
+      assert.ok(ms <= CANCEL_MS, `the last walk ended ${ms} ms after the cancel`);
+    });
+
+    it('scan_status cancel=true ends every walk of a scan that outlived its call within 2 s', async (t) => {
+      const since = fx.agents.events.length;
+      const first = pageOf(await call({ host: 'all', path: fx.data, depth: 1 }));
+      assert.match(first.next_cursor ?? '', /^scan\./);
+      assert.equal(first.scan?.state, 'running');
+      const ms = await cancelScan(fx.agents, since, async () => {
+        const r = (await client.callTool({
+          name: 'scan_status',
+          arguments: { cursor: first.next_cursor, cancel: true },
+        })) as CallToolResult;
+        assert.equal((r.structuredContent as { cancelled: boolean }).cancelled, true, textOf(r));
+      });
+      t.diagnostic(`every walk ended ${ms} ms after scan_status cancel=true`);
+      assert.ok(ms <= CANCEL_MS, `the last walk ended ${ms} ms after the cancel`);
+    });
+
+    it("another session's cursor is refused", async () => {
+      const first = pageOf(await call({ host: 'all', path: fx.data, depth: 1 }));
+      const other = withContract(new Client({ name: 'scan-other', version: '1.0.0' }));
+      await other.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [GATEWAY_MAIN, 'serve'],
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
+          stderr: 'ignore',
+        }),
+      );
+      try {
+        const r = (await other.callTool({
+          name: 'list_directory',
+          arguments: { host: 'all', path: fx.data, depth: 1, cursor: first.next_cursor },
+        })) as CallToolResult;
+        assert.equal(r.isError, true);
+        assert.match(textOf(r), /cursor names scan [0-9a-f]{16}, which this gateway does not hold/);
+      } finally {
+        await other.close();
+        await client.callTool({ name: 'scan_status', arguments: { cursor: first.next_cursor, cancel: true } });
+      }
+    });
+  });
+
+  describe('over Streamable HTTP, a new connection for every page', { concurrency: false }, () => {
+    let gw: GatewayProcess;
+    let url: string;
+    const clients: Client[] = [];
+    const connect = async (token = TOKEN): Promise<Call> => {
+      const client = withContract(new Client({ name: 'scan-http', version: '1.0.0' }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      clients.push(client);
+      return async (args, signal) =>
+        (await client.callTool({ name: 'list_directory', arguments: args }, undefined, {
+          signal,
+          timeout: 60_000,
+        })) as CallToolResult;
+    };
+    before(async () => {
+      gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
+      url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
+    });
+    after(async () => {
+      for (const c of clients) await c.close().catch(() => undefined);
+      await gw?.stop();
+    });
+
+    it('the same scan, the connection dropped between pages: a new client with the same token goes on', async (t) => {
+      let previous: Client | undefined;
+      const { value, peakMiB } = await peakRss(gw.child.pid as number, () =>
+        followScan(fx, async () => {
+          // The connection of the page before is closed first: nothing of it carries the scan.
+          await previous?.close();
+          const call = await connect();
+          previous = clients[clients.length - 1];
+          return call;
+        }),
+      );
+      checkScan(value);
+      t.diagnostic(
+        `first answer ${Math.round(value.firstMs)} ms, whole scan ${Math.round(value.wholeMs)} ms over ${value.pages.length} pages and as many connections; gateway peak RSS ${peakMiB.toFixed(0)} MiB`,
+      );
+      assert.ok(peakMiB < 400, `gateway RSS peaked at ${peakMiB.toFixed(0)} MiB`);
+    });
+  });
+});
