@@ -163,6 +163,8 @@ export function entryToWire(e: Entry): WireEntry {
   if (e.linkTarget) w.linkTarget = e.linkTarget;
   if (e.error) w.error = errorToWire(e.error);
   if (e.sizePartial) w.sizePartial = true;
+  if (e.allocated) w.allocated = e.allocated;
+  if (e.unreadableDirs) w.unreadableDirs = e.unreadableDirs;
   return w;
 }
 
@@ -187,6 +189,8 @@ export function entryFromWire(w: WireEntryOut): Entry {
     e.error = { code: ERROR_CODE.fromWire(w.error.code) ?? 'ERROR', detail: w.error.detail };
   }
   if (w.sizePartial) e.sizePartial = true;
+  if (Number(w.allocated) > 0) e.allocated = Number(w.allocated);
+  if (Number(w.unreadableDirs) > 0) e.unreadableDirs = Number(w.unreadableDirs);
   return e;
 }
 

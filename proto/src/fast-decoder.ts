@@ -147,6 +147,8 @@ function decodeEntry(r: Reader): Entry {
   let errorCode = 0;
   let errorDetail = '';
   let sizePartial = false;
+  let allocated = 0;
+  let unreadableDirs = 0;
   while (r.pos < r.end) {
     const tag = r.uint32();
     const field = tag >>> 3;
@@ -187,6 +189,8 @@ function decodeEntry(r: Reader): Entry {
         }
       });
     } else if (field === ENTRY.sizePartial && wt === 0) sizePartial = r.long(true) !== 0;
+    else if (field === ENTRY.allocated && wt === 0) allocated = r.long(true);
+    else if (field === ENTRY.unreadableDirs && wt === 0) unreadableDirs = r.long(true);
     else r.skip(wt);
   }
   const entry: Entry = {
@@ -206,6 +210,8 @@ function decodeEntry(r: Reader): Entry {
   if (linkTarget && linkTarget.length > 0) entry.linkTarget = linkTarget;
   if (errorCode !== 0) entry.error = { code: ERROR_CODE.fromWire(errorCode) ?? 'ERROR', detail: errorDetail };
   if (sizePartial) entry.sizePartial = true;
+  if (allocated > 0) entry.allocated = allocated;
+  if (unreadableDirs > 0) entry.unreadableDirs = unreadableDirs;
   return entry;
 }
 

@@ -135,6 +135,8 @@ function encodeEntry(w: ProtoWriter, e: Entry, scratch: ProtoWriter): void {
     w.message(ENTRY.error, scratch);
   }
   w.bool(ENTRY.sizePartial, e.sizePartial);
+  w.uint(ENTRY.allocated, e.allocated ?? 0);
+  w.uint(ENTRY.unreadableDirs, e.unreadableDirs ?? 0);
 }
 
 function encodeTruncation(w: ProtoWriter, t: Truncation): void {

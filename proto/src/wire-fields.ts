@@ -39,6 +39,8 @@ export const ENTRY = fieldNumbers('fleetls.v1.Entry', {
   linkTarget: 'TYPE_BYTES',
   error: 'TYPE_MESSAGE',
   sizePartial: 'TYPE_BOOL',
+  allocated: 'TYPE_UINT64',
+  unreadableDirs: 'TYPE_UINT64',
   // The Fleet face's text of path (fleet-api/text-paths.ts): agents never send it, the decoder skips it.
   pathText: 'TYPE_STRING',
 });

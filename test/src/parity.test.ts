@@ -37,6 +37,10 @@ function makeTree(base: string, uid: number, gid: number): string {
   truncateSync(join(root, 'a/b/one.txt'), 1); // no-op; keeps sizes deterministic
   writeFileSync(join(root, 'sparse.img'), '');
   truncateSync(join(root, 'sparse.img'), 10 * 1024 ** 3);
+  // A directory whose apparent size (du -b) is 1 GiB and whose allocated size (du) is a few blocks.
+  mkdirSync(join(root, 'vm'));
+  writeFileSync(join(root, 'vm/disk.img'), 'boot');
+  truncateSync(join(root, 'vm/disk.img'), 1024 ** 3);
   writeFileSync(join(root, '.hidden'), 'h');
   writeFileSync(join(root, 'new\nline.txt'), 'n');
   writeFileSync(Buffer.from(`${root}/bad-\xff\xfe.txt`, 'latin1'), 'b');
@@ -113,6 +117,7 @@ describe('agent and SSH give the same answers', () => {
         `  viaagent: { agent: "${agent.address}" }`,
         `  viassh: { ssh: ${ssh} }`,
         `  viasock: { ssh: ${ssh}, agent: "ssh:${join(run, 'agent.sock')}" }`,
+        `  localhost: { embedded: { allow: ["${root}"] } }`,
         `  badkey: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${join(sshd.dir, 'wrong_known_hosts')} } }`,
         '  nowhere: { agent: "127.0.0.1:1" }',
         'agent_tls: insecure',
@@ -206,7 +211,35 @@ describe('agent and SSH give the same answers', () => {
   });
 
   it('disk_usage and diff_directory: the same sizes, and one group for the three transports', async () => {
-    await same('disk_usage', { path: root, depth: 2 });
+    const du = await same('disk_usage', { path: root, depth: 2 });
+    const rows = du.rows as { path: string; size: number; allocated?: number; unreadable_dirs?: number }[];
+    // Allocated beside apparent, as du beside du -b: the sparse image's directory takes a few blocks.
+    const vm = rows.find((r) => r.path === 'vm');
+    assert.ok(
+      vm && vm.size > 1024 ** 3 && (vm.allocated ?? 0) > 0 && (vm.allocated ?? 0) < 1024 ** 2,
+      JSON.stringify(vm),
+    );
+    assert.ok(
+      rows.every((r) => typeof r.allocated === 'number'),
+      'every row has its allocated size',
+    );
+    // The unreadable directory is counted, and said why in the text.
+    assert.deepEqual(
+      rows.filter((r) => r.unreadable_dirs).map((r) => [r.path, r.unreadable_dirs]),
+      [['locked', 1]],
+    );
+    const text = await client.callTool({ name: 'disk_usage', arguments: { host: 'viassh', path: root, depth: 2 } });
+    assert.match(JSON.stringify(text.content), /ON DISK/);
+    assert.match(
+      JSON.stringify(text.content),
+      new RegExp(`≥ marks a lower bound: ${root}/locked \\(1 unreadable directory\\)`),
+    );
+    // The embedded route (the gateway's own process, root here: it reads locked/ too) sizes vm alike.
+    const own = (await call(client, 'disk_usage', { host: 'localhost', path: root, depth: 1 })).rows as typeof rows;
+    assert.deepEqual(
+      own.find((r) => r.path === 'vm'),
+      { ...vm, host: 'localhost' },
+    );
     const diff = await call(client, 'diff_directory', { host: 'viaagent,viassh,viasock', path: root, depth: 3 });
     assert.deepEqual(
       (diff.groups as Json[]).map((g) => g.hosts),

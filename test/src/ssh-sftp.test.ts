@@ -85,7 +85,8 @@ function comparable(rows: unknown[]): unknown[] {
     const row = r as { kind: string; entry?: Record<string, unknown>; truncation?: Record<string, unknown> };
     if (row.kind !== 'entry' || !row.entry)
       return { ...row, truncation: { ...row.truncation, dir: text(row.truncation?.dir as JsonBuffer) } };
-    const { inode: _inode, mtimeNsec: _nsec, path, linkTarget, ...rest } = row.entry;
+    // SFTP's attributes have no block count: a directory's allocated size is not known there (known gap).
+    const { inode: _inode, mtimeNsec: _nsec, allocated: _allocated, path, linkTarget, ...rest } = row.entry;
     const entry: Record<string, unknown> = { path: text(path as JsonBuffer), ...rest };
     // The start path's link count comes from stat, which over SFTP has none (known gap).
     if (entry.path === '') delete entry.nlink;

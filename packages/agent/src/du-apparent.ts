@@ -1,8 +1,11 @@
-// Recursive apparent size of a directory, as `du -b --one-file-system`, read by descriptor:
+// Recursive apparent size of a directory, as `du -b --one-file-system`, with its allocated
+// size beside it (st_blocks × 512, as `du` without -b) and the directories it could not read,
+// read by descriptor:
 // each directory is opened from its parent's descriptor without following a symlink
 // (beneath.ts) and its entries are lstat'ed through it, so a name swapped during the pass
 // cannot make it count (or touch) anything outside the directory it started in.
 import * as fs from 'node:fs';
+import type { DirSize } from '@fleetls/core';
 import { atFd, fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
 import { isSmallDir, openDirBytes } from './dir-read.js';
@@ -17,7 +20,7 @@ const SLASH = Buffer.from('/');
  */
 export interface DirSizeMemo {
   /** Relative path (latin1) → size. */
-  sizes: Map<string, { size: number; partial: boolean }>;
+  sizes: Map<string, DirSize>;
   max: number;
 }
 
@@ -48,7 +51,11 @@ interface DuDir {
 /** A directory sized on its own (it is within `keep.levels`), or the nearest such ancestor's. */
 interface SizedDir {
   size: number;
+  /** st_blocks × 512 of everything counted in size. */
+  allocated: number;
   partial: boolean;
+  /** Directories it (and the ones added to it) could not open or read. */
+  unreadable: number;
   /** Index of the parent's SizedDir (-1 for the top). */
   up: number;
   rel: string;
@@ -80,13 +87,16 @@ function* dirNames(p: Buffer, dir: fs.Dir, probe: CallProbe | undefined): Genera
   }
 }
 
+/** A directory that could not be opened or read at all. */
+export const UNREADABLE_DIR: DirSize = Object.freeze({ size: 0, partial: true, allocated: 0, unreadableDirs: 1 });
+
 /** duApparentAt of a real absolute path, opened from `/` without following a symlink. */
-export function duApparent(top: Buffer, deadlineAt: number, opts: DuOptions = {}): { size: number; partial: boolean } {
+export function duApparent(top: Buffer, deadlineAt: number, opts: DuOptions = {}): DirSize {
   let fd: number;
   try {
     fd = watched(opts.probe, top, () => openNoFollow(top, true));
   } catch {
-    return { size: 0, partial: true };
+    return { ...UNREADABLE_DIR };
   }
   try {
     return duApparentAt(top, fd, deadlineAt, opts);
@@ -101,12 +111,7 @@ export function duApparent(top: Buffer, deadlineAt: number, opts: DuOptions = {}
  * once, never crossing into another device. With `keep`, the sizes of the directories down
  * to `keep.levels` below are kept in its memo. `topFd` stays the caller's.
  */
-export function duApparentAt(
-  top: Buffer,
-  topFd: number,
-  deadlineAt: number,
-  opts: DuOptions = {},
-): { size: number; partial: boolean } {
+export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opts: DuOptions = {}): DirSize {
   const { probe, keep } = opts;
   const isCancelled = opts.isCancelled ?? (() => false);
   const seenInodes = opts.seenInodes ?? new Set<number>();
@@ -117,7 +122,7 @@ export function duApparentAt(
     // A descriptor of its own (the magic link is followed: it is the directory itself).
     own = watched(probe, top, () => fs.openSync(fdPath(topFd), O_PATH | fs.constants.O_DIRECTORY));
   } catch {
-    return { size: 0, partial: true };
+    return { ...UNREADABLE_DIR };
   }
   const open = new Set<DirRef>();
   const release = (ref: DirRef) => {
@@ -131,12 +136,14 @@ export function duApparentAt(
     try {
       st = watched(probe, top, () => fs.fstatSync(own));
     } catch {
-      return { size: 0, partial: true };
+      return { ...UNREADABLE_DIR };
     }
     const dev = st.dev;
     const levels = keep === undefined ? 0 : keep.levels;
     // sized[0] is the top; a directory deeper than `levels` adds to its nearest sized ancestor.
-    const sized: SizedDir[] = [{ size: st.size, partial: false, up: -1, rel: keep?.rel ?? '' }];
+    const sized: SizedDir[] = [
+      { size: st.size, allocated: st.blocks * 512, partial: false, unreadable: 0, up: -1, rel: keep?.rel ?? '' },
+    ];
     // The top is "opened" from itself: its ref is taken over by the first pop.
     const stack: (DuDir | { path: Buffer; ref: DirRef; into: number; level: number; whole: boolean })[] = [
       { path: top, ref: topRef, into: 0, level: 0, whole: isSmallDir(st.size) },
@@ -154,6 +161,7 @@ export function duApparentAt(
           fd = watched(probe, dirPath, () => openAt(next.parent.fd, next.name, true));
         } catch {
           at.partial = true;
+          at.unreadable++;
           continue;
         } finally {
           release(next.parent);
@@ -173,6 +181,7 @@ export function duApparentAt(
             );
       } catch {
         at.partial = true;
+        at.unreadable++;
         release(ref);
         continue;
       }
@@ -180,7 +189,15 @@ export function duApparentAt(
         for (;;) {
           if ((++n & 255) === 0) {
             if (isCancelled()) throw new WalkCancelled('walk cancelled');
-            if (Date.now() > deadlineAt) return { size: sized.reduce((sum, x) => sum + x.size, 0), partial: true };
+            if (Date.now() > deadlineAt) {
+              const sum = (k: 'size' | 'allocated' | 'unreadable') => sized.reduce((t, x) => t + x[k], 0);
+              return {
+                size: sum('size'),
+                allocated: sum('allocated'),
+                partial: true,
+                unreadableDirs: sum('unreadable'),
+              };
+            }
           }
           const step = names.next();
           if (step.done) break;
@@ -205,15 +222,24 @@ export function duApparentAt(
               seenInodes.add(est.ino);
             }
             at.size += est.size;
+            at.allocated += est.blocks * 512;
             continue;
           }
           const small = isSmallDir(est.size);
           ref.refs++;
           if (level + 1 > levels) {
             at.size += est.size;
+            at.allocated += est.blocks * 512;
             stack.push({ path: p, parent: ref, name, into, level: level + 1, whole: small });
           } else {
-            sized.push({ size: est.size, partial: false, up: into, rel: `${at.rel}/${name.toString('latin1')}` });
+            sized.push({
+              size: est.size,
+              allocated: est.blocks * 512,
+              partial: false,
+              unreadable: 0,
+              up: into,
+              rel: `${at.rel}/${name.toString('latin1')}`,
+            });
             stack.push({ path: p, parent: ref, name, into: sized.length - 1, level: level + 1, whole: small });
           }
         }
@@ -226,16 +252,18 @@ export function duApparentAt(
     for (let i = sized.length - 1; i > 0; i--) {
       const up = sized[sized[i].up];
       up.size += sized[i].size;
+      up.allocated += sized[i].allocated;
+      up.unreadable += sized[i].unreadable;
       if (sized[i].partial) up.partial = true;
     }
     if (keep !== undefined) {
       const { sizes, max } = keep.memo;
       for (let i = 1; i < sized.length && sizes.size < max; i++) {
         const rel = keep.rel === '' ? sized[i].rel.slice(1) : sized[i].rel;
-        sizes.set(rel, { size: sized[i].size, partial: sized[i].partial });
+        sizes.set(rel, dirSizeOf(sized[i]));
       }
     }
-    return { size: sized[0].size, partial: sized[0].partial };
+    return dirSizeOf(sized[0]);
   } finally {
     for (const ref of open) {
       try {
@@ -245,4 +273,10 @@ export function duApparentAt(
       }
     }
   }
+}
+
+function dirSizeOf(d: SizedDir): DirSize {
+  const out: DirSize = { size: d.size, partial: d.partial, allocated: d.allocated };
+  if (d.unreadable > 0) out.unreadableDirs = d.unreadable;
+  return out;
 }

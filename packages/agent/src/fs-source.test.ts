@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import type { RawEntry } from '@fleetls/core';
 import { MAX_OPEN_DIRS } from './dir-handles.js';
 import { WHOLE_READ_MAX_DIR_BYTES } from './dir-read.js';
@@ -167,19 +168,60 @@ describe('createFsSource', () => {
 });
 
 describe('dirSize', () => {
-  it('matches du -b --one-file-system, hard links counted once', () => {
-    const expected = Number(
-      execFileSync('du', ['-s', '-b', '--one-file-system', root], { encoding: 'utf8' }).split('\t')[0],
-    );
+  it('matches du -b --one-file-system (and du -B1 for the allocated size), hard links counted once', () => {
+    const du = (flag: string, p: string) =>
+      Number(execFileSync('du', ['-s', flag, '--one-file-system', p], { encoding: 'utf8' }).split('\t')[0]);
     const r = duApparent(Buffer.from(root), Date.now() + 10_000);
-    assert.deepEqual(r, { size: expected, partial: false });
-    const sub = Number(
-      execFileSync('du', ['-s', '-b', '--one-file-system', path.join(root, 'sub')], { encoding: 'utf8' }).split(
-        '\t',
-      )[0],
-    );
+    assert.deepEqual(r, { size: du('-b', root), partial: false, allocated: du('-B1', root) });
     const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
-    assert.deepEqual(src.dirSize(Buffer.from('sub'), Date.now() + 10_000), { size: sub, partial: false });
+    const sub = path.join(root, 'sub');
+    assert.deepEqual(src.dirSize(Buffer.from('sub'), Date.now() + 10_000), {
+      size: du('-b', sub),
+      partial: false,
+      allocated: du('-B1', sub),
+    });
+  });
+
+  it('a sparse file: apparent size as du -b, allocated as du; unreadable directories counted', () => {
+    const top = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-du-sparse-'));
+    try {
+      fs.mkdirSync(path.join(top, 'img'));
+      fs.mkdirSync(path.join(top, 'locked', 'deeper'), { recursive: true });
+      fs.mkdirSync(path.join(top, 'shut'));
+      // 1 GiB apparent, a few blocks on disk.
+      const fd = fs.openSync(path.join(top, 'img', 'disk.img'), 'w');
+      fs.ftruncateSync(fd, 1 << 30);
+      fs.writeSync(fd, 'x', 1 << 20);
+      fs.closeSync(fd);
+      const du = (flag: string) =>
+        Number(execFileSync('du', ['-s', flag, path.join(top, 'img')], { encoding: 'utf8' }).split('\t')[0]);
+      const img = duApparent(Buffer.from(path.join(top, 'img')), Date.now() + 10_000);
+      assert.deepEqual(img, { size: du('-b'), partial: false, allocated: du('-B1') });
+      assert.ok(img.size > 1 << 30 && (img.allocated ?? 0) < 1 << 20, JSON.stringify(img));
+      // Unreadable to anyone but root, and to root too once it drops CAP_DAC_READ_SEARCH: run as nobody when root.
+      fs.chmodSync(path.join(top, 'locked', 'deeper'), 0);
+      fs.chmodSync(path.join(top, 'shut'), 0);
+      if (process.getuid?.() === 0) {
+        const script = `import('${pathToFileURL(path.join(import.meta.dirname, 'du-apparent.js')).href}').then((m) => process.stdout.write(JSON.stringify(m.duApparent(Buffer.from(process.argv[1]), Date.now() + 10000))))`;
+        fs.chmodSync(top, 0o755);
+        const out = execFileSync(
+          'setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script, top],
+          { encoding: 'utf8' },
+        );
+        const all = JSON.parse(out);
+        assert.equal(all.partial, true);
+        assert.equal(all.unreadableDirs, 2, out);
+      } else {
+        const all = duApparent(Buffer.from(top), Date.now() + 10_000);
+        assert.equal(all.partial, true);
+        assert.equal(all.unreadableDirs, 2, JSON.stringify(all));
+      }
+    } finally {
+      fs.chmodSync(path.join(top, 'locked', 'deeper'), 0o755);
+      fs.chmodSync(path.join(top, 'shut'), 0o755);
+      fs.rmSync(top, { recursive: true, force: true });
+    }
   });
 
   it('sizes every level of a subtree in one pass, as du -b -d 2 does (hard links in the nested directory count there)', () => {
@@ -202,8 +244,8 @@ describe('dirSize', () => {
       const a = src.dirSize(Buffer.from('a'), deadline, 1);
       // Asked after 'a' (the walk asks one level down next): from the same pass, hard link included.
       const b = src.dirSize(Buffer.from('a/b'), deadline, 0);
-      assert.deepEqual(a, { size: du.get('a'), partial: false });
-      assert.deepEqual(b, { size: du.get('a/b'), partial: false });
+      assert.deepEqual({ size: a.size, partial: a.partial }, { size: du.get('a'), partial: false });
+      assert.deepEqual({ size: b.size, partial: b.partial }, { size: du.get('a/b'), partial: false });
     } finally {
       fs.rmSync(top, { recursive: true, force: true });
     }

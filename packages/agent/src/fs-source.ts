@@ -9,13 +9,13 @@
 // are never opened.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
+import type { DirSize, EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
 import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, prunedError } from '@fleetls/core';
 import { fdPath, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
 import { DirHandles } from './dir-handles.js';
 import { direntType, needsBufferNames, openDir, openDirBytes, readWhole, readWholeBytes } from './dir-read.js';
-import { type DirSizeMemo, duApparentAt } from './du-apparent.js';
+import { type DirSizeMemo, duApparentAt, UNREADABLE_DIR } from './du-apparent.js';
 import { FdPaths } from './fd-paths.js';
 import type { SkippedPath } from './hung-mounts.js';
 import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
@@ -288,7 +288,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       }
     },
 
-    dirSize(rel: Buffer, deadlineAt: number, levels = 0): { size: number; partial: boolean } {
+    dirSize(rel: Buffer, deadlineAt: number, levels = 0): DirSize {
       const relStr = rel.toString('latin1');
       const known = sizes.sizes.get(relStr);
       if (known !== undefined) {
@@ -301,7 +301,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       try {
         fd = dirFd(rel, p);
       } catch {
-        return { size: 0, partial: true };
+        return { ...UNREADABLE_DIR };
       }
       const keep = levels > 0 ? { rel: relStr, levels, memo: sizes } : undefined;
       return duApparentAt(p, fd, deadlineAt, { isCancelled, seenInodes: hardLinks, probe, skippedAt, keep });

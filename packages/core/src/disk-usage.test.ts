@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { duBar, parseDuDepth, renderDuTable, renderDuTotals } from './disk-usage.js';
+import { duBar, duPartialNote, parseDuDepth, renderDuTable, renderDuTotals } from './disk-usage.js';
 import { FleetError } from './errors.js';
 
 describe('disk_usage depth', () => {
@@ -62,5 +62,31 @@ describe('renderDuTotals', () => {
       'total  ≥1.0 GiB (≥1073741824 bytes)  web2  /srv',
     ]);
     assert.deepEqual(renderDuTotals(totals.slice(0, 1), '/srv', false), ['total  29 KiB (29512 bytes)  /srv']);
+  });
+});
+
+describe('on-disk size and why a size is a lower bound', () => {
+  const rows = [
+    { host: 'a', path: Buffer.from('vm'), size: 1 << 30, partial: false, allocated: 8192 },
+    { host: 'a', path: Buffer.from('share'), size: 5 << 20, partial: true, allocated: 6 << 20, unreadableDirs: 3 },
+    { host: 'a', path: Buffer.from('slow'), size: 4096, partial: true },
+  ];
+  it('ON DISK beside SIZE once a host says it, ? where it cannot', () => {
+    assert.deepEqual(renderDuTable(rows, '/srv', false), [
+      '    SIZE   ON DISK                            PATH',
+      ' 1.0 GiB   8.0 KiB  ########################  /srv/vm',
+      '≥5.0 MiB  ≥6.0 MiB  #                         /srv/share',
+      '≥4.0 KiB         ?  #                         /srv/slow',
+    ]);
+  });
+  it('names each ≥ directory with its unreadable count, or the deadline', () => {
+    assert.equal(
+      duPartialNote(rows, '/srv', false),
+      '[NOTE] ≥ marks a lower bound: /srv/share (3 unreadable directories), /srv/slow (time ran out, or entries unreadable)',
+    );
+    assert.equal(duPartialNote(rows.slice(0, 1), '/srv', false), undefined);
+    assert.deepEqual(renderDuTotals([{ host: 'a', size: 10, partial: true, unreadableDirs: 1 }], '/srv', false), [
+      'total  ≥10 B (≥10 bytes)  /srv; 1 unreadable directory',
+    ]);
   });
 });

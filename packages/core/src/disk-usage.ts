@@ -27,6 +27,10 @@ export interface DuRow {
   size: number;
   /** The walk ran out of time or met an unreadable directory: the size is a lower bound. */
   partial: boolean;
+  /** On-disk bytes (st_blocks × 512, as du without -b); unset where the host cannot say (SFTP). */
+  allocated?: number;
+  /** Directories at or below it that could not be read (why it is partial). */
+  unreadableDirs?: number;
 }
 
 /** The whole of the path on one host, as du's last line: its recursive apparent size. */
@@ -35,6 +39,8 @@ export interface DuTotal {
   size: number;
   /** Some of it could not be sized (deadline, unreadable entries, more entries than one walk ranks): a lower bound. */
   partial: boolean;
+  /** Directories below it that could not be read. */
+  unreadableDirs?: number;
 }
 
 /** `12 GiB`, or `≥12 GiB` for a lower bound. */
@@ -54,23 +60,52 @@ export function duBar(size: number, largest: number, width = DU_BAR_WIDTH): stri
  */
 export function renderDuTable(rows: readonly DuRow[], root: string, withHost: boolean): string[] {
   const largest = rows.reduce((m, r) => Math.max(m, r.size), 0);
-  const base = root.endsWith('/') ? root : `${root}/`;
-  const columns = withHost ? ['size', 'bar', 'host', 'path'] : ['size', 'bar', 'path'];
+  // ON DISK beside SIZE (du beside du -b) once any host could say it; `?` where one cannot (SFTP).
+  const onDisk = rows.some((r) => r.allocated !== undefined);
+  const columns = ['size', ...(onDisk ? ['disk'] : []), 'bar', ...(withHost ? ['host'] : []), 'path'];
   return renderAligned(
     columns,
     rows.map((r) => ({
       size: duSizeText(r),
+      disk: r.allocated === undefined ? '?' : duSizeText({ size: r.allocated, partial: r.partial }),
       bar: duBar(r.size, largest),
       host: r.host,
-      path: r.path.length === 0 ? root : base + displayPath(r.path),
+      path: duPath(r.path, root),
     })),
-    { right: ['size'], headers: { size: 'SIZE', bar: '', host: 'HOST', path: 'PATH' } },
+    { right: ['size', 'disk'], headers: { size: 'SIZE', disk: 'ON DISK', bar: '', host: 'HOST', path: 'PATH' } },
   );
 }
 
-/** du's last line for each host: `total  12 GiB (12884901888 bytes)  [host  ]/srv`. */
+function duPath(path: Buffer, root: string): string {
+  const base = root.endsWith('/') ? root : `${root}/`;
+  return path.length === 0 ? root : base + displayPath(path);
+}
+
+/**
+ * Why the ≥ sizes shown are lower bounds, one line: each such directory with its count of
+ * unreadable directories, or "time ran out" (a deadline, or entries that could not be
+ * read); at most `max` named, the rest counted.
+ */
+export function duPartialNote(rows: readonly DuRow[], root: string, withHost: boolean, max = 5): string | undefined {
+  const partial = rows.filter((r) => r.partial);
+  if (partial.length === 0) return undefined;
+  const why = (r: DuRow) =>
+    `${withHost ? `${r.host}: ` : ''}${duPath(r.path, root)} (${
+      r.unreadableDirs
+        ? `${r.unreadableDirs} unreadable director${r.unreadableDirs === 1 ? 'y' : 'ies'}`
+        : 'time ran out, or entries unreadable'
+    })`;
+  const named = partial.slice(0, max).map(why);
+  if (partial.length > max) named.push(`${partial.length - max} more`);
+  return `[NOTE] ≥ marks a lower bound: ${named.join(', ')}`;
+}
+
+/** du's last line for each host: `total  12 GiB (12884901888 bytes)  [host  ]/srv[; N unreadable directories]`. */
 export function renderDuTotals(totals: readonly DuTotal[], root: string, withHost: boolean): string[] {
   return totals.map(
-    (t) => `total  ${duSizeText(t)} (${t.partial ? '≥' : ''}${t.size} bytes)  ${withHost ? `${t.host}  ` : ''}${root}`,
+    (t) =>
+      `total  ${duSizeText(t)} (${t.partial ? '≥' : ''}${t.size} bytes)  ${withHost ? `${t.host}  ` : ''}${root}${
+        t.unreadableDirs ? `; ${t.unreadableDirs} unreadable director${t.unreadableDirs === 1 ? 'y' : 'ies'}` : ''
+      }`,
   );
 }

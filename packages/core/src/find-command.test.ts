@@ -192,14 +192,24 @@ describe('FindRecordParser', () => {
 describe('parseDirSizes', () => {
   it('keys sizes by relative path and marks ancestors of unreadable dirs partial', () => {
     const out = Buffer.from(
-      'Ea/locked\x00' + '4096\t./a/locked\x00' + '8192\t./a\x00' + '100\t./b\x00' + '9000\t.\x00',
+      'Ea/locked\x00' +
+        '4096\t./a/locked\x00' +
+        '8192\t./a\x00' +
+        '100\t./b\x00' +
+        '9000\t.\x00' +
+        // du -B1's allocated sizes follow the A record.
+        'A\x00' +
+        '4096\t./a/locked\x00' +
+        '12288\t./a\x00' +
+        '4096\t./b\x00' +
+        '20480\t.\x00',
     );
     const m = parseDirSizes(out);
     assert.deepEqual(Object.fromEntries(m), {
-      'a/locked': { size: 4096, partial: true },
-      a: { size: 8192, partial: true },
-      b: { size: 100, partial: false },
-      '': { size: 9000, partial: true },
+      'a/locked': { size: 4096, partial: true, allocated: 4096, unreadableDirs: 1 },
+      a: { size: 8192, partial: true, allocated: 12288, unreadableDirs: 1 },
+      b: { size: 100, partial: false, allocated: 4096 },
+      '': { size: 9000, partial: true, allocated: 20480, unreadableDirs: 1 },
     });
   });
 });

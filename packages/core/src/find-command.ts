@@ -195,7 +195,9 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
 /**
  * Directory sizes, as `du -b --one-file-system`, for every directory down to `maxDepth`,
  * niced, under the same deadline. First the unreadable directories below the path
- * (E records, so sizes above them are marked partial), then du's `SIZE\tPATH` records.
+ * (E records, so sizes above them are marked partial and count them), then du's
+ * `SIZE\tPATH` records, then an `A` record and the same from `du -B1` (allocated: st_blocks
+ * × 512, as du without -b; its second pass reads what the first left in the cache).
  */
 export function buildDirSizeCommand(req: WalkRequest, opts: { ionice: boolean }): string {
   const path = validateRemotePath(req.path);
@@ -203,6 +205,8 @@ export function buildDirSizeCommand(req: WalkRequest, opts: { ionice: boolean })
   const inner = [
     `find . -xdev -type d -not -readable -prune -printf ${shellQuote('E%P\\0')} 2>/dev/null`,
     `du -b --one-file-system --max-depth=${Math.max(0, Math.floor(req.maxDepth))} -0 .`,
+    `printf ${shellQuote('A\\0')}`,
+    `du -B1 --one-file-system --max-depth=${Math.max(0, Math.floor(req.maxDepth))} -0 .`,
   ].join('; ');
   const nice = ['nice', '-n', '19', ...(opts.ionice ? ['ionice', '-c3'] : [])].join(' ');
   const script = `cd -- ${shellQuote(path)} || exit 3; LC_ALL=C timeout -s KILL ${secs} ${nice} sh -c ${shellQuote(inner)}; echo "${EXIT_MARK}$?" >&2`;

@@ -43,6 +43,7 @@ export {
   type DuRow,
   type DuTotal,
   duBar,
+  duPartialNote,
   duSizeText,
   parseDuDepth,
   renderDuTable,
@@ -189,6 +190,7 @@ export { compareInstant, type Instant, parseTime, TIME_HELP } from './time-spec.
 export { estimateTokens } from './token-estimate.js';
 export { TopN } from './top-n.js';
 export {
+  type DirSize,
   ENTRY_ERROR_CODES,
   ENTRY_TYPES,
   type Entry,

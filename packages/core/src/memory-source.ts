@@ -1,6 +1,6 @@
 // A TreeSource over a listing already in memory: what the SSH backend loads from one
 // remote `find`, so the walk engine gives it the same answer it gives the agent.
-import type { EntryError, RawEntry, TreeSource } from './types.js';
+import type { DirSize, EntryError, RawEntry, TreeSource } from './types.js';
 
 /** One listed object: a RawEntry whose name is given as its path relative to the root. */
 export type SourceRecord = Omit<RawEntry, 'name'> & { path: Buffer };
@@ -9,7 +9,7 @@ export interface MemorySourceExtras {
   /** Directories that could not be listed, keyed by relative path in latin1 ('' = root). */
   dirErrors?: Map<string, EntryError>;
   /** Recursive directory sizes (du -b --one-file-system), keyed the same way. */
-  dirSizes?: Map<string, { size: number; partial: boolean }>;
+  dirSizes?: Map<string, DirSize>;
 }
 
 /** Map key of a relative path: latin1 keeps every byte. */
@@ -49,7 +49,7 @@ export class MemorySource implements TreeSource {
     return this.children.get(key) ?? [];
   }
 
-  dirSize(dir: Buffer): { size: number; partial: boolean } {
+  dirSize(dir: Buffer): DirSize {
     return this.extras.dirSizes?.get(pathKey(dir)) ?? { size: 0, partial: true };
   }
 }

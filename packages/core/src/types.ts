@@ -49,6 +49,22 @@ export interface Entry {
   error?: EntryError;
   /** A recursive directory size that is only a lower bound. */
   sizePartial?: boolean;
+  /**
+   * Beside a directory's recursive size: the bytes it takes on disk (st_blocks × 512 summed,
+   * as `du` without -b; a sparse file counts its allocated blocks only). Unset where the source
+   * cannot know it (SFTP).
+   */
+  allocated?: number;
+  /** Beside a partial recursive size: how many directories at or below it could not be read. */
+  unreadableDirs?: number;
+}
+
+/** A directory's recursive size as a source measures it (du -b; `allocated` as du; why it is partial). */
+export interface DirSize {
+  size: number;
+  partial: boolean;
+  allocated?: number;
+  unreadableDirs?: number;
 }
 
 /** A cap that bit: what was shown, what there was, and why. */
@@ -174,7 +190,7 @@ export interface TreeSource {
    * `levels`: how many levels below `dir` the walk will still ask about (the source may size
    * them in the same pass).
    */
-  dirSize(dir: Buffer, deadlineAt: number, levels?: number): { size: number; partial: boolean };
+  dirSize(dir: Buffer, deadlineAt: number, levels?: number): DirSize;
 }
 
 /** Fields of `stat` beyond an Entry. */

@@ -133,9 +133,15 @@ export class WalkState {
       if (path !== undefined) p.entry = toEntry(raw, dir, depth, path);
       if (req.dirSizes && raw.type === 'dir' && !raw.error && (!req.oneFileSystem || raw.dev === this.rootDev)) {
         const entry = this.entryOf(p);
-        const { size, partial } = this.source.dirSize(entry.path, this.deadlineAt, req.maxDepth - depth);
+        const { size, partial, allocated, unreadableDirs } = this.source.dirSize(
+          entry.path,
+          this.deadlineAt,
+          req.maxDepth - depth,
+        );
         entry.size = size;
         if (partial) entry.sizePartial = true;
+        if (allocated !== undefined) entry.allocated = allocated;
+        if (unreadableDirs) entry.unreadableDirs = unreadableDirs;
       } else if (eager) this.entryOf(p);
       accept(p);
     }

@@ -146,7 +146,13 @@ export function presentDiff(l: DirectoryDiff) {
 }
 
 /** A directory of disk_usage as a wire entry: its path, recursive size and whether that is a lower bound. */
-function duEntry(host: string, path: Buffer, size: number, partial: boolean) {
+function duEntry(
+  host: string,
+  path: Buffer,
+  size: number,
+  partial: boolean,
+  why: { allocated?: number; unreadableDirs?: number } = {},
+) {
   return {
     host,
     entry: entryOut({
@@ -163,6 +169,8 @@ function duEntry(host: string, path: Buffer, size: number, partial: boolean) {
       nlink: 0,
       depth: path.length === 0 ? 0 : path.toString('latin1').split('/').length,
       ...(partial ? { sizePartial: true } : {}),
+      ...(why.allocated !== undefined ? { allocated: why.allocated } : {}),
+      ...(why.unreadableDirs ? { unreadableDirs: why.unreadableDirs } : {}),
     }),
   };
 }
@@ -170,8 +178,8 @@ function duEntry(host: string, path: Buffer, size: number, partial: boolean) {
 export function presentDiskUsage(l: DiskUsage) {
   return {
     path: l.path,
-    entries: l.rows.slice(l.start).map((r) => duEntry(r.host, r.path, r.size, r.partial)),
-    pathTotals: l.totals.map((t) => duEntry(t.host, Buffer.alloc(0), t.size, t.partial)),
+    entries: l.rows.slice(l.start).map((r) => duEntry(r.host, r.path, r.size, r.partial, r)),
+    pathTotals: l.totals.map((t) => duEntry(t.host, Buffer.alloc(0), t.size, t.partial, t)),
     startIndex: l.start,
     found: l.found,
     truncations: l.truncations.map(hostTruncationToWire),

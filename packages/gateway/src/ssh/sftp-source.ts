@@ -7,7 +7,7 @@
 //   is its realpath; recursive sizes cannot tell hard links or mount points apart;
 // - the link count comes from readdir's `ls -l` longname (OpenSSH's format), else 0;
 // - ssh2 decodes names as UTF-8: a name that is not UTF-8 is listed lossily, as an error row.
-import type { EntryError, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
+import type { DirSize, EntryError, RawEntry, SourceRecord, StatInfo, WalkRequest } from '@fleetls/core';
 import {
   entryErrorFromErrno,
   errnoFromSftp,
@@ -127,19 +127,22 @@ async function duApparent(
   ownSize: number,
   deadlineAt: number,
   signal: AbortSignal,
-): Promise<{ size: number; partial: boolean }> {
+): Promise<DirSize> {
+  // SFTP's attributes carry no block count: the allocated size is not known on this route.
   let size = ownSize;
   let partial = false;
+  let unreadableDirs = 0;
   const stack = [top];
   while (stack.length > 0) {
     if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
-    if (Date.now() >= deadlineAt) return { size, partial: true };
+    if (Date.now() >= deadlineAt) return { size, partial: true, ...(unreadableDirs ? { unreadableDirs } : {}) };
     const dir = stack.pop()!;
     let list: ssh2.FileEntry[];
     try {
       list = await readdir(sftp, dir);
     } catch {
       partial = true;
+      unreadableDirs++;
       continue;
     }
     for (const fe of list) {
@@ -151,14 +154,14 @@ async function duApparent(
       }
     }
   }
-  return { size, partial };
+  return { size, partial, ...(unreadableDirs ? { unreadableDirs } : {}) };
 }
 
 export async function sftpListing(conn: SshConnection, req: WalkRequest, signal: AbortSignal, deadlineAt: number) {
   const { sftp, release } = await conn.sftp(signal);
   const records: SourceRecord[] = [];
   const dirErrors = new Map<string, EntryError>();
-  const dirSizes = req.dirSizes ? new Map<string, { size: number; partial: boolean }>() : undefined;
+  const dirSizes = req.dirSizes ? new Map<string, DirSize>() : undefined;
   const ids = req.followSymlinks ? new DirIds(sftp) : undefined;
   let killed = false;
   try {

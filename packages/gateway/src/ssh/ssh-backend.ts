@@ -2,6 +2,7 @@
 // walked by core's engine with the same WalkRequest the agent gets, so the same tree
 // gives the same rows through both. Hosts without GNU find are listed over SFTP.
 import type {
+  DirSize,
   EntryError,
   HostBackend,
   Observer,
@@ -135,7 +136,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     if (parser.garbled > 0) logger.warn({ garbled: parser.garbled }, 'dropped garbled find records');
     const stderr = stderrMessage(r.stderr);
     if (stderr && listing.root) logger.debug({ stderr: stderr.slice(0, 2000) }, 'find reported problems');
-    let dirSizes: Map<string, { size: number; partial: boolean }> | undefined;
+    let dirSizes: Map<string, DirSize> | undefined;
     if (du) {
       dirSizes = parseDirSizes(du.stdout);
       const duExit = exitFromStderr(du.stderr);

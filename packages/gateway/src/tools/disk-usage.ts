@@ -9,6 +9,7 @@ import {
   type DuTotal,
   decodeCursor,
   displayPath,
+  duPartialNote,
   encodeCursor,
   queryFingerprint,
   renderDuTable,
@@ -63,14 +64,20 @@ const input = {
 const rowSchema = z.object({
   host: z.string(),
   path: z.string(),
+  /** Apparent bytes, as du -b. */
   size: z.number(),
+  /** On-disk bytes, as du (st_blocks × 512); absent where the host cannot say (SFTP). */
+  allocated: z.number().optional(),
   size_partial: z.boolean().optional(),
+  /** Why size_partial: directories below that could not be read. */
+  unreadable_dirs: z.number().optional(),
 });
 
 const totalSchema = z.object({
   host: z.string(),
   size: z.number(),
   size_partial: z.boolean().optional(),
+  unreadable_dirs: z.number().optional(),
 });
 
 const output = {
@@ -125,6 +132,7 @@ export interface DiskUsage extends ToolResult {
 function totalJson(t: DuTotal): TotalJson {
   const out: TotalJson = { host: t.host, size: t.size };
   if (t.partial) out.size_partial = true;
+  if (t.unreadableDirs) out.unreadable_dirs = t.unreadableDirs;
   return out;
 }
 
@@ -145,17 +153,21 @@ async function hostTotal(
     const [own, children] = await Promise.all([stat(), walkHost(walkFn, req, signal)]);
     let size = own.size;
     let partial = children.summary.entriesMatched > children.summary.entriesSent;
+    let unreadableDirs = 0;
     if (lossTruncations(children.summary).length > 0) partial = true;
     for (const row of children.rows) {
       if (row.kind !== 'entry') {
         partial = true;
         continue;
       }
-      if (row.entry.error) partial = true;
-      else size += row.entry.size;
+      if (row.entry.error) {
+        partial = true;
+        if (row.entry.error.code === 'DENIED') unreadableDirs++;
+      } else size += row.entry.size;
       if (row.entry.sizePartial) partial = true;
+      unreadableDirs += row.entry.unreadableDirs ?? 0;
     }
-    return { size, partial };
+    return { size, partial, ...(unreadableDirs > 0 ? { unreadableDirs } : {}) };
   } catch {
     // The host's status comes from the listing walk; without its total the answer just has none.
     return undefined;
@@ -164,7 +176,9 @@ async function hostTotal(
 
 function rowJson(r: DuRow): RowJson {
   const out: RowJson = { host: r.host, path: displayPath(r.path), size: r.size };
+  if (r.allocated !== undefined) out.allocated = r.allocated;
   if (r.partial) out.size_partial = true;
+  if (r.unreadableDirs) out.unreadable_dirs = r.unreadableDirs;
   return out;
 }
 
@@ -175,7 +189,7 @@ function headline(l: DiskUsage, count: number): string {
   if (hosts === 0 && l.hosts.length > 0) return `Could not size ${l.path} on any host:`;
   if (l.rows.length === 0) return `No directories under ${l.path} on ${on} (depth ${l.depth})`;
   const range = l.start > 0 || count < l.rows.length ? ` ${l.start + 1}-${l.start + count} of` : '';
-  return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system):${range} ${l.rows.length} of ${l.found}`;
+  return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system${l.rows.some((r) => r.allocated !== undefined) ? '; ON DISK as du' : ''}):${range} ${l.rows.length} of ${l.found}`;
 }
 
 type DuWalk = HostWalk & { total?: Omit<DuTotal, 'host'> };
@@ -207,6 +221,8 @@ const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
       path: entry.path,
       size: entry.size,
       partial: entry.sizePartial === true,
+      ...(entry.allocated !== undefined ? { allocated: entry.allocated } : {}),
+      ...(entry.unreadableDirs ? { unreadableDirs: entry.unreadableDirs } : {}),
     }));
     const start = page ? Math.min(page.start, rows.length) : Math.min(p.start, rows.length);
     return {
@@ -292,9 +308,8 @@ export const diskUsageTool = defineTool({
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
-      if (page.slice(0, count).some((r) => r.partial)) {
-        warnings.push('[NOTE] ≥ marks a lower bound (deadline, or an unreadable directory)');
-      }
+      const why = duPartialNote(page.slice(0, count), l.path, l.multi);
+      if (why) warnings.push(why);
       if (count < page.length) {
         truncations.push(cutRecord(cut, count, page.length));
         warnings.push(
@@ -358,6 +373,8 @@ export const diskUsageTool = defineTool({
       out.push(...renderDuTotals(l.totals, l.path, l.multi));
       const err = [style.dim(headline(l, l.rows.length - l.start))];
       for (const t of l.truncations) err.push(style.warn(`fleetls: ${truncationWarning(t, l.path)}`));
+      const why = duPartialNote(l.rows.slice(l.start), l.path, l.multi);
+      if (why) err.push(style.dim(`fleetls: ${why}`));
       return { out, err };
     },
   },

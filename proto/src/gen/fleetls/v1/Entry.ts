@@ -21,6 +21,8 @@ export interface Entry {
   'error'?: (_fleetls_v1_EntryError | null);
   'sizePartial'?: (boolean);
   'pathText'?: (string);
+  'allocated'?: (number | string | Long);
+  'unreadableDirs'?: (number | string | Long);
 }
 
 export interface Entry__Output {
@@ -40,4 +42,6 @@ export interface Entry__Output {
   'error': (_fleetls_v1_EntryError__Output | null);
   'sizePartial': (boolean);
   'pathText': (string);
+  'allocated': (number);
+  'unreadableDirs': (number);
 }
