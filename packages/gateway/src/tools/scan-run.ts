@@ -11,8 +11,11 @@ import type { ScanFace } from './scan-face.js';
 import type { ScanRegistry } from './scan-registry.js';
 import type { AnyTool, ToolContext, ToolResult } from './tool.js';
 
-/** Time kept back from the call's deadline to merge and present the page. */
-const PRESENT_MS = 1500;
+/**
+ * Time kept back from the call's deadline to merge and present the page: an eighth of the
+ * call, at least 1.5 s (a 40 s call waits 35 s, so its answer is out within 40 s on a loaded machine).
+ */
+const presentMs = (callDeadlineMs: number) => Math.max(1500, callDeadlineMs / 8);
 /** A page waits for new rows until about this many are there (more than one answer shows). */
 const PAGE_ROWS = 2000;
 
@@ -52,7 +55,7 @@ export async function runScanned(
   const principal = principalOf(ctx);
   const caller = ctx.audit?.caller ?? principal;
   const fingerprint = fingerprintOf(tool, args);
-  const until = ctx.deadlineAt - PRESENT_MS;
+  const until = ctx.deadlineAt - presentMs(ctx.options.callDeadlineMs);
   if (typeof args.cursor === 'string') {
     const pos = decodeScanCursor(args.cursor);
     const scan = ctx.scans.get(pos.id, principal);
