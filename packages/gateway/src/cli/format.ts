@@ -294,7 +294,11 @@ export function formatFailures(hosts: readonly HostStatusRow[], style: Style): s
     );
 }
 
-/** The live progress line: "3/10 hosts answered (web-2: unreachable)". */
+const BAR = 20;
+
+/** The live progress line: "[######--------------] 3/10 hosts answered (web-2: unreachable)". */
 export function progressLine(done: number, total: number, last?: { host: string; status: string }): string {
-  return `${done}/${total} hosts answered${last ? ` (${last.host}: ${last.status})` : ''}`;
+  const filled = total > 0 ? Math.min(BAR, Math.round((BAR * done) / total)) : BAR;
+  const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}]`;
+  return `${bar} ${done}/${total} hosts answered${last ? ` (${last.host}: ${last.status})` : ''}`;
 }

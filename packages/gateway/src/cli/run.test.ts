@@ -50,7 +50,7 @@ describe('runCli', () => {
     const r = await cli(['tree', `localhost:${tree}`], { cwd: tmp, tty: true });
     assert.equal(r.code, EXIT_OK);
     assert.ok(r.stdout.includes(`${ESC}[1;34msub${ESC}[0m`), r.stdout);
-    assert.equal(r.stderr, `\r${ESC}[2K1/1 hosts answered (localhost: ok)\r${ESC}[2K`);
+    assert.equal(r.stderr, `\r${ESC}[2K[####################] 1/1 hosts answered (localhost: ok)\r${ESC}[2K`);
   });
 
   it('does not colour when NO_COLOR is set, and shows no progress with --json', async () => {
@@ -85,6 +85,7 @@ describe('runCli', () => {
     [['tree', 'nope:/x'], /^fleetls: unknown host 'nope'; known hosts: localhost$/m],
     [['tree', 'localhost:relative'], /expected hosts and an absolute path/],
     [['--concurrency', '0', 'hosts'], /--concurrency expects an integer ≥ 1, got '0'/],
+    [['--timeout', '0', 'hosts'], /--timeout expects an integer from 1 to 86400, got '0'/],
     [['serve', '--http', 'nowhere'], /^fleetls: --http: expected HOST:PORT, as 127\.0\.0\.1:8765, got 'nowhere'$/m],
   ];
   for (const [argv, re] of usage) {

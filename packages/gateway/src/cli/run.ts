@@ -30,6 +30,7 @@ interface GlobalFlags {
   logLevel?: string;
   concurrency?: number;
   deadlineMs?: number;
+  timeout?: number;
   connectTimeoutMs?: number;
   maxAnswerBytes?: number;
   maxAnswerTokens?: number;
@@ -80,7 +81,16 @@ export async function runCli(io: CliIo): Promise<number> {
     )
     .option('--log-level <level>', 'JSON log level on stderr (default: warn; info for serve)')
     .option('--concurrency <n>', 'hosts asked at once (default 32)', intFlag('--concurrency', 1))
-    .option('--deadline-ms <ms>', "one host's budget per call (default 20000)", intFlag('--deadline-ms', 1))
+    .option(
+      '--deadline-ms <ms>',
+      "one host's budget (default: 20000 for MCP calls; the CLI waits as a scan does, 120000)",
+      intFlag('--deadline-ms', 1),
+    )
+    .option(
+      '--timeout <seconds>',
+      'a command waits at most this long for every host (default: the whole scan, up to 1800)',
+      intFlag('--timeout', 1, 86_400),
+    )
     .option('--connect-timeout-ms <ms>', 'connecting to one host (default 3000)', intFlag('--connect-timeout-ms', 1))
     .option(
       '--max-answer-bytes <n>',
@@ -141,9 +151,15 @@ export async function runCli(io: CliIo): Promise<number> {
     const errStyle = pickStyle(io.stderr.isTTY, io.env);
     const { g, logger, fleet } = await openFleet(cmd, 'warn');
     try {
-      // A person at a terminal waits as long as --deadline-ms says; MCP calls stay under the client's timeout.
+      // The CLI waits for every host as a scan does (its host budget, concurrency and whole
+      // deadline), up to --timeout; an MCP call stays under the client's timeout instead.
       const base = await gatewayOptions(fleet, g);
-      const options = { ...base, callDeadlineMs: Math.max(base.callDeadlineMs, base.deadlineMs) };
+      const options = {
+        ...base,
+        deadlineMs: g.deadlineMs ?? base.scanHostDeadlineMs,
+        concurrency: g.concurrency ?? base.scanConcurrency,
+        callDeadlineMs: g.timeout !== undefined ? g.timeout * 1000 : base.scanDeadlineMs,
+      };
       const progress = io.stderr.isTTY === true && !json;
       const ctx: ToolContext = {
         fleet,

@@ -74,6 +74,15 @@ export function parseListen(s: string, flag = '--http'): { host: string; port: n
   return { host, port };
 }
 
+/**
+ * Where scans spill rows past their memory bound: $FLEETLS_STATE_DIR, else the unit's
+ * StateDirectory= ($STATE_DIRECTORY, its first entry); none: they stay in memory.
+ */
+export function stateDirOf(env: NodeJS.ProcessEnv): string | undefined {
+  const dir = env.FLEETLS_STATE_DIR || env.STATE_DIRECTORY?.split(':')[0];
+  return dir ? dir : undefined;
+}
+
 /** The HTTP bearer token: --token-file, else $FLEETLS_TOKEN; undefined when neither. */
 export function readServeToken(flags: ServeFlags, env: NodeJS.ProcessEnv): string | undefined {
   if (flags.tokenFile !== undefined) {
@@ -117,7 +126,10 @@ export async function runServe(deps: {
     const { fleet, options } = await open(embeddedRoots(flags, deps.inventoryFile, deps.registry));
     try {
       // Serves until the client closes stdin, or a signal.
-      await Promise.race([serveStdio({ fleet, logger, options, pages: fleet.pages }), shutdown]);
+      await Promise.race([
+        serveStdio({ fleet, logger, options, pages: fleet.pages, stateDir: stateDirOf(io.env) }),
+        shutdown,
+      ]);
     } finally {
       await fleet.close();
     }
@@ -161,6 +173,7 @@ export async function runServe(deps: {
           return ready(loaded).options;
         },
         logger,
+        stateDir: stateDirOf(io.env),
         host: http.host,
         port: http.port,
         token,
