@@ -4,50 +4,15 @@
 // characters in arguments refused on MCP, the Fleet API and the CLI before any host is asked.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fleetls } from './helpers/cli.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+import { callTool, post, rpcResult } from './helpers/mcp-post.js';
 
 const TOKEN = 'http-doors-token-0123456789';
-
-/** One raw POST with the headers a browser or an attacker would send. */
-function post(
-  base: string,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
-  const { hostname, port } = new URL(base);
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: hostname,
-        port,
-        path,
-        method: 'POST',
-        headers: {
-          host: `${hostname}:${port}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'content-length': String(Buffer.byteLength(data)),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 const INIT = {
@@ -56,21 +21,6 @@ const INIT = {
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'doors', version: '1' } },
 };
-const callTool = (name: string, args: Record<string, unknown>) => ({
-  jsonrpc: '2.0',
-  id: 2,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
-
-/** The JSON-RPC result of a stateless POST (plain JSON or one SSE event). */
-function rpcResult(text: string): { isError?: boolean; content: { text: string }[]; structuredContent?: unknown } {
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '');
-  const msg = JSON.parse(json) as { result?: never; error?: { message: string } };
-  if (!msg.result) throw new Error(`no result: ${text}`);
-  return msg.result;
-}
-
 /** A TCP listener standing in for an agent: counts every connection, never answers. */
 async function countingAgent(): Promise<{ server: Server; address: string; connections: () => number }> {
   let n = 0;

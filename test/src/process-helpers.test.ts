@@ -1,7 +1,9 @@
-// The process helpers kill what they started when it does not start in time: a start-up
-// timeout used to leave the agent (or gateway) running after its test had failed, holding a
-// port and CPU for every test after it (issue 18).
+// The process helpers kill what they started when it does not start in time, and when the
+// test process exits without stopping it: a start-up timeout used to leave the agent (or
+// gateway) running after its test had failed, holding a port and CPU for every test after it
+// (issue 18).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,5 +50,20 @@ describe('process helpers on a start-up timeout', () => {
     const pid = gw.child.pid as number;
     await waitFor(() => !alive(pid), { what: `the silent gateway (pid ${pid}) gone`, timeoutMs: 30_000 });
     assert.equal(gw.child.signalCode, 'SIGKILL');
+  });
+
+  it('a test process that exits without stopping its gateway takes it along', async () => {
+    const silent = join(tmp, 'silent-too.mjs');
+    writeFileSync(silent, 'setInterval(() => {}, 1000);\n');
+    // A stand-in for a test file that ends past its after() hooks: starts a gateway, prints its pid, exits.
+    const helper = new URL('./helpers/gateway-process.js', import.meta.url).href;
+    const script = `import { startGateway } from ${JSON.stringify(helper)};
+const gw = startGateway([], {}, { main: ${JSON.stringify(silent)} });
+console.log(gw.child.pid);
+setTimeout(() => process.exit(0), 200);`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const pid = Number(out.trim());
+    assert.ok(pid > 0, out);
+    await waitFor(() => !alive(pid), { what: `the orphaned gateway (pid ${pid}) gone`, timeoutMs: 30_000 });
   });
 });

@@ -67,6 +67,19 @@ export const LOADED_HOST_ARGS = ['--fs-timeout-ms', '60000'];
 /** How long a helper waits for a process to say it listens: generous, the 2 cores are shared. */
 export const START_TIMEOUT_MS = 60_000;
 
+/**
+ * Kills `child` when this test process exits, on every path: a test file whose run times out
+ * or throws past its after() hooks would otherwise leave its agents and gateways running
+ * (re-parented to init), holding ports and CPU for the tests after it.
+ */
+export function killOnExit(child: ChildProcess): void {
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+}
+
 /** SIGKILL unless it has exited already; resolves once it has. */
 export async function killNow(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -87,6 +100,7 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
     ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
     ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
   });
+  killOnExit(child);
   const lines: Record<string, unknown>[] = [];
   let raw = '';
   let partial = '';

@@ -2,7 +2,7 @@
 // prints on stderr once each face listens. Shared by the metrics and Fleet API tests.
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { killNow, REPO_ROOT, START_TIMEOUT_MS } from './agent-process.js';
+import { killNow, killOnExit, REPO_ROOT, START_TIMEOUT_MS } from './agent-process.js';
 
 export const GATEWAY_MAIN = path.join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
@@ -28,6 +28,7 @@ export function startGateway(
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
+  killOnExit(child);
   let err = '';
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.stderr?.on('data', (c: Buffer) => {
