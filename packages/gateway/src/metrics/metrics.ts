@@ -5,7 +5,7 @@
 
 import type { CallObservation, HostStatus, Observer, WalkObservation } from '@fleetls/core';
 import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime';
-import { Gauge, type Registry } from 'prom-client';
+import { type Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -67,22 +67,47 @@ export function createGatewayMetrics(): GatewayMetrics {
     'method',
   ]);
 
-  // One gauge for the whole fleet (labels never name hosts): the soonest agent certificate
-  // expiry any probe has seen; `fleetls hosts --check` names the host.
-  const certNotAfter = new Map<string, number>();
-  // The one label value is fixed: a labelled gauge has no sample until a probe saw a certificate.
-  new Gauge({
-    name: 'fleetls_gateway_agent_cert_min_days_to_expiry',
-    help: 'Days until the soonest-expiring agent TLS certificate seen by a probe expires (hosts --check, list_hosts check=true).',
-    labelNames: ['scope'],
-    registers,
-    collect() {
-      if (certNotAfter.size > 0)
-        this.set({ scope: 'fleet' }, (Math.min(...certNotAfter.values()) - Date.now()) / 86_400_000);
-    },
+  const certNotAfter = certExpiryGauge(registers);
+  const observer = gatewayObserver({
+    walks,
+    walkSeconds,
+    entries,
+    truncations,
+    entryErrors,
+    hosts,
+    calls,
+    callSeconds,
+    rpcs,
+    rpcSeconds,
+    sshOpened,
+    sshReused,
+    certNotAfter,
   });
+  return { registry, observer };
+}
 
-  const observer: Observer = {
+interface GatewayMeters {
+  walks: Counter<'via' | 'outcome'>;
+  walkSeconds: Histogram<'via'>;
+  entries: Counter<'via'>;
+  truncations: Counter<'via' | 'reason'>;
+  entryErrors: Counter<'via' | 'code'>;
+  hosts: Counter<'status' | 'via'>;
+  calls: Counter<'tool' | 'outcome'>;
+  callSeconds: Histogram<'tool'>;
+  rpcs: Counter<'method' | 'code'>;
+  rpcSeconds: Histogram<'method'>;
+  sshOpened: Counter;
+  sshReused: Counter;
+  /** Each host's agent certificate notAfter (ms), as probes saw it. */
+  certNotAfter: Map<string, number>;
+}
+
+/** The Observer that feeds the meters. */
+function gatewayObserver(m: GatewayMeters): Observer {
+  const { walks, walkSeconds, entries, truncations, entryErrors, hosts, calls, callSeconds, rpcs, rpcSeconds } = m;
+  const { sshOpened, sshReused, certNotAfter } = m;
+  return {
     walkEnded(w: WalkObservation) {
       const via = w.via;
       walks.inc({ via, outcome: w.outcome });
@@ -110,5 +135,25 @@ export function createGatewayMetrics(): GatewayMetrics {
       certNotAfter.set(host, notAfter.getTime());
     },
   };
-  return { registry, observer };
+}
+
+/**
+ * One gauge for the whole fleet (labels never name hosts): the soonest agent certificate
+ * expiry any probe has seen; `fleetls hosts --check` names the host. Returns the map the
+ * observer fills: host → notAfter (ms).
+ */
+function certExpiryGauge(registers: Registry[]): Map<string, number> {
+  const certNotAfter = new Map<string, number>();
+  // The one label value is fixed: a labelled gauge has no sample until a probe saw a certificate.
+  new Gauge({
+    name: 'fleetls_gateway_agent_cert_min_days_to_expiry',
+    help: 'Days until the soonest-expiring agent TLS certificate seen by a probe expires (hosts --check, list_hosts check=true).',
+    labelNames: ['scope'],
+    registers,
+    collect() {
+      if (certNotAfter.size > 0)
+        this.set({ scope: 'fleet' }, (Math.min(...certNotAfter.values()) - Date.now()) / 86_400_000);
+    },
+  });
+  return certNotAfter;
 }
