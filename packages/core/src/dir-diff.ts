@@ -173,6 +173,13 @@ function groupId(i: number): string {
   }
 }
 
+interface Differing {
+  key: string;
+  path: Buffer;
+  /** Each host's value key at this path (UNKNOWN where it did not list it). */
+  keys: string[];
+}
+
 /**
  * Groups hosts by their listings and lists the differing entries. Hosts come in the caller's
  * order (sorted by name is what the tools pass); groups are largest first, ties by first host.
@@ -180,10 +187,27 @@ function groupId(i: number): string {
 export function diffListings(listings: HostTree[], compare: readonly CompareAttribute[]): DirDiff {
   const cmp = new Set(compare);
   const views = listings.map((l) => view(l, cmp));
+  const differing = differingPaths(views);
+  const groups = groupHosts(views, differing);
+  const rank = new Map<number, number>();
+  groups.forEach((g, i) => {
+    for (const h of g) rank.set(h, i);
+  });
+  const capped = listings.flatMap((l) =>
+    l.truncations.filter((t) => t.reason !== 'depth').map((truncation) => ({ host: l.host, truncation })),
+  );
+  return {
+    groups: groups.map((g, i) => ({ id: groupId(i), hosts: g.map((h) => views[h].host) })),
+    differences: differing.map((d) => difference(views, d, rank)),
+    capped,
+  };
+}
+
+/** The paths whose known values are not all the same, in name order. */
+function differingPaths(views: HostView[]): Differing[] {
   const paths = new Map<string, Buffer>();
   for (const v of views) for (const [k, x] of v.values) if (!paths.has(k)) paths.set(k, x.path);
-
-  const differing: { key: string; path: Buffer; keys: string[] }[] = [];
+  const differing: Differing[] = [];
   for (const [key, path] of paths) {
     const keys = views.map((v) => hostKey(v, key));
     let first: string | undefined;
@@ -198,10 +222,14 @@ export function diffListings(listings: HostTree[], compare: readonly CompareAttr
     }
     if (differs) differing.push({ key, path, keys });
   }
-  differing.sort((a, b) => compareNames(a.path, b.path));
+  return differing.sort((a, b) => compareNames(a.path, b.path));
+}
 
-  // Signatures over the differing paths; an unknown position matches any value, so a host
-  // that listed less joins the largest group it agrees with.
+/**
+ * Hosts (by index) grouped by their signatures over the differing paths; an unknown position
+ * matches any value, so a host that listed less joins the largest group it agrees with.
+ */
+function groupHosts(views: HostView[], differing: Differing[]): number[][] {
   const sigs = views.map((_, h) => differing.map((d) => d.keys[h]));
   const order = views.map((_, h) => h);
   const full = order.filter((h) => !sigs[h].includes(UNKNOWN));
@@ -223,44 +251,30 @@ export function diffListings(listings: HostTree[], compare: readonly CompareAttr
   }
   groups.sort(bySize);
   for (const g of groups) g.sort((a, b) => a - b);
-  const rank = new Map<number, number>();
-  groups.forEach((g, i) => {
-    for (const h of g) rank.set(h, i);
-  });
+  return groups;
+}
 
-  const differences: DiffDifference[] = differing.map((d) => {
-    const byKey = new Map<string, { value: DiffValue; hosts: number[] }>();
-    const notCompared: string[] = [];
-    d.keys.forEach((k, h) => {
-      if (k === UNKNOWN) {
-        notCompared.push(views[h].host);
-        return;
-      }
-      let slot = byKey.get(k);
-      if (!slot) {
-        slot = { value: views[h].values.get(d.key)?.value ?? ABSENT, hosts: [] };
-        byKey.set(k, slot);
-      }
-      slot.hosts.push(h);
-    });
-    const values = [...byKey.values()]
-      .sort(
-        (a, b) =>
-          Math.min(...a.hosts.map((h) => rank.get(h) as number)) -
-            Math.min(...b.hosts.map((h) => rank.get(h) as number)) ||
-          b.hosts.length - a.hosts.length ||
-          a.hosts[0] - b.hosts[0],
-      )
-      .map((s) => ({ value: s.value, hosts: s.hosts.map((h) => views[h].host) }));
-    return { path: d.path, values, notCompared };
+/** One differing path: its values, in the order of the groups that hold them, and the hosts not compared. */
+function difference(views: HostView[], d: Differing, rank: Map<number, number>): DiffDifference {
+  const byKey = new Map<string, { value: DiffValue; hosts: number[] }>();
+  const notCompared: string[] = [];
+  d.keys.forEach((k, h) => {
+    if (k === UNKNOWN) {
+      notCompared.push(views[h].host);
+      return;
+    }
+    let slot = byKey.get(k);
+    if (!slot) {
+      slot = { value: views[h].values.get(d.key)?.value ?? ABSENT, hosts: [] };
+      byKey.set(k, slot);
+    }
+    slot.hosts.push(h);
   });
-
-  const capped = listings.flatMap((l) =>
-    l.truncations.filter((t) => t.reason !== 'depth').map((truncation) => ({ host: l.host, truncation })),
-  );
-  return {
-    groups: groups.map((g, i) => ({ id: groupId(i), hosts: g.map((h) => views[h].host) })),
-    differences,
-    capped,
-  };
+  const firstRank = (hosts: number[]) => Math.min(...hosts.map((h) => rank.get(h) as number));
+  const values = [...byKey.values()]
+    .sort(
+      (a, b) => firstRank(a.hosts) - firstRank(b.hosts) || b.hosts.length - a.hosts.length || a.hosts[0] - b.hosts[0],
+    )
+    .map((s) => ({ value: s.value, hosts: s.hosts.map((h) => views[h].host) }));
+  return { path: d.path, values, notCompared };
 }
