@@ -7,6 +7,7 @@ import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { killNow, killOnExit, START_TIMEOUT_MS } from './helpers/agent-process.js';
 import { GATEWAY_MAIN, type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 const TOKEN = 'e2e-token-0123456789';
@@ -24,14 +25,29 @@ async function startGateway(
   child.stdout?.on('data', (c: Buffer) => {
     out += c.toString();
   });
+  killOnExit(child);
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string | undefined>((resolve) => {
+  const url = await new Promise<string | undefined>((resolve, reject) => {
+    // A gateway that neither prints its URL nor exits in time is killed, not left running.
+    const timer = setTimeout(
+      () =>
+        void killNow(child, exit).then(() =>
+          reject(new Error(`gateway did not start within ${START_TIMEOUT_MS} ms (killed); stderr:\n${err}`)),
+        ),
+      START_TIMEOUT_MS,
+    );
     child.stderr?.on('data', (c: Buffer) => {
       err += c.toString();
       const m = /MCP over HTTP at (http:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
     });
-    void exit.then(() => resolve(undefined));
+    void exit.then(() => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
   });
   assert.equal(out, '', 'nothing but the MCP transport writes to stdout');
   return { child, url, exit, stderr: () => err };
