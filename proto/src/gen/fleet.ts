@@ -40,6 +40,9 @@ import type { ListHostsRequest as _fleetls_v1_ListHostsRequest, ListHostsRequest
 import type { ListHostsResponse as _fleetls_v1_ListHostsResponse, ListHostsResponse__Output as _fleetls_v1_ListHostsResponse__Output } from './fleetls/v1/ListHostsResponse.js';
 import type { PermMatch as _fleetls_v1_PermMatch, PermMatch__Output as _fleetls_v1_PermMatch__Output } from './fleetls/v1/PermMatch.js';
 import type { Row as _fleetls_v1_Row, Row__Output as _fleetls_v1_Row__Output } from './fleetls/v1/Row.js';
+import type { ScanInfo as _fleetls_v1_ScanInfo, ScanInfo__Output as _fleetls_v1_ScanInfo__Output } from './fleetls/v1/ScanInfo.js';
+import type { ScanStatusRequest as _fleetls_v1_ScanStatusRequest, ScanStatusRequest__Output as _fleetls_v1_ScanStatusRequest__Output } from './fleetls/v1/ScanStatusRequest.js';
+import type { ScanStatusResponse as _fleetls_v1_ScanStatusResponse, ScanStatusResponse__Output as _fleetls_v1_ScanStatusResponse__Output } from './fleetls/v1/ScanStatusResponse.js';
 import type { SizeBound as _fleetls_v1_SizeBound, SizeBound__Output as _fleetls_v1_SizeBound__Output } from './fleetls/v1/SizeBound.js';
 import type { StatRequest as _fleetls_v1_StatRequest, StatRequest__Output as _fleetls_v1_StatRequest__Output } from './fleetls/v1/StatRequest.js';
 import type { StatResponse as _fleetls_v1_StatResponse, StatResponse__Output as _fleetls_v1_StatResponse__Output } from './fleetls/v1/StatResponse.js';
@@ -100,6 +103,9 @@ export interface ProtoGrpcType {
       PermMatch: MessageTypeDefinition<_fleetls_v1_PermMatch, _fleetls_v1_PermMatch__Output>
       ResumeRow: EnumTypeDefinition
       Row: MessageTypeDefinition<_fleetls_v1_Row, _fleetls_v1_Row__Output>
+      ScanInfo: MessageTypeDefinition<_fleetls_v1_ScanInfo, _fleetls_v1_ScanInfo__Output>
+      ScanStatusRequest: MessageTypeDefinition<_fleetls_v1_ScanStatusRequest, _fleetls_v1_ScanStatusRequest__Output>
+      ScanStatusResponse: MessageTypeDefinition<_fleetls_v1_ScanStatusResponse, _fleetls_v1_ScanStatusResponse__Output>
       Shape: EnumTypeDefinition
       SizeBound: MessageTypeDefinition<_fleetls_v1_SizeBound, _fleetls_v1_SizeBound__Output>
       StatRequest: MessageTypeDefinition<_fleetls_v1_StatRequest, _fleetls_v1_StatRequest__Output>

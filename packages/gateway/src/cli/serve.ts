@@ -205,10 +205,20 @@ export async function runServe(deps: {
     const { fleet, options } = loaded;
     closers.push(() => fleet.close());
     readiness.up('inventory');
+    // The Fleet API's scans (an RPC past its deadline goes on as one), shared by its gRPC and HTTP adapters.
+    const { createScanRegistry } = await import('../tools/scan-registry.js');
+    const scans = createScanRegistry(options, logger, stateDirOf(io.env));
+    closers.push(async () => scans.close());
     if (http) {
       // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
       const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
-      fleetApi = createFleetHttpHandler({ fleet, logger, options, caller: token ? 'http:bearer' : 'http:no-auth' });
+      fleetApi = createFleetHttpHandler({
+        fleet,
+        logger,
+        options,
+        scans,
+        caller: token ? 'http:bearer' : 'http:no-auth',
+      });
       // The dashboard's host status: one probe per interval for all its tabs (web/host-status.ts).
       const cache = new HostStatusCache({ fleet, options, logger });
       hostStatus = cache;
@@ -217,7 +227,7 @@ export async function runServe(deps: {
     if (grpcAt) {
       // grpc-js and the Fleet API load only with --grpc.
       const { startFleetGrpcServer } = await import('../fleet-api/server.js');
-      const grpc = await startFleetGrpcServer({ fleet, logger, options, ...grpcAt, token, tls });
+      const grpc = await startFleetGrpcServer({ fleet, logger, options, scans, ...grpcAt, token, tls });
       closers.unshift(grpc.close);
       readiness.up(GRPC);
       io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls)}\n`);

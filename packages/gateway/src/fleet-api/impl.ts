@@ -6,8 +6,10 @@ import type { Fleet } from '../fleet-types.js';
 import type { Logger } from '../logger.js';
 import type { GatewayOptions } from '../options.js';
 import { runTool } from '../tools/run-tool.js';
+import type { ScanRegistry } from '../tools/scan-registry.js';
 import type { ToolContext } from '../tools/tool.js';
 import { requestArgs } from './args.js';
+import { scanToWire } from './present.js';
 import { TOOL_RPCS } from './rpcs.js';
 import { streamWalk, WALK_INPUT, type WalkEvent } from './walk.js';
 
@@ -15,6 +17,11 @@ export interface FleetServiceDeps {
   fleet: Fleet;
   options: GatewayOptions;
   logger: Logger;
+  /**
+   * The serving gateway's scans: a fan-out RPC past its deadline answers a page of a scan its
+   * next_cursor continues (none: every RPC answers whole within its deadline).
+   */
+  scans?: ScanRegistry;
 }
 
 /** What an adapter knows of a call: its cancellation, and who made it (for the audit line). */
@@ -44,11 +51,18 @@ export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
     options,
     signal,
     audit: { logger, caller },
+    // A scan outlives its RPC (a closed connection does not stop it; ScanStatus cancel does),
+    // and belongs to who called: the client certificate, else the bearer token's holders.
+    scans: deps.scans,
+    principal: `fleet-api:${caller.startsWith('grpc:plaintext:') ? 'grpc:bearer' : caller}`,
   });
   const unary: Record<string, Unary> = {};
   for (const { method, tool, present } of TOOL_RPCS) {
-    unary[method] = async (request, call) =>
-      present(await runTool(tool, requestArgs(tool.input, request), context(call)));
+    unary[method] = async (request, call) => {
+      const result = await runTool(tool, requestArgs(tool.input, request), context(call));
+      const out = present(result) as { nextCursor?: string };
+      return result.scan ? { ...out, scan: scanToWire(result.scan, !out.nextCursor) } : out;
+    };
   }
   return {
     unary,

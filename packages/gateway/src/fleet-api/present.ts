@@ -10,7 +10,10 @@ import type { DirectoryListing } from '../tools/list-directories.js';
 import type { TreeListing } from '../tools/list-directory.js';
 import type { FileListing } from '../tools/list-files.js';
 import type { HostListing } from '../tools/list-hosts.js';
+import { scanJson } from '../tools/scan-answer.js';
+import type { ScanStatus } from '../tools/scan-status.js';
 import type { StatListing } from '../tools/stat.js';
+import type { ScanInfo } from '../tools/tool.js';
 import { entryOut, rowOut, textOf, truncationOut } from './text-paths.js';
 
 export function hostStatusToWire(s: HostStatus) {
@@ -19,6 +22,29 @@ export function hostStatusToWire(s: HostStatus) {
 
 export function hostTruncationToWire(t: HostTruncation) {
   return { host: t.host, truncation: truncationOut(t.truncation) };
+}
+
+/** A scan page's `scan` (complete: no next_cursor follows), as scan_status says it. */
+export function scanToWire(s: ScanInfo, complete: boolean) {
+  const j = scanJson(s, complete);
+  return {
+    id: j.id,
+    state: j.state,
+    complete: j.complete,
+    hostsDone: j.hosts_done,
+    hostsTotal: j.hosts_total,
+    hostsDelivered: j.hosts_delivered,
+    failed: j.failed,
+    failedCount: j.failed_count,
+    entriesSeen: j.entries_seen,
+    elapsedMs: j.elapsed_ms,
+    ...(j.estimate_ms !== undefined ? { estimateMs: j.estimate_ms } : {}),
+    ...(j.ranking_final !== undefined ? { rankingFinal: j.ranking_final } : {}),
+  };
+}
+
+export function presentScanStatus(r: ScanStatus) {
+  return { scan: scanToWire(r.info, r.delivered), cancelled: r.cancelled };
 }
 
 function notesToWire(notes: HostNote[]) {
@@ -84,6 +110,7 @@ export function presentDirectories(l: DirectoryListing) {
     truncations: l.truncations.map(hostTruncationToWire),
     notes: notesToWire(l.notes),
     hosts: l.hosts.map(hostStatusToWire),
+    nextCursor: l.cursorAfter?.(l.rows.length) ?? '',
   };
 }
 
@@ -100,6 +127,7 @@ export function presentStat(l: StatListing) {
         : { host: r.host, notes: [] },
     ),
     hosts: l.hosts.map(hostStatusToWire),
+    nextCursor: l.cursorAfter?.(l.rows.length) ?? '',
   };
 }
 
@@ -140,7 +168,8 @@ export function presentDiff(l: DirectoryDiff) {
     startIndex: l.start,
     total: l.diff.differences.length,
     truncations: l.diff.capped.map(hostTruncationToWire),
-    nextCursor: '',
+    // Whole here (no byte budget): only a scan's page has one to follow.
+    nextCursor: l.cursorAfter(l.diff.differences.length - l.start) ?? '',
     hosts: l.hosts.map(hostStatusToWire),
   };
 }
@@ -184,7 +213,7 @@ export function presentDiskUsage(l: DiskUsage) {
     found: l.found,
     truncations: l.truncations.map(hostTruncationToWire),
     notes: notesToWire(l.notes),
-    nextCursor: '',
+    nextCursor: l.cursorAfter(l.rows.length - l.start) ?? '',
     hosts: l.hosts.map(hostStatusToWire),
   };
 }

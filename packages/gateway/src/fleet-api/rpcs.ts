@@ -6,6 +6,7 @@ import { listDirectoriesTool } from '../tools/list-directories.js';
 import { listDirectoryTool } from '../tools/list-directory.js';
 import { listFilesTool } from '../tools/list-files.js';
 import { listHostsTool } from '../tools/list-hosts.js';
+import { scanStatusTool } from '../tools/scan-status.js';
 import { statTool } from '../tools/stat.js';
 import type { AnyTool, Tool, ToolResult } from '../tools/tool.js';
 import {
@@ -14,6 +15,7 @@ import {
   presentDiskUsage,
   presentFiles,
   presentHosts,
+  presentScanStatus,
   presentStat,
   presentTree,
 } from './present.js';
@@ -37,4 +39,5 @@ export const TOOL_RPCS: readonly ToolRpc[] = [
   rpc('Stat', statTool, presentStat),
   rpc('DiffDirectory', diffDirectoryTool, presentDiff),
   rpc('DiskUsage', diskUsageTool, presentDiskUsage),
+  rpc('ScanStatus', scanStatusTool, presentScanStatus),
 ];

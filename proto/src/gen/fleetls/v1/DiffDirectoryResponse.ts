@@ -4,6 +4,7 @@ import type { DiffGroup as _fleetls_v1_DiffGroup, DiffGroup__Output as _fleetls_
 import type { DiffDifference as _fleetls_v1_DiffDifference, DiffDifference__Output as _fleetls_v1_DiffDifference__Output } from '../../fleetls/v1/DiffDifference.js';
 import type { HostTruncation as _fleetls_v1_HostTruncation, HostTruncation__Output as _fleetls_v1_HostTruncation__Output } from '../../fleetls/v1/HostTruncation.js';
 import type { HostStatus as _fleetls_v1_HostStatus, HostStatus__Output as _fleetls_v1_HostStatus__Output } from '../../fleetls/v1/HostStatus.js';
+import type { ScanInfo as _fleetls_v1_ScanInfo, ScanInfo__Output as _fleetls_v1_ScanInfo__Output } from '../../fleetls/v1/ScanInfo.js';
 import type { Long } from '@grpc/proto-loader';
 
 export interface DiffDirectoryResponse {
@@ -16,6 +17,7 @@ export interface DiffDirectoryResponse {
   'truncations'?: (_fleetls_v1_HostTruncation)[];
   'nextCursor'?: (string);
   'hosts'?: (_fleetls_v1_HostStatus)[];
+  'scan'?: (_fleetls_v1_ScanInfo | null);
 }
 
 export interface DiffDirectoryResponse__Output {
@@ -28,4 +30,5 @@ export interface DiffDirectoryResponse__Output {
   'truncations': (_fleetls_v1_HostTruncation__Output)[];
   'nextCursor': (string);
   'hosts': (_fleetls_v1_HostStatus__Output)[];
+  'scan': (_fleetls_v1_ScanInfo__Output | null);
 }

@@ -18,6 +18,8 @@ import type { ListFilesRequest as _fleetls_v1_ListFilesRequest, ListFilesRequest
 import type { ListFilesResponse as _fleetls_v1_ListFilesResponse, ListFilesResponse__Output as _fleetls_v1_ListFilesResponse__Output } from '../../fleetls/v1/ListFilesResponse.js';
 import type { ListHostsRequest as _fleetls_v1_ListHostsRequest, ListHostsRequest__Output as _fleetls_v1_ListHostsRequest__Output } from '../../fleetls/v1/ListHostsRequest.js';
 import type { ListHostsResponse as _fleetls_v1_ListHostsResponse, ListHostsResponse__Output as _fleetls_v1_ListHostsResponse__Output } from '../../fleetls/v1/ListHostsResponse.js';
+import type { ScanStatusRequest as _fleetls_v1_ScanStatusRequest, ScanStatusRequest__Output as _fleetls_v1_ScanStatusRequest__Output } from '../../fleetls/v1/ScanStatusRequest.js';
+import type { ScanStatusResponse as _fleetls_v1_ScanStatusResponse, ScanStatusResponse__Output as _fleetls_v1_ScanStatusResponse__Output } from '../../fleetls/v1/ScanStatusResponse.js';
 
 export interface FleetClient extends grpc.Client {
   DiffDirectory(argument: _fleetls_v1_DiffDirectoryRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_DiffDirectoryResponse__Output>): grpc.ClientUnaryCall;
@@ -74,6 +76,15 @@ export interface FleetClient extends grpc.Client {
   listHosts(argument: _fleetls_v1_ListHostsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_ListHostsResponse__Output>): grpc.ClientUnaryCall;
   listHosts(argument: _fleetls_v1_ListHostsRequest, callback: grpc.requestCallback<_fleetls_v1_ListHostsResponse__Output>): grpc.ClientUnaryCall;
   
+  ScanStatus(argument: _fleetls_v1_ScanStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  ScanStatus(argument: _fleetls_v1_ScanStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  ScanStatus(argument: _fleetls_v1_ScanStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  ScanStatus(argument: _fleetls_v1_ScanStatusRequest, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  scanStatus(argument: _fleetls_v1_ScanStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  scanStatus(argument: _fleetls_v1_ScanStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  scanStatus(argument: _fleetls_v1_ScanStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  scanStatus(argument: _fleetls_v1_ScanStatusRequest, callback: grpc.requestCallback<_fleetls_v1_ScanStatusResponse__Output>): grpc.ClientUnaryCall;
+  
   Stat(argument: _fleetls_v1_FleetStatRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_FleetStatResponse__Output>): grpc.ClientUnaryCall;
   Stat(argument: _fleetls_v1_FleetStatRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_fleetls_v1_FleetStatResponse__Output>): grpc.ClientUnaryCall;
   Stat(argument: _fleetls_v1_FleetStatRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_fleetls_v1_FleetStatResponse__Output>): grpc.ClientUnaryCall;
@@ -103,6 +114,8 @@ export interface FleetHandlers extends grpc.UntypedServiceImplementation {
   
   ListHosts: grpc.handleUnaryCall<_fleetls_v1_ListHostsRequest__Output, _fleetls_v1_ListHostsResponse>;
   
+  ScanStatus: grpc.handleUnaryCall<_fleetls_v1_ScanStatusRequest__Output, _fleetls_v1_ScanStatusResponse>;
+  
   Stat: grpc.handleUnaryCall<_fleetls_v1_FleetStatRequest__Output, _fleetls_v1_FleetStatResponse>;
   
   Walk: grpc.handleServerStreamingCall<_fleetls_v1_FleetWalkRequest__Output, _fleetls_v1_FleetWalkEvent>;
@@ -116,6 +129,7 @@ export interface FleetDefinition extends grpc.ServiceDefinition {
   ListDirectory: MethodDefinition<_fleetls_v1_ListDirectoryRequest, _fleetls_v1_ListDirectoryResponse, _fleetls_v1_ListDirectoryRequest__Output, _fleetls_v1_ListDirectoryResponse__Output>
   ListFiles: MethodDefinition<_fleetls_v1_ListFilesRequest, _fleetls_v1_ListFilesResponse, _fleetls_v1_ListFilesRequest__Output, _fleetls_v1_ListFilesResponse__Output>
   ListHosts: MethodDefinition<_fleetls_v1_ListHostsRequest, _fleetls_v1_ListHostsResponse, _fleetls_v1_ListHostsRequest__Output, _fleetls_v1_ListHostsResponse__Output>
+  ScanStatus: MethodDefinition<_fleetls_v1_ScanStatusRequest, _fleetls_v1_ScanStatusResponse, _fleetls_v1_ScanStatusRequest__Output, _fleetls_v1_ScanStatusResponse__Output>
   Stat: MethodDefinition<_fleetls_v1_FleetStatRequest, _fleetls_v1_FleetStatResponse, _fleetls_v1_FleetStatRequest__Output, _fleetls_v1_FleetStatResponse__Output>
   Walk: MethodDefinition<_fleetls_v1_FleetWalkRequest, _fleetls_v1_FleetWalkEvent, _fleetls_v1_FleetWalkRequest__Output, _fleetls_v1_FleetWalkEvent__Output>
 }

@@ -4,9 +4,11 @@
 export interface FleetStatRequest {
   'host'?: (string);
   'path'?: (string);
+  'cursor'?: (string);
 }
 
 export interface FleetStatRequest__Output {
   'host': (string);
   'path': (string);
+  'cursor': (string);
 }

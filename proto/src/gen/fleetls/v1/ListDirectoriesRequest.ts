@@ -7,6 +7,7 @@ export interface ListDirectoriesRequest {
   'orderBy'?: (string);
   'sort'?: (string);
   'topN'?: (number);
+  'cursor'?: (string);
   '_topN'?: "topN";
 }
 
@@ -16,5 +17,6 @@ export interface ListDirectoriesRequest__Output {
   'orderBy': (string);
   'sort': (string);
   'topN'?: (number);
+  'cursor': (string);
   '_topN'?: "topN";
 }

@@ -4,6 +4,7 @@ import type { HostEntry as _fleetls_v1_HostEntry, HostEntry__Output as _fleetls_
 import type { HostTruncation as _fleetls_v1_HostTruncation, HostTruncation__Output as _fleetls_v1_HostTruncation__Output } from '../../fleetls/v1/HostTruncation.js';
 import type { HostNote as _fleetls_v1_HostNote, HostNote__Output as _fleetls_v1_HostNote__Output } from '../../fleetls/v1/HostNote.js';
 import type { HostStatus as _fleetls_v1_HostStatus, HostStatus__Output as _fleetls_v1_HostStatus__Output } from '../../fleetls/v1/HostStatus.js';
+import type { ScanInfo as _fleetls_v1_ScanInfo, ScanInfo__Output as _fleetls_v1_ScanInfo__Output } from '../../fleetls/v1/ScanInfo.js';
 import type { Long } from '@grpc/proto-loader';
 
 export interface ListDirectoriesResponse {
@@ -14,6 +15,8 @@ export interface ListDirectoriesResponse {
   'truncations'?: (_fleetls_v1_HostTruncation)[];
   'notes'?: (_fleetls_v1_HostNote)[];
   'hosts'?: (_fleetls_v1_HostStatus)[];
+  'nextCursor'?: (string);
+  'scan'?: (_fleetls_v1_ScanInfo | null);
 }
 
 export interface ListDirectoriesResponse__Output {
@@ -24,4 +27,6 @@ export interface ListDirectoriesResponse__Output {
   'truncations': (_fleetls_v1_HostTruncation__Output)[];
   'notes': (_fleetls_v1_HostNote__Output)[];
   'hosts': (_fleetls_v1_HostStatus__Output)[];
+  'nextCursor': (string);
+  'scan': (_fleetls_v1_ScanInfo__Output | null);
 }
