@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { Fleet, FleetHost } from './fleet-types.js';
 import { type Inventory, type InventoryHost, LOCALHOST } from './inventory.js';
 import { loadInventory } from './inventory-file.js';
-import { discoverKubernetesAgents, type Resolver } from './inventory-kubernetes.js';
+import { KUBERNETES_REFRESH_MS, KubernetesDiscovery, type Resolver } from './inventory-kubernetes.js';
 import type { GatewayNatsSettings } from './inventory-nats.js';
 import { observeBackend } from './metrics/observe-backend.js';
 import { selectHosts } from './selector.js';
@@ -42,6 +42,8 @@ export interface LoadFleetOptions {
   nats?: GatewayNatsSettings;
   /** DNS for an inventory's `kubernetes:` agents; tests replace it. */
   resolver?: Resolver;
+  /** How often `kubernetes:` agents are re-listed (default KUBERNETES_REFRESH_MS). */
+  kubernetesRefreshMs?: number;
 }
 
 export interface BackendFactories {
@@ -142,7 +144,17 @@ function fleetHost(h: InventoryHost): FleetHost {
 /** Loads the inventory that applies and builds the fleet over it. */
 export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
   const loaded = loadInventory({ inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd });
-  const inventory = loaded?.kubernetes ? await withKubernetesAgents(loaded, opts.resolver) : loaded;
+  const kubernetes = loaded?.kubernetes ? new KubernetesDiscovery(loaded.kubernetes, opts.resolver) : undefined;
+  if (kubernetes) {
+    await kubernetes.refresh();
+    kubernetes.start(opts.kubernetesRefreshMs ?? KUBERNETES_REFRESH_MS, (err) =>
+      opts.logger.warn(
+        { err: FleetError.from(err).message },
+        'kubernetes: re-listing the agents failed; keeping the last list',
+      ),
+    );
+  }
+  const inventory = loaded && kubernetes ? withKubernetesAgents(loaded, kubernetes.hosts()) : loaded;
   const factories = { ...(await defaultFactories(inventory)), ...opts.factories };
   const nats = opts.nats ?? inventory?.nats;
   if (inventory?.hostsFrom === 'nats' && !nats) {
@@ -159,13 +171,13 @@ export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
       replicas: nats.replicas,
     });
   }
-  return createFleet(inventory, { ...opts, factories, dynamic });
+  const kubernetesHosts = kubernetes && loaded ? { file: loaded, discovery: kubernetes } : undefined;
+  return createFleet(inventory, { ...opts, factories, dynamic, kubernetes: kubernetesHosts });
 }
 
 /** The inventory with the DaemonSet's agents added (a host the file names too keeps the file's settings). */
-async function withKubernetesAgents(inv: Inventory, resolver?: Resolver): Promise<Inventory> {
+function withKubernetesAgents(inv: Inventory, found: InventoryHost[]): Inventory {
   const named = new Set(inv.hosts.map((h) => h.name));
-  const found = await discoverKubernetesAgents(inv.kubernetes!, resolver);
   return { ...inv, hosts: [...inv.hosts, ...found.filter((h) => !named.has(h.name))] };
 }
 
@@ -180,6 +192,8 @@ export function createFleet(
     dynamic?: DynamicHosts;
     /** Without an inventory: the embedded localhost's roots (`--allow`); undefined = `/`. */
     localAllow?: string[];
+    /** `kubernetes:` agents, re-listed: the hosts follow the file plus the latest listing. */
+    kubernetes?: { file: Inventory; discovery: KubernetesDiscovery };
   },
 ): LoadedFleet {
   const factories = opts.factories;
@@ -188,21 +202,35 @@ export function createFleet(
   const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   // No implicit host: with an inventory, localhost is there only where it names it; a
   // registry alone (NATS) has it only under --allow roots; with neither, it is the one host.
-  const hosts: FleetHost[] = inventory
+  let hosts: FleetHost[] = inventory
     ? inventory.hosts.map(fleetHost)
     : dynamic && opts.localAllow === undefined
       ? []
       : [embeddedLocalhost()];
-  const byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));
-  const named = new Set(hosts.map((h) => h.name));
+  let byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));
+  let named = new Set(hosts.map((h) => h.name));
+  let listed = opts.kubernetes?.discovery.hosts();
+  /** After a new Kubernetes listing: the file's hosts plus the agents listed now. */
+  const relisted = () => {
+    const k = opts.kubernetes;
+    if (!k || k.discovery.hosts() === listed) return;
+    listed = k.discovery.hosts();
+    const inv = withKubernetesAgents(k.file, listed);
+    hosts = inv.hosts.map(fleetHost);
+    byInventoryName = new Map(inv.hosts.map((h) => [h.name, h]));
+    named = new Set(hosts.map((h) => h.name));
+  };
   /** The inventory's hosts, then the registry's by name (read live: agents come and go). */
   const current = (): FleetHost[] => {
+    relisted();
     if (!dynamic) return hosts;
     const live = dynamic.hosts().filter((h) => !named.has(h.name));
     live.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return [...hosts, ...live];
   };
   const backends = new Map<string, HostBackend>();
+  /** The address each backend was made for. */
+  const addresses = new Map<string, string>();
   let closed = false;
 
   const make = (host: FleetHost): HostBackend => {
@@ -231,13 +259,21 @@ export function createFleet(
     select: (selector) => selectHosts(selector, current()),
     backend(name) {
       if (closed) throw new FleetError('unavailable', 'the fleet is closed');
+      relisted();
       let b = backends.get(name);
+      // A re-listed agent at a new address (its pod was replaced) gets a new backend.
+      const address = opts.kubernetes && hosts.find((h) => h.name === name)?.address;
+      if (b && address && addresses.get(name) !== address) {
+        b.close();
+        b = undefined;
+      }
       if (!b) {
         const host =
           hosts.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
         b = opts.observer ? observeBackend(make(host), observer, host.name) : make(host);
         backends.set(name, b);
+        addresses.set(name, host.address);
       }
       return b;
     },
@@ -251,6 +287,7 @@ export function createFleet(
         }
       }
       backends.clear();
+      opts.kubernetes?.discovery.close();
       await dynamic?.close();
     },
   };

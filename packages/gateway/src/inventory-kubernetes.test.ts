@@ -2,12 +2,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import { FleetError } from '@fleetls/core';
 import { pino } from 'pino';
 import { loadFleet } from './fleet.js';
 import { parseInventory } from './inventory.js';
-import { agentHostName, agentHosts, discoverKubernetesAgents, type Resolver } from './inventory-kubernetes.js';
+import {
+  agentHostName,
+  agentHosts,
+  discoverKubernetesAgents,
+  KUBERNETES_REFRESH_MS,
+  KubernetesDiscovery,
+  type Resolver,
+} from './inventory-kubernetes.js';
 
 const noData = () => Promise.reject(Object.assign(new Error('queryA ENODATA'), { code: 'ENODATA' }));
 
@@ -111,5 +118,73 @@ describe('inventory kubernetes:', () => {
     } finally {
       await fleet.close();
     }
+  });
+
+  it('re-lists the agents every KUBERNETES_REFRESH_MS: a new pod joins, a gone one leaves, a moved one is dialled anew', async () => {
+    const file = join(tmp, 'relist.yaml');
+    writeFileSync(
+      file,
+      'hosts:\n  bastion: { ssh: bastion }\nkubernetes: { service: agents.svc, port: 7443 }\nagent_tls: insecure\n',
+    );
+    // The cluster's DNS as the test changes it: A records and PTR names.
+    let a = ['10.1.0.1', '10.1.0.2'];
+    const ptr: Record<string, string[]> = { '10.1.0.1': ['node-1.internal'], '10.1.0.2': ['node-2.internal'] };
+    const dns: Resolver = { ...fakeDns([], [], {}), resolve4: async () => a, reverse: async (ip) => ptr[ip] ?? [] };
+    const dialled: string[] = [];
+    const agent = (address: string) => {
+      dialled.push(address);
+      return { via: 'agent' as const, close() {} } as never;
+    };
+    mock.timers.enable({ apis: ['setInterval'] });
+    const fleet = await loadFleet({
+      inventoryPath: file,
+      env: {},
+      logger: pino({ level: 'silent' }),
+      resolver: dns,
+      factories: { agent },
+    });
+    try {
+      const names = () => fleet.hosts().map((h) => `${h.name}=${h.address}`);
+      assert.deepEqual(names(), ['bastion=bastion', 'node-1=10.1.0.1:7443', 'node-2=10.1.0.2:7443']);
+      fleet.backend('node-1');
+      // node-2's pod is gone, node-1's was replaced (a new IP), node-3 joined.
+      a = ['10.1.0.11', '10.1.0.3'];
+      ptr['10.1.0.11'] = ['node-1.internal'];
+      ptr['10.1.0.3'] = ['node-3.internal'];
+      mock.timers.tick(KUBERNETES_REFRESH_MS - 1);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(
+        names(),
+        ['bastion=bastion', 'node-1=10.1.0.1:7443', 'node-2=10.1.0.2:7443'],
+        'not before the interval',
+      );
+      mock.timers.tick(1);
+      // The re-listing's DNS answers are promises: let them settle.
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+      assert.deepEqual(names(), ['bastion=bastion', 'node-1=10.1.0.11:7443', 'node-3=10.1.0.3:7443']);
+      assert.throws(() => fleet.backend('node-2'), /unknown host 'node-2'/);
+      fleet.backend('node-1');
+      assert.deepEqual(dialled, ['10.1.0.1:7443', '10.1.0.11:7443']);
+    } finally {
+      await fleet.close();
+      mock.timers.reset();
+    }
+  });
+
+  it('a failed re-listing keeps the last list', async () => {
+    let fail = false;
+    const dns: Resolver = {
+      ...fakeDns(['10.2.0.1'], [], {}),
+      resolve4: () => (fail ? Promise.reject(new Error('ESERVFAIL')) : Promise.resolve(['10.2.0.1'])),
+    };
+    const discovery = new KubernetesDiscovery({ service: 'agents.svc', port: 1 }, dns);
+    const first = await discovery.refresh();
+    fail = true;
+    await assert.rejects(discovery.refresh(), /DNS lookup failed/);
+    assert.equal(discovery.hosts(), first);
+    assert.deepEqual(
+      discovery.hosts().map((h) => h.agent),
+      ['10.2.0.1:1'],
+    );
   });
 });

@@ -78,3 +78,42 @@ export async function discoverKubernetesAgents(
   );
   return agentHosts(found, spec.port);
 }
+
+/** How often a gateway re-lists the DaemonSet's agents (pods come, go and change address). */
+export const KUBERNETES_REFRESH_MS = 30_000;
+
+/**
+ * The DaemonSet's agents, re-listed every `intervalMs` once started. A failed re-listing
+ * keeps the last good list (a DNS hiccup must not empty the fleet) and is reported to
+ * `onError`; each good one replaces the list, so `hosts()` changes identity only then.
+ */
+export class KubernetesDiscovery {
+  private listed: InventoryHost[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly spec: KubernetesAgents,
+    private readonly resolver: Resolver = dnsPromises,
+  ) {}
+
+  /** The latest listing. */
+  hosts(): InventoryHost[] {
+    return this.listed;
+  }
+
+  async refresh(): Promise<InventoryHost[]> {
+    this.listed = await discoverKubernetesAgents(this.spec, this.resolver);
+    return this.listed;
+  }
+
+  /** Re-lists every `intervalMs`; the timer never keeps the process alive. */
+  start(intervalMs: number, onError: (err: unknown) => void): void {
+    this.timer ??= setInterval(() => this.refresh().catch(onError), intervalMs);
+    this.timer.unref();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
