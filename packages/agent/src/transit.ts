@@ -1,6 +1,8 @@
 // Rows crossing from the walk worker to the main thread. Buffers become latin1 strings
 // (every byte maps to one char and back, unchanged): strings clone cheaply, while a
 // Buffer slice of Node's 8 KiB pool would drag its whole pool through postMessage.
+
+import type { MessagePort } from 'node:worker_threads';
 import type { Code, Entry, ResumeRow, Row, Truncation, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import type { SkippedPath } from './hung-mounts.js';
 
@@ -25,6 +27,14 @@ export interface WorkerInput {
   skip: SkippedPath[];
   /** List with GNU find (find-source.ts), as find-route.ts decided; the JS walker if that fails. */
   find: boolean;
+  /** A tree walk split with a helper thread (walk-split.ts): their port and control buffer. */
+  split?: { port: MessagePort; shared: SharedArrayBuffer; timeoutMs: number };
+}
+
+/** Pieces of a split tree walk given to its helper, and spliced (the rest were walked by the walk itself). */
+export interface SplitCounts {
+  given: number;
+  spliced: number;
 }
 
 /** Which source listed a walk. */
@@ -44,7 +54,15 @@ export const CONTROL_SLOTS = 3;
 export type WorkerMessage =
   | { t: 'rows'; rows: PlainRow[]; entries: number; last: LastRow }
   | { t: 'wire'; buf: ArrayBuffer; entries: number; last: LastRow }
-  | { t: 'done'; summary: PlainSummary; seen: number; counts: WalkCounts; route: WalkRoute; fallback?: string }
+  | {
+      t: 'done';
+      summary: PlainSummary;
+      seen: number;
+      counts: WalkCounts;
+      route: WalkRoute;
+      fallback?: string;
+      split?: SplitCounts;
+    }
   | { t: 'cancelled'; seen: number }
   | { t: 'error'; message: string; seen: number; code?: Code };
 

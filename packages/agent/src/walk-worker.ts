@@ -4,7 +4,7 @@
 // A cancel flag in the same shared buffer stops the walk within one directory entry.
 // The worker is kept in a pool: it runs one walk per message, one at a time.
 import { parentPort } from 'node:worker_threads';
-import type { Row } from '@fleetls/core';
+import type { EntryErrorCode, Row } from '@fleetls/core';
 import { WalkTally, walk } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
@@ -24,6 +24,8 @@ import {
   type WorkerMessage,
 } from './transit.js';
 import { WalkCancelled } from './walk-cancelled.js';
+import { type HelperInput, lastRowOf, runHelper } from './walk-helper.js';
+import { ThreadSplitter } from './walk-split.js';
 
 const port = parentPort;
 if (!port) throw new Error('walk-worker must run in a worker thread');
@@ -46,9 +48,8 @@ async function runWalk(input: WorkerInput): Promise<void> {
 
   const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
 
-  function flush(): void {
-    if (batchRows === 0) return;
-    // Wait for a credit: the consumer has not taken enough of what was sent.
+  /** Waits for a credit: the consumer has not taken enough of what was sent. */
+  function credit(): void {
     for (;;) {
       if (cancelled()) throw new WalkCancelled('walk cancelled');
       const credits = Atomics.load(control, CREDITS);
@@ -56,12 +57,13 @@ async function runWalk(input: WorkerInput): Promise<void> {
       Atomics.wait(control, CREDITS, credits, 1000);
     }
     Atomics.sub(control, CREDITS, 1);
+  }
+
+  function flush(): void {
+    if (batchRows === 0) return;
+    credit();
     Atomics.store(control, SEEN, seen);
-    const at = lastRow as Row;
-    const last: LastRow =
-      at.kind === 'truncation'
-        ? { path: at.truncation.dir.toString('latin1'), row: 'warning' }
-        : { path: at.entry.path.toString('latin1'), row: at.entry.error ? 'error' : 'entry' };
+    const last = lastRowOf(lastRow as Row);
     if (encoder) {
       const buf = encoder.takeArrayBuffer();
       port?.postMessage({ t: 'wire', buf, entries: batchEntries, last } satisfies WorkerMessage, [buf]);
@@ -107,10 +109,38 @@ async function runWalk(input: WorkerInput): Promise<void> {
     probe: new CallProbe(input.probe),
     skip: input.skip,
   });
+  /** A helper's rows, spliced in after everything sent so far (walk-split.ts). */
+  function sink(buf: ArrayBuffer, entries: number, last: LastRow): void {
+    flush();
+    credit();
+    port?.postMessage({ t: 'wire', buf, entries, last } satisfies WorkerMessage, [buf]);
+    lastFlush = Date.now();
+  }
+
+  const startedAt = Date.now();
+  const split =
+    input.split && encoder
+      ? new ThreadSplitter(
+          input.split.port,
+          input.split.shared,
+          // The root's lstat is held by the source: no system call.
+          () => source.root().dev,
+          startedAt,
+          sink,
+          cancelled,
+          input.split.timeoutMs,
+          (r) => {
+            seen += r.seen;
+            tally.entries += r.sent;
+            for (const [code, n] of Object.entries(r.errors))
+              tally.errors[code as EntryErrorCode] = (tally.errors[code as EntryErrorCode] ?? 0) + (n ?? 0);
+          },
+        )
+      : undefined;
   try {
     const loaded = input.find ? await loadFindWalk(input.req, { fs: source, isCancelled: cancelled }) : undefined;
     const found = loaded && 'source' in loaded ? loaded : undefined;
-    const gen = walk(input.req, found?.source ?? source, found?.now ?? (() => Date.now()));
+    const gen = walk(input.req, found?.source ?? source, found?.now ?? (() => Date.now()), found ? undefined : split);
     for (;;) {
       const r = gen.next();
       if (r.done) {
@@ -126,6 +156,7 @@ async function runWalk(input: WorkerInput): Promise<void> {
           counts: tally,
           route,
           ...fallback,
+          ...(split ? { split: { given: split.given, spliced: split.spliced } } : {}),
         });
         return;
       }
@@ -142,9 +173,22 @@ async function runWalk(input: WorkerInput): Promise<void> {
     }
     post({ t: 'error', message: err instanceof Error ? err.message : String(err), seen });
   } finally {
+    split?.quit();
+    input.split?.port.close();
     // The walk's directory descriptors (a worker runs many walks).
     source.close();
   }
 }
 
-port.on('message', (input: WorkerInput) => void runWalk(input));
+port.on('message', (input: WorkerInput | HelperInput) => {
+  if ('role' in input) {
+    try {
+      runHelper(input);
+    } finally {
+      input.port.close();
+      port?.postMessage({ t: 'helper-done' });
+    }
+    return;
+  }
+  void runWalk(input);
+});

@@ -8,7 +8,8 @@
 // abandoned: it is never reused, and counts as stuck until its call returns. Its mount is
 // marked hung (hung-mounts.ts) and the walk goes on in a fresh worker from the last row the
 // stuck one sent, the hung mount listed as TIMEOUT; its rows and summary read as one walk.
-import type { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { CallWatch, type StuckCall } from './call-probe.js';
@@ -21,12 +22,15 @@ import {
   type LastRow,
   rowFromPlain,
   SEEN,
+  type SplitCounts,
   summaryFromPlain,
   type WalkRoute,
   type WorkerInput,
   type WorkerMessage,
 } from './transit.js';
+import type { HelperInput } from './walk-helper.js';
 import type { WalkPool } from './walk-pool.js';
+import { SPLIT_QUIT, SPLIT_SLOTS, SPLIT_WORK } from './walk-split-shared.js';
 
 export interface WalkerOptions {
   allowedRoots: string[];
@@ -45,6 +49,21 @@ export interface WalkerOptions {
   onStuck?: (mount: HungMount, call: StuckCall) => void;
   /** false: the JS walker lists every walk (default: find-route.ts decides). */
   find?: boolean;
+  /**
+   * Split a tree walk with a helper thread (walk-split.ts): true always, false never;
+   * default: a walk that may send SPLIT_MIN_ENTRIES rows or more, given two CPUs.
+   */
+  split?: boolean;
+}
+
+/** A tree walk allowed this many rows is worth a second thread (a small listing is not). */
+export const SPLIT_MIN_ENTRIES = 10_000;
+
+/** Should this walk's first part get a helper thread (walk-split.ts)? */
+function splits(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): boolean {
+  if (mode !== 'wire' || req.shape !== 'tree' || req.dirSizes || req.after !== undefined) return false;
+  if (opts.split !== undefined) return opts.split;
+  return req.maxEntries >= SPLIT_MIN_ENTRIES && availableParallelism() >= 2;
 }
 
 export interface WalkOutcome {
@@ -60,6 +79,8 @@ export interface WalkOutcome {
   route?: WalkRoute;
   /** Why a walk meant for find was listed by the JS walker. */
   fallback?: string;
+  /** A split tree walk's pieces (walk-split.ts). */
+  split?: SplitCounts;
 }
 
 export interface RunningWalk<B = Row[]> {
@@ -149,6 +170,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     if (m.t !== 'rows' && m.t !== 'wire' && !terminal) {
       terminal = true;
       releaseFind();
+      stopHelper();
       detach();
       unwatch();
       resolveFinished({
@@ -157,6 +179,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
         ...(m.t === 'error' ? { error: m.message } : {}),
         ...(m.t === 'done' ? { counts: m.counts, route: m.route } : {}),
         ...(m.t === 'done' && m.fallback ? { fallback: m.fallback } : {}),
+        ...(m.t === 'done' && m.split ? { split: m.split } : {}),
         stuck: stuckHere,
       });
     }
@@ -229,11 +252,64 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       releaseFind = release;
       input.find = true;
     }
+    if (!input.find && partReq === req && splits(req, opts, mode)) {
+      const port = startHelper(input);
+      current.postMessage(input, [port]);
+      return;
+    }
     current.postMessage(input);
+  }
+
+  /** Ends the helper's loop; a helper that does not come back (a hung call) is abandoned. */
+  let stopHelper: () => void = () => {};
+
+  /** Starts the walk's helper thread (walk-helper.ts); the port for the walk worker. */
+  function startHelper(input: WorkerInput): MessagePort {
+    const helper = pool.acquire();
+    const { port1, port2 } = new MessageChannel();
+    const shared = new SharedArrayBuffer(SPLIT_SLOTS * 4);
+    const sc = new Int32Array(shared);
+    input.split = { port: port1, shared, timeoutMs };
+    let gone = false;
+    const off = () => {
+      gone = true;
+      helper.off('message', onMessage);
+      helper.off('exit', off);
+    };
+    function onMessage(m: { t?: string }): void {
+      if (m?.t !== 'helper-done') return;
+      off();
+      pool.release(helper);
+    }
+    helper.on('message', onMessage);
+    helper.once('exit', off);
+    const hInput: HelperInput = {
+      role: 'helper',
+      req,
+      allowedRoots: opts.allowedRoots,
+      control,
+      split: shared,
+      port: port2,
+      skip: input.skip,
+    };
+    helper.postMessage(hInput, [port2]);
+    stopHelper = () => {
+      stopHelper = () => {};
+      Atomics.store(sc, SPLIT_QUIT, 1);
+      Atomics.notify(sc, SPLIT_WORK);
+      const timer = setTimeout(() => {
+        if (gone) return;
+        off();
+        pool.abandon(helper);
+      }, timeoutMs);
+      timer.unref();
+    };
+    return port1;
   }
 
   function onStuck(stuckWorker: Worker, call: StuckCall): void {
     if (terminal || stuckWorker !== worker) return;
+    stopHelper();
     detach();
     unwatch();
     pool.abandon(stuckWorker);

@@ -226,7 +226,12 @@ export {
   joinPath,
   lazyRawEntry,
   toEntry,
+  treeCompare,
+  WalkState,
   walk,
+  walkPiece,
 } from './walk.js';
 export type { ResumePoint } from './walk-resume.js';
 export { compareResumePoints, resumePointOf } from './walk-resume.js';
+export type { Frame, Mark, PieceRest, PieceResult, PlainFrame, TreeSplitter } from './walk-split.js';
+export { frameFromPlain, frameToPlain } from './walk-split.js';

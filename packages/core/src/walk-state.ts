@@ -57,14 +57,21 @@ export class WalkState {
   stopped = false;
   /** The requested path's device, for one_file_system. */
   rootDev = 0;
+  /**
+   * The most max_entries the walk's rows so far depended on: it gives the same rows under
+   * any max_entries at least this (a piece of a split walk is kept only then: walk-split.ts).
+   */
+  need = 0;
   private readonly started: number;
 
   constructor(
     readonly req: WalkRequest,
     private readonly source: TreeSource,
     private readonly now: () => number,
+    /** When the walk began (a piece of a split walk keeps the walk's deadline). */
+    startedAt = now(),
   ) {
-    this.started = now();
+    this.started = startedAt;
     this.deadlineAt = this.started + req.deadlineMs;
     this.compare = entryComparator(req.order, req.direction);
     this.filter = compileFilter(req);
@@ -75,6 +82,11 @@ export class WalkState {
   finish(): WalkSummary {
     this.summary.elapsedMs = Math.max(0, this.now() - this.started);
     return this.summary;
+  }
+
+  /** Notes that the rows depend on max_entries being at least `n`. */
+  needs(n: number): void {
+    if (n > this.need) this.need = n;
   }
 
   stop(reason: Truncation['reason'], dir: Buffer): void {

@@ -8,13 +8,21 @@
 import type { Row, TreeSource, WalkRequest, WalkSummary } from './types.js';
 import { walkRanked } from './walk-ranked.js';
 import { toEntry } from './walk-raw-entry.js';
+import type { TreeSplitter } from './walk-split.js';
 import { type Ancestors, errorRow, WalkState } from './walk-state.js';
 import { walkTree } from './walk-tree.js';
 
 export { errorRawEntry, joinPath, lazyRawEntry, toEntry } from './walk-raw-entry.js';
-export { emptySummary } from './walk-state.js';
+export { emptySummary, WalkState } from './walk-state.js';
+export { treeCompare, walkPiece } from './walk-tree.js';
 
-export function* walk(req: WalkRequest, source: TreeSource, now: () => number): Generator<Row, WalkSummary, void> {
+/** `split`: a tree walk may give pieces to a helper thread (walk-split.ts). */
+export function* walk(
+  req: WalkRequest,
+  source: TreeSource,
+  now: () => number,
+  split?: TreeSplitter,
+): Generator<Row, WalkSummary, void> {
   const state = new WalkState(req, source, now);
   const root = source.root();
   const rootEntry = toEntry(root, Buffer.alloc(0), 0);
@@ -27,6 +35,8 @@ export function* walk(req: WalkRequest, source: TreeSource, now: () => number): 
   }
   state.rootDev = root.dev;
   const rootChain: Ancestors | undefined = req.followSymlinks ? { key: `${root.dev}:${root.inode}` } : undefined;
-  yield* req.shape === 'ranked' ? walkRanked(state, root, rootEntry, rootChain) : walkTree(state, rootEntry, rootChain);
+  yield* req.shape === 'ranked'
+    ? walkRanked(state, root, rootEntry, rootChain)
+    : walkTree(state, rootEntry, rootChain, req.dirSizes ? undefined : split);
   return state.finish();
 }
