@@ -31,7 +31,7 @@ import {
 } from './walk-split-shared.js';
 
 /** Encoded rows a piece holds before it stops and sends the rest back. */
-const PIECE_BYTES_MAX = 4 * 1024 * 1024;
+const PIECE_BYTES_MAX = 2 * 1024 * 1024;
 const BATCH_BYTES = 32 * 1024;
 
 export interface HelperInput {

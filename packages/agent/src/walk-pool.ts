@@ -42,6 +42,8 @@ export class WalkPool {
   /** Running workers' probes, sampled by one timer while there are any. */
   private readonly watched = new Set<Watched>();
   private watchTimer: NodeJS.Timeout | undefined;
+  /** Walks running now (walker.ts): a walk splits with a helper thread only when it runs alone. */
+  walking = 0;
 
   constructor(opts: { hung?: HungMounts } = {}) {
     this.hung = opts.hung ?? new HungMounts();

@@ -29,7 +29,7 @@ import {
 } from './walk-split-shared.js';
 
 /** Bytes of rows the helper may hold for the walk, unspliced, before it is given more. */
-const HELD_BYTES_MAX = 8 * 1024 * 1024;
+const HELD_BYTES_MAX = 4 * 1024 * 1024;
 /** A range of only files is worth a piece from this many children (a directory from 2). */
 const MIN_FILE_PIECE = 512;
 

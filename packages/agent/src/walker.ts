@@ -51,7 +51,7 @@ export interface WalkerOptions {
   find?: boolean;
   /**
    * Split a tree walk with a helper thread (walk-split.ts): true always, false never;
-   * default: a walk that may send SPLIT_MIN_ENTRIES rows or more, given two CPUs.
+   * default: a walk that may send SPLIT_MIN_ENTRIES rows or more, alone in its pool, given two CPUs.
    */
   split?: boolean;
 }
@@ -63,7 +63,9 @@ export const SPLIT_MIN_ENTRIES = 10_000;
 function splits(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): boolean {
   if (mode !== 'wire' || req.shape !== 'tree' || req.dirSizes || req.after !== undefined) return false;
   if (opts.split !== undefined) return opts.split;
-  return req.maxEntries >= SPLIT_MIN_ENTRIES && availableParallelism() >= 2;
+  // The helper takes a core no other walk of this agent is using: with walks running side by
+  // side (a burst of calls), each already has one, and a second thread each only adds memory.
+  return req.maxEntries >= SPLIT_MIN_ENTRIES && opts.pool.walking === 1 && availableParallelism() >= 2;
 }
 
 export interface WalkOutcome {
@@ -142,6 +144,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
   const pool = opts.pool;
   const hung = pool.hung;
   const started = Date.now();
+  pool.walking++;
 
   const queue: WorkerMessage[] = [];
   let wake: (() => void) | undefined;
@@ -169,6 +172,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
   const push = (m: WorkerMessage) => {
     if (m.t !== 'rows' && m.t !== 'wire' && !terminal) {
       terminal = true;
+      pool.walking--;
       releaseFind();
       stopHelper();
       detach();
