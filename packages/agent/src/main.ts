@@ -4,8 +4,8 @@ import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 // fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
 // gracefully on SIGTERM/SIGINT.
 import { probeFind } from './find-route.js';
-import { createAgentMetrics, startMetricsServer } from './metrics.js';
-import { type NatsAgent, startNatsAgent } from './nats-agent.js';
+import type { startMetricsServer } from './metrics.js';
+import type { NatsAgent } from './nats-agent.js';
 import { createAgentServer } from './server.js';
 import { createAgentHandlers } from './service.js';
 import { describeSocket } from './unix-socket.js';
@@ -49,16 +49,23 @@ async function main(): Promise<number> {
   let nats: NatsAgent | undefined;
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
-    const metrics = config.metrics ? createAgentMetrics() : undefined;
+    // prom-client and the NATS client load only where configured: a resting agent holds neither (issue 19.7).
+    const metricsModule = config.metrics ? await import('./metrics.js') : undefined;
+    const metrics = metricsModule?.createAgentMetrics();
     // One set of handlers for both carriers: one admission (max_concurrent_walks) over both.
     const handlers = createAgentHandlers({ config, logger, version: AGENT_VERSION, observer: metrics?.observer });
     if (!config.grpcOff) {
       server = createAgentServer(config, logger, metrics?.observer, handlers);
       ({ port } = await server.start());
     }
-    if (config.nats) nats = await startNatsAgent({ nats: config.nats, handlers, logger });
+    if (config.nats)
+      nats = await (await import('./nats-agent.js')).startNatsAgent({ nats: config.nats, handlers, logger });
     if (metrics && config.metrics) {
-      metricsServer = await startMetricsServer(metrics.registry, config.metrics.host, config.metrics.port);
+      metricsServer = await metricsModule!.startMetricsServer(
+        metrics.registry,
+        config.metrics.host,
+        config.metrics.port,
+      );
       logger.info({ address: `${config.metrics.host}:${metricsServer.port}` }, 'metrics at /metrics');
     }
   } catch (err) {
