@@ -126,8 +126,10 @@ type Call = (args: Record<string, unknown>, signal?: AbortSignal) => Promise<Cal
  */
 async function followScan(fx: Fixture, callFor: (page: number) => Promise<Call>) {
   const args = { host: 'all', path: fx.data, depth: 1 };
+  // Timed from the call itself (a new HTTP client's initialize is not the call).
+  const call0 = await callFor(0);
   const started = performance.now();
-  const first = await (await callFor(0))(args);
+  const first = await call0(args);
   const firstMs = performance.now() - started;
   const pages = [pageOf(first)];
   const firstText = textOf(first);

@@ -14,8 +14,8 @@ import { startFleetGrpcServer } from './server.js';
 
 const logger = pino({ level: 'silent' });
 const TOKEN = 'fleet-api-scan-token';
-// A call waits 0.5 s (its deadline less the time kept to present); a scan's host 3 s.
-const options = resolveGatewayOptions({ callDeadlineMs: 2000, scanHostDeadlineMs: 3000 });
+// A call waits 0.5 s (its deadline less the 2 s kept to present); a scan host 3 s.
+const options = resolveGatewayOptions({ callDeadlineMs: 2500, scanHostDeadlineMs: 3000 });
 
 type Call = <T>(method: string, req: object) => Promise<T>;
 

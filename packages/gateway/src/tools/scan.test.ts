@@ -15,8 +15,8 @@ import { dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../testing/
 import { createScanRegistry, type ScanRegistry } from './scan-registry.js';
 
 const logger = pino({ level: 'silent' });
-// A call waits 0.5 s (its deadline less the time kept to present); a host of a scan 4 s.
-const OPTIONS = { callDeadlineMs: 2000, scanHostDeadlineMs: 4000 };
+// A call waits 0.5 s (its deadline less the 2 s kept to present); a host of a scan 4 s.
+const OPTIONS = { callDeadlineMs: 2500, scanHostDeadlineMs: 4000 };
 
 /** A backend that answers once `open()` is called. */
 class GatedBackend implements HostBackend {
