@@ -106,7 +106,8 @@ class Builder {
 export function expandHostPattern(pattern: string): string[] {
   const m = /^(.*?)\[([0-9a-z]+):([0-9a-z]+)(?::(\d+))?\](.*)$/i.exec(pattern);
   if (!m) return [pattern];
-  const [, head, from, to, stride, tail] = m as unknown as [string, string, string, string, string | undefined, string];
+  // Groups 1-3 and 5 always take part in a match (possibly empty); 4, the stride, may not.
+  const [, head = '', from = '', to = '', stride, tail = ''] = m;
   const step = stride ? Number(stride) : 1;
   const out: string[] = [];
   if (/^\d+$/.test(from) && /^\d+$/.test(to)) {

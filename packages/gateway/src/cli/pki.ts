@@ -13,6 +13,7 @@ import * as x509 from '@peculiar/x509';
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 
+// Node's webcrypto is the DOM Crypto @peculiar/x509 types, but @types/node declares it apart.
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
