@@ -3,7 +3,7 @@
 // Labels are closed sets (outcomes, reasons, codes, method names), never paths or peers.
 import { createServer, type Server } from 'node:http';
 import type { CallObservation, Observer, WalkObservation } from '@fleetls/core';
-import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime';
+import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime/metrics';
 import type { Registry } from 'prom-client';
 
 export interface AgentMetrics {

@@ -4,7 +4,7 @@
 // names), never paths, hosts or selectors.
 
 import type { CallObservation, HostStatus, Observer, WalkObservation } from '@fleetls/core';
-import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime';
+import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime/metrics';
 import { type Counter, Gauge, type Histogram, type Registry } from 'prom-client';
 
 export interface GatewayMetrics {
