@@ -133,6 +133,52 @@ describe('Ansible role fleetls_agent (deploy/ansible)', { concurrency: false }, 
     assert.throws(() => play({ fleetls_agent_check_timeout_s: 1 }), /did not answer SERVING/);
   });
 
+  it('with fleetls_agent_connect, agent.yaml dials out to NATS with the host key and TLS files, and the agent accepts it', async () => {
+    const seed = join(tmp, 'host.nk');
+    writeFileSync(seed, `SU${'A'.repeat(56)}\n`);
+    const r = play({
+      fleetls_agent_check: false,
+      fleetls_agent_connect: ['tls://nats-1.example:4222', 'tls://nats-2.example:4222'],
+      fleetls_agent_nats_creds_file: seed,
+      fleetls_agent_nats_tls_ca_file: pki.ca,
+      fleetls_agent_nats_tls_cert_file: pki.clientCert,
+      fleetls_agent_nats_tls_key_file: pki.clientKey,
+    });
+    assert.equal(r.failed, 0);
+    const { parse } = await import('yaml');
+    const config = parse(readFileSync(CONFIG, 'utf8'));
+    assert.deepEqual(
+      { connect: config.connect, name: config.name, nats_creds: config.nats_creds, nats_tls: config.nats_tls },
+      {
+        connect: 'tls://nats-1.example:4222,tls://nats-2.example:4222',
+        name: 'localhost',
+        nats_creds: '/etc/fleetls/nats/agent.creds',
+        nats_tls: {
+          ca: '/etc/fleetls/nats/ca.crt',
+          cert: '/etc/fleetls/nats/client.crt',
+          key: '/etc/fleetls/nats/client.key',
+        },
+      },
+    );
+    for (const [f, mode] of [
+      ['agent.creds', 0o640],
+      ['client.key', 0o640],
+      ['ca.crt', 0o644],
+    ] as const) {
+      const st = statSync(join('/etc/fleetls/nats', f));
+      assert.equal(st.mode & 0o777, mode, f);
+      assert.equal(st.gid, userIds('fleetls')?.gid, f);
+    }
+    // The agent's own parser takes the file as written (servers, TLS off loopback, the key file).
+    const { parseAgentConfig } = await import(join(REPO_ROOT, 'packages/agent/dist/config.js'));
+    const parsed = parseAgentConfig(['--config', CONFIG], {});
+    assert.deepEqual(parsed.nats?.servers, ['tls://nats-1.example:4222', 'tls://nats-2.example:4222']);
+    assert.equal(parsed.nats?.tls?.ca, '/etc/fleetls/nats/ca.crt');
+    // Without NATS again: the keys go.
+    play({ fleetls_agent_check: false });
+    assert.doesNotMatch(readFileSync(CONFIG, 'utf8'), /connect|nats_/);
+  });
+
   it('fleetls_agent_state=absent removes the package, its user and /etc/fleetls', () => {
     const r = play({ fleetls_agent_state: 'absent' });
     assert.equal(r.failed, 0);

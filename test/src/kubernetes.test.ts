@@ -84,6 +84,30 @@ describe('deploy/kubernetes base', () => {
     assert.deepEqual(agent.args, ['--config', '/etc/fleetls/agent.yaml']);
   });
 
+  it('agents on NATS: the commented keys parse, the node name is the host name, the key Secret is optional', () => {
+    const ds = byKind(docs, 'DaemonSet', 'fleetls-agent');
+    const spec = podSpec(ds);
+    const [agent] = spec.containers;
+    const name = agent.env.find((e: Obj) => e.name === 'FLEETLS_AGENT_NAME');
+    assert.deepEqual(name.valueFrom, { fieldRef: { fieldPath: 'spec.nodeName' } });
+    const nats = spec.volumes.find((v: Obj) => v.name === 'nats');
+    assert.deepEqual(nats.secret, { secretName: 'fleetls-agent-nats', optional: true });
+    assert.equal(agent.volumeMounts.find((v: Obj) => v.name === 'nats').mountPath, '/etc/fleetls/nats');
+    // The ConfigMap's NATS lines, uncommented, are what the agent takes: TLS off loopback, the node's name.
+    const text = byKind(docs, 'ConfigMap', 'fleetls-agent').data['agent.yaml'] as string;
+    const file = join(tmp, 'agent-nats.yaml');
+    writeFileSync(file, text.replace(/^# (connect|nats_creds|nats_tls):/gm, '$1:'));
+    const config = parseAgentConfig(['--config', file], { FLEETLS_AGENT_NAME: 'node-7' });
+    assert.deepEqual(config.nats?.servers, [
+      'tls://nats-1.nats:4222',
+      'tls://nats-2.nats:4222',
+      'tls://nats-3.nats:4222',
+    ]);
+    assert.equal(config.nats?.name, 'node-7');
+    assert.equal(config.nats?.creds, '/etc/fleetls/nats/agent.creds');
+    assert.equal(config.nats?.tls?.ca, '/etc/fleetls/nats/ca.crt');
+  });
+
   it("the gateways' inventory finds the agents through the headless Service, with the mounted certificates", () => {
     const dep = byKind(docs, 'Deployment', 'fleetls-gateway');
     const [gw] = podSpec(dep).containers;

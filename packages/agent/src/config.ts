@@ -369,7 +369,8 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
         connect: connectRaw,
         creds: pick('natsCreds', 'nats_creds'),
         tls: natsTls,
-        name: o.name ?? file.name,
+        // FLEETLS_AGENT_NAME: a DaemonSet's node name (the pod's own hostname is the pod's).
+        name: o.name ?? file.name ?? env.FLEETLS_AGENT_NAME,
         labels: o.label ?? file.labels,
         groups: o.group ?? file.groups,
         heartbeatMs: hb === undefined ? undefined : positiveInt(hb, 'heartbeat_ms', 100),
