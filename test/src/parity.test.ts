@@ -1,7 +1,7 @@
 // The key test of the design: the same tree, listed through an agent (TCP), through SSH
-// (no agent) and through an agent on a Unix socket reached through sshd (agent+ssh: the
-// agent has no TCP port at all), gives identical structured answers for every tool, order
-// and page. All read as unprivileged users, so an unreadable directory is unreadable on
+// (no agent), through an agent on a Unix socket reached through sshd (agent+ssh: the
+// agent has no TCP port at all) and through the TCP agent dialled out to a real nats-server
+// (agent+nats), gives identical structured answers for every tool, order and page. All read as unprivileged users, so an unreadable directory is unreadable on
 // every path.
 // Then one call over an agent, an SSH host, a host with a wrong host key and an
 // unreachable host returns merged rows and the right status row for each.
@@ -14,6 +14,7 @@ import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 import { tcpListenersOf } from './helpers/proc-sockets.js';
 import { ensureUser, type Sshd, startSshd } from './helpers/sshd.js';
 
@@ -91,11 +92,21 @@ describe('agent and SSH give the same answers', () => {
   let sockAgent: AgentProcess;
   let client: Client;
   let root: string;
+  let nats: NatsNode[] = [];
 
   before(async () => {
     sshd = await startSshd();
     root = makeTree(sshd.dir, sshd.uid, sshd.gid);
-    agent = await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid });
+    nats = await startNatsCluster({ dir: join(sshd.dir, 'nats') });
+    // The same agent process on gRPC and on NATS (host vianats): both carriers at once.
+    agent = await startAgent({
+      allow: [root],
+      uid: sshd.uid,
+      gid: sshd.gid,
+      args: ['--connect', nats[0].url, '--name', 'vianats'],
+    });
+    // Registered before the gateway reads the registry.
+    await agent.waitForLog((l) => l.msg === 'serving on NATS', 60_000);
     // The agent behind sshd: its own user, the SSH login's group, a socket only that group may use.
     const run = join(sshd.dir, 'run');
     mkdirSync(run);
@@ -121,6 +132,8 @@ describe('agent and SSH give the same answers', () => {
         `  badkey: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${join(sshd.dir, 'wrong_known_hosts')} } }`,
         '  nowhere: { agent: "127.0.0.1:1" }',
         'agent_tls: insecure',
+        'hosts_from: nats',
+        `nats: { servers: ["${nats[0].url}"] }`,
         '',
       ].join('\n'),
     );
@@ -136,17 +149,24 @@ describe('agent and SSH give the same answers', () => {
     await agent?.stop();
     await sockAgent?.stop();
     await sshd?.stop();
+    for (const n of nats) await n.stop();
   });
 
   async function same(tool: string, args: Json): Promise<Json> {
     const viaAgent = await call(client, tool, { ...args, host: 'viaagent' });
     const viaSsh = await call(client, tool, { ...args, host: 'viassh' });
     const viaSock = await call(client, tool, { ...args, host: 'viasock' });
-    const statuses = [viaAgent, viaSsh, viaSock].map((a) => (a.hosts as Json[]).map((h) => [h.status, h.via]));
+    const viaNats = await call(client, tool, { ...args, host: 'vianats' });
+    const statuses = [viaAgent, viaSsh, viaSock, viaNats].map((a) => (a.hosts as Json[]).map((h) => [h.status, h.via]));
     const what = `${tool} ${JSON.stringify(args)}`;
-    assert.deepEqual(statuses, [[['ok', 'agent']], [['ok', 'ssh']], [['ok', 'agent+ssh']]], what);
+    assert.deepEqual(
+      statuses,
+      [[['ok', 'agent']], [['ok', 'ssh']], [['ok', 'agent+ssh']], [['ok', 'agent+nats']]],
+      what,
+    );
     assert.deepEqual(comparable(viaSsh, 'viassh'), comparable(viaAgent, 'viaagent'), what);
     assert.deepEqual(comparable(viaSock, 'viasock'), comparable(viaAgent, 'viaagent'), what);
+    assert.deepEqual(comparable(viaNats, 'vianats'), comparable(viaAgent, 'viaagent'), what);
     return viaAgent;
   }
 
@@ -203,14 +223,14 @@ describe('agent and SSH give the same answers', () => {
       await same('stat', { path: join(root, p) });
     }
     // Requested paths with line breaks are refused on every path (they are listed, never asked for).
-    for (const host of ['viaagent', 'viassh', 'viasock']) {
+    for (const host of ['viaagent', 'viassh', 'viasock', 'vianats']) {
       const res = await client.callTool({ name: 'stat', arguments: { host, path: join(root, 'new\nline.txt') } });
       assert.ok(res.isError);
       assert.match(JSON.stringify(res.content), /path must not contain control characters/);
     }
   });
 
-  it('disk_usage and diff_directory: the same sizes, and one group for the three transports', async () => {
+  it('disk_usage and diff_directory: the same sizes, and one group for the four transports', async () => {
     const du = await same('disk_usage', { path: root, depth: 2 });
     const rows = du.rows as { path: string; size: number; allocated?: number; unreadable_dirs?: number }[];
     // Allocated beside apparent, as du beside du -b: the sparse image's directory takes a few blocks.
@@ -240,10 +260,15 @@ describe('agent and SSH give the same answers', () => {
       own.find((r) => r.path === 'vm'),
       { ...vm, host: 'localhost' },
     );
-    const diff = await call(client, 'diff_directory', { host: 'viaagent,viassh,viasock', path: root, depth: 3 });
+    const diff = await call(client, 'diff_directory', {
+      host: 'viaagent,viassh,viasock,vianats',
+      path: root,
+      depth: 3,
+    });
     assert.deepEqual(
       (diff.groups as Json[]).map((g) => g.hosts),
-      [['viaagent', 'viassh', 'viasock']],
+      [['viaagent', 'viassh', 'viasock', 'vianats']],
+      JSON.stringify(diff).slice(0, 3000),
     );
     assert.deepEqual(diff.differences, []);
   });
