@@ -144,7 +144,10 @@ export async function startMcp(o: StartOptions): Promise<McpServerProc> {
 
 /** `fleetls serve` over stdio; without `inventory`, localhost is the embedded agent. */
 export function startFleetls(
-  opts: { inventory?: string; cwd: string; home: string; extraArgs?: string[] } = { cwd: '/', home: '/' },
+  opts: { inventory?: string; cwd: string; home: string; extraArgs?: string[]; timeoutMs?: number } = {
+    cwd: '/',
+    home: '/',
+  },
 ) {
   if (!fs.existsSync(GATEWAY_MAIN)) throw new Error(`${path.relative(REPO_ROOT, GATEWAY_MAIN)} is not built`);
   const args = [GATEWAY_MAIN];
@@ -156,6 +159,7 @@ export function startFleetls(
     args,
     cwd: opts.cwd,
     env: { HOME: opts.home, FLEETLS_INVENTORY: opts.inventory ?? '', FLEETLS_LOG_LEVEL: 'warn' },
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
   });
 }
 

@@ -9,6 +9,7 @@ import * as footprint from './footprint.js';
 import * as hostile from './hostile.js';
 import * as load from './load.js';
 import * as mcp from './mcp.js';
+import * as nats from './nats.js';
 import * as paging from './paging.js';
 import * as ssh from './ssh.js';
 import * as startup from './startup.js';
@@ -29,4 +30,5 @@ export const SECTIONS: readonly Section[] = [
   beyond,
   hostile,
   load,
+  nats,
 ];
