@@ -16,7 +16,7 @@ export const PACKAGES = {
     configFrom: 'deploy/packaging/agent.yaml',
     user: 'fleetls',
     comment: 'fleetls agent',
-    purge: '/etc/fleetls/tls /etc/fleetls/token',
+    purge: '/etc/fleetls/tls /etc/fleetls/token /etc/fleetls/nats',
     summary: 'Read-only directory listing agent for fleetls (gRPC, mTLS)',
     description: [
       'fleetls-agent serves gRPC Walk and Stat over the directories it is allowed,',
