@@ -6,6 +6,7 @@ import * as answerSize from './answer-size.js';
 import * as beyond from './beyond.js';
 import * as fanout from './fanout.js';
 import * as footprint from './footprint.js';
+import * as grpcClient from './grpc-client.js';
 import * as hostile from './hostile.js';
 import * as load from './load.js';
 import * as mcp from './mcp.js';
@@ -24,6 +25,7 @@ export const SECTIONS: readonly Section[] = [
   paging,
   topn,
   fanout,
+  grpcClient,
   startup,
   ssh,
   agentSsh,

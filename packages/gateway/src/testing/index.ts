@@ -1,6 +1,8 @@
 // @fleetls/gateway/testing: the in-memory fleet and the tools called as MCP presents them,
 // for tests in this package and in test/. Not part of the product's surface.
 
+// The agent client's channel alone, for the gRPC client bench (bench/src/sections/grpc-client.ts).
+export { createAgentChannel } from '../agent-channel.js';
 export { assertCliJson, assertConforms, assertConformsTo, declaredOutputSchema, withContract } from './contract.js';
 export {
   DeadBackend,
