@@ -25,6 +25,9 @@ export interface AgentServer {
   reload(): void;
 }
 
+/** The audit line of a call the token check refused, but for its caller and RPC. */
+const REFUSED = { path: undefined, rows: 0, bytes: 0, ms: 0, outcome: 'unauthenticated' } as const;
+
 export function createAgentServer(
   config: AgentConfig,
   logger: Logger,
@@ -35,15 +38,7 @@ export function createAgentServer(
   const interceptors: grpc.ServerInterceptor[] = observer === NOOP_OBSERVER ? [] : [metricsInterceptor(observer)];
   // A call the token check refuses never reaches the service: its audit line is written here.
   const credentials = loadCredentials(config, (rpc, call) =>
-    auditRpc(logger, {
-      caller: callerOf(call),
-      rpc,
-      path: undefined,
-      rows: 0,
-      bytes: 0,
-      ms: 0,
-      outcome: 'unauthenticated',
-    }),
+    auditRpc(logger, { ...REFUSED, caller: callerOf(call), rpc }),
   );
   if (credentials.interceptor) interceptors.push(credentials.interceptor);
 
@@ -76,22 +71,7 @@ export function createAgentServer(
   return {
     async start(): Promise<{ port: number }> {
       if (config.unix) {
-        const unix = config.unix;
-        const gid = resolveGroup(unix.group);
-        await clearStaleSocket(unix.path);
-        // Created owner-only, then opened to the group: no moment where others may connect.
-        const umask = process.umask(0o177);
-        try {
-          await bind(`unix:${unix.path}`);
-        } finally {
-          process.umask(umask);
-        }
-        try {
-          socket = secureSocket(unix, gid);
-        } catch (err) {
-          server.forceShutdown(); // closing the listener unlinks its socket
-          throw err;
-        }
+        socket = await listenUnix(config.unix, server, bind);
         return { port: 0 };
       }
       const address = config.host.includes(':') ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
@@ -120,4 +100,26 @@ export function createAgentServer(
       });
     },
   };
+}
+
+/** Binds the Unix socket owner-only, then opens it to its group: no moment where others may connect. */
+async function listenUnix(
+  unix: NonNullable<AgentConfig['unix']>,
+  server: grpc.Server,
+  bind: (address: string) => Promise<number>,
+): Promise<{ ino: number }> {
+  const gid = resolveGroup(unix.group);
+  await clearStaleSocket(unix.path);
+  const umask = process.umask(0o177);
+  try {
+    await bind(`unix:${unix.path}`);
+  } finally {
+    process.umask(umask);
+  }
+  try {
+    return secureSocket(unix, gid);
+  } catch (err) {
+    server.forceShutdown(); // closing the listener unlinks its socket
+    throw err;
+  }
 }
