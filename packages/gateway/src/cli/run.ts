@@ -231,9 +231,9 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--token-file <file>', 'bearer token HTTP and gRPC clients must send (or $FLEETLS_TOKEN)')
     .option('--no-auth', 'serve --http without a bearer token (loopback addresses only; logged at start)')
     .action(async (o: ServeFlags, cmd: Command) => {
-      // The MCP SDK and prom-client load only for `serve`.
-      const { createGatewayMetrics } = await import('../metrics/metrics.js');
-      const metrics = createGatewayMetrics();
+      // prom-client loads only with --http, whose /metrics is where the gateway's metrics are read.
+      const metrics =
+        o.http === undefined ? undefined : (await import('../metrics/metrics.js')).createGatewayMetrics();
       const g = cmd.optsWithGlobals() as GlobalFlags;
       const logger = await loggerOf(g, 'info');
       const { runServe } = await import('./serve.js');
@@ -243,7 +243,7 @@ export async function runCli(io: CliIo): Promise<number> {
       const inventoryFile = resolveInventoryPath({ inventoryPath: g.inventory, env: io.env, cwd: io.cwd });
       // The inventory loads once --http listens, so /readyz can say it is waiting for it.
       const open = async (localAllow?: string[]) => {
-        const fleet = await fleetOf(g, logger, metrics.observer, localAllow);
+        const fleet = await fleetOf(g, logger, metrics?.observer, localAllow);
         return { fleet, options: await gatewayOptions(fleet, g) };
       };
       await runServe({ flags, open, inventoryFile, registry: g.nats !== undefined, logger, io, metrics });

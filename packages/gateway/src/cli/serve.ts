@@ -11,12 +11,9 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
 import { originProblem } from '../origins.js';
 import { Readiness } from '../readiness.js';
-import { checkAuth, servedUrls, startHttpServer } from '../serve-http.js';
 import { serveStdio } from '../serve-stdio.js';
 import { MemoryPageStore, type PageStore } from '../tools/page-store.js';
-import { loadDashboard } from '../web/assets.js';
-import { createDashboardApi } from '../web/dashboard-api.js';
-import { HostStatusCache } from '../web/host-status.js';
+import type { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
 
 export interface ServeFlags {
@@ -142,7 +139,16 @@ export async function runServe(deps: {
   const grpcAt = flags.grpc === undefined ? undefined : parseListen(flags.grpc, '--grpc');
   // Refused before anything listens: the token first, then a network face without an
   // inventory needs --allow.
-  if (http) checkAuth(token, flags.noAuth === true, http.host, isLoopback(http.host));
+  // The HTTP faces (hono, the dashboard, its host status) load only with --http: stdio starts without them.
+  const web = http
+    ? await Promise.all([
+        import('../serve-http.js'),
+        import('../web/assets.js'),
+        import('../web/dashboard-api.js'),
+        import('../web/host-status.js'),
+      ])
+    : undefined;
+  if (http) web?.[0].checkAuth(token, flags.noAuth === true, http.host, isLoopback(http.host));
   if (grpcAt) {
     checkGrpcAuth(token, tls, flags.noAuth === true, grpcAt.host);
     if (flags.noAuth && !tls?.ca)
@@ -161,7 +167,8 @@ export async function runServe(deps: {
   const closers: (() => Promise<void>)[] = [];
   let httpUrl: string | undefined;
   try {
-    if (http) {
+    if (http && web) {
+      const [{ startHttpServer }, { loadDashboard }, { createDashboardApi }] = web;
       const server = await startHttpServer({
         // On NATS the fleet's JetStream store, shared by every gateway; else this process's memory.
         pages: sharedPages(() => loaded?.fleet),
@@ -220,7 +227,7 @@ export async function runServe(deps: {
         caller: token ? 'http:bearer' : 'http:no-auth',
       });
       // The dashboard's host status: one probe per interval for all its tabs (web/host-status.ts).
-      const cache = new HostStatusCache({ fleet, options, logger });
+      const cache = new (web as NonNullable<typeof web>)[3].HostStatusCache({ fleet, options, logger });
       hostStatus = cache;
       closers.push(async () => cache.close());
     }
@@ -237,7 +244,7 @@ export async function runServe(deps: {
       io.stderr.write(
         `fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ' (no auth: --no-auth, any local process may call)'}\n`,
       );
-      const urls = servedUrls(httpUrl.replace(/\/mcp$/, ''), { fleetApi, metrics: metrics?.registry });
+      const urls = (web as NonNullable<typeof web>)[0].servedUrls(httpUrl.replace(/\/mcp$/, ''), { fleetApi, metrics: metrics?.registry });
       const also = [
         urls.fleet_api && `Fleet API (Connect, gRPC-Web) at ${urls.fleet_api}`,
         urls.metrics && `metrics at ${urls.metrics}`,
