@@ -232,8 +232,7 @@ export async function runCli(io: CliIo): Promise<number> {
     .option('--no-auth', 'serve --http without a bearer token (loopback addresses only; logged at start)')
     .action(async (o: ServeFlags, cmd: Command) => {
       // prom-client loads only with --http, whose /metrics is where the gateway's metrics are read.
-      const metrics =
-        o.http === undefined ? undefined : (await import('../metrics/metrics.js')).createGatewayMetrics();
+      const metrics = o.http === undefined ? undefined : (await import('../metrics/metrics.js')).createGatewayMetrics();
       const g = cmd.optsWithGlobals() as GlobalFlags;
       const logger = await loggerOf(g, 'info');
       const { runServe } = await import('./serve.js');

@@ -244,7 +244,10 @@ export async function runServe(deps: {
       io.stderr.write(
         `fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ' (no auth: --no-auth, any local process may call)'}\n`,
       );
-      const urls = (web as NonNullable<typeof web>)[0].servedUrls(httpUrl.replace(/\/mcp$/, ''), { fleetApi, metrics: metrics?.registry });
+      const urls = (web as NonNullable<typeof web>)[0].servedUrls(httpUrl.replace(/\/mcp$/, ''), {
+        fleetApi,
+        metrics: metrics?.registry,
+      });
       const also = [
         urls.fleet_api && `Fleet API (Connect, gRPC-Web) at ${urls.fleet_api}`,
         urls.metrics && `metrics at ${urls.metrics}`,
