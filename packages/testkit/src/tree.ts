@@ -10,7 +10,6 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
 
 /** A file's text or bytes; or a file of `size` (sparse); a directory; a symbolic link. */
 export type TreeNode =

@@ -4,10 +4,7 @@
 import {
   type FindFilter,
   type FindFilterArgs,
-  PERM_HELP,
   parseFindFilterArgs,
-  SIZE_HELP,
-  TIME_HELP,
 } from '@fleetls/core';
 import { Option } from 'commander';
 import { z } from 'zod';
