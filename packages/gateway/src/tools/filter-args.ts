@@ -1,11 +1,7 @@
 // The find-like filters as tool arguments (list_files): their zod shapes for the MCP
 // schema, the CLI flags, and the one parse into core's FindFilter. The schema only says
 // "string or number"; core parses the value and names the argument and what it accepts.
-import {
-  type FindFilter,
-  type FindFilterArgs,
-  parseFindFilterArgs,
-} from '@fleetls/core';
+import { type FindFilter, type FindFilterArgs, parseFindFilterArgs } from '@fleetls/core';
 import { Option } from 'commander';
 import { z } from 'zod';
 
