@@ -58,7 +58,15 @@ describe('300 concurrent heavy calls on the embedded localhost of a real gateway
         }
       }
     }
-    gw = startGateway(['--http', '127.0.0.1:0', '--allow', tree], { FLEETLS_INVENTORY: '', FLEETLS_TOKEN: TOKEN });
+    // One token is one principal, and a principal may run 4 scans at once by default: lifted here,
+    // so all 300 calls reach the embedded backend's walk admission (8), which is what is tested.
+    const inventory = join(work, 'fleetls.yaml');
+    writeFileSync(
+      inventory,
+      `hosts:\n  localhost: { embedded: { allow: ["${tree}"] } }\n` +
+        `defaults: { scans_per_principal: ${CALLS}, scans_total: ${CALLS} }\n`,
+    );
+    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
     base = (await gw.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
   });
   after(async () => {
@@ -69,8 +77,7 @@ describe('300 concurrent heavy calls on the embedded localhost of a real gateway
   it(`${CALLS} concurrent ranked walks of ${FILES} files: each whole or refused as busy, RSS ≤ ${PEAK_MIB} MiB, no mount hung`, async () => {
     const args = { host: 'localhost', path: tree, max_depth: 5, order_by: 'size', sort: 'descending', top_n: TOP_N };
     const heavy = callTool('list_files', args);
-    // The same call on the Fleet API (Connect JSON): no scan there, so its walks meet the embedded
-    // backend's admission (8) directly, where the MCP calls meet the caller's scan limit first.
+    // The same call on the Fleet API (Connect JSON): half the calls each way.
     const heavyApi = { host: 'localhost', path: tree, maxDepth: 5, orderBy: 'size', sort: 'descending', topN: TOP_N };
     const auth = { authorization: `Bearer ${TOKEN}` };
     const expected = Array.from({ length: TOP_N }, (_, i) => FILES - i);
