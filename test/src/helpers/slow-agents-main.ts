@@ -23,7 +23,13 @@ interface Spec {
   delays: (number | null)[];
 }
 
-const spec = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as Spec;
+// `node --test` (Node 20's default patterns) runs every .js under test/ as a test file, this
+// one too: without its spec argument it has nothing to serve, and is no failed test.
+if (process.argv[2] === undefined) {
+  console.error('usage: slow-agents-main SPEC.json (started by helpers/slow-agents.ts)');
+  process.exit(process.env.NODE_TEST_CONTEXT ? 0 : 2);
+}
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Spec;
 const logger = createLogger({ name: 'slow-agents', level: 'silent' });
 const config = parseAgentConfig(
   [
