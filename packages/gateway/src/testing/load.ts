@@ -53,6 +53,8 @@ export function silentLoss(w: WalkOutcome, whole: number): string | undefined {
 export interface RankedAnswer {
   hosts: { host: string; status: string; message?: string }[];
   items: { size: number }[];
+  /** Set on a scan page: the call outlived its deadline and these hosts are still walking. */
+  next_cursor?: string;
 }
 
 export interface AnswerCount {
@@ -61,6 +63,8 @@ export interface AnswerCount {
   timedOut: number;
   /** Hosts whose walk broke at a deadline after some rows: those rows are in the merged list. */
   partial: number;
+  /** Hosts still walking when the call answered as a scan page (its next_cursor continues). */
+  pending: number;
 }
 
 /**
@@ -76,7 +80,7 @@ export function checkRankedAnswer(out: RankedAnswer, hosts: string[], topN: numb
   };
   const named = out.hosts.map((h) => h.host).sort();
   if (JSON.stringify(named) !== JSON.stringify([...hosts].sort())) fail('not one status row per host');
-  const count: AnswerCount = { ok: 0, refused: 0, timedOut: 0, partial: 0 };
+  const count: AnswerCount = { ok: 0, refused: 0, timedOut: 0, partial: 0, pending: 0 };
   const desc = [...sizes].sort((a, b) => b - a);
   // What each host put in the merged list: all its files, or the first rows of its ranked walk.
   const contributed: number[] = [];
@@ -94,7 +98,11 @@ export function checkRankedAnswer(out: RankedAnswer, hosts: string[], topN: numb
     else if (h.status === 'timeout' && /no answer within \d+ ms|: Deadline exceeded/.test(h.message ?? '')) {
       count.timedOut++;
     } else if (h.status === 'error' && /too many concurrent walks/.test(h.message ?? '')) count.refused++;
-    else fail(`host ${h.host}: ${h.status} ${h.message ?? ''}`);
+    else if (h.status === 'pending') {
+      // A scan page: the host's rows come on a later page, so the cursor must be there.
+      if (!out.next_cursor) fail(`host ${h.host}: pending without a next_cursor`);
+      count.pending++;
+    } else fail(`host ${h.host}: ${h.status} ${h.message ?? ''}`);
   }
   const expected = contributed.sort((a, b) => b - a).slice(0, topN);
   if (JSON.stringify(out.items.map((i) => i.size)) !== JSON.stringify(expected)) fail('merged top n wrong');

@@ -43,9 +43,14 @@ export class ScanRegistry implements ScanKeeper {
     return this.options.store;
   }
 
-  /** Starts a scan for `init.principal`, or refuses when a cap is reached. */
+  /**
+   * Starts a scan for `init.principal`, or refuses when a cap is reached. The caps count the
+   * scans that outlived their call (a cursor to follow): a call still inside its deadline is an
+   * ordinary call, bounded by the walk admission and fan-out concurrency, so a client's burst of
+   * quick calls is not refused for scans it never made.
+   */
   start(init: Omit<ScanInit, 'id' | 'store' | 'limits'>): Scan {
-    const running = [...this.held.values()].filter((h) => h.scan.running);
+    const running = [...this.held.values()].filter((h) => h.scan.running && h.caller !== undefined);
     const mine = running.filter((h) => h.scan.principal === init.principal).length;
     if (mine >= this.options.perPrincipal) {
       throw new FleetError(

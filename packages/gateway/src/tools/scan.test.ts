@@ -232,3 +232,32 @@ test('every fan-out tool goes on as a scan, its pages valid answers', async () =
     scans.close();
   }
 });
+
+test('the per-caller cap counts scans left running past their call, not quick calls', async () => {
+  const { fleet } = setup();
+  const capped = createScanRegistry(resolveGatewayOptions({ ...OPTIONS, scansPerPrincipal: 1 }), logger);
+  const { client, close } = await connect(fleet, capped, 'p1');
+  const quick = { host: 'a', path: '/r', order_by: 'size', sort: 'descending' };
+  // Three quick calls at once: each answers whole within its call, none is refused.
+  const burst = (await Promise.all(
+    [1, 2, 3].map(() => client.callTool({ name: 'list_files', arguments: quick })),
+  )) as CallToolResult[];
+  for (const r of burst) assert.equal(r.isError, undefined, text(r));
+  // One call outlives its deadline (host c never answers): a scan with a cursor, running.
+  const slow = { host: 'all', path: '/r', order_by: 'size', sort: 'descending' };
+  const first = (await client.callTool({ name: 'list_files', arguments: slow })) as CallToolResult;
+  assert.ok(page(first).next_cursor, text(first));
+  // The second such call is refused, naming the cap and what to do.
+  const second = (await client.callTool({ name: 'list_files', arguments: slow })) as CallToolResult;
+  assert.equal(second.isError, true);
+  assert.match(text(second), /1 scans of this caller are still running \(at most 1\): follow their next_cursor/);
+  // Cancelling it frees the slot: the next call is served.
+  const status = (await client.callTool({
+    name: 'scan_status',
+    arguments: { cursor: page(first).next_cursor, cancel: true },
+  })) as CallToolResult;
+  assert.equal(status.isError, undefined, text(status));
+  const third = (await client.callTool({ name: 'list_files', arguments: quick })) as CallToolResult;
+  assert.equal(third.isError, undefined, text(third));
+  await close();
+});
