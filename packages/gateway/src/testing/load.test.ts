@@ -43,7 +43,22 @@ test('checkRankedAnswer: counts the hosts, checks the merged top n', () => {
       refused: 1,
       timedOut: 1,
       partial: 0,
+      pending: 0,
     },
+  );
+  // A scan page: a pending host is counted when the cursor to its rows is there, refused when not.
+  const scanHosts = [
+    { host: 'a', status: 'ok' },
+    { host: 'b', status: 'pending' },
+  ];
+  assert.equal(
+    checkRankedAnswer({ hosts: scanHosts, items: [{ size: 1 }], next_cursor: 'scan.x.1.0' }, ['a', 'b'], 1, [1])
+      .pending,
+    1,
+  );
+  assert.throws(
+    () => checkRankedAnswer({ hosts: scanHosts, items: [{ size: 1 }] }, ['a', 'b'], 1, [1]),
+    /host b: pending without a next_cursor/,
   );
   assert.throws(
     () => checkRankedAnswer({ hosts, items: [{ size: 3 }, { size: 2 }] }, ['a', 'b', 'c', 'd'], 2, [1, 2, 3]),
@@ -86,6 +101,6 @@ test('checkRankedAnswer: counts the hosts, checks the merged top n', () => {
       5,
       [1, 2, 3],
     ),
-    { ok: 1, refused: 0, timedOut: 0, partial: 1 },
+    { ok: 1, refused: 0, timedOut: 0, partial: 1, pending: 0 },
   );
 });
