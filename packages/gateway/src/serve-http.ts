@@ -2,11 +2,11 @@
 // per POST, as the SDK's stateless example), at /mcp, behind a bearer token (always, loopback
 // included: any local process or user could call the tools otherwise; `noAuth` is the
 // explicit, loopback-only way to run open).
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { writeFleetHttpError } from './fleet-api/http-errors.js';
+import { bearerTokens, setRequestPrincipal, tokenCheck } from './http-principal.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
 import { resolveGatewayOptions } from './options.js';
 import { MemoryPageStore } from './tools/page-store.js';
@@ -19,7 +19,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export interface HttpServerDeps extends McpServerDeps {
   host: string;
   port: number;
-  /** Required on every request as `Authorization: Bearer <token>`; mandatory unless `noAuth`. */
+  /**
+   * Required on every request as `Authorization: Bearer <token>`; mandatory unless `noAuth`.
+   * Several tokens, one per line, are several principals (http-principal.ts).
+   */
   token?: string;
   /** `--no-auth`: serve without a token, on a loopback address only (logged at start). */
   noAuth?: boolean;
@@ -87,15 +90,6 @@ function hostOfHeader(h: string | undefined): string {
   return colon < 0 ? h : h.slice(0, colon);
 }
 
-const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
-
-/** In constant time whatever the header: digests have one length, so neither the token nor its length leaks. */
-function tokenMatches(header: string | undefined, want: Buffer): boolean {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
-  // An empty token is never configured (startHttpServer), so '' matches nothing.
-  return timingSafeEqual(digest(m ? m[1].trim() : ''), want);
-}
-
 /**
  * Whether a browser's Origin is this server itself: scheme, host and port of the address the
  * request was sent to (its Host header, which a browser always sets to the target). Another
@@ -147,17 +141,16 @@ export function servedUrls(base: string, deps: Pick<HttpServerDeps, 'dashboard' 
 }
 
 export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: string; close(): Promise<void> }> {
-  const token = deps.token === '' ? undefined : deps.token;
+  const tokens = bearerTokens(deps.token);
+  const token = tokens.length === 0 ? undefined : deps.token;
   const loopbackBound = isLoopback(deps.host);
   checkAuth(token, deps.noAuth === true, deps.host, loopbackBound);
-  const wanted = token === undefined ? undefined : digest(token);
+  const wanted = token === undefined ? undefined : tokenCheck(tokens);
   const log = deps.logger.child({ transport: 'http' });
   // One MCP server per request (stateless transport), one store of kept rankings for them all.
   const pages = deps.pages ?? new MemoryPageStore();
   // The scans of every request's server (made at the first call: the options come with the inventory).
   let scans: ScanRegistry | undefined = deps.scans;
-  // A scan belongs to the token that started it (its digest: the token itself is never kept or logged).
-  const principal = wanted ? `http:bearer:${wanted.toString('hex').slice(0, 16)}` : 'http:no-auth';
   if (!token) log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -207,9 +200,12 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
       }
       for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
     }
-    if (wanted && !tokenMatches(req.headers.authorization, wanted)) {
+    // A scan belongs to the token that started it (http-principal.ts).
+    const principal = wanted ? wanted.principal(req.headers.authorization) : 'http:no-auth';
+    if (principal === undefined) {
       return refuse(401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
     }
+    setRequestPrincipal(req, principal);
     if (fleetApi) {
       fleetApi(req, res);
       return;

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidArgument, isLoopback } from '@fleetls/core';
 import type { LoadedFleet } from '../fleet.js';
 import type { FleetTlsFiles } from '../fleet-api/server.js';
+import { bearerTokens } from '../http-principal.js';
 import { EMBEDDED_EXAMPLE, parseEmbeddedAllow } from '../inventory-localhost.js';
 import type { Logger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
@@ -80,7 +81,10 @@ export function stateDirOf(env: NodeJS.ProcessEnv): string | undefined {
   return dir ? dir : undefined;
 }
 
-/** The HTTP bearer token: --token-file, else $FLEETLS_TOKEN; undefined when neither. */
+/**
+ * The HTTP bearer token: --token-file, else $FLEETLS_TOKEN; undefined when neither. The file
+ * may hold several, one per line: each is its own principal on --http (http-principal.ts).
+ */
 export function readServeToken(flags: ServeFlags, env: NodeJS.ProcessEnv): string | undefined {
   if (flags.tokenFile !== undefined) {
     let token: string;
@@ -306,6 +310,14 @@ function authWords(token: string | undefined, tls: FleetTlsFiles | undefined): s
 function checkGrpcAuth(token: string | undefined, tls: FleetTlsFiles | undefined, noAuth: boolean, host: string): void {
   if (noAuth && token) {
     throw invalidArgument('--no-auth and a bearer token (--token-file or $FLEETLS_TOKEN) exclude each other');
+  }
+  // The gRPC face has one bearer principal (fleet-api/impl.ts): several tokens would share
+  // each other's scans there, so they are for --http only (each its own principal).
+  const tokens = bearerTokens(token).length;
+  if (tokens > 1) {
+    throw invalidArgument(
+      `--grpc takes one bearer token; the token file holds ${tokens} (one per line): serve --grpc with a file of one token`,
+    );
   }
   if (token || tls?.ca) return;
   if (!noAuth) {

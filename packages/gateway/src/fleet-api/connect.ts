@@ -6,10 +6,18 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type DescMethod, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { type Code, ConnectError, type ConnectRouter } from '@connectrpc/connect';
+import {
+  type Code,
+  ConnectError,
+  type ConnectRouter,
+  createContextKey,
+  createContextValues,
+  type HandlerContext,
+} from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { FleetError } from '@fleetls/core';
 import { FLEET_SERVICE_NAME, loadFleetContract, toStatus } from '@fleetls/proto';
+import { requestPrincipal } from '../http-principal.js';
 import { fleetServiceDescriptor } from './connect-descriptor.js';
 import { createFleetImpl, type FleetServiceDeps } from './impl.js';
 import type { WalkEvent } from './walk.js';
@@ -70,6 +78,9 @@ async function* events(run: (send: (e: WalkEvent) => Promise<void>) => Promise<v
   }
 }
 
+/** The principal serve-http.ts found for the request (its bearer token), carried into the handler. */
+const PRINCIPAL = createContextKey<string | undefined>(undefined);
+
 /** `caller` names HTTP callers in the audit trail, as the MCP endpoint beside it does (`http:bearer`). */
 export function createFleetHttpHandler(
   deps: FleetServiceDeps & { caller: string },
@@ -87,22 +98,27 @@ export function createFleetHttpHandler(
     for (const m of desc.methods) {
       if (m.methodKind === 'unary') {
         const run = impl.unary[m.name];
-        handlers[m.localName] = async (req: never, ctx: { signal: AbortSignal }) => {
+        handlers[m.localName] = async (req: never, ctx: HandlerContext) => {
           try {
-            return encode(m, await run(decode(m, req), { signal: ctx.signal, caller }));
+            const call = { signal: ctx.signal, caller, principal: ctx.values.get(PRINCIPAL) };
+            return encode(m, await run(decode(m, req), call));
           } catch (err) {
             throw connectError(err);
           }
         };
       } else {
-        handlers[m.localName] = async function* (req: never, ctx: { signal: AbortSignal }) {
+        handlers[m.localName] = async function* (req: never, ctx: HandlerContext) {
           const request = decode(m, req);
-          const call = { signal: ctx.signal, caller };
+          const call = { signal: ctx.signal, caller, principal: ctx.values.get(PRINCIPAL) };
           for await (const e of events((send) => impl.Walk(request, call, send))) yield encode(m, e);
         };
       }
     }
     router.service(desc, handlers as never);
   };
-  return connectNodeAdapter({ routes, readMaxBytes: READ_MAX_BYTES });
+  return connectNodeAdapter({
+    routes,
+    readMaxBytes: READ_MAX_BYTES,
+    contextValues: (req) => createContextValues().set(PRINCIPAL, requestPrincipal(req as IncomingMessage)),
+  });
 }

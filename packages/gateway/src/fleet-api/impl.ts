@@ -29,6 +29,8 @@ export interface CallInfo {
   signal: AbortSignal;
   /** e.g. `grpc:<client certificate or peer>`, `http:bearer`. */
   caller: string;
+  /** Whose scans the call reaches, when the adapter knows it better than `caller` (the HTTP port's token). */
+  principal?: string;
 }
 
 export type Unary = (request: Record<string, unknown>, call: CallInfo) => Promise<object>;
@@ -46,7 +48,7 @@ export interface FleetImpl {
 
 export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
   const { fleet, options, logger } = deps;
-  const context = ({ signal, caller }: CallInfo): ToolContext => ({
+  const context = ({ signal, caller, principal }: CallInfo): ToolContext => ({
     fleet,
     options,
     signal,
@@ -54,7 +56,7 @@ export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
     // A scan outlives its RPC (a closed connection does not stop it; ScanStatus cancel does),
     // and belongs to who called: the client certificate, else the bearer token's holders.
     scans: deps.scans,
-    principal: `fleet-api:${caller.startsWith('grpc:plaintext:') ? 'grpc:bearer' : caller}`,
+    principal: `fleet-api:${principal ?? (caller.startsWith('grpc:plaintext:') ? 'grpc:bearer' : caller)}`,
   });
   const unary: Record<string, Unary> = {};
   for (const { method, tool, present } of TOOL_RPCS) {

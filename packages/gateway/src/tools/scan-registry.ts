@@ -114,7 +114,7 @@ export class ScanRegistry implements ScanKeeper {
     if (h.scan.principal !== principal) {
       throw new FleetError(
         'permission_denied',
-        `cursor names scan ${id}, which another caller started: it is not yours to read`,
+        `cursor names scan ${id}, which another caller started (another bearer token, or another session): it is not yours to read, follow or cancel`,
       );
     }
     return h.scan;
