@@ -4,18 +4,18 @@
 // as nobody (an unreadable directory makes its sizes lower bounds), `dead` refuses
 // connections and `slow` accepts them and never answers. Each view is driven as an operator
 // would (sign in, filter hosts, descend three levels and back, sort by size, drill into the
-// treemap, open a diff, watch a scan and cancel it); every page passes axe-core with no
-// serious or critical violation and logs no console error. Screenshots go to test/artifacts/.
+// treemap, open a diff; scans are dashboard-scans.test.ts's); every page passes axe-core with
+// no serious or critical violation and logs no console error. Screenshots go to test/artifacts/.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http2 from 'node:http2';
-import { createRequire } from 'node:module';
 import type * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { type Chromium, openChromium } from './helpers/chromium.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 
 // The page's globals, inside page.evaluate callbacks (this package compiles without the DOM lib).
@@ -28,16 +28,12 @@ declare const document: {
   querySelector(sel: string): PageElement | null;
   querySelectorAll(sel: string): ArrayLike<PageElement> & Iterable<PageElement>;
 };
-declare const window: unknown;
 declare const sessionStorage: { setItem(key: string, value: string): void };
 
 const TOKEN = 'dashboard-token-0123456789abcdef';
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = process.env.FLEETLS_TEST_ARTIFACTS ?? path.join(REPO_ROOT, 'test/artifacts');
 /** More rows than one host sends per page (with --max-answer-bytes 16384), so the listing pages. */
 const WIDE = 2100;
 const NOBODY = 65534;
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 function write(p: string, size: number, fill = 0x61): void {
   fs.mkdirSync(path.dirname(p), { recursive: true });
@@ -70,34 +66,13 @@ describe('web dashboard in headless Chromium', () => {
   let gw: GatewayProcess;
   let base: string;
   let port: number;
-  let userDataDir: string;
+  let browser: Chromium;
   let context: BrowserContext;
   let page: Page;
-  const errors: string[] = [];
-
-  const watch = (p: Page) => {
-    p.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`${m.text()} @ ${p.url()}`);
-    });
-    p.on('pageerror', (e) => errors.push(`pageerror ${e.message}`));
-  };
-  const shot = (name: string, p: Page = page) =>
-    p.screenshot({ path: path.join(ARTIFACTS, `dashboard-${name}.png`), fullPage: true });
-  /** axe-core in the page (evaluated: the page's CSP would refuse an injected script tag), and the console clean. */
-  const audit = async (what: string, p: Page = page) => {
-    await p.evaluate(AXE);
-    const violations = await p.evaluate(async () => {
-      const r = await (
-        window as {
-          axe: { run(o: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
-        }
-      ).axe.run({ resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-    });
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(serious, [], `${what}: axe-core serious violations ${JSON.stringify(serious)}`);
-    assert.deepEqual(errors, [], `${what}: console errors`);
-  };
+  let errors: string[];
+  let watch: Chromium['watch'];
+  const shot = (name: string, p: Page = page) => browser.shot(name, p);
+  const audit = (what: string, p: Page = page) => browser.audit(what, p);
   const metric = async (name: string): Promise<number> => {
     const text = await (await fetch(`${base}metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     let sum = 0;
@@ -145,34 +120,16 @@ describe('web dashboard in headless Chromium', () => {
     });
     base = await gw.waitFor(/dashboard at (http:\/\/\S+)/);
     port = Number(new URL(base).port);
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    watch(page);
+    browser = await openChromium();
+    ({ context, page, errors, watch } = browser);
   });
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await gw?.stop();
     await Promise.all((agents ?? []).map((a) => a.stop()));
     for (const s of held) s.destroy();
     await new Promise((r) => (slow ? slow.close(r) : r(undefined)));
     if (root) fs.rmSync(root, { recursive: true, force: true });
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
   const loginState = async () => {
@@ -448,29 +405,6 @@ describe('web dashboard in headless Chromium', () => {
     assert.match((await page.locator('#view-compare').textContent()) ?? '', /dead: unreachable/);
     await audit('compare');
     await shot('compare');
-  });
-
-  it('scans: a running walk shows hosts done of total and is cancelled', async () => {
-    await page.goto(`${base}?view=scans&host=${encodeURIComponent('web-1,web-2,slow')}&path=/data&depth=3`);
-    await page.click('#scan-start');
-    await page.waitForFunction(
-      () => document.querySelector('[role=progressbar]')?.getAttribute('aria-valuenow') === '2',
-    );
-    assert.match(
-      (await page.locator('#scan-status').textContent()) ?? '',
-      /^running: 2 of 3 hosts done, [\d,]+ entries/,
-    );
-    assert.match((await page.locator('#scan-hosts tr[data-host="slow"]').textContent()) ?? '', /walking|queued/);
-    assert.match((await page.locator('#scan-hosts tr[data-host="web-1"]').textContent()) ?? '', /ok/);
-    await audit('scan running');
-    await shot('scan');
-    await page.click('#scan-cancel');
-    await page
-      .locator('#scan-status')
-      .filter({ hasText: /^cancelled: 2 of 3 hosts done/ })
-      .waitFor();
-    assert.match((await page.locator('#scan-hosts tr[data-host="slow"]').textContent()) ?? '', /cancelled/);
-    assert.deepEqual(errors, []);
   });
 
   it('light and dark: the theme button switches, and both pass axe-core', async () => {

@@ -7,6 +7,7 @@ import { query } from './context.js';
 import { fill, h } from './dom.js';
 import { errorCode, humanSize, type JsonEntry, kindOf, modeText, mtimeText, nameText } from './format.js';
 import { breadcrumbs, childPath } from './paths.js';
+import { followScan, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
 export interface JsonStatus {
@@ -22,7 +23,7 @@ interface JsonTruncation {
   total?: string;
   reason?: string;
 }
-interface TreeAnswer {
+interface TreeAnswer extends ScanPageLike {
   rows?: { host: string; row: { entry?: JsonEntry; truncation?: JsonTruncation } }[];
   hosts?: JsonStatus[];
   nextCursor?: string;
@@ -85,6 +86,7 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
     ),
   );
   const notices = h('div', { id: 'browse-notices' });
+  const scanMount = h('div', {});
   const body = h('tbody');
   const more = h('button', { type: 'button', id: 'load-more', hidden: true }, 'Load more');
   const count = h('p', { id: 'browse-count', class: 'muted', role: 'status' });
@@ -125,6 +127,7 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
     h('h1', { id: 'h-browse' }, 'Browse'),
     targetForm(ctx, { id: 'browse', state, host, path, depth: depthSelect, defaultDepth: '1', submit: 'List' }),
     breadcrumbs(path, (to) => link({ path: to })),
+    scanMount,
     notices,
     h('table', { id: 'listing' }, h('thead', {}, head), body),
     h('div', { class: 'row' }, more, count),
@@ -188,13 +191,15 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
         ),
       );
     }
-    count.textContent = `${items.length} entries${cursor ? ' so far' : ''}${sort !== 'name' && cursor ? ' (sorted as loaded; load more for the rest)' : ''}`;
+    const partial = cursor !== undefined || following;
+    count.textContent = `${items.length} entries${partial ? ' so far' : ''}${sort !== 'name' && partial ? ` (sorted as loaded; ${following ? 'the scan adds the rest' : 'load more for the rest'})` : ''}`;
   };
 
   let cursor: string | undefined;
-  const page = async (c?: string) => {
-    more.disabled = true;
-    const res = await ctx.call<TreeAnswer>('ListDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
+  let following = false;
+  const call = (c?: string) =>
+    ctx.call<TreeAnswer>('ListDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
+  const merge = (res: TreeAnswer) => {
     for (const s of res.hosts ?? []) {
       if (s.status !== 'ok') failed.set(s.host, s);
       else failed.delete(s.host);
@@ -225,12 +230,29 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
         ),
       );
     for (const n of res.notes ?? []) notices.append(h('p', { class: 'banner info' }, `${n.host}: ${n.note}`));
-    cursor = res.nextCursor || undefined;
+    // A scan's cursor is followed by the scan panel; the tool's own cursor is "Load more".
+    cursor = following ? undefined : res.nextCursor || undefined;
     more.hidden = !cursor;
     more.disabled = false;
     draw();
   };
+  const page = async (c?: string) => {
+    more.disabled = true;
+    merge(await call(c));
+  };
   more.addEventListener('click', () => void page(cursor));
   count.textContent = 'listing…';
-  await page();
+  const first = await call();
+  following = first.scan !== undefined && !!first.nextCursor;
+  merge(first);
+  await followScan(ctx, scanMount, first, 'browse', {
+    page: call,
+    merge,
+    kept: () => {
+      const ok = new Set(items.map((i) => i.host));
+      return `${items.length.toLocaleString('en-US')} entries of ${ok.size} host${ok.size === 1 ? '' : 's'}`;
+    },
+  });
+  following = false;
+  draw();
 }

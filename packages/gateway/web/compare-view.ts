@@ -6,9 +6,10 @@ import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
 import { humanSize, type JsonEntry, kindOf, modeText, mtimeText, nameText } from './format.js';
 import { breadcrumbs } from './paths.js';
+import { followScan, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
-interface DiffAnswer {
+interface DiffAnswer extends ScanPageLike {
   compare?: string[];
   groups?: { id: string; hosts: string[] }[];
   differences?: {
@@ -47,6 +48,7 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
   const groups = h('div', { class: 'groups', id: 'diff-groups' });
   const summary = h('p', { id: 'diff-summary', role: 'status' }, 'comparing…');
   const notices = h('div', {});
+  const scanMount = h('div', {});
   const body = h('tbody');
   const more = h('button', { type: 'button', id: 'diff-more', hidden: true }, 'Load more');
   fill(
@@ -54,6 +56,7 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
     h('h1', { id: 'h-compare' }, 'Compare hosts'),
     targetForm(ctx, { id: 'compare', state, host, path, depth: depthInput, defaultDepth: '2', submit: 'Compare' }),
     breadcrumbs(path, (to) => query({ ...state, path: to })),
+    scanMount,
     summary,
     groups,
     notices,
@@ -78,11 +81,17 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
 
   let cursor: string | undefined;
   let shown = 0;
-  const page = async (c?: string) => {
-    more.disabled = true;
-    const res = await ctx.call<DiffAnswer>('DiffDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
+  let grouped = false;
+  /** The hosts of a scan's pages: a diff needs every host, so its groups come on the scan's last page. */
+  const statuses = new Map<string, JsonStatus>();
+  const call = (c?: string) =>
+    ctx.call<DiffAnswer>('DiffDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
+  const merge = (res: DiffAnswer) => {
     const compare = res.compare ?? ['type', 'size', 'mode', 'owner'];
-    if (!c) {
+    for (const s of res.hosts ?? []) statuses.set(s.host, s);
+    const waiting = !!res.scan && !!res.nextCursor && !grouped && (res.groups ?? []).length === 0;
+    if (!grouped && !waiting) {
+      grouped = true;
       for (const g of res.groups ?? [])
         groups.append(
           h(
@@ -92,7 +101,7 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
             g.hosts.join(', '),
           ),
         );
-      for (const s of res.hosts ?? [])
+      for (const s of statuses.values())
         if (s.status !== 'ok')
           notices.append(
             h(
@@ -137,14 +146,29 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
       shown++;
     }
     const groupsN = (res.groups ?? []).length;
-    summary.textContent =
-      groupsN <= 1 && shown === 0
+    summary.textContent = waiting
+      ? 'Waiting for every host: a comparison needs them all (the scan above says how far it is).'
+      : groupsN <= 1 && shown === 0
         ? `All ${(res.groups ?? [])[0]?.hosts.length ?? 0} hosts that answered have the same listing of ${path} (comparing ${compare.join(', ')}).`
         : `${groupsN} groups of hosts; ${shown} of ${res.total ?? shown} differing paths shown (comparing ${compare.join(', ')}).`;
-    cursor = res.nextCursor || undefined;
+    // A scan's cursor is followed by the scan panel; the tool's own cursor is "Load more".
+    cursor = res.scan ? undefined : res.nextCursor || undefined;
     more.hidden = !cursor;
     more.disabled = false;
   };
+  const page = async (c?: string) => {
+    more.disabled = true;
+    merge(await call(c));
+  };
   more.addEventListener('click', () => void page(cursor));
-  await page();
+  const first = await call();
+  merge(first);
+  await followScan(ctx, scanMount, first, 'compare', {
+    page: call,
+    merge,
+    kept: () =>
+      grouped
+        ? `the comparison of the ${[...statuses.values()].filter((s) => s.status === 'ok').length} hosts that answered`
+        : 'no comparison (no host answered)',
+  });
 }

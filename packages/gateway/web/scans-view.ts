@@ -1,176 +1,131 @@
-// Scans: a walk over a selector, watched as it runs: hosts done of total, entries seen, each
-// host's state and outcome, and Cancel (the stream is closed; the gateway aborts every host's
-// walk). It runs on Fleet.Walk, the streaming RPC that exists today; a scan that outlives the
-// page (issue 21's scan handle) is not in the Fleet API yet. State: ?view=scans&host&path&depth.
-import type { JsonStatus } from './browse-view.js';
-import type { ViewContext } from './context.js';
+// Scans: the fleet scans this tab's Browse, Space and Compare calls started (a call that
+// outlived its deadline goes on as a scan, issue 21), each read with ScanStatus as it runs:
+// hosts done of total, entries seen, elapsed, time left, failed hosts; Cancel stops its walks.
+// A scan outlives the page that started it (until its TTL after the last page or status), so
+// it can be watched and cancelled here after leaving that page. State: ?view=scans, or
+// ?view=scans&cursor=scan.… for one scan (any of its cursors; the same token's scans only).
+import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
-import type { HostStatusView } from './hosts-view.js';
+import { type KeptScan, keptScans, type ScanJson, STATUS_EVERY_MS, scanProgress } from './scan-panel.js';
 
-interface WalkEvent {
-  host?: { host: string; state: string; status?: JsonStatus };
-  rows?: { host: string; rows?: { entry?: unknown }[] };
-  summary?: { hosts?: JsonStatus[]; entries?: string };
+const VIEW_WORDS: Record<string, string> = { browse: 'Browse', space: 'Space', compare: 'Compare' };
+
+interface Watched {
+  cursor: string;
+  running: boolean;
+  refresh(): Promise<void>;
+}
+
+function watch(ctx: ViewContext, cursor: string, kept: KeptScan | undefined, id: string): [HTMLElement, Watched] {
+  const progress = scanProgress(`scan-${id}`);
+  const gone = h('p', { class: 'banner bad', hidden: true, 'data-gone': '' });
+  const from = kept ? new URLSearchParams(kept.href) : undefined;
+  const title = from
+    ? `${VIEW_WORDS[kept?.view ?? ''] ?? kept?.view} of ${from.get('host') ?? 'all'}:${from.get('path') ?? '/'}`
+    : `Scan ${id}`;
+  const card = h(
+    'section',
+    { class: 'card scan', 'data-scan': id, 'aria-labelledby': `scan-${id}-title` },
+    h(
+      'div',
+      { class: 'row' },
+      h('h2', { id: `scan-${id}-title` }, title),
+      kept ? h('span', { class: 'muted' }, `started ${new Date(kept.started).toLocaleTimeString('en-GB')}`) : undefined,
+      h('span', { class: 'grow' }),
+      progress.cancel,
+      h(
+        'a',
+        {
+          href: query({ view: 'scans', cursor }),
+          'data-link': '',
+          title: 'This scan alone (a link to share or reload)',
+        },
+        'Link',
+      ),
+      kept
+        ? h(
+            'a',
+            { href: kept.href, title: 'The same target again: a new call (rows already shown are not kept)' },
+            `Open ${VIEW_WORDS[kept.view] ?? kept.view}`,
+          )
+        : undefined,
+    ),
+    progress.root,
+    gone,
+  );
+  const w: Watched = {
+    cursor,
+    running: true,
+    async refresh() {
+      try {
+        const r = await ctx.call<{ scan: ScanJson }>('ScanStatus', { cursor });
+        progress.show(r.scan);
+        w.running = (r.scan.state ?? 'running') === 'running';
+      } catch (err) {
+        if (ctx.signal.aborted) return;
+        w.running = false;
+        progress.cancel.disabled = true;
+        gone.hidden = false;
+        gone.textContent = `Not available: ${(err as Error).message}`;
+      }
+    },
+  };
+  progress.cancel.addEventListener('click', () => {
+    progress.cancel.disabled = true;
+    void ctx.call<{ scan: ScanJson }>('ScanStatus', { cursor, cancel: true }).then(
+      (r) => {
+        progress.show(r.scan);
+        w.running = false;
+      },
+      (err: Error) => {
+        progress.cancel.disabled = false;
+        gone.hidden = false;
+        gone.textContent = `Cancel failed: ${err.message}`;
+      },
+    );
+  });
+  return [card, w];
 }
 
 export async function scansView(section: HTMLElement, ctx: ViewContext): Promise<void> {
-  const p = ctx.params;
-  const host = p.get('host') ?? 'all';
-  const path = p.get('path') ?? '/';
-  const depth = Math.min(10, Math.max(1, Number(p.get('depth') ?? 3) || 3));
-  const state = { view: 'scans', host, path, depth: String(depth) };
-  const hostInput = h('input', { id: 'scan-host', value: host, size: 22, spellcheck: 'false' });
-  const pathInput = h('input', { id: 'scan-path', value: path, size: 40, spellcheck: 'false' });
-  const depthInput = h('input', { id: 'scan-depth', type: 'number', min: 1, max: 10, value: depth });
-  const start = h('button', { type: 'submit', class: 'primary', id: 'scan-start' }, 'Start scan');
-  const cancel = h('button', { type: 'button', id: 'scan-cancel', disabled: true }, 'Cancel');
-  const bar = h('div', {});
-  const meter = h(
-    'div',
-    {
-      class: 'progress',
-      role: 'progressbar',
-      'aria-label': 'Hosts done',
-      'aria-valuemin': 0,
-      'aria-valuemax': 1,
-      'aria-valuenow': 0,
-    },
-    bar,
-  );
-  const status = h('p', { id: 'scan-status', role: 'status' }, 'Not started.');
-  const body = h('tbody');
+  const one = ctx.params.get('cursor') ?? '';
+  const kept = keptScans();
+  const idOf = (c: string) => /^scan\.([0-9a-f]+)\./.exec(c)?.[1] ?? 'unknown';
+  const shown: [string, KeptScan | undefined][] = one
+    ? [[one, kept.find((k) => k.id === idOf(one))]]
+    : kept.map((k) => [k.cursor, k]);
+  const list = h('div', { class: 'scans', id: 'scans' });
   fill(
     section,
     h('h1', { id: 'h-scans' }, 'Fleet scans'),
     h(
-      'form',
-      {
-        class: 'bar',
-        onsubmit: (ev: Event) => {
-          ev.preventDefault();
-          ctx.navigate(
-            {
-              ...state,
-              host: hostInput.value.trim() || 'all',
-              path: pathInput.value.trim() || '/',
-              depth: depthInput.value,
-              run: '1',
-            },
-            true,
-          );
-        },
-      },
-      h('label', { for: 'scan-host' }, 'Hosts', hostInput),
-      h('label', { for: 'scan-path' }, 'Path', pathInput),
-      h('label', { for: 'scan-depth' }, 'Levels', depthInput),
-      start,
-      cancel,
-    ),
-    meter,
-    status,
-    h(
-      'table',
-      { id: 'scan-hosts' },
-      h(
-        'thead',
-        {},
-        h('tr', {}, ...['host', 'state', 'entries', 'time', 'message'].map((c) => h('th', { scope: 'col' }, c))),
-      ),
-      body,
-    ),
-    h(
       'p',
       { class: 'muted' },
-      'A scan here lasts as long as this page watches it (Fleet.Walk); closing the page or Cancel stops every host\u2019s walk.',
+      'A Browse, Space or Compare call that outlives its deadline goes on as a scan: its page follows it while open, and it is listed here. ',
+      one ? h('a', { href: query({ view: 'scans' }) }, 'All scans of this tab') : undefined,
     ),
+    list,
   );
-  if (p.get('run') !== '1') return;
-
-  const hosts = (await ctx.api<HostStatusView>('GET', `hosts?host=${encodeURIComponent(host)}`)).hosts.map(
-    (r) => r.host,
-  );
-  const rows = new Map<
-    string,
-    { state: HTMLElement; entries: HTMLElement; time: HTMLElement; message: HTMLElement; n: number }
-  >();
-  for (const name of hosts) {
-    const cells = {
-      state: h('td', {}, 'queued'),
-      entries: h('td', { class: 'num' }, '0'),
-      time: h('td', { class: 'num' }, ''),
-      message: h('td', {}),
-      n: 0,
-    };
-    rows.set(name, cells);
-    body.append(
+  if (shown.length === 0) {
+    list.append(
       h(
-        'tr',
-        { 'data-host': name },
-        h('td', { class: 'name' }, name),
-        cells.state,
-        cells.entries,
-        cells.time,
-        cells.message,
+        'p',
+        { class: 'banner info', id: 'no-scans' },
+        'No scans from this tab yet: every call so far answered within its deadline.',
       ),
     );
+    return;
   }
-  let done = 0;
-  let entries = 0;
-  const started = performance.now();
-  const show = (words: string) => {
-    bar.style.width = `${hosts.length ? (100 * done) / hosts.length : 100}%`;
-    meter.setAttribute('aria-valuemax', String(hosts.length));
-    meter.setAttribute('aria-valuenow', String(done));
-    status.textContent = `${words}: ${done} of ${hosts.length} hosts done, ${entries.toLocaleString('en-US')} entries, ${((performance.now() - started) / 1000).toFixed(1)} s`;
-  };
-  const ac = new AbortController();
-  ctx.signal.addEventListener('abort', () => ac.abort());
-  cancel.disabled = false;
-  start.disabled = true;
-  cancel.addEventListener('click', () => ac.abort());
-  const ticker = setInterval(() => show('running'), 500);
-  show('running');
-  try {
-    await ctx.stream<WalkEvent>(
-      'Walk',
-      { host, path, maxDepth: depth },
-      (e) => {
-        if (e.host) {
-          const r = rows.get(e.host.host);
-          if (!r) return;
-          if (e.host.state === 'walking') r.state.textContent = 'walking';
-          else {
-            done++;
-            const st = e.host.status;
-            r.state.replaceChildren(
-              h('span', { class: `badge ${st?.status === 'ok' ? 'ok' : 'bad'}` }, st?.status ?? 'done'),
-            );
-            r.time.textContent = st?.elapsedMs ? `${st.elapsedMs} ms` : '';
-            r.message.textContent = st?.message ?? '';
-          }
-        }
-        if (e.rows) {
-          const r = rows.get(e.rows.host);
-          const n = (e.rows.rows ?? []).filter((x) => x.entry).length;
-          entries += n;
-          if (r) {
-            r.n += n;
-            r.entries.textContent = r.n.toLocaleString('en-US');
-          }
-        }
-      },
-      ac.signal,
-    );
-    show('complete');
-  } catch (err) {
-    if (!ac.signal.aborted) throw err;
-    for (const r of rows.values())
-      if (/queued|walking/.test(r.state.textContent ?? ''))
-        r.state.replaceChildren(h('span', { class: 'badge unknown' }, 'cancelled'));
-    show('cancelled');
-  } finally {
-    clearInterval(ticker);
-    cancel.disabled = true;
-    start.disabled = false;
+  const watched: Watched[] = [];
+  for (const [cursor, k] of shown) {
+    const [card, w] = watch(ctx, cursor, k, idOf(cursor));
+    list.append(card);
+    watched.push(w);
   }
+  await Promise.all(watched.map((w) => w.refresh()));
+  // Read the running ones until the view is left.
+  const timer = setInterval(() => {
+    for (const w of watched) if (w.running) void w.refresh();
+  }, STATUS_EVERY_MS);
+  ctx.signal.addEventListener('abort', () => clearInterval(timer));
 }

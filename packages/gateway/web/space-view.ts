@@ -7,11 +7,12 @@ import { query, type ViewContext } from './context.js';
 import { $, fill, h } from './dom.js';
 import { exactBytes, humanSize, type JsonEntry, nameText } from './format.js';
 import { breadcrumbs } from './paths.js';
-import { type DuItem, type SpaceNode, spaceTree } from './space-model.js';
+import { followScan, type ScanPageLike } from './scan-panel.js';
+import { type DuItem, type DuTotalItem, type SpaceNode, spaceTree } from './space-model.js';
 import { targetForm } from './target-form.js';
 import { drawTreemap, sizeLabel, tipLines } from './treemap.js';
 
-interface DuAnswer {
+interface DuAnswer extends ScanPageLike {
   entries?: { host: string; entry: JsonEntry }[];
   pathTotals?: { host: string; entry: JsonEntry }[];
   hosts?: JsonStatus[];
@@ -55,6 +56,7 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
   const bySelect = h('select', { id: 'space-by' }, h('option', { value: '' }, 'all hosts, merged'));
   const total = h('p', { id: 'space-total', role: 'status' }, 'measuring…');
   const notices = h('div', { id: 'space-notices' });
+  const scanMount = h('div', {});
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   svg.setAttribute('class', 'treemap');
   svg.id = 'treemap';
@@ -73,6 +75,7 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
       extra: [h('label', { for: 'space-by' }, 'Show', bySelect)],
     }),
     breadcrumbs(path, (to) => link({ path: to })),
+    scanMount,
     total,
     notices,
     h(
@@ -100,64 +103,120 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
   );
   bySelect.addEventListener('change', () => ctx.navigate({ ...state, by: bySelect.value || undefined }, true));
 
-  const res = await ctx.call<DuAnswer>('DiskUsage', { host, path, depth, topN: TOP_N });
-  const items: DuItem[] = (res.entries ?? []).map((e) => ({
-    host: e.host,
-    path: nameText(e.entry.path),
-    size: Number(e.entry.size ?? 0),
-    partial: e.entry.sizePartial === true,
-  }));
-  const totals = (res.pathTotals ?? []).map((t) => ({
-    host: t.host,
-    size: Number(t.entry.size ?? 0),
-    partial: t.entry.sizePartial === true,
-  }));
-  for (const t of totals) bySelect.append(h('option', { value: t.host, selected: t.host === by }, t.host));
-  const root = spaceTree(items, totals, by || undefined);
-
-  const answered = totals.length;
-  total.replaceChildren(
-    h('strong', {}, `Total ${sizeLabel(root)}`),
-    ` (${exactBytes(root.size)}) in ${path}, ${by ? by : `${answered} host${answered === 1 ? '' : 's'}`}, as du -sb`,
-    ...(by
-      ? []
-      : root.perHost.map((t) =>
-          h('span', { class: 'muted' }, ` · ${t.host} ${t.partial ? '≥ ' : ''}${humanSize(t.size)}`),
-        )),
-  );
-  for (const s of res.hosts ?? [])
-    if (s.status !== 'ok')
+  // A scan's pages each bring the hosts done since: their rows and totals add to the ones before.
+  const items: DuItem[] = [];
+  const totals: DuTotalItem[] = [];
+  const statuses = new Map<string, JsonStatus>();
+  const cuts: string[] = [];
+  let found = 0;
+  let more = false;
+  let rankingFinal = true;
+  let root: SpaceNode = spaceTree([], []);
+  const merge = (res: DuAnswer) => {
+    for (const e of res.entries ?? [])
+      items.push({
+        host: e.host,
+        path: nameText(e.entry.path),
+        size: Number(e.entry.size ?? 0),
+        partial: e.entry.sizePartial === true,
+      });
+    for (const t of res.pathTotals ?? []) {
+      totals.push({ host: t.host, size: Number(t.entry.size ?? 0), partial: t.entry.sizePartial === true });
+      bySelect.append(h('option', { value: t.host, selected: t.host === by }, t.host));
+    }
+    for (const s of res.hosts ?? []) statuses.set(s.host, s);
+    for (const t of res.truncations ?? [])
+      cuts.push(
+        `${t.host}: cut (${(t.truncation.reason ?? '').replace('TRUNCATION_REASON_', '').toLowerCase()}): sizes there are lower bounds`,
+      );
+    found += Number(res.found ?? 0);
+    // A page of a scan has a next_cursor to its next hosts; only a tool's own cursor means "more rows".
+    more = !res.scan && !!res.nextCursor;
+    rankingFinal = res.scan?.rankingFinal !== false;
+    show();
+  };
+  const show = () => {
+    root = spaceTree(items, totals, by || undefined);
+    const answered = totals.length;
+    total.replaceChildren(
+      h('strong', {}, `Total ${sizeLabel(root)}`),
+      ` (${exactBytes(root.size)}) in ${path}, ${by ? by : `${answered} host${answered === 1 ? '' : 's'}`}, as du -sb`,
+      ...(by
+        ? []
+        : root.perHost.map((t) =>
+            h('span', { class: 'muted' }, ` · ${t.host} ${t.partial ? '≥ ' : ''}${humanSize(t.size)}`),
+          )),
+    );
+    notices.replaceChildren();
+    for (const s of statuses.values())
+      if (s.status !== 'ok' && s.status !== 'pending')
+        notices.append(
+          h(
+            'p',
+            { class: 'banner bad', 'data-host-status': s.status },
+            `${s.host}: ${s.status}${s.message ? ` — ${s.message}` : ''}`,
+          ),
+        );
+    for (const c of cuts) notices.append(h('p', { class: 'banner warn' }, c));
+    if (more)
       notices.append(
         h(
           'p',
-          { class: 'banner bad', 'data-host-status': s.status },
-          `${s.host}: ${s.status}${s.message ? ` — ${s.message}` : ''}`,
+          { class: 'banner info' },
+          `Showing the largest ${items.length} of ${found || '?'} directories; the rest are in "(files and smaller directories)".`,
         ),
       );
-  for (const t of res.truncations ?? [])
-    notices.append(
-      h(
-        'p',
-        { class: 'banner warn' },
-        `${t.host}: cut (${(t.truncation.reason ?? '').replace('TRUNCATION_REASON_', '').toLowerCase()}): sizes there are lower bounds`,
-      ),
-    );
-  if (res.nextCursor)
-    notices.append(
-      h(
-        'p',
-        { class: 'banner info' },
-        `Showing the largest ${items.length} of ${res.found ?? '?'} directories; the rest are in "(files and smaller directories)".`,
-      ),
-    );
-  if (root.partial)
-    notices.append(
-      h(
-        'p',
-        { class: 'banner warn' },
-        '≥ and hatching mark a lower bound: part of it could not be read in time, or was unreadable.',
-      ),
-    );
+    if (!rankingFinal)
+      notices.append(
+        h(
+          'p',
+          { class: 'banner info', 'data-ranking': '' },
+          'Sizes of the hosts that answered so far: the pending hosts add theirs as they answer.',
+        ),
+      );
+    if (root.partial)
+      notices.append(
+        h(
+          'p',
+          { class: 'banner warn' },
+          '≥ and hatching mark a lower bound: part of it could not be read in time, or was unreadable.',
+        ),
+      );
+    draw();
+    list.replaceChildren();
+    for (const c of root.children) {
+      const share = root.size > 0 ? (100 * c.size) / root.size : 0;
+      // Set through CSSOM: the page's CSP (style-src 'self') refuses style attributes.
+      const meter = h('div', { class: 'meter' });
+      meter.style.width = `${share.toFixed(1)}%`;
+      list.append(
+        h(
+          'tr',
+          { 'data-path': c.path },
+          h(
+            'td',
+            { class: 'num', title: `${c.partial ? 'at least ' : ''}${exactBytes(c.size)}` },
+            c.partial ? h('span', { class: 'lb' }, sizeLabel(c)) : sizeLabel(c),
+          ),
+          h(
+            'td',
+            { class: 'bar' },
+            h(
+              'div',
+              {},
+              h('div', { class: 'meter-box' }, meter),
+              h('span', { class: 'muted' }, `${share.toFixed(1)} %`),
+            ),
+          ),
+          h(
+            'td',
+            { class: 'name' },
+            c.rest || c.name.includes('\\') ? c.name : h('a', { href: link({ path: below(c.path) }) }, `${c.name}/`),
+          ),
+        ),
+      );
+    }
+  };
 
   const open = (n: SpaceNode) => {
     if (n.rest || n.name.includes('\\')) return;
@@ -170,7 +229,6 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
       { open, hover: (n, at) => showTip(n ? tipLines(n, path) : undefined, at) },
       `Treemap of ${path}`,
     );
-  draw();
   const onResize = () => draw();
   window.addEventListener('resize', onResize);
   ctx.signal.addEventListener('abort', () => {
@@ -178,31 +236,13 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
     showTip(undefined);
   });
 
-  for (const c of root.children) {
-    const share = root.size > 0 ? (100 * c.size) / root.size : 0;
-    // Set through CSSOM: the page's CSP (style-src 'self') refuses style attributes.
-    const meter = h('div', { class: 'meter' });
-    meter.style.width = `${share.toFixed(1)}%`;
-    list.append(
-      h(
-        'tr',
-        { 'data-path': c.path },
-        h(
-          'td',
-          { class: 'num', title: `${c.partial ? 'at least ' : ''}${exactBytes(c.size)}` },
-          c.partial ? h('span', { class: 'lb' }, sizeLabel(c)) : sizeLabel(c),
-        ),
-        h(
-          'td',
-          { class: 'bar' },
-          h('div', {}, h('div', { class: 'meter-box' }, meter), h('span', { class: 'muted' }, `${share.toFixed(1)} %`)),
-        ),
-        h(
-          'td',
-          { class: 'name' },
-          c.rest || c.name.includes('\\') ? c.name : h('a', { href: link({ path: below(c.path) }) }, `${c.name}/`),
-        ),
-      ),
-    );
-  }
+  const call = (c?: string) =>
+    ctx.call<DuAnswer>('DiskUsage', { host, path, depth, topN: TOP_N, ...(c ? { cursor: c } : {}) });
+  const first = await call();
+  merge(first);
+  await followScan(ctx, scanMount, first, 'space', {
+    page: call,
+    merge,
+    kept: () => `the sizes of ${totals.length} host${totals.length === 1 ? '' : 's'} (${humanSize(root.size)})`,
+  });
 }
