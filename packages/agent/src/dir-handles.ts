@@ -11,13 +11,19 @@ import { errnoOf } from '@fleetls/core';
 import { openAt } from './beneath.js';
 
 export const MAX_OPEN_DIRS = 64;
-const EMPTY = Buffer.alloc(0);
 
 /** Opens the directory a symlink `name` in `parentFd` points to (follow_symlinks), or throws. */
 export type FollowLink = (parentFd: number, name: Buffer) => number;
 
 export class DirHandles {
   private readonly open = new Map<string, number>();
+  /**
+   * The last directory asked for and its descriptor: the entries of one directory ask for it
+   * in a row with the same Buffer, so they skip the key's string and the Map's reordering.
+   * Forgotten whenever a descriptor is closed, so a cached number is always still open.
+   */
+  private lastRel: Buffer | undefined;
+  private lastFd = -1;
 
   /** `rootFd` is owned from now on (closed by close()). */
   constructor(
@@ -28,6 +34,14 @@ export class DirHandles {
   /** The descriptor of directory `rel` (empty: the root); throws the errno error when it cannot be opened. */
   fdOf(rel: Buffer): number {
     if (rel.length === 0) return this.rootFd;
+    if (rel === this.lastRel) return this.lastFd;
+    const fd = this.lookup(rel);
+    this.lastRel = rel;
+    this.lastFd = fd;
+    return fd;
+  }
+
+  private lookup(rel: Buffer): number {
     const key = rel.toString('latin1');
     const held = this.open.get(key);
     if (held !== undefined) {
@@ -37,7 +51,7 @@ export class DirHandles {
       return held;
     }
     const slash = rel.lastIndexOf(0x2f);
-    const parent = this.fdOf(slash < 0 ? EMPTY : rel.subarray(0, slash));
+    const parent = slash < 0 ? this.rootFd : this.lookup(rel.subarray(0, slash));
     const name = slash < 0 ? rel : rel.subarray(slash + 1);
     let fd: number;
     try {
@@ -51,6 +65,7 @@ export class DirHandles {
       // The oldest is never `parent`: it was used just now.
       const [oldKey, oldFd] = this.open.entries().next().value as [string, number];
       this.open.delete(oldKey);
+      this.lastRel = undefined;
       close(oldFd);
     }
     this.open.set(key, fd);
@@ -58,6 +73,7 @@ export class DirHandles {
   }
 
   close(): void {
+    this.lastRel = undefined;
     for (const fd of this.open.values()) close(fd);
     this.open.clear();
     close(this.rootFd);
