@@ -119,10 +119,25 @@ export interface AgentProc {
   stop(): Promise<void>;
 }
 
-/** Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line. */
-export function startAgent(allow: string[], timeoutMs = 30_000, extra: string[] = []): Promise<AgentProc> {
+/** The Node flags the shipped agent executable carries (scripts/package/exec-argv.json, baked in by sea.mjs). */
+export function shippedAgentNodeFlags(): string[] {
+  const file = path.join(REPO_ROOT, 'scripts/package/exec-argv.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string[]>)['fleetls-agent'] ?? [];
+}
+
+/**
+ * Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line;
+ * `nodeFlags` go to node before the program (the shipped executable's: shippedAgentNodeFlags()).
+ */
+export function startAgent(
+  allow: string[],
+  timeoutMs = 30_000,
+  extra: string[] = [],
+  nodeFlags: string[] = [],
+): Promise<AgentProc> {
   if (!fs.existsSync(AGENT_MAIN)) return Promise.reject(new Error(`${AGENT_MAIN} is not built`));
   const args = [
+    ...nodeFlags,
     AGENT_MAIN,
     // An empty config: a host's /etc/fleetls/agent.yaml must not change what the bench measures.
     '--config',

@@ -35,13 +35,15 @@ const WORKER_FROM =
   `${JSON.stringify(WORKER_ASSET)})).toString('base64'))`;
 
 /**
- * The programs and the Node flags baked into each (execArgv). The agent's 1 MiB young
- * generation: peak RSS over a full 300k-entry walk falls by about a quarter at the same
- * walk time (bench/results/footprint.md).
+ * The programs and the Node flags baked into each (execArgv, from exec-argv.json, which the
+ * bench's walk section reads too, so it measures agents with the flags they ship with). The
+ * agent's 1 MiB young generation: peak RSS over a full 300k-entry walk falls by about a
+ * quarter at the same walk time (bench/results/footprint.md).
  */
+const EXEC_ARGV = JSON.parse(fs.readFileSync(new URL('./exec-argv.json', import.meta.url), 'utf8'));
 const PROGRAMS = [
-  { name: 'fleetls-agent', main: 'packages/agent/dist/main.js', execArgv: ['--max-semi-space-size=1'] },
-  { name: 'fleetls', main: 'packages/gateway/dist/main.js', execArgv: [] },
+  { name: 'fleetls-agent', main: 'packages/agent/dist/main.js', execArgv: EXEC_ARGV['fleetls-agent'] },
+  { name: 'fleetls', main: 'packages/gateway/dist/main.js', execArgv: EXEC_ARGV.fleetls },
 ];
 // `fleetls-agent health-check`: the Ansible role's check, run on hosts that have no node.
 const HEALTH_CHECK = 'deploy/ansible/roles/fleetls_agent/files/health-check.mjs';

@@ -10,7 +10,7 @@ import { loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { AGENT_MAIN, memoryOf, REPO_ROOT, track } from '../proc.js';
+import { AGENT_MAIN, memoryOf, REPO_ROOT, shippedAgentNodeFlags, track } from '../proc.js';
 import { fmtBytes, fmtInt, fmtMs } from '../stats.js';
 
 export const name = 'footprint';
@@ -125,10 +125,12 @@ export async function run(ctx: BenchContext): Promise<void> {
     throw new Error(`footprint: the unit no longer runs /usr/bin/fleetls-agent (${execStart}); measure what it runs`);
   }
   const node = process.execPath;
+  // The flags the shipped executable carries (scripts/package/exec-argv.json).
+  const flags = shippedAgentNodeFlags();
   const variants: [string, string[]][] = [
     [`workspace build (packages/agent/dist/main.js, node ${process.version})`, [node, AGENT_MAIN]],
     [`one-file bundle (dist/fleetls-agent.mjs, node ${process.version})`, [node, bundle]],
-    [`one-file bundle, --max-semi-space-size=1 (node ${process.version})`, [node, '--max-semi-space-size=1', bundle]],
+    [`one-file bundle, ${flags.join(' ')} (node ${process.version})`, [node, ...flags, bundle]],
     ['shipped: self-contained executable (dist/fleetls-agent, as the unit runs it)', [shipped]],
   ];
   const results: [string, Measured][] = [];
@@ -136,10 +138,18 @@ export async function run(ctx: BenchContext): Promise<void> {
     ctx.log(`footprint: ${label}`);
     results.push([label, await measure(command, t.root, path.dirname(t.root))]);
   }
+  // RSS counts the executable's mapped pages, and the kernel maps up to 16 pages around each
+  // one faulted in when they are in the page cache: all of them, for a file just written (by
+  // this build, or by dpkg before the unit starts). With its pages dropped first, the agent
+  // maps only what it reads, as after a reboot. GNU dd's documented way to drop one file's cache.
+  ctx.log('footprint: shipped, page cache of the executable dropped');
+  execFileSync('dd', [`of=${shipped}`, 'oflag=nocache', 'conv=notrunc,fdatasync', 'count=0'], { stdio: 'ignore' });
+  execFileSync('dd', [`if=${shipped}`, 'iflag=nocache', 'count=0'], { stdio: 'ignore' });
+  const cold = await measure([shipped], t.root, path.dirname(t.root));
   ctx.report.table({
     title: `Agent footprint (${fmtInt(t.entries)}-entry tree)`,
     intro:
-      'Start to SERVING: spawn until grpc.health.v1 Check answers SERVING. Idle RSS: 3 s after that (no walk worker yet: the first walk starts one, kept 30 s idle). Peak RSS: VmHWM after one full tree-shape Walk (max_depth 64, no cap bites), read by a raw grpc-js client. One run each. Anchor: node_exporter, one static Go binary, runs in about 15 MiB RSS (its published footprint, as the issue quotes it); a bare `node` is about 39 MiB on this machine, 51 MiB with one idle worker thread, before any fleetls code.',
+      'Start to SERVING: spawn until grpc.health.v1 Check answers SERVING. Idle RSS: 3 s after that (no walk worker yet: the first walk starts one, kept 30 s idle). Peak RSS: VmHWM after one full tree-shape Walk (max_depth 64, no cap bites), read by a raw grpc-js client. One run each. RSS counts the mapped file pages of the executable too: the shipped row runs it right after it was written (every page in the page cache, so the kernel maps up to 16 around each page faulted in, as right after a package install); the row after it runs it again with its page cache dropped first (`dd iflag=nocache`), as after a reboot. Anchor: node_exporter, one static Go binary, runs in about 15 MiB RSS (its published footprint, as the issue quotes it); a bare `node` is about 39 MiB on this machine, 51 MiB with one idle worker thread, before any fleetls code.',
     header: ['Agent', 'Start to SERVING', 'Idle RSS', 'Peak RSS (full walk)', 'Walk', 'Rows'],
     rows: [
       ...results.map(([label, m]) => [
@@ -150,9 +160,18 @@ export async function run(ctx: BenchContext): Promise<void> {
         fmtMs(m.walkMs),
         fmtInt(m.rows),
       ]),
+      [
+        'shipped, its page cache dropped first (as after a reboot)',
+        fmtMs(cold.startMs),
+        fmtBytes(cold.idle),
+        fmtBytes(cold.peak),
+        fmtMs(cold.walkMs),
+        fmtInt(cold.rows),
+      ],
       ['node_exporter (anchor, published)', '—', '≈ 15 MiB', '—', '—', '—'],
     ],
   });
+  // The target is judged on the executable as the unit starts it right after it was written.
   const asShipped = results.at(-1)![1];
   ctx.report.target('Agent idle RSS ≤ 50 MiB (as shipped)', fmtBytes(asShipped.idle), asShipped.idle <= 50 * MiB);
   ctx.report.target(

@@ -8,7 +8,7 @@ import { loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { memoryOf, sh, startAgent } from '../proc.js';
+import { memoryOf, sh, shippedAgentNodeFlags, startAgent } from '../proc.js';
 import { ratio } from '../report.js';
 import { fmtBytes, fmtInt, fmtMs, fmtRate, median } from '../stats.js';
 import { benchDir } from '../trees.js';
@@ -69,11 +69,14 @@ export async function run(ctx: BenchContext): Promise<void> {
     targets.push([`${fmtInt(large.entries)}-entry tree`, large.root, 64]);
   }
   const def = walkMethod();
+  const flags = shippedAgentNodeFlags();
   const printf = `%y %s %T@ %m %U %G %i %n %p\\n`;
   const table = ctx.report.table({
     title: 'Agent Walk over gRPC vs find, full metadata, warm cache',
     intro:
-      "Baseline: `find PATH [-maxdepth 1] -printf '%y %s %T@ %m %U %G %i %n %p\\n' | wc -l`. Walk: the agent process (packages/agent/dist/main.js) over plaintext loopback; tree shape with max_items_per_dir 100000 and max_entries 1000000 (no cap bites), order name; ranked: order size descending, top_n 100, entries/s counting the entries the walk looked at. Samples alternate find / tree / ranked. Agent peak RSS: VmHWM of a fresh agent process after its walks of that row's path, one agent for the tree walks and one for the ranked ones.",
+      "Baseline: `find PATH [-maxdepth 1] -printf '%y %s %T@ %m %U %G %i %n %p\\n' | wc -l`. Walk: the agent process (packages/agent/dist/main.js, with the node flags the shipped executable carries: " +
+      (flags.join(' ') || 'none') +
+      ") over plaintext loopback; tree shape with max_items_per_dir 100000 and max_entries 1000000 (no cap bites), order name; ranked: order size descending, top_n 100, entries/s counting the entries the walk looked at. Samples alternate find / tree / ranked. Agent peak RSS: VmHWM of a fresh agent process after its walks of that row's path, one agent for the tree walks and one for the ranked ones.",
     header: [
       'Path',
       'find -printf',
@@ -88,8 +91,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   const ratios: { label: string; tree: number; ranked: number; hwm: number; rankedHwm: number }[] = [];
   for (const [label, root, depth] of targets) {
     // One agent for the tree walks and one for the ranked ones, so each shape's peak is its own.
-    const agent = await startAgent([benchDir()], 60_000);
-    const rankedAgent = await startAgent([benchDir()], 60_000);
+    // With the Node flags the shipped executable carries: the peak is the deployed agent's.
+    const agent = await startAgent([benchDir()], 60_000, [], flags);
+    const rankedAgent = await startAgent([benchDir()], 60_000, [], flags);
     const opts = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
     const client = new grpc.Client(agent.address, grpc.credentials.createInsecure(), opts);
     const rankedClient = new grpc.Client(rankedAgent.address, grpc.credentials.createInsecure(), opts);
