@@ -8,6 +8,7 @@ import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 import { dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../testing/fake-fleet.js';
 import { listFiles } from '../testing/tool-calls.js';
 import type { ListFilesAnswer } from './list-files.js';
+import { PATH_CHUNK_ROWS } from './list-files-paths.js';
 import { MemoryPageStore, SNAPSHOT_ROWS } from './page-store.js';
 import type { ToolContext } from './tool.js';
 
@@ -126,4 +127,24 @@ test('top_n in name order: the first N in path order, then the listing ends', as
     ['.pwd.lock', 'a', 'a/.z', 'a/b', 'a-b', 'a.b', 'd000'].map((p) => `:${p}`),
   );
   assert.equal(pages.at(-1)?.total, 7);
+});
+
+/** Counts the walks it was asked. */
+class CountingAgent extends MemoryBackend {
+  walks = 0;
+  override walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    this.walks++;
+    return super.walk(req, signal);
+  }
+}
+
+test(`following next_cursor walks each chunk of ${PATH_CHUNK_ROWS} rows once, the chunk that ends the listing too`, async () => {
+  const agent = new CountingAgent(bigTree(30, 1000)); // 30,036 entries: two chunks
+  const c = ctx(new FakeFleet({ h: agent }), { deadlineMs: 120_000, callDeadlineMs: 120_000 });
+  const { rows, pages } = await allPages(c, { host: 'h', path: '/r', max_depth: 1, type: 'any', limit: 5000 });
+  assert.equal(rows.length, 30 * 1001 + 6);
+  assert.equal(new Set(rows).size, rows.length, 'no entry twice');
+  assert.ok(pages.length > 50, `${pages.length} pages`);
+  // The first page (no cursor yet) walks only as far as it shows, then one walk per chunk.
+  assert.equal(agent.walks, 3, `${agent.walks} walks for ${pages.length} pages`);
 });

@@ -276,7 +276,10 @@ async function collectPathPage(p: Plan, ctx: Parameters<typeof walkHosts>[0]): P
     );
     chunk = await walkPathChunk(ctx, p.hosts, p.req, from, perHost, p.fingerprint);
     handle = undefined;
-    if (p.keep && !chunk.complete && chunk.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(chunk);
+    // The chunk that ends the listing is kept too, unless this page can show all of it: without
+    // it each of the last ~150 pages of a paged tree walked the rest of the tree again.
+    const more = !chunk.complete || chunk.rows.length > pos.index - chunk.base + 1;
+    if (p.keep && more && chunk.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(chunk);
   }
   const c = chunk;
   const end = Math.min(p.cap, c.base + c.rows.length);
