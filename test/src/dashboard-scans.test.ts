@@ -178,7 +178,11 @@ describe('dashboard: a call past its deadline is a scan, followed and cancelled 
     assert.equal(await page.locator('#space-notices [data-ranking]').count(), 1, 'says the sizes are of hosts so far');
 
     // Leaving the page does not end the scan: the Scans view lists it (and the cancelled browse scan).
-    await page.click('#nav a[data-view="scans"]');
+    // Keyboard: g then r opens Scans.
+    await page.focus('#main');
+    await page.keyboard.press('g');
+    await page.keyboard.press('r');
+    await page.waitForURL((u) => u.searchParams.get('view') === 'scans');
     await page.locator('#scans [data-scan]').nth(1).waitFor();
     const cards = page.locator('#scans [data-scan]');
     const card = '#scans [data-scan]';
@@ -202,6 +206,22 @@ describe('dashboard: a call past its deadline is a scan, followed and cancelled 
     assert.equal(await page.locator('#scans [data-scan]').count(), 1);
     assert.equal(await page.getAttribute('#scans [data-scan]', 'data-scan'), id);
     assert.deepEqual(browser.errors, []);
+
+    // A scan the gateway does not hold (expired, or another gateway's) says so, and why.
+    await page.goto(`${base}?view=scans&cursor=scan.0123456789abcdef.0.0`);
+    const gone = page.locator('#scans [data-gone]');
+    await gone.waitFor();
+    assert.match(
+      (await gone.textContent()) ?? '',
+      /^Not available: cursor names scan 0123456789abcdef, which this gateway does not hold/,
+    );
+    assert.equal(await page.isDisabled('#scans button.danger'), true);
+    // The refusal is a 400, which Chromium logs as a failed load: that one, and nothing else.
+    assert.deepEqual(
+      (browser.errors as string[]).map((e) => e.replace(/ @ .*/, '')),
+      ['Failed to load resource: the server responded with a status of 400 (Bad Request)'],
+    );
+    browser.errors.length = 0;
   });
 
   it('compare: waits for every host, and cancelled compares the hosts that answered; the dark theme passes axe', async () => {

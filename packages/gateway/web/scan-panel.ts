@@ -55,6 +55,11 @@ export function keptScans(): KeptScan[] {
   }
 }
 
+/** A scan the gateway no longer holds (expired, or another gateway's) is listed no more. */
+export function forget(id: string): void {
+  sessionStorage.setItem(SCANS_KEY, JSON.stringify(keptScans().filter((k) => k.id !== id)));
+}
+
 function keep(s: KeptScan): void {
   const rest = keptScans().filter((k) => k.id !== s.id);
   sessionStorage.setItem(SCANS_KEY, JSON.stringify([s, ...rest].slice(0, KEEP)));

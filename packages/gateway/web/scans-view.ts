@@ -6,7 +6,7 @@
 // ?view=scans&cursor=scan.… for one scan (any of its cursors; the same token's scans only).
 import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
-import { type KeptScan, keptScans, type ScanJson, STATUS_EVERY_MS, scanProgress } from './scan-panel.js';
+import { forget, type KeptScan, keptScans, type ScanJson, STATUS_EVERY_MS, scanProgress } from './scan-panel.js';
 
 const VIEW_WORDS: Record<string, string> = { browse: 'Browse', space: 'Space', compare: 'Compare' };
 
@@ -40,7 +40,7 @@ function watch(ctx: ViewContext, cursor: string, kept: KeptScan | undefined, id:
           'data-link': '',
           title: 'This scan alone (a link to share or reload)',
         },
-        'Link',
+        'Link to this scan',
       ),
       kept
         ? h(
@@ -63,6 +63,8 @@ function watch(ctx: ViewContext, cursor: string, kept: KeptScan | undefined, id:
         w.running = (r.scan.state ?? 'running') === 'running';
       } catch (err) {
         if (ctx.signal.aborted) return;
+        // Said once: the refusal (a failed request in the console too) is not asked again.
+        forget(id);
         w.running = false;
         progress.cancel.disabled = true;
         gone.hidden = false;
