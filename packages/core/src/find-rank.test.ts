@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
+  buildRestatCommand,
   buildWalkCommand,
   exitFromStderr,
   FIELDS,
@@ -14,7 +15,7 @@ import {
   shellQuote,
 } from './find-command.js';
 import { addDropped, rankArgs, remoteRankable } from './find-rank.js';
-import { collectListing, FindRecordParser } from './find-records.js';
+import { collectListing, FindRecordParser, parseRestat, restatPath } from './find-records.js';
 import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
 import type { Row, WalkRequest, WalkSummary } from './types.js';
@@ -60,20 +61,33 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Mode = 'full' | 'ranked' | 'stubs';
+type Mode = 'full' | 'ranked' | 'stubs' | 'remote-stubs';
 
-/** The listing of one mode: the remote command, or (stubs) find and awk as the agent runs them. */
+/**
+ * The listing of one mode: the remote command (pre-ranked, or with stubs completed by the
+ * remote restat), or (stubs) find and awk as the agent runs them.
+ */
 function list(req: WalkRequest, mode: Mode) {
   const cmd =
     mode === 'stubs'
       ? `LC_ALL=C find ${findArgs(req, { rank: true, stubs: true }).map(shellQuote).join(' ')} | ` +
         `LC_ALL=C awk ${rankArgs(req, FIELDS, { stubs: true }).map(shellQuote).join(' ')}`
-      : buildWalkCommand(req, { maxRecords: 100_000, rank: mode === 'ranked' });
+      : buildWalkCommand(req, { maxRecords: 100_000, rank: mode !== 'full', stubs: mode === 'remote-stubs' });
   const [prog, ...args] = [...asNobody, 'sh', '-c', cmd];
   const r = spawnSync(prog, args, { maxBuffer: 1 << 26 });
   if (mode !== 'stubs') assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
   else assert.equal(r.status, 0, r.stderr.toString());
   return { r, parser: new FindRecordParser(false) };
+}
+
+/** The stubs completed as the SSH backend does: the restat command, paths on its stdin. */
+function restat(req: WalkRequest, stubs: SourceRecord[], root: boolean): Map<string, SourceRecord> {
+  if (stubs.length === 0) return new Map();
+  const input = Buffer.concat(stubs.flatMap((s) => [restatPath(req.path, s.path), Buffer.alloc(1)]));
+  const [prog, ...args] = [...asNobody, 'sh', '-c', buildRestatCommand(req, { root, timeoutSec: 10 })];
+  const r = spawnSync(prog, args, { input, maxBuffer: 1 << 26 });
+  assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
+  return parseRestat(r.stdout, req.path);
 }
 
 /** A stub completed as the agent does: lstat of the kept candidate. */
@@ -101,9 +115,15 @@ function answer(req: WalkRequest, mode: Mode): { rows: Row[]; summary: WalkSumma
   const { r, parser } = list(req, mode);
   const l = collectListing(parser.push(r.stdout), 100_000);
   assert.ok(l.root);
-  assert.equal(mode === 'stubs' || l.stubs.length === 0, true, 'stubs only when asked for');
-  const records = [...l.records, ...l.stubs.map((rec) => complete(rec, req.path))];
-  const rootRec = l.rootStub ? complete(l.root, req.path) : l.root;
+  assert.equal(mode === 'stubs' || mode === 'remote-stubs' || l.stubs.length === 0, true, 'stubs only when asked for');
+  let records = [...l.records, ...l.stubs.map((rec) => complete(rec, req.path))];
+  let rootRec = l.rootStub ? complete(l.root, req.path) : l.root;
+  if (mode === 'remote-stubs') {
+    const got = restat(req, l.rootStub ? [l.root] : l.stubs, l.rootStub);
+    assert.equal(got.size, l.rootStub ? 1 : l.stubs.length, 'every kept candidate stat\'ed again');
+    records = [...l.records, ...l.stubs.map((rec) => got.get(rec.path.toString('latin1')) as SourceRecord)];
+    if (l.rootStub) rootRec = got.get('') as SourceRecord;
+  }
   const source = new MemorySource({ ...rootRec, name: Buffer.alloc(0) }, records, { dirErrors: l.dirErrors });
   const gen = walk(req, source, () => 0);
   const rows: Row[] = [];
@@ -144,7 +164,7 @@ describe('remote ranking', () => {
     it(`gives the full listing's rows and summary: ${JSON.stringify(c)}`, () => {
       assert.ok(remoteRankable(req));
       const full = answer(req, 'full');
-      for (const mode of ['ranked', 'stubs'] as const) {
+      for (const mode of ['ranked', 'stubs', 'remote-stubs'] as const) {
         const ranked = answer(req, mode);
         assert.deepEqual(ranked.rows, full.rows, mode);
         assert.deepEqual({ ...ranked.summary, elapsedMs: 0 }, { ...full.summary, elapsedMs: 0 }, mode);
@@ -163,6 +183,7 @@ describe('remote ranking', () => {
     };
     assert.deepEqual(answer(req, 'ranked').rows, answer(req, 'full').rows);
     assert.deepEqual(answer(req, 'stubs').rows, answer(req, 'full').rows);
+    assert.deepEqual(answer(req, 'remote-stubs').rows, answer(req, 'full').rows);
   });
 
   it('sends less than the full listing', () => {

@@ -235,6 +235,31 @@ export function collectListing(items: Iterable<FindItem>, maxRecords: number): F
   return out;
 }
 
+/** Where a kept candidate's restat starts (buildRestatCommand's stdin): the listed path, then its relative path. */
+export function restatPath(root: string, rel: Buffer): Buffer {
+  if (rel.length === 0) return Buffer.from(root);
+  return Buffer.concat([Buffer.from(root === '/' ? '/' : `${root}/`), rel]);
+}
+
+/**
+ * buildRestatCommand's output → the records, keyed by the path relative to `root` as the
+ * listing gives it ('' for the path itself). A record of another path is ignored.
+ */
+export function parseRestat(out: Buffer, root: string): Map<string, SourceRecord> {
+  const top = Buffer.from(root);
+  const prefix = Buffer.from(root === '/' ? '/' : `${root}/`);
+  const got = new Map<string, SourceRecord>();
+  for (const it of new FindRecordParser(false).push(out)) {
+    const p = it.record.path;
+    let rel: Buffer;
+    if (p.equals(top)) rel = Buffer.alloc(0);
+    else if (p.length > prefix.length && p.subarray(0, prefix.length).equals(prefix)) rel = p.subarray(prefix.length);
+    else continue;
+    got.set(rel.toString('latin1'), { ...it.record, path: Buffer.from(rel) });
+  }
+  return got;
+}
+
 /** The listed path itself when find could not stat it: an error entry, as the agent gives. */
 export function rootErrorEntry(stderr: string): RawEntry {
   const errno = errnoFromMessage(stderr);

@@ -72,6 +72,7 @@ export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors-tls
 export { typeFromMode } from './file-mode.js';
 export {
   buildDirSizeCommand,
+  buildRestatCommand,
   buildStatCommand,
   buildWalkCommand,
   exitFromStderr,
@@ -85,6 +86,7 @@ export {
   shellQuote,
   stderrMessage,
   timedOut,
+  timeoutSeconds,
   validateRemotePath,
   type WalkCommandOptions,
 } from './find-command.js';
@@ -110,8 +112,10 @@ export {
   FindRecordParser,
   finishFindSummary,
   parseDirSizes,
+  parseRestat,
   parseStat,
   pathError,
+  restatPath,
   rootErrorEntry,
 } from './find-records.js';
 export {

@@ -97,17 +97,22 @@ export class SshConnection {
 
   /**
    * Runs one command on its own channel. `onStdout` consumes output as it streams (then
-   * `stdout` is empty). Aborting closes the channel; the remote `timeout` bounds the
+   * `stdout` is empty); `stdin`, when given, is written and closed. Aborting closes the channel; the remote `timeout` bounds the
    * process, since sshd refuses signals for root logins.
    */
-  async exec(cmd: string, signal: AbortSignal, onStdout?: (chunk: Buffer) => void): Promise<ExecResult> {
+  async exec(
+    cmd: string,
+    signal: AbortSignal,
+    onStdout?: (chunk: Buffer) => void,
+    stdin?: Buffer,
+  ): Promise<ExecResult> {
     await this.sem.acquire(signal);
     try {
       for (let attempt = 0; ; attempt++) {
         if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
         const client = await this.client_();
         try {
-          return await execOnChannel(client, cmd, signal, this.target.label, onStdout);
+          return await execOnChannel(client, cmd, signal, this.target.label, onStdout, stdin);
         } catch (err) {
           const failure = sshCallFailure(err);
           if (failure === 'refused' && attempt < OPEN_RETRIES) {

@@ -15,11 +15,13 @@ import type {
 } from '@fleetls/core';
 import {
   buildDirSizeCommand,
+  buildRestatCommand,
   buildStatCommand,
   buildWalkCommand,
   collectListing,
   exitFromStderr,
   type FindItem,
+  type FindListing,
   FindRecordParser,
   FleetError,
   finishFindSummary,
@@ -28,12 +30,15 @@ import {
   type ProbeResult,
   parseDirSizes,
   parseProbe,
+  parseRestat,
   parseStat,
   pathError,
   remoteRankable,
+  restatPath,
   rootErrorEntry,
   stderrMessage,
   timedOut,
+  timeoutSeconds,
   validateRemotePath,
   walk,
 } from '@fleetls/core';
@@ -104,13 +109,43 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     return probed;
   };
 
-  async function loadFind(req: WalkRequest, signal: AbortSignal) {
+  /**
+   * A pre-ranked listing's kept candidates, listed as stubs (type and path), stat'ed again
+   * on the host in one exec: the few rows of the answer, not every file of the tree, cross
+   * find's -printf and awk in full. A candidate gone since is left out, as a listing made
+   * a moment later would leave it.
+   */
+  async function completeStubs(req: WalkRequest, listing: FindListing, deadlineAt: number, signal: AbortSignal) {
+    const rels = listing.rootStub ? [Buffer.alloc(0)] : listing.stubs.map((s) => s.path);
+    if (rels.length === 0) return false;
+    const nul = Buffer.alloc(1);
+    const stdin = Buffer.concat(rels.flatMap((rel) => [restatPath(req.path, rel), nul]));
+    const timeoutSec = timeoutSeconds(Math.max(1000, deadlineAt - Date.now()));
+    const r = await connection().exec(
+      buildRestatCommand(req, { root: listing.rootStub, timeoutSec }),
+      signal,
+      undefined,
+      stdin,
+    );
+    const got = parseRestat(r.stdout, req.path);
+    if (got.size < rels.length) logger.debug({ stderr: r.stderr.slice(0, 2000) }, 'kept candidates gone before restat');
+    if (listing.rootStub) listing.root = got.get('');
+    else for (const s of listing.stubs) {
+      const rec = got.get(s.path.toString('latin1'));
+      if (rec) listing.records.push(rec);
+    }
+    listing.stubs = [];
+    return timedOut(exitFromStderr(r.stderr));
+  }
+
+  async function loadFind(req: WalkRequest, signal: AbortSignal, deadlineAt: number) {
     const c = connection();
     const rank = (await probe(signal)).awk && remoteRankable(req);
     const listOnce = async (ownFsType?: string) => {
       const parser = new FindRecordParser(req.followSymlinks);
       const items: FindItem[] = [];
-      const r = await c.exec(buildWalkCommand(req, { maxRecords, rank, ownFsType }), signal, (chunk) => {
+      const cmd = buildWalkCommand(req, { maxRecords, rank, stubs: rank, ownFsType });
+      const r = await c.exec(cmd, signal, (chunk) => {
         for (const it of parser.push(chunk)) items.push(it);
       });
       return { r, parser, items };
@@ -133,6 +168,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
       );
     }
     const listing = collectListing(items, maxRecords);
+    const restatKilled = await completeStubs(req, listing, deadlineAt, signal);
     if (parser.garbled > 0) logger.warn({ garbled: parser.garbled }, 'dropped garbled find records');
     const stderr = stderrMessage(r.stderr);
     if (stderr && listing.root) logger.debug({ stderr: stderr.slice(0, 2000) }, 'find reported problems');
@@ -157,7 +193,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
       dirErrors: listing.dirErrors,
       dirSizes,
       capped: listing.capped,
-      killed: timedOut(exit) || parser.incomplete(),
+      killed: timedOut(exit) || parser.incomplete() || restatKilled,
       dropped: parser.dropped,
       notes: [] as string[],
     };
@@ -169,7 +205,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     const info = await probe(signal);
     const req = await resolveRemoteIds(asked, cfg.host, (cmd) => connection().exec(cmd, signal));
     const loaded = info.gnuFind
-      ? await loadFind(req, signal)
+      ? await loadFind(req, signal, t0 + req.deadlineMs)
       : { ...(await sftpListing(connection(), req, signal, t0 + req.deadlineMs)), notes: [SFTP_NOTE] };
     const source = new MemorySource(loaded.root, loaded.records, {
       dirErrors: loaded.dirErrors as Map<string, EntryError>,

@@ -1,4 +1,4 @@
-// One command on its own session channel: stdout collected or streamed, stderr kept up to a
+// One command on its own session channel: stdin given whole or none, stdout collected or streamed, stderr kept up to a
 // bound, the exit status; aborting closes the channel.
 import { FleetError } from '@fleetls/core';
 import type ssh2 from 'ssh2';
@@ -20,6 +20,7 @@ export function execOnChannel(
   signal: AbortSignal,
   label: string,
   onStdout?: (chunk: Buffer) => void,
+  stdin?: Buffer,
 ): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     client.exec(cmd, (err, ch) => {
@@ -42,6 +43,8 @@ export function execOnChannel(
         reject(new FleetError('cancelled', `${label}: cancelled`));
       };
       signal.addEventListener('abort', abort, { once: true });
+      // Input for the command (e.g. paths that are not UTF-8), then end of file.
+      if (stdin) ch.end(stdin);
       ch.on('data', (d: Buffer) => {
         if (done) return;
         if (onStdout) {
