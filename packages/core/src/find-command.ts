@@ -51,6 +51,8 @@ const prunedFormat = (follow: boolean) => printf('P', follow).replace('\\0%l\\0'
 
 /** Marks the end of the remote script on stderr with find's exit status. */
 const EXIT_MARK = 'fleetls-exit:';
+/** Marks, on stderr, whether one half of a split listing split the tree. */
+const SPLIT_MARK = 'fleetls-split:';
 
 export interface WalkCommandOptions {
   /** Records read at most (the root's not counted); one more is read to detect the cap. */
@@ -69,6 +71,12 @@ export interface WalkCommandOptions {
    * back as its P record): not pruned, so /proc itself can be listed.
    */
   ownFsType?: string;
+  /**
+   * One of two listings run at once that list a tree of directories between them, each
+   * stat'ing half of it (FindArgsOptions.half), so two cores of the host list it; a path
+   * without subdirectories is listed whole by half 0 (see buildWalkCommand).
+   */
+  half?: 0 | 1;
 }
 
 export interface FindArgsOptions {
@@ -189,15 +197,35 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
   const secs = timeoutSeconds(req.deadlineMs);
   const pseudo = PSEUDO_FS_TYPES.filter((t) => t !== opts.ownFsType);
   const stubs = opts.rank === true && opts.stubs === true;
-  const words = findArgs(req, { rank: opts.rank, stubs, pseudo }).map(shellQuote);
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion (findEnv's TZ)
-  const find = ['LC_ALL=C', 'TZ="${TZ:-:/etc/localtime}"', 'timeout', '-s', 'KILL', String(secs), 'find', ...words];
   const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
-  const ranking = rankArgs(req, FIELDS, { stubs, ancestors: !directoriesAreRows(req) });
-  const rank = opts.rank ? ` | LC_ALL=C awk ${ranking.map(shellQuote).join(' ')}` : '';
-  const listing = `{ ${find.join(' ')}; echo "${EXIT_MARK}$?" >&2; }${rank}`;
-  const script = `${listing} | head -z -n ${lines}`;
+  const listing = (half: 0 | 1 | undefined) => {
+    const words = findArgs(req, { rank: opts.rank, stubs, pseudo, half }).map(shellQuote);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion (findEnv's TZ)
+    const find = ['LC_ALL=C', 'TZ="${TZ:-:/etc/localtime}"', 'timeout', '-s', 'KILL', String(secs), 'find', ...words];
+    // Two halves send every directory (the engine needs both halves' to walk): no ancestors.
+    const ranking = rankArgs(req, FIELDS, { stubs, ancestors: half === undefined && !directoriesAreRows(req) });
+    const rank = opts.rank ? ` | LC_ALL=C awk ${ranking.map(shellQuote).join(' ')}` : '';
+    return `{ ${find.join(' ')}; echo "${EXIT_MARK}$?" >&2; }${rank} | head -z -n ${lines}`;
+  };
+  if (opts.half === undefined) return `sh -c ${shellQuote(listing(undefined))}`;
+  // Each half decides alone, by the same test, whether there are subtrees to share: a
+  // directory with subdirectories (nlink > 2) is split, anything else is listed whole by
+  // half 0 while half 1 lists nothing. Each says on stderr which it did (splitOf), so a
+  // caller whose two halves disagreed (the path changed in between) lists again.
+  const test = `[ "$(LC_ALL=C find -H ${shellQuote(validateRemotePath(req.path))} -maxdepth 0 -type d -links +2 -printf y 2>/dev/null)" = y ]`;
+  const whole = opts.half === 0 ? listing(undefined) : `echo "${EXIT_MARK}0" >&2`;
+  const script = `if ${test}; then echo "${SPLIT_MARK}1" >&2; ${listing(opts.half)}; else echo "${SPLIT_MARK}0" >&2; ${whole}; fi`;
   return `sh -c ${shellQuote(script)}`;
+}
+
+/**
+ * Whether a half of buildWalkCommand split the tree (true) or listed it whole or not at all
+ * (false), undefined when it never said; and its stderr without that line.
+ */
+export function splitOf(stderr: string): { split: boolean | undefined; stderr: string } {
+  const m = new RegExp(`^${SPLIT_MARK}([01])\\n`).exec(stderr);
+  if (!m) return { split: undefined, stderr };
+  return { split: m[1] === '1', stderr: stderr.slice(m[0].length) };
 }
 
 /**
@@ -281,6 +309,7 @@ export const PROBE_COMMAND = `sh -c ${shellQuote(
   'LC_ALL=C find --version 2>/dev/null | head -n 1; ' +
     'printf "du=%s\\n" "$(command -v du)"; printf "ionice=%s\\n" "$(command -v ionice)"; ' +
     'printf "timeout=%s\\n" "$(command -v timeout)"; printf "head=%s\\n" "$(command -v head)"; ' +
+    'printf "cpus=%s\\n" "$(getconf _NPROCESSORS_ONLN 2>/dev/null)"; ' +
     `${AWK_PROBE} 2>/dev/null`,
 )}`;
 
@@ -292,6 +321,8 @@ export interface ProbeResult {
   timeout: boolean;
   /** awk handles NUL bytes: ranked walks are pre-ranked remotely. */
   awk: boolean;
+  /** Online CPUs (getconf; 1 when unknown): two or more list a ranked walk in two halves at once. */
+  cpus: number;
 }
 
 export function parseProbe(stdout: string): ProbeResult {
@@ -305,6 +336,7 @@ export function parseProbe(stdout: string): ProbeResult {
     ionice: has('ionice'),
     timeout: has('timeout'),
     awk: lines.includes(AWK_PROBE_OK),
+    cpus: Math.max(1, Number.parseInt(lines.find((l) => l.startsWith('cpus='))?.slice(5) ?? '', 10) || 1),
   };
 }
 

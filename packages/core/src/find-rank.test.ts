@@ -13,6 +13,7 @@ import {
   PROBE_COMMAND,
   parseProbe,
   shellQuote,
+  splitOf,
 } from './find-command.js';
 import { addDropped, rankArgs, remoteRankable } from './find-rank.js';
 import { collectListing, FindRecordParser, parseRestat, restatPath } from './find-records.js';
@@ -61,7 +62,7 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Mode = 'full' | 'ranked' | 'stubs' | 'remote-stubs';
+type Mode = 'full' | 'ranked' | 'stubs' | 'remote-stubs' | 'remote-halves';
 
 /**
  * The listing of one mode: the remote command (pre-ranked, or with stubs completed by the
@@ -73,11 +74,41 @@ function list(req: WalkRequest, mode: Mode) {
       ? `LC_ALL=C find ${findArgs(req, { rank: true, stubs: true }).map(shellQuote).join(' ')} | ` +
         `LC_ALL=C awk ${rankArgs(req, FIELDS, { stubs: true }).map(shellQuote).join(' ')}`
       : buildWalkCommand(req, { maxRecords: 100_000, rank: mode !== 'full', stubs: mode === 'remote-stubs' });
-  const [prog, ...args] = [...asNobody, 'sh', '-c', cmd];
-  const r = spawnSync(prog, args, { maxBuffer: 1 << 26 });
+  const run = (c: string) => {
+    const [prog, ...args] = [...asNobody, 'sh', '-c', c];
+    return spawnSync(prog, args, { maxBuffer: 1 << 26 });
+  };
+  if (mode === 'remote-halves') {
+    // Both halves as the SSH backend runs them (two channels), their records one after the other.
+    const halves = ([0, 1] as const).map((half) => {
+      const r = run(buildWalkCommand(req, { maxRecords: 100_000, rank: true, stubs: true, half }));
+      const { split, stderr } = splitOf(r.stderr.toString());
+      assert.equal(exitFromStderr(stderr), 0, stderr);
+      return { r, split };
+    });
+    const st = lstatSync(req.path);
+    const split = st.isDirectory() && st.nlink > 2;
+    assert.deepEqual(
+      halves.map((h) => h.split),
+      [split, split],
+    );
+    const parser = new FindRecordParser(false);
+    const items = [...parser.push(halves[0].r.stdout)];
+    const trailer = parser.dropped;
+    const second = new FindRecordParser(false);
+    items.push(...second.push(halves[1].r.stdout));
+    assert.equal(second.dropped !== undefined, split, 'half 1 sends a trailer when it listed');
+    if (trailer && second.dropped) {
+      trailer.seen += second.dropped.seen;
+      trailer.matched += second.dropped.matched;
+      trailer.depthLimited += second.dropped.depthLimited;
+    }
+    return { r: { stdout: Buffer.concat(halves.map((h) => h.r.stdout)) }, parser, items };
+  }
+  const r = run(cmd);
   if (mode !== 'stubs') assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
   else assert.equal(r.status, 0, r.stderr.toString());
-  return { r, parser: new FindRecordParser(false) };
+  return { r, parser: new FindRecordParser(false), items: undefined };
 }
 
 /** The stubs completed as the SSH backend does: the restat command, paths on its stdin. */
@@ -112,15 +143,15 @@ function complete(rec: SourceRecord, top: string): SourceRecord {
 }
 
 function answer(req: WalkRequest, mode: Mode): { rows: Row[]; summary: WalkSummary; bytes: number; stubs: number } {
-  const { r, parser } = list(req, mode);
-  const l = collectListing(parser.push(r.stdout), 100_000);
+  const { r, parser, items } = list(req, mode);
+  const l = collectListing(items ?? parser.push(r.stdout), 100_000);
   assert.ok(l.root);
-  assert.equal(mode === 'stubs' || mode === 'remote-stubs' || l.stubs.length === 0, true, 'stubs only when asked for');
+  assert.equal(mode === 'full' || mode === 'ranked' ? l.stubs.length === 0 : true, true, 'stubs only when asked for');
   let records = [...l.records, ...l.stubs.map((rec) => complete(rec, req.path))];
   let rootRec = l.rootStub ? complete(l.root, req.path) : l.root;
-  if (mode === 'remote-stubs') {
+  if (mode === 'remote-stubs' || mode === 'remote-halves') {
     const got = restat(req, l.rootStub ? [l.root] : l.stubs, l.rootStub);
-    assert.equal(got.size, l.rootStub ? 1 : l.stubs.length, 'every kept candidate stat\'ed again');
+    assert.equal(got.size, l.rootStub ? 1 : l.stubs.length, "every kept candidate stat'ed again");
     records = [...l.records, ...l.stubs.map((rec) => got.get(rec.path.toString('latin1')) as SourceRecord)];
     if (l.rootStub) rootRec = got.get('') as SourceRecord;
   }
@@ -164,7 +195,7 @@ describe('remote ranking', () => {
     it(`gives the full listing's rows and summary: ${JSON.stringify(c)}`, () => {
       assert.ok(remoteRankable(req));
       const full = answer(req, 'full');
-      for (const mode of ['ranked', 'stubs', 'remote-stubs'] as const) {
+      for (const mode of ['ranked', 'stubs', 'remote-stubs', 'remote-halves'] as const) {
         const ranked = answer(req, mode);
         assert.deepEqual(ranked.rows, full.rows, mode);
         assert.deepEqual({ ...ranked.summary, elapsedMs: 0 }, { ...full.summary, elapsedMs: 0 }, mode);
@@ -184,6 +215,7 @@ describe('remote ranking', () => {
     assert.deepEqual(answer(req, 'ranked').rows, answer(req, 'full').rows);
     assert.deepEqual(answer(req, 'stubs').rows, answer(req, 'full').rows);
     assert.deepEqual(answer(req, 'remote-stubs').rows, answer(req, 'full').rows);
+    assert.deepEqual(answer(req, 'remote-halves').rows, answer(req, 'full').rows);
   });
 
   it('sends less than the full listing', () => {

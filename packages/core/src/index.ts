@@ -84,6 +84,7 @@ export {
   type ProbeResult,
   parseProbe,
   shellQuote,
+  splitOf,
   stderrMessage,
   timedOut,
   timeoutSeconds,

@@ -104,7 +104,7 @@ export class SshConnection {
     cmd: string,
     signal: AbortSignal,
     onStdout?: (chunk: Buffer) => void,
-    stdin?: Buffer,
+    stdin?: Buffer | Promise<Buffer>,
   ): Promise<ExecResult> {
     await this.sem.acquire(signal);
     try {

@@ -33,9 +33,11 @@ import {
   parseRestat,
   parseStat,
   pathError,
+  type RankDropped,
   remoteRankable,
   restatPath,
   rootErrorEntry,
+  splitOf,
   stderrMessage,
   timedOut,
   timeoutSeconds,
@@ -43,7 +45,7 @@ import {
   walk,
 } from '@fleetls/core';
 import type { Logger } from 'pino';
-import { resolveTarget, SshConnection } from './connection.js';
+import { type ExecResult, resolveTarget, SshConnection } from './connection.js';
 import { resolveRemoteIds } from './remote-ids.js';
 import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
@@ -110,67 +112,151 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
   };
 
   /**
-   * A pre-ranked listing's kept candidates, listed as stubs (type and path), stat'ed again
-   * on the host in one exec: the few rows of the answer, not every file of the tree, cross
-   * find's -printf and awk in full. A candidate gone since is left out, as a listing made
-   * a moment later would leave it.
+   * The restat of a pre-ranked listing's kept candidates (listed as stubs: type and path):
+   * stat'ed again on the host in one exec, so the few rows of the answer, not every file
+   * of the tree, cross find's -printf and awk in full. Its channel, and the remote shell,
+   * open beside the listing; the paths follow on stdin when the listing has been read
+   * (`give`, which the caller must call on every path, with nothing if need be).
    */
-  async function completeStubs(req: WalkRequest, listing: FindListing, deadlineAt: number, signal: AbortSignal) {
-    const rels = listing.rootStub ? [Buffer.alloc(0)] : listing.stubs.map((s) => s.path);
-    if (rels.length === 0) return false;
-    const nul = Buffer.alloc(1);
-    const stdin = Buffer.concat(rels.flatMap((rel) => [restatPath(req.path, rel), nul]));
+  function openRestat(req: WalkRequest, deadlineAt: number, signal: AbortSignal): Restat {
+    let give: (paths: Buffer) => void = () => {};
+    const input = new Promise<Buffer>((resolve) => {
+      give = resolve;
+    });
     const timeoutSec = timeoutSeconds(Math.max(1000, deadlineAt - Date.now()));
-    const r = await connection().exec(
-      buildRestatCommand(req, { root: listing.rootStub, timeoutSec }),
-      signal,
-      undefined,
-      stdin,
-    );
-    const got = parseRestat(r.stdout, req.path);
-    if (got.size < rels.length) logger.debug({ stderr: r.stderr.slice(0, 2000) }, 'kept candidates gone before restat');
-    if (listing.rootStub) listing.root = got.get('');
-    else for (const s of listing.stubs) {
-      const rec = got.get(s.path.toString('latin1'));
-      if (rec) listing.records.push(rec);
+    const result = connection().exec(buildRestatCommand(req, { root: false, timeoutSec }), signal, undefined, input);
+    // Awaited by completeStubs; a listing that failed never reads it.
+    result.catch(() => {});
+    return { give, result };
+  }
+
+  /** Completes the stubs of `listing` in place; true when the restat was cut at the deadline. */
+  async function completeStubs(
+    req: WalkRequest,
+    listing: FindListing,
+    restat: Restat,
+    deadlineAt: number,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const nul = Buffer.alloc(1);
+    const input = (rels: Buffer[]) => Buffer.concat(rels.flatMap((rel) => [restatPath(req.path, rel), nul]));
+    let r: ExecResult;
+    if (listing.rootStub) {
+      // The path itself is a file (the only stub): stat'ed as the listing started there (-H).
+      restat.give(Buffer.alloc(0));
+      const timeoutSec = timeoutSeconds(Math.max(1000, deadlineAt - Date.now()));
+      r = await connection().exec(
+        buildRestatCommand(req, { root: true, timeoutSec }),
+        signal,
+        undefined,
+        input([Buffer.alloc(0)]),
+      );
+    } else {
+      restat.give(input(listing.stubs.map((s) => s.path)));
+      r = await restat.result;
     }
+    const wanted = listing.rootStub ? 1 : listing.stubs.length;
+    if (wanted === 0) return false;
+    const got = parseRestat(r.stdout, req.path);
+    if (got.size < wanted) logger.debug({ stderr: r.stderr.slice(0, 2000) }, 'kept candidates gone before restat');
+    if (listing.rootStub) listing.root = got.get('');
+    else
+      for (const s of listing.stubs) {
+        const rec = got.get(s.path.toString('latin1'));
+        if (rec) listing.records.push(rec);
+      }
     listing.stubs = [];
     return timedOut(exitFromStderr(r.stderr));
   }
 
   async function loadFind(req: WalkRequest, signal: AbortSignal, deadlineAt: number) {
     const c = connection();
-    const rank = (await probe(signal)).awk && remoteRankable(req);
-    const listOnce = async (ownFsType?: string) => {
+    const info = await probe(signal);
+    const rank = info.awk && remoteRankable(req);
+    const runListing = async (half: 0 | 1 | undefined, ownFsType?: string) => {
       const parser = new FindRecordParser(req.followSymlinks);
       const items: FindItem[] = [];
-      const cmd = buildWalkCommand(req, { maxRecords, rank, stubs: rank, ownFsType });
+      const cmd = buildWalkCommand(req, { maxRecords, rank, stubs: rank, ownFsType, half });
       const r = await c.exec(cmd, signal, (chunk) => {
         for (const it of parser.push(chunk)) items.push(it);
       });
-      return { r, parser, items };
+      const { split, stderr } = splitOf(r.stderr);
+      const run: ListingRun = {
+        exit: exitFromStderr(stderr),
+        code: r.code,
+        stderr: stderrMessage(stderr),
+        split,
+        parser,
+        items,
+      };
+      return run;
+    };
+    // A ranked walk on a host with two cores or more: two listings at once (two channels),
+    // each stat'ing half of a tree of directories, as the agent's find route does.
+    const listHalves = async (ownFsType?: string): Promise<ListingRun[]> => {
+      if (!rank || info.cpus < 2) return [await runListing(undefined, ownFsType)];
+      const halves = await Promise.all([runListing(0, ownFsType), runListing(1, ownFsType)]);
+      // No subtrees to share: half 0 listed it whole, half 1 nothing.
+      if (halves[0].split === false && halves[1].split === false) return [halves[0]];
+      if (halves[0].split === true && halves[1].split === true) return halves;
+      logger.debug('the two halves of a listing disagreed: listed again whole');
+      return [await runListing(undefined, ownFsType)];
     };
     // The path itself on a pseudo file system comes back as its P record: listed again
-    // with that type not pruned (rare: /proc or /sys asked for by path).
-    const listingRun = listOnce().then((l) => {
-      const own = l.items.find((it) => it.depth === 0)?.pseudo;
-      return own === undefined ? l : listOnce(own);
+    // with that type not pruned (rare: /proc or /sys asked for by path). The restat's
+    // channel is asked for after the listing's (FIFO), never before, so a restat waiting
+    // for its input never holds a channel its own listing waits for.
+    let restat: Restat | undefined;
+    const listingRun = listHalves();
+    if (rank) restat = openRestat(req, deadlineAt, signal);
+    const listed = listingRun.then((runs) => {
+      const own = runs[0].items.find((it) => it.depth === 0)?.pseudo;
+      if (own === undefined) return runs;
+      restat?.give(Buffer.alloc(0));
+      const again = listHalves(own);
+      if (rank) restat = openRestat(req, deadlineAt, signal);
+      return again;
     });
-    const sizesRun = req.dirSizes
-      ? c.exec(buildDirSizeCommand(req, { ionice: (await probe(signal)).ionice }), signal)
-      : undefined;
-    const [{ r, parser, items }, du] = await Promise.all([listingRun, sizesRun]);
-    const exit = exitFromStderr(r.stderr);
-    if (exit === undefined) {
-      throw new FleetError(
-        'internal',
-        `${cfg.host}: remote listing failed: ${stderrMessage(r.stderr) || `exit ${r.code}`}`,
-      );
+    try {
+      return await readListing(req, info, listed, () => restat, deadlineAt, signal);
+    } finally {
+      restat?.give(Buffer.alloc(0));
     }
+  }
+
+  async function readListing(
+    req: WalkRequest,
+    info: ProbeResult,
+    listingRun: Promise<ListingRun[]>,
+    restatOf: () => Restat | undefined,
+    deadlineAt: number,
+    signal: AbortSignal,
+  ) {
+    const c = connection();
+    const sizesRun = req.dirSizes ? c.exec(buildDirSizeCommand(req, { ionice: info.ionice }), signal) : undefined;
+    const [runs, du] = await Promise.all([listingRun, sizesRun]);
+    const failed = runs.find((run) => run.exit === undefined);
+    if (failed) {
+      throw new FleetError('internal', `${cfg.host}: remote listing failed: ${failed.stderr || `exit ${failed.code}`}`);
+    }
+    const items = runs.length === 1 ? runs[0].items : runs.flatMap((run) => run.items);
+    const parser = {
+      garbled: runs.reduce((n, run) => n + run.parser.garbled, 0),
+      incomplete: () => runs.some((run) => run.parser.incomplete()),
+      dropped: sumDropped(runs.map((run) => run.parser.dropped)),
+    };
+    const r = {
+      stderr: runs
+        .map((run) => run.stderr)
+        .filter((e) => e !== '')
+        .join('\n'),
+    };
+    const exit = runs.some((run) => timedOut(run.exit)) ? 124 : 0;
     const listing = collectListing(items, maxRecords);
-    const restatKilled = await completeStubs(req, listing, deadlineAt, signal);
+    const restat = restatOf();
+    const restatKilled = restat ? await completeStubs(req, listing, restat, deadlineAt, signal) : false;
     if (parser.garbled > 0) logger.warn({ garbled: parser.garbled }, 'dropped garbled find records');
-    const stderr = stderrMessage(r.stderr);
+    const stderr = r.stderr;
     if (stderr && listing.root) logger.debug({ stderr: stderr.slice(0, 2000) }, 'find reported problems');
     let dirSizes: Map<string, DirSize> | undefined;
     if (du) {
@@ -272,6 +358,35 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     connectionsOpened(): number {
       return conn?.connectionsOpened() ?? 0;
     },
+  };
+}
+
+/** A restat exec open before its input is known. */
+interface Restat {
+  give(paths: Buffer): void;
+  result: Promise<ExecResult>;
+}
+
+/** One listing exec read to its end. */
+interface ListingRun {
+  exit: number | undefined;
+  code: number | null;
+  /** Its stderr without the markers. */
+  stderr: string;
+  /** A half: whether it split the tree. */
+  split: boolean | undefined;
+  parser: FindRecordParser;
+  items: FindItem[];
+}
+
+/** What the remote rankings dropped, summed; undefined when one of them sent no trailer. */
+function sumDropped(ds: (RankDropped | undefined)[]): RankDropped | undefined {
+  if (ds.length === 0 || ds.some((d) => d === undefined)) return undefined;
+  const all = ds as RankDropped[];
+  return {
+    seen: all.reduce((n, d) => n + d.seen, 0),
+    matched: all.reduce((n, d) => n + d.matched, 0),
+    depthLimited: all.reduce((n, d) => n + d.depthLimited, 0),
   };
 }
 

@@ -20,7 +20,7 @@ export function execOnChannel(
   signal: AbortSignal,
   label: string,
   onStdout?: (chunk: Buffer) => void,
-  stdin?: Buffer,
+  stdin?: Buffer | Promise<Buffer>,
 ): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     client.exec(cmd, (err, ch) => {
@@ -43,8 +43,15 @@ export function execOnChannel(
         reject(new FleetError('cancelled', `${label}: cancelled`));
       };
       signal.addEventListener('abort', abort, { once: true });
-      // Input for the command (e.g. paths that are not UTF-8), then end of file.
-      if (stdin) ch.end(stdin);
+      // Input for the command (e.g. paths that are not UTF-8), then end of file; a promise
+      // lets the channel (and the remote shell) open before the input is known.
+      if (stdin)
+        void Promise.resolve(stdin).then(
+          (b) => {
+            if (!done) ch.end(b);
+          },
+          () => abort(),
+        );
       ch.on('data', (d: Buffer) => {
         if (done) return;
         if (onStdout) {
