@@ -1,8 +1,15 @@
 #!/usr/bin/env node
 // The fleetls process: the only side-effecting file of the gateway. It binds the CLI to
 // this process's argv, streams and signals, and sets the exit code.
+import * as nodeModule from 'node:module';
 import { runCli } from './cli/run.js';
 import { GATEWAY_VERSION } from './version.js';
+
+// Node >= 22.1 keeps V8's compiled code of each module on disk (NODE_COMPILE_CACHE, else
+// under the OS temp directory) and reuses it: a verb's ~300 modules (the MCP SDK, zod) are
+// compiled once, not at every start. Node 20 has no such call; it fails soft (a read-only
+// disk) and NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 const abort = new AbortController();
 let stop: () => void = () => {};
