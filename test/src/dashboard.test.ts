@@ -151,6 +151,12 @@ describe('web dashboard in headless Chromium', () => {
       /script-src 'self'; style-src 'self'; connect-src 'self'/,
     );
     assert.ok(!(await page.content()).includes(TOKEN), 'the page carries no secret');
+    // A favicon at the page's link and where browsers ask whatever the page links (no 404 in the console).
+    for (const icon of ['favicon.svg', 'favicon.ico']) {
+      const r = await page.request.get(`${base}${icon}`);
+      assert.equal(r.status(), 200, icon);
+      assert.equal(r.headers()['content-type'], 'image/svg+xml', icon);
+    }
     let state = await loginState();
     assert.equal(state.kind, 'missing');
     assert.match(state.text, /requires a bearer token/);
@@ -299,6 +305,8 @@ describe('web dashboard in headless Chromium', () => {
     await page.click('#listing th a[data-sort="size"]');
     await page.click('#listing th a[data-sort="size"]');
     await page.waitForURL((u) => u.searchParams.get('sort') === 'size' && u.searchParams.get('order') === 'desc');
+    // The URL changes first; the rows come with the view's call (a loaded machine takes a while).
+    await page.waitForFunction(() => document.querySelectorAll('#listing tbody tr[data-name]').length >= 7);
     assert.equal(await page.getAttribute('#listing th[aria-sort]', 'aria-sort'), 'descending');
     const sizes = await page
       .locator('#listing tbody tr[data-name] td[data-bytes]')

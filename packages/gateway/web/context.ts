@@ -1,13 +1,12 @@
 // What a view is given: calls that carry the token (and report a refused one to the sign-in
 // flow), the URL state it renders, navigation that keeps that state in the address bar
 // (History API: back and forward re-render), and a signal that aborts its work once left.
-import { type CallOptions, dashboardCall, serverStream, unary } from './fleet-client.js';
+import { type CallOptions, dashboardCall, unary } from './fleet-client.js';
 
 export interface ViewContext {
   params: URLSearchParams;
   signal: AbortSignal;
   call<T>(method: string, request: object): Promise<T>;
-  stream<T>(method: string, request: object, onMessage: (m: T) => void, signal?: AbortSignal): Promise<void>;
   api<T>(method: 'GET' | 'POST', path: string): Promise<T>;
   /** Push (or replace) the URL state and render it. */
   navigate(params: Record<string, string | undefined>, replace?: boolean): void;
@@ -27,7 +26,6 @@ export function makeContext(
     params,
     signal,
     call: (method, request) => guard(unary(method, request, o())),
-    stream: (method, request, onMessage, s) => guard(serverStream(method, request, o(s), onMessage)),
     api: (method, path) => guard(dashboardCall(method, path, o())),
     navigate,
   };

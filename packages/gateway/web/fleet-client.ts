@@ -1,6 +1,6 @@
 // The Fleet API from the browser, over the Connect protocol with JSON (plain fetch): unary
-// calls, and the server-streaming Walk as enveloped JSON messages read as they arrive; and
-// the dashboard's own calls (/dashboard/api/*: the gateway's cached host status).
+// calls (a scan is followed by its cursor, page after page, not by a stream); and the
+// dashboard's own calls (/dashboard/api/*: the gateway's cached host status).
 // The bearer token is sent when the page has one; nothing else is kept anywhere.
 
 export class FleetCallError extends Error {
@@ -59,53 +59,4 @@ export async function dashboardCall<T>(method: 'GET' | 'POST', path: string, o: 
   });
   if (!res.ok) throw await failure(res);
   return (await res.json()) as T;
-}
-
-/** One Connect envelope: flags (1 byte), length (4 bytes, big-endian), the JSON message. */
-function envelope(message: object): Uint8Array<ArrayBuffer> {
-  const json = new TextEncoder().encode(JSON.stringify(message));
-  const out = new Uint8Array(5 + json.length);
-  new DataView(out.buffer).setUint32(1, json.length);
-  out.set(json, 5);
-  return out;
-}
-
-export async function serverStream<T>(
-  method: string,
-  request: object,
-  o: CallOptions,
-  onMessage: (m: T) => void,
-): Promise<void> {
-  const res = await fetch(PREFIX + method, {
-    method: 'POST',
-    headers: headers(o.token, 'application/connect+json'),
-    body: envelope(request),
-    signal: o.signal,
-  });
-  if (!res.ok || !res.body) throw await failure(res);
-  const reader = res.body.getReader();
-  let buf = new Uint8Array(0);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (value) {
-      const joined = new Uint8Array(buf.length + value.length);
-      joined.set(buf);
-      joined.set(value, buf.length);
-      buf = joined;
-    }
-    while (buf.length >= 5) {
-      const flags = buf[0];
-      const len = new DataView(buf.buffer, buf.byteOffset).getUint32(1);
-      if (buf.length < 5 + len) break;
-      const msg = JSON.parse(new TextDecoder().decode(buf.subarray(5, 5 + len)));
-      buf = buf.slice(5 + len);
-      // Flag 2 marks the end of the stream, with the error if the call failed.
-      if (flags & 2) {
-        if (msg.error) throw new FleetCallError(msg.error.code ?? 'unknown', msg.error.message ?? 'stream failed');
-        return;
-      }
-      onMessage(msg as T);
-    }
-    if (done) return;
-  }
 }
