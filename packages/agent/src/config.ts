@@ -223,11 +223,11 @@ export function buildProgram(version: string): Command {
     .helpOption('-h, --help', 'show this help');
 }
 
-/**
- * Parses argv (without node and script) and the environment. Throws ConfigError naming the
- * key on a bad setting, ConfigExit after --help/--version.
- */
-export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): AgentConfig {
+type Flags = Record<string, unknown>;
+type FileSettings = Partial<Record<FileKey, unknown>>;
+
+/** Runs commander over argv; its help/version output and its errors become ConfigExit/ConfigError. */
+function parseFlags(argv: string[], version: string): Flags {
   const program = buildProgram(version);
   let out = '';
   program.exitOverride();
@@ -250,56 +250,72 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
     }
     throw err;
   }
-  const o = program.opts<Record<string, unknown>>();
+  return program.opts<Flags>();
+}
 
+/** --config, else $FLEETLS_AGENT_CONFIG, else the default file when it exists. */
+function findConfigFile(o: Flags, env: NodeJS.ProcessEnv): string | undefined {
   let configFile = o.config as string | undefined;
   if (!configFile && env.FLEETLS_AGENT_CONFIG) configFile = env.FLEETLS_AGENT_CONFIG;
   if (!configFile && fs.existsSync(DEFAULT_CONFIG_FILE)) configFile = DEFAULT_CONFIG_FILE;
-  const file = configFile ? readFileSettings(configFile) : {};
-  const fileDir = configFile ? nodePath.dirname(nodePath.resolve(configFile)) : process.cwd();
-  const fromFile = (p: string | undefined) => (p === undefined ? undefined : nodePath.resolve(fileDir, p));
+  return configFile;
+}
 
-  const listenGiven = (o.listen as string | undefined) ?? str(file.listen, 'listen');
-  const connectRaw = o.connect ?? file.connect;
-  const grpcOff = connectRaw !== undefined && listenGiven === undefined;
-  const listen = listenGiven ?? DEFAULT_LISTEN;
-  const socketPath = parseUnixListen(listen);
-  const { host, port } = socketPath === undefined ? parseListen(listen) : { host: '', port: 0 };
+/** The socket's mode and group: only meaningful for `listen: unix:PATH`, refused otherwise. */
+function resolveUnixListen(o: Flags, file: FileSettings, listen: string, socketPath: string | undefined) {
   const modeRaw = o.socketMode ?? file.socket_mode;
   const groupRaw = (o.socketGroup as string | undefined) ?? str(file.socket_group, 'socket_group');
-  let unix: UnixListen | undefined;
   if (socketPath !== undefined) {
     const group = groupRaw ?? DEFAULT_SOCKET_GROUP;
     if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*\$?$/.test(group)) {
       throw new ConfigError(`socket_group: expected a group name or number, got ${JSON.stringify(group)}`);
     }
-    unix = { path: socketPath, mode: modeRaw === undefined ? DEFAULT_SOCKET_MODE : parseSocketMode(modeRaw), group };
-  } else if (modeRaw !== undefined || groupRaw !== undefined) {
+    const unix: UnixListen = {
+      path: socketPath,
+      mode: modeRaw === undefined ? DEFAULT_SOCKET_MODE : parseSocketMode(modeRaw),
+      group,
+    };
+    return unix;
+  }
+  if (modeRaw !== undefined || groupRaw !== undefined) {
     throw new ConfigError(
       `${modeRaw !== undefined ? 'socket_mode' : 'socket_group'}: only applies to listen: unix:PATH, not ${listen}`,
     );
   }
+  return undefined;
+}
 
+/** The allowed roots: absolute directories, normalised; one string is a list of one. */
+function parseAllow(o: Flags, file: FileSettings): string[] {
   let allowRaw: unknown = o.allow ?? file.allow ?? [];
   if (typeof allowRaw === 'string') allowRaw = [allowRaw];
   if (!Array.isArray(allowRaw)) throw new ConfigError('allow: expected a list of absolute directories');
-  const allow = allowRaw.map((a) => {
+  return allowRaw.map((a) => {
     if (typeof a !== 'string' || !nodePath.isAbsolute(a) || a.includes('\0')) {
       throw new ConfigError(`allow: expected an absolute directory, got ${JSON.stringify(a)}`);
     }
     return nodePath.resolve(a);
   });
+}
+
+function parsePathRootfs(o: Flags, file: FileSettings): string | undefined {
   const rootfsRaw = (o.pathRootfs as string | undefined) ?? str(file.path_rootfs, 'path_rootfs');
   if (rootfsRaw !== undefined && (!nodePath.isAbsolute(rootfsRaw) || rootfsRaw.includes('\0'))) {
     throw new ConfigError(`path_rootfs: expected an absolute directory, got ${JSON.stringify(rootfsRaw)}`);
   }
-  const pathRootfs = rootfsRaw === undefined ? undefined : nodePath.resolve(rootfsRaw);
+  return rootfsRaw === undefined ? undefined : nodePath.resolve(rootfsRaw);
+}
 
-  const pick = (flag: string, key: FileKey): string | undefined => {
-    const v = o[flag] as string | undefined;
-    if (v !== undefined) return v;
-    return fromFile(str(file[key], key));
-  };
+/**
+ * TLS (all three files or none) versus --insecure (loopback only). Plaintext without
+ * --insecure is allowed only on a Unix socket or when there is no gRPC listener at all.
+ */
+function resolveTransport(
+  o: Flags,
+  file: FileSettings,
+  pick: (flag: string, key: FileKey) => string | undefined,
+  where: { host: string; unix: UnixListen | undefined; grpcOff: boolean },
+): { tls: AgentConfig['tls']; insecure: boolean; tokenFile: string | undefined } {
   const cert = pick('tlsCert', 'tls_cert');
   const keyFile = pick('tlsKey', 'tls_key');
   const ca = pick('tlsCa', 'tls_ca');
@@ -321,14 +337,81 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   }
   if (insecure && tls) throw new ConfigError('insecure: cannot be combined with tls_cert/tls_key/tls_ca');
   // On a Unix socket the file's mode and group are the boundary: plaintext needs no flag.
-  if (!insecure && !tls && !unix && !grpcOff) {
+  if (!insecure && !tls && !where.unix && !where.grpcOff) {
     throw new ConfigError(
       'tls_cert: TLS is required: give --tls-cert, --tls-key and --tls-ca, or --insecure on loopback',
     );
   }
-  if (insecure && !unix && !isLoopback(host)) {
-    throw new ConfigError(`insecure: refused on non-loopback address ${host}; use TLS (--tls-cert/--tls-key/--tls-ca)`);
+  if (insecure && !where.unix && !isLoopback(where.host)) {
+    throw new ConfigError(
+      `insecure: refused on non-loopback address ${where.host}; use TLS (--tls-cert/--tls-key/--tls-ca)`,
+    );
   }
+  return { tls, insecure, tokenFile };
+}
+
+/** The NATS settings: file paths resolved against the config file's directory, flags over the file. */
+function resolveNats(
+  o: Flags,
+  file: FileSettings,
+  env: NodeJS.ProcessEnv,
+  connectRaw: unknown,
+  pick: (flag: string, key: FileKey) => string | undefined,
+  fromFile: (p: string | undefined) => string | undefined,
+): AgentNatsConfig {
+  const fail = (m: string) => new ConfigError(m);
+  let natsTls: unknown = file.nats_tls;
+  if (natsTls !== undefined && typeof natsTls === 'object' && natsTls !== null) {
+    const t = natsTls as Record<string, unknown>;
+    natsTls = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, typeof v === 'string' ? fromFile(v) : v]));
+  }
+  const flagTls = { ca: o.natsTlsCa, cert: o.natsTlsCert, key: o.natsTlsKey } as Record<string, string | undefined>;
+  if (flagTls.ca || flagTls.cert || flagTls.key) {
+    natsTls = { ...(natsTls as object), ...Object.fromEntries(Object.entries(flagTls).filter(([, v]) => v)) };
+  }
+  const hb = o.heartbeatMs ?? file.heartbeat_ms;
+  return parseAgentNats(
+    {
+      connect: connectRaw,
+      creds: pick('natsCreds', 'nats_creds'),
+      tls: natsTls,
+      // FLEETLS_AGENT_NAME: a DaemonSet's node name (the pod's own hostname is the pod's).
+      name: o.name ?? file.name ?? env.FLEETLS_AGENT_NAME,
+      labels: o.label ?? file.labels,
+      groups: o.group ?? file.groups,
+      heartbeatMs: hb === undefined ? undefined : positiveInt(hb, 'heartbeat_ms', 100),
+    },
+    fail,
+  );
+}
+
+/**
+ * Parses argv (without node and script) and the environment. Throws ConfigError naming the
+ * key on a bad setting, ConfigExit after --help/--version.
+ */
+export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): AgentConfig {
+  const o = parseFlags(argv, version);
+  const configFile = findConfigFile(o, env);
+  const file = configFile ? readFileSettings(configFile) : {};
+  const fileDir = configFile ? nodePath.dirname(nodePath.resolve(configFile)) : process.cwd();
+  const fromFile = (p: string | undefined) => (p === undefined ? undefined : nodePath.resolve(fileDir, p));
+
+  const listenGiven = (o.listen as string | undefined) ?? str(file.listen, 'listen');
+  const connectRaw = o.connect ?? file.connect;
+  const grpcOff = connectRaw !== undefined && listenGiven === undefined;
+  const listen = listenGiven ?? DEFAULT_LISTEN;
+  const socketPath = parseUnixListen(listen);
+  const { host, port } = socketPath === undefined ? parseListen(listen) : { host: '', port: 0 };
+  const unix = resolveUnixListen(o, file, listen, socketPath);
+  const allow = parseAllow(o, file);
+  const pathRootfs = parsePathRootfs(o, file);
+
+  const pick = (flag: string, key: FileKey): string | undefined => {
+    const v = o[flag] as string | undefined;
+    if (v !== undefined) return v;
+    return fromFile(str(file[key], key));
+  };
+  const { tls, insecure, tokenFile } = resolveTransport(o, file, pick, { host, unix, grpcOff });
 
   const num = (flag: string, key: FileKey): number | undefined => {
     const v = o[flag] ?? file[key];
@@ -353,30 +436,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   if (metrics !== undefined) config.metrics = parseListen(metrics, 'metrics');
   if (configFile) config.configFile = configFile;
   if (connectRaw !== undefined) {
-    const fail = (m: string) => new ConfigError(m);
-    let natsTls: unknown = file.nats_tls;
-    if (natsTls !== undefined && typeof natsTls === 'object' && natsTls !== null) {
-      const t = natsTls as Record<string, unknown>;
-      natsTls = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, typeof v === 'string' ? fromFile(v) : v]));
-    }
-    const flagTls = { ca: o.natsTlsCa, cert: o.natsTlsCert, key: o.natsTlsKey } as Record<string, string | undefined>;
-    if (flagTls.ca || flagTls.cert || flagTls.key) {
-      natsTls = { ...(natsTls as object), ...Object.fromEntries(Object.entries(flagTls).filter(([, v]) => v)) };
-    }
-    const hb = o.heartbeatMs ?? file.heartbeat_ms;
-    config.nats = parseAgentNats(
-      {
-        connect: connectRaw,
-        creds: pick('natsCreds', 'nats_creds'),
-        tls: natsTls,
-        // FLEETLS_AGENT_NAME: a DaemonSet's node name (the pod's own hostname is the pod's).
-        name: o.name ?? file.name ?? env.FLEETLS_AGENT_NAME,
-        labels: o.label ?? file.labels,
-        groups: o.group ?? file.groups,
-        heartbeatMs: hb === undefined ? undefined : positiveInt(hb, 'heartbeat_ms', 100),
-      },
-      fail,
-    );
+    config.nats = resolveNats(o, file, env, connectRaw, pick, fromFile);
     if (grpcOff) config.grpcOff = true;
   } else {
     for (const k of ['nats_creds', 'nats_tls', 'name', 'labels', 'groups', 'heartbeat_ms'] as const) {
