@@ -8,6 +8,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Fleet } from './fleet-types.js';
+import { TASK_CAPABILITIES, type TaskRun, tasksOf } from './mcp-tasks.js';
 import { type GatewayOptions, resolveGatewayOptions } from './options.js';
 import { MemoryPageStore, type PageStore } from './tools/page-store.js';
 import { TOOLS } from './tools/registry.js';
@@ -65,14 +66,21 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
   const pages = deps.pages ?? new MemoryPageStore();
   const scans = deps.scans ?? createScanRegistry(options, deps.logger, deps.stateDir);
   const principal = deps.principal ?? `${deps.caller ?? 'stdio'}:${randomBytes(8).toString('hex')}`;
+  const tasks = tasksOf(scans);
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { logging: {}, tasks: TASK_CAPABILITIES },
+      instructions: INSTRUCTIONS,
+      taskStore: tasks.storeFor(principal),
+    },
   );
 
-  const call = async (tool: AnyTool, args: unknown, extra: Extra): Promise<CallToolResult> => {
+  /** `run`: the call is a task's (mcp-tasks.ts): its signal, progress and the scan's whole deadline. */
+  const call = async (tool: AnyTool, args: unknown, extra: Extra, run?: TaskRun): Promise<CallToolResult> => {
     const log = deps.logger.child({ tool: tool.name, request: String(extra.requestId) });
-    const token = extra._meta?.progressToken;
+    // A task's progress is its statusMessage: the call that created it has answered already.
+    const token = run ? undefined : extra._meta?.progressToken;
     let lastSent = Number.NEGATIVE_INFINITY;
     let lastValue = Number.NEGATIVE_INFINITY;
     let trailing: NodeJS.Timeout | undefined;
@@ -128,13 +136,15 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
       queueMicrotask(() => {
         if (server.server.transport !== undefined) cancel.abort(extra.signal.reason);
       });
-    extra.signal.addEventListener('abort', onAbort, { once: true });
+    if (!run) extra.signal.addEventListener('abort', onAbort, { once: true });
     const ctx: ToolContext = {
       fleet: deps.fleet,
       options,
-      signal: extra.signal,
-      cancel: cancel.signal,
-      onProgress,
+      signal: run?.signal ?? extra.signal,
+      cancel: run?.signal ?? cancel.signal,
+      onProgress: run?.onProgress ?? onProgress,
+      // A task waits for its whole scan, which answers whole when it is done.
+      deadlineAt: run ? performance.now() + options.scanDeadlineMs : undefined,
       pages,
       scans,
       principal,
@@ -182,9 +192,31 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
       (args: unknown, extra: Extra) => call(tool, args, extra),
     );
   }
-  compactToolList(server);
+  const scanned = new Map(TOOLS.filter((t) => t.scan !== undefined).map((t) => [t.name, t]));
+  compactToolList(server, new Set(scanned.keys()));
+  // A task-augmented call of a fan-out tool answers its task at once and runs on; any other
+  // call (no `task`, or a tool that answers within its call) takes the ordinary route.
+  const handlers = requestHandlers(server);
+  const plain = handlers.get('tools/call');
+  if (plain) {
+    handlers.set('tools/call', async (request, extra) => {
+      const params = (request as { params: { name: string; arguments?: unknown; task?: { ttl?: number | null } } })
+        .params;
+      const tool = scanned.get(params.name);
+      if (!params.task || !tool) return plain(request, extra);
+      const run = tasks.create(principal, params.task.ttl);
+      void call(tool, params.arguments ?? {}, extra as Extra, run).then(run.finish);
+      return { task: run.task };
+    });
+  }
   registerMcpApps(server);
   return server;
+}
+
+type Handler = (r: unknown, e: unknown) => Promise<unknown>;
+
+function requestHandlers(server: McpServer): Map<string, Handler> {
+  return (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
 }
 
 type Json = Record<string, unknown>;
@@ -196,9 +228,8 @@ type Json = Record<string, unknown>;
  * descriptions and the text say those); `execution` only when it is not the spec's default
  * (`taskSupport: forbidden`). A looser output schema is still one every answer conforms to.
  */
-function compactToolList(server: McpServer): void {
-  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (r: unknown, e: unknown) => unknown> })
-    ._requestHandlers;
+function compactToolList(server: McpServer, taskTools: ReadonlySet<string>): void {
+  const handlers = requestHandlers(server);
   const list = handlers.get('tools/list');
   if (!list) return;
   handlers.set('tools/list', async (request, extra) => {
@@ -209,7 +240,12 @@ function compactToolList(server: McpServer): void {
         const { $schema: _in, ...schema } = t.inputSchema as Json;
         const inputSchema = { ...schema, properties: leanProperties(schema.properties as Record<string, Json>) };
         const { execution, ...rest } = t;
-        const lean = (execution as Json | undefined)?.taskSupport === 'forbidden' ? rest : t;
+        // A fan-out tool may run as an MCP task (mcp-tasks.ts); the SDK registered it as a plain tool.
+        const lean = taskTools.has(t.name as string)
+          ? { ...rest, execution: { taskSupport: 'optional' } }
+          : (execution as Json | undefined)?.taskSupport === 'forbidden'
+            ? rest
+            : t;
         return t.outputSchema
           ? { ...lean, inputSchema, outputSchema: shallowSchema(t.outputSchema as Json) }
           : { ...lean, inputSchema };

@@ -32,8 +32,7 @@ export interface ScanStatus extends ToolResult {
 export const scanStatusTool = defineTool({
   name: 'scan_status',
   title: 'Scan progress',
-  description:
-    'How far has a scan (a next_cursor scan.…) got? Hosts done, entries, elapsed, time left, failures; its rows come from its own tool.',
+  description: 'How far has a scan (a next_cursor scan.…) got? Hosts done, entries, elapsed, time left, failures.',
   input,
   output,
 
