@@ -143,7 +143,9 @@ async function timeCancel(
     const k = e.ev === 'start' ? `${e.rpc} begun` : `${e.rpc} ${e.how}`;
     how.set(k, (how.get(k) ?? 0) + 1);
   }
-  return { ms: Math.max(...ends.map((e) => e.t)) - at, how: [...how].map(([k, n]) => `${n} ${k}`).join(', ') };
+  const after = ends.filter((e) => e.t >= at).map((e) => e.t - at);
+  const spread = after.length ? `; ends ${Math.min(...after)}-${Math.max(...after)} ms` : '';
+  return { ms: Math.max(...ends.map((e) => e.t)) - at, how: [...how].map(([k, n]) => `${n} ${k}`).join(', ') + spread };
 }
 
 /** What every face must show: the tools' task support, a task's whole course, its cancel. */

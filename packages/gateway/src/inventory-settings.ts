@@ -25,6 +25,8 @@ const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: numb
   scan_ttl_ms: { field: 'scanTtlMs', min: 1000, max: 24 * 3_600_000 },
   scans_per_principal: { field: 'scansPerPrincipal', min: 1, max: 1000 },
   scans_total: { field: 'scansTotal', min: 1, max: 10_000 },
+  // Rows of all scans held in memory; past it they spill to files under the state directory.
+  scan_memory_rows: { field: 'scanMemoryRows', min: 100, max: 100_000_000 },
 };
 
 /** `agent_tls`: "insecure", or { ca, cert, key, server_name } with the files resolved by `file`. */

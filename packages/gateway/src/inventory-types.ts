@@ -33,6 +33,7 @@ export interface InventoryDefaults {
   scanTtlMs?: number;
   scansPerPrincipal?: number;
   scansTotal?: number;
+  scanMemoryRows?: number;
 }
 
 /** The agents of a Kubernetes DaemonSet, found through their headless Service (inventory-kubernetes.ts). */
