@@ -5,8 +5,9 @@
 /** Default budget of one whole answer in bytes: 64 KiB. */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024;
 /**
- * Default budget of one whole answer in tokens as estimateTokens counts them (high): 20,000,
- * a fifth under Claude Code's 25,000 cap. On dense names (digits, short names, non-ASCII) 64 KiB
+ * Default budget of an answer's text, and of its structured rows, in tokens as estimateTokens
+ * counts them (high; a client gives its model one of the two): 20,000, a fifth under Claude
+ * Code's 25,000 cap. On dense names (digits, short names, non-ASCII) 64 KiB
  * can be 33,000 o200k tokens; whichever budget is reached first cuts the answer.
  */
 export const DEFAULT_MAX_ANSWER_TOKENS = 20_000;

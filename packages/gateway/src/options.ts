@@ -17,7 +17,7 @@ export interface GatewayOptions {
   callDeadlineMs: number;
   /** One whole MCP answer at most (the serialized CallToolResult: text and structuredContent), in bytes; cut after a row. */
   maxAnswerBytes: number;
-  /** The same answer at most in tokens, as core's estimateTokens counts them (high): under the client's token cap. */
+  /** Its text and its structuredContent, each, at most in tokens as core's estimateTokens counts them (high): a client gives its model one of them, under its token cap. */
   maxAnswerTokens: number;
   /** A scan (a call gone on past its deadline, tools/scan.ts): one host's share, its walk included. */
   scanHostDeadlineMs: number;

@@ -1,7 +1,7 @@
 // The MCP answer's size as the client receives it: the serialized CallToolResult, text
-// content and structuredContent together, in bytes and in tokens (core's estimateTokens,
-// counted high). Presenters fit their rows to both budgets with core's fitRows, so text and
-// rows are cut at the same row, at whichever budget is reached first.
+// content and structuredContent together, in bytes; and in tokens (core's estimateTokens,
+// counted high) what a model is given of it. Presenters fit their rows to both budgets with
+// core's fitRows, so text and rows are cut at the same row, at whichever budget is reached first.
 import { estimateTokens, fitRows, invalidArgument } from '@fleetls/core';
 import type { GatewayOptions } from '../options.js';
 import type { McpAnswer } from './tool.js';
@@ -15,13 +15,36 @@ export function answerBytes(a: McpAnswer): number {
   return Buffer.byteLength(serialized(a), 'utf8');
 }
 
-/** What one row adds: its text line (escaped as in JSON, with its newline) and its structured row (with a comma). */
+/** What serialized() adds around the text's and the structured rows' JSON. */
+const FRAME_BYTES = serialized({ text: '', structured: {} }).length - 4;
+
+/**
+ * The answer's bytes (whole, as serialized() sends it) and its tokens: the larger of its text
+ * content and its structuredContent, each as JSON. A client gives its model one of the two, not
+ * both: Claude Code, whose 25,000-token cap the token budget keeps under, passes the model
+ * JSON of structuredContent when an answer has one (earlier versions the content array), so
+ * each must fit the cap on its own; the byte budget still bounds the two together.
+ */
+export function answerMeasure(a: McpAnswer): { bytes: number; tokens: number } {
+  const text = JSON.stringify(a.text);
+  const structured = JSON.stringify(a.structured);
+  return {
+    bytes: Buffer.byteLength(text, 'utf8') + Buffer.byteLength(structured, 'utf8') + FRAME_BYTES,
+    tokens: Math.max(estimateTokens(text), estimateTokens(structured)),
+  };
+}
+
+/**
+ * What one row adds: its text line (escaped as in JSON, with its newline) and its structured
+ * row (with a comma) in bytes; in tokens the larger of the two (answerMeasure: a model reads
+ * one of them), which sums over rows to at least the tokens of either.
+ */
 export function rowSize(line: string, item: unknown): { bytes: number; tokens: number } {
   const l = JSON.stringify(line);
   const j = JSON.stringify(item);
   return {
     bytes: Buffer.byteLength(l, 'utf8') + Buffer.byteLength(j, 'utf8') + 2,
-    tokens: estimateTokens(l) + estimateTokens(j) + 1,
+    tokens: Math.max(estimateTokens(l), estimateTokens(j)) + 1,
   };
 }
 
@@ -95,8 +118,8 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
     return a;
   };
   const size = (n: number) => {
-    const s = serialized(build(n));
-    return cost(Buffer.byteLength(s, 'utf8'), estimateTokens(s));
+    const m = answerMeasure(build(n));
+    return cost(m.bytes, m.tokens);
   };
   const rowCost = (i: number) => {
     const r = measured(i);
@@ -105,10 +128,10 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
   const minRows = Math.min(1, o.rows);
   const shown = fitRows({ rows: o.rows, rowCost, size, maxBytes }, minRows);
   if (shown < 0) {
-    const a = build(minRows);
+    const m = answerMeasure(build(minRows));
     throw invalidArgument(
-      `max_answer_bytes is ${maxBytes} and max_answer_tokens ${maxTokens}, below the ${answerBytes(a)} bytes ` +
-        `(${estimateTokens(serialized(a))} tokens) this answer needs ` +
+      `max_answer_bytes is ${maxBytes} and max_answer_tokens ${maxTokens}, below the ${m.bytes} bytes ` +
+        `(${m.tokens} tokens) this answer needs ` +
         `${minRows > 0 ? 'to show one row' : 'for its host statuses'}: raise --max-answer-bytes or --max-answer-tokens ` +
         '(or max_answer_bytes, max_answer_tokens in the inventory defaults), or ask fewer hosts',
     );
