@@ -72,6 +72,9 @@ export { SFTP_NOTE, SFTP_STAT_NOTE } from './sftp-source.js';
 export type SshBackend = HostBackend & { connectionsOpened(): number };
 
 const STAT_TIMEOUT_SEC = 10;
+/** Entries below which a path seen before is listed by one pipeline (see `recent`). */
+const SMALL_LISTING = 20_000;
+const RECENT_PATHS = 1024;
 
 export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): SshBackend {
   const logger = opts.logger.child({ host: cfg.host, via: 'ssh' });
@@ -79,6 +82,10 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
   const batchSize = opts.batchSize ?? 512;
   let conn: SshConnection | undefined;
   let probed: Promise<ProbeResult> | undefined;
+  // Entries the last ranked walk of each path and depth saw (the RECENT_PATHS most recent): one known to
+  // be small is listed by one pipeline of full records, since the halves and the restat
+  // (three channels, ~19 remote processes) cost more than they save below SMALL_LISTING.
+  const recent = new Map<string, number>();
 
   const connection = (): SshConnection => {
     // Resolved lazily: a bad identity file is this host's auth status, not a gateway crash.
@@ -173,10 +180,12 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     const c = connection();
     const info = await probe(signal);
     const rank = info.awk && remoteRankable(req);
+    const small = (recent.get(recentKey(req)) ?? Number.POSITIVE_INFINITY) < SMALL_LISTING;
+    const stubs = rank && !small;
     const runListing = async (half: 0 | 1 | undefined, ownFsType?: string) => {
       const parser = new FindRecordParser(req.followSymlinks);
       const items: FindItem[] = [];
-      const cmd = buildWalkCommand(req, { maxRecords, rank, stubs: rank, ownFsType, half });
+      const cmd = buildWalkCommand(req, { maxRecords, rank, stubs, ownFsType, half });
       const r = await c.exec(cmd, signal, (chunk) => {
         for (const it of parser.push(chunk)) items.push(it);
       });
@@ -194,7 +203,7 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     // A ranked walk on a host with two cores or more: two listings at once (two channels),
     // each stat'ing half of a tree of directories, as the agent's find route does.
     const listHalves = async (ownFsType?: string): Promise<ListingRun[]> => {
-      if (!rank || info.cpus < 2) return [await runListing(undefined, ownFsType)];
+      if (!stubs || info.cpus < 2) return [await runListing(undefined, ownFsType)];
       const halves = await Promise.all([runListing(0, ownFsType), runListing(1, ownFsType)]);
       // No subtrees to share: half 0 listed it whole, half 1 nothing.
       if (halves[0].split === false && halves[1].split === false) return [halves[0]];
@@ -208,13 +217,13 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
     // for its input never holds a channel its own listing waits for.
     let restat: Restat | undefined;
     const listingRun = listHalves();
-    if (rank) restat = openRestat(req, deadlineAt, signal);
+    if (stubs) restat = openRestat(req, deadlineAt, signal);
     const listed = listingRun.then((runs) => {
       const own = runs[0].items.find((it) => it.depth === 0)?.pseudo;
       if (own === undefined) return runs;
       restat?.give(Buffer.alloc(0));
       const again = listHalves(own);
-      if (rank) restat = openRestat(req, deadlineAt, signal);
+      if (stubs) restat = openRestat(req, deadlineAt, signal);
       return again;
     });
     try {
@@ -328,6 +337,12 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
       killed: loaded.killed,
       records: loaded.records.length,
     });
+    if (remoteRankable(req) && !loaded.killed && !loaded.capped) {
+      const key = recentKey(req);
+      recent.delete(key);
+      recent.set(key, summary.entriesSeen);
+      if (recent.size > RECENT_PATHS) recent.delete(recent.keys().next().value as string);
+    }
     if (loaded.notes.length > 0) summary.notes = loaded.notes;
     return summary;
   }
@@ -377,6 +392,11 @@ interface ListingRun {
   split: boolean | undefined;
   parser: FindRecordParser;
   items: FindItem[];
+}
+
+/** A path and depth, as `recent` keeps them. */
+function recentKey(req: WalkRequest): string {
+  return `${req.maxDepth}\0${req.path}`;
 }
 
 /** What the remote rankings dropped, summed; undefined when one of them sent no trailer. */
