@@ -196,6 +196,7 @@ function taskTests(fx: () => Fixture, client: () => Client) {
     t.diagnostic(`every walk ended ${ms} ms after tasks/cancel (after it: ${how})`);
     assert.ok(ms <= CANCEL_MS, `the last walk ended ${ms} ms after tasks/cancel`);
     assert.equal((await c.experimental.tasks.getTask(taskId)).status, 'cancelled');
+    await assert.rejects(c.experimental.tasks.getTaskResult(taskId), /has no result: it was cancelled/);
     await stream.return(undefined);
   });
 

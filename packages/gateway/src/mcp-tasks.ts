@@ -126,7 +126,15 @@ export class TaskKeeper {
       },
       getTaskResult: async (taskId) => {
         const e = this.owned(taskId, principal);
-        if (!e?.result) throw new McpError(ErrorCode.InvalidParams, `task ${taskId} has no result`);
+        if (!e)
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `task ${taskId} is not held (it ended and expired, or never was)`,
+          );
+        if (!e.result) {
+          const why = e.task.status === 'cancelled' ? 'it was cancelled' : `it is ${e.task.status}`;
+          throw new McpError(ErrorCode.InvalidParams, `task ${taskId} has no result: ${why}`);
+        }
         return e.result;
       },
       updateTaskStatus: async (taskId, status, statusMessage) => {
