@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { makePki } from './helpers/certs.js';
 import { type Chromium, openChromium } from './helpers/chromium.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 
@@ -61,7 +62,7 @@ function makeTree(rootfs: string, second: boolean): void {
 describe('web dashboard in headless Chromium', () => {
   let root: string;
   let agents: AgentProcess[];
-  let slow: http2.Http2Server;
+  let slow: http2.Http2SecureServer;
   const held: http2.ServerHttp2Stream[] = [];
   let gw: GatewayProcess;
   let base: string;
@@ -89,12 +90,18 @@ describe('web dashboard in headless Chromium', () => {
     const h2 = path.join(root, 'h2');
     makeTree(h1, false);
     makeTree(h2, true);
+    // mTLS, as agents are deployed: the host check reports each certificate's days to expiry.
+    fs.mkdirSync(path.join(root, 'pki'));
+    const pki = makePki(path.join(root, 'pki'), ['127.0.0.1']);
+    // web-2's agent runs as nobody and reads its key too (throwaway keys of a test).
+    for (const f of fs.readdirSync(path.join(root, 'pki'))) fs.chmodSync(path.join(root, 'pki', f), 0o644);
+    const tls = ['--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca];
     agents = await Promise.all([
-      startAgent({ allow: ['/data'], args: ['--path-rootfs', h1] }),
-      startAgent({ allow: ['/data'], args: ['--path-rootfs', h2], uid: NOBODY, gid: NOBODY }),
+      startAgent({ allow: ['/data'], tls: true, args: ['--path-rootfs', h1, ...tls] }),
+      startAgent({ allow: ['/data'], tls: true, args: ['--path-rootfs', h2, ...tls], uid: NOBODY, gid: NOBODY }),
     ]);
-    // An agent address that speaks HTTP/2 and never answers a call: its walk runs until cancelled.
-    slow = http2.createServer();
+    // An agent address that speaks TLS and HTTP/2 and never answers a call: its walk runs until cancelled.
+    slow = http2.createSecureServer({ key: fs.readFileSync(pki.serverKey), cert: fs.readFileSync(pki.serverCert) });
     slow.on('stream', (s) => held.push(s));
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const slowPort = (slow.address() as net.AddressInfo).port;
@@ -109,7 +116,7 @@ describe('web dashboard in headless Chromium', () => {
         `  slow: { agent: "127.0.0.1:${slowPort}" }`,
         'groups:',
         '  web: [web-1, web-2]',
-        'agent_tls: insecure',
+        `agent_tls: { ca: "${pki.ca}", cert: "${pki.clientCert}", key: "${pki.clientKey}" }`,
         '',
       ].join('\n'),
     );
@@ -195,6 +202,9 @@ describe('web dashboard in headless Chromium', () => {
     assert.match(web1[3], /^\d+ ms$/, 'latency');
     assert.equal(web1[4], 'agent');
     assert.match(web1[6], /^\d+\.\d+\.\d+/, 'agent version');
+    // The test's certificates are valid for a day: shown, and marked as soon to expire.
+    assert.match(web1[7], /^[01] days$/, 'certificate days to expiry');
+    assert.equal(await page.locator('#hosts tbody tr[data-host="web-1"] td:nth-child(8).lb').count(), 1);
     assert.equal(web1[8], 'env=prod');
     assert.equal(web1[9], '@web');
     assert.match((await row('dead').allInnerTexts())[1], /unreachable/);
