@@ -13,11 +13,20 @@ import { AGENT_VERSION } from './version.js';
 
 const GRACE_MS = 10_000;
 
-async function main(): Promise<number> {
-  const logger = createLogger({ name: 'fleetls-agent', level: process.env.LOG_LEVEL ?? 'info' });
-  let config: ReturnType<typeof parseAgentConfig>;
+type Logger = ReturnType<typeof createLogger>;
+type AgentConfig = ReturnType<typeof parseAgentConfig>;
+
+interface Carriers {
+  server?: ReturnType<typeof createAgentServer>;
+  port: number;
+  nats?: NatsAgent;
+  metricsServer?: Awaited<ReturnType<typeof startMetricsServer>>;
+}
+
+/** The configuration, or the exit code: 0 after --help/--version, 2 on a bad setting. */
+function loadConfig(logger: Logger): AgentConfig | number {
   try {
-    config = parseAgentConfig(process.argv.slice(2), process.env, AGENT_VERSION);
+    return parseAgentConfig(process.argv.slice(2), process.env, AGENT_VERSION);
   } catch (err) {
     if (err instanceof ConfigExit) {
       process.stdout.write(err.output);
@@ -30,6 +39,54 @@ async function main(): Promise<number> {
     }
     throw err;
   }
+}
+
+/**
+ * Starts the gRPC listener, the NATS responder and the metrics server, as configured. On a
+ * failure it throws, with whatever already started left in `started` (the process exits then).
+ */
+async function startCarriers(config: AgentConfig, logger: Logger, started: Carriers): Promise<void> {
+  // prom-client and the NATS client load only where configured: a resting agent holds neither (issue 19.7).
+  const metricsModule = config.metrics ? await import('./metrics.js') : undefined;
+  const metrics = metricsModule?.createAgentMetrics();
+  // One set of handlers for both carriers: one admission (max_concurrent_walks) over both.
+  const handlers = createAgentHandlers({ config, logger, version: AGENT_VERSION, observer: metrics?.observer });
+  if (!config.grpcOff) {
+    started.server = createAgentServer(config, logger, metrics?.observer, handlers);
+    ({ port: started.port } = await started.server.start());
+  }
+  if (config.nats)
+    started.nats = await (await import('./nats-agent.js')).startNatsAgent({ nats: config.nats, handlers, logger });
+  if (metrics && config.metrics) {
+    started.metricsServer = await metricsModule!.startMetricsServer(
+      metrics.registry,
+      config.metrics.host,
+      config.metrics.port,
+    );
+    logger.info({ address: `${config.metrics.host}:${started.metricsServer.port}` }, 'metrics at /metrics');
+  }
+}
+
+function logListening(config: AgentConfig, logger: Logger, port: number, findRoute: unknown): void {
+  logger.info(
+    {
+      ...(config.unix
+        ? { address: describeSocket(config.unix), socket: config.unix.path }
+        : { port, address: `${config.host}:${port}` }),
+      allow: config.allow,
+      tls: config.tls !== undefined,
+      bearerToken: config.tokenFile !== undefined,
+      findRoute,
+      version: AGENT_VERSION,
+    },
+    'listening',
+  );
+}
+
+async function main(): Promise<number> {
+  const logger = createLogger({ name: 'fleetls-agent', level: process.env.LOG_LEVEL ?? 'info' });
+  const config = loadConfig(logger);
+  if (typeof config === 'number') return config;
   // Signals are taken from the start: a SIGTERM during startup stops the agent once it is up.
   let stopRequested: NodeJS.Signals | undefined;
   let onStop: (signal: NodeJS.Signals) => void = (signal) => {
@@ -44,50 +101,17 @@ async function main(): Promise<number> {
 
   // Before the first walk: ranked walks go to GNU find where the probe finds it (find-route.ts).
   const findRoute = await probeFind();
-  let server: ReturnType<typeof createAgentServer> | undefined;
-  let port = 0;
-  let nats: NatsAgent | undefined;
-  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  const started: Carriers = { port: 0 };
   try {
-    // prom-client and the NATS client load only where configured: a resting agent holds neither (issue 19.7).
-    const metricsModule = config.metrics ? await import('./metrics.js') : undefined;
-    const metrics = metricsModule?.createAgentMetrics();
-    // One set of handlers for both carriers: one admission (max_concurrent_walks) over both.
-    const handlers = createAgentHandlers({ config, logger, version: AGENT_VERSION, observer: metrics?.observer });
-    if (!config.grpcOff) {
-      server = createAgentServer(config, logger, metrics?.observer, handlers);
-      ({ port } = await server.start());
-    }
-    if (config.nats)
-      nats = await (await import('./nats-agent.js')).startNatsAgent({ nats: config.nats, handlers, logger });
-    if (metrics && config.metrics) {
-      metricsServer = await metricsModule!.startMetricsServer(
-        metrics.registry,
-        config.metrics.host,
-        config.metrics.port,
-      );
-      logger.info({ address: `${config.metrics.host}:${metricsServer.port}` }, 'metrics at /metrics');
-    }
+    await startCarriers(config, logger, started);
   } catch (err) {
     process.stderr.write(`fleetls-agent: ${(err as Error).message}\n`);
     logger.fatal({ err: (err as Error).message }, 'cannot start');
     return 1;
   }
+  const { server, nats, metricsServer } = started;
   if (config.allow.length === 0) logger.warn('no --allow roots: every path will be refused');
-  if (server)
-    logger.info(
-      {
-        ...(config.unix
-          ? { address: describeSocket(config.unix), socket: config.unix.path }
-          : { port, address: `${config.host}:${port}` }),
-        allow: config.allow,
-        tls: config.tls !== undefined,
-        bearerToken: config.tokenFile !== undefined,
-        findRoute,
-        version: AGENT_VERSION,
-      },
-      'listening',
-    );
+  if (server) logListening(config, logger, started.port, findRoute);
   onReload = () => {
     try {
       server?.reload();
