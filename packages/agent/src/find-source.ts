@@ -77,17 +77,12 @@ function kill(procs: ChildProcess[]): void {
   for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
 }
 
-/**
- * find | awk, once per half of the tree (two cores stat'ing at once) or once for all of
- * it, read to the end, the deadline or the cap; rejects with WalkCancelled when cancelled.
- */
-function list(
+/** One find | awk pipeline per half of the tree (or one for all of it), each with its record parser. */
+function spawnPipelines(
   req: WalkRequest,
   opts: FindWalkOptions,
-  t0: number,
-  maxRecords: number,
   rootFd: number,
-): Promise<Listed> {
+): { finds: ChildProcess[]; awks: ChildProcess[]; parsers: FindRecordParser[] } {
   // find's own fd 3 is the root's descriptor: the path it starts at, and every -path pattern, name it.
   const atRoot: WalkRequest = { ...req, path: INHERITED_ROOT };
   const env = { ...process.env, ...findEnv(process.env.TZ) };
@@ -110,6 +105,33 @@ function list(
     awks.push(awk);
     parsers.push(new FindRecordParser(false));
   }
+  return { finds, awks, parsers };
+}
+
+/** What the pre-rankings dropped, summed; undefined when one of them sent no trailer. */
+function sumDropped(parsers: FindRecordParser[]): RankDropped | undefined {
+  const trailers = parsers.map((p) => p.dropped);
+  return trailers.every((d) => d !== undefined)
+    ? {
+        seen: trailers.reduce((n, d) => n + d.seen, 0),
+        matched: trailers.reduce((n, d) => n + d.matched, 0),
+        depthLimited: trailers.reduce((n, d) => n + d.depthLimited, 0),
+      }
+    : undefined;
+}
+
+/**
+ * find | awk, once per half of the tree (two cores stat'ing at once) or once for all of
+ * it, read to the end, the deadline or the cap; rejects with WalkCancelled when cancelled.
+ */
+function list(
+  req: WalkRequest,
+  opts: FindWalkOptions,
+  t0: number,
+  maxRecords: number,
+  rootFd: number,
+): Promise<Listed> {
+  const { finds, awks, parsers } = spawnPipelines(req, opts, rootFd);
   const all = [...finds, ...awks];
   const items: FindItem[] = [];
   let stderr = '';
@@ -125,14 +147,7 @@ function list(
       clearInterval(poll);
       kill(all);
       if (err) return reject(err);
-      const trailers = parsers.map((p) => p.dropped);
-      const dropped = trailers.every((d) => d !== undefined)
-        ? {
-            seen: trailers.reduce((n, d) => n + d.seen, 0),
-            matched: trailers.reduce((n, d) => n + d.matched, 0),
-            depthLimited: trailers.reduce((n, d) => n + d.depthLimited, 0),
-          }
-        : undefined;
+      const dropped = sumDropped(parsers);
       resolve({ items, dropped, incomplete: parsers.some((p) => p.incomplete()), killed, capped });
     };
     // At the deadline find stops; awk, at the end of its input, still sends the best it saw.
