@@ -28,8 +28,9 @@ import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
+import { fitHostStatuses } from './host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from './host-walks.js';
-import { failureLines, hostStatusJson, truncationJson, truncationWarning } from './present.js';
+import { failureLines, hostFailureLine, truncationJson, truncationWarning } from './present.js';
 import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -249,10 +250,12 @@ export const diffDirectoryTool = defineTool({
     const page = l.diff.differences.slice(l.start);
     const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups));
     const jsons = page.map(differenceJson);
-    const failures = failureLines(l.hosts, l.path, true);
+    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, true));
+    const failures = [...failureLines(hs.listed, l.path, true), ...hs.lines];
     const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
       const truncations = cuts(l).map((t) => truncationJson(t.host, t.truncation));
+      if (hs.truncation) truncations.push(hs.truncation);
       const warnings = cuts(l).map((t) => truncationWarning(t, l.path));
       if (warnings.length > 0) {
         warnings.push('[NOTE] where a host listed a directory in part, only what both sides listed is compared');
@@ -275,7 +278,7 @@ export const diffDirectoryTool = defineTool({
         count,
         truncated: truncations.length > 0 || next !== undefined,
         truncations,
-        hosts: l.hosts.map(hostStatusJson),
+        ...hs.json,
       };
       if (next !== undefined) structured.next_cursor = next;
       return { structured, text: [...head, ...body, ...warnings, ...failures].join('\n') };

@@ -24,6 +24,7 @@ import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
+import { fitHostStatuses } from './host-statuses.js';
 import {
   type HostNote,
   type HostTruncation,
@@ -34,7 +35,7 @@ import {
   walkHost,
   withinBudget,
 } from './host-walks.js';
-import { failureLines, hostStatusJson, noteLine, truncationJson, truncationWarning } from './present.js';
+import { failureLines, hostFailureLine, noteLine, truncationJson, truncationWarning } from './present.js';
 import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -302,10 +303,12 @@ export const diskUsageTool = defineTool({
   mcp(l: DiskUsage, ctx) {
     const page = l.rows.slice(l.start);
     const jsons = page.map(rowJson);
-    const failures = failureLines(l.hosts, l.path, l.multi);
+    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
+    const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
     const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+      if (hs.truncation) truncations.push(hs.truncation);
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
       const why = duPartialNote(page.slice(0, count), l.path, l.multi);
@@ -329,7 +332,7 @@ export const diskUsageTool = defineTool({
         count,
         truncated: truncations.length > 0 || next !== undefined,
         truncations,
-        hosts: l.hosts.map(hostStatusJson),
+        ...hs.json,
       };
       if (next !== undefined) structured.next_cursor = next;
       if (l.notes.length > 0) structured.notes = l.notes;

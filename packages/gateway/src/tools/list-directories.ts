@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
+import { fitHostStatuses } from './host-statuses.js';
 import {
   type HostEntry,
   type HostNote,
@@ -24,7 +25,7 @@ import {
   walkTask,
 } from './host-walks.js';
 import { LIMIT } from './list-files.js';
-import { failureLines, hostStatusJson, modified, noteLine, truncationJson, truncationWarning } from './present.js';
+import { failureLines, hostFailureLine, modified, noteLine, truncationJson, truncationWarning } from './present.js';
 import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -164,9 +165,11 @@ export const listDirectoriesTool = defineTool({
       });
     }
     const columns = [...(l.multi ? ['host'] : []), 'name', ...(l.sizes ? ['size'] : []), 'modified'];
-    const failures = failureLines(l.hosts, l.path, l.multi);
+    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
+    const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
     const build = (shown: number, cut: AnswerCut): McpAnswer => {
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
+      if (hs.truncation) truncations.push(hs.truncation);
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
       const truncated = shown < l.found || truncations.length > 0;
@@ -201,7 +204,7 @@ export const listDirectoriesTool = defineTool({
         truncations,
         ...(l.notes.length > 0 ? { notes: l.notes } : {}),
         ...(next !== undefined ? { next_cursor: next } : {}),
-        hosts: l.hosts.map(hostStatusJson),
+        ...hs.json,
       };
       return { structured, text: [headline, ...table, ...warnings, ...failures].join('\n') };
     };

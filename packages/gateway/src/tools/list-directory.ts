@@ -32,6 +32,7 @@ import type { HostResult } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg, invalidCursor } from './cursor-arg.js';
+import { fitHostStatuses } from './host-statuses.js';
 import {
   type HostNote,
   type HostWalk,
@@ -41,7 +42,7 @@ import {
   walkNotes,
   withinBudget,
 } from './host-walks.js';
-import { failureLine, hostStatusJson, noteLine, truncationJson, typeWord } from './present.js';
+import { failureLine, noteLine, truncationJson, typeWord } from './present.js';
 import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -376,6 +377,9 @@ export const listDirectoryTool = defineTool({
           later.length > 20 ? `${later.length} hosts: ${later.slice(0, 20).join(', ')}, …` : later.join(', ');
         text.push(`[PENDING] ${names}: ${PENDING_MESSAGE}`);
       }
+      const statuses = fitHostStatuses(hosts, ctx.options);
+      text.push(...statuses.lines);
+      if (statuses.truncation) truncations.push(statuses.truncation);
       const nextCursor = l.cursorAfter(shown);
       if (nextCursor) {
         const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
@@ -391,7 +395,7 @@ export const listDirectoryTool = defineTool({
         truncations,
         ...(nextCursor ? { next_cursor: nextCursor } : {}),
         ...(notes.length > 0 ? { notes } : {}),
-        hosts: hosts.map(hostStatusJson),
+        ...statuses.json,
       };
       return { structured, text: text.join('\n') };
     };

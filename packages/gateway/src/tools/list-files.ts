@@ -38,6 +38,7 @@ import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { filterArgsOf, filterFingerprint, filterInput, filterOptions, planFilter } from './filter-args.js';
+import { fitHostStatuses } from './host-statuses.js';
 import {
   type HostEntry,
   type HostNote,
@@ -52,7 +53,7 @@ import { hostRanks, PATH_CHUNK_ROWS, type PathChunk, pathCursorAfter, walkPathCh
 import { type RankingSnapshot, SNAPSHOT_ROWS } from './page-store.js';
 import {
   failureLines,
-  hostStatusJson,
+  hostFailureLine,
   modified,
   noteLine,
   truncationJson,
@@ -491,12 +492,14 @@ export const listFilesTool = defineTool({
       return lines[i];
     };
     const first = <T>(count: number, at: (i: number) => T) => Array.from({ length: count }, (_, i) => at(i));
-    const failures = failureLines(l.hosts, l.path, l.multi);
+    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
+    const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
     const build = (count: number, cut: AnswerCut): McpAnswer => {
       const nextCursor = l.cursorAfter(count);
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
+      if (hs.truncation) truncations.push(hs.truncation);
       if (count < l.rows.length) {
         truncations.push(cutRecord(cut, count, l.rows.length));
         warnings.push(
@@ -514,7 +517,7 @@ export const listFilesTool = defineTool({
         start_index: l.start,
         truncated: truncations.length > 0 || nextCursor !== undefined,
         truncations,
-        hosts: l.hosts.map(hostStatusJson),
+        ...hs.json,
       };
       if (nextCursor !== undefined) structured.next_cursor = nextCursor;
       if (l.notes.length > 0) structured.notes = l.notes;

@@ -33,6 +33,8 @@ export interface TruncationJson {
   total: number;
   reason: string;
   limit?: number;
+  /** reason host_statuses: how many hosts of each status the call asked. */
+  by_status?: Partial<Record<HostStatusCode, number>>;
 }
 
 export function truncationJson(host: string, t: Truncation): TruncationJson {
@@ -81,12 +83,16 @@ function withoutPath(msg: string, path: string): string {
  * the pending hosts (a scan's, still walking) in one line after them.
  */
 export function failureLines(hosts: HostStatus[], path: string, multi: boolean): string[] {
-  const lines = hosts
-    .filter((s) => s.status !== 'ok' && s.status !== 'pending')
-    .map((s) => `${multi ? `${s.host}: ` : ''}${failureLine(s, path)}`);
+  const lines = hosts.flatMap((s) => hostFailureLine(s, path, multi) ?? []);
   const pending = pendingLine(hosts);
   if (pending) lines.push(pending);
   return lines;
+}
+
+/** A failed host's own line in failureLines (none for an ok or pending host). */
+export function hostFailureLine(s: HostStatus, path: string, multi: boolean): string | undefined {
+  if (s.status === 'ok' || s.status === 'pending') return undefined;
+  return `${multi ? `${s.host}: ` : ''}${failureLine(s, path)}`;
 }
 
 /** `[PENDING] 12 hosts: a, b, …` for the hosts a later page lists, or undefined when none is. */

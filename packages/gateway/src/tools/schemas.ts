@@ -81,8 +81,9 @@ export const scanSchema = z.object({
 
 /**
  * A cut: a host's walk (host, dir, reason depth, items_per_dir, max_entries, deadline, top_n),
- * or the answer itself cut to its budget (reason bytes or tokens with that budget's limit, no
- * host or dir), as the [WARNING] line beside it says.
+ * the answer itself cut to its budget (reason bytes or tokens with that budget's limit, no
+ * host or dir), as the [WARNING] line beside it says, or the host statuses of a call over many
+ * hosts (reason host_statuses: `shown` of `total` hosts listed in `hosts`, `by_status` counts all).
  */
 export const truncationSchema = z.object({
   host: z.string().optional(),
@@ -91,6 +92,7 @@ export const truncationSchema = z.object({
   total: z.number(),
   reason: z.string(),
   limit: z.number().optional(),
+  by_status: z.partialRecord(z.enum(HOST_STATUSES), z.number()).optional(),
 });
 
 /** Something about how a host was listed that limits its rows (e.g. the SSH backend's SFTP fallback). */

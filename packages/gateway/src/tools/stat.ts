@@ -14,7 +14,8 @@ import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
-import { failureLine, hostStatusJson, pendingLine, typeWord } from './present.js';
+import { fitHostStatuses } from './host-statuses.js';
+import { failureLine, pendingLine, typeWord } from './present.js';
 import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -51,6 +52,8 @@ const output = {
   results: z.array(statResultSchema),
   next_cursor: z.string().optional(),
   hosts: z.array(s.hostStatusSchema),
+  /** Present when the host statuses were cut (over many hosts): its record says how many of each status. */
+  truncations: z.array(s.truncationSchema).optional(),
   scan: s.scanSchema.optional(),
 };
 
@@ -168,6 +171,8 @@ export const statTool = defineTool({
       const lines = j ? statLines(j) : [failureLine(l.hosts[i], l.path)];
       return { text: lines.map((line) => prefix + line).join('\n'), json: j };
     });
+    // The failed hosts' lines are blocks above: the host statuses add only their JSON.
+    const hs = fitHostStatuses(l.hosts, ctx.options);
     const build = (n: number, cut: AnswerCut): McpAnswer => {
       const lines = blocks.slice(0, n).map((b) => b.text);
       const next = l.cursorAfter?.(n);
@@ -180,8 +185,10 @@ export const statTool = defineTool({
       }
       const pending = pendingLine(l.hosts);
       if (pending) lines.push(pending);
+      lines.push(...hs.lines);
       const results = blocks.slice(0, n).flatMap((b) => (b.json ? [b.json] : []));
-      const structured: StatAnswer = { path: l.path, results, hosts: l.hosts.map(hostStatusJson) };
+      const structured: StatAnswer = { path: l.path, results, ...hs.json };
+      if (hs.truncation) structured.truncations = [hs.truncation];
       if (next !== undefined) structured.next_cursor = next;
       return { structured, text: lines.join('\n') };
     };
