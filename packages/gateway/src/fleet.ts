@@ -65,6 +65,8 @@ export interface BackendFactories {
 /** Hosts that come and go (the NATS registry), beside the inventory's; the inventory's win a name. */
 export interface DynamicHosts {
   hosts(): FleetHost[];
+  /** One of hosts() by name, without listing them all (a call over 5,000 hosts asks each). */
+  host(name: string): FleetHost | undefined;
   backend(name: string): HostBackend;
   /** A page store every gateway of this fleet shares (JetStream), if any. */
   readonly pages?: PageStore;
@@ -234,11 +236,11 @@ export function createFleet(
   let closed = false;
 
   const make = (host: FleetHost): HostBackend => {
-    const log = opts.logger.child({ host: host.name });
     // The inventory's localhost has its own roots; without an inventory, --allow's (or `/`).
     if (host.via === 'embedded')
       return factories.local(byInventoryName.get(host.name)?.embedded?.allow ?? opts.localAllow);
     if (host.via === 'agent+nats' && dynamic) return dynamic.backend(host.name);
+    const log = opts.logger.child({ host: host.name });
     const spec = byInventoryName.get(host.name)!;
     if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
     if (host.via === 'agent+ssh') {
@@ -268,8 +270,7 @@ export function createFleet(
         b = undefined;
       }
       if (!b) {
-        const host =
-          hosts.find((h) => h.name === name) ?? (dynamic ? current().find((h) => h.name === name) : undefined);
+        const host = hosts.find((h) => h.name === name) ?? (named.has(name) ? undefined : dynamic?.host(name));
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
         b = opts.observer ? observeBackend(make(host), observer, host.name) : make(host);
         backends.set(name, b);
