@@ -87,6 +87,78 @@ class Replies {
   }
 }
 
+/**
+ * Every walk's replies on a connection come on one subscription, `<inbox prefix>.<nuid>.*`,
+ * each walk a token under it: a walk per host on its own inbox subscription was a SUB and an
+ * UNSUB on the wire and in the server for each of 5,000 hosts per call. The client subscribes
+ * it again on every node it reconnects to, as it did each walk's own.
+ */
+class ReplyMux {
+  readonly prefix: string;
+  private readonly walks = new Map<string, Replies>();
+  private dead = false;
+
+  constructor(nc: NatsConnection) {
+    this.prefix = createInbox((nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
+    const at = this.prefix.length + 1;
+    nc.subscribe(`${this.prefix}.*`, {
+      callback: (err, msg) => {
+        if (!err) return void this.walks.get(msg.subject.slice(at))?.push(msg);
+        // The subscription is gone (e.g. refused): its walks fail, the next walk makes another.
+        this.dead = true;
+        for (const r of this.walks.values()) r.fail(err);
+      },
+    });
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /** The reply subject of walk `token` and its queue, until close(). */
+  open(token: string): { subject: string; replies: Replies; close(): void } {
+    const replies = new Replies();
+    this.walks.set(token, replies);
+    return { subject: `${this.prefix}.${token}`, replies, close: () => this.walks.delete(token) };
+  }
+}
+
+const muxes = new WeakMap<NatsConnection, ReplyMux>();
+
+function muxOf(nc: NatsConnection): ReplyMux {
+  let m = muxes.get(nc);
+  if (!m?.alive) {
+    m = new ReplyMux(nc);
+    muxes.set(nc, m);
+  }
+  return m;
+}
+
+/**
+ * Publishes at the end of this turn of the event loop, all together: the client writes to the
+ * socket once per microtask batch, and a fan-out's walks publish each from its own promise
+ * chain, so 5,000 hosts were 5,000 socket writes (the largest part of the gateway's CPU on a
+ * call); gathered, they are a few writes.
+ */
+const outgoing = new WeakMap<NatsConnection, (() => void)[]>();
+
+function publishSoon(nc: NatsConnection, send: () => void): void {
+  let queue = outgoing.get(nc);
+  if (!queue) {
+    const q: (() => void)[] = [];
+    queue = q;
+    outgoing.set(nc, q);
+    setImmediate(() => {
+      outgoing.delete(nc);
+      for (const f of q) f();
+    });
+  }
+  queue.push(send);
+}
+
+/** The request's bytes, once per call: a fan-out asks every host the same request. */
+const encoded = new WeakMap<WalkRequest, Uint8Array>();
+
 function failureOf(msg: Msg, host: string): FleetError | undefined {
   const h = msg.headers;
   if (!h) return undefined;
@@ -110,7 +182,6 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
   const callTimeoutMs = opts.callTimeoutMs ?? 20_000;
   const livenessMs = opts.livenessMs ?? 3 * KEEPALIVE_MS;
   const window = opts.window ?? DEFAULT_WINDOW;
-  const log = opts.logger.child({ nats: subjects.base });
 
   const fresh = (): void => {
     const gone = opts.registry?.stale(name);
@@ -132,15 +203,17 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
     if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
     const requested = filterFeatures(req.filter);
     const call = nuid.next();
-    const inbox = createInbox((nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
-    const replies = new Replies();
-    const sub = nc.subscribe(inbox, {
-      callback: (err, msg) => (err ? replies.fail(err) : replies.push(msg)),
-    });
+    const { subject: inbox, replies, close } = muxOf(nc).open(call);
     const control = (set: (h: ReturnType<typeof natsHeaders>) => void) => {
       const h = natsHeaders();
       set(h);
-      if (!nc.isClosed()) nc.publish(subjects.ctl(call), undefined, { headers: h });
+      publishSoon(nc, () => {
+        try {
+          if (!nc.isClosed()) nc.publish(subjects.ctl(call), undefined, { headers: h });
+        } catch {
+          // draining or closed: the agent's own timeout ends its side
+        }
+      });
     };
     const h = natsHeaders();
     h.set(HDR.call, call);
@@ -156,7 +229,19 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
     let version = 'unknown';
     const reader = new FrameReader();
     try {
-      nc.publish(subjects.walk, methods.Walk.requestSerialize(requestToWire(req)), { reply: inbox, headers: h });
+      let body = encoded.get(req);
+      if (!body) {
+        body = methods.Walk.requestSerialize(requestToWire(req));
+        encoded.set(req, body);
+      }
+      const request = body;
+      publishSoon(nc, () => {
+        try {
+          nc.publish(subjects.walk, request, { reply: inbox, headers: h });
+        } catch (err) {
+          replies.fail(err as Error);
+        }
+      });
       for (;;) {
         const wait = Math.min(expect === 0 ? opts.connectTimeoutMs : livenessMs, Math.max(1, stopAt - Date.now()));
         const msg = await replies.next(wait, signal);
@@ -215,7 +300,7 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
       }
       throw FleetError.from(err);
     } finally {
-      sub.unsubscribe();
+      close();
       if (!finished) control((c) => c.set(HDR.cancel, '1'));
     }
     if (!summary) throw new FleetError('internal', `agent ${name}: walk ended without a summary (${rows} rows)`);
@@ -280,7 +365,10 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
       }
     },
     close() {
-      log.debug('NATS host backend closed (the connection is the gateway’s)');
+      opts.logger.debug(
+        { host: name, nats: subjects.base },
+        'NATS host backend closed (the connection is the gateway’s)',
+      );
     },
   };
 }

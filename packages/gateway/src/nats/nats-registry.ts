@@ -60,23 +60,37 @@ export async function watchRegistry(deps: {
   const kv = await openRegistryBucket(deps.nc, bucket, deps.replicas);
   const prefix = `$KV.${bucket}.`;
   const byName = new Map<string, RegisteredHost>();
-  const apply = (subject: string, headers: MsgHdrs | undefined, body: () => Registration, seenAt: Date) => {
+  /** Each key's last registration as sent: a heartbeat repeats it, and is then not parsed again. */
+  const bodies = new Map<string, Uint8Array>();
+  const apply = (subject: string, headers: MsgHdrs | undefined, data: Uint8Array, seenAt: Date) => {
     const key = subject.slice(prefix.length);
     const op = headers?.get('KV-Operation') ?? '';
-    if (op === 'DEL' || op === 'PURGE') return void byName.delete(hostFromToken(key));
+    if (op === 'DEL' || op === 'PURGE') {
+      bodies.delete(key);
+      return void byName.delete(hostFromToken(key));
+    }
     try {
-      const registration = body();
+      const same = bodies.get(key);
+      const known = same && Buffer.compare(same, data) === 0 ? byName.get(hostFromToken(key)) : undefined;
+      if (known) {
+        if (known.seenAt < seenAt) known.seenAt = seenAt;
+        return;
+      }
+      const registration = JSON.parse(
+        Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString(),
+      ) as Registration;
       if (registration.name !== hostFromToken(key)) throw new Error(`key ${key} names another host`);
-      const known = byName.get(registration.name);
-      if (known && known.seenAt > seenAt) return; // the bucket's copy is older than a heartbeat heard
+      const before = byName.get(registration.name);
+      if (before && before.seenAt > seenAt) return; // the bucket's copy is older than a heartbeat heard
       byName.set(registration.name, { registration, seenAt });
+      bodies.set(key, data.slice());
     } catch (err) {
       deps.logger.warn({ key, err: (err as Error).message }, 'registry entry ignored');
     }
   };
   const live = deps.nc.subscribe(`${prefix}>`, {
     callback: (err, m) => {
-      if (!err) apply(m.subject, m.headers, () => m.json<Registration>(), new Date(now()));
+      if (!err) apply(m.subject, m.headers, m.data, new Date(now()));
     },
   });
   await deps.nc.flush();
@@ -88,7 +102,7 @@ export async function watchRegistry(deps: {
     });
     const held = await consumer.consume();
     for await (const m of held) {
-      apply(m.subject, m.headers, () => m.json<Registration>(), m.time);
+      apply(m.subject, m.headers, m.data, m.time);
       if (m.info.pending === 0) break;
     }
     held.stop();
