@@ -9,36 +9,14 @@ import { createAgentServer, parseAgentConfig } from '@fleetls/agent';
 import { loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
+import { stubRows } from './stub-rows.js';
 
 const [mode, countArg, allow] = process.argv.slice(2);
 const count = Number(countArg);
 
-function stubRows(): unknown[] {
-  const rows: unknown[] = [];
-  for (let i = 0; i < 160; i++) {
-    rows.push({
-      entry: {
-        path: Buffer.from(`level-${1 + (i % 40)}/file-${i}.log`),
-        type: 'ENTRY_TYPE_FILE',
-        size: ((i * 7919) % 1_000_003) + 1,
-        mtimeSec: 1_700_000_000 + i,
-        mtimeNsec: 0,
-        utcOffsetMin: 0,
-        mode: 0o100644,
-        uid: 0,
-        gid: 0,
-        inode: 1000 + i,
-        nlink: 1,
-        depth: 1 + (i % 40),
-      },
-    });
-  }
-  return rows;
-}
-
 async function startStub(): Promise<{ port: number; server: grpc.Server }> {
   const { proto } = loadContract();
-  const all = stubRows() as { entry: { size: number; path: Buffer } }[];
+  const all = stubRows(160, (i) => ({ path: `level-${1 + (i % 40)}/file-${i}.log`, depth: 1 + (i % 40) }));
   const server = new grpc.Server();
   server.addService(proto.fleetls.v1.Agent.service, {
     Walk(call: grpc.ServerWritableStream<{ topN?: number; direction?: string }, unknown>) {

@@ -4,11 +4,14 @@
 // Registers hosts sim-FIRST … sim-(FIRST+COUNT-1) in the registry bucket (a plain publish on
 // each key's subject, every heartbeat, as many agents would) and answers every one's Walk
 // from memory (80 files: ranked by size for a top_n, in name order otherwise) and Stat (not
-// found, with the agent headers a probe reads), over the agent's NATS protocol. Prints
+// found, with the agent headers a probe reads), over the agent's NATS protocol. Replies are
+// encoded once per distinct request and their headers built once: the simulator shares the
+// gateway's cores, so what it spends per host is taken from the gateway's figures. Prints
 // {"msg":"registered"} on stderr once the first round of registrations is out.
 import { agentSubjects, frame, HDR, hostFromToken, hostToken, REGISTRY_BUCKET } from '@fleetls/agent/nats';
 import { loadContract } from '@fleetls/proto';
-import { connect, headers as natsHeaders } from '@nats-io/transport-node';
+import { connect, type Msg, headers as natsHeaders } from '@nats-io/transport-node';
+import { stubRows } from './stub-rows.js';
 
 const [url, firstArg, countArg, heartbeatArg] = process.argv.slice(2);
 const first = Number(firstArg);
@@ -16,47 +19,28 @@ const count = Number(countArg);
 const heartbeatMs = Number(heartbeatArg);
 const VERSION = '0.0.0-sim';
 
-interface SimRow {
-  entry: Record<string, unknown> & { size: number; path: Buffer };
-}
-
-function rows(): SimRow[] {
-  const out: SimRow[] = [];
-  for (let i = 0; i < 80; i++) {
-    out.push({
-      entry: {
-        path: Buffer.from(`file-${String(i).padStart(3, '0')}.log`),
-        type: 'ENTRY_TYPE_FILE',
-        size: ((i * 7919) % 1_000_003) + 1,
-        mtimeSec: 1_700_000_000 + i,
-        mtimeNsec: 0,
-        utcOffsetMin: 0,
-        mode: 0o100644,
-        uid: 0,
-        gid: 0,
-        inode: 1000 + i,
-        nlink: 1,
-        depth: 1,
-      },
-    });
-  }
-  return out;
-}
-
 async function main(): Promise<void> {
   const nc = await connect({ servers: [url], name: `fleetls bench sim ${first}+${count}`, maxReconnectAttempts: -1 });
   const walk = loadContract().proto.fleetls.v1.Agent.service.Walk;
-  const all = rows();
+  const all = stubRows(80, (i) => ({ path: `file-${String(i).padStart(3, '0')}.log`, depth: 1 }));
   const byName = [...all].sort((a, b) => Buffer.compare(a.entry.path, b.entry.path));
   const names = Array.from({ length: count }, (_, i) => `sim-${String(first + i).padStart(5, '0')}`);
-  const mine = new Set(names.map((n) => agentSubjects(n).base));
-
+  // Each host's registration, the same bytes every heartbeat (as an agent's).
+  const startedAt = new Date().toISOString();
+  const registrations = names.map((name) => ({
+    subject: `$KV.${REGISTRY_BUCKET}.${hostToken(name)}`,
+    body: JSON.stringify({
+      name,
+      labels: { sim: 'yes' },
+      groups: ['sim'],
+      version: VERSION,
+      capabilities: ['walk', 'stat'],
+      heartbeatMs,
+      startedAt,
+    }),
+  }));
   const register = () => {
-    const startedAt = new Date().toISOString();
-    for (const name of names) {
-      const reg = { name, labels: { sim: 'yes' }, groups: ['sim'], version: VERSION, capabilities: ['walk', 'stat'] };
-      nc.publish(`$KV.${REGISTRY_BUCKET}.${hostToken(name)}`, JSON.stringify({ ...reg, heartbeatMs, startedAt }));
-    }
+    for (const r of registrations) nc.publish(r.subject, r.body);
   };
 
   const agentHeaders = () => {
@@ -65,23 +49,26 @@ async function main(): Promise<void> {
     h.set(HDR.features, '');
     return h;
   };
-
-  // One wildcard subscription for all of this process's hosts; another process's are ignored.
-  nc.subscribe('fleetls.agent.*.walk', {
-    callback: (_err, msg) => {
-      const base = msg.subject.slice(0, -'.walk'.length);
-      if (!mine.has(base) || !msg.reply) return;
-      const req = walk.requestDeserialize(Buffer.from(msg.data)) as { topN?: number; direction?: string };
+  // The two messages of every walk's reply: headers first, then the rows and summary, last.
+  const first0 = agentHeaders();
+  first0.set(HDR.seq, '0');
+  const last1 = natsHeaders();
+  last1.set(HDR.seq, '1');
+  last1.set(HDR.end, '1');
+  /** The reply body of each distinct request (a fan-out asks every host the same). */
+  const bodies = new Map<string, Buffer>();
+  const bodyFor = (data: Uint8Array): Buffer => {
+    const key = Buffer.from(data).toString('latin1');
+    let body = bodies.get(key);
+    if (!body) {
+      const req = walk.requestDeserialize(Buffer.from(data)) as { topN?: number; direction?: string };
       const topN = req.topN ?? 0;
       const desc = req.direction === 'DIRECTION_DESCENDING';
       const chosen =
         topN > 0
           ? [...all].sort((a, b) => (desc ? b.entry.size - a.entry.size : a.entry.size - b.entry.size)).slice(0, topN)
           : byName;
-      const h0 = agentHeaders();
-      h0.set(HDR.seq, '0');
-      nc.publish(msg.reply, undefined, { headers: h0 });
-      const body = Buffer.concat([
+      body = Buffer.concat([
         frame(walk.responseSerialize({ rows: chosen } as never) as Buffer),
         frame(
           walk.responseSerialize({
@@ -96,22 +83,32 @@ async function main(): Promise<void> {
           } as never) as Buffer,
         ),
       ]);
-      const h1 = natsHeaders();
-      h1.set(HDR.seq, '1');
-      h1.set(HDR.end, '1');
-      nc.publish(msg.reply, body, { headers: h1 });
-    },
-  });
-  nc.subscribe('fleetls.agent.*.stat', {
-    callback: (_err, msg) => {
-      const base = msg.subject.slice(0, -'.stat'.length);
-      if (!mine.has(base) || !msg.reply) return;
-      const h = agentHeaders();
-      h.set(HDR.status, '5'); // NOT_FOUND: the simulated host holds no files to stat
-      h.set(HDR.details, `${hostFromToken(base.split('.').pop() ?? '')}: simulated host`);
-      msg.respond(undefined, { headers: h });
-    },
-  });
+      if (bodies.size > 64) bodies.clear();
+      bodies.set(key, body);
+    }
+    return body;
+  };
+
+  // A subscription per host, as each agent has: the server routes a host's requests to its
+  // process only (one wildcard per process had every process read every host's requests).
+  const onWalk = (_err: unknown, msg: Msg) => {
+    if (!msg.reply) return;
+    nc.publish(msg.reply, undefined, { headers: first0 });
+    nc.publish(msg.reply, bodyFor(msg.data), { headers: last1 });
+  };
+  const onStat = (_err: unknown, msg: Msg) => {
+    const base = msg.subject.slice(0, -'.stat'.length);
+    if (!msg.reply) return;
+    const h = agentHeaders();
+    h.set(HDR.status, '5'); // NOT_FOUND: the simulated host holds no files to stat
+    h.set(HDR.details, `${hostFromToken(base.split('.').pop() ?? '')}: simulated host`);
+    msg.respond(undefined, { headers: h });
+  };
+  for (const name of names) {
+    const subjects = agentSubjects(name);
+    nc.subscribe(subjects.walk, { callback: onWalk });
+    nc.subscribe(subjects.stat, { callback: onStat });
+  }
   await nc.flush();
   register();
   await nc.flush();
