@@ -30,14 +30,19 @@ type Answer = Record<string, unknown> & { hosts: HostRow[]; items?: Record<strin
 
 async function gateway(inventory: string): Promise<Client> {
   const client = withContract(new Client({ name: 'nats-cluster', version: '1.0.0' }));
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
-      env: { ...process.env, FLEETLS_INVENTORY: '' } as Record<string, string>,
-      stderr: 'pipe',
-    }),
-  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
+    env: { ...process.env, FLEETLS_INVENTORY: '' } as Record<string, string>,
+    stderr: 'pipe',
+  });
+  try {
+    await client.connect(transport, { timeout: 180_000 });
+  } catch (err) {
+    // A start-up that timed out must not leave the gateway running (and the test waiting on it).
+    await transport.close().catch(() => undefined);
+    throw err;
+  }
   return client;
 }
 
@@ -98,7 +103,10 @@ describe('a 3-node NATS cluster losing nodes', () => {
       writeFileSync(f, `hosts_from: nats\nnats: { servers: ["${n.url}"], replicas: 3 }\n`);
       return f;
     };
-    [g1, g2] = await Promise.all([gateway(inventory(n2)), gateway(inventory(n3))]);
+    // Each gateway kept as it starts, so after() closes whichever did when the other failed.
+    const started = await Promise.allSettled([gateway(inventory(n2)), gateway(inventory(n3))]);
+    [g1, g2] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     await waitFor(() => allOk(g1!), { timeoutMs: 60_000, everyMs: 500, what: 'both agents registered' });
   });
 
