@@ -3,7 +3,7 @@
 // an agent that ignores resume points); only a ranked order keeps a top-K, and says so.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { comparePaths, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
+import { comparePaths, emptySummary, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 import { dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../testing/fake-fleet.js';
 import { listFiles } from '../testing/tool-calls.js';
@@ -147,4 +147,35 @@ test(`following next_cursor walks each chunk of ${PATH_CHUNK_ROWS} rows once, th
   assert.ok(pages.length > 50, `${pages.length} pages`);
   // The first page (no cursor yet) walks only as far as it shows, then one walk per chunk.
   assert.equal(agent.walks, 3, `${agent.walks} walks for ${pages.length} pages`);
+});
+
+/** Its first resumed walk meets its deadline before any row (a slow seek on a loaded host). */
+class StallingAgent extends MemoryBackend {
+  stalls = 1;
+  override walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    if (req.after === undefined || this.stalls === 0) return super.walk(req, signal);
+    this.stalls--;
+    return (async function* (): AsyncGenerator<Row[], WalkSummary, void> {
+      const summary: WalkSummary = { ...emptySummary(), entriesSeen: 0 };
+      summary.truncations.push({ dir: Buffer.alloc(0), shown: 0, total: 0, reason: 'deadline' });
+      yield* [] as Row[][]; // no row before the deadline
+      return summary;
+    })();
+  }
+}
+
+test('a resumed walk its deadline stops before its first row: an empty page that says so and goes on, not the end', async () => {
+  const c = ctx(new FakeFleet({ h: new StallingAgent(bigTree(3, 100)) }));
+  const args = { host: 'h', path: '/r', max_depth: 1, type: 'any', limit: 50 };
+  const first = await listFiles(c, args);
+  assert.equal(first.structured.count, 50);
+  const stalled = await listFiles(c, { ...args, cursor: first.structured.next_cursor });
+  assert.equal(stalled.structured.count, 0);
+  assert.equal(stalled.structured.total, undefined);
+  assert.equal(typeof stalled.structured.next_cursor, 'string');
+  assert.ok(stalled.structured.truncations.some((t) => t.reason === 'deadline'));
+  assert.match(stalled.text, /^No entries from 51 listed in this call \(see below\); call again with next_cursor/);
+  const { rows } = await allPages(c, { ...args, cursor: stalled.structured.next_cursor });
+  assert.equal(50 + rows.length, 3 * 101 + 6, 'every entry, once');
+  assert.equal(new Set(rows).size, rows.length);
 });

@@ -47,6 +47,12 @@ function stoppedEarly(r: HostResult<HostWalk>): boolean {
   return r.value.summary.truncations.some((t) => t.reason === 'max_entries' || t.reason === 'deadline');
 }
 
+/** A walk its deadline stopped before its first row: it listed nothing after the cursor yet. */
+function stalled(r: HostResult<HostWalk>): boolean {
+  if (!r.value || r.status.status !== 'ok' || lastEntry(r.value.rows) !== undefined) return false;
+  return r.value.summary.truncations.some((t) => t.reason === 'deadline');
+}
+
 function lastEntry(rows: Row[]): Entry | undefined {
   for (let i = rows.length - 1; i >= 0; i--) {
     const row = rows[i];
@@ -113,6 +119,8 @@ export async function walkPathChunk(
   const lists: HostEntry[][] = [];
   const truncations: HostTruncation[] = [];
   let bound: Entry | undefined;
+  // A host whose walk stalled may have rows before any other host's: none can be shown yet.
+  let stall = false;
   results.forEach((r, i) => {
     if (!r.value) return;
     const host = r.host.name;
@@ -131,6 +139,7 @@ export async function walkPathChunk(
     }
     lists.push(list);
     const stopped = stoppedEarly(r);
+    if (stalled(r)) stall = true;
     for (const t of lossTruncations(r.value.summary)) {
       if (stopped && (t.reason === 'max_entries' || t.reason === 'deadline')) continue; // the next page goes on
       truncations.push({ host, truncation: t });
@@ -141,7 +150,9 @@ export async function walkPathChunk(
     }
   });
   let rows = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction));
-  if (bound !== undefined) {
+  // The page shows the deadline's truncation and the same cursor, not the end of the listing.
+  if (stall) rows = [];
+  else if (bound !== undefined) {
     const b = bound;
     // Whole groups only: every host has listed all its rows up to and including the bound's path.
     const end = rows.findIndex((h) => compare(h.entry, b) > 0 && !samePath(h.entry, b));
@@ -151,7 +162,7 @@ export async function walkPathChunk(
     fingerprint,
     rows,
     base: start.index,
-    complete: bound === undefined,
+    complete: !stall && bound === undefined,
     found: start.index + rows.length,
     truncations,
     notes: walkNotes(results),

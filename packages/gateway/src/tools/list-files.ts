@@ -226,6 +226,8 @@ function headline(l: FileListing, count: number): string {
   let line: string;
   const of = l.total !== undefined ? ` of ${l.total}` : '';
   if (count > 0) line = `Showing ${l.start + 1}-${l.start + count}${of} ${noun}`;
+  else if (l.pathOrder && l.total === undefined)
+    line = `No ${noun} from ${l.start + 1} listed in this call (see below); call again with next_cursor`;
   else if (l.start > 0 && (l.total ?? 1) > 0) line = `[WARNING] start_index ${l.start} is past the last${of} ${noun}`;
   else if (l.pattern !== '') line = `No ${noun} matching pattern '${l.pattern}' found in path '${l.path}'`;
   else line = `No ${noun} found in path '${l.path}'`;
