@@ -8,10 +8,11 @@
 // 0.15 s each to list. Needs root; asserts statuses and completion, not timings.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { REPO_ROOT } from './helpers/agent-process.js';
@@ -54,6 +55,10 @@ const statusOf = (answer: Json) =>
   Object.fromEntries((answer.hosts as Json[]).map((h) => [h.host, `${h.status}${h.message ? `: ${h.message}` : ''}`]));
 const rowsOf = (answer: Json, host: string) =>
   (answer.entries as Json[]).filter((e) => e.host === host || (answer.hosts as Json[]).length === 1).length;
+
+/** Bytes the host has sent so far: what its veth peer in this namespace has received. */
+const sentBytes = (h: TestHost): number =>
+  Number(readFileSync(`/sys/class/net/${h.hostIf}/statistics/rx_bytes`, 'utf8'));
 
 /** Resolves when the agent has logged the start of a walk. */
 function walkStarted(h: TestHost): Promise<void> {
@@ -134,11 +139,18 @@ describe('faults on real hosts', () => {
     try {
       const [killed, cut] = [hosts[1], hosts[3]];
       const answer = listDirectory(client, { host: 'all', path: join(tree, 'slow') });
-      // Strike once both walks are under way and have sent rows: a walk of the slow tree lists
-      // 16 directories at 0.15 s each (2.4 s), and its worker thread starts with the first walk,
-      // which a loaded machine can take most of a second to do; 1.5 s lands mid-walk either way.
+      // Strike once both walks are under way and the killed host has sent rows: a walk of the slow
+      // tree lists 16 directories at 0.15 s each (2.4 s idle), but on a loaded machine its worker
+      // can take seconds to send the first batch, and a fixed sleep then killed a walk that had
+      // sent nothing (an unreachable host, not a partial one). Its link's byte count says when
+      // rows went out; a little more lets the gateway read them before the connection breaks.
       await Promise.all([walkStarted(killed), walkStarted(cut)]);
-      await new Promise((r) => setTimeout(r, 1500));
+      const before = sentBytes(killed);
+      await waitFor(() => sentBytes(killed) - before >= 512, {
+        timeoutMs: 60_000,
+        what: "the killed host's first rows",
+      });
+      await new Promise((r) => setTimeout(r, 300));
       killed.agent?.kill('SIGKILL');
       ip('link', 'set', cut.hostIf, 'down');
       const got = await answer;
