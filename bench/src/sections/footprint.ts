@@ -144,7 +144,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   // this build, or by dpkg before the unit starts). With its pages dropped first, the agent
   // maps only what it reads, as after a reboot. GNU dd's documented way to drop one file's cache.
   ctx.log('footprint: shipped, page cache of the executable dropped');
-  execFileSync('dd', [`of=${shipped}`, 'oflag=nocache', 'conv=notrunc,fdatasync', 'count=0'], { stdio: 'ignore' });
+  // Written back first (its pages must be clean to be dropped), by sync rather than dd's
+  // oflag: opening an executable for writing fails (ETXTBSY) while the last agent is still exiting.
+  execFileSync('sync', [shipped], { stdio: 'ignore' });
   execFileSync('dd', [`if=${shipped}`, 'iflag=nocache', 'count=0'], { stdio: 'ignore' });
   const cold = await measure([shipped], t.root, path.dirname(t.root));
   ctx.report.table({
