@@ -107,17 +107,20 @@ const HALF_0_NAMES = '*[02468acegikmoqsuwyACEGIKMOQSUWY_.-]';
  * depth, which both halves walk through and half 0 lists; a directory at that depth is
  * entered only by its own half, so everything deeper is listed once. What is not this
  * half's is not printed (nor stat'ed: -path, -name and -type d read no inode), and the
- * directories of the other half at the split depth, or that cannot be read or searched,
- * are pruned.
+ * directories of the other half at the split depth, or that the other half prunes (cannot
+ * be read or searched, or the mount point of a pseudo file system), are pruned: a half
+ * that walked into /proc would rank its files among its own candidates, and a top N full
+ * of them pushes out the real ones (the engine then drops them with their pruned parent).
  */
-function splitClause(path: string, half: 0 | 1): string[] {
+function splitClause(path: string, half: 0 | 1, pseudo: readonly string[]): string[] {
   const base = path === '/' ? '' : literalPattern(path);
   const atSplit = `${base}${'/*'.repeat(SPLIT_DEPTH)}`;
   const deeper = `${atSplit}/*`;
   const above = ['(', '-type', 'd', '-not', '-path', atSplit, ')'];
   const other =
     half === 0 ? ['-not', ...above, '-not', '-name', HALF_0_NAMES] : ['(', ...above, '-o', '-name', HALF_0_NAMES, ')'];
-  const prune = ['(', '-type', 'd', '(', '-path', atSplit, '-o', '-not', '-readable', '-o', '-not', '-executable', ')'];
+  const pruned = ['-path', atSplit, '-o', '-not', '-readable', '-o', '-not', '-executable'];
+  const prune = ['(', '-type', 'd', '(', ...pruned, ...pseudo.flatMap((t) => ['-o', '-fstype', t]), ')'];
   return ['-not', '-path', deeper, ...other, ...prune, '-prune', '-o', '-true', ')', '-o'];
 }
 
@@ -163,7 +166,7 @@ export function findArgs(req: WalkRequest, opts: FindArgsOptions): string[] {
     '-maxdepth',
     String(Math.max(0, Math.floor(req.maxDepth))),
     ...(req.oneFileSystem ? ['-xdev'] : []),
-    ...(opts.half === undefined ? [] : splitClause(req.path, opts.half)),
+    ...(opts.half === undefined ? [] : splitClause(req.path, opts.half, opts.pseudo ?? [])),
     ...(opts.pseudo && opts.pseudo.length > 0
       ? [
           ...['(', '-type', 'd', '(', '-false', ...opts.pseudo.flatMap((t) => ['-o', '-fstype', t]), ')'],

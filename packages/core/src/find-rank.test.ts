@@ -248,3 +248,54 @@ describe('remote ranking', () => {
     assert.equal(remoteRankable({ ...base, followSymlinks: true }), false);
   });
 });
+
+// A root that holds pseudo file systems (real proc and sysfs mounts): the halves walk
+// through directories they do not own, and must prune the mount points the owning half
+// prunes; a half that entered /proc ranked its files among its candidates, and a top 20
+// full of them lost the root's own file (confinement.test's SSH case, session 6).
+describe('remote ranking over a root that holds pseudo file systems', () => {
+  const root = process.getuid?.() === 0 ? mkdtempSync(join(tmpdir(), 'remote-rank-pseudo-')) : '';
+  const mounts: string[] = [];
+  after(() => {
+    for (const m of mounts.reverse()) spawnSync('umount', ['-l', m]);
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the halves give the full listing’s rows', { skip: root === '' && 'mounting needs root' }, () => {
+    chmodSync(root, 0o755);
+    for (const [type, name] of [
+      ['proc', 'proc'],
+      ['sysfs', 'sys'],
+    ]) {
+      mkdirSync(join(root, name));
+      const m = spawnSync('mount', ['-t', type, type, join(root, name)], { encoding: 'utf8' });
+      assert.equal(m.status, 0, m.stderr);
+      mounts.push(join(root, name));
+    }
+    mkdirSync(join(root, 'sub'));
+    writeFileSync(join(root, 'plain'), 'p');
+    writeFileSync(join(root, 'sub', 'x'), 'xx');
+    const req: WalkRequest = {
+      ...WALK_DEFAULTS,
+      path: root,
+      maxDepth: 3,
+      deadlineMs: 10_000,
+      shape: 'ranked',
+      order: 'size',
+      topN: 20,
+    };
+    const full = answer(req, 'full');
+    const names = full.rows.map((r) => (r.kind === 'entry' ? r.entry.path.toString() : ''));
+    assert.ok(names.includes('plain') && names.includes('sub/x'), names.join(' '));
+    const halves = answer(req, 'remote-halves');
+    // The mount points' own link counts and times follow the kernel's state (processes come and go).
+    const steady = (rows: Row[]) =>
+      rows.map((r) =>
+        r.kind === 'entry' && mounts.some((m) => m.endsWith(`/${r.entry.path}`))
+          ? { ...r, entry: { ...r.entry, nlink: 0, mtimeSec: 0, mtimeNsec: 0 } }
+          : r,
+      );
+    assert.deepEqual(steady(halves.rows), steady(full.rows));
+    assert.deepEqual({ ...halves.summary, elapsedMs: 0 }, { ...full.summary, elapsedMs: 0 });
+  });
+});
