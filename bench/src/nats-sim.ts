@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { loadContract } from '@fleetls/proto';
 // Bench only: many simulated hosts on NATS in one process (issue 20 point 6), not the agent.
 //   node nats-sim.js URL FIRST COUNT HEARTBEAT_MS
 // Registers hosts sim-FIRST … sim-(FIRST+COUNT-1) in the registry bucket (a plain publish on
@@ -8,8 +9,7 @@
 // encoded once per distinct request and their headers built once: the simulator shares the
 // gateway's cores, so what it spends per host is taken from the gateway's figures. Prints
 // {"msg":"registered"} on stderr once the first round of registrations is out.
-import { agentSubjects, frame, HDR, hostFromToken, hostToken, REGISTRY_BUCKET } from '@fleetls/agent/nats';
-import { loadContract } from '@fleetls/proto';
+import { agentSubjects, frame, HDR, hostFromToken, hostToken, REGISTRY_BUCKET } from '@fleetls/runtime/nats';
 import { connect, type Msg, headers as natsHeaders } from '@nats-io/transport-node';
 import { stubRows } from './stub-rows.js';
 

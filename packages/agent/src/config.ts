@@ -4,10 +4,10 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { isLoopback } from '@fleetls/core';
+import { type AgentNatsConfig, parseAgentNats } from '@fleetls/runtime/nats';
 import { Command, CommanderError, Option } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_FS_TIMEOUT_MS } from './hung-mounts.js';
-import { type AgentNatsConfig, parseAgentNats } from './nats-config.js';
 import { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
 
 export { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';

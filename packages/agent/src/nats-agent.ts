@@ -1,11 +1,11 @@
 // The agent on NATS: one connection (reconnecting forever), the responder on its own
 // subjects and its presence in the registry. Built from the agent's configuration and the
 // same handlers as the gRPC listener.
+
+import type { AgentNatsConfig } from '@fleetls/runtime/nats';
+import { connectNats, hostToken, type Registration } from '@fleetls/runtime/nats';
 import type { Logger } from 'pino';
-import type { AgentNatsConfig } from './nats-config.js';
-import { connectNats } from './nats-connect.js';
 import { startPresence } from './nats-presence.js';
-import { hostToken, type Registration } from './nats-protocol.js';
 import { startNatsResponder } from './nats-responder.js';
 import type { AgentCallHandlers } from './service.js';
 

@@ -3,10 +3,11 @@
 // bucket as the inventory (hosts_from: nats); a key whose last write is older than
 // MISSED_HEARTBEATS heartbeats is a host that stopped. The agent only ever publishes to its
 // own key ($KV.<bucket>.<host>), so its credentials need nothing of the bucket's stream API.
+
+import { hostToken, REGISTRY_BUCKET, REGISTRY_FORGET_MS, type Registration } from '@fleetls/runtime/nats';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import { hostToken, REGISTRY_BUCKET, REGISTRY_FORGET_MS, type Registration } from './nats-protocol.js';
 
 export interface Presence {
   /** Writes the registration now (then every heartbeat, and on every reconnect). */

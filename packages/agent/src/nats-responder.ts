@@ -1,4 +1,4 @@
-// The Agent service carried by NATS (nats-protocol.ts): the agent dials out and answers Walk
+// The Agent service carried by NATS (@fleetls/runtime nats-protocol.ts): the agent dials out and answers Walk
 // and Stat requests on its own subjects with the handlers the gRPC listener uses
 // (service.ts createAgentHandlers). A walk's reply stream is cut into slices well under
 // max_payload, numbered, and held to a window of unacknowledged slices; the caller's
@@ -6,9 +6,6 @@
 
 import type { WireStatRequestOut, WireWalkRequestOut } from '@fleetls/proto';
 import { loadContract, toStatus } from '@fleetls/proto';
-import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { headers as natsHeaders } from '@nats-io/transport-node';
-import type { Logger } from 'pino';
 import {
   agentSubjects,
   CHUNK_BYTES,
@@ -17,7 +14,10 @@ import {
   frame,
   HDR,
   KEEPALIVE_MS,
-} from './nats-protocol.js';
+} from '@fleetls/runtime/nats';
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
 import type { AgentCallHandlers, CallStatus, WalkCall } from './service.js';
 
 const MAX_WINDOW = 64;

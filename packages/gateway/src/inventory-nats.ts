@@ -1,7 +1,7 @@
 // The inventory's NATS keys: `hosts_from: nats` (the live registry's hosts beside the
 // file's) and `nats: { servers, creds, tls: { ca, cert, key }, replicas }`, how the gateway
 // reaches the cluster. Pure: problems go to the caller's list with their key path.
-import type { NatsSettings } from '@fleetls/agent/nats';
+import type { NatsSettings } from '@fleetls/runtime/nats';
 
 export interface GatewayNatsSettings extends NatsSettings {
   /** JetStream replicas of the registry and page store buckets (1, or the cluster's 3). */

@@ -1,9 +1,9 @@
 // A host reached through NATS: the same HostBackend as the gRPC agent client, over the
-// agent's subjects (@fleetls/agent nats-protocol.ts). The walk's reply stream is read in
+// agent's subjects (@fleetls/runtime nats-protocol.ts). The walk's reply stream is read in
 // order (a missing slice is a broken stream), acknowledged as it is consumed (the agent
 // holds at most a window), watched for liveness (an agent lost mid-walk is a failure after
 // the rows already yielded: a partial answer, as on gRPC), and cancelled on abort.
-import { agentSubjects, DEFAULT_WINDOW, FrameReader, HDR, KEEPALIVE_MS } from '@fleetls/agent/nats';
+
 import {
   FleetError,
   filterFeatures,
@@ -22,6 +22,7 @@ import {
   statFromWire,
   type WireStatResponseOut,
 } from '@fleetls/proto';
+import { agentSubjects, DEFAULT_WINDOW, FrameReader, HDR, KEEPALIVE_MS } from '@fleetls/runtime/nats';
 import type { status as GrpcStatus } from '@grpc/grpc-js';
 import { createInbox, type Msg, type NatsConnection, headers as natsHeaders, nuid } from '@nats-io/transport-node';
 import type { Logger } from 'pino';

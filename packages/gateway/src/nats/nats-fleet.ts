@@ -1,8 +1,9 @@
 // The gateway on NATS: one connection, the live registry (hosts_from: nats) as hosts
 // beside the inventory's, a NATS backend per registered host, and the JetStream page store
 // that lets any gateway serve the page after another's.
-import { connectNats, type NatsSettings } from '@fleetls/agent/nats';
+
 import type { HostBackend } from '@fleetls/core';
+import { connectNats, type NatsSettings } from '@fleetls/runtime/nats';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { FleetHost } from '../fleet-types.js';

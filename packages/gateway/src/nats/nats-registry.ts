@@ -3,6 +3,8 @@
 // then hears every heartbeat on a plain subscription to the bucket's subjects. A host is
 // fresh while its last heartbeat is younger than MISSED_HEARTBEATS heartbeats; after that it
 // answers `unreachable`, naming when it was last seen.
+
+import { FleetError } from '@fleetls/core';
 import {
   DEFAULT_HEARTBEAT_MS,
   hostFromToken,
@@ -10,8 +12,7 @@ import {
   REGISTRY_BUCKET,
   REGISTRY_FORGET_MS,
   type Registration,
-} from '@fleetls/agent/nats';
-import { FleetError } from '@fleetls/core';
+} from '@fleetls/runtime/nats';
 import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';

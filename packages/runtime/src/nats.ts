@@ -1,4 +1,4 @@
-// @fleetls/agent/nats: the NATS contract the gateway shares with the agent (subjects,
+// @fleetls/runtime/nats: the NATS contract the gateway shares with the agent (subjects,
 // headers, framing, the registration) and the connection settings; no responder, no gRPC.
 export { type AgentNatsConfig, natsHostOf, parseAgentNats, parseNatsServers } from './nats-config.js';
 export { connectNats, type NatsSettings, natsAuthenticator, natsConnectOptions } from './nats-connect.js';
