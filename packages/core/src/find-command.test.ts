@@ -13,25 +13,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  buildDirSizeCommand,
-  buildStatCommand,
-  buildWalkCommand,
-  exitFromStderr,
-  FIELDS,
-  shellQuote,
-  validateRemotePath,
-} from './find-command.js';
-import {
-  collectListing,
-  FindRecordParser,
-  parseDirSizes,
-  parseFindRecords,
-  parseStat,
-  parseTimestamp,
-  parseUtcOffset,
-} from './find-records.js';
+import { buildDirSizeCommand, buildStatCommand, buildWalkCommand, FIELDS } from './find-command.js';
+import { parseDirSizes } from './find-dir-sizes.js';
+import { collectListing, FindRecordParser, parseFindRecords, parseTimestamp, parseUtcOffset } from './find-records.js';
+import { parseStat } from './find-stat.js';
 import { WALK_DEFAULTS } from './limits.js';
+import { exitFromStderr, shellQuote, validateRemotePath } from './remote-shell.js';
 import type { WalkRequest } from './types.js';
 
 const HOSTILE = [

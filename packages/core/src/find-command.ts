@@ -1,8 +1,7 @@
 // A listing as one shell command, pure: GNU find with NUL-separated -printf records,
 // bounded by `timeout` and a record cap (find-records.ts parses what it prints). The SSH
-// backend runs it on the remote host, the agent locally. Every argument is single-quoted;
-// paths are validated before they get here.
-import { FleetError } from './errors.js';
+// backend runs it on the remote host, the agent locally. Every argument is single-quoted
+// and every path validated (remote-shell.ts).
 import { filterPredicates } from './find-filter-predicates.js';
 import {
   AWK_PROBE,
@@ -13,29 +12,8 @@ import {
   rankArgs,
 } from './find-rank.js';
 import { PSEUDO_FS_TYPES } from './pseudo-fs.js';
+import { EXIT_MARK, shellQuote, timeoutSeconds, validateRemotePath } from './remote-shell.js';
 import type { WalkRequest } from './types.js';
-
-/** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A path that may be put on a remote command line: absolute, no NUL, no newline. */
-export function validateRemotePath(path: string): string {
-  if (typeof path !== 'string' || path === '') throw new FleetError('invalid_argument', 'path: must not be empty');
-  if (!path.startsWith('/'))
-    throw new FleetError('invalid_argument', `path: must be absolute, got ${JSON.stringify(path)}`);
-  if (path.includes('\0')) throw new FleetError('invalid_argument', 'path: must not contain NUL');
-  if (/[\n\r]/.test(path)) throw new FleetError('invalid_argument', 'path: must not contain a newline');
-  // Absolute already means no leading '-'; kept explicit so no caller can relax the check above.
-  if (path.startsWith('-')) throw new FleetError('invalid_argument', 'path: must not start with "-"');
-  return path;
-}
-
-/** Whole seconds `timeout` gets for a deadline (at least 1). */
-export function timeoutSeconds(deadlineMs: number): number {
-  return Math.max(1, Math.ceil(deadlineMs / 1000));
-}
 
 // One record = FIELDS NUL-terminated fields; the first says what it is:
 // R = an entry, D = a directory find could not read (pruned; listed as a DENIED dir),
@@ -49,8 +27,6 @@ const printf = (kind: string, follow: boolean) =>
   `${kind}\\0${FIELD_FORMAT.map((f) => (f === '%Y' && !follow ? '-' : f)).join('\\0')}\\0`;
 const prunedFormat = (follow: boolean) => printf('P', follow).replace('\\0%l\\0', '\\0%F\\0');
 
-/** Marks the end of the remote script on stderr with find's exit status. */
-const EXIT_MARK = 'fleetls-exit:';
 /** Marks, on stderr, whether one half of a split listing split the tree. */
 const SPLIT_MARK = 'fleetls-split:';
 
@@ -341,23 +317,4 @@ export function parseProbe(stdout: string): ProbeResult {
     awk: lines.includes(AWK_PROBE_OK),
     cpus: Math.max(1, Number.parseInt(lines.find((l) => l.startsWith('cpus='))?.slice(5) ?? '', 10) || 1),
   };
-}
-
-/** The remote script's exit status from its stderr marker; undefined when it never got there. */
-export function exitFromStderr(stderr: string): number | undefined {
-  const i = stderr.lastIndexOf(EXIT_MARK);
-  if (i < 0) return undefined;
-  const n = Number.parseInt(stderr.slice(i + EXIT_MARK.length), 10);
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** stderr without the exit marker, for messages. */
-export function stderrMessage(stderr: string): string {
-  const i = stderr.lastIndexOf(EXIT_MARK);
-  return (i < 0 ? stderr : stderr.slice(0, i)).trim();
-}
-
-/** `timeout` exits 124, or 137 when its KILL reached its own process group. */
-export function timedOut(exit: number | undefined): boolean {
-  return exit === 124 || exit === 137;
 }

@@ -7,18 +7,17 @@ import { after, describe, it } from 'node:test';
 import {
   buildRestatCommand,
   buildWalkCommand,
-  exitFromStderr,
   FIELDS,
   findArgs,
   PROBE_COMMAND,
   parseProbe,
-  shellQuote,
   splitOf,
 } from './find-command.js';
 import { addDropped, rankArgs, remoteRankable } from './find-rank.js';
 import { collectListing, FindRecordParser, parseRestat, restatPath } from './find-records.js';
 import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
+import { exitFromStderr, shellQuote } from './remote-shell.js';
 import type { Row, WalkRequest, WalkSummary } from './types.js';
 import { walk } from './walk.js';
 

@@ -1,15 +1,13 @@
-// The output of find-command.ts's commands, parsed: a streaming parser that turns find's
-// NUL-separated -printf records back into core's records, byte for byte, and the parsers
-// of the dir-size and stat commands' output.
+// The walk and restat commands' output (find-command.ts), parsed: a streaming parser that
+// turns find's NUL-separated -printf records back into core's records, byte for byte, and
+// the listing they make. The stat command's output is find-stat.ts's, du's find-dir-sizes.ts's.
 
-import { codeFromEntryError, FleetError } from './errors.js';
-import { codeFromErrno, entryErrorFromErrno, errnoFromMessage } from './errors-errno.js';
-import { FIELDS, STAT_FIELDS, stderrMessage } from './find-command.js';
+import { entryErrorFromErrno } from './errors-errno.js';
+import { FIELDS } from './find-command.js';
 import { addDropped, type RankDropped } from './find-rank.js';
 import type { SourceRecord } from './memory-source.js';
 import { prunedError } from './pseudo-fs.js';
-import type { DirSize, EntryError, EntryType, RawEntry, StatInfo, WalkRequest, WalkSummary } from './types.js';
-import { errorRawEntry } from './walk-raw-entry.js';
+import type { EntryError, EntryType, WalkRequest, WalkSummary } from './types.js';
 
 const TYPE_BITS: Record<string, [EntryType, number]> = {
   f: ['file', 0o100000],
@@ -54,7 +52,7 @@ export interface FindItem {
 }
 
 /** Fields of one R/D record (after the kind) → a record with the agent's RawEntry values. */
-function toRecord(f: Buffer[], follow: boolean): SourceRecord {
+export function toRecord(f: Buffer[], follow: boolean): SourceRecord {
   const a = (i: number) => f[i].toString('latin1');
   const [type, bits] = TYPE_BITS[a(0)] ?? ['unknown', 0];
   const [mtimeSec, mtimeNsec] = parseTimestamp(a(3));
@@ -258,100 +256,6 @@ export function parseRestat(out: Buffer, root: string): Map<string, SourceRecord
     got.set(rel.toString('latin1'), { ...it.record, path: Buffer.from(rel) });
   }
   return got;
-}
-
-/** The listed path itself when find could not stat it: an error entry, as the agent gives. */
-export function rootErrorEntry(stderr: string): RawEntry {
-  const errno = errnoFromMessage(stderr);
-  return errorRawEntry(
-    Buffer.alloc(0),
-    'dir',
-    entryErrorFromErrno(errno, errno ? undefined : stderr.split('\n')[0] || 'find failed'),
-  );
-}
-
-/**
- * The dir-size command's output → sizes keyed like MemorySource (latin1 relative path,
- * '' = the path), with du -B1's allocated bytes after the `A` record. A size is partial when
- * an unreadable directory lies at or below it, and counts them.
- */
-export function parseDirSizes(out: Buffer): Map<string, DirSize> {
-  const denied: Buffer[] = [];
-  const sizes = new Map<string, DirSize>();
-  let allocated = false;
-  let start = 0;
-  for (;;) {
-    const nul = out.indexOf(0, start);
-    if (nul < 0) break;
-    const item = out.subarray(start, nul);
-    start = nul + 1;
-    if (item[0] === 0x45 /* E */) {
-      denied.push(item.subarray(1));
-      continue;
-    }
-    if (item.length === 1 && item[0] === 0x41 /* A */) {
-      allocated = true;
-      continue;
-    }
-    const tab = item.indexOf(0x09);
-    if (tab < 0) continue;
-    const size = Number(item.subarray(0, tab).toString('latin1'));
-    let p = item.subarray(tab + 1);
-    if (p.length === 1 && p[0] === 0x2e) p = Buffer.alloc(0);
-    else if (p[0] === 0x2e && p[1] === 0x2f) p = p.subarray(2);
-    if (!Number.isFinite(size)) continue;
-    const key = p.toString('latin1');
-    if (!allocated) sizes.set(key, { size, partial: false });
-    else {
-      const s = sizes.get(key);
-      if (s) s.allocated = size;
-    }
-  }
-  for (const d of denied) {
-    // The unreadable directory and each of its ancestors.
-    let key = d.toString('latin1');
-    for (;;) {
-      const s = sizes.get(key);
-      if (s) {
-        s.partial = true;
-        s.unreadableDirs = (s.unreadableDirs ?? 0) + 1;
-      }
-      if (key === '') break;
-      const slash = key.lastIndexOf('/');
-      key = slash < 0 ? '' : key.slice(0, slash);
-    }
-  }
-  return sizes;
-}
-
-/** The stat command's output → StatInfo (the path itself: empty path, depth 0), as the agent's. */
-export function parseStat(out: Buffer, follow: boolean): StatInfo | undefined {
-  const f: Buffer[] = [];
-  let start = 0;
-  for (;;) {
-    const nul = out.indexOf(0, start);
-    if (nul < 0) break;
-    f.push(out.subarray(start, nul));
-    start = nul + 1;
-  }
-  if (f.length < STAT_FIELDS) return undefined;
-  const rec = toRecord(f, follow);
-  if (rec.error) {
-    throw new FleetError(codeFromEntryError(rec.error.code), rec.error.detail);
-  }
-  const s = (i: number) => f[FIELDS - 1 + i].toString('latin1');
-  const [atimeSec, atimeNsec] = parseTimestamp(s(2));
-  const [ctimeSec, ctimeNsec] = parseTimestamp(s(3));
-  const { path: _path, dev: _dev, ...fields } = rec;
-  const entry: StatInfo['entry'] = { path: Buffer.alloc(0), ...fields, depth: 0 };
-  if (follow) delete entry.linkTarget;
-  return { entry, owner: s(0), group: s(1), atimeSec, atimeNsec, ctimeSec, ctimeNsec };
-}
-
-/** A failed stat/find of the path itself → FleetError with find's message. */
-export function pathError(stderr: string, path: string): FleetError {
-  const msg = stderrMessage(stderr) || `cannot stat ${path}`;
-  return new FleetError(codeFromErrno(errnoFromMessage(msg)) ?? 'internal', msg);
 }
 
 /** How a find listing ended: what the pre-ranking dropped, and whether it was cut. */

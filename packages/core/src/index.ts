@@ -75,7 +75,6 @@ export {
   buildRestatCommand,
   buildStatCommand,
   buildWalkCommand,
-  exitFromStderr,
   FIELDS,
   type FindArgsOptions,
   findArgs,
@@ -83,14 +82,10 @@ export {
   PROBE_COMMAND,
   type ProbeResult,
   parseProbe,
-  shellQuote,
   splitOf,
-  stderrMessage,
-  timedOut,
-  timeoutSeconds,
-  validateRemotePath,
   type WalkCommandOptions,
 } from './find-command.js';
+export { parseDirSizes } from './find-dir-sizes.js';
 export {
   checkFindFilter,
   compileFindFilter,
@@ -112,13 +107,10 @@ export {
   type FindListing,
   FindRecordParser,
   finishFindSummary,
-  parseDirSizes,
   parseRestat,
-  parseStat,
-  pathError,
   restatPath,
-  rootErrorEntry,
 } from './find-records.js';
+export { parseStat, pathError, rootErrorEntry } from './find-stat.js';
 export {
   compileGlob,
   compileGlobs,
@@ -176,6 +168,14 @@ export {
   permMatches,
 } from './perm-spec.js';
 export { PSEUDO_FS_TYPES, prunedError } from './pseudo-fs.js';
+export {
+  exitFromStderr,
+  shellQuote,
+  stderrMessage,
+  timedOut,
+  timeoutSeconds,
+  validateRemotePath,
+} from './remote-shell.js';
 export { diffDifferenceLines, diffGroupLines } from './render-diff.js';
 export {
   type AlignedOptions,

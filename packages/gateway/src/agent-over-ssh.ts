@@ -84,6 +84,71 @@ export function explainRefusal(socketPath: string, out: string): string {
   }
 }
 
+/** Why the last forwarded connection could not be carried: sshd refused the stream, or the SSH connection failed. */
+type ForwardFailure = { refused: string } | { error: FleetError };
+
+/**
+ * A local Unix socket (in a private 0700 directory) whose every accepted connection is
+ * carried by one direct-streamlocal channel to the agent's socket on the host; it keeps
+ * why the last one could not be, until one is.
+ */
+class StreamForwarder {
+  readonly dir = mkdtempSync(join(tmpdir(), 'fleetls-fwd-'));
+  readonly localPath = join(this.dir, 'agent.sock');
+  failure: ForwardFailure | undefined;
+  private readonly server = net.createServer({ pauseOnConnect: true }, (local) => this.carry(local));
+  private started: Promise<void> | undefined;
+
+  constructor(
+    private readonly connection: () => SshConnection,
+    private readonly socketPath: string,
+    /** Told when a connection was carried (the failure cleared). */
+    private readonly onCarried: () => void,
+  ) {}
+
+  start(): Promise<void> {
+    this.started ??= new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.localPath, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    return this.started;
+  }
+
+  close(): void {
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private carry(local: net.Socket): void {
+    local.on('error', () => {});
+    Promise.resolve()
+      .then(() => this.connection().openStreamLocal(this.socketPath))
+      .then(
+        (ch) => {
+          if ('refused' in ch) {
+            this.failure = ch;
+            local.destroy();
+            return;
+          }
+          this.failure = undefined;
+          this.onCarried();
+          ch.on('error', () => local.destroy());
+          ch.on('close', () => local.destroy());
+          local.on('close', () => ch.close());
+          local.pipe(ch).pipe(local);
+          local.resume();
+        },
+        (err) => {
+          this.failure = { error: FleetError.from(err, 'unavailable') };
+          local.destroy();
+        },
+      );
+  }
+}
+
 export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBackend {
   const { socketPath } = opts;
   let conn: SshConnection | undefined;
@@ -92,15 +157,17 @@ export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBacken
     return conn;
   };
   const log = opts.logger.child({ agentSocket: socketPath });
-  const dir = mkdtempSync(join(tmpdir(), 'fleetls-fwd-'));
-  const localPath = join(dir, 'agent.sock');
+  let explained: Promise<FleetError> | undefined;
+  const forwarder = new StreamForwarder(connection, socketPath, () => {
+    explained = undefined;
+  });
   // Made anew after the forwarder could not carry a connection: a failed grpc-js channel
   // keeps redialling in the background (every 5 s at most), each dial an SSH channel open.
   let client: HostBackend | undefined;
   let closed = false;
   const agent = (): HostBackend => {
     if (closed) throw new FleetError('unavailable', `agent socket ${socketPath}: backend closed`);
-    client ??= createAgentBackend(`unix:${localPath}`, {
+    client ??= createAgentBackend(`unix:${forwarder.localPath}`, {
       tls: 'insecure',
       tokenFile: opts.tokenFile,
       // The SSH connect (its own connect timeout) comes first, inside the gRPC connect.
@@ -109,76 +176,27 @@ export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBacken
     });
     return client;
   };
-  /** Why the last forwarded connection could not be carried; cleared when one is. */
-  let failure: { refused: string } | { error: FleetError } | undefined;
-  let explained: Promise<FleetError> | undefined;
-  let started: Promise<void> | undefined;
-
-  const carry = (local: net.Socket): void => {
-    local.on('error', () => {});
-    Promise.resolve()
-      .then(() => connection().openStreamLocal(socketPath))
-      .then(
-        (ch) => {
-          if ('refused' in ch) {
-            failure = ch;
-            local.destroy();
-            return;
-          }
-          failure = undefined;
-          explained = undefined;
-          ch.on('error', () => local.destroy());
-          ch.on('close', () => local.destroy());
-          local.on('close', () => ch.close());
-          local.pipe(ch).pipe(local);
-          local.resume();
-        },
-        (err) => {
-          failure = { error: FleetError.from(err, 'unavailable') };
-          local.destroy();
-        },
-      );
-  };
-
-  const server = net.createServer({ pauseOnConnect: true }, carry);
-  const start = (): Promise<void> => {
-    started ??= new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(localPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    return started;
-  };
 
   /** The agent's failure, explained when the forwarder knows why the stream was not carried. */
   const translate = async (err: unknown, signal: AbortSignal): Promise<FleetError> => {
     const fe = FleetError.from(err);
+    const failure = forwarder.failure;
     if (fe.code !== 'unavailable' || !failure || signal.aborted) return fe;
     client?.close();
     client = undefined;
     if ('error' in failure) return failure.error;
-    const refused = failure.refused;
-    explained ??= connection()
-      .exec(diagnoseCommand(socketPath), signal)
-      .then(
-        (r) => explainRefusal(socketPath, r.stdout.toString('utf8')),
-        () => {
-          // Not kept: the next refusal asks the host again (this call may have been cut short).
-          explained = undefined;
-          return explainRefusal(socketPath, '');
-        },
-      )
-      .then((msg) => {
-        log.warn({ refused, reason: msg }, 'agent socket not reachable through SSH');
-        return new FleetError('unavailable', `${connection().target.label}: ${msg}`, { cause: err });
-      });
+    explained ??= explainedRefusal(connection(), socketPath, signal, () => {
+      // Not kept: the next refusal asks the host again (this call may have been cut short).
+      explained = undefined;
+    }).then((msg) => {
+      log.warn({ refused: failure.refused, reason: msg }, 'agent socket not reachable through SSH');
+      return new FleetError('unavailable', `${connection().target.label}: ${msg}`, { cause: err });
+    });
     return explained;
   };
 
   async function* walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
-    await start();
+    await forwarder.start();
     try {
       return yield* agent().walk(req, signal);
     } catch (err) {
@@ -187,7 +205,7 @@ export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBacken
   }
 
   const unary = async <T>(run: () => Promise<T>, signal: AbortSignal): Promise<T> => {
-    await start();
+    await forwarder.start();
     try {
       return await run();
     } catch (err) {
@@ -205,11 +223,26 @@ export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBacken
       if (closed) return;
       closed = true;
       client?.close();
-      server.close();
-      rmSync(dir, { recursive: true, force: true });
+      forwarder.close();
       conn?.close();
     },
   };
+}
+
+/** Why sshd refused the stream, asked of the host over an exec channel (the generic reason when that fails). */
+function explainedRefusal(
+  conn: SshConnection,
+  socketPath: string,
+  signal: AbortSignal,
+  onFailed: () => void,
+): Promise<string> {
+  return conn.exec(diagnoseCommand(socketPath), signal).then(
+    (r) => explainRefusal(socketPath, r.stdout.toString('utf8')),
+    () => {
+      onFailed();
+      return explainRefusal(socketPath, '');
+    },
+  );
 }
 
 /**

@@ -69,7 +69,7 @@ const call = <T>(f: (cb: (err: Error | undefined, v: T) => void) => void): Promi
 
 // `full`: with "." and ".." ("." carries the directory's own link count).
 const readdir = (sftp: Sftp, path: string) =>
-  call<ssh2.FileEntry[]>((cb) => (sftp as unknown as ReaddirFull).readdir(path, { full: true }, cb));
+  call<ssh2.FileEntry[]>((cb) => (sftp as Sftp & ReaddirFull).readdir(path, { full: true }, cb));
 
 /**
  * Directory identities by realpath, for loop detection when following symlinks (dev stays
@@ -157,33 +157,86 @@ async function duApparent(
   return { size, partial, ...(unreadableDirs ? { unreadableDirs } : {}) };
 }
 
+/** What one SFTP walk fills in. */
+interface SftpWalk {
+  sftp: Sftp;
+  req: WalkRequest;
+  signal: AbortSignal;
+  deadlineAt: number;
+  ids: DirIds | undefined;
+  dirSizes: Map<string, DirSize> | undefined;
+}
+
+/** The listed path, as find -H gives it (followed), or its error row when it cannot be stat'ed. */
+async function statRoot(w: SftpWalk): Promise<RawEntry> {
+  try {
+    const st = await call<Attrs>((cb) => w.sftp.stat(w.req.path, cb));
+    const root: RawEntry = { ...fromAttrs(st), name: Buffer.alloc(0) };
+    if (w.ids && root.type === 'dir') root.inode = await w.ids.of(w.req.path);
+    return root;
+  } catch (err) {
+    return errorRawEntry(Buffer.alloc(0), 'dir', entryErrorFromErrno(errnoFromSftp(err)));
+  }
+}
+
+/** One readdir entry as a record's fields: read (and followed), its identity and size when a directory. */
+async function listedEntry(w: SftpWalk, relPath: string, fe: ssh2.FileEntry): Promise<Fields> {
+  const base = w.req.path === '/' ? '' : w.req.path;
+  const full = `${base}/${relPath}`;
+  let e: Fields;
+  if (fe.filename.includes('\uFFFD')) {
+    e = { ...fromAttrs(fe.attrs, nlinkFromLongname(fe.longname)), error: NOT_UTF8 };
+  } else {
+    try {
+      e = await entryOf(w.sftp, full, fe, w.req.followSymlinks);
+    } catch (err) {
+      e = errorRawEntry(Buffer.from(fe.filename), 'unknown', entryErrorFromErrno(errnoFromSftp(err)));
+    }
+  }
+  if (e.type === 'dir' && !e.error) {
+    if (w.ids) e.inode = await w.ids.of(full, e.nlink);
+    if (w.dirSizes)
+      w.dirSizes.set(pathKey(Buffer.from(relPath)), await duApparent(w.sftp, full, e.size, w.deadlineAt, w.signal));
+  }
+  return e;
+}
+
+/**
+ * The entries of one directory (relative path `rel`, identity `id`), or its error. Symlink
+ * reads and directory sizes go out at once: ssh2 pipelines them on the channel.
+ */
+async function listDir(w: SftpWalk, rel: string, id: number): Promise<{ relPath: string; e: Fields }[] | EntryError> {
+  const dirFull = rel === '' ? w.req.path : `${w.req.path === '/' ? '' : w.req.path}/${rel}`;
+  let list: ssh2.FileEntry[];
+  try {
+    list = await readdir(w.sftp, dirFull);
+  } catch (err) {
+    return entryErrorFromErrno(errnoFromSftp(err) ?? 'EIO');
+  }
+  const self = list.find((fe) => fe.filename === '.');
+  if (w.ids && self) w.ids.seen(id, nlinkFromLongname(self.longname));
+  return Promise.all(
+    list
+      .filter((fe) => fe.filename !== '.' && fe.filename !== '..')
+      .map(async (fe) => {
+        const relPath = rel === '' ? fe.filename : `${rel}/${fe.filename}`;
+        return { relPath, e: await listedEntry(w, relPath, fe) };
+      }),
+  );
+}
+
+/** The tree below `path` down to maxDepth, breadth first, as core's MemorySource takes it. */
 export async function sftpListing(conn: SshConnection, req: WalkRequest, signal: AbortSignal, deadlineAt: number) {
   const { sftp, release } = await conn.sftp(signal);
+  const ids = req.followSymlinks ? new DirIds(sftp) : undefined;
+  const w: SftpWalk = { sftp, req, signal, deadlineAt, ids, dirSizes: req.dirSizes ? new Map() : undefined };
   const records: SourceRecord[] = [];
   const dirErrors = new Map<string, EntryError>();
-  const dirSizes = req.dirSizes ? new Map<string, DirSize>() : undefined;
-  const ids = req.followSymlinks ? new DirIds(sftp) : undefined;
   let killed = false;
   try {
-    let root: RawEntry;
-    try {
-      // As find -H: the start path is followed.
-      const st = await call<Attrs>((cb) => sftp.stat(req.path, cb));
-      root = { ...fromAttrs(st), name: Buffer.alloc(0) };
-      if (ids && root.type === 'dir') root.inode = await ids.of(req.path);
-    } catch (err) {
-      return {
-        root: errorRawEntry(Buffer.alloc(0), 'dir', entryErrorFromErrno(errnoFromSftp(err))),
-        records,
-        dirErrors,
-        dirSizes,
-        capped: false,
-        killed,
-      };
-    }
-    const base = req.path === '/' ? '' : req.path;
+    const root = await statRoot(w);
     const queue: { rel: string; depth: number; id: number }[] =
-      root.type === 'dir' ? [{ rel: '', depth: 1, id: root.inode }] : [];
+      root.type === 'dir' && !root.error ? [{ rel: '', depth: 1, id: root.inode }] : [];
     while (queue.length > 0) {
       if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
       if (Date.now() >= deadlineAt) {
@@ -191,41 +244,11 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
         break;
       }
       const { rel, depth, id } = queue.shift()!;
-      const dirFull = rel === '' ? req.path : `${base}/${rel}`;
-      let list: ssh2.FileEntry[];
-      try {
-        list = await readdir(sftp, dirFull);
-      } catch (err) {
-        dirErrors.set(pathKey(Buffer.from(rel)), entryErrorFromErrno(errnoFromSftp(err) ?? 'EIO'));
+      const listed = await listDir(w, rel, id);
+      if (!Array.isArray(listed)) {
+        dirErrors.set(pathKey(Buffer.from(rel)), listed);
         continue;
       }
-      const self = list.find((fe) => fe.filename === '.');
-      if (ids && self) ids.seen(id, nlinkFromLongname(self.longname));
-      // Symlink reads and directory sizes go out at once: ssh2 pipelines them on the channel.
-      const listed = await Promise.all(
-        list
-          .filter((fe) => fe.filename !== '.' && fe.filename !== '..')
-          .map(async (fe) => {
-            const relPath = rel === '' ? fe.filename : `${rel}/${fe.filename}`;
-            const full = `${base}/${relPath}`;
-            let e: Fields;
-            if (fe.filename.includes('\uFFFD')) {
-              e = { ...fromAttrs(fe.attrs, nlinkFromLongname(fe.longname)), error: NOT_UTF8 };
-            } else {
-              try {
-                e = await entryOf(sftp, full, fe, req.followSymlinks);
-              } catch (err) {
-                e = errorRawEntry(Buffer.from(fe.filename), 'unknown', entryErrorFromErrno(errnoFromSftp(err)));
-              }
-            }
-            if (e.type === 'dir' && !e.error) {
-              if (ids) e.inode = await ids.of(full, e.nlink);
-              if (dirSizes)
-                dirSizes.set(pathKey(Buffer.from(relPath)), await duApparent(sftp, full, e.size, deadlineAt, signal));
-            }
-            return { relPath, e };
-          }),
-      );
       for (const { relPath, e } of listed) {
         records.push({ ...e, path: Buffer.from(relPath) });
         if (e.type === 'dir' && !e.error && depth < req.maxDepth)
@@ -236,7 +259,7 @@ export async function sftpListing(conn: SshConnection, req: WalkRequest, signal:
       ids.fill(root);
       for (const r of records) ids.fill(r);
     }
-    return { root, records, dirErrors, dirSizes, capped: false, killed };
+    return { root, records, dirErrors, dirSizes: w.dirSizes, capped: false, killed };
   } finally {
     release();
   }
