@@ -135,9 +135,10 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
       ['symlink', 'link -> a.txt'],
     ]);
     const help = await fleetls(['ls', '--help'], { cwd });
-    assert.match(help.stdout, /--type <type> +rows of this type \(default: any, as ls/);
-    assert.match(help.stdout, /--order-by <key> +sort key \(default: name = path order\)/);
-    assert.match(help.stdout, /--limit <n> +rows in this page \(default 200/);
+    // The help is derived from list_files' schema, with the CLI's own default for --type.
+    assert.match(help.stdout, /--type <type> +row type \(default any\)/);
+    assert.match(help.stdout, /--order-by <order-by> +sort key \(name = path order\) \(default\s+name\)/);
+    assert.match(help.stdout, /--limit <n> +rows per page \(default 200; 1-5000\)/);
   });
 
   it('stat describes one path', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { TOOLS } from '@fleetls/gateway';
+import { TOOLS, toolFlags } from '@fleetls/gateway';
 import { REPO_ROOT } from './helpers/agent-process.js';
 
 /** `fleetls CMD …` and its indented continuation lines, from the README's CLI block. */
@@ -33,7 +33,7 @@ describe('README CLI synopsis', () => {
     it(`fleetls ${cli.command} lists exactly the flags ${tool.name} takes`, () => {
       const entry = entries.get(cli.command);
       assert.ok(entry, `no synopsis line for fleetls ${cli.command}`);
-      const flags = new Set((cli.options?.() ?? []).map((o) => o.long));
+      const flags = new Set(toolFlags(tool).map(({ option }) => option.long));
       const named = new Set([...entry.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]));
       named.delete('--json');
       assert.deepEqual(

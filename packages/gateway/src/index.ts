@@ -126,6 +126,9 @@ export {
   TOOLS,
   type Tool,
   type ToolContext,
+  type ToolFlag,
   type ToolResult,
   type TreeListing,
+  toolArgs,
+  toolFlags,
 } from './tools/index.js';

@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createLogger } from '../logger.js';
-import { cliWording, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from './run.js';
+import { cliWording } from '../tools/cli-face.js';
+import { diffDirectoryTool } from '../tools/diff-directory.js';
+import { listFilesTool } from '../tools/list-files.js';
+import type { AnyTool } from '../tools/tool.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from './run.js';
 
 const ESC = String.fromCharCode(0x1b);
 const logger = createLogger({ name: 'test', level: 'silent' });
@@ -102,17 +106,24 @@ describe('runCli', () => {
     assert.equal(help.code, EXIT_OK);
     assert.match(help.stdout, /Usage: fleetls \[options\] \[command\]/);
     const ls = await cli(['ls', '--help'], { cwd: tmp });
-    assert.match(ls.stdout, /--order-by <key>/);
+    assert.match(ls.stdout, /--order-by <order-by>/);
     assert.equal((await cli(['--version'], { cwd: tmp })).code, EXIT_OK);
   });
 });
 
 describe('cliWording', () => {
-  it('names flags as typed on the command line', () => {
-    assert.equal(cliWording('top_n must be an integer from 1 to 1000'), '--top-n must be an integer from 1 to 1000');
-    assert.equal(cliWording('max_items_per_dir must be…'), '--max-items-per-dir must be…');
-    assert.equal(cliWording('limit must be an integer'), '--limit must be an integer');
-    assert.equal(cliWording('host: expected a host selector'), 'SELECTOR: expected a host selector');
-    assert.equal(cliWording("unknown host 'limit'"), "unknown host 'limit'");
+  it("names a tool's arguments as the flags typed on the command line", () => {
+    const ls = listFilesTool as AnyTool;
+    assert.equal(
+      cliWording('top_n must be an integer from 1 to 1000', ls),
+      '--top-n must be an integer from 1 to 1000',
+    );
+    assert.equal(cliWording('limit must be an integer', ls), '--limit must be an integer');
+    assert.equal(cliWording('host: expected a host selector', ls), 'SELECTOR: expected a host selector');
+    assert.equal(cliWording("unknown host 'limit'", ls), "unknown host 'limit'");
+    assert.equal(
+      cliWording('max_items_per_dir must be…', diffDirectoryTool as AnyTool),
+      '--max-items-per-dir must be…',
+    );
   });
 });

@@ -41,15 +41,6 @@ interface GlobalFlags {
   natsTlsKey?: string;
 }
 
-/** Names the flag the way the user typed it: "top_n must be…" → "--top-n must be…". */
-export function cliWording(message: string): string {
-  return message
-    .replace(/\b(order_by|top_n|max_depth|start_index|max_items_per_dir)\b/g, (m) => `--${m.replace(/_/g, '-')}`)
-    .replace(/\b(limit|depth|pattern|type|cursor|sort)\b(?= must)/g, '--$1')
-    .replace(/^host(?=[: ])/, 'SELECTOR')
-    .replace(/^path(?=[: ])/, 'PATH');
-}
-
 /**
  * The verb of `argv` (its first operand past the global flags and their values), or undefined.
  * Which flags take a value is read from `program`'s own options.
@@ -195,19 +186,32 @@ export async function runCli(io: CliIo): Promise<number> {
   // none of them, so the registry (zod and every tool) is not loaded for those.
   const verb = verbOf(program, io.argv);
   const needsTools = verb === undefined ? !io.argv.some((a) => a === '-V' || a === '--version') : verb !== 'serve';
-  for (const tool of needsTools ? (await import('../tools/registry.js')).TOOLS : []) {
-    const face = tool.cli;
-    if (!face) continue;
-    const command = program
-      .command(face.command)
-      .description(face.description)
-      .argument(face.argument.syntax, face.argument.description);
-    for (const option of face.options?.() ?? []) command.addOption(option);
-    command
-      .addOption(new Option('--json', 'print the structured answer as JSON'))
-      .action(async (positional: string | undefined, o: Record<string, unknown>, cmd: Command) => {
-        await runCommand(tool, face, compact(face.args(positional, o)), cmd, o.json === true);
-      });
+  if (needsTools) {
+    const [{ TOOLS }, { cliWording, toolArgs, toolFlags }] = await Promise.all([
+      import('../tools/registry.js'),
+      import('../tools/cli-face.js'),
+    ]);
+    for (const tool of TOOLS) {
+      const face = tool.cli;
+      if (!face) continue;
+      const command = program
+        .command(face.command)
+        .description(face.description)
+        .argument(face.argument.syntax, face.argument.description);
+      for (const { option } of toolFlags(tool)) command.addOption(option);
+      command
+        .addOption(new Option('--json', 'print the structured answer as JSON'))
+        .action(async (positional: string | undefined, o: Record<string, unknown>, cmd: Command) => {
+          try {
+            await runCommand(tool, face, toolArgs(tool, positional, o), cmd, o.json === true);
+          } catch (e) {
+            // A bad argument is named as the flag the user typed (cli-face.ts).
+            const { FleetError } = await import('@fleetls/core');
+            const fe = FleetError.from(e);
+            throw fe.code === 'invalid_argument' ? new FleetError('invalid_argument', cliWording(fe.message, tool)) : e;
+          }
+        });
+    }
   }
 
   program
@@ -264,7 +268,7 @@ export async function runCli(io: CliIo): Promise<number> {
     const errStyle = pickStyle(io.stderr.isTTY, io.env);
     const fe = FleetError.from(e);
     if (fe.code === 'invalid_argument') {
-      err(errStyle.error(`fleetls: ${cliWording(fe.message)}`));
+      err(errStyle.error(`fleetls: ${fe.message}`));
       return EXIT_USAGE;
     }
     err(errStyle.error(`fleetls: ${fe.message}`));

@@ -21,10 +21,7 @@ import {
   resolveWalkRequest,
   type WalkRequest,
 } from '@fleetls/core';
-import { Option } from 'commander';
 import { z } from 'zod';
-import { intFlag } from '../cli/flags.js';
-import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
@@ -295,28 +292,6 @@ export const diffDirectoryTool = defineTool({
     command: 'diff',
     description: 'compare PATH across the selected hosts: groups of identical hosts, then what differs',
     argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-*:/etc/nginx' },
-    options: () => [
-      new Option('--depth <n>', `levels compared (default ${DEPTH.default}, at most ${DEPTH.max})`).argParser(
-        intFlag('--depth'),
-      ),
-      new Option('--compare <list>', `attributes compared, comma-separated (${COMPARE_ATTRIBUTES.join(',')})`),
-      new Option(
-        '--max-items-per-dir <n>',
-        `entries compared per nested directory (default ${ITEMS.default})`,
-      ).argParser(intFlag('--max-items-per-dir')),
-      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
-    ],
-    args(target, o) {
-      const { selector, path } = parseTarget(target ?? '');
-      return {
-        host: selector,
-        path,
-        depth: o.depth,
-        compare: typeof o.compare === 'string' ? o.compare.split(',').map((c) => c.trim()) : undefined,
-        max_items_per_dir: o.maxItemsPerDir,
-        cursor: o.cursor,
-      };
-    },
     render(l, style) {
       const out = [style.bold(headline(l)), ...diffGroupLines(l.diff.groups)];
       for (const d of l.diff.differences.slice(l.start)) out.push('', ...diffDifferenceLines(d, l.diff.groups));

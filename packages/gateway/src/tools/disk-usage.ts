@@ -17,10 +17,7 @@ import {
   resolveWalkRequest,
   type WalkRequest,
 } from '@fleetls/core';
-import { Option } from 'commander';
 import { z } from 'zod';
-import { intFlag } from '../cli/flags.js';
-import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
@@ -352,25 +349,13 @@ export const diskUsageTool = defineTool({
     command: 'du',
     description: 'the largest directories under PATH by recursive size, across the selected hosts',
     argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. @web:/var' },
-    options: () => [
-      new Option('--depth <n>', `levels of directories below PATH (1-${DU_MAX_DEPTH}, default 1)`).argParser(
-        intFlag('--depth'),
-      ),
-      new Option('--top-n <n>', `the largest N over all hosts (default ${TOP.default})`).argParser(intFlag('--top-n')),
-      new Option('--cross-file-systems', 'also list mount points below PATH (one_file_system=false)'),
-      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
+    switches: [
+      {
+        flag: '--cross-file-systems',
+        help: 'also list mount points below PATH (one_file_system=false)',
+        sets: { one_file_system: false },
+      },
     ],
-    args(target, o) {
-      const { selector, path } = parseTarget(target ?? '');
-      return {
-        host: selector,
-        path,
-        depth: o.depth,
-        top_n: o.topN,
-        one_file_system: o.crossFileSystems ? false : undefined,
-        cursor: o.cursor,
-      };
-    },
     render(l, style) {
       const out = l.rows.length > 0 ? renderDuTable(l.rows.slice(l.start), l.path, l.multi) : [];
       out.push(...renderDuTotals(l.totals, l.path, l.multi));

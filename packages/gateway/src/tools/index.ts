@@ -1,5 +1,6 @@
 // The tool registry and what a face needs to run and present a tool.
 
+export { cliWording, type ToolFlag, toolArgs, toolFlags } from './cli-face.js';
 export { type DiffDirectoryAnswer, type DirectoryDiff, diffDirectoryTool } from './diff-directory.js';
 export { type DiskUsage, type DiskUsageAnswer, diskUsageTool } from './disk-usage.js';
 export { type DirectoryListing, type ListDirectoriesAnswer, listDirectoriesTool } from './list-directories.js';

@@ -23,11 +23,8 @@ import {
   treeTruncationLine,
   type WalkRequest,
 } from '@fleetls/core';
-import { Option } from 'commander';
 import { z } from 'zod';
-import { intFlag } from '../cli/flags.js';
 import { formatTree } from '../cli/format.js';
-import { parseTarget } from '../cli/target.js';
 import type { HostResult } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
@@ -411,19 +408,6 @@ export const listDirectoryTool = defineTool({
     command: 'tree',
     description: 'show the directory tree under PATH on the selected hosts',
     argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. localhost:/etc' },
-    options: () => [
-      new Option('--depth <n>', 'levels listed (1 = the entries of PATH; default 2, at most 10)').argParser(
-        intFlag('--depth'),
-      ),
-      new Option('--max-items-per-dir <n>', 'entries shown per nested directory (default 100)').argParser(
-        intFlag('--max-items-per-dir'),
-      ),
-      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
-    ],
-    args(target, o) {
-      const { selector, path } = parseTarget(target ?? '');
-      return { host: selector, path, depth: o.depth, max_items_per_dir: o.maxItemsPerDir, cursor: o.cursor };
-    },
     render(l, style) {
       const items = l.sections.flatMap((sec) =>
         sec.rows.map((row) => ({ type: 'file', ...rowJson(sec.status.host, row), host: sec.status.host })),

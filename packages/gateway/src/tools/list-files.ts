@@ -28,16 +28,13 @@ import {
   type TableRow,
   type WalkRequest,
 } from '@fleetls/core';
-import { Option } from 'commander';
 import { z } from 'zod';
-import { intFlag } from '../cli/flags.js';
 import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js';
-import { parseTarget } from '../cli/target.js';
 import type { HostResult } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
-import { filterArgsOf, filterFingerprint, filterInput, filterOptions, planFilter } from './filter-args.js';
+import { filterFingerprint, filterInput, planFilter } from './filter-args.js';
 import { fitHostStatuses } from './host-statuses.js';
 import {
   type HostEntry,
@@ -541,41 +538,9 @@ export const listFilesTool = defineTool({
       syntax: '<SELECTOR:PATH>',
       description: 'hosts and absolute path, e.g. localhost:/var/log, web-*:/etc, @prod:/srv',
     },
-    options: () => [
-      new Option('--order-by <key>', 'sort key (default: name = path order)').choices(['name', 'size', 'modified']),
-      new Option('--sort <direction>', 'sort direction (default: ascending)').choices(['ascending', 'descending']),
-      new Option('--desc', 'same as --sort descending'),
-      new Option('--top-n <n>', 'keep only the first N of the merged order (1-1000)').argParser(intFlag('--top-n')),
-      new Option('--max-depth <n>', 'levels below PATH (default 0 = its own entries, at most 10)').argParser(
-        intFlag('--max-depth'),
-      ),
-      new Option('--pattern <glob>', 'glob over the path relative to PATH (default: none)'),
-      new Option('--type <type>', 'rows of this type (default: any, as ls; MCP list_files defaults to file)').choices([
-        ...FILE_TYPES,
-      ]),
-      new Option('--limit <n>', 'rows in this page (default 200, at most 5000)').argParser(intFlag('--limit')),
-      new Option('--start-index <n>', 'rows skipped before this page (default 0)').argParser(intFlag('--start-index')),
-      new Option('--cursor <cursor>', 'next_cursor of the previous page'),
-      ...filterOptions(),
-    ],
-    args(target, o) {
-      const { selector, path } = parseTarget(target ?? '');
-      return {
-        host: selector,
-        path,
-        order_by: o.orderBy,
-        sort: o.desc ? 'descending' : o.sort,
-        top_n: o.topN,
-        max_depth: o.maxDepth,
-        pattern: o.pattern,
-        // Every type by default, as ls lists them (MCP's default stays type=file).
-        type: o.type ?? 'any',
-        limit: o.limit,
-        start_index: o.startIndex,
-        cursor: o.cursor,
-        ...filterArgsOf(o),
-      };
-    },
+    // Every type by default, as ls lists them (MCP's default stays type=file).
+    defaults: { type: 'any' },
+    switches: [{ flag: '--desc', help: 'same as --sort descending', sets: { sort: 'descending' } }],
     render(l, style) {
       const out = formatFileTable(
         l.rows.map((r) => ({ type: 'file', ...itemJson(r.host, r.entry) }) as CliFileItem),

@@ -1,7 +1,6 @@
 // list_hosts: the inventory as the selector sees it; with check=true, every host probed in
 // parallel for reachability and its agent's version.
 import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow, VIAS } from '@fleetls/core';
-import { Option } from 'commander';
 import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
 import { fanOut } from '../fan-out.js';
@@ -181,10 +180,6 @@ export const listHostsTool = defineTool({
     command: 'hosts',
     description: 'list the hosts of the inventory (with --check: reachability and agent version)',
     argument: { syntax: '[SELECTOR]', description: 'which hosts (default all)' },
-    options: () => [new Option('--check', 'probe each host in parallel')],
-    args(selector, o) {
-      return { host: selector, check: o.check === true ? true : undefined };
-    },
     render(l, style) {
       const rows = l.rows.map(hostRow).map((r) => ({ ...r, version: versionText(r) }));
       return { out: formatHosts(rows, { checked: l.checked, style }), err: [] };

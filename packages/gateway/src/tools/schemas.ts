@@ -36,10 +36,20 @@ export const path = z
   .max(PATH_LENGTH, { error: `path must be at most ${PATH_LENGTH} characters` })
   .describe('Absolute path');
 
-export const orderBy = z.enum(ORDER_BY, { error: `order_by must be one of ${ORDER_BY.join(', ')}` }).default('name');
+/**
+ * Help for a CLI flag where the argument's `.describe()` is missing or too terse for it
+ * (cli-face.ts reads it). A registry of its own: MCP's inputSchema does not carry it.
+ */
+export const cliHelp = z.registry<{ help: string }>();
+
+export const orderBy = z
+  .enum(ORDER_BY, { error: `order_by must be one of ${ORDER_BY.join(', ')}` })
+  .default('name')
+  .register(cliHelp, { help: 'sort key (name = path order)' });
 export const sort = z
   .enum(SORT_DIRECTIONS, { error: `sort must be one of ${SORT_DIRECTIONS.join(', ')}` })
-  .default('ascending');
+  .default('ascending')
+  .register(cliHelp, { help: 'sort direction' });
 export const topN = int('top_n', TOP_N.min, TOP_N.max).optional().describe('The first N only');
 
 export const cursor = (maxLength: number, goesOnWith: string) =>

@@ -10,7 +10,6 @@ import {
 } from '@fleetls/core';
 import { z } from 'zod';
 import { formatStat } from '../cli/format.js';
-import { parseTarget } from '../cli/target.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
@@ -204,10 +203,7 @@ export const statTool = defineTool({
     command: 'stat',
     description: 'describe PATH on the selected hosts',
     argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-1:/etc/passwd' },
-    args(target) {
-      const { selector, path } = parseTarget(target ?? '');
-      return { host: selector, path };
-    },
+    omits: ['cursor'],
     render(l, style) {
       const items = l.rows.flatMap((r) => (r.stat ? [statJson(r.host, l.path, r.stat)] : []));
       return { out: formatStat(items, { showHost: l.multi, style }), err: [] };

@@ -3,7 +3,6 @@
 // answers into a domain result (no MCP, CLI or gRPC types in it), and each face presents
 // that result its own way. registry.ts lists the tools; run-tool.ts is where a call runs.
 import type { HostBackend, HostStatus } from '@fleetls/core';
-import type { Option } from 'commander';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Style } from '../cli/format.js';
@@ -58,17 +57,30 @@ export interface McpAnswer<S = Record<string, unknown>> {
   text: string;
 }
 
-/** The CLI face: one subcommand whose positional argument and flags become the tool's arguments. */
+/**
+ * The CLI face: one subcommand. Its flags are derived from the tool's input (cli-face.ts);
+ * the face says only what the schema cannot.
+ */
 export interface CliFace<R> {
   command: string;
   description: string;
-  /** commander syntax, e.g. `<SELECTOR:PATH>` or `[SELECTOR]`. */
+  /** commander syntax, e.g. `<SELECTOR:PATH>` or `[SELECTOR]`: the tool's host and path. */
   argument: { syntax: string; description: string };
-  options?: () => Option[];
-  /** The tool's arguments from the positional argument and the parsed flags (undefined = the tool's default). */
-  args(positional: string | undefined, flags: Record<string, unknown>): Record<string, unknown>;
+  /** Defaults of the CLI that differ from the tool's (ls lists every type, as ls does). */
+  defaults?: Record<string, unknown>;
+  /** Arguments the CLI has no flag for (a scan's cursor: a one-shot CLI run keeps no scans). */
+  omits?: string[];
+  /** Switches that set arguments, e.g. `--desc` for sort=descending. */
+  switches?: CliSwitch[];
   /** Lines for stdout, and notes (cuts, cursors) for stderr. */
   render(result: R, style: Style): { out: string[]; err: string[] };
+}
+
+/** A switch of a tool's subcommand that stands for argument values. */
+export interface CliSwitch {
+  flag: string;
+  help: string;
+  sets: Record<string, unknown>;
 }
 
 /**
