@@ -32,8 +32,8 @@ import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
-const DEPTH = { min: 1, max: 10, default: 2 } as const;
-const ITEMS = { min: 1, max: 10_000, default: 1000 } as const;
+const DEPTH = { ...s.DEPTH, default: 2 } as const;
+const ITEMS = { ...s.ITEMS_PER_DIR, default: 1000 } as const;
 /**
  * Rows one host may send. The gateway holds every host's tree to compare them, so the
  * rows are shared out: at most about a million over the call, 200,000 per host, never

@@ -44,8 +44,8 @@ import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
-const DEPTH = { min: 1, max: 10, default: 2 } as const;
-const MAX_ITEMS_PER_DIR = { min: 1, max: 10_000, default: 100 } as const;
+const DEPTH = { ...s.DEPTH, default: 2 } as const;
+const MAX_ITEMS_PER_DIR = { ...s.ITEMS_PER_DIR, default: 100 } as const;
 
 const input = {
   host: s.host(),

@@ -61,10 +61,10 @@ import type { ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
-// start_index + limit stays within the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN, 100000).
-export const START_INDEX = { min: 0, max: 95_000 } as const;
 export const LIMIT = { min: 1, max: 5000, default: 200 } as const;
-const MAX_DEPTH = { min: 0, max: 10, default: 0 } as const;
+// start_index + limit stays within what a ranking keeps: the agents' top-N ceiling.
+export const START_INDEX = { min: 0, max: SNAPSHOT_ROWS - LIMIT.max } as const;
+const MAX_DEPTH = { min: 0, max: s.DEPTH.max, default: 0 } as const;
 export const FILE_TYPES = ['file', 'directory', 'symlink', 'any'] as const;
 type FileType = (typeof FILE_TYPES)[number];
 

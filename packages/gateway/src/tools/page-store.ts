@@ -14,11 +14,11 @@
 // ScanStore is its other half: the host results a scan (scan.ts) keeps until a page hands
 // them out; LocalScanStore (scan-store.ts) holds them in memory and spills to files.
 import { randomBytes } from 'node:crypto';
-import type { HostStatus } from '@fleetls/core';
+import { DEFAULT_CEILINGS, type HostStatus } from '@fleetls/core';
 import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 
-/** Rows one snapshot holds: the agents' top-N ceiling (core DEFAULT_CEILINGS.maxTopN). */
-export const SNAPSHOT_ROWS = 100_000;
+/** Rows one snapshot holds: the agents' top-N ceiling. */
+export const SNAPSHOT_ROWS = DEFAULT_CEILINGS.maxTopN;
 const SNAPSHOTS = 8;
 /** Rows kept over all snapshots (each row an entry of ~200-300 bytes in memory). */
 const KEPT_ROWS = 300_000;

@@ -9,6 +9,10 @@ import { nearestName } from './nearest-name.js';
 export const PATH_LENGTH = 4096;
 export const SELECTOR_LENGTH = 4096;
 export const TOP_N = { min: 1, max: 1000 } as const;
+/** Levels a tree (list_directory, diff_directory, the Fleet API's Walk) goes below its path. */
+export const DEPTH = { min: 1, max: 10 } as const;
+/** Entries shown or compared per nested directory of such a tree. */
+export const ITEMS_PER_DIR = { min: 1, max: 10_000 } as const;
 
 export const int = (name: string, min: number, max: number) => {
   const msg = `${name} must be an integer from ${min} to ${max}`;
