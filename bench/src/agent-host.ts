@@ -5,7 +5,7 @@
 //   node agent-host.js stub COUNT             COUNT stub Agent servers: Walk answers a canned ranked
 //                                             list of 160 files at once, touching no file system
 // Prints one JSON line {"ports":[...]} on stderr when every server listens; exits on SIGTERM.
-import { createAgentServer, parseAgentConfig } from '@fleetls/agent';
+import { AGENT_VERSION, createAgentHandlers, createAgentServer, parseAgentConfig, WalkPool } from '@fleetls/agent';
 import { loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
@@ -48,6 +48,10 @@ async function main(): Promise<void> {
   const logger = pino({ level: 'warn', base: { svc: 'bench-agent-host' } }, pino.destination({ fd: 2, sync: true }));
   const ports: number[] = [];
   const stops: (() => Promise<void>)[] = [];
+  // One pool for the process's servers: they share its cores as agents on one machine would,
+  // so its ranked walks share its find slots (two on two cores). With a pool each, 10 servers
+  // ran 10 find walks of four processes each, and 200 real agents ~800 processes on 2 cores.
+  const pool = new WalkPool();
   for (let i = 0; i < count; i++) {
     if (mode === 'stub') {
       const { port, server } = await startStub();
@@ -58,7 +62,8 @@ async function main(): Promise<void> {
         ['--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure', '--allow', allow],
         {},
       );
-      const server = createAgentServer(config, logger);
+      const handlers = createAgentHandlers({ config, logger, version: AGENT_VERSION, pool });
+      const server = createAgentServer(config, logger, undefined, handlers);
       const { port } = await server.start();
       ports.push(port);
       stops.push(() => server.shutdown(1000));
