@@ -1,11 +1,15 @@
 // How fast the CLI starts (issue 25 target 3): `fleetls --version` and `fleetls ls
 // localhost:/etc` beside a bare `node -e 0`, runs interleaved in one run so that the load
-// weighs on all alike; and `fleetls serve` (stdio) from spawn to its answer to MCP initialize.
-import { spawn, spawnSync } from 'node:child_process';
+// weighs on all alike; and `fleetls serve` (stdio) from spawn to its answer to MCP initialize,
+// for the workspace build, the one-file bundle and the self-contained executable the
+// packages ship (the target is the shipped one's, as footprint's agent start is).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
 import { loadAverage } from '../machine.js';
-import { GATEWAY_MAIN } from '../proc.js';
+import { GATEWAY_MAIN, REPO_ROOT } from '../proc.js';
 import { fmtMs, median } from '../stats.js';
 
 export const name = 'startup';
@@ -24,11 +28,23 @@ function wallMs(args: string[]): number {
   return ms;
 }
 
+interface Ready {
+  ms: number;
+  /** The process's user + system CPU up to that answer (/proc/PID/stat), less bent by the load than wall time. */
+  cpuMs: number;
+}
+
+/** The child's user + system CPU so far, in ms (clock ticks of 10 ms on Linux). */
+function cpuOf(pid: number): number {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 /** Spawn to the first line `fleetls serve` writes in answer to an MCP initialize request. */
-function serveReadyMs(): Promise<number> {
+function serveReady(command: string[]): Promise<Ready> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve'], {
+    const child = spawn(command[0], [...command.slice(1), 'serve'], {
       stdio: ['pipe', 'pipe', 'ignore'],
       env: { ...process.env, FLEETLS_INVENTORY: '' },
     });
@@ -44,8 +60,9 @@ function serveReadyMs(): Promise<number> {
       out += d.toString();
       if (!out.includes('\n')) return;
       const ms = performance.now() - t0;
+      const cpuMs = cpuOf(child.pid as number);
       child.kill();
-      if (/"id":1/.test(out)) resolve(ms);
+      if (/"id":1/.test(out)) resolve({ ms, cpuMs });
       else reject(new Error(`serve answered ${out.slice(0, 200)}`));
     });
     child.once('exit', (code) => {
@@ -66,20 +83,42 @@ export async function run(ctx: BenchContext): Promise<void> {
   for (let i = 0; i < RUNS; i++) {
     for (const [k, [, args]] of cases.entries()) times[k].push(wallMs(args));
   }
-  const serve: number[] = [];
-  for (let i = 0; i < 5; i++) serve.push(await serveReadyMs());
+  const out = ctx.home('startup-package');
+  execFileSync(
+    process.execPath,
+    [path.join(REPO_ROOT, 'scripts/package/main.mjs'), '--out', out, '--only', 'bundles,exe'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const serves: [string, string[]][] = [
+    ['fleetls serve, ready: workspace build (packages/gateway/dist)', [process.execPath, GATEWAY_MAIN]],
+    ['fleetls serve, ready: one-file bundle (dist/fleetls.mjs)', [process.execPath, path.join(out, 'fleetls.mjs')]],
+    ['fleetls serve, ready: shipped executable (dist/fleetls)', [path.join(out, 'fleetls')]],
+  ];
+  const serve: Ready[][] = serves.map(() => []);
+  for (const [, command] of serves) await serveReady(command); // the page cache again
+  for (let i = 0; i < 5; i++) {
+    for (const [k, [, command]] of serves.entries()) serve[k].push(await serveReady(command));
+  }
   const [anchor, version, ls] = times.map(median);
-  const ready = median(serve);
+  const readyOf = (k: number) => median(serve[k].map((r) => r.ms));
+  const ready = readyOf(serves.length - 1);
   ctx.report.table({
     title: 'CLI start',
-    intro: `Wall time from spawn to exit, median of ${RUNS} runs interleaved with the anchor's (no inventory: localhost is the embedded agent); serve: spawn to its answer to MCP initialize over stdio, median of 5. Load average at start ${load}, at end ${loadAverage()}.`,
-    header: ['Command', 'Wall (median)', 'Ratio to node -e 0'],
+    intro: `Wall time from spawn to exit, median of ${RUNS} runs interleaved with the anchor's (no inventory: localhost is the embedded agent); serve: spawn to its answer to MCP initialize over stdio, median of 5 runs of each build in turns, and the CPU (user + system) it had used by then. Load average at start ${load}, at end ${loadAverage()}.`,
+    header: ['Command', 'Wall (median)', 'Ratio to node -e 0', 'CPU to ready (median)'],
     rows: [
-      ...cases.map(([label], k) => [label, fmtMs(median(times[k])), `${(median(times[k]) / anchor).toFixed(2)}×`]),
-      ['fleetls serve, ready (stdio initialize answered)', fmtMs(ready), `${(ready / anchor).toFixed(2)}×`],
+      ...cases.map(([label], k) => [label, fmtMs(median(times[k])), `${(median(times[k]) / anchor).toFixed(2)}×`, '']),
+      ...serves.map(([label], k) => [
+        label,
+        fmtMs(readyOf(k)),
+        `${(readyOf(k) / anchor).toFixed(2)}×`,
+        fmtMs(median(serve[k].map((r) => r.cpuMs))),
+      ]),
     ],
   });
   ctx.report.target('fleetls --version ≤ 2× node -e 0', `${(version / anchor).toFixed(2)}×`, version <= 2 * anchor);
   ctx.report.target('fleetls ls localhost:/etc ≤ 5× node -e 0', `${(ls / anchor).toFixed(2)}×`, ls <= 5 * anchor);
-  ctx.report.target('fleetls serve ready ≤ 500 ms', fmtMs(ready), ready <= 500);
+  ctx.report.target('fleetls serve ready ≤ 500 ms (as shipped)', fmtMs(ready), ready <= 500);
 }
