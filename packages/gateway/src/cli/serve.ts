@@ -4,18 +4,16 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidArgument, isLoopback } from '@fleetls/core';
 import type { LoadedFleet } from '../fleet.js';
-import type { FleetTlsFiles } from '../fleet-api/server.js';
-import { bearerTokens } from '../http-principal.js';
 import { EMBEDDED_EXAMPLE, parseEmbeddedAllow } from '../inventory-localhost.js';
 import type { Logger } from '../logger.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { GatewayOptions } from '../options.js';
-import { originProblem } from '../origins.js';
 import { Readiness } from '../readiness.js';
 import { serveStdio } from '../serve-stdio.js';
 import { MemoryPageStore, type PageStore } from '../tools/page-store.js';
 import type { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
+import { authWords, checkGrpcFace, corsOrigins, grpcTls } from './serve-auth.js';
 
 export interface ServeFlags {
   http?: string;
@@ -106,7 +104,7 @@ export function readServeToken(flags: ServeFlags, env: NodeJS.ProcessEnv): strin
  */
 export type OpenFleet = (localAllow?: string[]) => Promise<{ fleet: LoadedFleet; options: GatewayOptions }>;
 
-export async function runServe(deps: {
+interface ServeDeps {
   flags: ServeFlags;
   open: OpenFleet;
   /** The inventory file that applies (resolveInventoryPath), undefined when none. */
@@ -116,26 +114,14 @@ export async function runServe(deps: {
   logger: Logger;
   io: CliIo;
   metrics?: GatewayMetrics;
-}): Promise<void> {
+}
+
+export async function runServe(deps: ServeDeps): Promise<void> {
   const { flags, open, logger, io, metrics } = deps;
   if (flags.noAuth && flags.http === undefined && flags.grpc === undefined)
     throw invalidArgument('--no-auth applies to --http and --grpc only');
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
-  if (flags.http === undefined && flags.grpc === undefined) {
-    if (flags.tokenFile !== undefined)
-      logger.warn('--token-file applies to --http and --grpc only; stdio needs no token');
-    const { fleet, options } = await open(embeddedRoots(flags, deps.inventoryFile, deps.registry));
-    try {
-      // Serves until the client closes stdin, or a signal.
-      await Promise.race([
-        serveStdio({ fleet, logger, options, pages: fleet.pages, stateDir: stateDirOf(io.env) }),
-        shutdown,
-      ]);
-    } finally {
-      await fleet.close();
-    }
-    return;
-  }
+  if (flags.http === undefined && flags.grpc === undefined) return runStdio(deps, shutdown);
   const token = readServeToken(flags, io.env);
   const flagOrigins = corsOrigins(flags.corsOrigin);
   const tls = grpcTls(flags);
@@ -143,62 +129,19 @@ export async function runServe(deps: {
   const grpcAt = flags.grpc === undefined ? undefined : parseListen(flags.grpc, '--grpc');
   // Refused before anything listens: the token first, then a network face without an
   // inventory needs --allow.
-  // The HTTP faces (hono, the dashboard, its host status) load only with --http: stdio starts without them.
-  const web = http
-    ? await Promise.all([
-        import('../serve-http.js'),
-        import('../web/assets.js'),
-        import('../web/dashboard-api.js'),
-        import('../web/host-status.js'),
-      ])
-    : undefined;
+  const web = http ? await loadWebFaces() : undefined;
   if (http) web?.[0].checkAuth(token, flags.noAuth === true, http.host, isLoopback(http.host));
-  if (grpcAt) {
-    checkGrpcAuth(token, tls, flags.noAuth === true, grpcAt.host);
-    if (flags.noAuth && !tls?.ca)
-      logger.warn(
-        { transport: 'grpc', auth: 'none' },
-        '--no-auth: the Fleet API over gRPC has no token either; any local process or user may call it',
-      );
-  }
+  if (grpcAt) checkGrpcFace(token, tls, flags, grpcAt.host, logger);
   const localAllow = embeddedRoots(flags, deps.inventoryFile, deps.registry);
   // /readyz = inventory loaded and every transport listening. HTTP listens first, so the
   // probes answer (not ready) while the inventory loads (Kubernetes discovery asks DNS).
   const readiness = new Readiness(['inventory', ...(grpcAt ? [GRPC] : [])]);
-  let loaded: { fleet: LoadedFleet; options: GatewayOptions } | undefined;
-  let fleetApi: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  let hostStatus: HostStatusCache | undefined;
+  const late: LateFaces = {};
   const closers: (() => Promise<void>)[] = [];
-  let httpUrl: string | undefined;
   try {
+    let httpUrl: string | undefined;
     if (http && web) {
-      const [{ startHttpServer }, { loadDashboard }, { createDashboardApi }] = web;
-      const server = await startHttpServer({
-        // On NATS the fleet's JetStream store, shared by every gateway; else this process's memory.
-        pages: sharedPages(() => loaded?.fleet),
-        // Read per request, and only once ready (serve-http answers 503 to all but the probes before).
-        get fleet() {
-          return ready(loaded).fleet;
-        },
-        get options() {
-          return ready(loaded).options;
-        },
-        logger,
-        stateDir: stateDirOf(io.env),
-        host: http.host,
-        port: http.port,
-        token,
-        noAuth: flags.noAuth,
-        metrics: metrics?.registry,
-        fleetApi: (req, res) => ready(fleetApi)(req, res),
-        // The flag's origins, and the inventory's `cors_origins` once it is loaded.
-        get corsOrigins() {
-          return [...flagOrigins, ...(loaded?.fleet.inventory?.corsOrigins ?? [])];
-        },
-        dashboard: loadDashboard(),
-        dashboardApi: createDashboardApi(() => ready(hostStatus)),
-        notReady: () => readiness.notReady(),
-      });
+      const server = await startWebFaces(web, { deps, late, readiness, http, token, flagOrigins });
       closers.push(server.close);
       httpUrl = server.url;
     }
@@ -212,18 +155,18 @@ export async function runServe(deps: {
       );
       return;
     }
-    loaded = first;
-    const { fleet, options } = loaded;
+    late.loaded = first;
+    const { fleet, options } = first;
     closers.push(() => fleet.close());
     readiness.up('inventory');
     // The Fleet API's scans (an RPC past its deadline goes on as one), shared by its gRPC and HTTP adapters.
     const { createScanRegistry } = await import('../tools/scan-registry.js');
     const scans = createScanRegistry(options, logger, stateDirOf(io.env));
     closers.push(async () => scans.close());
-    if (http) {
+    if (web) {
       // The Fleet API for browsers, beside /mcp: Connect and gRPC-Web, served by the same implementation as --grpc.
       const { createFleetHttpHandler } = await import('../fleet-api/connect.js');
-      fleetApi = createFleetHttpHandler({
+      late.fleetApi = createFleetHttpHandler({
         fleet,
         logger,
         options,
@@ -231,8 +174,8 @@ export async function runServe(deps: {
         caller: token ? 'http:bearer' : 'http:no-auth',
       });
       // The dashboard's host status: one probe per interval for all its tabs (web/host-status.ts).
-      const cache = new (web as NonNullable<typeof web>)[3].HostStatusCache({ fleet, options, logger });
-      hostStatus = cache;
+      const cache = new web[3].HostStatusCache({ fleet, options, logger });
+      late.hostStatus = cache;
       closers.push(async () => cache.close());
     }
     if (grpcAt) {
@@ -243,23 +186,7 @@ export async function runServe(deps: {
       readiness.up(GRPC);
       io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls)}\n`);
     }
-    if (httpUrl) {
-      // The address people paste into an MCP client (port 0 resolved), once it answers; never on stdout.
-      io.stderr.write(
-        `fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ' (no auth: --no-auth, any local process may call)'}\n`,
-      );
-      const urls = (web as NonNullable<typeof web>)[0].servedUrls(httpUrl.replace(/\/mcp$/, ''), {
-        fleetApi,
-        metrics: metrics?.registry,
-      });
-      const also = [
-        urls.fleet_api && `Fleet API (Connect, gRPC-Web) at ${urls.fleet_api}`,
-        urls.metrics && `metrics at ${urls.metrics}`,
-        `health at ${urls.healthz} and ${urls.readyz}`,
-      ];
-      io.stderr.write(`fleetls: ${also.filter(Boolean).join('; ')}\n`);
-      io.stderr.write(`fleetls: dashboard at ${httpUrl.replace(/\/mcp$/, '/')}\n`);
-    }
+    if (httpUrl && web) announceHttp(io, web, httpUrl, token, late.fleetApi, metrics);
     await shutdown;
   } finally {
     readiness.stop();
@@ -268,68 +195,108 @@ export async function runServe(deps: {
   }
 }
 
+/** stdio: the inventory first, then the MCP server until the client closes stdin, or a signal. */
+async function runStdio(deps: ServeDeps, shutdown: Promise<unknown>): Promise<void> {
+  const { flags, logger, io } = deps;
+  if (flags.tokenFile !== undefined)
+    logger.warn('--token-file applies to --http and --grpc only; stdio needs no token');
+  const { fleet, options } = await deps.open(embeddedRoots(flags, deps.inventoryFile, deps.registry));
+  try {
+    await Promise.race([
+      serveStdio({ fleet, logger, options, pages: fleet.pages, stateDir: stateDirOf(io.env) }),
+      shutdown,
+    ]);
+  } finally {
+    await fleet.close();
+  }
+}
+
+/** The HTTP faces (hono, the dashboard, its host status) load only with --http: stdio starts without them. */
+function loadWebFaces() {
+  return Promise.all([
+    import('../serve-http.js'),
+    import('../web/assets.js'),
+    import('../web/dashboard-api.js'),
+    import('../web/host-status.js'),
+  ]);
+}
+type WebFaces = Awaited<ReturnType<typeof loadWebFaces>>;
+
+/** What the HTTP server reads per request once the inventory is loaded (it answers 503 before). */
+interface LateFaces {
+  loaded?: { fleet: LoadedFleet; options: GatewayOptions };
+  fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
+  hostStatus?: HostStatusCache;
+}
+
+function startWebFaces(
+  web: WebFaces,
+  at: {
+    deps: ServeDeps;
+    late: LateFaces;
+    readiness: Readiness;
+    http: { host: string; port: number };
+    token: string | undefined;
+    flagOrigins: string[];
+  },
+) {
+  const [{ startHttpServer }, { loadDashboard }, { createDashboardApi }] = web;
+  const { deps, late, readiness, http, token, flagOrigins } = at;
+  return startHttpServer({
+    // On NATS the fleet's JetStream store, shared by every gateway; else this process's memory.
+    pages: sharedPages(() => late.loaded?.fleet),
+    // Read per request, and only once ready (serve-http answers 503 to all but the probes before).
+    get fleet() {
+      return ready(late.loaded).fleet;
+    },
+    get options() {
+      return ready(late.loaded).options;
+    },
+    logger: deps.logger,
+    stateDir: stateDirOf(deps.io.env),
+    host: http.host,
+    port: http.port,
+    token,
+    noAuth: deps.flags.noAuth,
+    metrics: deps.metrics?.registry,
+    fleetApi: (req, res) => ready(late.fleetApi)(req, res),
+    // The flag's origins, and the inventory's `cors_origins` once it is loaded.
+    get corsOrigins() {
+      return [...flagOrigins, ...(late.loaded?.fleet.inventory?.corsOrigins ?? [])];
+    },
+    dashboard: loadDashboard(),
+    dashboardApi: createDashboardApi(() => ready(late.hostStatus)),
+    notReady: () => readiness.notReady(),
+  });
+}
+
+/** The address people paste into an MCP client (port 0 resolved), once it answers; never on stdout. */
+function announceHttp(
+  io: CliIo,
+  web: WebFaces,
+  httpUrl: string,
+  token: string | undefined,
+  fleetApi: LateFaces['fleetApi'],
+  metrics: GatewayMetrics | undefined,
+): void {
+  io.stderr.write(
+    `fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ' (no auth: --no-auth, any local process may call)'}\n`,
+  );
+  const urls = web[0].servedUrls(httpUrl.replace(/\/mcp$/, ''), { fleetApi, metrics: metrics?.registry });
+  const also = [
+    urls.fleet_api && `Fleet API (Connect, gRPC-Web) at ${urls.fleet_api}`,
+    urls.metrics && `metrics at ${urls.metrics}`,
+    `health at ${urls.healthz} and ${urls.readyz}`,
+  ];
+  io.stderr.write(`fleetls: ${also.filter(Boolean).join('; ')}\n`);
+  io.stderr.write(`fleetls: dashboard at ${httpUrl.replace(/\/mcp$/, '/')}\n`);
+}
+
 const GRPC = 'Fleet gRPC API';
 
 function ready<T>(v: T | undefined): T {
   if (v === undefined) throw new Error('not ready: serve-http answers 503 before the inventory is loaded');
   return v;
-}
-
-/** `--cors-origin https://dash.example` (repeatable): exact origins, as a browser sends them. */
-function corsOrigins(given: string[] | undefined): string[] {
-  return (given ?? []).map((o) => {
-    const why = originProblem(o);
-    if (why) throw invalidArgument(`--cors-origin: ${why}`);
-    return o;
-  });
-}
-
-function grpcTls(flags: ServeFlags): FleetTlsFiles | undefined {
-  const { grpcTlsCert: cert, grpcTlsKey: key, grpcTlsCa: ca } = flags;
-  if (cert === undefined && key === undefined && ca === undefined) return undefined;
-  if (flags.grpc === undefined) throw invalidArgument('--grpc-tls-cert, --grpc-tls-key and --grpc-tls-ca need --grpc');
-  if (cert === undefined || key === undefined) {
-    throw invalidArgument('--grpc-tls-cert and --grpc-tls-key go together (and --grpc-tls-ca needs both)');
-  }
-  return { cert, key, ...(ca !== undefined ? { ca } : {}) };
-}
-
-function authWords(token: string | undefined, tls: FleetTlsFiles | undefined): string {
-  const words = [tls ? (tls.ca ? 'TLS, client certificate required' : 'TLS') : 'plaintext'];
-  if (token) words.push('bearer token required');
-  else if (!tls?.ca) words.push('no auth: --no-auth, any local process may call');
-  return ` (${words.join(', ')})`;
-}
-
-/**
- * The Fleet API over gRPC answers every tool, as /mcp does, so it asks for what /mcp asks:
- * a bearer token, or client certificates (mTLS), on loopback too; `--no-auth` (loopback
- * only) is the one way to run it open. Another local user, or any local process such as a
- * browser-launched helper, could otherwise list whatever the fleet lists.
- */
-function checkGrpcAuth(token: string | undefined, tls: FleetTlsFiles | undefined, noAuth: boolean, host: string): void {
-  if (noAuth && token) {
-    throw invalidArgument('--no-auth and a bearer token (--token-file or $FLEETLS_TOKEN) exclude each other');
-  }
-  // The gRPC face has one bearer principal (fleet-api/impl.ts): several tokens would share
-  // each other's scans there, so they are for --http only (each its own principal).
-  const tokens = bearerTokens(token).length;
-  if (tokens > 1) {
-    throw invalidArgument(
-      `--grpc takes one bearer token; the token file holds ${tokens} (one per line): serve --grpc with a file of one token`,
-    );
-  }
-  if (token || tls?.ca) return;
-  if (!noAuth) {
-    throw invalidArgument(
-      `--grpc: refusing to serve the Fleet API on ${host} without authentication: give a bearer token (--token-file FILE or $FLEETLS_TOKEN) or client certificates (--grpc-tls-ca), or --no-auth to run open (loopback only)`,
-    );
-  }
-  if (!isLoopback(host)) {
-    throw invalidArgument(
-      `--no-auth serves the Fleet API without authentication and is refused on ${host}, which is not a loopback address; give a bearer token (--token-file or $FLEETLS_TOKEN) or client certificates (--grpc-tls-ca)`,
-    );
-  }
 }
 
 /** The fleet's shared page store once loaded (NATS), else one kept in this process's memory. */
