@@ -114,7 +114,8 @@ describe('confinement of a real agent', () => {
     writeFileSync(join(pseudo, 'tmp', 'data'), 'tmpfs holds real files');
     writeFileSync(join(pseudo, 'plain'), 'p');
 
-    agent = await startAgent({ allow: [work, sshd.dir] });
+    // The ranked walk must be find's on this small tree (find-route.ts FIND_AFTER_ENTRIES).
+    agent = await startAgent({ allow: [work, sshd.dir], env: { FLEETLS_FIND_AFTER_ENTRIES: '0' } });
     client = agentClient(agent.address);
   });
   after(async () => {

@@ -29,8 +29,11 @@ describe('the agent find route', () => {
   let root: string;
   let find: AgentProcess;
   let js: AgentProcess;
+  /** An agent with find and the default FIND_AFTER_ENTRIES: small trees in JS, big ones in find. */
+  let auto: AgentProcess;
   let findClient: AgentClient;
   let jsClient: AgentClient;
+  let autoClient: AgentClient;
 
   before(async () => {
     chmodSync(work, 0o755);
@@ -61,16 +64,21 @@ describe('the agent find route', () => {
     execFileSync('chown', ['-R', `${uid}:${gid}`, extra]);
     chmodSync(join(extra, 'locked'), 0o000);
     chmodSync(join(extra, 'noexec'), 0o644);
-    find = await startAgent({ allow: [work], uid, gid });
+    // FLEETLS_FIND_AFTER_ENTRIES=0: these trees are small, and each walk must be find's.
+    find = await startAgent({ allow: [work], uid, gid, env: { FLEETLS_FIND_AFTER_ENTRIES: '0' } });
     js = await startAgent({ allow: [work], uid, gid, env: { PATH: '/nonexistent' } });
+    auto = await startAgent({ allow: [work], uid, gid });
     findClient = agentClient(find.address);
     jsClient = agentClient(js.address);
+    autoClient = agentClient(auto.address);
   });
   after(async () => {
     findClient?.close();
     jsClient?.close();
+    autoClient?.close();
     await find?.stop();
     await js?.stop();
+    await auto?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -119,6 +127,30 @@ describe('the agent find route', () => {
       assert.deepEqual(viaFind.rows, viaJs.rows);
       assert.deepEqual({ ...viaFind.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
     }
+  });
+
+  it("walks a small tree in JS and a big one in find from its start, with the JS walker's answer", async () => {
+    // extra/ties holds 300 entries; the whole tree ~14,000, past FIND_AFTER_ENTRIES (5,000):
+    // its walk starts in JS, stops there, and starts again in find (nothing counted twice).
+    for (const path of [join(root, 'extra', 'ties'), root]) {
+      const req: WireWalkRequest = { path, maxDepth: 64, shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: 25 };
+      const [viaAuto, viaJs] = await Promise.all([
+        walkAll(autoClient, req, undefined, CALL_MS),
+        walkAll(jsClient, req, undefined, CALL_MS),
+      ]);
+      assert.ok(viaJs.rows.length > 0);
+      assert.deepEqual(viaAuto.rows, viaJs.rows);
+      assert.deepEqual({ ...viaAuto.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
+    }
+    const routes = auto
+      .logs()
+      .filter((l) => l.msg === 'walk end')
+      .map((l) => [l.route, l.entriesSeen]);
+    assert.deepEqual(
+      routes.map(([route]) => route),
+      ['js', 'find'],
+      JSON.stringify(routes),
+    );
   });
 
   it('listed every ranked walk with find on one agent and in JS on the other', () => {

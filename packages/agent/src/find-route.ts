@@ -32,6 +32,25 @@ const LOCAL_FS_TYPES = new Set([
   'zfs',
 ]);
 
+/**
+ * A ranked walk meant for find first runs in the JS walker over at most this many entries
+ * (walk-worker.ts), and starts again in find only past it. find's four processes cost ~80 ms
+ * of walk time whatever the tree's size (bench/results/structure.why.md: a top 10 of a
+ * 37-entry directory took 77 ms in find, 1 ms in the JS walker); the JS walker lists this
+ * many in about that time, so a small tree never pays for find and a big one pays this once.
+ * FLEETLS_FIND_AFTER_ENTRIES sets it (0: find from the first entry, as the find route's tests
+ * need on their small trees).
+ */
+export const FIND_AFTER_ENTRIES = entriesFromEnv(process.env.FLEETLS_FIND_AFTER_ENTRIES, 5000);
+
+function entriesFromEnv(text: string | undefined, otherwise: number): number {
+  if (text === undefined || text === '') return otherwise;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0 || n > 1_000_000_000)
+    throw new Error(`FLEETLS_FIND_AFTER_ENTRIES must be a whole number from 0 to 1000000000, got '${text}'`);
+  return n;
+}
+
 let probed: boolean | undefined;
 let probing: Promise<boolean> | undefined;
 

@@ -4,12 +4,13 @@
 // A cancel flag in the same shared buffer stops the walk within one directory entry.
 // The worker is kept in a pool: it runs one walk per message, one at a time.
 import { parentPort } from 'node:worker_threads';
-import type { EntryErrorCode, Row } from '@fleetls/core';
+import type { EntryErrorCode, Row, WalkSummary } from '@fleetls/core';
 import { WalkTally, walk } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { CallProbe } from './call-probe.js';
 import { loadFindWalk } from './find-source.js';
+import { FIND_AFTER_ENTRIES } from './find-route.js';
 import { createFsSource } from './fs-source.js';
 import {
   CANCEL,
@@ -47,6 +48,9 @@ async function runWalk(input: WorkerInput): Promise<void> {
   let lastRow: Row | undefined;
 
   const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
+  /** Set while a walk meant for find runs in the JS walker first (FIND_AFTER_ENTRIES). */
+  let trying = input.find && FIND_AFTER_ENTRIES > 0;
+  let tooBig = false;
 
   /** Waits for a credit: the consumer has not taken enough of what was sent. */
   function credit(): void {
@@ -79,6 +83,7 @@ async function runWalk(input: WorkerInput): Promise<void> {
 
   function onEntry(): void {
     seen++;
+    if (trying && seen > FIND_AFTER_ENTRIES) tooBig = true;
     // A slow directory still streams what is already decided.
     if ((seen & 255) === 0) {
       Atomics.store(control, SEEN, seen);
@@ -101,14 +106,17 @@ async function runWalk(input: WorkerInput): Promise<void> {
     }
   }
 
-  const source = createFsSource(input.req.path, {
-    followSymlinks: input.req.followSymlinks,
-    allowedRoots: input.allowedRoots,
-    isCancelled: cancelled,
-    onEntry,
-    probe: new CallProbe(input.probe),
-    skip: input.skip,
-  });
+  const newSource = () =>
+    createFsSource(input.req.path, {
+      followSymlinks: input.req.followSymlinks,
+      allowedRoots: input.allowedRoots,
+      // The trial's end stops its listing as a cancel does; the walk then starts again in find.
+      isCancelled: () => tooBig || cancelled(),
+      onEntry,
+      probe: new CallProbe(input.probe),
+      skip: input.skip,
+    });
+  let source = newSource();
   /** A helper's rows, spliced in after everything sent so far (walk-split.ts). */
   function sink(buf: ArrayBuffer, entries: number, last: LastRow): void {
     flush();
@@ -137,10 +145,40 @@ async function runWalk(input: WorkerInput): Promise<void> {
           },
         )
       : undefined;
+  /**
+   * The walk in the JS walker with its rows held, while it stays within FIND_AFTER_ENTRIES
+   * (a ranked walk sends its rows at its end anyway); undefined once it saw more.
+   */
+  function smallWalk(): { rows: Row[]; summary: WalkSummary } | undefined {
+    const rows: Row[] = [];
+    const gen = walk(input.req, source, () => Date.now());
+    try {
+      for (;;) {
+        const r = gen.next();
+        if (r.done) return { rows, summary: r.value };
+        rows.push(r.value);
+      }
+    } catch (err) {
+      if (!tooBig || cancelled() || !(err instanceof WalkCancelled)) throw err;
+      // A big tree: find lists it from the start, with a source of its own.
+      tooBig = false;
+      seen = 0;
+      source.close();
+      source = newSource();
+      return undefined;
+    } finally {
+      trying = false;
+    }
+  }
+
   try {
-    const loaded = input.find ? await loadFindWalk(input.req, { fs: source, isCancelled: cancelled }) : undefined;
+    const small = trying ? smallWalk() : undefined;
+    const loaded =
+      input.find && !small ? await loadFindWalk(input.req, { fs: source, isCancelled: cancelled }) : undefined;
     const found = loaded && 'source' in loaded ? loaded : undefined;
-    const gen = walk(input.req, found?.source ?? source, found?.now ?? (() => Date.now()), found ? undefined : split);
+    const gen = small
+      ? held(small.rows, small.summary)
+      : walk(input.req, found?.source ?? source, found?.now ?? (() => Date.now()), found ? undefined : split);
     for (;;) {
       const r = gen.next();
       if (r.done) {
@@ -178,6 +216,12 @@ async function runWalk(input: WorkerInput): Promise<void> {
     // The walk's directory descriptors (a worker runs many walks).
     source.close();
   }
+}
+
+/** A walk already done, replayed. */
+function* held(rows: Row[], summary: WalkSummary): Generator<Row, WalkSummary, void> {
+  yield* rows;
+  return summary;
 }
 
 port.on('message', (input: WorkerInput | HelperInput) => {
