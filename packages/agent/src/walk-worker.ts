@@ -9,8 +9,8 @@ import { WalkTally, walk } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { CallProbe } from './call-probe.js';
-import { loadFindWalk } from './find-source.js';
 import { FIND_AFTER_ENTRIES } from './find-route.js';
+import { loadFindWalk } from './find-source.js';
 import { createFsSource } from './fs-source.js';
 import {
   CANCEL,
