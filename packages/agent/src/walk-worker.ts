@@ -49,7 +49,8 @@ async function runWalk(input: WorkerInput): Promise<void> {
 
   const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
   /** Set while a walk meant for find runs in the JS walker first (FIND_AFTER_ENTRIES). */
-  let trying = input.find && FIND_AFTER_ENTRIES > 0;
+  // Not when sizing directories: one entry's size is a whole subtree, which the count does not see.
+  let trying = input.find && FIND_AFTER_ENTRIES > 0 && !input.req.dirSizes;
   let tooBig = false;
 
   /** Waits for a credit: the consumer has not taken enough of what was sent. */
