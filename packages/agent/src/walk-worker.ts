@@ -48,10 +48,13 @@ async function runWalk(input: WorkerInput): Promise<void> {
   let lastRow: Row | undefined;
 
   const cancelled = (): boolean => Atomics.load(control, CANCEL) !== 0;
-  /** Set while a walk meant for find runs in the JS walker first (FIND_AFTER_ENTRIES). */
-  // Not when sizing directories: one entry's size is a whole subtree, which the count does not see.
+  /**
+   * Set while a walk meant for find runs in the JS walker first (FIND_AFTER_ENTRIES). Not when
+   * sizing directories: one entry's size is a whole subtree, which the count does not see.
+   */
   let trying = input.find && FIND_AFTER_ENTRIES > 0 && !input.req.dirSizes;
-  let tooBig = false;
+  /** The trial saw more than it may: its listing stops as on a cancel, and find starts. */
+  const tooBig = (): boolean => trying && seen > FIND_AFTER_ENTRIES;
 
   /** Waits for a credit: the consumer has not taken enough of what was sent. */
   function credit(): void {
@@ -84,7 +87,6 @@ async function runWalk(input: WorkerInput): Promise<void> {
 
   function onEntry(): void {
     seen++;
-    if (trying && seen > FIND_AFTER_ENTRIES) tooBig = true;
     // A slow directory still streams what is already decided.
     if ((seen & 255) === 0) {
       Atomics.store(control, SEEN, seen);
@@ -111,8 +113,7 @@ async function runWalk(input: WorkerInput): Promise<void> {
     createFsSource(input.req.path, {
       followSymlinks: input.req.followSymlinks,
       allowedRoots: input.allowedRoots,
-      // The trial's end stops its listing as a cancel does; the walk then starts again in find.
-      isCancelled: () => tooBig || cancelled(),
+      isCancelled: () => tooBig() || cancelled(),
       onEntry,
       probe: new CallProbe(input.probe),
       skip: input.skip,
@@ -160,9 +161,8 @@ async function runWalk(input: WorkerInput): Promise<void> {
         rows.push(r.value);
       }
     } catch (err) {
-      if (!tooBig || cancelled() || !(err instanceof WalkCancelled)) throw err;
+      if (!tooBig() || cancelled() || !(err instanceof WalkCancelled)) throw err;
       // A big tree: find lists it from the start, with a source of its own.
-      tooBig = false;
       seen = 0;
       source.close();
       source = newSource();
