@@ -9,7 +9,7 @@ import { writeFleetHttpError } from './fleet-api/http-errors.js';
 import { bearerTokens, setRequestPrincipal, tokenCheck } from './http-principal.js';
 import { createMcpServer, type McpServerDeps } from './mcp-server.js';
 import { resolveGatewayOptions } from './options.js';
-import { MemoryPageStore } from './tools/page-store.js';
+import { MemoryPageStore, type PageStore } from './tools/page-store.js';
 import { createScanRegistry, type ScanRegistry } from './tools/scan-registry.js';
 
 export const MCP_PATH = '/mcp';
@@ -140,6 +140,17 @@ export function servedUrls(base: string, deps: Pick<HttpServerDeps, 'dashboard' 
   };
 }
 
+/** What every request of one HTTP server reads: its settings and the state its MCP servers share. */
+interface HttpScope {
+  deps: HttpServerDeps;
+  loopbackBound: boolean;
+  wanted: ReturnType<typeof tokenCheck> | undefined;
+  // One MCP server per request (stateless transport), one store of kept rankings for them all.
+  pages: PageStore;
+  // The scans of every request's server (made at the first call: the options come with the inventory).
+  scans: ScanRegistry | undefined;
+}
+
 export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: string; close(): Promise<void> }> {
   const tokens = bearerTokens(deps.token);
   const token = tokens.length === 0 ? undefined : deps.token;
@@ -147,113 +158,17 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   checkAuth(token, deps.noAuth === true, deps.host, loopbackBound);
   const wanted = token === undefined ? undefined : tokenCheck(tokens);
   const log = deps.logger.child({ transport: 'http' });
-  // One MCP server per request (stateless transport), one store of kept rankings for them all.
-  const pages = deps.pages ?? new MemoryPageStore();
-  // The scans of every request's server (made at the first call: the options come with the inventory).
-  let scans: ScanRegistry | undefined = deps.scans;
+  const scope: HttpScope = {
+    deps,
+    loopbackBound,
+    wanted,
+    pages: deps.pages ?? new MemoryPageStore(),
+    scans: deps.scans,
+  };
   if (!token) log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    // A Fleet API caller (connect-es, gRPC-Web) reads refusals in its own protocol, not JSON-RPC.
-    const refuse = (status: number, message: string, headers?: Record<string, string>) =>
-      url.pathname.startsWith(FLEET_API_PREFIX)
-        ? writeFleetHttpError(req, res, status, message, headers)
-        : jsonError(res, status, message, headers);
-    if (url.pathname === '/healthz') return plain(res, 200, 'ok');
-    const why = deps.notReady?.();
-    if (url.pathname === '/readyz') {
-      return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
-    }
-    // Nothing else before the inventory is loaded (the tools would have no fleet), nor once shutting down.
-    if (why !== undefined) return refuse(503, `not ready: ${why}`);
-    // The page itself, still only to loopback Host names on a loopback server (DNS rebinding).
-    if (deps.dashboard && req.method === 'GET' && (!loopbackBound || isLoopback(hostOfHeader(req.headers.host)))) {
-      if (deps.dashboard.serve(url.pathname, res)) return;
-    }
-    const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
-    const fleetApi = url.pathname.startsWith(FLEET_API_PREFIX) ? deps.fleetApi : undefined;
-    const dashboardApi = url.pathname.startsWith(DASHBOARD_API_PREFIX) ? deps.dashboardApi : undefined;
-    if (url.pathname !== MCP_PATH && !metrics && !fleetApi && !dashboardApi) {
-      return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
-    }
-    // DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends
-    // `Host: evil.example` and its own Origin. A loopback server answers loopback names only,
-    // token or not; and no server answers a browser page of another origin.
-    const host = hostOfHeader(req.headers.host);
-    if (loopbackBound && !isLoopback(host)) {
-      return refuse(403, 'forbidden: Host header must name a loopback address');
-    }
-    const origin = req.headers.origin;
-    const corsOrigin = origin !== undefined && deps.corsOrigins?.includes(origin) ? origin : undefined;
-    if (origin !== undefined && !corsOrigin && !isOwnOrigin(origin, req.headers.host)) {
-      return refuse(403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
-    }
-    if (corsOrigin) {
-      res.setHeader('access-control-allow-origin', corsOrigin);
-      res.setHeader('vary', 'Origin');
-      // A preflight carries no credentials: it only asks what the real call may send.
-      if (req.method === 'OPTIONS') {
-        res.writeHead(204, CORS_HEADERS);
-        res.end();
-        return;
-      }
-      for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
-    }
-    // A scan belongs to the token that started it (http-principal.ts).
-    const principal = wanted ? wanted.principal(req.headers.authorization) : 'http:no-auth';
-    if (principal === undefined) {
-      return refuse(401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
-    }
-    setRequestPrincipal(req, principal);
-    if (fleetApi) {
-      fleetApi(req, res);
-      return;
-    }
-    if (dashboardApi) return dashboardApi(req, res);
-    if (metrics) {
-      if (req.method !== 'GET') return jsonError(res, 405, 'method not allowed: GET /metrics', { allow: 'GET' });
-      const text = await metrics.metrics();
-      res.writeHead(200, { 'content-type': metrics.contentType });
-      res.end(text);
-      return;
-    }
-    if (req.method !== 'POST') {
-      return jsonError(res, 405, 'method not allowed: this server is stateless, POST only', { allow: 'POST' });
-    }
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      return jsonError(res, 413, `request body of ${declared} bytes is over the limit of ${MAX_BODY_BYTES}`, {
-        connection: 'close',
-      });
-    }
-    let body: unknown;
-    try {
-      body = await readJson(req);
-    } catch (err) {
-      const fe = FleetError.from(err);
-      if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
-      return jsonError(res, 400, `bad request body: ${fe.message}`);
-    }
-    scans ??= createScanRegistry(resolveGatewayOptions(deps.options), deps.logger, deps.stateDir);
-    const server = createMcpServer({
-      ...deps,
-      pages,
-      scans,
-      principal,
-      caller: wanted ? 'http:bearer' : 'http:no-auth',
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-  };
-
   const http = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    handle(scope, req, res).catch((err: unknown) => {
       log.error({ err }, 'HTTP request failed');
       if (!res.headersSent) jsonError(res, 500, 'internal error');
       else res.end();
@@ -276,9 +191,125 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     url,
     close: () =>
       new Promise<void>((resolve) => {
-        if (!deps.scans) scans?.close();
+        if (!deps.scans) scope.scans?.close();
         http.close(() => resolve());
         http.closeAllConnections();
       }),
   };
+}
+
+type Refuse = (status: number, message: string, headers?: Record<string, string>) => void;
+
+async function handle(scope: HttpScope, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { deps } = scope;
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  // A Fleet API caller (connect-es, gRPC-Web) reads refusals in its own protocol, not JSON-RPC.
+  const refuse: Refuse = (status, message, headers) =>
+    url.pathname.startsWith(FLEET_API_PREFIX)
+      ? writeFleetHttpError(req, res, status, message, headers)
+      : jsonError(res, status, message, headers);
+  if (url.pathname === '/healthz') return plain(res, 200, 'ok');
+  const why = deps.notReady?.();
+  if (url.pathname === '/readyz') {
+    return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
+  }
+  // Nothing else before the inventory is loaded (the tools would have no fleet), nor once shutting down.
+  if (why !== undefined) return refuse(503, `not ready: ${why}`);
+  // The page itself, still only to loopback Host names on a loopback server (DNS rebinding).
+  if (deps.dashboard && req.method === 'GET' && (!scope.loopbackBound || isLoopback(hostOfHeader(req.headers.host)))) {
+    if (deps.dashboard.serve(url.pathname, res)) return;
+  }
+  const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
+  const fleetApi = url.pathname.startsWith(FLEET_API_PREFIX) ? deps.fleetApi : undefined;
+  const dashboardApi = url.pathname.startsWith(DASHBOARD_API_PREFIX) ? deps.dashboardApi : undefined;
+  if (url.pathname !== MCP_PATH && !metrics && !fleetApi && !dashboardApi) {
+    return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+  }
+  const principal = admit(scope, req, res, refuse);
+  if (principal === undefined) return;
+  setRequestPrincipal(req, principal);
+  if (fleetApi) {
+    fleetApi(req, res);
+    return;
+  }
+  if (dashboardApi) return dashboardApi(req, res);
+  if (metrics) {
+    if (req.method !== 'GET') return jsonError(res, 405, 'method not allowed: GET /metrics', { allow: 'GET' });
+    const text = await metrics.metrics();
+    res.writeHead(200, { 'content-type': metrics.contentType });
+    res.end(text);
+    return;
+  }
+  return serveMcp(scope, req, res, principal);
+}
+
+/**
+ * The caller's principal, or undefined once refused. DNS rebinding: a page of evil.example whose
+ * name now resolves to 127.0.0.1 sends `Host: evil.example` and its own Origin. A loopback server
+ * answers loopback names only, token or not; and no server answers a browser page of another origin.
+ */
+function admit(scope: HttpScope, req: IncomingMessage, res: ServerResponse, refuse: Refuse): string | undefined {
+  const host = hostOfHeader(req.headers.host);
+  if (scope.loopbackBound && !isLoopback(host)) {
+    return void refuse(403, 'forbidden: Host header must name a loopback address');
+  }
+  const origin = req.headers.origin;
+  const corsOrigin = origin !== undefined && scope.deps.corsOrigins?.includes(origin) ? origin : undefined;
+  if (origin !== undefined && !corsOrigin && !isOwnOrigin(origin, req.headers.host)) {
+    return void refuse(403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
+  }
+  if (corsOrigin) {
+    res.setHeader('access-control-allow-origin', corsOrigin);
+    res.setHeader('vary', 'Origin');
+    // A preflight carries no credentials: it only asks what the real call may send.
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS_HEADERS);
+      res.end();
+      return undefined;
+    }
+    for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+  }
+  // A scan belongs to the token that started it (http-principal.ts).
+  const principal = scope.wanted ? scope.wanted.principal(req.headers.authorization) : 'http:no-auth';
+  if (principal === undefined) {
+    refuse(401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+  }
+  return principal;
+}
+
+/** POST /mcp: the body read within its bound, answered by a fresh MCP server and transport. */
+async function serveMcp(scope: HttpScope, req: IncomingMessage, res: ServerResponse, principal: string): Promise<void> {
+  const { deps } = scope;
+  if (req.method !== 'POST') {
+    return jsonError(res, 405, 'method not allowed: this server is stateless, POST only', { allow: 'POST' });
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    return jsonError(res, 413, `request body of ${declared} bytes is over the limit of ${MAX_BODY_BYTES}`, {
+      connection: 'close',
+    });
+  }
+  let body: unknown;
+  try {
+    body = await readJson(req);
+  } catch (err) {
+    const fe = FleetError.from(err);
+    if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
+    return jsonError(res, 400, `bad request body: ${fe.message}`);
+  }
+  scope.scans ??= createScanRegistry(resolveGatewayOptions(deps.options), deps.logger, deps.stateDir);
+  const server = createMcpServer({
+    ...deps,
+    pages: scope.pages,
+    scans: scope.scans,
+    principal,
+    caller: scope.wanted ? 'http:bearer' : 'http:no-auth',
+  });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
 }
