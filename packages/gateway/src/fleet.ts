@@ -1,19 +1,9 @@
 // The gateway's fleet: the inventory's hosts (or the embedded localhost when there is
 // none), the selector over them, and one lazily created, reused backend per host.
 import { createLocalBackend } from '@fleetls/agent/embedded';
-import {
-  FleetError,
-  type HostBackend,
-  isVia,
-  NOOP_OBSERVER,
-  type Observer,
-  type Row,
-  type StatInfo,
-  type Via,
-  type WalkRequest,
-  type WalkSummary,
-} from '@fleetls/core';
+import { FleetError, type HostBackend, NOOP_OBSERVER, type Observer } from '@fleetls/core';
 import type { Logger } from 'pino';
+import { createFallbackBackend } from './fallback-backend.js';
 import type { Fleet, FleetHost } from './fleet-types.js';
 import { type Inventory, type InventoryHost, LOCALHOST } from './inventory.js';
 import { loadInventory } from './inventory-file.js';
@@ -183,75 +173,55 @@ function withKubernetesAgents(inv: Inventory, found: InventoryHost[]): Inventory
   return { ...inv, hosts: [...inv.hosts, ...found.filter((h) => !named.has(h.name))] };
 }
 
+interface CreateFleetOptions {
+  logger: Logger;
+  connectTimeoutMs?: number;
+  factories: BackendFactories;
+  observer?: Observer;
+  dynamic?: DynamicHosts;
+  /** Without an inventory: the embedded localhost's roots (`--allow`); undefined = `/`. */
+  localAllow?: string[];
+  /** `kubernetes:` agents, re-listed: the hosts follow the file plus the latest listing. */
+  kubernetes?: { file: Inventory; discovery: KubernetesDiscovery };
+}
+
+/** The fleet's own hosts (the inventory's, re-listed with Kubernetes), by name. */
+interface FleetHosts {
+  hosts: FleetHost[];
+  byInventoryName: Map<string, InventoryHost>;
+  named: Set<string>;
+  listed?: InventoryHost[];
+}
+
 /** The fleet of an inventory (undefined = localhost only, embedded), over the given backend factories. */
-export function createFleet(
-  inventory: Inventory | undefined,
-  opts: {
-    logger: Logger;
-    connectTimeoutMs?: number;
-    factories: BackendFactories;
-    observer?: Observer;
-    dynamic?: DynamicHosts;
-    /** Without an inventory: the embedded localhost's roots (`--allow`); undefined = `/`. */
-    localAllow?: string[];
-    /** `kubernetes:` agents, re-listed: the hosts follow the file plus the latest listing. */
-    kubernetes?: { file: Inventory; discovery: KubernetesDiscovery };
-  },
-): LoadedFleet {
-  const factories = opts.factories;
+export function createFleet(inventory: Inventory | undefined, opts: CreateFleetOptions): LoadedFleet {
   const dynamic = opts.dynamic;
-  const observer = opts.observer ?? NOOP_OBSERVER;
   const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   // No implicit host: with an inventory, localhost is there only where it names it; a
   // registry alone (NATS) has it only under --allow roots; with neither, it is the one host.
-  let hosts: FleetHost[] = inventory
+  const hosts: FleetHost[] = inventory
     ? inventory.hosts.map(fleetHost)
     : dynamic && opts.localAllow === undefined
       ? []
       : [embeddedLocalhost()];
-  let byInventoryName = new Map(inventory?.hosts.map((h) => [h.name, h]));
-  let named = new Set(hosts.map((h) => h.name));
-  let listed = opts.kubernetes?.discovery.hosts();
-  /** After a new Kubernetes listing: the file's hosts plus the agents listed now. */
-  const relisted = () => {
-    const k = opts.kubernetes;
-    if (!k || k.discovery.hosts() === listed) return;
-    listed = k.discovery.hosts();
-    const inv = withKubernetesAgents(k.file, listed);
-    hosts = inv.hosts.map(fleetHost);
-    byInventoryName = new Map(inv.hosts.map((h) => [h.name, h]));
-    named = new Set(hosts.map((h) => h.name));
+  const own: FleetHosts = {
+    hosts,
+    byInventoryName: new Map(inventory?.hosts.map((h) => [h.name, h])),
+    named: new Set(hosts.map((h) => h.name)),
+    listed: opts.kubernetes?.discovery.hosts(),
   };
   /** The inventory's hosts, then the registry's by name (read live: agents come and go). */
   const current = (): FleetHost[] => {
-    relisted();
-    if (!dynamic) return hosts;
-    const live = dynamic.hosts().filter((h) => !named.has(h.name));
+    relisted(own, opts.kubernetes);
+    if (!dynamic) return own.hosts;
+    const live = dynamic.hosts().filter((h) => !own.named.has(h.name));
     live.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return [...hosts, ...live];
+    return [...own.hosts, ...live];
   };
   const backends = new Map<string, HostBackend>();
   /** The address each backend was made for. */
   const addresses = new Map<string, string>();
   let closed = false;
-
-  const make = (host: FleetHost): HostBackend => {
-    // The inventory's localhost has its own roots; without an inventory, --allow's (or `/`).
-    if (host.via === 'embedded')
-      return factories.local(byInventoryName.get(host.name)?.embedded?.allow ?? opts.localAllow);
-    if (host.via === 'agent+nats' && dynamic) return dynamic.backend(host.name);
-    const log = opts.logger.child({ host: host.name });
-    const spec = byInventoryName.get(host.name)!;
-    if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
-    if (host.via === 'agent+ssh') {
-      const pair = factories.agentOverSsh(spec.agentSocket!, spec.ssh!, inventory!, connectTimeoutMs, log, observer);
-      return createFallbackBackend(pair.agent, () => pair.find, log, Date.now, { primary: 'agent+ssh', note: true });
-    }
-    const agent = factories.agent(spec.agent!, inventory!, connectTimeoutMs, log);
-    if (!spec.ssh) return agent;
-    const ssh = spec.ssh;
-    return createFallbackBackend(agent, () => factories.ssh(ssh, connectTimeoutMs, log, observer), log);
-  };
 
   return {
     inventory,
@@ -261,18 +231,19 @@ export function createFleet(
     select: (selector) => selectHosts(selector, current()),
     backend(name) {
       if (closed) throw new FleetError('unavailable', 'the fleet is closed');
-      relisted();
+      relisted(own, opts.kubernetes);
       let b = backends.get(name);
       // A re-listed agent at a new address (its pod was replaced) gets a new backend.
-      const address = opts.kubernetes && hosts.find((h) => h.name === name)?.address;
+      const address = opts.kubernetes && own.hosts.find((h) => h.name === name)?.address;
       if (b && address && addresses.get(name) !== address) {
         b.close();
         b = undefined;
       }
       if (!b) {
-        const host = hosts.find((h) => h.name === name) ?? (named.has(name) ? undefined : dynamic?.host(name));
+        const host = own.hosts.find((h) => h.name === name) ?? (own.named.has(name) ? undefined : dynamic?.host(name));
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
-        b = opts.observer ? observeBackend(make(host), observer, host.name) : make(host);
+        const made = makeBackend(host, own, inventory, opts, connectTimeoutMs);
+        b = opts.observer ? observeBackend(made, opts.observer, host.name) : made;
         backends.set(name, b);
         addresses.set(name, host.address);
       }
@@ -294,150 +265,39 @@ export function createFleet(
   };
 }
 
-/** Which transport answered (or failed last): set on results and errors of the fallback backend. */
-export type WithVia = { via?: Via };
-
-/**
- * The transport behind an outcome: the `via` that the fallback backend sets on the value
- * or error it hands back, else the backend's current `via`.
- */
-export function viaOf(outcome: unknown, backend: HostBackend): Via {
-  const v = (outcome as WithVia | undefined)?.via;
-  return isVia(v) ? v : backend.via;
+/** After a new Kubernetes listing: the file's hosts plus the agents listed now. */
+function relisted(own: FleetHosts, k: CreateFleetOptions['kubernetes']): void {
+  if (!k || k.discovery.hosts() === own.listed) return;
+  own.listed = k.discovery.hosts();
+  const inv = withKubernetesAgents(k.file, own.listed);
+  own.hosts = inv.hosts.map(fleetHost);
+  own.byInventoryName = new Map(inv.hosts.map((h) => [h.name, h]));
+  own.named = new Set(own.hosts.map((h) => h.name));
 }
 
-export interface FallbackOptions {
-  /** The agent's transport: 'agent' (TCP, the default) or 'agent+ssh'. */
-  primary?: Via;
-  /** Say on each answer SSH gives in the agent's stead why the agent was not used. */
-  note?: boolean;
-}
-
-/** How long SSH is used directly after the agent was unreachable, before trying the agent again. */
-export const AGENT_RETRY_MS = 30_000;
-
-/**
- * Agent first, SSH when the agent is unreachable (`unavailable`: refused, no route, no
- * connection within the connect timeout). Any other agent error (timeout mid-walk, auth,
- * not_found...) is the host's answer: SSH is not a retry for a reachable agent.
- *
- * `via` is a getter: after a call settles it names the transport that answered (or failed
- * last), and every summary, StatInfo, probe result and thrown error also carries `via`.
- */
-export function createFallbackBackend(
-  agent: HostBackend,
-  makeSsh: () => HostBackend,
-  logger: Logger,
-  now: () => number = Date.now,
-  opts: FallbackOptions = {},
+/** A host's backend by its transport; an agent with SSH configured falls back to SSH. */
+function makeBackend(
+  host: FleetHost,
+  own: FleetHosts,
+  inventory: Inventory | undefined,
+  opts: CreateFleetOptions,
+  connectTimeoutMs: number,
 ): HostBackend {
-  const primary = opts.primary ?? 'agent';
-  let ssh: HostBackend | undefined;
-  let agentDownUntil = 0;
-  /** Why the agent was not used, while SSH stands in for it (a note on each answer). */
-  let agentDown: FleetError | undefined;
-  let current: Via = primary;
-  const sshBackend = () => {
-    ssh ??= makeSsh();
-    return ssh;
-  };
-  const tag = <T extends object>(value: T, via: Via): T => {
-    current = via;
-    (value as WithVia).via = via;
-    return value;
-  };
-  const agentUnreachable = (err: unknown): FleetError | undefined => {
-    const fe = FleetError.from(err);
-    return fe.code === 'unavailable' ? fe : undefined;
-  };
-  const markDown = (down: FleetError) => {
-    agentDownUntil = now() + AGENT_RETRY_MS;
-    agentDown = down;
-    logger.info({ err: down.message }, 'agent unreachable; using SSH');
-  };
-  const both = (agentErr: FleetError, sshErr: unknown): FleetError => {
-    const fe = FleetError.from(sshErr);
-    return tag(new FleetError(fe.code, `${fe.message} (agent: ${agentErr.message})`, { cause: sshErr }), 'ssh');
-  };
-  /** An answer SSH gave in the agent's stead says why, when asked to. */
-  const noted = <T extends { notes?: string[] }>(value: T): T => {
-    if (opts.note && agentDown) {
-      value.notes = [...(value.notes ?? []), `${primary} not used (${agentDown.message}); listed with find over SSH`];
-    }
-    return value;
-  };
-
-  async function viaSsh<T extends object>(run: (b: HostBackend) => Promise<T>, agentErr?: FleetError): Promise<T> {
-    try {
-      return tag(await run(sshBackend()), 'ssh');
-    } catch (err) {
-      throw agentErr ? both(agentErr, err) : tag(FleetError.from(err), 'ssh');
-    }
+  const { factories, dynamic } = opts;
+  const observer = opts.observer ?? NOOP_OBSERVER;
+  // The inventory's localhost has its own roots; without an inventory, --allow's (or `/`).
+  if (host.via === 'embedded')
+    return factories.local(own.byInventoryName.get(host.name)?.embedded?.allow ?? opts.localAllow);
+  if (host.via === 'agent+nats' && dynamic) return dynamic.backend(host.name);
+  const log = opts.logger.child({ host: host.name });
+  const spec = own.byInventoryName.get(host.name)!;
+  if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
+  if (host.via === 'agent+ssh') {
+    const pair = factories.agentOverSsh(spec.agentSocket!, spec.ssh!, inventory!, connectTimeoutMs, log, observer);
+    return createFallbackBackend(pair.agent, () => pair.find, log, Date.now, { primary: 'agent+ssh', note: true });
   }
-
-  async function call<T extends object>(run: (b: HostBackend) => Promise<T>, signal: AbortSignal): Promise<T> {
-    if (now() < agentDownUntil) return viaSsh(run);
-    try {
-      const value = tag(await run(agent), primary);
-      agentDown = undefined;
-      return value;
-    } catch (err) {
-      const down = agentUnreachable(err);
-      if (!down || signal.aborted) throw tag(FleetError.from(err), primary);
-      markDown(down);
-      return viaSsh(run, down);
-    }
-  }
-
-  return {
-    get via() {
-      return current;
-    },
-    async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
-      let agentErr: FleetError | undefined;
-      if (now() >= agentDownUntil) {
-        const gen = agent.walk(req, signal);
-        let first: IteratorResult<Row[], WalkSummary>;
-        try {
-          first = await gen.next();
-        } catch (err) {
-          const down = agentUnreachable(err);
-          if (!down || signal.aborted) throw tag(FleetError.from(err), primary);
-          markDown(down);
-          agentErr = down;
-          first = undefined as never;
-        }
-        if (!agentErr) {
-          // The agent answered: from here on its stream is the host's answer.
-          current = primary;
-          agentDown = undefined;
-          try {
-            if (first.done) return tag(first.value, primary);
-            yield first.value;
-            return tag(yield* gen, primary);
-          } catch (err) {
-            throw tag(FleetError.from(err), primary);
-          } finally {
-            // A consumer that stops early must stop the agent's walk too.
-            await gen.return(undefined as never);
-          }
-        }
-      }
-      current = 'ssh';
-      try {
-        return noted(tag(yield* sshBackend().walk(req, signal), 'ssh'));
-      } catch (err) {
-        throw agentErr ? both(agentErr, err) : tag(FleetError.from(err), 'ssh');
-      }
-    },
-    stat: async (path: string, follow: boolean, signal: AbortSignal): Promise<StatInfo> => {
-      const info = await call((b) => b.stat(path, follow, signal), signal);
-      return (info as WithVia).via === 'ssh' ? noted(info) : info;
-    },
-    probe: (signal: AbortSignal) => call((b) => b.probe(signal), signal),
-    close() {
-      agent.close();
-      ssh?.close();
-    },
-  };
+  const agent = factories.agent(spec.agent!, inventory!, connectTimeoutMs, log);
+  if (!spec.ssh) return agent;
+  const ssh = spec.ssh;
+  return createFallbackBackend(agent, () => factories.ssh(ssh, connectTimeoutMs, log, observer), log);
 }

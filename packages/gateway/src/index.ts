@@ -11,24 +11,20 @@ export {
   fleetErrorFromGrpc,
 } from './agent-client.js';
 export {
+  AGENT_RETRY_MS,
+  createFallbackBackend,
+  type FallbackOptions,
+  viaOf,
+  type WithVia,
+} from './fallback-backend.js';
+export {
   type FanOutOptions,
   fanOut,
   type HostResult,
   hostSignals,
   PartialFailure,
 } from './fan-out.js';
-export {
-  AGENT_RETRY_MS,
-  type BackendFactories,
-  createFallbackBackend,
-  createFleet,
-  type FallbackOptions,
-  type LoadedFleet,
-  type LoadFleetOptions,
-  loadFleet,
-  viaOf,
-  type WithVia,
-} from './fleet.js';
+export { type BackendFactories, createFleet, type LoadedFleet, type LoadFleetOptions, loadFleet } from './fleet.js';
 export { fleetServiceDescriptor } from './fleet-api/connect-descriptor.js';
 export { type FleetGrpcServer, type FleetTlsFiles, startFleetGrpcServer } from './fleet-api/server.js';
 export {
