@@ -5,13 +5,22 @@ import { type FindFilter, type FindFilterArgs, parseFindFilterArgs } from '@flee
 import { z } from 'zod';
 import { cliHelp } from './schemas.js';
 
+/** Longest filter value taken to core's parse (a size, a time, a name, a mode). */
+const FILTER_LENGTH = 256;
+const tooLong = (name: string) => ({ error: `${name} must be at most ${FILTER_LENGTH} characters` });
 const text = (name: string) =>
   z
     .string({ error: `${name} must be a string` })
-    .max(256, { error: `${name} must be at most 256 characters` })
+    .max(FILTER_LENGTH, tooLong(name))
     .optional();
+// The string branch names its bound itself: a union answers the issue of the branch the type
+// matched, and zod's default ("Too big: expected string…") names no argument.
 const textOrNumber = (name: string) =>
-  z.union([z.string().max(256), z.number()], { error: `${name} must be a string or a number` }).optional();
+  z
+    .union([z.string().max(FILTER_LENGTH, tooLong(name)), z.number()], {
+      error: `${name} must be a string or a number`,
+    })
+    .optional();
 
 export const filterInput = {
   min_size: textOrNumber('min_size').describe('Size at least: bytes, 10K, 5M, 1.5G'),
