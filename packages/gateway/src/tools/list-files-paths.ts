@@ -94,62 +94,13 @@ export async function walkPathChunk(
   const reqs = hostRequests({ ...req, maxEntries: perHost }, start);
   const rank = hostRanks(allHosts);
   const fromParent = (i: number) => start.host !== undefined && (rank.get(allHosts[i].name) ?? 0) > start.host;
-  const groups = new Map<WalkRequest, number[]>();
-  allHosts.forEach((_, i) => {
-    const r = fromParent(i) ? reqs.parent : reqs.shown;
-    const list = groups.get(r);
-    if (list) list.push(i);
-    else groups.set(r, [i]);
-  });
-  const results: HostResult<HostWalk>[] = new Array(allHosts.length);
-  // One fan-out per distinct request (at most two).
-  await Promise.all(
-    [...groups].map(async ([hostReq, idx]) => {
-      const rs = await walkHosts(
-        ctx,
-        idx.map((i) => allHosts[i]),
-        hostReq,
-      );
-      rs.forEach((r, k) => {
-        results[idx[k]] = r;
-      });
-    }),
-  );
-  const after = start.after;
-  const lists: HostEntry[][] = [];
-  const truncations: HostTruncation[] = [];
-  let bound: Entry | undefined;
-  // A host whose walk stalled may have rows before any other host's: none can be shown yet.
-  let stall = false;
+  const results = await walkGrouped(ctx, allHosts, (i) => (fromParent(i) ? reqs.parent : reqs.shown));
+  const taken: Taken = { lists: [], truncations: [], bound: undefined, stall: false };
   results.forEach((r, i) => {
-    if (!r.value) return;
-    const host = r.host.name;
-    const from = fromParent(i) ? reqs.from : undefined;
-    const list: HostEntry[] = [];
-    for (const row of r.value.rows) {
-      if (row.kind === 'truncation') {
-        // A nested directory past the hosts' ceiling of entries per directory.
-        truncations.push({ host, truncation: row.truncation });
-        continue;
-      }
-      // An agent that ignores `after`, or a host asked from the parent: drop what was shown.
-      if (after && from === undefined && beforeOrAt(row.entry, after, compare)) continue;
-      if (from !== undefined && compare(row.entry, from) < 0) continue;
-      list.push({ host, entry: row.entry });
-    }
-    lists.push(list);
-    const stopped = stoppedEarly(r);
-    if (stalled(r)) stall = true;
-    for (const t of lossTruncations(r.value.summary)) {
-      if (stopped && (t.reason === 'max_entries' || t.reason === 'deadline')) continue; // the next page goes on
-      truncations.push({ host, truncation: t });
-    }
-    if (stopped) {
-      const last = lastEntry(r.value.rows);
-      if (last && (bound === undefined || compare(last, bound) < 0)) bound = last;
-    }
+    if (r.value) takeHost(taken, r, r.value, start.after, fromParent(i) ? reqs.from : undefined, compare);
   });
-  let rows = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction));
+  const { bound, stall } = taken;
+  let rows = mergeSortedArrays(taken.lists, hostEntryComparator(req.order, req.direction));
   // The page shows the deadline's truncation and the same cursor, not the end of the listing.
   if (stall) rows = [];
   else if (bound !== undefined) {
@@ -164,10 +115,84 @@ export async function walkPathChunk(
     base: start.index,
     complete: !stall && bound === undefined,
     found: start.index + rows.length,
-    truncations,
+    truncations: taken.truncations,
     notes: walkNotes(results),
     hosts: results.map((r) => r.status),
   };
+}
+
+/** The hosts' walks, one fan-out per distinct request (at most two), results in host order. */
+async function walkGrouped(
+  ctx: ToolContext,
+  allHosts: FleetHost[],
+  requestOf: (i: number) => WalkRequest,
+): Promise<HostResult<HostWalk>[]> {
+  const groups = new Map<WalkRequest, number[]>();
+  allHosts.forEach((_, i) => {
+    const r = requestOf(i);
+    const list = groups.get(r);
+    if (list) list.push(i);
+    else groups.set(r, [i]);
+  });
+  const results: HostResult<HostWalk>[] = new Array(allHosts.length);
+  await Promise.all(
+    [...groups].map(async ([hostReq, idx]) => {
+      const rs = await walkHosts(
+        ctx,
+        idx.map((i) => allHosts[i]),
+        hostReq,
+      );
+      rs.forEach((r, k) => {
+        results[idx[k]] = r;
+      });
+    }),
+  );
+  return results;
+}
+
+/** What the hosts' walks have listed so far, merged into one chunk. */
+interface Taken {
+  lists: HostEntry[][];
+  truncations: HostTruncation[];
+  /** The smallest last row of a host that stopped early: the chunk ends at its path. */
+  bound: Entry | undefined;
+  /** A host whose walk stalled may have rows before any other host's: none can be shown yet. */
+  stall: boolean;
+}
+
+/** One host's rows after the cursor (`from`: asked from the cut's parent), its cuts, and where it stopped. */
+function takeHost(
+  taken: Taken,
+  r: HostResult<HostWalk>,
+  walk: HostWalk,
+  after: PathCursor['after'],
+  from: Entry | undefined,
+  compare: (a: Entry, b: Entry) => number,
+): void {
+  const host = r.host.name;
+  const list: HostEntry[] = [];
+  for (const row of walk.rows) {
+    if (row.kind === 'truncation') {
+      // A nested directory past the hosts' ceiling of entries per directory.
+      taken.truncations.push({ host, truncation: row.truncation });
+      continue;
+    }
+    // An agent that ignores `after`, or a host asked from the parent: drop what was shown.
+    if (after && from === undefined && beforeOrAt(row.entry, after, compare)) continue;
+    if (from !== undefined && compare(row.entry, from) < 0) continue;
+    list.push({ host, entry: row.entry });
+  }
+  taken.lists.push(list);
+  const stopped = stoppedEarly(r);
+  if (stalled(r)) taken.stall = true;
+  for (const t of lossTruncations(walk.summary)) {
+    if (stopped && (t.reason === 'max_entries' || t.reason === 'deadline')) continue; // the next page goes on
+    taken.truncations.push({ host, truncation: t });
+  }
+  if (stopped) {
+    const last = lastEntry(walk.rows);
+    if (last && (taken.bound === undefined || compare(last, taken.bound) < 0)) taken.bound = last;
+  }
 }
 
 /**
