@@ -5,151 +5,35 @@
 import {
   compareResumePoints,
   decodeTreeCursor,
-  displayPath,
-  type Entry,
   encodeTreeCursor,
   FleetError,
-  type HostStatus,
   invalidArgument,
-  MAX_TREE_CURSOR_LENGTH,
   queryFingerprint,
   type ResumePoint,
   type Row,
   resolveWalkRequest,
   resumePointOf,
   type TreeCursor,
-  type Truncation,
-  treeEntryLine,
-  treeTruncationLine,
   type WalkRequest,
 } from '@fleetls/core';
-import { z } from 'zod';
 import { formatTree } from '../cli/format.js';
 import type { HostResult } from '../fan-out.js';
-import type { FleetHost } from '../fleet-types.js';
-import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg, invalidCursor } from './cursor-arg.js';
-import { fitHostStatuses } from './host-statuses.js';
+import { type HostWalk, lossTruncations, walkDeadlineMs, walkHost, walkNotes, withinBudget } from './host-walks.js';
+import { presentTree, rowJson } from './list-directory-present.js';
 import {
-  type HostNote,
-  type HostWalk,
-  lossTruncations,
-  walkDeadlineMs,
-  walkHost,
-  walkNotes,
-  withinBudget,
-} from './host-walks.js';
-import { failureLine, noteLine, truncationJson, typeWord } from './present.js';
+  type Args,
+  input,
+  output,
+  type Plan,
+  pending,
+  type TreeListing,
+  type TreeSection,
+} from './list-directory-shape.js';
 import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
-import * as s from './schemas.js';
-import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
+import { defineTool } from './tool.js';
 
-const DEPTH = { ...s.DEPTH, default: 2 } as const;
-const MAX_ITEMS_PER_DIR = { ...s.ITEMS_PER_DIR, default: 100 } as const;
-
-const input = {
-  host: s.host(),
-  path: s.path,
-  depth: s
-    .int('depth', DEPTH.min, DEPTH.max)
-    .default(DEPTH.default)
-    .describe('Levels listed (1 = the path’s own entries)'),
-  max_items_per_dir: s
-    .int('max_items_per_dir', MAX_ITEMS_PER_DIR.min, MAX_ITEMS_PER_DIR.max)
-    .default(MAX_ITEMS_PER_DIR.default)
-    .describe('Entries shown per nested directory (not path)'),
-  cursor: s.cursor(MAX_TREE_CURSOR_LENGTH, 'same arguments'),
-};
-
-const treeEntrySchema = z.object({
-  /** Only when several hosts were asked. */
-  host: z.string().optional(),
-  path: z.string(),
-  type: z
-    .string()
-    .optional()
-    .describe('directory, symlink, fifo, socket, char, block, or warning (a capped directory); absent = file'),
-  /** Bytes (lstat), for everything but directories. */
-  size: z.number().optional(),
-  link_target: z.string().optional(),
-  error: s.entryErrorSchema.optional(),
-  /** A per-directory [WARNING]: how many of its entries were hidden. */
-  hidden: z.object({ shown: z.number(), total: z.number() }).optional(),
-});
-
-const output = {
-  path: z.string(),
-  entries: z.array(treeEntrySchema),
-  truncated: z.boolean(),
-  truncations: z.array(s.truncationSchema),
-  /** Present exactly when the listing was cut: pass it as `cursor` for the next page. */
-  next_cursor: z.string().optional(),
-  notes: z.array(s.noteSchema).optional(),
-  hosts: z.array(s.hostStatusSchema),
-  scan: s.scanSchema.optional(),
-};
-
-type Args = z.output<z.ZodObject<typeof input>>;
-type TreeEntryJson = z.infer<typeof treeEntrySchema>;
-export type ListDirectoryAnswer = z.infer<z.ZodObject<typeof output>>;
-
-interface Plan {
-  /** Every host the selector names (the cursor's host index counts in this list). */
-  allHosts: FleetHost[];
-  /** The hosts this page lists: from the cursor's host on. */
-  hosts: FleetHost[];
-  start: TreeCursor;
-  req: WalkRequest;
-  /** The first host's request: resumed after the cursor's row. */
-  resumed: WalkRequest;
-  fingerprint: string;
-}
-
-/** One host's part of a tree page. */
-export interface TreeSection {
-  status: HostStatus;
-  /** Its rows in depth-first order (none when the host failed). */
-  rows: Row[];
-  /** Whole-walk caps that bit (max_entries, deadline). */
-  losses: Truncation[];
-}
-
-/** A page of trees, host after host. */
-export interface TreeListing extends ToolResult {
-  path: string;
-  multi: boolean;
-  sections: TreeSection[];
-  notes: HostNote[];
-  /**
-   * The cursor after the first `shown` rows of the page (over all sections, in order);
-   * undefined when nothing follows them.
-   */
-  cursorAfter(shown: number): string | undefined;
-}
-
-/** A row as lean JSON: no host when one host was asked, no type for a plain file, no size for a directory. */
-function entryJson(host: string | undefined, e: Entry): TreeEntryJson {
-  const out: TreeEntryJson = { ...(host !== undefined ? { host } : {}), path: displayPath(e.path) };
-  if (e.type !== 'file') out.type = typeWord(e);
-  if (e.error) {
-    out.error = { code: e.error.code, detail: e.error.detail };
-    return out;
-  }
-  if (e.type !== 'dir') out.size = e.size;
-  if (e.linkTarget !== undefined) out.link_target = displayPath(e.linkTarget);
-  return out;
-}
-
-function rowJson(host: string | undefined, row: Row): TreeEntryJson {
-  if (row.kind === 'entry') return entryJson(host, row.entry);
-  const t = row.truncation;
-  return {
-    ...(host !== undefined ? { host } : {}),
-    path: displayPath(t.dir),
-    type: 'warning',
-    hidden: { shown: t.shown, total: t.total },
-  };
-}
+export type { ListDirectoryAnswer, TreeListing, TreeSection } from './list-directory-shape.js';
 
 /**
  * Rows one host may send: enough to fill the text budget whatever the line lengths (a line
@@ -176,15 +60,6 @@ function pageStart(cursor: string, fingerprint: string, hostCount: number): Tree
   const pos = decodeCursorArg(decodeTreeCursor, cursor, fingerprint, unchanged);
   if (pos.host >= hostCount) throw invalidCursor(unchanged);
   return pos;
-}
-
-/** Why a host has no rows on this page: a later page lists it. */
-const PENDING_MESSAGE = 'continued on the next page: call again with next_cursor';
-
-/** A host this page does not list (it comes after the cut, or after a host that stopped early). */
-function pending(s: HostStatus): HostStatus {
-  // No message per host: the status says it, and the text says it once for all of them.
-  return s.status === 'pending' ? s : { host: s.host, status: 'pending', via: s.via, elapsedMs: 0 };
 }
 
 /** A host that stopped at its entry or time limit after some rows goes on on the next page. */
@@ -318,91 +193,7 @@ export const listDirectoryTool = defineTool({
   },
 
   scan: treeScan,
-
-  mcp(l: TreeListing, ctx) {
-    // Each row's line and lean JSON, once; build(n) lays out the page that shows the first n.
-    const rowHost = (host: string) => (l.multi ? host : undefined);
-    const lines = l.sections.map((sec) => {
-      const prefix = l.multi ? `${sec.status.host}: ` : '';
-      return sec.rows.map(
-        (row) =>
-          prefix +
-          (row.kind === 'entry' ? treeEntryLine(row.entry, l.path) : treeTruncationLine(row.truncation, l.path)),
-      );
-    });
-    const items = l.sections.map((sec) => sec.rows.map((row) => rowJson(rowHost(sec.status.host), row)));
-    const flatLines = lines.flat();
-    const flatItems = items.flat();
-    const build = (n: number, budget: AnswerCut): McpAnswer => {
-      const text: string[] = [];
-      const entries: TreeEntryJson[] = [];
-      const truncations: ReturnType<typeof truncationJson>[] = [];
-      const listedHosts = new Set<string>();
-      let shown = 0;
-      /** Rows the listed hosts sent for this page (those past a cut included). */
-      let sent = 0;
-      let cut = false;
-      for (const [si, sec] of l.sections.entries()) {
-        const host = sec.status.host;
-        const prefix = l.multi ? `${host}: ` : '';
-        listedHosts.add(host);
-        // Failed hosts keep their place in the host order.
-        if (sec.status.status !== 'ok') text.push(prefix + failureLine(sec.status, l.path));
-        sent += sec.rows.length;
-        const take = Math.min(sec.rows.length, n - shown);
-        for (let k = 0; k < take; k++) {
-          text.push(lines[si][k]);
-          entries.push(items[si][k]);
-        }
-        shown += take;
-        if (take < sec.rows.length) {
-          cut = true;
-          break;
-        }
-        for (const t of sec.losses) {
-          text.push(prefix + treeTruncationLine(t, l.path));
-          truncations.push(truncationJson(host, t));
-        }
-      }
-      const notes = l.notes.filter((note) => listedHosts.has(note.host));
-      for (const note of notes) text.push(noteLine(note, l.multi));
-      // Every host of the call has its status row on this page: those a later page lists are pending.
-      const hosts = l.hosts.map((h) => (listedHosts.has(h.host) ? h : pending(h)));
-      const later = hosts.filter((h) => h.status === 'pending').map((h) => h.host);
-      if (later.length > 0) {
-        const names =
-          later.length > 20 ? `${later.length} hosts: ${later.slice(0, 20).join(', ')}, …` : later.join(', ');
-        text.push(`[PENDING] ${names}: ${PENDING_MESSAGE}`);
-      }
-      const statuses = fitHostStatuses(hosts, ctx.options);
-      text.push(...statuses.lines);
-      if (statuses.truncation) truncations.push(statuses.truncation);
-      const nextCursor = l.cursorAfter(shown);
-      if (nextCursor) {
-        const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
-        if (cut) {
-          text.push(`[WARNING] answer cut at ${budget.words} after ${shown} lines; ${more}`);
-          truncations.push(cutRecord(budget, shown, sent));
-        } else text.push(`[WARNING] ${more}`);
-      }
-      const structured: ListDirectoryAnswer = {
-        path: l.path,
-        entries,
-        truncated: truncations.length > 0,
-        truncations,
-        ...(nextCursor ? { next_cursor: nextCursor } : {}),
-        ...(notes.length > 0 ? { notes } : {}),
-        ...statuses.json,
-      };
-      return { structured, text: text.join('\n') };
-    };
-    return fitAnswer({
-      rows: flatLines.length,
-      rowCost: (i) => rowSize(flatLines[i], flatItems[i]),
-      build,
-      options: ctx.options,
-    }).answer;
-  },
+  mcp: (l: TreeListing, ctx) => presentTree(l, ctx),
 
   cli: {
     command: 'tree',
