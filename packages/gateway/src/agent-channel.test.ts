@@ -159,6 +159,36 @@ describe('agent channel', () => {
     }
   });
 
+  it('sends a call the agent refused unseen once more, on a session that is open now', async () => {
+    const ch = createAgentChannel({ address, connectTimeoutMs: 5000 });
+    try {
+      handler = (stream) => ok(stream, [Buffer.from('hi')]);
+      assert.equal(String(await ch.unary('/p.S/M', Buffer.alloc(0), opts())), 'hi');
+      const first = sessions;
+      // The agent goes away refusing the stream it has not started (a burst meeting a closing session).
+      let calls = 0;
+      handler = (stream) => {
+        if (calls++ > 0) return ok(stream, [Buffer.from('again')]);
+        stream.session?.close();
+        stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      };
+      assert.equal(String(await ch.unary('/p.S/M', Buffer.alloc(0), opts())), 'again');
+      assert.equal(calls, 2);
+      assert.equal(sessions - first, 1);
+      // Refused on a session that stays open: the same session takes the second try.
+      calls = 0;
+      handler = (stream) => {
+        if (calls++ > 0) return ok(stream, [Buffer.from('later')]);
+        stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      };
+      assert.equal(String(await ch.unary('/p.S/M', Buffer.alloc(0), opts())), 'later');
+      assert.equal(calls, 2);
+      assert.equal(sessions - first, 1);
+    } finally {
+      ch.close();
+    }
+  });
+
   it('opens a new session after the agent closed the last one', async () => {
     handler = (stream) => ok(stream, [Buffer.from('hi')]);
     const ch = createAgentChannel({ address, connectTimeoutMs: 5000 });

@@ -16,7 +16,14 @@ export { type AgentChannelOptions, acceptsTcp } from './agent-session.js';
 export { GrpcError } from './grpc-call-status.js';
 export { MAX_MESSAGE_BYTES } from './grpc-framing.js';
 
-const { NGHTTP2_CANCEL } = http2.constants;
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+
+/**
+ * A call the agent never saw: its session was gone when it was sent, or the agent reset the
+ * stream REFUSED_STREAM before answering (a GOAWAY refuses every stream past its last one,
+ * RFC 9113 §8.7). Sending it again cannot run anything twice.
+ */
+class Unsent extends GrpcError {}
 
 export interface CallOptions {
   /**
@@ -104,8 +111,12 @@ function startCall(
     if (!failure && deframer.midMessage)
       failure = new GrpcError(status.INTERNAL, 'the agent ended the call mid-message');
     const sessionGone = session.destroyed || session.closed;
+    const end =
+      failure ?? endStatus({ headers: response, trailers, rstCode: stream.rstCode, err: streamError, sessionGone });
     sink.onEnd(
-      failure ?? endStatus({ headers: response, trailers, rstCode: stream.rstCode, err: streamError, sessionGone }),
+      end && !failure && !response && stream.rstCode === NGHTTP2_REFUSED_STREAM
+        ? new Unsent(end.code, end.details)
+        : end,
     );
   });
   return () => cancel(new GrpcError(status.CANCELLED, 'Cancelled on client'));
@@ -195,19 +206,33 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
     return entry;
   };
 
+  /** A session that can take a call now: the open one, else a new one once its agent has spoken. */
+  const usable = (signal: AbortSignal): Session | Promise<Session> =>
+    current?.spoken && !current.session.closed && !current.session.destroyed && !signal.aborted
+      ? current
+      : ready(signal);
+
   async function* serverStream(method: string, request: Uint8Array, opts: CallOptions): AsyncGenerator<Buffer> {
-    const entry =
-      current?.spoken && !current.session.closed && !opts.signal.aborted ? current : await ready(opts.signal);
-    const begin = (sink: CallSink) => {
+    for (let attempt = 1; ; attempt++) {
+      const entry = await usable(opts.signal);
+      const begin = (sink: CallSink) => {
+        try {
+          return startCall(entry, { method, request, opts, authorization: o.authorization }, sink);
+        } catch (err) {
+          // Closed, destroyed or told to go away since it was ready: the next call opens a new session.
+          forget(entry);
+          throw new Unsent(status.UNAVAILABLE, (err as Error).message);
+        }
+      };
       try {
-        return startCall(entry, { method, request, opts, authorization: o.authorization }, sink);
+        yield* messagesOf(begin, opts.signal);
+        return;
       } catch (err) {
-        // Closed or told to go away since it was ready: the next call opens a new session.
-        forget(entry);
-        throw new GrpcError(status.UNAVAILABLE, (err as Error).message);
+        // Once more on a session open now (a burst can meet a session the agent is closing);
+        // a second refusal is the host's answer.
+        if (!(err instanceof Unsent) || attempt > 1 || opts.signal.aborted || closed) throw err;
       }
-    };
-    yield* messagesOf(begin, opts.signal);
+    }
   }
 
   async function unary(method: string, request: Uint8Array, opts: CallOptions): Promise<Buffer> {
