@@ -129,6 +129,25 @@ class Reader {
   }
 }
 
+// An entry's error is rare (one per unreadable directory), so its own function and record cost the hot path nothing.
+function decodeEntryError(r: Reader): { code: number; detail: string } {
+  const buf = r.buf;
+  let code = 0;
+  let detail = '';
+  r.sub(() => {
+    while (r.pos < r.end) {
+      const t = r.uint32();
+      if (t >>> 3 === ENTRY_ERROR.code && (t & 7) === 0) code = r.uint32() | 0;
+      else if (t >>> 3 === ENTRY_ERROR.detail && (t & 7) === 2) {
+        const de = r.delimited();
+        detail = buf.toString('utf8', r.pos, de);
+        r.pos = de;
+      } else r.skip(t & 7);
+    }
+  });
+  return { code, detail };
+}
+
 function decodeEntry(r: Reader): Entry {
   const buf = r.buf;
   let path: Buffer | undefined;
@@ -175,19 +194,9 @@ function decodeEntry(r: Reader): Entry {
       linkTarget = buf.subarray(r.pos, e);
       r.pos = e;
     } else if (field === ENTRY.error && wt === 2) {
-      errorCode = 0;
-      errorDetail = '';
-      r.sub(() => {
-        while (r.pos < r.end) {
-          const t = r.uint32();
-          if (t >>> 3 === ENTRY_ERROR.code && (t & 7) === 0) errorCode = r.uint32() | 0;
-          else if (t >>> 3 === ENTRY_ERROR.detail && (t & 7) === 2) {
-            const de = r.delimited();
-            errorDetail = buf.toString('utf8', r.pos, de);
-            r.pos = de;
-          } else r.skip(t & 7);
-        }
-      });
+      const error = decodeEntryError(r);
+      errorCode = error.code;
+      errorDetail = error.detail;
     } else if (field === ENTRY.sizePartial && wt === 0) sizePartial = r.long(true) !== 0;
     else if (field === ENTRY.allocated && wt === 0) allocated = r.long(true);
     else if (field === ENTRY.unreadableDirs && wt === 0) unreadableDirs = r.long(true);
