@@ -44,7 +44,7 @@ export async function runCli(io: CliIo): Promise<number> {
   const needsTools = verb === undefined ? !io.argv.some((a) => a === '-V' || a === '--version') : verb !== 'serve';
   if (needsTools) {
     const { addToolCommands } = await import('./tool-command.js');
-    await addToolCommands(program, io, () => {
+    await addToolCommands(program, io, verb, () => {
       exitCode = EXIT_FAILURE;
     });
   }

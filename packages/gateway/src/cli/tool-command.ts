@@ -6,13 +6,37 @@ import type { AnyTool, CliFace, ToolContext, ToolResult } from '../tools/tool.js
 import { gatewayOptions, openFleet } from './globals.js';
 import type { CliIo } from './io.js';
 
-/** Adds the tools' subcommands to `program`; `onFailure` runs when a host of a command failed. */
-export async function addToolCommands(program: Command, io: CliIo, onFailure: () => void): Promise<void> {
-  const [{ TOOLS }, { cliWording, toolArgs, toolFlags }] = await Promise.all([
-    import('../tools/registry.js'),
+/**
+ * Each CLI verb's tool module, so that a known verb loads its own tool alone and not the
+ * registry's eight (every tool's schemas and collectors: ~50 ms of `fleetls ls`'s start).
+ * verb.test.ts checks this table against the registry's cli faces.
+ */
+export const VERB_TOOLS: Readonly<Record<string, () => Promise<AnyTool>>> = {
+  ls: async () => (await import('../tools/list-files.js')).listFilesTool,
+  tree: async () => (await import('../tools/list-directory.js')).listDirectoryTool,
+  stat: async () => (await import('../tools/stat.js')).statTool,
+  hosts: async () => (await import('../tools/list-hosts.js')).listHostsTool,
+  diff: async () => (await import('../tools/diff-directory.js')).diffDirectoryTool,
+  du: async () => (await import('../tools/disk-usage.js')).diskUsageTool,
+};
+
+/**
+ * Adds the tools' subcommands to `program`: the one of `verb` when it is a tool's, else every
+ * one (help, and the nearest verb to a mistyped one, need them all). `onFailure` runs when a
+ * host of a command failed.
+ */
+export async function addToolCommands(
+  program: Command,
+  io: CliIo,
+  verb: string | undefined,
+  onFailure: () => void,
+): Promise<void> {
+  const own = verb !== undefined && Object.hasOwn(VERB_TOOLS, verb) ? VERB_TOOLS[verb] : undefined;
+  const [tools, { cliWording, toolArgs, toolFlags }] = await Promise.all([
+    own ? own().then((t) => [t]) : import('../tools/registry.js').then((m) => m.TOOLS),
     import('../tools/cli-face.js'),
   ]);
-  for (const tool of TOOLS) {
+  for (const tool of tools) {
     const face = tool.cli;
     if (!face) continue;
     const command = program

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { EXIT_USAGE, runCli, verbOf } from './run.js';
+import { VERB_TOOLS } from './tool-command.js';
 
 describe('the verb of a command line (what decides which modules load)', () => {
   const program = new Command('fleetls')
@@ -43,5 +44,16 @@ describe('an unknown flag', () => {
     const r = await run(['ls', 'localhost:/', '--zzz']);
     assert.equal(r.code, EXIT_USAGE);
     assert.match(r.stderr, /unknown option '--zzz'\n\(run fleetls --help/);
+  });
+});
+
+describe('the verb table (a known verb loads its own tool alone)', () => {
+  it('names every tool with a CLI face, by its command, and no other', async () => {
+    const { TOOLS } = await import('../tools/registry.js');
+    const faces = TOOLS.flatMap((t) => (t.cli ? [[t.cli.command, t.name] as const] : []));
+    const table = await Promise.all(
+      Object.entries(VERB_TOOLS).map(async ([verb, load]) => [verb, (await load()).name] as const),
+    );
+    assert.deepEqual(new Map(table), new Map(faces));
   });
 });
