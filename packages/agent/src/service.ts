@@ -121,6 +121,70 @@ export interface AgentCallHandlers {
   active(): number;
 }
 
+/** What a Walk call has sent so far: read by its audit and end log even when the call failed midway. */
+interface WalkProgress {
+  sent: number;
+  bytes: number;
+  seen: number | undefined;
+}
+
+/** The walk's batches onto the call, then its summary; a cancelled call or one that will not drain cancels the walk. */
+async function streamBatches(
+  call: WalkCall,
+  run: RunningWalk<WireBatch>,
+  progress: WalkProgress,
+  encodeResponse: (v: WireWalkResponse) => Buffer,
+): Promise<void> {
+  const it = run.batches;
+  for (;;) {
+    const r = await it.next();
+    if (r.done) {
+      progress.seen = r.value.entriesSeen;
+      if (!call.cancelled) {
+        call.write(encodeResponse({ rows: [], summary: summaryToWire(r.value) }));
+        call.end();
+      }
+      return;
+    }
+    if (call.cancelled) {
+      run.cancel();
+      return;
+    }
+    progress.sent += r.value.entries;
+    progress.bytes += r.value.bytes.length;
+    if (!call.write(r.value.bytes) && !(await call.drained())) {
+      run.cancel();
+      return;
+    }
+  }
+}
+
+/** The 'walk end' line, once the walk settled (or 5 s passed): its end is also what the observer counts. */
+async function logWalkEnd(
+  log: Logger,
+  running: RunningWalk<WireBatch>,
+  req: WalkRequest | undefined,
+  progress: WalkProgress,
+  outcome: WalkObservation['outcome'],
+  started: number,
+): Promise<WalkOutcome | undefined> {
+  const end = await settleWithin(running.finished, 5000);
+  log.info(
+    {
+      path: req?.path,
+      entriesSeen: progress.seen ?? end?.seen,
+      entriesSent: progress.sent,
+      cancelled: outcome === 'cancelled',
+      outcome,
+      route: end?.route,
+      fallback: end?.fallback,
+      elapsedMs: Date.now() - started,
+    },
+    'walk end',
+  );
+  return end;
+}
+
 /** The Walk and Stat handlers over any carrier: one admission, one audit, one walker. */
 export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
   const { config, logger, version } = deps;
@@ -145,9 +209,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
     const started = Date.now();
     let running: RunningWalk<WireBatch> | undefined;
     let release: (() => void) | undefined;
-    let sent = 0;
-    let bytes = 0;
-    let seen: number | undefined;
+    const progress: WalkProgress = { sent: 0, bytes: 0, seen: undefined };
     let outcome: WalkObservation['outcome'] = 'ok';
     let req: WalkRequest | undefined;
     try {
@@ -173,28 +235,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       running = run;
       const offCancel = call.onCancel(() => run.cancel());
       if (call.cancelled) run.cancel();
-      const it = run.batches;
-      for (;;) {
-        const r = await it.next();
-        if (r.done) {
-          seen = r.value.entriesSeen;
-          if (!call.cancelled) {
-            call.write(encodeResponse({ rows: [], summary: summaryToWire(r.value) }));
-            call.end();
-          }
-          break;
-        }
-        if (call.cancelled) {
-          run.cancel();
-          break;
-        }
-        sent += r.value.entries;
-        bytes += r.value.bytes.length;
-        if (!call.write(r.value.bytes) && !(await call.drained())) {
-          run.cancel();
-          break;
-        }
-      }
+      await streamBatches(call, run, progress, encodeResponse);
       offCancel();
       if (call.cancelled) outcome = 'cancelled';
     } catch (err) {
@@ -209,29 +250,13 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       }
     } finally {
       release?.();
-      let end: WalkOutcome | undefined;
-      if (running) {
-        end = await settleWithin(running.finished, 5000);
-        log.info(
-          {
-            path: req?.path,
-            entriesSeen: seen ?? end?.seen,
-            entriesSent: sent,
-            cancelled: outcome === 'cancelled',
-            outcome,
-            route: end?.route,
-            fallback: end?.fallback,
-            elapsedMs: Date.now() - started,
-          },
-          'walk end',
-        );
-      }
+      const end = running ? await logWalkEnd(log, running, req, progress, outcome, started) : undefined;
       auditRpc(logger, {
         caller: call.caller,
         rpc: 'Walk',
         path: call.request?.path,
-        rows: sent,
-        bytes,
+        rows: progress.sent,
+        bytes: progress.bytes,
         ms: Date.now() - started,
         outcome,
       });
