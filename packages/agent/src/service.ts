@@ -185,6 +185,64 @@ async function logWalkEnd(
   return end;
 }
 
+/** The Stat handler: one path resolved inside the roots, stat'ed under the guard, audited once. */
+function createStatHandler(
+  logger: Logger,
+  roots: AllowedRoots,
+  guard: FsGuard,
+  version: string,
+  encodeStat: (v: WireStatResponse) => Buffer,
+): (request: WireStatRequestOut, caller: string) => Promise<WireStatResponse> {
+  return async function stat(request: WireStatRequestOut, caller: string): Promise<WireStatResponse> {
+    const started = Date.now();
+    const audit = (outcome: string, bytes: number) =>
+      auditRpc(logger, {
+        caller,
+        rpc: 'Stat',
+        path: request?.path,
+        rows: outcome === 'ok' ? 1 : 0,
+        bytes,
+        ms: Date.now() - started,
+        outcome,
+      });
+    try {
+      const { path, followSymlinks } = request;
+      const real = await resolveAllowedPath(path, roots, followSymlinks, 'path', guard);
+      let info: StatInfo;
+      try {
+        info = await statPath(real, followSymlinks, guard);
+      } catch (err) {
+        throw fleetErrorAt(err, path);
+      }
+      const answer = statToWire(info, version);
+      audit('ok', encodeStat(answer).length);
+      return answer;
+    } catch (err) {
+      audit(FleetError.from(err).code, 0);
+      const fe = FleetError.from(err);
+      logger.debug({ rpc: 'Stat', code: fe.code, err: fe.message }, 'stat refused');
+      throw err;
+    }
+  };
+}
+
+/** The walk's own deadline, shortened to the call's (less a margin for the summary) when that comes sooner. */
+function withinCallDeadline(req: WalkRequest, deadlineMs: number | undefined): WalkRequest {
+  if (deadlineMs === undefined || !Number.isFinite(deadlineMs)) return req;
+  const left = Math.max(1, deadlineMs - Date.now() - DEADLINE_MARGIN_MS);
+  return left < req.deadlineMs ? { ...req, deadlineMs: left } : req;
+}
+
+/** A Walk call that threw: failed with its status unless cancelled; refused means it never entered admission. */
+function failWalk(call: WalkCall, err: unknown, log: Logger, refused: boolean): WalkObservation['outcome'] {
+  const fe = FleetError.from(err);
+  if (call.cancelled || fe.code === 'cancelled') return 'cancelled';
+  if (refused) log.info({ code: fe.code, err: fe.message, path: call.request?.path }, 'walk refused');
+  else log.warn({ code: fe.code, err: fe.message }, 'walk failed');
+  call.fail(toStatus(fe));
+  return fe.code;
+}
+
 /** The Walk and Stat handlers over any carrier: one admission, one audit, one walker. */
 export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
   const { config, logger, version } = deps;
@@ -217,11 +275,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       // Refused before the path is even resolved: an excess walk costs no file system call.
       admission.check();
       req = await resolveFilterNames(await prepareWalk(knownFilterOnly(resolved, features), roots, guard));
-      const deadlineMs = call.deadline();
-      if (deadlineMs !== undefined && Number.isFinite(deadlineMs)) {
-        const left = Math.max(1, deadlineMs - Date.now() - DEADLINE_MARGIN_MS);
-        if (left < req.deadlineMs) req = { ...req, deadlineMs: left };
-      }
+      req = withinCallDeadline(req, call.deadline());
       release = admission.enter();
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
       const run = startWireWalk(req, {
@@ -239,15 +293,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       offCancel();
       if (call.cancelled) outcome = 'cancelled';
     } catch (err) {
-      const fe = FleetError.from(err);
-      if (call.cancelled || fe.code === 'cancelled') {
-        outcome = 'cancelled';
-      } else {
-        outcome = fe.code;
-        if (!release) log.info({ code: fe.code, err: fe.message, path: call.request?.path }, 'walk refused');
-        else log.warn({ code: fe.code, err: fe.message }, 'walk failed');
-        call.fail(toStatus(fe));
-      }
+      outcome = failWalk(call, err, log, release === undefined);
     } finally {
       release?.();
       const end = running ? await logWalkEnd(log, running, req, progress, outcome, started) : undefined;
@@ -269,37 +315,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
     }
   }
 
-  async function stat(request: WireStatRequestOut, caller: string): Promise<WireStatResponse> {
-    const started = Date.now();
-    const audit = (outcome: string, bytes: number) =>
-      auditRpc(logger, {
-        caller,
-        rpc: 'Stat',
-        path: request?.path,
-        rows: outcome === 'ok' ? 1 : 0,
-        bytes,
-        ms: Date.now() - started,
-        outcome,
-      });
-    try {
-      const { path, followSymlinks } = request;
-      const real = await resolveAllowedPath(path, roots, followSymlinks, 'path', guard);
-      let info: StatInfo;
-      try {
-        info = await statPath(real, followSymlinks, guard);
-      } catch (err) {
-        throw fleetErrorAt(err, path);
-      }
-      const answer = statToWire(info, version);
-      audit('ok', encodeStat(answer).length);
-      return answer;
-    } catch (err) {
-      audit(FleetError.from(err).code, 0);
-      const fe = FleetError.from(err);
-      logger.debug({ rpc: 'Stat', code: fe.code, err: fe.message }, 'stat refused');
-      throw err;
-    }
-  }
+  const stat = createStatHandler(logger, roots, guard, version, encodeStat);
 
   return { walk, stat, version, features, active: admission.active };
 }
