@@ -144,6 +144,19 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
           fmtBytes(Math.max(...agents.map((a) => memoryOf(a.pid)?.hwm ?? Number.NaN))),
         ]);
         for (const w of wrong.slice(0, 5)) ctx.report.note(`${burst} burst: wrong answer: ${w}`);
+        // A call past its deadline goes on as a scan (hosts pending, a scan cursor). Left running, a
+        // burst's scans fill the caller's scan cap and the next burst is refused for them: cancel them.
+        const scans = answers.flatMap((a) => {
+          const c = 'r' in a ? a.r.structured?.next_cursor : undefined;
+          return typeof c === 'string' && c.startsWith('scan.') ? [c] : [];
+        });
+        await Promise.all(
+          scans.map((cursor) => gw.call('scan_status', { cursor, cancel: true }, 60_000).catch(() => {})),
+        );
+        if (scans.length)
+          ctx.report.note(
+            `${burst} burst: ${scans.length} calls went on as scans (hosts pending at the call's deadline); cancelled before going on`,
+          );
         ctx.report.target(
           `${burst} burst of ${CALLS} concurrent MCP calls: every call answers correctly, some host walks admitted`,
           `${correct}/${CALLS}, ${okWalks} host walks admitted`,
