@@ -27,6 +27,7 @@ import * as grpc from '@grpc/grpc-js';
 import health from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { type AgentChannel, createAgentChannel } from './agent-channel.js';
+import { refuseMissing } from './agent-filters.js';
 import { type AgentTlsMaterial, diagnoseTls } from './agent-tls.js';
 
 export type AgentTlsFiles = { ca: string; cert?: string; key?: string; serverName?: string };
@@ -46,26 +47,6 @@ export interface AgentBackendOptions {
 /** Metadata key an agent may set (initial or trailing) with its version; read by probe(). */
 export const AGENT_VERSION_METADATA = 'fleetls-agent-version';
 const WALK_GRACE_MS = 2000;
-
-/**
- * An agent that does not apply every filter of the request would return rows it should
- * have left out: the host fails instead, naming what is missing and the agent's version.
- */
-function refuseMissing(
-  address: string,
-  requested: readonly FilterFeature[],
-  applied: readonly string[],
-  version: string | undefined,
-  where: string,
-): void {
-  const missing = requested.filter((f) => !applied.includes(f));
-  if (missing.length === 0) return;
-  throw new FleetError(
-    'internal',
-    `agent ${address} (version ${version ?? 'unknown'}) does not apply ${missing.join(', ')} (${where}); ` +
-      'its rows would be unfiltered: upgrade the agent or drop the filter',
-  );
-}
 
 /**
  * A gRPC error → FleetError, keeping the agent's message. When our own signal caused it

@@ -33,23 +33,6 @@ export function refuseStale(host: NatsHost): void {
   if (gone) throw gone;
 }
 
-/** An agent that does not apply a requested filter would answer unfiltered rows: refused. */
-export function refuseMissing(
-  host: NatsHost,
-  requested: readonly string[],
-  applied: readonly string[],
-  version: string,
-  where: string,
-): void {
-  const missing = requested.filter((f) => !applied.includes(f));
-  if (missing.length === 0) return;
-  throw new FleetError(
-    'internal',
-    `agent ${host.name} (version ${version}) does not apply ${missing.join(', ')} (${where}); ` +
-      'its rows would be unfiltered: upgrade the agent or drop the filter',
-  );
-}
-
 export function failureOf(msg: Msg, host: string): FleetError | undefined {
   const h = msg.headers;
   if (!h) return undefined;

@@ -7,7 +7,8 @@ import { FleetError, filterFeatures, type Row, type WalkRequest, type WalkSummar
 import { decodeWalkResponse, requestToWire } from '@fleetls/proto';
 import { FrameReader, HDR } from '@fleetls/runtime/nats';
 import { type Msg, headers as natsHeaders, nuid } from '@nats-io/transport-node';
-import { failureOf, listOf, type NatsHost, refuseMissing, refuseStale } from './nats-host.js';
+import { refuseMissing } from '../agent-filters.js';
+import { failureOf, listOf, type NatsHost, refuseStale } from './nats-host.js';
 import { muxOf, publishSoon, type Replies } from './nats-reply-mux.js';
 
 const WALK_GRACE_MS = 2000;
@@ -57,7 +58,7 @@ export async function* natsWalk(
       if (failed) throw failed;
       if (seq === 0) {
         version = msg.headers?.get(HDR.version) || 'unknown';
-        refuseMissing(host, requested, listOf(msg.headers?.get(HDR.features)), version, 'not in its features');
+        refuseMissing(host.name, requested, listOf(msg.headers?.get(HDR.features)), version, 'not in its features');
         continue;
       }
       if (msg.data.length > 0) {
@@ -88,7 +89,7 @@ export async function* natsWalk(
     if (!finished) control((c) => c.set(HDR.cancel, '1'));
   }
   if (!summary) throw new FleetError('internal', `agent ${name}: walk ended without a summary (${rows} rows)`);
-  refuseMissing(host, requested, summary.applied ?? [], version, 'not echoed in its summary');
+  refuseMissing(host.name, requested, summary.applied ?? [], version, 'not echoed in its summary');
   return summary;
 }
 
