@@ -51,6 +51,18 @@ function statusHeaders(status: CallStatus): MsgHdrs {
   return h;
 }
 
+/** What the routes share: the connection, the handlers and the walks in flight by call id. */
+interface Responder {
+  nc: NatsConnection;
+  handlers: AgentCallHandlers;
+  logger: Logger;
+  codec: Methods;
+  calls: Map<string, NatsWalkCall>;
+  /** The caller a request names no caller for: the connection's own client address. */
+  caller: string;
+  keepaliveMs: number;
+}
+
 export function startNatsResponder(deps: {
   nc: NatsConnection;
   name: string;
@@ -59,107 +71,117 @@ export function startNatsResponder(deps: {
   subjectPrefix?: string;
   keepaliveMs?: number;
 }): NatsResponder {
-  const { nc, handlers, logger } = deps;
+  const { nc, logger } = deps;
   const subjects = agentSubjects(deps.name, deps.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX);
-  const codec = methods();
-  const calls = new Map<string, NatsWalkCall>();
-  const subs: Subscription[] = [];
-  const caller = `nats:${nc.info?.client_ip ?? 'unknown'}`;
-
-  subs.push(
+  const r: Responder = {
+    nc,
+    handlers: deps.handlers,
+    logger,
+    codec: methods(),
+    calls: new Map(),
+    caller: `nats:${nc.info?.client_ip ?? 'unknown'}`,
+    keepaliveMs: deps.keepaliveMs ?? KEEPALIVE_MS,
+  };
+  const subs: Subscription[] = [
     nc.subscribe(subjects.walk, {
       callback: (err, msg) => {
         if (err) return void logger.warn({ err: err.message }, 'nats walk subscription');
-        const call = openWalkCall(msg);
-        if (!call) return;
-        handlers
-          .walk(call)
-          .catch((e) => {
-            logger.error({ err: String(e) }, 'walk handler crashed');
-            call.fail(toStatus(e));
-          })
-          .finally(() => call.dispose());
+        answerWalk(r, msg);
       },
     }),
-  );
-  subs.push(
     nc.subscribe(subjects.stat, {
       callback: (err, msg) => {
         if (err) return void logger.warn({ err: err.message }, 'nats stat subscription');
-        void answerStat(msg);
+        void answerStat(r, msg);
       },
     }),
-  );
-  subs.push(
     nc.subscribe(subjects.ctlAll, {
       callback: (err, msg) => {
         if (err) return;
-        const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
-        const call = calls.get(id);
-        if (!call) return;
-        if (msg.headers?.get(HDR.cancel)) call.cancel();
-        const ack = msg.headers?.get(HDR.ack);
-        if (ack) call.acked(Number(ack));
+        control(r.calls, msg);
       },
     }),
-  );
-
-  function openWalkCall(msg: Msg): NatsWalkCall | undefined {
-    const id = msg.headers?.get(HDR.call) ?? '';
-    if (!msg.reply || !/^[A-Za-z0-9]{1,64}$/.test(id)) {
-      logger.warn({ subject: msg.subject }, 'nats walk request without a reply subject or call id: dropped');
-      return undefined;
-    }
-    let request: WireWalkRequestOut;
-    try {
-      request = codec.decodeWalk(msg.data);
-    } catch (err) {
-      const h = statusHeaders({ code: 3, details: `WalkRequest does not decode: ${(err as Error).message}` });
-      h.set(HDR.seq, '0');
-      h.set(HDR.end, '1');
-      msg.respond(undefined, { headers: h });
-      return undefined;
-    }
-    const timeout = Number(msg.headers?.get(HDR.timeoutMs) ?? '');
-    const window = Math.min(MAX_WINDOW, Math.max(1, Number(msg.headers?.get(HDR.window)) || DEFAULT_WINDOW));
-    const call = new NatsWalkCall({
-      nc,
-      reply: msg.reply,
-      request,
-      caller: msg.headers?.get(HDR.caller) ? `nats:${msg.headers.get(HDR.caller)}` : caller,
-      deadline: Number.isFinite(timeout) && timeout > 0 ? Date.now() + timeout : undefined,
-      window,
-      keepaliveMs: deps.keepaliveMs ?? KEEPALIVE_MS,
-      onDispose: () => calls.delete(id),
-    });
-    calls.set(id, call);
-    return call;
-  }
-
-  async function answerStat(msg: Msg): Promise<void> {
-    if (!msg.reply) return;
-    const h = natsHeaders();
-    h.set(HDR.version, handlers.version);
-    h.set(HDR.features, handlers.features.join(','));
-    try {
-      const answer = await handlers.stat(codec.decodeStat(msg.data), caller);
-      msg.respond(codec.encodeStat(answer), { headers: h });
-    } catch (err) {
-      const st = toStatus(err);
-      const sh = statusHeaders(st);
-      sh.set(HDR.version, handlers.version);
-      sh.set(HDR.features, handlers.features.join(','));
-      msg.respond(undefined, { headers: sh });
-    }
-  }
+  ];
 
   return {
-    active: () => calls.size,
+    active: () => r.calls.size,
     async close() {
       for (const s of subs) s.unsubscribe();
-      for (const c of calls.values()) c.cancel();
+      for (const c of r.calls.values()) c.cancel();
     },
   };
+}
+
+function answerWalk(r: Responder, msg: Msg): void {
+  const call = openWalkCall(r, msg);
+  if (!call) return;
+  r.handlers
+    .walk(call)
+    .catch((e) => {
+      r.logger.error({ err: String(e) }, 'walk handler crashed');
+      call.fail(toStatus(e));
+    })
+    .finally(() => call.dispose());
+}
+
+function openWalkCall(r: Responder, msg: Msg): NatsWalkCall | undefined {
+  const id = msg.headers?.get(HDR.call) ?? '';
+  if (!msg.reply || !/^[A-Za-z0-9]{1,64}$/.test(id)) {
+    r.logger.warn({ subject: msg.subject }, 'nats walk request without a reply subject or call id: dropped');
+    return undefined;
+  }
+  let request: WireWalkRequestOut;
+  try {
+    request = r.codec.decodeWalk(msg.data);
+  } catch (err) {
+    const h = statusHeaders({ code: 3, details: `WalkRequest does not decode: ${(err as Error).message}` });
+    h.set(HDR.seq, '0');
+    h.set(HDR.end, '1');
+    msg.respond(undefined, { headers: h });
+    return undefined;
+  }
+  const timeout = Number(msg.headers?.get(HDR.timeoutMs) ?? '');
+  const window = Math.min(MAX_WINDOW, Math.max(1, Number(msg.headers?.get(HDR.window)) || DEFAULT_WINDOW));
+  const call = new NatsWalkCall({
+    nc: r.nc,
+    reply: msg.reply,
+    request,
+    caller: msg.headers?.get(HDR.caller) ? `nats:${msg.headers.get(HDR.caller)}` : r.caller,
+    deadline: Number.isFinite(timeout) && timeout > 0 ? Date.now() + timeout : undefined,
+    window,
+    keepaliveMs: r.keepaliveMs,
+    onDispose: () => r.calls.delete(id),
+  });
+  r.calls.set(id, call);
+  return call;
+}
+
+async function answerStat(r: Responder, msg: Msg): Promise<void> {
+  if (!msg.reply) return;
+  const { handlers, codec } = r;
+  const h = natsHeaders();
+  h.set(HDR.version, handlers.version);
+  h.set(HDR.features, handlers.features.join(','));
+  try {
+    const answer = await handlers.stat(codec.decodeStat(msg.data), r.caller);
+    msg.respond(codec.encodeStat(answer), { headers: h });
+  } catch (err) {
+    const st = toStatus(err);
+    const sh = statusHeaders(st);
+    sh.set(HDR.version, handlers.version);
+    sh.set(HDR.features, handlers.features.join(','));
+    msg.respond(undefined, { headers: sh });
+  }
+}
+
+/** A gateway's control message for a walk in flight (subject ends in its call id): cancel, or an ack. */
+function control(calls: Map<string, NatsWalkCall>, msg: Msg): void {
+  const id = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+  const call = calls.get(id);
+  if (!call) return;
+  if (msg.headers?.get(HDR.cancel)) call.cancel();
+  const ack = msg.headers?.get(HDR.ack);
+  if (ack) call.acked(Number(ack));
 }
 
 /** One walk's reply stream on NATS, as service.ts's WalkCall. */
