@@ -5,10 +5,11 @@ import { FleetError, type HostBackend, NOOP_OBSERVER, type Observer } from '@fle
 import type { Logger } from 'pino';
 import { createFallbackBackend } from './fallback-backend.js';
 import type { Fleet, FleetHost } from './fleet-types.js';
-import { type Inventory, type InventoryHost, LOCALHOST } from './inventory.js';
-import { loadInventory } from './inventory-file.js';
+import { LOCALHOST } from './inventory-hosts.js';
 import { KUBERNETES_REFRESH_MS, KubernetesDiscovery, type Resolver } from './inventory-kubernetes.js';
 import type { GatewayNatsSettings } from './inventory-nats.js';
+import { resolveInventoryPath } from './inventory-path.js';
+import type { Inventory, InventoryHost } from './inventory-types.js';
 import { observeBackend } from './metrics/observe-backend.js';
 import { selectHosts } from './selector.js';
 import type { SshHostConfig } from './ssh/types.js';
@@ -135,7 +136,12 @@ function fleetHost(h: InventoryHost): FleetHost {
 
 /** Loads the inventory that applies and builds the fleet over it. */
 export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
-  const loaded = loadInventory({ inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd });
+  const location = { inventoryPath: opts.inventoryPath, env: opts.env, cwd: opts.cwd };
+  // The parsers (and yaml) load only when there is a file to read: localhost alone needs none.
+  const loaded =
+    resolveInventoryPath(location) === undefined
+      ? undefined
+      : (await import('./inventory-file.js')).loadInventory(location);
   const kubernetes = loaded?.kubernetes ? new KubernetesDiscovery(loaded.kubernetes, opts.resolver) : undefined;
   if (kubernetes) {
     await kubernetes.refresh();

@@ -1,32 +1,13 @@
 // Which inventory file applies and reading it: a fleetls YAML file (inventory.ts) or an
 // Ansible inventory (inventory-ansible.ts), told apart by their content.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { FleetError } from '@fleetls/core';
-import { DEFAULT_INVENTORY_FILE, fail, type Inventory, Problems, parseInventory } from './inventory.js';
+import { fail, type Inventory, Problems, parseInventory } from './inventory.js';
 import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
 import { unreadableFiles } from './inventory-named-files.js';
+import { type InventoryLocation, resolveInventoryPath } from './inventory-path.js';
 
-export interface InventoryLocation {
-  /** `--inventory`. */
-  inventoryPath?: string;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
-
-/**
- * Which inventory file applies: `--inventory`, else `$FLEETLS_INVENTORY` (set but empty =
- * none), else `./fleetls.yaml` when it exists. undefined = no inventory.
- */
-export function resolveInventoryPath(loc: InventoryLocation): string | undefined {
-  const cwd = loc.cwd ?? process.cwd();
-  if (loc.inventoryPath !== undefined && loc.inventoryPath !== '') return resolve(cwd, loc.inventoryPath);
-  const env = loc.env ?? process.env;
-  const fromEnv = env.FLEETLS_INVENTORY;
-  if (fromEnv !== undefined) return fromEnv === '' ? undefined : resolve(cwd, fromEnv);
-  const local = join(cwd, DEFAULT_INVENTORY_FILE);
-  return existsSync(local) ? local : undefined;
-}
+export { type InventoryLocation, resolveInventoryPath } from './inventory-path.js';
 
 /**
  * Reads and parses the inventory that applies, or undefined when there is none. Every file

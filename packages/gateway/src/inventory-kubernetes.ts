@@ -5,9 +5,10 @@
 import { promises as dnsPromises } from 'node:dns';
 import { isIPv6 } from 'node:net';
 import { FleetError } from '@fleetls/core';
-import { HOST_NAME_RE, type InventoryHost, type KubernetesAgents } from './inventory.js';
+import { HOST_NAME_RE } from './inventory-hosts.js';
+import type { InventoryHost, KubernetesAgents } from './inventory-types.js';
 
-export type { KubernetesAgents } from './inventory.js';
+export type { KubernetesAgents } from './inventory-types.js';
 
 export interface Resolver {
   resolve4(name: string): Promise<string[]>;

@@ -12,10 +12,9 @@ import { parseAgentTls, parseCorsOrigins, parseDefaults, parseKubernetes } from 
 import type { Inventory } from './inventory-types.js';
 
 export { agentSocketProblem, HOST_NAME_RE, isAgentAddress, LOCALHOST } from './inventory-hosts.js';
+export { DEFAULT_INVENTORY_FILE } from './inventory-path.js';
 export { fail, Problems } from './inventory-problems.js';
 export type { AgentTls, Inventory, InventoryDefaults, InventoryHost, KubernetesAgents } from './inventory-types.js';
-
-export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
 
 /** `~` expanded, a relative path resolved against the inventory's directory. */
 export function resolveFilePath(p: string, baseDir: string, home: string = homedir()): string {

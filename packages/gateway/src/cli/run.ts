@@ -104,7 +104,7 @@ function addServeCommand(program: Command, io: CliIo): void {
       const { runServe } = await import('./serve.js');
       // commander names a negated flag by what it turns off: --no-auth is `auth: false`.
       const flags: ServeFlags = { ...o, noAuth: (o as { auth?: boolean }).auth === false };
-      const { resolveInventoryPath } = await import('../inventory-file.js');
+      const { resolveInventoryPath } = await import('../inventory-path.js');
       const inventoryFile = resolveInventoryPath({ inventoryPath: g.inventory, env: io.env, cwd: io.cwd });
       // The inventory loads once --http listens, so /readyz can say it is waiting for it.
       const open = async (localAllow?: string[]) => {
