@@ -35,12 +35,11 @@ export {
   type AgentServiceDeps,
   type AgentServiceHandle,
   addAgentService,
-  type CallStatus,
   createAgentHandlers,
-  type WalkCall,
 } from './service.js';
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
+export type { CallStatus, WalkCall } from './walk-call.js';
 export { WalkCancelled } from './walk-cancelled.js';
 export { WalkPool } from './walk-pool.js';
 export {

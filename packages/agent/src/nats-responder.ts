@@ -18,7 +18,8 @@ import {
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import type { AgentCallHandlers, CallStatus, WalkCall } from './service.js';
+import type { AgentCallHandlers } from './service.js';
+import type { CallStatus, WalkCall } from './walk-call.js';
 
 const MAX_WINDOW = 64;
 
