@@ -1,6 +1,6 @@
 // Where the .proto files live and the one set of loader options (mirrored by the flags of
-// `npm run generate`). No grpc-js here: the agent's walk workers read the descriptor
-// through this file without loading a gRPC stack.
+// `npm run generate`). No grpc-js here. The walk workers do not load this file: their
+// encoder's numbers are generated constants (gen/wire-numbers.ts).
 import { fileURLToPath } from 'node:url';
 import * as protoLoader from '@grpc/proto-loader';
 
@@ -36,19 +36,12 @@ export function fleetPackageDefinition(): protoLoader.PackageDefinition {
   return fleetCached;
 }
 
-type EnumDescriptor = { value: { name: string; number: number }[] };
 type MessageDescriptor = { field: { name: string; number: number; type: string }[] };
 
 function definition(fullName: string, format: string, pkg: protoLoader.PackageDefinition): unknown {
   const def = pkg[fullName] as { format?: string; type?: unknown } | undefined;
   if (!def || def.format !== format) throw new Error(`contract: ${fullName} is not a ${format}`);
   return def.type;
-}
-
-/** name → number of every value of an enum, from the descriptor. */
-export function enumNumbers(fullName: string): Map<string, number> {
-  const type = definition(fullName, 'Protocol Buffer 3 EnumDescriptorProto', packageDefinition()) as EnumDescriptor;
-  return new Map(type.value.map((v) => [v.name, v.number]));
 }
 
 /** name (camelCase, as the loader options spell it) → { number, type } of every field of a message (of the agent contract unless told). */

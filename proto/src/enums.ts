@@ -1,6 +1,6 @@
-// One table per enum: the domain's name ↔ the wire's name. Numbers come from the loaded
-// descriptor, so nothing here restates the .proto; a table naming a value the .proto
-// lacks fails at module load.
+// One table per enum: the domain's name ↔ the wire's name. Numbers come from the constants
+// generated from the .proto (gen/wire-numbers.ts), so nothing here restates it; a table
+// naming a value the .proto lacks fails at module load.
 import type {
   EntryErrorCode,
   EntryType,
@@ -11,12 +11,12 @@ import type {
   SortDirection,
   TruncationReason,
 } from '@fleetls/core';
-import { enumNumbers } from './contract.js';
 import type { EntryType as WireEntryType } from './gen/fleetls/v1/EntryType.js';
 import type { ErrorCode as WireErrorCode } from './gen/fleetls/v1/ErrorCode.js';
 import type { PermKind as WirePermKind } from './gen/fleetls/v1/PermKind.js';
 import type { ResumeRow as WireResumeRow } from './gen/fleetls/v1/ResumeRow.js';
 import type { TruncationReason as WireTruncationReason } from './gen/fleetls/v1/TruncationReason.js';
+import { ENUM_VALUES } from './gen/wire-numbers.js';
 
 type Name<T> = Extract<T, string>;
 
@@ -29,12 +29,13 @@ export interface EnumCodec<D extends string, W extends string> {
 }
 
 function enumCodec<D extends string, W extends string>(fullName: string, table: Record<D, W>): EnumCodec<D, W> {
-  const numbers = enumNumbers(fullName);
+  const numbers = ENUM_VALUES[fullName];
+  if (!numbers) throw new Error(`contract: there is no enum ${fullName}`);
   const toNumber = new Map<D, number>();
   const fromName = new Map<string, D>();
   const fromNumber = new Map<number, D>();
   for (const [d, w] of Object.entries(table) as [D, W][]) {
-    const n = numbers.get(w);
+    const n = numbers[w];
     if (n === undefined) throw new Error(`contract: ${fullName} has no value ${w}`);
     toNumber.set(d, n);
     fromName.set(w, d);

@@ -1,20 +1,22 @@
 // The field numbers of WalkResponse and the messages in it, for the hand-written encoder
-// (the agent) and decoder (the gateway). They come from the loaded descriptor, which must
-// also agree on every field's type and hold no field these do not know, so that a change
-// to the .proto fails at load instead of being skipped silently.
-import { messageFields } from './contract.js';
+// (the agent) and decoder (the gateway). They come from the constants generated from the
+// .proto (gen/wire-numbers.ts: no .proto parsed in each walk worker), which must also agree
+// on every field's type and hold no field these do not know, so that a change to the .proto
+// fails at load instead of being skipped silently.
+import { MESSAGE_FIELDS } from './gen/wire-numbers.js';
 
 /** The numbers of a message's fields, after checking the descriptor has exactly these fields with these types. */
 function fieldNumbers<K extends string>(message: string, types: Record<K, string>): Record<K, number> {
-  const fields = messageFields(message);
+  const fields = MESSAGE_FIELDS[message];
+  if (!fields) throw new Error(`wire-fields: the contract has no message ${message}`);
   const out = {} as Record<K, number>;
   for (const [name, type] of Object.entries(types) as [K, string][]) {
-    const f = fields.get(name);
+    const f = fields[name];
     if (!f || f.type !== type)
       throw new Error(`wire-fields: ${message}.${name} is ${f?.type ?? 'missing'}, not ${type}`);
     out[name] = f.number;
   }
-  for (const name of fields.keys()) {
+  for (const name of Object.keys(fields)) {
     if (!(name in types))
       throw new Error(`wire-fields: ${message}.${name} is not known to the fast encoder and decoder`);
   }
