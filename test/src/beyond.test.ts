@@ -5,7 +5,7 @@
 // transport and the rows a plain JS filter of the tree gives; du numbers are real du's.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, linkSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -45,6 +45,23 @@ function makeTree(root: string, uid: number, gid: number): void {
   // chown clears setuid: modes last.
   for (const [name, , , mode] of FILES) chmodSync(join(root, name), mode);
   for (const [name, , dt] of FILES) utimesSync(join(root, name), T0 + dt, T0 + dt);
+}
+
+/**
+ * Files at the top (disk_usage's total adds them to its depth-1 directories), big/ with 1000
+ * directories of one 5000-byte file (so that, at depth 2, a host's 1000 ranked directories
+ * leave small/ out and the total is walked), and small/ with one byte.
+ */
+function makeDuTree(root: string, uid: number, gid: number): void {
+  for (let i = 0; i < 1000; i++) {
+    mkdirSync(join(root, 'big', `d${i}`), { recursive: true });
+    writeFileSync(join(root, 'big', `d${i}`, 'f'), Buffer.alloc(5000));
+  }
+  mkdirSync(join(root, 'small'));
+  writeFileSync(join(root, 'small', 'one'), 'x');
+  writeFileSync(join(root, 'a.log'), Buffer.alloc(100));
+  writeFileSync(join(root, 'b.log'), Buffer.alloc(200));
+  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
 }
 
 /** An agent in its own mount namespace, where `other` is mounted over `path`: a host with a different tree. */
@@ -117,6 +134,8 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
   let odd: { address: string; stop(): void };
   let client: Client;
   let root: string;
+  /** disk_usage's own tree: files at its top, and more directories than a host ranks for the total. */
+  let duRoot: string;
   let inventory: string;
 
   before(async () => {
@@ -134,7 +153,9 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
     utimesSync(join(other, 'etc/world.conf'), T0 + 20, T0 + 20);
     writeFileSync(join(other, 'etc/extra.conf'), 'x');
     chownSync(join(other, 'etc/extra.conf'), sshd.uid, sshd.gid);
-    agent = await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid });
+    duRoot = join(sshd.dir, 'du-tree');
+    makeDuTree(duRoot, sshd.uid, sshd.gid);
+    agent = await startAgent({ allow: [root, duRoot], uid: sshd.uid, gid: sshd.gid });
     odd = await startNamespacedAgent(root, other, sshd.uid, sshd.gid);
     const ssh = (d: Sshd) =>
       `{ host: 127.0.0.1, port: ${d.port}, user: ${d.user}, identity_file: ${d.identityFile}, known_hosts: ${d.knownHostsFile} }`;
@@ -312,6 +333,44 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
         assert.match(text, /#/);
       }
     }
+  });
+
+  it("disk_usage: du's total whether the listing gives it (every depth-1 directory ranked) or a total walk does (one ranked out)", async () => {
+    const duOf = (depth: number) => {
+      const out = execFileSync('du', ['-b', '--one-file-system', '-d', String(depth), duRoot], {
+        uid: sshd.uid,
+        gid: sshd.gid,
+        encoding: 'utf8',
+      });
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t'))
+        .map(([size, p]) => ({ size: Number(size), path: p.slice(duRoot.length + 1) }));
+      return {
+        total: lines.find((l) => l.path === '')?.size,
+        largest: lines.filter((l) => l.path !== '').sort((a, b) => b.size - a.size)[0],
+      };
+    };
+    const check = async (hosts: string[], why: string) => {
+      // depth 1: big/ and small/ both in the listing; depth 2, top_n 1: 1000 of big/'s directories outrank small/.
+      for (const depth of [1, 2]) {
+        const du = duOf(depth);
+        for (const host of hosts) {
+          const { structured } = await call('disk_usage', { host, path: duRoot, depth, top_n: 1 });
+          assert.deepEqual(structured.path_totals, [{ host, size: du.total }], `${host} depth ${depth} ${why}`);
+          assert.deepEqual(
+            (structured.rows as Json[]).map((r) => ({ size: r.size, path: r.path })),
+            [du.largest],
+            `${host} depth ${depth} ${why}`,
+          );
+        }
+      }
+    };
+    await check(['viaagent', 'viassh', 'viasftp'], 'files at the top');
+    // Two names of one file at the top: du counts it once. SFTP cannot say inodes, so it is left out.
+    linkSync(join(duRoot, 'a.log'), join(duRoot, 'a-again.log'));
+    await check(['viaagent', 'viassh'], 'a hard link at the top');
   });
 
   it('the CLI: ls with filter flags, diff and du over the mixed fleet', async () => {

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { duBar, duPartialNote, parseDuDepth, renderDuTable, renderDuTotals } from './disk-usage.js';
+import {
+  type DuWalkRows,
+  duBar,
+  duPartialNote,
+  duTotalFromListing,
+  parseDuDepth,
+  renderDuTable,
+  renderDuTotals,
+} from './disk-usage.js';
 import { FleetError } from './errors.js';
+import type { Entry, Row, Truncation } from './types.js';
 
 describe('disk_usage depth', () => {
   it('takes 1 to 3, 1 by default', () => {
@@ -89,4 +98,89 @@ describe('on-disk size and why a size is a lower bound', () => {
       'total  ≥10 B (≥10 bytes)  /srv; 1 unreadable directory',
     ]);
   });
+});
+
+describe("duTotalFromListing: du's total from the listing, or undefined where only the total walk can say", () => {
+  let inodes = 100;
+  const entry = (path: string, type: Entry['type'], size: number, over: Partial<Entry> = {}): Row => ({
+    kind: 'entry',
+    entry: {
+      path: Buffer.from(path),
+      type,
+      size,
+      mtimeSec: 0,
+      mtimeNsec: 0,
+      utcOffsetMin: 0,
+      mode: 0o755,
+      uid: 0,
+      gid: 0,
+      inode: inodes++,
+      nlink: 1,
+      depth: path.split('/').length,
+      ...over,
+    },
+  });
+  const walk = (rows: Row[], matched = rows.length, truncations: Truncation[] = []): DuWalkRows => ({
+    rows,
+    summary: {
+      entriesSent: rows.length,
+      entriesSeen: matched,
+      entriesMatched: matched,
+      truncations,
+      elapsedMs: 1,
+      depthLimitedDirs: 0,
+    },
+  });
+  const topN = (shown: number, total: number): Truncation => ({ dir: Buffer.alloc(0), shown, total, reason: 'top_n' });
+  // The listing, depth 2, largest first: depth-1 rows (recursive sizes) among depth-2 ones.
+  const listing = walk([entry('log', 'dir', 9000), entry('log/journal', 'dir', 7000), entry('cache', 'dir', 4096)], 5, [
+    topN(3, 5),
+  ]);
+  // path's own entries, unsized: its directories' lstat sizes and its files' sizes.
+  const children = walk([entry('log', 'dir', 4096), entry('cache', 'dir', 4096), entry('notes', 'file', 50)]);
+
+  it('is path itself, its depth-1 directories as listed and its other children', () => {
+    assert.deepEqual(duTotalFromListing(4096, listing, children), { size: 4096 + 9000 + 4096 + 50, partial: false });
+  });
+
+  it("counts an inode all of whose names are path's children once, as du does", () => {
+    const pair = { inode: 7, nlink: 2 };
+    const linked = walk([...children.rows, entry('a', 'file', 1000, pair), entry('b', 'file', 1000, pair)]);
+    assert.deepEqual(duTotalFromListing(4096, listing, linked), {
+      size: 4096 + 9000 + 4096 + 50 + 1000,
+      partial: false,
+    });
+  });
+
+  const unknown: [string, DuWalkRows, DuWalkRows][] = [
+    [
+      'a depth-1 directory was ranked out of the listing',
+      walk([entry('log', 'dir', 9000), entry('log/journal', 'dir', 7000)], 5, [topN(2, 5)]),
+      children,
+    ],
+    [
+      'a depth-1 size is a lower bound',
+      walk([entry('log', 'dir', 9000, { sizePartial: true }), entry('cache', 'dir', 4096)]),
+      children,
+    ],
+    [
+      'the listing ran out of time',
+      walk(listing.rows as Row[], 5, [{ dir: Buffer.alloc(0), shown: 3, total: 5, reason: 'deadline' }]),
+      children,
+    ],
+    ['path has more children than its walk ranked', listing, walk(children.rows as Row[], 4)],
+    [
+      'a child could not be read',
+      listing,
+      walk([...children.rows, entry('x', 'file', 0, { error: { code: 'DENIED', detail: 'no' } })]),
+    ],
+    ['a child has a name outside path', listing, walk([...children.rows, entry('a', 'file', 1000, { nlink: 2 })])],
+    [
+      'the host cannot say inodes of linked files',
+      listing,
+      walk([...children.rows, entry('a', 'file', 10, { inode: 0, nlink: 2 })]),
+    ],
+  ];
+  for (const [why, l, c] of unknown)
+    it(`is undefined where ${why}`, () => assert.equal(duTotalFromListing(4096, l, c), undefined));
 });

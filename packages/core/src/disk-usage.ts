@@ -4,6 +4,7 @@
 import { displayPath, humanSize } from './display.js';
 import { invalidArgument } from './errors.js';
 import { renderAligned } from './render-table.js';
+import type { Entry, Row, WalkSummary } from './types.js';
 
 /** disk_usage lists 1 to 3 levels below the path. */
 export const DU_MAX_DEPTH = 3;
@@ -109,3 +110,59 @@ export function renderDuTotals(totals: readonly DuTotal[], root: string, withHos
       }`,
   );
 }
+
+/** One walk of a host as the gateway holds it: its rows and how it ended. */
+export interface DuWalkRows {
+  rows: readonly Row[];
+  summary: WalkSummary;
+}
+
+/**
+ * du's total of path without a second read of the tree: path's own size, its depth-1
+ * directories' recursive sizes as the listing already has them, and its other children's
+ * sizes (`children`: a walk of path's own entries, not sized). Undefined where that sum might
+ * not be du's, so the caller walks for the total instead: a depth-1 directory is missing from
+ * the listing (ranked out of its top N), a walk was cut short (deadline, caps) or could not
+ * read an entry, a size is a lower bound, or a child has hard links whose other names may lie
+ * below (du counts an inode once over the whole tree; only a walk that saw them can say).
+ */
+export function duTotalFromListing(own: number, listing: DuWalkRows, children: DuWalkRows): DuTotalSize | undefined {
+  const cutShort = (w: DuWalkRows) => w.summary.truncations.some((t) => t.reason !== 'top_n');
+  if (cutShort(listing) || cutShort(children)) return undefined;
+  // Every child must be in `children`: its own top N left none out.
+  if (children.summary.entriesMatched > children.summary.entriesSent) return undefined;
+  const sized = new Map<string, Entry>();
+  for (const row of listing.rows) {
+    if (row.kind === 'entry' && row.entry.depth === 1) sized.set(row.entry.path.toString('latin1'), row.entry);
+  }
+  let size = own;
+  // Inodes with more than one name: how many of those names are path's own children.
+  const linked = new Map<number, { nlink: number; names: number }>();
+  for (const row of children.rows) {
+    if (row.kind !== 'entry' || row.entry.error) return undefined;
+    const e = row.entry;
+    if (e.type === 'dir') {
+      const d = sized.get(e.path.toString('latin1'));
+      if (d === undefined || d.error || d.sizePartial) return undefined;
+      size += d.size;
+      continue;
+    }
+    if (e.nlink > 1) {
+      // A host that cannot say inodes (SFTP, 0) cannot say which names are one file.
+      if (e.inode === 0) return undefined;
+      const l = linked.get(e.inode);
+      if (l !== undefined) {
+        l.names++;
+        continue;
+      }
+      linked.set(e.inode, { nlink: e.nlink, names: 1 });
+    }
+    size += e.size;
+  }
+  // An inode all of whose names are here was counted once; one with a name elsewhere may have been counted below too.
+  for (const l of linked.values()) if (l.names !== l.nlink) return undefined;
+  return { size, partial: false };
+}
+
+/** A host's total without the host: what duTotalFromListing and the total walk give. */
+export type DuTotalSize = Omit<DuTotal, 'host'>;

@@ -7,11 +7,14 @@ import {
   DU_MAX_DEPTH,
   type DuRow,
   type DuTotal,
+  type DuTotalSize,
   decodeCursor,
   displayPath,
   duPartialNote,
+  duTotalFromListing,
   encodeCursor,
   queryFingerprint,
+  type Row,
   renderDuTable,
   renderDuTotals,
   resolveWalkRequest,
@@ -40,6 +43,12 @@ import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 const TOP = { min: 1, max: 1000, default: 20 } as const;
 /** Children of path summed for its total, at most (the agents' top-N ceiling): more makes the total a lower bound. */
 const TOTAL_CHILDREN = 100_000;
+/**
+ * Rows each host ranks, at least: more than top_n, so that path's depth-1 directories are
+ * among them and its total comes from the listing (duTotalFromListing) rather than a second
+ * walk of the tree. The host keeps only its first top_n once the total is taken.
+ */
+const LISTED_FOR_TOTAL = 1000;
 
 const input = {
   host: s.host(),
@@ -103,8 +112,11 @@ export type DiskUsageAnswer = z.infer<z.ZodObject<typeof output>>;
 
 interface Plan {
   hosts: FleetHost[];
+  /** The listing: directories down to depth, ranked by size (LISTED_FOR_TOTAL of them, the first top_n shown). */
   req: WalkRequest;
-  /** The walk that sums path's own entries (its children, every type, each dir sized) for the total. */
+  /** path's own entries, every type, unsized: with the listing's depth-1 rows, the total. */
+  childrenReq: WalkRequest;
+  /** The walk that sums path's own entries (each dir sized) for the total, where the listing cannot give it. */
   totalReq: WalkRequest;
   topN: number;
   start: number;
@@ -139,24 +151,33 @@ type HostWalkFn = Parameters<typeof walkHost>[0];
 /**
  * du's total of path: its own size and the sum of its children's (directories by their
  * recursive size, as the rows are). The walk engine lists children, never the path itself,
- * so the path's own size comes from a stat of it.
+ * so the path's own size comes from a stat of it. An inode with several names among the
+ * children counts once, as du counts it; one whose other name lies below is still counted
+ * twice (that name was counted in its directory's size, which the gateway cannot see).
  */
 async function hostTotal(
   walkFn: HostWalkFn,
-  stat: () => Promise<{ size: number }>,
+  own: Promise<{ size: number }>,
   req: WalkRequest,
   signal: AbortSignal,
-): Promise<Omit<DuTotal, 'host'> | undefined> {
+): Promise<DuTotalSize | undefined> {
   try {
-    const [own, children] = await Promise.all([stat(), walkHost(walkFn, req, signal)]);
-    let size = own.size;
+    const children = await walkHost(walkFn, req, signal);
+    let size = (await own).size;
     let partial = children.summary.entriesMatched > children.summary.entriesSent;
     let unreadableDirs = 0;
+    const linked = new Set<number>();
     if (lossTruncations(children.summary).length > 0) partial = true;
     for (const row of children.rows) {
       if (row.kind !== 'entry') {
         partial = true;
         continue;
+      }
+      const { type, nlink, inode } = row.entry;
+      // An inode of 0 is one the host cannot say (SFTP): such names are each counted.
+      if (type !== 'dir' && nlink > 1 && inode > 0) {
+        if (linked.has(inode)) continue;
+        linked.add(inode);
       }
       if (row.entry.error) {
         partial = true;
@@ -190,23 +211,42 @@ function headline(l: DiskUsage, count: number): string {
   return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system${l.rows.some((r) => r.allocated !== undefined) ? '; ON DISK as du' : ''}):${range} ${l.rows.length} of ${l.found}`;
 }
 
-type DuWalk = HostWalk & { total?: Omit<DuTotal, 'host'> };
+type DuWalk = HostWalk & { total?: DuTotalSize };
+
+/** The walk as if it had ranked only `topN`: its first topN entries (a ranked list's prefix is the shorter ranking). */
+function firstRanked(w: HostWalk, topN: number): HostWalk {
+  let entries = 0;
+  const rows: Row[] = [];
+  for (const row of w.rows) {
+    if (row.kind === 'entry' && ++entries > topN) continue;
+    rows.push(row);
+  }
+  if (entries <= topN) return w;
+  const { summary } = w;
+  const shown = Math.min(entries, topN);
+  const truncations = summary.truncations.filter((t) => t.reason !== 'top_n');
+  truncations.push({ dir: Buffer.alloc(0), shown, total: summary.entriesMatched, reason: 'top_n' });
+  return { rows, summary: { ...summary, entriesSent: shown, truncations } };
+}
 
 const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
   hosts: (p) => p.hosts,
-  // Each host's listing and its total run side by side, within the same host budget.
+  // Each host's listing, path's own entries and its stat run side by side, within the same
+  // host budget; the total walk follows only where those cannot give du's total.
   task:
     (p) =>
     async (b, _h, signal, budgetMs): Promise<DuWalk> => {
+      const started = Date.now();
       const walkFn = b.walk.bind(b);
-      const total = hostTotal(
-        walkFn,
-        () => b.stat(p.req.path, true, signal).then((s) => s.entry),
-        withinBudget(p.totalReq, budgetMs),
-        signal,
-      );
+      const own = b.stat(p.req.path, true, signal).then((s) => s.entry);
+      const children = walkHost(walkFn, withinBudget(p.childrenReq, budgetMs), signal);
+      // Settled now, so a failure while the listing runs is no unhandled rejection; the listing says the host's status.
+      const side = Promise.all([own, children]).catch(() => undefined);
       const listing = await walkHost(walkFn, withinBudget(p.req, budgetMs), signal);
-      return { ...listing, total: await total };
+      const got = await side;
+      let total = got && duTotalFromListing(got[0].size, listing, got[1]);
+      total ??= await hostTotal(walkFn, own, withinBudget(p.totalReq, budgetMs - (Date.now() - started)), signal);
+      return { ...firstRanked(listing, p.topN), total };
     },
   entries: (w) => w.summary.entriesSeen,
   rows: (w) => w.rows.length,
@@ -271,24 +311,25 @@ export const diskUsageTool = defineTool({
       maxDepth: a.depth,
       order: 'size',
       direction: 'descending',
-      topN: a.top_n,
+      topN: Math.max(a.top_n, LISTED_FOR_TOTAL),
       types: ['dir'],
       dirSizes: true,
       oneFileSystem: a.one_file_system,
       deadlineMs: walkDeadlineMs(ctx.options),
     });
-    const totalReq = resolveWalkRequest({
+    const children = {
       path: a.path,
       shape: 'ranked',
       maxDepth: 1,
       order: 'size',
       direction: 'descending',
       topN: TOTAL_CHILDREN,
-      dirSizes: true,
       oneFileSystem: a.one_file_system,
       deadlineMs: walkDeadlineMs(ctx.options),
-    });
-    return { hosts: ctx.fleet.select(a.host), req, totalReq, topN: a.top_n, start, fingerprint };
+    } as const;
+    const childrenReq = resolveWalkRequest(children);
+    const totalReq = resolveWalkRequest({ ...children, dirSizes: true });
+    return { hosts: ctx.fleet.select(a.host), req, childrenReq, totalReq, topN: a.top_n, start, fingerprint };
   },
 
   collect(p: Plan, ctx): Promise<DiskUsage> {
