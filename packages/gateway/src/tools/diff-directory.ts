@@ -94,8 +94,7 @@ const output = {
   start_index: z.number(),
   count: z.number(),
   next_cursor: z.string().optional(),
-  truncated: z.boolean(),
-  truncations: z.array(s.truncationSchema),
+  ...s.cutFields,
   hosts: z.array(s.hostStatusSchema),
   scan: s.scanSchema.optional(),
 };

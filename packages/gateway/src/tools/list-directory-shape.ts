@@ -49,13 +49,10 @@ const treeEntrySchema = z.object({
 export const output = {
   path: z.string(),
   entries: z.array(treeEntrySchema),
-  truncated: z.boolean(),
-  truncations: z.array(s.truncationSchema),
+  ...s.cutFields,
   /** Present exactly when the listing was cut: pass it as `cursor` for the next page. */
   next_cursor: z.string().optional(),
-  notes: z.array(s.noteSchema).optional(),
-  hosts: z.array(s.hostStatusSchema),
-  scan: s.scanSchema.optional(),
+  ...s.hostFields,
 };
 
 export type Args = z.output<z.ZodObject<typeof input>>;

@@ -154,27 +154,18 @@ export async function collectPathPage(p: Plan, ctx: Parameters<typeof walkHosts>
   const at = pos.index - c.base;
   const rows = c.rows.slice(at, Math.max(at, Math.min(at + p.limit, end - c.base)));
   const rank = hostRanks(p.hosts);
-  return {
-    path: p.req.path,
-    multi: p.hosts.length > 1,
-    type: p.type,
-    pattern: p.pattern,
-    filters: filterFeatures(p.req.filter),
+  return pageOf(p, c, {
     rows,
     start: pos.index,
     total,
     found: total,
     pathOrder: true,
-    topN: p.topN,
-    truncations: c.truncations,
-    notes: c.notes,
-    hosts: c.hosts,
     cursorAfter: (shown) => {
       if (total !== undefined && pos.index + shown >= total) return undefined;
       const next = pathCursorAfter(c.rows, at + shown, c.base, (h) => rank.get(h) ?? 0, handle, pos);
       return encodePathCursor(next, p.fingerprint);
     },
-  };
+  });
 }
 
 /** The merged ranking of the hosts' walks: up to the end of the page, or the whole kept ranking. */
@@ -204,21 +195,29 @@ export function listingOf(
   total: number,
   cursorAfter: (shown: number) => string | undefined,
 ): FileListing {
+  const rows = ranking.rows.slice(start, Math.min(start + p.limit, total));
+  return pageOf(p, ranking, { rows, start, total, found: ranking.found, pathOrder: false, cursorAfter });
+}
+
+type Page = Pick<FileListing, 'rows' | 'start' | 'total' | 'found' | 'pathOrder' | 'cursorAfter'>;
+
+/** A page of either order: the plan's words, the page's rows, and the hosts and cuts of what they came from. */
+function pageOf(p: Plan, from: RankingSnapshot, page: Page): FileListing {
   return {
     path: p.req.path,
     multi: p.hosts.length > 1,
     type: p.type,
     pattern: p.pattern,
     filters: filterFeatures(p.req.filter),
-    rows: ranking.rows.slice(start, Math.min(start + p.limit, total)),
-    start,
-    total,
-    found: ranking.found,
-    pathOrder: false,
+    rows: page.rows,
+    start: page.start,
+    total: page.total,
+    found: page.found,
+    pathOrder: page.pathOrder,
     topN: p.topN,
-    truncations: ranking.truncations,
-    notes: ranking.notes,
-    hosts: ranking.hosts,
-    cursorAfter,
+    truncations: from.truncations,
+    notes: from.notes,
+    hosts: from.hosts,
+    cursorAfter: page.cursorAfter,
   };
 }

@@ -74,12 +74,7 @@ export const output = {
     .optional()
     .describe('Entries that matched on all hosts; in a ranked order beyond total when top-K kept only total'),
   start_index: z.number(),
-  next_cursor: z.string().optional(),
-  truncated: z.boolean(),
-  truncations: z.array(s.truncationSchema),
-  notes: z.array(s.noteSchema).optional(),
-  hosts: z.array(s.hostStatusSchema),
-  scan: s.scanSchema.optional(),
+  ...s.pageTail,
 };
 
 export type Args = z.output<z.ZodObject<typeof input>>;

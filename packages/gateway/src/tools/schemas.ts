@@ -112,6 +112,26 @@ export const truncationSchema = z.object({
 /** Something about how a host was listed that limits its rows (e.g. the SSH backend's SFTP fallback). */
 export const noteSchema = z.object({ host: z.string(), note: z.string() });
 
+/** A page's cuts: whether anything was left out, and what (every listing's answer has both). */
+export const cutFields = {
+  truncated: z.boolean(),
+  truncations: z.array(truncationSchema),
+};
+
+/** What ends every fan-out listing's answer: how hosts were listed, their statuses, the scan a page belongs to. */
+export const hostFields = {
+  notes: z.array(noteSchema).optional(),
+  hosts: z.array(hostStatusSchema),
+  scan: scanSchema.optional(),
+};
+
+/** The tail of a page of rows (list_files, disk_usage): the cursor of the next page, its cuts and hosts. */
+export const pageTail = {
+  next_cursor: z.string().optional(),
+  ...cutFields,
+  ...hostFields,
+};
+
 export const entryErrorSchema = z.object({ code: z.enum(ENTRY_ERROR_CODES), detail: z.string() });
 
 /** `maxDepth: unknown argument; did you mean max_depth?`, or the known names when none is close. */
