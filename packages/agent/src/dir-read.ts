@@ -41,6 +41,7 @@ export function needsBufferNames(err: unknown): boolean {
 
 /** Every entry of a directory with a type, names as Buffers (the unknown-type fallback). */
 export function readWholeBytes(p: Buffer): fsTypes.Dirent[] {
+  // Typed as the latin1 readers' Dirent so one walk loop takes both; fs-source's fromDirent tells the names apart.
   return fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' }) as unknown as fsTypes.Dirent[];
 }
 

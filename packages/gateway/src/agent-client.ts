@@ -241,7 +241,7 @@ async function probeAgent(
   calls: AgentCalls,
   signal: AbortSignal,
 ): Promise<{ version: string; features: string[]; certNotAfter?: Date }> {
-  const healthCheck = health.service.Check as unknown as MethodCodec;
+  const healthCheck: MethodCodec = health.service.Check;
   const check = await calls.unary<{ status?: string | number }>(healthCheck, { service: SERVICE_NAME }, signal);
   if (check.status !== 'SERVING' && check.status !== 1) {
     throw new FleetError('unavailable', `agent ${calls.address}: health says ${String(check.status)}`);

@@ -97,7 +97,7 @@ function show(res: ToolResult): void {
     root.partial ? '≥ marks a lower bound.' : '',
     s.next_cursor ? 'Only the largest directories are drawn.' : '',
   ].join(' ');
-  const svg = $('treemap') as unknown as SVGSVGElement;
+  const svg = document.querySelector<SVGSVGElement>('#treemap') as SVGSVGElement;
   drawTreemap(
     svg,
     root,

@@ -68,6 +68,7 @@ let cached: DescService | undefined;
 
 export function fleetServiceDescriptor(): DescService {
   if (cached) return cached;
+  // The wire edge: proto-loader types a service as any definition; its methods carry their file descriptors.
   const def = loadFleetContract().packageDefinition[FLEET_SERVICE_NAME] as unknown as Record<string, ProtoLoaderMethod>;
   const protos = Object.values(def)[0].requestType.fileDescriptorProtos;
   const files = protos.map((b) => {

@@ -88,6 +88,7 @@ export function createFleetHttpHandler(
   const caller = deps.caller;
   const impl = createFleetImpl(deps);
   const desc = fleetServiceDescriptor();
+  // The wire edge: proto-loader types a service as any definition; its methods are the codecs.
   const codecs = loadFleetContract().packageDefinition[FLEET_SERVICE_NAME] as unknown as Record<string, Codec>;
   const decode = (m: DescMethod, req: Parameters<typeof toBinary>[1]) =>
     codecs[m.name].requestDeserialize(Buffer.from(toBinary(m.input, req)));

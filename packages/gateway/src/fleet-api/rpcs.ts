@@ -28,7 +28,7 @@ export interface ToolRpc {
 }
 
 function rpc<A, P, R extends ToolResult>(method: string, tool: Tool<A, P, R>, present: (r: R) => object): ToolRpc {
-  return { method, tool: tool as unknown as AnyTool, present: present as (r: ToolResult) => object };
+  return { method, tool, present: present as (r: ToolResult) => object };
 }
 
 export const TOOL_RPCS: readonly ToolRpc[] = [

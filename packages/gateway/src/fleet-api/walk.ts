@@ -18,7 +18,7 @@ import {
 } from '../tools/host-walks.js';
 import { runTool } from '../tools/run-tool.js';
 import * as s from '../tools/schemas.js';
-import { type AnyTool, defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
+import { defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
 import { hostStatusToWire, hostTruncationToWire } from './present.js';
 import { rowOut } from './text-paths.js';
 
@@ -143,5 +143,5 @@ export async function streamWalk(
   ctx: ToolContext,
   send: (e: WalkEvent) => Promise<void>,
 ): Promise<void> {
-  await runTool(walkTool(send) as unknown as AnyTool, args, ctx);
+  await runTool(walkTool(send), args, ctx);
 }

@@ -67,7 +67,7 @@ function optionOf(tool: AnyTool, key: string, schema: z.core.$ZodType): Option |
   }
   let option: Option;
   if (def.type === 'number') {
-    const { minValue, maxValue } = inner as unknown as { minValue: number | null; maxValue: number | null };
+    const { minValue, maxValue } = inner as z.ZodNumber;
     if (minValue !== null && maxValue !== null) notes.push(`${minValue}-${maxValue}`);
     option = new Option(`${name} <n>`).argParser(intFlag(name));
   } else if (def.type === 'array') {
