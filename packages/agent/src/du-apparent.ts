@@ -105,6 +105,29 @@ export function duApparent(top: Buffer, deadlineAt: number, opts: DuOptions = {}
   }
 }
 
+/** A directory waiting to be read: one to open from its parent, or the top, "opened" from itself. */
+type Pending = DuDir | { path: Buffer; ref: DirRef; into: number; level: number; whole: boolean };
+
+/** One pass's state: what it counts into, what waits to be read, the descriptors it holds. */
+interface DuPass {
+  readonly probe: CallProbe | undefined;
+  readonly isCancelled: () => boolean;
+  readonly seenInodes: Set<number>;
+  readonly skippedAt: (p: Buffer) => string | undefined;
+  readonly deadlineAt: number;
+  /** The top's device: an entry on another is not counted. */
+  readonly dev: number;
+  /** How many levels below the top are sized on their own (keep.levels). */
+  readonly levels: number;
+  /** sized[0] is the top; a directory deeper than `levels` adds to its nearest sized ancestor. */
+  readonly sized: SizedDir[];
+  readonly stack: Pending[];
+  /** Every descriptor the pass holds, closed when it ends however it ends. */
+  readonly open: Set<DirRef>;
+  /** Entries read so far: cancellation and the deadline are checked every 256. */
+  n: number;
+}
+
 /**
  * Recursive apparent size of the directory open as `topFd` (its path `top`), as `du -b
  * --one-file-system`: the directory's own size, every entry's lstat size, hard links counted
@@ -113,10 +136,6 @@ export function duApparent(top: Buffer, deadlineAt: number, opts: DuOptions = {}
  */
 export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opts: DuOptions = {}): DirSize {
   const { probe, keep } = opts;
-  const isCancelled = opts.isCancelled ?? (() => false);
-  const seenInodes = opts.seenInodes ?? new Set<number>();
-  const skippedAt = opts.skippedAt ?? (() => undefined);
-  let st: fs.Stats;
   let own: number;
   try {
     // A descriptor of its own (the magic link is followed: it is the directory itself).
@@ -124,146 +143,38 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
   } catch {
     return { ...UNREADABLE_DIR };
   }
-  const open = new Set<DirRef>();
-  const release = (ref: DirRef) => {
-    if (--ref.refs > 0) return;
-    open.delete(ref);
-    fs.closeSync(ref.fd);
-  };
   const topRef: DirRef = { fd: own, refs: 1 };
-  open.add(topRef);
+  const open = new Set<DirRef>([topRef]);
   try {
+    let st: fs.Stats;
     try {
       st = watched(probe, top, () => fs.fstatSync(own));
     } catch {
       return { ...UNREADABLE_DIR };
     }
-    const dev = st.dev;
-    const levels = keep === undefined ? 0 : keep.levels;
-    // sized[0] is the top; a directory deeper than `levels` adds to its nearest sized ancestor.
-    const sized: SizedDir[] = [
-      { size: st.size, allocated: st.blocks * 512, partial: false, unreadable: 0, up: -1, rel: keep?.rel ?? '' },
-    ];
-    // The top is "opened" from itself: its ref is taken over by the first pop.
-    const stack: (DuDir | { path: Buffer; ref: DirRef; into: number; level: number; whole: boolean })[] = [
-      { path: top, ref: topRef, into: 0, level: 0, whole: isSmallDir(st.size) },
-    ];
-    let n = 0;
-    while (stack.length > 0) {
-      const next = stack.pop() as DuDir & { ref?: DirRef };
-      const { path: dirPath, into, level, whole } = next;
-      const at = sized[into];
-      let ref: DirRef;
-      if (next.ref !== undefined) ref = next.ref;
-      else {
-        let fd: number;
-        try {
-          fd = watched(probe, dirPath, () => openAt(next.parent.fd, next.name, true));
-        } catch {
-          at.partial = true;
-          at.unreadable++;
-          continue;
-        } finally {
-          release(next.parent);
-        }
-        ref = { fd, refs: 1 };
-        open.add(ref);
-      }
-      const link = Buffer.from(fdPath(ref.fd));
-      let names: Iterator<Buffer>;
-      try {
-        names = whole
-          ? (watched(probe, dirPath, () => fs.readdirSync(link, { encoding: 'buffer' })) as Buffer[]).values()
-          : dirNames(
-              dirPath,
-              watched(probe, dirPath, () => openDirBytes(link)),
-              probe,
-            );
-      } catch {
-        at.partial = true;
-        at.unreadable++;
-        release(ref);
-        continue;
-      }
-      try {
-        for (;;) {
-          if ((++n & 255) === 0) {
-            if (isCancelled()) throw new WalkCancelled('walk cancelled');
-            if (Date.now() > deadlineAt) {
-              const sum = (k: 'size' | 'allocated' | 'unreadable') => sized.reduce((t, x) => t + x[k], 0);
-              return {
-                size: sum('size'),
-                allocated: sum('allocated'),
-                partial: true,
-                unreadableDirs: sum('unreadable'),
-              };
-            }
-          }
-          const step = names.next();
-          if (step.done) break;
-          const name = step.value;
-          const p = Buffer.concat([dirPath, SLASH, name]);
-          // A mount below is another device (never counted), so only a hung one's point is checked.
-          if (skippedAt(p) !== undefined) {
-            at.partial = true;
-            continue;
-          }
-          let est: fs.Stats;
-          try {
-            est = watched(probe, p, () => fs.lstatSync(atFd(ref.fd, name)));
-          } catch {
-            at.partial = true;
-            continue;
-          }
-          if (est.dev !== dev) continue;
-          if (!est.isDirectory()) {
-            if (est.nlink > 1) {
-              if (seenInodes.has(est.ino)) continue;
-              seenInodes.add(est.ino);
-            }
-            at.size += est.size;
-            at.allocated += est.blocks * 512;
-            continue;
-          }
-          const small = isSmallDir(est.size);
-          ref.refs++;
-          if (level + 1 > levels) {
-            at.size += est.size;
-            at.allocated += est.blocks * 512;
-            stack.push({ path: p, parent: ref, name, into, level: level + 1, whole: small });
-          } else {
-            sized.push({
-              size: est.size,
-              allocated: est.blocks * 512,
-              partial: false,
-              unreadable: 0,
-              up: into,
-              rel: `${at.rel}/${name.toString('latin1')}`,
-            });
-            stack.push({ path: p, parent: ref, name, into: sized.length - 1, level: level + 1, whole: small });
-          }
-        }
-      } finally {
-        names.return?.();
-        release(ref);
-      }
+    const pass: DuPass = {
+      probe,
+      isCancelled: opts.isCancelled ?? (() => false),
+      seenInodes: opts.seenInodes ?? new Set<number>(),
+      skippedAt: opts.skippedAt ?? (() => undefined),
+      deadlineAt,
+      dev: st.dev,
+      levels: keep === undefined ? 0 : keep.levels,
+      sized: [
+        { size: st.size, allocated: st.blocks * 512, partial: false, unreadable: 0, up: -1, rel: keep?.rel ?? '' },
+      ],
+      // The top is "opened" from itself: its ref is taken over by the first pop.
+      stack: [{ path: top, ref: topRef, into: 0, level: 0, whole: isSmallDir(st.size) }],
+      open,
+      n: 0,
+    };
+    while (pass.stack.length > 0) {
+      const cut = readPending(pass, pass.stack.pop() as DuDir & { ref?: DirRef });
+      if (cut !== undefined) return cut;
     }
-    // Children were pushed after their parents: adding each to its parent from the end sums subtrees.
-    for (let i = sized.length - 1; i > 0; i--) {
-      const up = sized[sized[i].up];
-      up.size += sized[i].size;
-      up.allocated += sized[i].allocated;
-      up.unreadable += sized[i].unreadable;
-      if (sized[i].partial) up.partial = true;
-    }
-    if (keep !== undefined) {
-      const { sizes, max } = keep.memo;
-      for (let i = 1; i < sized.length && sizes.size < max; i++) {
-        const rel = keep.rel === '' ? sized[i].rel.slice(1) : sized[i].rel;
-        sizes.set(rel, dirSizeOf(sized[i]));
-      }
-    }
-    return dirSizeOf(sized[0]);
+    rollUp(pass.sized);
+    if (keep !== undefined) keepSizes(keep, pass.sized);
+    return dirSizeOf(pass.sized[0]);
   } finally {
     for (const ref of open) {
       try {
@@ -272,6 +183,142 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
         // already closed
       }
     }
+  }
+}
+
+function release(pass: DuPass, ref: DirRef): void {
+  if (--ref.refs > 0) return;
+  pass.open.delete(ref);
+  fs.closeSync(ref.fd);
+}
+
+/** Opens and reads one waiting directory; past the deadline, the pass's partial sum (else undefined). */
+function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | undefined {
+  const { probe } = pass;
+  const { path: dirPath, whole } = next;
+  const at = pass.sized[next.into];
+  let ref: DirRef;
+  if (next.ref !== undefined) ref = next.ref;
+  else {
+    let fd: number;
+    try {
+      fd = watched(probe, dirPath, () => openAt(next.parent.fd, next.name, true));
+    } catch {
+      at.partial = true;
+      at.unreadable++;
+      return undefined;
+    } finally {
+      release(pass, next.parent);
+    }
+    ref = { fd, refs: 1 };
+    pass.open.add(ref);
+  }
+  const link = Buffer.from(fdPath(ref.fd));
+  let names: Iterator<Buffer>;
+  try {
+    names = whole
+      ? (watched(probe, dirPath, () => fs.readdirSync(link, { encoding: 'buffer' })) as Buffer[]).values()
+      : dirNames(
+          dirPath,
+          watched(probe, dirPath, () => openDirBytes(link)),
+          probe,
+        );
+  } catch {
+    at.partial = true;
+    at.unreadable++;
+    release(pass, ref);
+    return undefined;
+  }
+  try {
+    for (;;) {
+      if ((++pass.n & 255) === 0) {
+        if (pass.isCancelled()) throw new WalkCancelled('walk cancelled');
+        if (Date.now() > pass.deadlineAt) return cutShort(pass.sized);
+      }
+      const step = names.next();
+      if (step.done) return undefined;
+      countEntry(pass, next, ref, step.value);
+    }
+  } finally {
+    names.return?.();
+    release(pass, ref);
+  }
+}
+
+/** One entry of a directory being read (open as `ref`): its size counted, or a directory queued. */
+function countEntry(pass: DuPass, dir: Pending, ref: DirRef, name: Buffer): void {
+  const { into, level } = dir;
+  const at = pass.sized[into];
+  const p = Buffer.concat([dir.path, SLASH, name]);
+  // A mount below is another device (never counted), so only a hung one's point is checked.
+  if (pass.skippedAt(p) !== undefined) {
+    at.partial = true;
+    return;
+  }
+  let est: fs.Stats;
+  try {
+    est = watched(pass.probe, p, () => fs.lstatSync(atFd(ref.fd, name)));
+  } catch {
+    at.partial = true;
+    return;
+  }
+  if (est.dev !== pass.dev) return;
+  if (!est.isDirectory()) {
+    if (est.nlink > 1) {
+      if (pass.seenInodes.has(est.ino)) return;
+      pass.seenInodes.add(est.ino);
+    }
+    at.size += est.size;
+    at.allocated += est.blocks * 512;
+    return;
+  }
+  const small = isSmallDir(est.size);
+  ref.refs++;
+  if (level + 1 > pass.levels) {
+    at.size += est.size;
+    at.allocated += est.blocks * 512;
+    pass.stack.push({ path: p, parent: ref, name, into, level: level + 1, whole: small });
+  } else {
+    pass.sized.push({
+      size: est.size,
+      allocated: est.blocks * 512,
+      partial: false,
+      unreadable: 0,
+      up: into,
+      rel: `${at.rel}/${name.toString('latin1')}`,
+    });
+    pass.stack.push({ path: p, parent: ref, name, into: pass.sized.length - 1, level: level + 1, whole: small });
+  }
+}
+
+/** The deadline passed: everything counted so far, partial. */
+function cutShort(sized: SizedDir[]): DirSize {
+  const sum = (k: 'size' | 'allocated' | 'unreadable') => sized.reduce((t, x) => t + x[k], 0);
+  return {
+    size: sum('size'),
+    allocated: sum('allocated'),
+    partial: true,
+    unreadableDirs: sum('unreadable'),
+  };
+}
+
+/** Children were pushed after their parents: adding each to its parent from the end sums subtrees. */
+function rollUp(sized: SizedDir[]): void {
+  for (let i = sized.length - 1; i > 0; i--) {
+    const up = sized[sized[i].up];
+    up.size += sized[i].size;
+    up.allocated += sized[i].allocated;
+    up.unreadable += sized[i].unreadable;
+    if (sized[i].partial) up.partial = true;
+  }
+}
+
+/** The sizes below the top into the memo, relative to the walk's root, until it holds `max`. */
+function keepSizes(keep: DirSizeKeep, sized: SizedDir[]): void {
+  const { sizes, max } = keep.memo;
+  for (let i = 1; i < sized.length && sizes.size < max; i++) {
+    const rel = keep.rel === '' ? sized[i].rel.slice(1) : sized[i].rel;
+    sizes.set(rel, dirSizeOf(sized[i]));
   }
 }
 
