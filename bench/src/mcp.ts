@@ -142,15 +142,19 @@ export async function startMcp(o: StartOptions): Promise<McpServerProc> {
   return proc;
 }
 
-/** `fleetls serve` over stdio; without `inventory`, localhost is the embedded agent. */
+/**
+ * `fleetls serve` over stdio; without `inventory`, localhost is the embedded agent. `main` is
+ * another build's gateway (ab-structure.ts runs two builds side by side).
+ */
 export function startFleetls(
-  opts: { inventory?: string; cwd: string; home: string; extraArgs?: string[]; timeoutMs?: number } = {
+  opts: { inventory?: string; cwd: string; home: string; extraArgs?: string[]; timeoutMs?: number; main?: string } = {
     cwd: '/',
     home: '/',
   },
 ) {
-  if (!fs.existsSync(GATEWAY_MAIN)) throw new Error(`${path.relative(REPO_ROOT, GATEWAY_MAIN)} is not built`);
-  const args = [GATEWAY_MAIN];
+  const main = opts.main ?? GATEWAY_MAIN;
+  if (!fs.existsSync(main)) throw new Error(`${path.relative(REPO_ROOT, main)} is not built`);
+  const args = [main];
   if (opts.inventory) args.push('--inventory', opts.inventory);
   args.push(...(opts.extraArgs ?? []), 'serve');
   return startMcp({

@@ -128,17 +128,19 @@ export function shippedAgentNodeFlags(): string[] {
 /**
  * Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line;
  * `nodeFlags` go to node before the program (the shipped executable's: shippedAgentNodeFlags()).
+ * `main` is another build's agent (ab-structure.ts runs two builds side by side).
  */
 export function startAgent(
   allow: string[],
   timeoutMs = 30_000,
   extra: string[] = [],
   nodeFlags: string[] = [],
+  main = AGENT_MAIN,
 ): Promise<AgentProc> {
-  if (!fs.existsSync(AGENT_MAIN)) return Promise.reject(new Error(`${AGENT_MAIN} is not built`));
+  if (!fs.existsSync(main)) return Promise.reject(new Error(`${main} is not built`));
   const args = [
     ...nodeFlags,
-    AGENT_MAIN,
+    main,
     // An empty config: a host's /etc/fleetls/agent.yaml must not change what the bench measures.
     '--config',
     '/dev/null',

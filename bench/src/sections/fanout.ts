@@ -13,6 +13,9 @@ import { benchDir } from '../trees.js';
 export const name = 'fanout';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
 
+/** The section's query, beside `path`; ab-structure.ts asks both builds the same. */
+export const FANOUT_QUERY = { order_by: 'size', sort: 'descending', top_n: 10, max_depth: 10, type: 'file' };
+
 /** The gateway's upper bound on call_deadline_ms (under the MCP SDK client's 60 s request timeout). */
 const CALL_DEADLINE_MS = 55_000;
 
@@ -51,7 +54,7 @@ async function startAgents(n: number, pool: AgentProc[]): Promise<void> {
 export async function run(ctx: BenchContext): Promise<void> {
   const small = path.join((await ctx.tree('small')).root, 'deep');
   const bigDir = (await ctx.tree('medium')).flatDir;
-  const q = { path: small, order_by: 'size', sort: 'descending', top_n: 10, max_depth: 10, type: 'file' };
+  const q = { path: small, ...FANOUT_QUERY };
   const pool: AgentProc[] = [];
   const hostsProcs: AgentHostProc[] = [];
   const rows: string[][] = [];

@@ -17,19 +17,19 @@ export const name = 'walk';
 const MIB = 1024 * 1024;
 export const limitMs = (args: BenchArgs): number => (args.full ? 25 : 10) * 60_000;
 
-interface MethodDef {
+export interface MethodDef {
   path: string;
   requestSerialize(v: unknown): Buffer;
   responseDeserialize(b: Buffer): { summary?: { entriesSent?: unknown; entriesSeen?: unknown } | null };
 }
 
-function walkMethod(): MethodDef {
+export function walkMethod(): MethodDef {
   const { proto } = loadContract();
   return (proto.fleetls.v1.Agent as unknown as { service: { Walk: MethodDef } }).service.Walk;
 }
 
-/** One Walk; its wall time and the summary's counts. */
-function walkOnce(client: grpc.Client, def: MethodDef, req: Record<string, unknown>) {
+/** One Walk; its wall time and the summary's counts (ab-structure.ts times both builds' agents with it). */
+export function walkOnce(client: grpc.Client, def: MethodDef, req: Record<string, unknown>) {
   return new Promise<{ ms: number; sent: number; seen: number }>((resolve, reject) => {
     const t0 = performance.now();
     let last: Buffer | undefined;
