@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { AGENT_MAIN, type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { AGENT_MAIN, type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
 
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 type Json = Record<string, unknown>;
 
 const T0 = 1_750_000_000; // whole seconds: SFTP carries no nanoseconds

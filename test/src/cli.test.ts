@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { fleetls, GATEWAY_MAIN, refusedPort } from './helpers/cli.js';
+import { fleetls, refusedPort } from './helpers/cli.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 
 describe('fleetls CLI', { concurrency: 4 }, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'fleetls-cli-'));

@@ -15,13 +15,12 @@ import { after, before, describe, it } from 'node:test';
 import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO_ROOT } from './helpers/agent-process.js';
 import { makePki } from './helpers/certs.js';
 import { type FuseMount, mountFuse } from './helpers/fuse.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 /**
  * One host's budget; the call's own is a little more. The healthy host's walk (2.4 s when the
  * machine is idle) must finish well inside its 80% share: a walk that stops at its deadline

@@ -14,7 +14,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { agentClient, healthCheck, walkAll } from './helpers/agent-process.js';
-import { GATEWAY_MAIN, type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 const SEED = Number(process.env.FLEETLS_FUZZ_SEED ?? 20261201);
 const RUNS = Number(process.env.FLEETLS_FUZZ_RUNS ?? 40);

@@ -9,12 +9,11 @@ import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { TOOLS } from '@fleetls/gateway';
 import { assertConforms } from '@fleetls/gateway/testing';
-import { REPO_ROOT } from './helpers/agent-process.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
 const INSPECTOR = require.resolve('@modelcontextprotocol/inspector-cli/build/cli.js');
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
 async function inspector(args: string[]): Promise<Record<string, unknown>> {
   // inspector-cli 1.0.3 looks for its own package.json relative to the working directory,

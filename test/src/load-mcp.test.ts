@@ -13,9 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { checkRankedAnswer, type RankedAnswer } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type AgentProcess, LOADED_HOST_ARGS, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type AgentProcess, LOADED_HOST_ARGS, startAgent } from './helpers/agent-process.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 const AGENTS = 20;
 const CALLS = 200;
 /** Peak resident memory (VmHWM) allowed for the gateway and for each agent. */

@@ -9,7 +9,8 @@ import type { Stream } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { GATEWAY_MAIN, type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 /**
  * Calls made while stderr is not read. Most name hosts that do not exist (refused at once,

@@ -5,9 +5,7 @@ import * as fs from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-
-export const GATEWAY_MAIN = path.join(REPO_ROOT, 'packages/gateway/dist/main.js');
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 
 export interface McpFleetFixture {
   /** The directory every call lists: <tmp>/data. */

@@ -8,7 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { killNow, killOnExit, START_TIMEOUT_MS } from './helpers/agent-process.js';
-import { GATEWAY_MAIN, type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 const TOKEN = 'e2e-token-0123456789';
 

@@ -8,7 +8,8 @@ import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GATEWAY_MAIN, type McpFleetFixture, makeTree, startMcpFleet } from './mcp-fixture.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { type McpFleetFixture, makeTree, startMcpFleet } from './mcp-fixture.js';
 
 function text(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');

@@ -15,9 +15,9 @@ import { createUser } from '@nats-io/nkeys';
 import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { makePki, type TestPki } from './helpers/certs.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 const SHIPPED_CONF = join(REPO_ROOT, 'deploy/nats/nats-server.conf');
 const HEARTBEAT_MS = 500;
 

@@ -13,9 +13,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-backend.js'));
 const { watchRegistry } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-registry.js'));
 const HEARTBEAT_MS = 500;

@@ -11,11 +11,9 @@ import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO_ROOT } from './helpers/agent-process.js';
 import { makePki } from './helpers/certs.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
-
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
 type Json = Record<string, unknown>;
 

@@ -10,10 +10,9 @@ import { withContract } from '@fleetls/gateway/testing';
 import { makeTree as declaredTree, range } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
-
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
 type Json = Record<string, unknown>;
 

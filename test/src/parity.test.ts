@@ -13,12 +13,11 @@ import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 import { tcpListenersOf } from './helpers/proc-sockets.js';
 import { ensureUser, type Sshd, startSshd } from './helpers/sshd.js';
-
-const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
 /** Builds the hostile tree the issue names; returns its root. */
 function makeTree(base: string, uid: number, gid: number): string {

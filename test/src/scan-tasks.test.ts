@@ -17,9 +17,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+import { GATEWAY_MAIN, type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 import { type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
-import { GATEWAY_MAIN } from './mcp-fixture.js';
 
 const HOSTS = 40;
 const NEVER = 7;

@@ -2,11 +2,8 @@
 // inventory unless the test gives one.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { assertCliJson } from '@fleetls/gateway/testing';
-import { REPO_ROOT } from './agent-process.js';
-
-export const GATEWAY_MAIN = join(REPO_ROOT, 'packages/gateway/dist/main.js');
+import { GATEWAY_MAIN } from './gateway-process.js';
 
 export interface Run {
   code: number | null;
