@@ -33,11 +33,10 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend 
 
     async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
       if (signal.aborted) throw new FleetError('cancelled', 'walk cancelled');
-      // As the agent: refused before the path is resolved, checked again once it is.
-      admission.check();
-      const prepared = await resolveFilterNames(await prepareWalk(req, roots, guard));
+      // As the agent: the slot is taken before the path is resolved (walk-admission.ts).
       const release = admission.enter();
       try {
+        const prepared = await resolveFilterNames(await prepareWalk(req, roots, guard));
         const running = startWalk(prepared, { pool, allowedRoots: roots.real, maxStuckWorkers: admission.max });
         const onAbort = () => running.cancel();
         signal.addEventListener('abort', onAbort, { once: true });

@@ -150,11 +150,11 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
     let req: WalkRequest | undefined;
     try {
       const resolved = resolveWalkRequest(wireToRequestInput(call.request), ceilings);
-      // Refused before the path is even resolved: an excess walk costs no file system call.
-      admission.check();
+      // The slot is taken before the path is resolved: the calls of a burst see each other's
+      // slots, and an excess walk is refused at once, costing no file system call.
+      release = admission.enter();
       req = await resolveFilterNames(await prepareWalk(knownFilterOnly(resolved, features), roots, guard));
       req = withinCallDeadline(req, call.deadline());
-      release = admission.enter();
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');
       const run = startWireWalk(req, {
         pool,

@@ -4,7 +4,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FleetError, resolveWalkRequest } from '@fleetls/core';
+import { loadContract } from '@fleetls/proto';
+import * as grpc from '@grpc/grpc-js';
+import pino from 'pino';
+import { parseAgentConfig } from './config.js';
 import { createLocalBackend } from './local-backend.js';
+import { type CallStatus, createAgentHandlers, type WalkCall } from './service.js';
 import { createWalkAdmission } from './walk-admission.js';
 import { WalkPool } from './walk-pool.js';
 
@@ -15,13 +20,12 @@ describe('createWalkAdmission', () => {
     a.enter();
     assert.equal(a.active(), 2);
     assert.throws(
-      () => a.check(),
+      () => a.enter(),
       (err: unknown) =>
         err instanceof FleetError &&
         err.code === 'resource_exhausted' &&
         err.message === 'too many concurrent walks: 2 running, max_concurrent_walks is 2',
     );
-    assert.throws(() => a.enter(), /too many concurrent walks/);
     assert.equal(a.active(), 2, 'a refused walk takes no slot');
     first();
     first();
@@ -61,5 +65,69 @@ describe('the embedded backend admits walks as the agent does', () => {
     assert.equal((await again.next()).done, false, 'a slot given back is taken again');
     await again.return(undefined as never);
     await held[1].return(undefined as never);
+  });
+});
+
+const walkMethod = loadContract().proto.fleetls.v1.Agent.service.Walk;
+
+/** A Walk call as a carrier hands it to the agent's handler (decoded as grpc-js does): its status is what the test reads. */
+function fakeCall(path: string): WalkCall & { status?: CallStatus } {
+  const call = {
+    request: walkMethod.requestDeserialize(walkMethod.requestSerialize({ path, maxDepth: 1 })) as WalkCall['request'],
+    caller: 'test',
+    peer: 'test',
+    cancelled: false,
+    status: undefined as CallStatus | undefined,
+    deadline: () => undefined,
+    onCancel: () => () => {},
+    sendHeaders: () => {},
+    write: () => true,
+    drained: () => Promise.resolve(true),
+    end: () => {},
+    fail(s: CallStatus) {
+      call.status = s;
+    },
+  };
+  return call;
+}
+
+describe('a burst of walks that arrive at once', () => {
+  let root: string;
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-admission-burst-')));
+    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `f${i}`), '');
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  // Load bench: 200 calls reached one agent in a few socket reads; every one passed a check made
+  // before its path was resolved, all 200 resolved their paths, and only then were 192 refused.
+  it("the agent's handler refuses every call past max_concurrent_walks before resolving its path", async () => {
+    const config = parseAgentConfig(
+      ['--config', '/dev/null', '--insecure', '--allow', root, '--max-concurrent-walks', '2'],
+      {},
+    );
+    const handlers = createAgentHandlers({ config, logger: pino({ level: 'silent' }), version: '0.0.0' });
+    // Started in one tick, as a carrier's handlers run for streams read in one socket read.
+    const calls = [fakeCall(root), fakeCall(root), fakeCall(path.join(root, 'missing'))];
+    await Promise.all(calls.map((c) => handlers.walk(c)));
+    assert.equal(calls[0].status, undefined);
+    assert.equal(calls[1].status, undefined);
+    // Not NOT_FOUND: the third never looked its path up.
+    assert.equal(calls[2].status?.code, grpc.status.RESOURCE_EXHAUSTED, calls[2].status?.details);
+    assert.match(calls[2].status?.details ?? '', /^too many concurrent walks: 2 running/);
+    assert.equal(handlers.active(), 0, 'every slot given back');
+  });
+
+  it('the embedded backend does the same', async () => {
+    const b = createLocalBackend({ allowedRoots: [root], maxConcurrentWalks: 2 });
+    const signal = new AbortController().signal;
+    const walks = [root, root, '/etc'].map((p) => b.walk(resolveWalkRequest({ path: p, maxDepth: 1 }), signal));
+    const firsts = walks.map((g) => g.next());
+    // Not 'permission': '/etc' is outside the roots, and it was never looked at.
+    const third = assert.rejects(firsts[2], (err: unknown) => FleetError.from(err).code === 'resource_exhausted');
+    assert.equal((await firsts[0]).done, false);
+    assert.equal((await firsts[1]).done, false);
+    await third;
+    for (const g of walks.slice(0, 2)) await g.return(undefined as never);
   });
 });

@@ -8,9 +8,13 @@ import type { WalkPool } from './walk-pool.js';
 export const DEFAULT_MAX_CONCURRENT_WALKS = 8;
 
 export interface WalkAdmission {
-  /** Throws `resource_exhausted` when every slot is taken, by walks or by workers stuck on hung mounts. */
-  check(): void;
-  /** check(), then takes a slot; the returned function gives it back (once). */
+  /**
+   * Takes a slot, or throws `resource_exhausted` when every slot is taken, by walks or by
+   * workers stuck on hung mounts; the returned function gives it back (once). Taken before
+   * any await of the call (its path resolution): a check there with the slot taken after
+   * let every call of a burst that arrived at once past it, each resolved its path on the
+   * libuv pool, and only then were all but max refused (bench/results/load.why.md).
+   */
   enter(): () => void;
   /** Walks holding a slot. */
   active(): number;
@@ -41,7 +45,6 @@ export function createWalkAdmission(max: number, pool: WalkPool): WalkAdmission 
   };
   return {
     max,
-    check,
     enter() {
       check();
       active++;
