@@ -171,7 +171,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       offCancel();
       if (call.cancelled) outcome = 'cancelled';
     } catch (err) {
-      outcome = failWalk(call, err, log, release === undefined);
+      outcome = failWalk(call, err, log, req === undefined);
     } finally {
       release?.();
       const end = running ? await logWalkEnd(log, running, req, progress, outcome, started) : undefined;
