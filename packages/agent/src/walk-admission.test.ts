@@ -9,8 +9,9 @@ import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { parseAgentConfig } from './config.js';
 import { createLocalBackend } from './local-backend.js';
-import { type CallStatus, createAgentHandlers, type WalkCall } from './service.js';
+import { createAgentHandlers } from './service.js';
 import { createWalkAdmission } from './walk-admission.js';
+import type { CallStatus, WalkCall } from './walk-call.js';
 import { WalkPool } from './walk-pool.js';
 
 describe('createWalkAdmission', () => {
