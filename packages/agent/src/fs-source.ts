@@ -59,6 +59,7 @@ function readError(err: unknown): EntryError {
   return entryErrorFromErrno(errnoOf(err));
 }
 
+// Over 80 lines: the per-entry closures (fromDirent, entryAt) read the source's locals on the hot path; a class or parameters would cost every entry until an A/B says not.
 export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const rootStr = nodePath.resolve(path);
   const rootBuf = Buffer.from(rootStr);

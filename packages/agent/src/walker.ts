@@ -141,6 +141,7 @@ export function resumeRequest(
   };
 }
 
+// Over 80 lines: one walk's life (worker, helper thread, consumer queue, stuck watchdog) in closures over its shared state; its split into a run object is not yet tested.
 function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): RunningWalk<B> {
   const control = new SharedArrayBuffer(CONTROL_SLOTS * 4);
   const ctl = new Int32Array(control);

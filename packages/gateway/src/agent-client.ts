@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http2';
 import {
-  type FilterFeature,
   FleetError,
   filterFeatures,
   type HostBackend,
