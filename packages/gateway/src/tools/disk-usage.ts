@@ -223,10 +223,9 @@ function firstRanked(w: HostWalk, topN: number): HostWalk {
   }
   if (entries <= topN) return w;
   const { summary } = w;
-  const shown = Math.min(entries, topN);
   const truncations = summary.truncations.filter((t) => t.reason !== 'top_n');
-  truncations.push({ dir: Buffer.alloc(0), shown, total: summary.entriesMatched, reason: 'top_n' });
-  return { rows, summary: { ...summary, entriesSent: shown, truncations } };
+  truncations.push({ dir: Buffer.alloc(0), shown: topN, total: summary.entriesMatched, reason: 'top_n' });
+  return { rows, summary: { ...summary, entriesSent: topN, truncations } };
 }
 
 const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
