@@ -2,15 +2,17 @@
 // health). grpc-js's client stack (resolving, load-balancing and retrying calls, filters,
 // its Metadata and stream wrappers) cost about half of the gateway's CPU per host in a
 // fan-out (bench/README.md, "Fan-out"); this is only what the agent's calls need: the
-// 5-byte message framing (grpc-framing.ts), deadlines as grpc-timeout, status from trailers
-// (grpc-call-status.ts), cancel as RST_STREAM(CANCEL), one session (agent-session.ts).
+// 5-byte message framing (runtime's grpc-frame.ts, grpc-framing.ts), deadlines as
+// grpc-timeout, status from trailers (grpc-call-status.ts), cancel as RST_STREAM(CANCEL),
+// one session (agent-session.ts).
 // Failures are gRPC statuses (GrpcError), read by the agent client.
 import * as http2 from 'node:http2';
 import type * as tls from 'node:tls';
+import { frame } from '@fleetls/runtime/grpc-frame';
 import { status } from '@grpc/grpc-js';
 import { type AgentChannelOptions, openSession, type Session } from './agent-session.js';
 import { endStatus, GrpcError } from './grpc-call-status.js';
-import { Deframer, frame, grpcTimeout } from './grpc-framing.js';
+import { Deframer, grpcTimeout } from './grpc-framing.js';
 
 export { type AgentChannelOptions, acceptsTcp } from './agent-session.js';
 export { GrpcError } from './grpc-call-status.js';

@@ -1,5 +1,6 @@
-// gRPC's length-prefixed message framing (a flag byte, then a 4-byte big-endian length) and
-// its grpc-timeout header: only what the agent's uncompressed calls use.
+// Reading gRPC's length-prefixed message framing (a flag byte, then a 4-byte big-endian length;
+// runtime's grpc-frame.ts writes it) and its grpc-timeout header: only what the agent's
+// uncompressed calls use.
 import { status } from '@grpc/grpc-js';
 import { GrpcError } from './grpc-call-status.js';
 
@@ -10,15 +11,6 @@ export const MAX_MESSAGE_BYTES = 16 << 20;
 export function grpcTimeout(ms: number): string {
   const m = Math.max(1, Math.ceil(ms));
   return m < 1e8 ? `${m}m` : `${Math.min(99_999_999, Math.ceil(m / 1000))}S`;
-}
-
-/** One uncompressed message in its frame. */
-export function frame(message: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(5 + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  out.set(message, 5);
-  return out;
 }
 
 /** Reassembles messages from a stream's chunks, which split and join frames anywhere. */

@@ -92,15 +92,6 @@ export interface Registration {
   startedAt: string;
 }
 
-/** gRPC's message framing: a flag byte (0, no compression) and the length, big-endian. */
-export function frame(message: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(5 + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  out.set(message, 5);
-  return out;
-}
-
 /** Reassembles framed messages from slices cut anywhere. */
 export class FrameReader {
   private pending: Buffer = Buffer.alloc(0);

@@ -1,5 +1,7 @@
 // @fleetls/runtime/nats: the NATS contract the gateway shares with the agent (subjects,
 // headers, framing, the registration) and the connection settings; no responder, no gRPC.
+
+export { frame } from './grpc-frame.js';
 export { type AgentNatsConfig, natsHostOf, parseAgentNats, parseNatsServers } from './nats-config.js';
 export { connectNats, type NatsSettings, natsAuthenticator, natsConnectOptions } from './nats-connect.js';
 export {
@@ -9,7 +11,6 @@ export {
   DEFAULT_SUBJECT_PREFIX,
   DEFAULT_WINDOW,
   FrameReader,
-  frame,
   HDR,
   hostFromToken,
   hostToken,
