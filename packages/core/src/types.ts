@@ -27,12 +27,10 @@ export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 export const TRUNCATION_REASONS = ['depth', 'items_per_dir', 'max_entries', 'deadline', 'top_n', 'bytes'] as const;
 export type TruncationReason = (typeof TRUNCATION_REASONS)[number];
 
-/** One file system object, as seen by lstat (or stat when following symlinks). */
-export interface Entry {
-  /** Relative to the requested path, raw bytes, '/'-separated; empty for the path itself. */
-  path: Buffer;
+/** What lstat (or stat when following symlinks) says of an object, as an Entry and a RawEntry carry it. */
+export interface StatFields {
   type: EntryType;
-  /** lstat size; for directories with dirSizes, the recursive apparent size. */
+  /** lstat size; in an Entry of a directory walked with dirSizes, the recursive apparent size. */
   size: number;
   mtimeSec: number;
   mtimeNsec: number;
@@ -43,9 +41,15 @@ export interface Entry {
   gid: number;
   inode: number;
   nlink: number;
+  linkTarget?: Buffer;
+}
+
+/** One file system object, as seen by lstat (or stat when following symlinks). */
+export interface Entry extends StatFields {
+  /** Relative to the requested path, raw bytes, '/'-separated; empty for the path itself. */
+  path: Buffer;
   /** 1 for the requested path's children. */
   depth: number;
-  linkTarget?: Buffer;
   error?: EntryError;
   /** A recursive directory size that is only a lower bound. */
   sizePartial?: boolean;
@@ -147,21 +151,10 @@ export type ResumeRow = 'entry' | 'error' | 'warning';
 export const RESUME_ROWS = ['entry', 'error', 'warning'] as const satisfies readonly ResumeRow[];
 
 /** What a source yields for one directory entry; the walk engine turns it into an Entry. */
-export interface RawEntry {
+export interface RawEntry extends StatFields {
   name: Buffer;
-  type: EntryType;
-  size: number;
-  mtimeSec: number;
-  mtimeNsec: number;
-  utcOffsetMin: number;
-  mode: number;
-  uid: number;
-  gid: number;
-  inode: number;
-  nlink: number;
   /** Device id, for one_file_system and symlink-loop detection. */
   dev: number;
-  linkTarget?: Buffer;
   /** lstat (or the allowed-roots check of a followed symlink) failed. */
   error?: EntryError;
   /**
