@@ -20,15 +20,7 @@ import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { createFsSource, type FsSource } from './fs-source.js';
 import type { SkippedPath } from './hung-mounts.js';
 import { CANCEL, type LastRow } from './transit.js';
-import {
-  type HelperMessage,
-  type PieceMessage,
-  SPLIT_GIVEBACK_ID,
-  SPLIT_HUNGRY,
-  SPLIT_POSTED,
-  SPLIT_QUIT,
-  SPLIT_WORK,
-} from './walk-split-shared.js';
+import { type HelperMessage, type PieceMessage, SPLIT } from './walk-split-shared.js';
 
 /** Encoded rows a piece holds before it stops and sends the rest back. */
 const PIECE_BYTES_MAX = 2 * 1024 * 1024;
@@ -55,16 +47,16 @@ export function lastRowOf(at: Row): LastRow {
 export function runHelper(input: HelperInput): void {
   const ctl = new Int32Array(input.control);
   const sc = new Int32Array(input.split);
-  const over = () => Atomics.load(ctl, CANCEL) !== 0 || Atomics.load(sc, SPLIT_QUIT) !== 0;
+  const over = () => Atomics.load(ctl, CANCEL) !== 0 || Atomics.load(sc, SPLIT.QUIT) !== 0;
   let source: FsSource | undefined;
   try {
     for (;;) {
       if (over()) return;
       const got = receiveMessageOnPort(input.port);
       if (got === undefined) {
-        const work = Atomics.load(sc, SPLIT_WORK);
-        Atomics.store(sc, SPLIT_HUNGRY, 1);
-        if (Atomics.load(sc, SPLIT_WORK) === work) Atomics.wait(sc, SPLIT_WORK, work, 100);
+        const work = Atomics.load(sc, SPLIT.WORK);
+        Atomics.store(sc, SPLIT.HUNGRY, 1);
+        if (Atomics.load(sc, SPLIT.WORK) === work) Atomics.wait(sc, SPLIT.WORK, work, 100);
         continue;
       }
       const piece = got.message as PieceMessage;
@@ -74,11 +66,11 @@ export function runHelper(input: HelperInput): void {
         isCancelled: over,
         skip: input.skip,
       });
-      const msg = walkOne(input.req, source, piece, () => over() || Atomics.load(sc, SPLIT_GIVEBACK_ID) === piece.id);
+      const msg = walkOne(input.req, source, piece, () => over() || Atomics.load(sc, SPLIT.GIVEBACK_ID) === piece.id);
       const transfer = msg.bufs;
       input.port.postMessage(msg, transfer);
-      Atomics.add(sc, SPLIT_POSTED, 1);
-      Atomics.notify(sc, SPLIT_POSTED);
+      Atomics.add(sc, SPLIT.POSTED, 1);
+      Atomics.notify(sc, SPLIT.POSTED);
     }
   } finally {
     source?.close();

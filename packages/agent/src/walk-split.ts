@@ -18,28 +18,15 @@ import {
 } from '@fleetls/core';
 import type { LastRow } from './transit.js';
 import { WalkCancelled } from './walk-cancelled.js';
-import {
-  type HelperMessage,
-  type PieceMessage,
-  SPLIT_GIVEBACK_ID,
-  SPLIT_HUNGRY,
-  SPLIT_POSTED,
-  SPLIT_QUIT,
-  SPLIT_WORK,
-} from './walk-split-shared.js';
+import { type HelperMessage, type HelperRows, type PieceMessage, SPLIT } from './walk-split-shared.js';
 
 /** Bytes of rows the helper may hold for the walk, unspliced, before it is given more. */
 const HELD_BYTES_MAX = 4 * 1024 * 1024;
 /** A range of only files is worth a piece from this many children (a directory from 2). */
 const MIN_FILE_PIECE = 512;
 
-export interface SplitResult extends PieceResult {
-  bufs: ArrayBuffer[];
-  entries: number[];
-  last?: LastRow;
-  errors: HelperMessage['errors'];
-  bytes: number;
-}
+/** A helper's piece as the walk keeps it: core's PieceResult and the rows to splice. */
+export interface SplitResult extends PieceResult, HelperRows {}
 
 /** Posts one encoded batch of the helper's rows, after what the walk sent so far. */
 export type SplitSink = (buf: ArrayBuffer, entries: number, last: LastRow) => void;
@@ -68,7 +55,7 @@ export class ThreadSplitter implements TreeSplitter {
   }
 
   step(stack: readonly Frame[]): void {
-    if (Atomics.load(this.ctl, SPLIT_HUNGRY) !== 1 || this.dead || this.held > HELD_BYTES_MAX) return;
+    if (Atomics.load(this.ctl, SPLIT.HUNGRY) !== 1 || this.dead || this.held > HELD_BYTES_MAX) return;
     for (const f of stack) {
       const ownEnd = f.marks !== undefined ? f.marks[0].start : (f.end ?? f.len);
       const rem = ownEnd - f.next;
@@ -83,10 +70,10 @@ export class ThreadSplitter implements TreeSplitter {
         rootDev: this.rootDev(),
         startedAt: this.startedAt,
       };
-      Atomics.store(this.ctl, SPLIT_HUNGRY, 0);
+      Atomics.store(this.ctl, SPLIT.HUNGRY, 0);
       this.port.postMessage(msg);
-      Atomics.add(this.ctl, SPLIT_WORK, 1);
-      Atomics.notify(this.ctl, SPLIT_WORK);
+      Atomics.add(this.ctl, SPLIT.WORK, 1);
+      Atomics.notify(this.ctl, SPLIT.WORK);
       (f as Frame).marks = [{ start: mid, stop: ownEnd, id }, ...(f.marks ?? [])];
       this.given++;
       return;
@@ -113,22 +100,22 @@ export class ThreadSplitter implements TreeSplitter {
     let r = this.done.get(m.id);
     if (r === undefined) {
       // Still at work on it: asked to stop where it is and send what it has.
-      Atomics.store(this.ctl, SPLIT_GIVEBACK_ID, m.id);
+      Atomics.store(this.ctl, SPLIT.GIVEBACK_ID, m.id);
       const since = Date.now();
       for (;;) {
-        const posted = Atomics.load(this.ctl, SPLIT_POSTED);
+        const posted = Atomics.load(this.ctl, SPLIT.POSTED);
         this.receive();
         r = this.done.get(m.id);
         if (r !== undefined) break;
         if (this.cancelled()) throw new WalkCancelled('walk cancelled');
         if (Date.now() - since > this.timeoutMs) {
           this.dead = true;
-          Atomics.store(this.ctl, SPLIT_QUIT, 1);
+          Atomics.store(this.ctl, SPLIT.QUIT, 1);
           return undefined;
         }
-        Atomics.wait(this.ctl, SPLIT_POSTED, posted, 50);
+        Atomics.wait(this.ctl, SPLIT.POSTED, posted, 50);
       }
-      Atomics.store(this.ctl, SPLIT_GIVEBACK_ID, 0);
+      Atomics.store(this.ctl, SPLIT.GIVEBACK_ID, 0);
     }
     this.done.delete(m.id);
     this.held -= r.bytes;
@@ -146,8 +133,8 @@ export class ThreadSplitter implements TreeSplitter {
 
   /** The walk is over: the helper leaves its loop. */
   quit(): void {
-    Atomics.store(this.ctl, SPLIT_QUIT, 1);
-    Atomics.notify(this.ctl, SPLIT_WORK);
+    Atomics.store(this.ctl, SPLIT.QUIT, 1);
+    Atomics.notify(this.ctl, SPLIT.WORK);
   }
 }
 

@@ -30,7 +30,7 @@ import {
 } from './transit.js';
 import type { HelperInput } from './walk-helper.js';
 import type { WalkPool } from './walk-pool.js';
-import { SPLIT_QUIT, SPLIT_SLOTS, SPLIT_WORK } from './walk-split-shared.js';
+import { SPLIT } from './walk-split-shared.js';
 
 export interface WalkerOptions {
   allowedRoots: string[];
@@ -278,7 +278,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
   function startHelper(input: WorkerInput): MessagePort {
     const helper = pool.acquire();
     const { port1, port2 } = new MessageChannel();
-    const shared = new SharedArrayBuffer(SPLIT_SLOTS * 4);
+    const shared = new SharedArrayBuffer(SPLIT.SLOTS * 4);
     const sc = new Int32Array(shared);
     input.split = { port: port1, shared, timeoutMs };
     let gone = false;
@@ -306,8 +306,8 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     helper.postMessage(hInput, [port2]);
     stopHelper = () => {
       stopHelper = () => {};
-      Atomics.store(sc, SPLIT_QUIT, 1);
-      Atomics.notify(sc, SPLIT_WORK);
+      Atomics.store(sc, SPLIT.QUIT, 1);
+      Atomics.notify(sc, SPLIT.WORK);
       const timer = setTimeout(() => {
         if (gone) return;
         off();
