@@ -3,7 +3,7 @@
 // .proto (gen/wire-numbers.ts: no .proto parsed in each walk worker), which must also agree
 // on every field's type and hold no field these do not know, so that a change to the .proto
 // fails at load instead of being skipped silently.
-import { MESSAGE_FIELDS } from './gen/wire-numbers.js';
+import { MESSAGE_FIELDS } from './wire-numbers.js';
 
 /** The numbers of a message's fields, after checking the descriptor has exactly these fields with these types. */
 function fieldNumbers<K extends string>(message: string, types: Record<K, string>): Record<K, number> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { packageDefinition } from './contract.js';
-import { ENUM_VALUES, MESSAGE_FIELDS } from './gen/wire-numbers.js';
+import { ENUM_VALUES, MESSAGE_FIELDS } from './wire-numbers.js';
 
 type Def = { format: string; type: { field?: { name: string; number: number; type: string }[] } & EnumType };
 type EnumType = { value?: { name: string; number: number }[] };
@@ -9,7 +9,7 @@ type EnumType = { value?: { name: string; number: number }[] };
 // The walk worker's encoder and the gateway's decoder take their numbers from these
 // constants, not from the .proto: `npm run check-generated` (.ci/run) regenerates them, and
 // this test fails in the suite too when they are stale (`npm run generate` rewrites them).
-describe('gen/wire-numbers', () => {
+describe('wire-numbers (gen/wire-numbers.ts by name)', () => {
   const defs = Object.entries(packageDefinition() as unknown as Record<string, Def>);
 
   it('has every message of the agent contract with its fields, numbers and types as the .proto has them', () => {
