@@ -8,7 +8,6 @@ import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
 import { TOOLS } from '../tools/registry.js';
 import { runTool } from '../tools/run-tool.js';
 import { fieldName, requestArgs } from './args.js';
-import { TOOL_RPCS } from './rpcs.js';
 import { type FleetGrpcServer, startFleetGrpcServer } from './server.js';
 import { WALK_INPUT } from './walk.js';
 
@@ -27,8 +26,15 @@ function methodsOf() {
 
 describe('the Fleet contract is a face of the tool registry', () => {
   it('has one RPC per tool', () => {
-    assert.deepEqual(TOOL_RPCS.map((r) => r.tool.name).sort(), TOOLS.map((t) => t.name).sort());
-    for (const r of TOOL_RPCS) assert.ok(methodsOf()[r.method], `fleetls.v1.Fleet/${r.method}`);
+    for (const t of TOOLS)
+      assert.ok(t.fleet && methodsOf()[t.fleet.method], `${t.name}: fleetls.v1.Fleet/${t.fleet?.method}`);
+    const methods = TOOLS.map((t) => t.fleet?.method);
+    assert.deepEqual(
+      Object.keys(methodsOf())
+        .filter((m) => m !== 'Walk')
+        .sort(),
+      methods.sort(),
+    );
   });
 
   it("names each request field as the tool's argument, and no other", () => {
@@ -37,7 +43,7 @@ describe('the Fleet contract is a face of the tool registry', () => {
       { requestType: { type: { name: string } } }
     >;
     const requests: [string, Record<string, unknown>][] = [
-      ...TOOL_RPCS.map((r): [string, Record<string, unknown>] => [r.method, r.tool.input]),
+      ...TOOLS.map((t): [string, Record<string, unknown>] => [t.fleet?.method ?? t.name, t.input]),
       ['Walk', WALK_INPUT],
     ];
     for (const [method, input] of requests) {
@@ -48,7 +54,7 @@ describe('the Fleet contract is a face of the tool registry', () => {
   });
 
   it('leaves empty fields out, so the tool applies its defaults', () => {
-    const tool = TOOL_RPCS.find((r) => r.method === 'ListDirectory')!.tool;
+    const tool = TOOLS.find((t) => t.fleet?.method === 'ListDirectory')!;
     assert.deepEqual(requestArgs(tool.input, { host: 'a', path: '/srv', depth: 0, maxItemsPerDir: 7, cursor: '' }), {
       host: 'a',
       path: '/srv',

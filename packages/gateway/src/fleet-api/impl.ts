@@ -1,16 +1,17 @@
 // The one implementation of every Fleet RPC, in the contract's plain-object shapes (as
-// proto-loader decodes them): each tool RPC runs its tool through runTool and presents the
-// result; Walk streams. The gRPC server (service.ts) and the Connect/gRPC-Web handler on the
-// HTTP port (connect.ts) are adapters around it, so all three protocols answer alike.
+// proto-loader decodes them): each tool of the registry is the RPC its Fleet face names,
+// run through runTool and presented by that face; Walk streams. The gRPC server
+// (service.ts) and the Connect/gRPC-Web handler on the HTTP port (connect.ts) are adapters
+// around it, so all three protocols answer alike.
 import type { Fleet } from '../fleet-types.js';
 import type { Logger } from '../logger.js';
 import type { GatewayOptions } from '../options.js';
+import { TOOLS } from '../tools/registry.js';
 import { runTool } from '../tools/run-tool.js';
 import type { ScanRegistry } from '../tools/scan-registry.js';
 import type { ToolContext } from '../tools/tool.js';
 import { requestArgs } from './args.js';
 import { scanToWire } from './present.js';
-import { TOOL_RPCS } from './rpcs.js';
 import { streamWalk, WALK_INPUT, type WalkEvent } from './walk.js';
 
 export interface FleetServiceDeps {
@@ -59,10 +60,12 @@ export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
     principal: `fleet-api:${principal ?? (caller.startsWith('grpc:plaintext:') ? 'grpc:bearer' : caller)}`,
   });
   const unary: Record<string, Unary> = {};
-  for (const { method, tool, present } of TOOL_RPCS) {
-    unary[method] = async (request, call) => {
+  for (const tool of TOOLS) {
+    const face = tool.fleet;
+    if (!face) continue;
+    unary[face.method] = async (request, call) => {
       const result = await runTool(tool, requestArgs(tool.input, request), context(call));
-      const out = present(result) as { nextCursor?: string };
+      const out = face.present(result) as { nextCursor?: string };
       return result.scan ? { ...out, scan: scanToWire(result.scan, !out.nextCursor) } : out;
     };
   }

@@ -5,7 +5,7 @@
 // Done here, not in the shared codec: agents never send the text.
 import { isUtf8 } from 'node:buffer';
 import type { Entry, Row, Truncation } from '@fleetls/core';
-import { entryToWire, rowToWire, truncationToWire } from '@fleetls/proto';
+import { entryToWire, rowToWire, truncationToWire } from '@fleetls/proto/codec';
 
 /** `{ [key]: text }` when the bytes are UTF-8 (and not empty: the path itself), else nothing. */
 export function textOf<K extends string>(key: K, path: Buffer): { [k in K]?: string } {

@@ -13,6 +13,7 @@ import {
   diffGroupLines,
   diffListings,
   displayPath,
+  type Entry,
   encodeCursor,
   formatMtime,
   type HostTree,
@@ -22,6 +23,8 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import { z } from 'zod';
+import { hostStatusToWire, hostTruncationToWire } from '../fleet-api/present.js';
+import { entryOut, textOf } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
@@ -200,6 +203,49 @@ const diffScan: ScanFace<Plan, HostWalk, DirectoryDiff> = {
   },
 };
 
+/** A diff value as an Entry of the agent contract: its compared attributes set, the rest zero. */
+function diffEntry(v: DiffValue): Entry {
+  const e: Entry = {
+    path: Buffer.alloc(0),
+    type: v.type ?? 'unknown',
+    size: v.size ?? 0,
+    mtimeSec: v.mtimeSec ?? 0,
+    mtimeNsec: v.mtimeNsec ?? 0,
+    utcOffsetMin: 0,
+    mode: v.mode ?? 0,
+    uid: v.uid ?? 0,
+    gid: v.gid ?? 0,
+    inode: 0,
+    nlink: 0,
+    depth: 0,
+  };
+  if (v.linkTarget !== undefined) e.linkTarget = v.linkTarget;
+  if (v.error !== undefined) e.error = { code: v.error, detail: '' };
+  return e;
+}
+
+function diffToFleet(l: DirectoryDiff) {
+  return {
+    path: l.path,
+    compare: [...l.compare],
+    groups: l.diff.groups.map((g) => ({ id: g.id, hosts: g.hosts })),
+    differences: l.diff.differences.slice(l.start).map((d) => ({
+      path: d.path,
+      values: d.values.map(({ value, hosts }) =>
+        value.present ? { hosts, present: true, entry: entryOut(diffEntry(value)) } : { hosts, present: false },
+      ),
+      notCompared: d.notCompared,
+      ...textOf('pathText', d.path),
+    })),
+    startIndex: l.start,
+    total: l.diff.differences.length,
+    truncations: l.diff.capped.map(hostTruncationToWire),
+    // Whole here (no byte budget): only a scan's page has one to follow.
+    nextCursor: l.cursorAfter(l.diff.differences.length - l.start) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
 export const diffDirectoryTool = defineTool({
   name: 'diff_directory',
   title: 'Compare across hosts',
@@ -298,4 +344,6 @@ export const diffDirectoryTool = defineTool({
       return { out, err };
     },
   },
+
+  fleet: { method: 'DiffDirectory', present: diffToFleet },
 });

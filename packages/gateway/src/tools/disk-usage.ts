@@ -21,6 +21,8 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import { z } from 'zod';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
+import { entryOut } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
@@ -283,6 +285,50 @@ const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
   },
 };
 
+/** A directory of disk_usage as a wire entry: its path, recursive size and whether that is a lower bound. */
+function duEntry(
+  host: string,
+  path: Buffer,
+  size: number,
+  partial: boolean,
+  why: { allocated?: number; unreadableDirs?: number } = {},
+) {
+  return {
+    host,
+    entry: entryOut({
+      path,
+      type: 'dir',
+      size,
+      mtimeSec: 0,
+      mtimeNsec: 0,
+      utcOffsetMin: 0,
+      mode: 0,
+      uid: 0,
+      gid: 0,
+      inode: 0,
+      nlink: 0,
+      depth: path.length === 0 ? 0 : path.toString('latin1').split('/').length,
+      ...(partial ? { sizePartial: true } : {}),
+      ...(why.allocated !== undefined ? { allocated: why.allocated } : {}),
+      ...(why.unreadableDirs ? { unreadableDirs: why.unreadableDirs } : {}),
+    }),
+  };
+}
+
+function diskUsageToFleet(l: DiskUsage) {
+  return {
+    path: l.path,
+    entries: l.rows.slice(l.start).map((r) => duEntry(r.host, r.path, r.size, r.partial, r)),
+    pathTotals: l.totals.map((t) => duEntry(t.host, Buffer.alloc(0), t.size, t.partial, t)),
+    startIndex: l.start,
+    found: l.found,
+    truncations: l.truncations.map(hostTruncationToWire),
+    notes: notesToWire(l.notes),
+    nextCursor: l.cursorAfter(l.rows.length - l.start) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
 export const diskUsageTool = defineTool({
   name: 'disk_usage',
   title: 'Disk usage',
@@ -406,4 +452,6 @@ export const diskUsageTool = defineTool({
       return { out, err };
     },
   },
+
+  fleet: { method: 'DiskUsage', present: diskUsageToFleet },
 });

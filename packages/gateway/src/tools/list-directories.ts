@@ -11,6 +11,8 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import { z } from 'zod';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
+import { entryOut } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
@@ -111,6 +113,19 @@ const directoriesScan: ScanFace<Plan, HostWalk, DirectoryListing> = {
     };
   },
 };
+
+function directoriesToFleet(l: DirectoryListing) {
+  return {
+    path: l.path,
+    entries: l.rows.map((r) => ({ host: r.host, entry: entryOut(r.entry) })),
+    recursiveSizes: l.sizes,
+    found: l.found,
+    truncations: l.truncations.map(hostTruncationToWire),
+    notes: notesToWire(l.notes),
+    hosts: l.hosts.map(hostStatusToWire),
+    nextCursor: l.cursorAfter?.(l.rows.length) ?? '',
+  };
+}
 
 export const listDirectoriesTool = defineTool({
   name: 'list_directories',
@@ -215,4 +230,6 @@ export const listDirectoriesTool = defineTool({
       options: ctx.options,
     }).answer;
   },
+
+  fleet: { method: 'ListDirectories', present: directoriesToFleet },
 });

@@ -18,6 +18,8 @@ import {
 } from '@fleetls/core';
 import { formatTree } from '../cli/format.js';
 import type { HostResult } from '../fan-out.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
+import { rowOut } from '../fleet-api/text-paths.js';
 import { decodeCursorArg, invalidCursor } from './cursor-arg.js';
 import { type HostWalk, lossTruncations, walkDeadlineMs, walkHost, walkNotes, withinBudget } from './host-walks.js';
 import { presentTree, rowJson } from './list-directory-present.js';
@@ -146,6 +148,20 @@ const treeScan: ScanFace<Plan, HostWalk, TreeListing> = {
   merge: (p, results, _ctx, page) => (page ? scanTree(p, results, page) : wholeTree(p, results)),
 };
 
+function treeToFleet(l: TreeListing) {
+  const rows = l.sections.flatMap((sec) => sec.rows.map((row) => ({ host: sec.status.host, row: rowOut(row) })));
+  return {
+    path: l.path,
+    rows,
+    truncations: l.sections.flatMap((sec) =>
+      sec.losses.map((truncation) => hostTruncationToWire({ host: sec.status.host, truncation })),
+    ),
+    notes: notesToWire(l.notes),
+    nextCursor: l.cursorAfter(rows.length) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
 export const listDirectoryTool = defineTool({
   name: 'list_directory',
   title: 'Directory tree',
@@ -218,4 +234,6 @@ export const listDirectoryTool = defineTool({
       return { out, err };
     },
   },
+
+  fleet: { method: 'ListDirectory', present: treeToFleet },
 });

@@ -6,6 +6,8 @@
 import { encodeCursor } from '@fleetls/core';
 import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js';
 import type { HostResult } from '../fan-out.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
+import { entryOut } from '../fleet-api/text-paths.js';
 import { type HostWalk, walkHosts, walkTask } from './host-walks.js';
 import { collectPathPage, listingOf, planListFiles, rankingOf } from './list-files-pages.js';
 import { headline, itemJson, presentFiles } from './list-files-present.js';
@@ -21,6 +23,20 @@ export {
   type ListFilesAnswer,
   START_INDEX,
 } from './list-files-shape.js';
+
+function filesToFleet(l: FileListing) {
+  return {
+    path: l.path,
+    entries: l.rows.map((r) => ({ host: r.host, entry: entryOut(r.entry) })),
+    startIndex: l.start,
+    total: l.total,
+    found: l.found,
+    truncations: l.truncations.map(hostTruncationToWire),
+    notes: notesToWire(l.notes),
+    nextCursor: l.cursorAfter(l.rows.length) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
 
 export const listFilesTool = defineTool({
   name: 'list_files',
@@ -93,4 +109,6 @@ export const listFilesTool = defineTool({
       return { out, err };
     },
   },
+
+  fleet: { method: 'ListFiles', present: filesToFleet },
 });

@@ -4,6 +4,7 @@ import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow, VIAS } 
 import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
 import { fanOut } from '../fan-out.js';
+import { hostStatusToWire } from '../fleet-api/present.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { fanOutOptions } from './host-walks.js';
@@ -98,6 +99,28 @@ export function hostRow(r: HostListing['rows'][number]): HostRow {
   return row;
 }
 
+function hostsToFleet(l: HostListing) {
+  return {
+    checked: l.checked,
+    hosts: l.rows.map(({ host: h, probe }) => ({
+      host: h.name,
+      transport: h.via,
+      address: h.address,
+      labels: Object.entries(h.labels).map(([key, value]) => ({ key, value })),
+      groups: [...h.groups],
+      sshFallback: h.sshFallback,
+      ...(probe
+        ? {
+            reachable: probe.status.status === 'ok',
+            version: probe.version ?? '',
+            features: probe.features ?? [],
+            probe: hostStatusToWire(probe.status),
+          }
+        : {}),
+    })),
+  };
+}
+
 export const listHostsTool = defineTool({
   name: 'list_hosts',
   title: 'Hosts of the fleet',
@@ -185,4 +208,6 @@ export const listHostsTool = defineTool({
       return { out: formatHosts(rows, { checked: l.checked, style }), err: [] };
     },
   },
+
+  fleet: { method: 'ListHosts', present: hostsToFleet },
 });

@@ -1,6 +1,7 @@
 // The tools of fleetls, declared once. Every face iterates this list: the MCP server
 // registers each tool (mcp-server.ts), the CLI makes a subcommand of each tool that has a
-// `cli` face (cli/run.ts), and the tests check every tool's answers against its outputSchema.
+// `cli` face (cli/tool-command.ts), the Fleet API serves each tool's `fleet` face as an RPC
+// (fleet-api/impl.ts), and the tests check every tool's answers against its outputSchema.
 //
 // Adding a tool: write `tools/<name>.ts` exporting `defineTool({...})` (see tool.ts) with
 //   - name, title, description: what MCP clients and the model see;
@@ -13,10 +14,11 @@
 //     result: core types (Entry, HostStatus, Truncation), no MCP, CLI or gRPC types, with
 //     `hosts` (one status per host) and, for listings that page, `cursorAfter(shown)`;
 //   - mcp(result, ctx): the MCP answer {structured, text}, within ctx.options.maxAnswerBytes;
-//   - cli (optional): the subcommand, its flags → arguments, and render(result, style).
-// then add one line to TOOLS below, and its gRPC face: an RPC and request message in
-// proto/fleetls/v1/fleet.proto (fields named as the arguments) and one line in
-// fleet-api/rpcs.ts with its presenter (fleet-api.test.ts fails until both exist).
+//   - cli (optional): the subcommand, its flags → arguments, and render(result, style);
+//   - fleet: its Fleet API face, the RPC's method and present(result) → the response message;
+// then add one line to TOOLS below, and the tool's RPC and its request and response messages
+// to proto/fleetls/v1/fleet.proto (request fields named as the arguments; fleet-api.test.ts
+// fails until they match). Every face (MCP, CLI, Fleet API) and every test iterates TOOLS.
 //
 // Adding a face (e.g. the Fleet gRPC service): iterate TOOLS (or import the one tool you
 // serve, for its typed result), call runTool() from run-tool.ts with the raw arguments and

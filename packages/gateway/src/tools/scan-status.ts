@@ -3,6 +3,7 @@
 // cancel=true stops every host's walk (what arrived stays readable through the cursor).
 import { invalidArgument } from '@fleetls/core';
 import { z } from 'zod';
+import { scanToWire } from '../fleet-api/present.js';
 import { scanJson, scanLine } from './scan-answer.js';
 import { decodeScanCursor, isScanCursor } from './scan-cursor.js';
 import type { ScanInfo } from './scan-face.js';
@@ -27,6 +28,10 @@ export interface ScanStatus extends ToolResult {
   delivered: boolean;
   cursor: string;
   cancelled: boolean;
+}
+
+function scanStatusToFleet(r: ScanStatus) {
+  return { scan: scanToWire(r.info, r.delivered), cancelled: r.cancelled };
 }
 
 export const scanStatusTool = defineTool({
@@ -65,4 +70,6 @@ export const scanStatusTool = defineTool({
       text: r.cancelled ? `${line}\n[SCAN] cancelled: every host still walking was stopped` : line,
     };
   },
+
+  fleet: { method: 'ScanStatus', present: scanStatusToFleet },
 });

@@ -8,8 +8,11 @@ import {
   octalMode,
   type StatInfo,
 } from '@fleetls/core';
+import { statToWire } from '@fleetls/proto/codec';
 import { z } from 'zod';
 import { formatStat } from '../cli/format.js';
+import { hostStatusToWire } from '../fleet-api/present.js';
+import { entryOut } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
@@ -141,6 +144,23 @@ const statScan: ScanFace<Plan, StatInfo, StatListing> = {
   },
 };
 
+function statToFleet(l: StatListing) {
+  return {
+    path: l.path,
+    results: l.rows.map((r) =>
+      r.stat
+        ? {
+            host: r.host,
+            stat: { ...statToWire(r.stat, ''), entry: entryOut(r.stat.entry) },
+            notes: r.stat.notes ?? [],
+          }
+        : { host: r.host, notes: [] },
+    ),
+    hosts: l.hosts.map(hostStatusToWire),
+    nextCursor: l.cursorAfter?.(l.rows.length) ?? '',
+  };
+}
+
 export const statTool = defineTool({
   name: 'stat',
   title: 'File metadata',
@@ -209,4 +229,6 @@ export const statTool = defineTool({
       return { out: formatStat(items, { showHost: l.multi, style }), err: [] };
     },
   },
+
+  fleet: { method: 'Stat', present: statToFleet },
 });

@@ -76,6 +76,16 @@ export interface CliFace<R> {
   render(result: R, style: Style): { out: string[]; err: string[] };
 }
 
+/**
+ * The Fleet API face: the tool's RPC of fleetls.v1.Fleet (in fleet.proto, its request fields
+ * named as the tool's arguments) and the response message of a result. No byte budget here:
+ * a gRPC client gets the whole page.
+ */
+export interface FleetFace<R> {
+  method: string;
+  present(result: R): object;
+}
+
 /** A switch of a tool's subcommand that stands for argument values. */
 export interface CliSwitch {
   flag: string;
@@ -99,6 +109,8 @@ export interface Tool<A = unknown, P = unknown, R extends ToolResult = ToolResul
   collect(plan: P, ctx: ToolContext): Promise<R>;
   mcp(result: R, ctx: ToolContext): McpAnswer;
   cli?: CliFace<R>;
+  /** The Fleet API face: every tool of the registry has one (fleet-api.test.ts checks it). */
+  fleet?: FleetFace<R>;
   /** How a call of this tool goes on as a scan past its deadline (every fan-out tool has one). */
   scan?: ScanFace<P, unknown, R>;
 }
