@@ -4,13 +4,15 @@
 // (its own mount namespace), and a dead address. Filters give the same rows on every
 // transport and the rows a plain JS filter of the tree gives; du numbers are real du's.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, linkSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, linkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { AGENT_MAIN, type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { fleetls } from './helpers/cli.js';
 import { GATEWAY_MAIN } from './helpers/gateway-process.js';
 import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
 
@@ -31,20 +33,12 @@ const FILES: [string, number, number, number][] = [
   ['bin/script.sh', 900, 50, 0o755],
 ];
 
-function makeTree(root: string, uid: number, gid: number): void {
-  for (const [name, size, , mode] of FILES) {
-    const p = join(root, name);
-    mkdirSync(join(p, '..'), { recursive: true });
-    writeFileSync(p, '');
-    truncateSync(p, size);
-    chmodSync(p, mode);
-  }
-  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
-  // One file owned by root (readable), for owner and group filters.
-  chownSync(join(root, 'etc/app.conf'), 0, 0);
-  // chown clears setuid: modes last.
-  for (const [name, , , mode] of FILES) chmodSync(join(root, name), mode);
-  for (const [name, , dt] of FILES) utimesSync(join(root, name), T0 + dt, T0 + dt);
+/** FILES as a tree: one file owned by root (readable), for owner and group filters. */
+function filesTree(): TreeSpec {
+  return FILES.map(([name, size, dt, mode]) => [
+    name,
+    { size, mtime: T0 + dt, mode, ...(name === 'etc/app.conf' ? { uid: 0, gid: 0 } : {}) },
+  ]);
 }
 
 /**
@@ -52,55 +46,38 @@ function makeTree(root: string, uid: number, gid: number): void {
  * directories of one 5000-byte file (so that, at depth 2, a host's 1000 ranked directories
  * leave small/ out and the total is walked), and small/ with one byte.
  */
-function makeDuTree(root: string, uid: number, gid: number): void {
-  for (let i = 0; i < 1000; i++) {
-    mkdirSync(join(root, 'big', `d${i}`), { recursive: true });
-    writeFileSync(join(root, 'big', `d${i}`, 'f'), Buffer.alloc(5000));
-  }
-  mkdirSync(join(root, 'small'));
-  writeFileSync(join(root, 'small', 'one'), 'x');
-  writeFileSync(join(root, 'a.log'), Buffer.alloc(100));
-  writeFileSync(join(root, 'b.log'), Buffer.alloc(200));
-  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
+function duTree(): TreeSpec {
+  return [
+    ...range(
+      1000,
+      (i) => `big/d${i}/f`,
+      () => Buffer.alloc(5000),
+    ),
+    ['small/one', 'x'],
+    ['a.log', Buffer.alloc(100)],
+    ['b.log', Buffer.alloc(200)],
+  ];
 }
 
 /** An agent in its own mount namespace, where `other` is mounted over `path`: a host with a different tree. */
-async function startNamespacedAgent(
-  path: string,
-  other: string,
-  uid: number,
-  gid: number,
-): Promise<{ address: string; stop(): void }> {
-  const child: ChildProcess = spawn(
-    'unshare',
-    [
+function startNamespacedAgent(path: string, other: string, uid: number, gid: number): Promise<AgentProcess> {
+  return startAgent({
+    allow: [path],
+    wrap: [
+      'unshare',
       '-m',
       '--propagation',
       'private',
       'sh',
       '-c',
-      'mount --bind "$1" "$2" && exec setpriv --reuid="$3" --regid="$4" --clear-groups "$5" "$6" --listen 127.0.0.1:0 --insecure --allow "$2"',
+      'mount --bind "$1" "$2" && uid=$3 gid=$4 && shift 4 && exec setpriv --reuid="$uid" --regid="$gid" --clear-groups "$@"',
       'sh',
       other,
       path,
       String(uid),
       String(gid),
-      process.execPath,
-      AGENT_MAIN,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FLEETLS_AGENT_CONFIG: '/dev/null' } },
-  );
-  let raw = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (c: string) => {
-      raw += c;
-      const m = /"msg":"listening"[^\n]*|[^\n]*"msg":"listening"/.exec(raw);
-      if (m) resolve(Number(/"port":(\d+)/.exec(m[0])?.[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`namespaced agent exited ${code}: ${raw}`)));
   });
-  return { address: `127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
 async function gateway(inventory: string): Promise<Client> {
@@ -116,22 +93,11 @@ async function gateway(inventory: string): Promise<Client> {
   return client;
 }
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GATEWAY_MAIN, ...args], { env: { ...process.env, FLEETLS_INVENTORY: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('filters, diff_directory and disk_usage over every transport', () => {
   let sshd: Sshd;
   let sftpd: Sshd;
   let agent: AgentProcess;
-  let odd: { address: string; stop(): void };
+  let odd: AgentProcess;
   let client: Client;
   let root: string;
   /** disk_usage's own tree: files at its top, and more directories than a host ranks for the total. */
@@ -142,7 +108,7 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
     sshd = await startSshd();
     sftpd = await startSshd({ extraConfig: [`SetEnv PATH=${shimPath()}`] });
     root = join(sshd.dir, 'tree');
-    makeTree(root, sshd.uid, sshd.gid);
+    makeTree(root, filesTree(), { uid: sshd.uid, gid: sshd.gid });
     // The odd host's tree: the same, one file grown and one more file.
     const other = join(sshd.dir, 'other');
     cpSync(root, other, { recursive: true, preserveTimestamps: true });
@@ -154,7 +120,7 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
     writeFileSync(join(other, 'etc/extra.conf'), 'x');
     chownSync(join(other, 'etc/extra.conf'), sshd.uid, sshd.gid);
     duRoot = join(sshd.dir, 'du-tree');
-    makeDuTree(duRoot, sshd.uid, sshd.gid);
+    makeTree(duRoot, duTree(), { uid: sshd.uid, gid: sshd.gid });
     agent = await startAgent({ allow: [root, duRoot], uid: sshd.uid, gid: sshd.gid });
     odd = await startNamespacedAgent(root, other, sshd.uid, sshd.gid);
     const ssh = (d: Sshd) =>
@@ -178,7 +144,7 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
 
   after(async () => {
     await client?.close();
-    odd?.stop();
+    await odd?.stop();
     await agent?.stop();
     await sftpd?.stop();
     await sshd?.stop();
@@ -374,7 +340,7 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
   });
 
   it('the CLI: ls with filter flags, diff and du over the mixed fleet', async () => {
-    const ls = await cli([
+    const ls = await fleetls([
       '--inventory',
       inventory,
       'ls',
@@ -392,21 +358,30 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
       'log/app.log',
       'log/app.log.1',
     ]);
-    const perm = await cli(['--inventory', inventory, 'ls', `viasftp:${root}`, '--max-depth', '3', '--perm', '/o+w']);
+    const perm = await fleetls([
+      '--inventory',
+      inventory,
+      'ls',
+      `viasftp:${root}`,
+      '--max-depth',
+      '3',
+      '--perm',
+      '/o+w',
+    ]);
     assert.equal(perm.code, 0, perm.stderr);
     assert.match(perm.stdout, /etc\/world\.conf/);
     assert.doesNotMatch(perm.stdout, /app\.conf/);
-    const bad = await cli(['--inventory', inventory, 'ls', `viaagent:${root}`, '--perm', 'rwx']);
+    const bad = await fleetls(['--inventory', inventory, 'ls', `viaagent:${root}`, '--perm', 'rwx']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /perm: "rwx" is not a mode/);
 
-    const diff = await cli(['--inventory', inventory, 'diff', `all:${root}`, '--depth', '3']);
+    const diff = await fleetls(['--inventory', inventory, 'diff', `all:${root}`, '--depth', '3']);
     assert.equal(diff.code, 1, 'a dead host makes the exit status non-zero');
     assert.match(diff.stdout, /A {2}3 hosts \(baseline\): viaagent, viassh, viasftp\nB {2}1 host: oddagent/);
     assert.match(diff.stdout, /etc\/extra\.conf\n {2}A: absent\n {2}B: file size 1 mode 0644/);
     assert.match(diff.stderr, /nowhere/);
 
-    const du = await cli(['--inventory', inventory, 'du', `viaagent,viassh:${root}`, '--depth', '2']);
+    const du = await fleetls(['--inventory', inventory, 'du', `viaagent,viassh:${root}`, '--depth', '2']);
     assert.equal(du.code, 0, du.stderr);
     const lines = du.stdout.trim().split('\n');
     assert.match(lines[0], /SIZE\s+ON DISK\s+HOST\s+PATH/);

@@ -13,6 +13,7 @@ import type * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { makeTree, range, type TreeNode, type TreeSpec } from '@fleetls/testkit';
 import type { BrowserContext, Page } from 'playwright-core';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { makePki } from './helpers/certs.js';
@@ -36,27 +37,36 @@ const TOKEN = 'dashboard-token-0123456789abcdef';
 const WIDE = 2100;
 const NOBODY = 65534;
 
-function write(p: string, size: number, fill = 0x61): void {
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, Buffer.alloc(size, fill));
-}
+const bytes = (size: number) => 'a'.repeat(size);
 
 /** The same layout on both hosts, with the differences the Compare view must show. */
-function makeTree(rootfs: string, second: boolean): void {
-  const data = path.join(rootfs, 'data');
-  write(path.join(data, 'a.log'), second ? 4000 : 3000);
-  if (!second) write(path.join(data, 'sub/deep.log'), 70_000);
-  else write(path.join(data, 'only-on-2.txt'), 10);
-  for (let i = 0; i < 150; i++) write(path.join(data, `big/f${String(i).padStart(3, '0')}`), 1000 + i);
-  write(path.join(data, 'deep/l1/l2/l3/bottom.txt'), 123);
-  write(path.join(data, 'media/video.bin'), second ? 300_000 : 200_000);
-  write(path.join(data, `new\nline.txt`), 5);
-  if (!second) for (let i = 0; i < WIDE; i++) write(path.join(data, `wide/w${String(i).padStart(4, '0')}`), 1);
-  if (second) {
+function dashboardTree(second: boolean): TreeSpec {
+  return [
+    ['data/a.log', bytes(second ? 4000 : 3000)],
+    second ? ['data/only-on-2.txt', bytes(10)] : ['data/sub/deep.log', bytes(70_000)],
+    ...range(
+      150,
+      (i) => `data/big/f${String(i).padStart(3, '0')}`,
+      (i) => bytes(1000 + i),
+    ),
+    ['data/deep/l1/l2/l3/bottom.txt', bytes(123)],
+    ['data/media/video.bin', bytes(second ? 300_000 : 200_000)],
+    ['data/new\nline.txt', bytes(5)],
+    ...(second
+      ? []
+      : range(
+          WIDE,
+          (i) => `data/wide/w${String(i).padStart(4, '0')}`,
+          () => bytes(1),
+        )),
     // Unreadable to web-2's agent (it runs as nobody): its size there is a lower bound.
-    write(path.join(data, 'secret/hidden.bin'), 50_000);
-    fs.chmodSync(path.join(data, 'secret'), 0o700);
-  }
+    ...(second
+      ? ([
+          ['data/secret/hidden.bin', bytes(50_000)],
+          ['data/secret', { dir: true, mode: 0o700 }],
+        ] satisfies [string, TreeNode][])
+      : []),
+  ];
 }
 
 describe('web dashboard in headless Chromium', () => {
@@ -88,8 +98,8 @@ describe('web dashboard in headless Chromium', () => {
     fs.chmodSync(root, 0o755);
     const h1 = path.join(root, 'h1');
     const h2 = path.join(root, 'h2');
-    makeTree(h1, false);
-    makeTree(h2, true);
+    makeTree(h1, dashboardTree(false));
+    makeTree(h2, dashboardTree(true));
     // mTLS, as agents are deployed: the host check reports each certificate's days to expiry.
     fs.mkdirSync(path.join(root, 'pki'));
     const pki = makePki(path.join(root, 'pki'), ['127.0.0.1']);

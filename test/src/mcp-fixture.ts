@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { type FileNode, makeTree, range } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 
 export interface McpFleetFixture {
@@ -26,28 +27,29 @@ async function deadAddress(): Promise<string> {
   return `127.0.0.1:${port}`;
 }
 
-function write(p: string, size: number, mtime: number): void {
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, Buffer.alloc(size, 0x61));
-  fs.utimesSync(p, mtime, mtime);
-}
+const file = (size: number, mtime: number): FileNode => ({ data: 'a'.repeat(size), mtime });
 
 /** <tmp>/data: three files, a directory of 150, a nested one, and a symlink to it. */
-export function makeTree(): { root: string; data: string } {
+export function mcpTree(): { root: string; data: string } {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-mcp-')));
-  const data = path.join(root, 'data');
-  write(path.join(data, 'a.log'), 300, 1_700_000_300);
-  write(path.join(data, 'B.txt'), 20, 1_700_000_020);
-  write(path.join(data, 'c.log'), 4000, 1_700_004_000);
-  write(path.join(data, 'sub/deep.log'), 7, 1_700_000_007);
-  write(path.join(data, 'sub/inner/x.bin'), 1, 1_700_000_001);
-  for (let i = 0; i < 150; i++) write(path.join(data, `big/f${String(i).padStart(3, '0')}`), i, 1_700_000_000 + i);
-  fs.symlinkSync('sub', path.join(data, 'current'));
+  const data = makeTree(path.join(root, 'data'), [
+    ['a.log', file(300, 1_700_000_300)],
+    ['B.txt', file(20, 1_700_000_020)],
+    ['c.log', file(4000, 1_700_004_000)],
+    ['sub/deep.log', file(7, 1_700_000_007)],
+    ['sub/inner/x.bin', file(1, 1_700_000_001)],
+    ...range(
+      150,
+      (i) => `big/f${String(i).padStart(3, '0')}`,
+      (i) => file(i, 1_700_000_000 + i),
+    ),
+    ['current', { link: 'sub' }],
+  ]);
   return { root, data };
 }
 
 export async function startMcpFleet(): Promise<McpFleetFixture> {
-  const { root, data } = makeTree();
+  const { root, data } = mcpTree();
 
   const agents = await Promise.all([
     startAgent({ allow: [root] }),

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { GATEWAY_MAIN } from './helpers/gateway-process.js';
-import { type McpFleetFixture, makeTree, startMcpFleet } from './mcp-fixture.js';
+import { type McpFleetFixture, mcpTree, startMcpFleet } from './mcp-fixture.js';
 
 function text(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -224,7 +224,7 @@ describe('fleetls serve over stdio, with an inventory', () => {
 
 describe('fleetls serve over stdio, with no inventory', () => {
   it('serves localhost from the embedded agent', async () => {
-    const fx = makeTree();
+    const fx = mcpTree();
     const client = await spawnClient({ FLEETLS_INVENTORY: '' });
     try {
       const r = (await client.callTool({

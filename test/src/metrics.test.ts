@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import parsePrometheus, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
-import { type McpFleetFixture, makeTree, startMcpFleet } from './mcp-fixture.js';
+import { type McpFleetFixture, mcpTree, startMcpFleet } from './mcp-fixture.js';
 
 const TOKEN = 'metrics-token-0123456789';
 
@@ -44,7 +44,7 @@ describe('agent --metrics', () => {
   let root: string;
 
   before(async () => {
-    const tree = makeTree();
+    const tree = mcpTree();
     data = tree.data;
     root = tree.root;
     agent = await startAgent({ allow: [tree.root], args: ['--metrics', '127.0.0.1:0'] });

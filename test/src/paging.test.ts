@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
-import { makeTree as declaredTree, range } from '@fleetls/testkit';
+import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
@@ -17,7 +17,7 @@ import { type Sshd, startSshd } from './helpers/sshd.js';
 type Json = Record<string, unknown>;
 
 /** 1,400 entries: directories of files at three levels, names of every length, a symlink. */
-function makeTree(base: string, uid: number, gid: number): string {
+function pagedTree(): TreeSpec {
   const files = [];
   for (let a = 0; a < 6; a++) {
     for (let b = 0; b < 8; b++) {
@@ -31,7 +31,7 @@ function makeTree(base: string, uid: number, gid: number): string {
       );
     }
   }
-  return declaredTree(join(base, 'paged'), [...files, ['link', { link: 'd0' }]], { uid, gid });
+  return [...files, ['link', { link: 'd0' }]];
 }
 
 async function gateway(inventory: string, maxAnswerBytes: number): Promise<Client> {
@@ -85,7 +85,7 @@ describe('following next_cursor lists every entry exactly once, agents and SSH m
 
   before(async () => {
     sshd = await startSshd();
-    root = makeTree(sshd.dir, sshd.uid, sshd.gid);
+    root = makeTree(join(sshd.dir, 'paged'), pagedTree(), { uid: sshd.uid, gid: sshd.gid });
     // Started one by one, so `after` stops every agent that did start.
     for (let i = 0; i < 2; i++) agents.push(await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid }));
     const inventory = join(sshd.dir, 'paging.yaml');

@@ -7,10 +7,11 @@
 // unreachable host returns merged rows and the right status row for each.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
+import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
@@ -19,42 +20,34 @@ import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 import { tcpListenersOf } from './helpers/proc-sockets.js';
 import { ensureUser, type Sshd, startSshd } from './helpers/sshd.js';
 
-/** Builds the hostile tree the issue names; returns its root. */
-function makeTree(base: string, uid: number, gid: number): string {
-  const root = join(base, 'tree');
-  mkdirSync(join(root, 'a/b/c/d'), { recursive: true });
-  writeFileSync(join(root, 'a/b/c/d/deep.txt'), 'deep');
-  writeFileSync(join(root, 'a/b/one.txt'), '1');
-  writeFileSync(join(root, 'a/Two.TXT'), 'two two');
-  mkdirSync(join(root, 'big'));
-  for (let i = 0; i < 5000; i++) {
-    const f = join(root, 'big', `f${String(i).padStart(4, '0')}.dat`);
-    writeFileSync(f, '');
-    truncateSync(f, (i * 7919) % 100_003);
-    const t = 1_600_000_000 + ((i * 104_729) % 50_000_000) + (i % 10) / 10;
-    utimesSync(f, t, t);
-  }
-  truncateSync(join(root, 'a/b/one.txt'), 1); // no-op; keeps sizes deterministic
-  writeFileSync(join(root, 'sparse.img'), '');
-  truncateSync(join(root, 'sparse.img'), 10 * 1024 ** 3);
+/** The hostile tree the issue names. */
+const PARITY_TREE: TreeSpec = [
+  ['a/b/c/d/deep.txt', 'deep'],
+  ['a/b/one.txt', '1'],
+  ['a/Two.TXT', 'two two'],
+  ...range(
+    5000,
+    (i) => `big/f${String(i).padStart(4, '0')}.dat`,
+    (i) => {
+      const t = 1_600_000_000 + ((i * 104_729) % 50_000_000) + (i % 10) / 10;
+      return { size: (i * 7919) % 100_003, mtime: t };
+    },
+  ),
+  ['sparse.img', { size: 10 * 1024 ** 3 }],
   // A directory whose apparent size (du -b) is 1 GiB and whose allocated size (du) is a few blocks.
-  mkdirSync(join(root, 'vm'));
-  writeFileSync(join(root, 'vm/disk.img'), 'boot');
-  truncateSync(join(root, 'vm/disk.img'), 1024 ** 3);
-  writeFileSync(join(root, '.hidden'), 'h');
-  writeFileSync(join(root, 'new\nline.txt'), 'n');
-  writeFileSync(Buffer.from(`${root}/bad-\xff\xfe.txt`, 'latin1'), 'b');
-  writeFileSync(join(root, "it's $(touch PWNED) `x`; -rf.txt"), 'q');
-  symlinkSync('a', join(root, 'dirlink'));
-  symlinkSync('a/Two.TXT', join(root, 'filelink'));
-  symlinkSync('nowhere', join(root, 'broken'));
-  symlinkSync('.', join(root, 'a/loop'));
-  mkdirSync(join(root, 'locked/inner'), { recursive: true });
-  writeFileSync(join(root, 'locked/secret.txt'), 's');
-  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
-  chmodSync(join(root, 'locked'), 0o000);
-  return root;
-}
+  ['vm/disk.img', { data: 'boot', size: 1024 ** 3 }],
+  ['.hidden', 'h'],
+  ['new\nline.txt', 'n'],
+  [Buffer.from('bad-\xff\xfe.txt', 'latin1'), 'b'],
+  ["it's $(touch PWNED) `x`; -rf.txt", 'q'],
+  ['dirlink', { link: 'a' }],
+  ['filelink', { link: 'a/Two.TXT' }],
+  ['broken', { link: 'nowhere' }],
+  ['a/loop', { link: '.' }],
+  ['locked/inner', { dir: true }],
+  ['locked/secret.txt', 's'],
+  ['locked', { dir: true, mode: 0o000 }],
+];
 
 async function gateway(inventory: string): Promise<Client> {
   const client = withContract(new Client({ name: 'parity-test', version: '1.0.0' }));
@@ -95,7 +88,7 @@ describe('agent and SSH give the same answers', () => {
 
   before(async () => {
     sshd = await startSshd();
-    root = makeTree(sshd.dir, sshd.uid, sshd.gid);
+    root = makeTree(join(sshd.dir, 'tree'), PARITY_TREE, { uid: sshd.uid, gid: sshd.gid });
     nats = await startNatsCluster({ dir: join(sshd.dir, 'nats') });
     // The same agent process on gRPC and on NATS (host vianats): both carriers at once.
     agent = await startAgent({

@@ -3,19 +3,7 @@
 // (mtimes at whole seconds, no inode), and every answer says it was listed over SFTP.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  lstatSync,
-  lutimesSync,
-  mkdirSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  truncateSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WalkRequest } from '@fleetls/core';
@@ -30,6 +18,7 @@ import {
   type ToolContext,
 } from '@fleetls/gateway';
 import { listDirectories, listDirectory, listFiles, statPaths } from '@fleetls/gateway/testing';
+import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
@@ -42,38 +31,33 @@ function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
 }
 
 /** Nesting, a big dir, symlinks (to a dir, a loop, broken), an unreadable dir, a sparse file, odd mtimes. */
-function makeTree(root: string, uid: number, gid: number): void {
-  mkdirSync(root);
-  mkdirSync(join(root, 'a', 'b', 'c', 'd'), { recursive: true });
-  writeFileSync(join(root, 'a', 'b', 'c', 'd', 'deep'), 'deep');
-  writeFileSync(join(root, 'a', 'one'), '1');
-  writeFileSync(join(root, 'a', 'b', 'two'), '22');
-  const big = join(root, 'big');
-  mkdirSync(big);
-  for (let i = 0; i < 300; i++) writeFileSync(join(big, `f${String(i).padStart(3, '0')}`), 'x'.repeat(i));
-  writeFileSync(join(root, 'sp ace'), 'space');
-  writeFileSync(join(root, '.hidden'), 'h');
-  symlinkSync('a', join(root, 'link-dir'));
-  symlinkSync('.', join(root, 'loop'));
-  symlinkSync('nowhere', join(root, 'broken'));
-  writeFileSync(join(root, 'sparse'), '');
-  truncateSync(join(root, 'sparse'), 5 * 1024 ** 3);
-  mkdirSync(join(root, 'locked'));
-  writeFileSync(join(root, 'locked', 'secret'), 's');
-  // Whole-second mtimes with ties (entries made within one second would be told apart by
-  // their nanoseconds on the agent, by name over SFTP), then two sub-second ones.
+const SFTP_TREE: TreeSpec = [
+  ['a/b/c/d/deep', 'deep'],
+  // Two sub-second mtimes among the whole-second ones below.
+  ['a/one', { data: '1', mtime: 1_700_000_000.75 }],
+  ['a/b/two', '22'],
+  ...range(
+    300,
+    (i) => `big/f${String(i).padStart(3, '0')}`,
+    (i) => 'x'.repeat(i),
+  ),
+  ['sp ace', { data: 'space', mtime: 1_600_000_000.25 }],
+  ['.hidden', 'h'],
+  ['link-dir', { link: 'a' }],
+  ['loop', { link: '.' }],
+  ['broken', { link: 'nowhere' }],
+  ['sparse', { size: 5 * 1024 ** 3 }],
+  ['locked/secret', 's'],
+  ['locked', { dir: true, uid: 0, gid: 0, mode: 0o000 }],
+];
+
+/**
+ * Whole-second mtimes with ties (entries made within one second would be told apart by
+ * their nanoseconds on the agent, by name over SFTP).
+ */
+function tiedSeconds(): () => number {
   let i = 0;
-  const stamp = (p: string): void => {
-    const t = 1_750_000_000 + (i++ % 7) * 3600;
-    lutimesSync(p, t, t);
-    if (lstatSync(p).isDirectory()) for (const n of readdirSync(p)) stamp(join(p, n));
-  };
-  stamp(root);
-  utimesSync(join(root, 'a', 'one'), 1_700_000_000.75, 1_700_000_000.75);
-  utimesSync(join(root, 'sp ace'), 1_600_000_000.25, 1_600_000_000.25);
-  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
-  chownSync(join(root, 'locked'), 0, 0);
-  chmodSync(join(root, 'locked'), 0o000);
+  return () => 1_750_000_000 + (i++ % 7) * 3600;
 }
 
 type JsonBuffer = { type: 'Buffer'; data: number[] };
@@ -106,13 +90,16 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
     shim = shimPath();
     sshd = await startSshd({ extraConfig: [`SetEnv PATH=${shim}`] });
     root = join(sshd.dir, 'tree');
-    makeTree(root, sshd.uid, sshd.gid);
+    makeTree(root, SFTP_TREE, { uid: sshd.uid, gid: sshd.gid, mtime: tiedSeconds() });
     // A name that is not UTF-8, beside the compared tree.
-    const odd = join(sshd.dir, 'odd');
-    mkdirSync(odd);
-    writeFileSync(Buffer.concat([Buffer.from(`${odd}/`), Buffer.from([0x66, 0xff, 0xfe])]), 'bytes');
-    writeFileSync(join(odd, 'fine'), 'ok');
-    execFileSync('chown', ['-R', `${sshd.uid}:${sshd.gid}`, odd]);
+    makeTree(
+      join(sshd.dir, 'odd'),
+      [
+        [Buffer.from([0x66, 0xff, 0xfe]), 'bytes'],
+        ['fine', 'ok'],
+      ],
+      { uid: sshd.uid, gid: sshd.gid },
+    );
     backend = createSshBackend(
       {
         host: sshd.host,

@@ -3,23 +3,14 @@
 // same answers as core's walk over the agent's fs source (run as the same login user).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Row, WalkRequest } from '@fleetls/core';
 import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
-import { waitFor } from '@fleetls/testkit';
+import { makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
@@ -45,29 +36,24 @@ const paths = (rows: Row[]) =>
   rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString('latin1')] : [])).sort();
 
 /** The tree: hostile names, nesting, a big dir, symlinks (loop, dir), an unreadable dir, sparse file. */
-function makeTree(root: string, uid: number, gid: number): void {
-  mkdirSync(root);
-  const sub = join(root, 'hostile');
-  mkdirSync(sub);
-  for (const n of HOSTILE) writeFileSync(join(sub, n), n);
-  mkdirSync(join(sub, '$(touch PWNED) dir'));
-  writeFileSync(join(sub, '$(touch PWNED) dir', 'inner'), 'x');
-  writeFileSync(Buffer.concat([Buffer.from(`${root}/`), Buffer.from([0xff, 0xfe, 0x0a, 0x41])]), 'bytes');
-  mkdirSync(join(root, 'a', 'b', 'c', 'd'), { recursive: true });
-  writeFileSync(join(root, 'a', 'b', 'c', 'd', 'deep'), 'deep');
-  const big = join(root, 'big');
-  mkdirSync(big);
-  for (let i = 0; i < 5000; i++) writeFileSync(join(big, `f${String(i).padStart(4, '0')}`), '');
-  symlinkSync('a', join(root, 'link-dir'));
-  symlinkSync('.', join(root, 'loop'));
-  symlinkSync('nowhere', join(root, 'broken'));
-  writeFileSync(join(root, 'sparse'), '');
-  truncateSync(join(root, 'sparse'), 5 * 1024 ** 3);
-  mkdirSync(join(root, 'locked'));
-  writeFileSync(join(root, 'locked', 'secret'), 's');
-  execFileSync('chown', ['-R', `${uid}:${gid}`, root]);
-  chownSync(join(root, 'locked'), 0, 0);
-  chmodSync(join(root, 'locked'), 0o000);
+function sshTree(): TreeSpec {
+  return [
+    ...HOSTILE.map((n): [string, TreeNode] => [`hostile/${n}`, n]),
+    ['hostile/$(touch PWNED) dir/inner', 'x'],
+    [Buffer.from([0xff, 0xfe, 0x0a, 0x41]), 'bytes'],
+    ['a/b/c/d/deep', 'deep'],
+    ...range(
+      5000,
+      (i) => `big/f${String(i).padStart(4, '0')}`,
+      () => '',
+    ),
+    ['link-dir', { link: 'a' }],
+    ['loop', { link: '.' }],
+    ['broken', { link: 'nowhere' }],
+    ['sparse', { size: 5 * 1024 ** 3 }],
+    ['locked/secret', 's'],
+    ['locked', { dir: true, uid: 0, gid: 0, mode: 0o000 }],
+  ];
 }
 
 describe('SSH backend against a real sshd', () => {
@@ -79,7 +65,7 @@ describe('SSH backend against a real sshd', () => {
   before(async () => {
     sshd = await startSshd();
     root = join(sshd.dir, 'tree');
-    makeTree(root, sshd.uid, sshd.gid);
+    makeTree(root, sshTree(), { uid: sshd.uid, gid: sshd.gid });
     backend = createSshBackend(
       {
         host: sshd.host,

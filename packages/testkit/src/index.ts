@@ -1,5 +1,13 @@
 // @fleetls/testkit: what fleetls's tests share, with no fleetls code in it: declared trees
 // and waiting on conditions instead of fixed sleeps.
 
-export { makeTree, range, type TreeNode, type TreeOptions, type TreeSpec } from './tree.js';
+export {
+  type EntryMeta,
+  type FileNode,
+  makeTree,
+  range,
+  type TreeNode,
+  type TreeOptions,
+  type TreeSpec,
+} from './tree.js';
 export { type WaitOptions, waitFor } from './wait-for.js';

@@ -33,6 +33,46 @@ describe('makeTree', () => {
     assert.ok(readdirSync(root, { encoding: 'buffer' }).some((n) => n.equals(Buffer.from('bad-\xff.txt', 'latin1'))));
   });
 
+  it('makes hard links and fifos, gives bytes a size, and dates every entry the spec leaves undated', () => {
+    let n = 0;
+    const root = makeTree(
+      join(base, 'h'),
+      [
+        ['d/a', 'aa'],
+        ['d/a-again', { hardLink: 'd/a' }],
+        ['pipe', { fifo: true, mode: 0o600 }],
+        ['grown', { data: 'boot', size: 4096 }],
+        ['dated', { data: 'x', mtime: 1_700_000_000.5 }],
+        ['to-d', { link: 'd', mtime: 1_500_000_000 }],
+      ],
+      { mtime: () => 1_600_000_000 + n++ },
+    );
+    assert.equal(lstatSync(join(root, 'd/a')).ino, lstatSync(join(root, 'd/a-again')).ino);
+    assert.equal(lstatSync(join(root, 'd/a')).nlink, 2);
+    assert.ok(lstatSync(join(root, 'pipe')).isFIFO());
+    assert.equal(lstatSync(join(root, 'pipe')).mode & 0o777, 0o600);
+    assert.equal(readFileSync(join(root, 'grown'), 'latin1'), `boot${'\0'.repeat(4092)}`);
+    assert.equal(lstatSync(join(root, 'dated')).mtimeMs, 1_700_000_000_500);
+    assert.equal(lstatSync(join(root, 'to-d')).mtimeMs, 1_500_000_000_000);
+    // The root, then d (made on the way), then d/a, then pipe and grown, in the order made.
+    assert.equal(lstatSync(root).mtimeMs, 1_600_000_000_000);
+    assert.equal(lstatSync(join(root, 'd')).mtimeMs, 1_600_000_001_000);
+    assert.equal(lstatSync(join(root, 'grown')).mtimeMs, 1_600_000_004_000);
+  });
+
+  // Needs root, as the suite does (chown).
+  it('gives an entry its own owner over the tree owner', () => {
+    const root = makeTree(
+      join(base, 'o'),
+      { 'a/mine': 'm', 'a/roots': { data: 'r', uid: 0, gid: 0 } },
+      { uid: 65534, gid: 65534 },
+    );
+    assert.equal(lstatSync(root).uid, 65534);
+    assert.equal(lstatSync(join(root, 'a')).uid, 65534);
+    assert.equal(lstatSync(join(root, 'a/mine')).gid, 65534);
+    assert.equal(lstatSync(join(root, 'a/roots')).uid, 0);
+  });
+
   it('applies modes last, so a closed directory keeps what the spec put in it', () => {
     const root = makeTree(join(base, 'm'), { 'locked/secret': 's', 'locked/': { dir: true, mode: 0o700 } });
     assert.equal(lstatSync(join(root, 'locked')).mode & 0o777, 0o700);

@@ -11,7 +11,7 @@ export interface Run {
   stderr: string;
 }
 
-export function fleetls(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Run> {
+export function fleetls(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, FLEETLS_INVENTORY: '', NO_COLOR: '', ...opts.env };
     const child = spawn(process.execPath, [GATEWAY_MAIN, ...args], {
