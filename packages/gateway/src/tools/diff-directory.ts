@@ -14,7 +14,6 @@ import {
   diffListings,
   displayPath,
   type Entry,
-  encodeCursor,
   formatMtime,
   type HostTree,
   octalMode,
@@ -26,12 +25,12 @@ import { z } from 'zod';
 import { hostStatusToWire, hostTruncationToWire } from '../fleet-api/present.js';
 import { entryOut, textOf } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
-import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { fitHostStatuses } from './host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from './host-walks.js';
-import { failureLines, hostFailureLine, truncationJson, truncationWarning } from './present.js';
-import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
+import { failureLines, hostFailureLine, pageCuts, truncationWarning } from './present.js';
+import { collectWith, offsetPage, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -183,22 +182,14 @@ const diffScan: ScanFace<Plan, HostWalk, DirectoryDiff> = {
       trees.push({ host: r.host.name, entries, truncations: [...dirCuts, ...r.value.summary.truncations] });
     }
     const diff = diffListings(trees, p.compare);
-    const total = diff.differences.length;
-    const start = Math.min(page ? page.start : p.start, total);
     return {
       path: p.req.path,
       depth: p.req.maxDepth,
       compare: p.compare,
       diff,
       compared: trees.length,
-      start,
       hosts: results.map((r) => r.status),
-      cursorAfter: (shown) =>
-        page
-          ? page.next(start + shown, total)
-          : p.start + shown < total
-            ? encodeCursor(p.start + shown, p.fingerprint)
-            : undefined,
+      ...offsetPage(p, diff.differences.length, page),
     };
   },
 };
@@ -296,18 +287,20 @@ export const diffDirectoryTool = defineTool({
     const failures = [...failureLines(hs.listed, l.path, true), ...hs.lines];
     const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
-      const truncations = cuts(l).map((t) => truncationJson(t.host, t.truncation));
-      if (hs.truncation) truncations.push(hs.truncation);
-      const warnings = cuts(l).map((t) => truncationWarning(t, l.path));
-      if (warnings.length > 0) {
-        warnings.push('[NOTE] where a host listed a directory in part, only what both sides listed is compared');
-      }
-      if (count < page.length) {
-        truncations.push(cutRecord(cut, count, page.length));
-        warnings.push(
-          `[WARNING] answer cut at ${cut.words} after ${count} of ${page.length} differences; next_cursor goes on from there`,
-        );
-      }
+      const hostCuts = cuts(l);
+      const { truncations, warnings } = pageCuts({
+        hostCuts,
+        path: l.path,
+        statusCut: hs.truncation,
+        lines:
+          hostCuts.length > 0
+            ? ['[NOTE] where a host listed a directory in part, only what both sides listed is compared']
+            : [],
+        count,
+        total: page.length,
+        noun: 'differences',
+        cut,
+      });
       const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
       const structured: DiffDirectoryAnswer = {
         path: l.path,

@@ -12,7 +12,6 @@ import {
   displayPath,
   duPartialNote,
   duTotalFromListing,
-  encodeCursor,
   queryFingerprint,
   type Row,
   renderDuTable,
@@ -24,7 +23,7 @@ import { z } from 'zod';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
 import { entryOut } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
-import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { fitHostStatuses } from './host-statuses.js';
 import {
@@ -37,8 +36,8 @@ import {
   walkHost,
   withinBudget,
 } from './host-walks.js';
-import { failureLines, hostFailureLine, noteLine, truncationJson, truncationWarning } from './present.js';
-import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
+import { failureLines, hostFailureLine, noteLine, pageCuts, truncationWarning } from './present.js';
+import { collectWith, offsetPage, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -263,24 +262,17 @@ const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
       ...(entry.allocated !== undefined ? { allocated: entry.allocated } : {}),
       ...(entry.unreadableDirs ? { unreadableDirs: entry.unreadableDirs } : {}),
     }));
-    const start = page ? Math.min(page.start, rows.length) : Math.min(p.start, rows.length);
     return {
       path: p.req.path,
       depth: p.req.maxDepth,
       multi: p.hosts.length > 1,
       rows,
       totals: results.flatMap((r) => (r.value?.total ? [{ host: r.host.name, ...r.value.total }] : [])),
-      start,
       found,
       truncations,
       notes,
       hosts: results.map((r) => r.status),
-      cursorAfter: (shown) =>
-        page
-          ? page.next(start + shown, rows.length)
-          : p.start + shown < rows.length
-            ? encodeCursor(p.start + shown, p.fingerprint)
-            : undefined,
+      ...offsetPage(p, rows.length, page),
     };
   },
 };
@@ -390,18 +382,17 @@ export const diskUsageTool = defineTool({
     const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
     const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
-      const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
-      if (hs.truncation) truncations.push(hs.truncation);
-      const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
-      for (const n of l.notes) warnings.push(noteLine(n, true));
       const why = duPartialNote(page.slice(0, count), l.path, l.multi);
-      if (why) warnings.push(why);
-      if (count < page.length) {
-        truncations.push(cutRecord(cut, count, page.length));
-        warnings.push(
-          `[WARNING] answer cut at ${cut.words} after ${count} of ${page.length} rows; next_cursor goes on from there`,
-        );
-      }
+      const { truncations, warnings } = pageCuts({
+        hostCuts: l.truncations,
+        path: l.path,
+        statusCut: hs.truncation,
+        lines: [...l.notes.map((n) => noteLine(n, true)), ...(why ? [why] : [])],
+        count,
+        total: page.length,
+        noun: 'rows',
+        cut,
+      });
       const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];
       if (l.totals.length > 0) body.push('', ...renderDuTotals(l.totals, l.path, l.multi));
       const structured: DiskUsageAnswer = {

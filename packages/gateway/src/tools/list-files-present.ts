@@ -1,17 +1,9 @@
 // list_files' answer as a model reads it: a TSV page within the answer budget, beside its JSON rows.
 import { baseName, displayPath, type Entry, humanSize, renderTsv, type TableRow } from '@fleetls/core';
-import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
+import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { fitHostStatuses } from './host-statuses.js';
 import { FILE_COLUMNS, type FileItem, type FileListing, type ListFilesAnswer, NOUN } from './list-files-shape.js';
-import {
-  failureLines,
-  hostFailureLine,
-  modified,
-  noteLine,
-  truncationJson,
-  truncationWarning,
-  typeWord,
-} from './present.js';
+import { failureLines, hostFailureLine, modified, noteLine, pageCuts, typeWord } from './present.js';
 import type { McpAnswer, ToolContext } from './tool.js';
 
 /** A row as JSON: lean (no host when one host was asked, no type for a plain file) or whole, for people. */
@@ -84,16 +76,16 @@ export function presentFiles(l: FileListing, ctx: ToolContext): McpAnswer {
   const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
   const build = (count: number, cut: AnswerCut): McpAnswer => {
     const nextCursor = l.cursorAfter(count);
-    const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
-    const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
-    for (const n of l.notes) warnings.push(noteLine(n, true));
-    if (hs.truncation) truncations.push(hs.truncation);
-    if (count < l.rows.length) {
-      truncations.push(cutRecord(cut, count, l.rows.length));
-      warnings.push(
-        `[WARNING] answer cut at ${cut.words} after ${count} of ${l.rows.length} rows; next_cursor goes on from there`,
-      );
-    }
+    const { truncations, warnings } = pageCuts({
+      hostCuts: l.truncations,
+      path: l.path,
+      statusCut: hs.truncation,
+      lines: l.notes.map((n) => noteLine(n, true)),
+      count,
+      total: l.rows.length,
+      noun: 'rows',
+      cut,
+    });
     const body = count > 0 ? ['', header, ...first(count, line)] : [];
     const structured: ListFilesAnswer = {
       kind: 'files.list',

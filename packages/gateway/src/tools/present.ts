@@ -9,6 +9,7 @@ import {
   type Truncation,
   treeTruncationLine,
 } from '@fleetls/core';
+import { type AnswerCut, cutRecord } from './answer-size.js';
 import type { HostNote, HostTruncation } from './host-walks.js';
 
 export interface HostStatusJson {
@@ -44,6 +45,39 @@ export function truncationJson(host: string, t: Truncation): TruncationJson {
 /** `host: [WARNING] ...` for a cap that bit on a host's walk of `root`. */
 export function truncationWarning(t: HostTruncation, root: string): string {
   return `${t.host}: ${treeTruncationLine(t.truncation, root)}`;
+}
+
+/** What a page of rows says it left out: its `truncations` and its warning lines. */
+export interface PageCuts {
+  truncations: TruncationJson[];
+  warnings: string[];
+}
+
+/**
+ * A page showing `count` of its `total` rows (`noun`: rows, differences): the hosts' walk
+ * cuts, the host statuses' cut (fitHostStatuses) and the answer's own cut as records; as
+ * lines the hosts' cuts, then the tool's `lines` (its notes), then the answer's cut.
+ */
+export function pageCuts(o: {
+  hostCuts: readonly HostTruncation[];
+  path: string;
+  statusCut: TruncationJson | undefined;
+  lines: readonly string[];
+  count: number;
+  total: number;
+  noun: string;
+  cut: AnswerCut;
+}): PageCuts {
+  const truncations = o.hostCuts.map((t) => truncationJson(t.host, t.truncation));
+  if (o.statusCut) truncations.push(o.statusCut);
+  const warnings = [...o.hostCuts.map((t) => truncationWarning(t, o.path)), ...o.lines];
+  if (o.count < o.total) {
+    truncations.push(cutRecord(o.cut, o.count, o.total));
+    warnings.push(
+      `[WARNING] answer cut at ${o.cut.words} after ${o.count} of ${o.total} ${o.noun}; next_cursor goes on from there`,
+    );
+  }
+  return { truncations, warnings };
 }
 
 /** A note's text line: `[NOTE] ...`, prefixed with its host when asked. */

@@ -1,8 +1,9 @@
 // What a tool declares so that its calls can outlive their deadline as scans (scan.ts): the
 // types live in tool.ts (beside Tool, which holds a ScanFace); this is the collect they share.
+import { encodeCursor } from '@fleetls/core';
 import { fanOut } from '../fan-out.js';
 import { fanOutOptions } from './host-walks.js';
-import type { ScanFace, ToolContext, ToolResult } from './tool.js';
+import type { ScanFace, ScanPage, ToolContext, ToolResult } from './tool.js';
 
 export type { HostTask, ScanFace, ScanInfo, ScanPage } from './tool.js';
 
@@ -14,4 +15,26 @@ export async function collectWith<P, T, R extends ToolResult>(
 ): Promise<R> {
   const results = await fanOut(ctx.fleet, face.hosts(plan), face.task(plan, ctx), fanOutOptions(ctx));
   return face.merge(plan, results, ctx);
+}
+
+/**
+ * Where a merged answer of `total` rows starts, and its cursor after `shown` more: within a
+ * scan, the scan page's; else an offset cursor of the same query (the plan's start_index
+ * or cursor offset, and its fingerprint).
+ */
+export function offsetPage(
+  plan: { start: number; fingerprint: string },
+  total: number,
+  page: ScanPage | undefined,
+): { start: number; cursorAfter(shown: number): string | undefined } {
+  const start = Math.min(page ? page.start : plan.start, total);
+  return {
+    start,
+    cursorAfter: (shown) =>
+      page
+        ? page.next(start + shown, total)
+        : start + shown < total
+          ? encodeCursor(start + shown, plan.fingerprint)
+          : undefined,
+  };
 }
