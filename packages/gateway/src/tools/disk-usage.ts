@@ -4,12 +4,8 @@
 // is only a lower bound says so), and each host's total of path itself (du's last line).
 // Its text is a table a person reads at a glance.
 import {
-  DU_MAX_DEPTH,
-  type DuRow,
-  type DuTotal,
   type DuTotalSize,
   decodeCursor,
-  displayPath,
   duPartialNote,
   duTotalFromListing,
   queryFingerprint,
@@ -19,16 +15,12 @@ import {
   resolveWalkRequest,
   type WalkRequest,
 } from '@fleetls/core';
-import { z } from 'zod';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
 import { entryOut } from '../fleet-api/text-paths.js';
-import type { FleetHost } from '../fleet-types.js';
-import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
-import { fitHostStatuses } from './host-statuses.js';
+import { headline, presentDiskUsage } from './disk-usage-present.js';
+import { type Args, type DiskUsage, input, output, type Plan } from './disk-usage-shape.js';
 import {
-  type HostNote,
-  type HostTruncation,
   type HostWalk,
   lossTruncations,
   mergeRankedWalks,
@@ -36,12 +28,12 @@ import {
   walkHost,
   withinBudget,
 } from './host-walks.js';
-import { failureLines, hostFailureLine, noteLine, pageCuts, truncationWarning } from './present.js';
+import { truncationWarning } from './present.js';
 import { collectWith, offsetPage, type ScanFace, type ScanPage } from './scan-face.js';
-import * as s from './schemas.js';
-import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
+import { defineTool } from './tool.js';
 
-const TOP = { min: 1, max: 1000, default: 20 } as const;
+export type { DiskUsage, DiskUsageAnswer } from './disk-usage-shape.js';
+
 /** Children of path summed for its total, at most (the agents' top-N ceiling): more makes the total a lower bound. */
 const TOTAL_CHILDREN = 100_000;
 /**
@@ -50,102 +42,6 @@ const TOTAL_CHILDREN = 100_000;
  * walk of the tree. The host keeps only its first top_n once the total is taken.
  */
 const LISTED_FOR_TOTAL = 1000;
-
-const input = {
-  host: s.host(),
-  path: s.path,
-  depth: z
-    .number({ error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .int({ error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .min(1, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .max(DU_MAX_DEPTH, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .default(1)
-    .describe('Levels below path, as du -d'),
-  top_n: s.int('top_n', TOP.min, TOP.max).default(TOP.default).describe('The largest N over all hosts'),
-  one_file_system: z
-    .boolean({ error: 'one_file_system must be true or false' })
-    .default(true)
-    .describe('Stay on the file system of path (du -x)'),
-  cursor: s.cursor(2048, 'same arguments'),
-};
-
-const rowSchema = z.object({
-  host: z.string(),
-  path: z.string(),
-  /** Apparent bytes, as du -b. */
-  size: z.number(),
-  /** On-disk bytes, as du (st_blocks × 512); absent where the host cannot say (SFTP). */
-  allocated: z.number().optional(),
-  size_partial: z.boolean().optional(),
-  /** Why size_partial: directories below that could not be read. */
-  unreadable_dirs: z.number().optional(),
-});
-
-const totalSchema = z.object({
-  host: z.string(),
-  size: z.number(),
-  size_partial: z.boolean().optional(),
-  unreadable_dirs: z.number().optional(),
-});
-
-const output = {
-  path: z.string(),
-  depth: z.number(),
-  rows: z.array(rowSchema),
-  /** Each answering host's total of path itself (du's last line), in host order. */
-  path_totals: z.array(totalSchema),
-  total: z.number(),
-  found: z.number(),
-  start_index: z.number(),
-  count: z.number(),
-  next_cursor: z.string().optional(),
-  truncated: z.boolean(),
-  truncations: z.array(s.truncationSchema),
-  notes: z.array(s.noteSchema).optional(),
-  hosts: z.array(s.hostStatusSchema),
-  scan: s.scanSchema.optional(),
-};
-
-type Args = z.output<z.ZodObject<typeof input>>;
-type RowJson = z.infer<typeof rowSchema>;
-type TotalJson = z.infer<typeof totalSchema>;
-export type DiskUsageAnswer = z.infer<z.ZodObject<typeof output>>;
-
-interface Plan {
-  hosts: FleetHost[];
-  /** The listing: directories down to depth, ranked by size (LISTED_FOR_TOTAL of them, the first top_n shown). */
-  req: WalkRequest;
-  /** path's own entries, every type, unsized: with the listing's depth-1 rows, the total. */
-  childrenReq: WalkRequest;
-  /** The walk that sums path's own entries (each dir sized) for the total, where the listing cannot give it. */
-  totalReq: WalkRequest;
-  topN: number;
-  start: number;
-  fingerprint: string;
-}
-
-export interface DiskUsage extends ToolResult {
-  path: string;
-  depth: number;
-  multi: boolean;
-  /** The merged top_n, largest first. */
-  rows: DuRow[];
-  /** Each answering host's total of path, in host order (a host whose total walk failed has none). */
-  totals: DuTotal[];
-  start: number;
-  /** Directories over all hosts. */
-  found: number;
-  truncations: HostTruncation[];
-  notes: HostNote[];
-  cursorAfter(shown: number): string | undefined;
-}
-
-function totalJson(t: DuTotal): TotalJson {
-  const out: TotalJson = { host: t.host, size: t.size };
-  if (t.partial) out.size_partial = true;
-  if (t.unreadableDirs) out.unreadable_dirs = t.unreadableDirs;
-  return out;
-}
 
 type HostWalkFn = Parameters<typeof walkHost>[0];
 
@@ -192,24 +88,6 @@ async function hostTotal(
     // The host's status comes from the listing walk; without its total the answer just has none.
     return undefined;
   }
-}
-
-function rowJson(r: DuRow): RowJson {
-  const out: RowJson = { host: r.host, path: displayPath(r.path), size: r.size };
-  if (r.allocated !== undefined) out.allocated = r.allocated;
-  if (r.partial) out.size_partial = true;
-  if (r.unreadableDirs) out.unreadable_dirs = r.unreadableDirs;
-  return out;
-}
-
-function headline(l: DiskUsage, count: number): string {
-  const hosts = l.hosts.filter((h) => h.status === 'ok').length;
-  const on = `${hosts} host${hosts === 1 ? '' : 's'}`;
-  // No host could size the path (not a directory, missing, denied): the failure lines below say why.
-  if (hosts === 0 && l.hosts.length > 0) return `Could not size ${l.path} on any host:`;
-  if (l.rows.length === 0) return `No directories under ${l.path} on ${on} (depth ${l.depth})`;
-  const range = l.start > 0 || count < l.rows.length ? ` ${l.start + 1}-${l.start + count} of` : '';
-  return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system${l.rows.some((r) => r.allocated !== undefined) ? '; ON DISK as du' : ''}):${range} ${l.rows.length} of ${l.found}`;
 }
 
 type DuWalk = HostWalk & { total?: DuTotalSize };
@@ -375,52 +253,7 @@ export const diskUsageTool = defineTool({
 
   scan: duScan,
 
-  mcp(l: DiskUsage, ctx) {
-    const page = l.rows.slice(l.start);
-    const jsons = page.map(rowJson);
-    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
-    const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
-    const build = (count: number, cut: AnswerCut): McpAnswer => {
-      const next = l.cursorAfter(count);
-      const why = duPartialNote(page.slice(0, count), l.path, l.multi);
-      const { truncations, warnings } = pageCuts({
-        hostCuts: l.truncations,
-        path: l.path,
-        statusCut: hs.truncation,
-        lines: [...l.notes.map((n) => noteLine(n, true)), ...(why ? [why] : [])],
-        count,
-        total: page.length,
-        noun: 'rows',
-        cut,
-      });
-      const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];
-      if (l.totals.length > 0) body.push('', ...renderDuTotals(l.totals, l.path, l.multi));
-      const structured: DiskUsageAnswer = {
-        path: l.path,
-        depth: l.depth,
-        rows: jsons.slice(0, count),
-        path_totals: l.totals.map(totalJson),
-        total: l.rows.length,
-        found: l.found,
-        start_index: l.start,
-        count,
-        truncated: truncations.length > 0 || next !== undefined,
-        truncations,
-        ...hs.json,
-      };
-      if (next !== undefined) structured.next_cursor = next;
-      if (l.notes.length > 0) structured.notes = l.notes;
-      return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
-    };
-    // A table line is at most its widest cells: the size, a full bar, the host and the path.
-    const widest = (r: DuRow) => `1023.9 MiB  ${'#'.repeat(40)}  ${r.host}  ${l.path}/${displayPath(r.path)}`;
-    return fitAnswer({
-      rows: page.length,
-      rowCost: (i) => rowSize(widest(page[i]), jsons[i]),
-      build,
-      options: ctx.options,
-    }).answer;
-  },
+  mcp: (l: DiskUsage, ctx) => presentDiskUsage(l, ctx),
 
   cli: {
     command: 'du',
