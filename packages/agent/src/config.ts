@@ -1,22 +1,29 @@
 // fleetls-agent configuration: command-line flags, or the same keys in snake_case in a
 // YAML file (--config FILE; /etc/fleetls/agent.yaml when present and no --config).
 // Flags override the file. Every error names the key it is about.
-import * as fs from 'node:fs';
+// The parts: config-flags.ts (the command line), config-file.ts (the YAML file),
+// config-values.ts (each value's parser); here, how they combine into an AgentConfig.
 import * as nodePath from 'node:path';
 import { isLoopback } from '@fleetls/core';
 import { type AgentNatsConfig, parseAgentNats } from '@fleetls/runtime/nats';
-import { Command, CommanderError, Option } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { type FileKey, type FileSettings, findConfigFile, readFileSettings } from './config-file.js';
+import { type Flags, parseFlags } from './config-flags.js';
+import {
+  ConfigError,
+  DEFAULT_LISTEN,
+  DEFAULT_SOCKET_GROUP,
+  DEFAULT_SOCKET_MODE,
+  parseListen,
+  parseSocketMode,
+  parseUnixListen,
+  positiveInt,
+  str,
+} from './config-values.js';
 import { DEFAULT_FS_TIMEOUT_MS } from './hung-mounts.js';
 import { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
 
-export { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
-
-export const DEFAULT_LISTEN = '127.0.0.1:7443';
-export const DEFAULT_CONFIG_FILE = '/etc/fleetls/agent.yaml';
-/** A Unix socket's defaults: the owner and the group may connect, no one else. */
-export const DEFAULT_SOCKET_MODE = 0o660;
-export const DEFAULT_SOCKET_GROUP = 'fleetls';
+export { ConfigExit } from './config-flags.js';
+export { ConfigError } from './config-values.js';
 
 /** `listen: unix:PATH`: the socket, its mode and the group that may connect (resolved when bound). */
 export interface UnixListen {
@@ -57,208 +64,6 @@ export interface AgentConfig {
   nats?: AgentNatsConfig;
   /** With `connect` and no `listen` given, the agent has no gRPC listener at all. */
   grpcOff?: boolean;
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/** Thrown after --help or --version printed their text: exit 0. */
-export class ConfigExit extends Error {
-  override name = 'ConfigExit';
-  constructor(readonly output: string) {
-    super('exit');
-  }
-}
-
-const FILE_KEYS = [
-  'listen',
-  'socket_mode',
-  'socket_group',
-  'allow',
-  'path_rootfs',
-  'tls_cert',
-  'tls_key',
-  'tls_ca',
-  'token_file',
-  'insecure',
-  'max_concurrent_walks',
-  'fs_timeout_ms',
-  'max_depth',
-  'max_items_per_dir',
-  'max_entries',
-  'metrics',
-  'connect',
-  'nats_creds',
-  'nats_tls',
-  'name',
-  'labels',
-  'groups',
-  'heartbeat_ms',
-] as const;
-type FileKey = (typeof FILE_KEYS)[number];
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-export function parseListen(value: string, key = 'listen'): { host: string; port: number } {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
-  if (!m) throw new ConfigError(`${key}: expected HOST:PORT (IPv6 as [ADDR]:PORT), got ${JSON.stringify(value)}`);
-  const port = Number(m[3]);
-  if (port > 65535) throw new ConfigError(`${key}: port must be 0-65535, got ${port}`);
-  return { host: m[1] ?? m[2], port };
-}
-
-/** `unix:PATH` → the absolute, normalised PATH; undefined for anything else. */
-export function parseUnixListen(value: string, key = 'listen'): string | undefined {
-  if (!value.startsWith('unix:')) return undefined;
-  const p = value.slice('unix:'.length);
-  if (!nodePath.isAbsolute(p) || p.includes('\0') || p.endsWith('/')) {
-    throw new ConfigError(`${key}: expected unix:/ABSOLUTE/PATH of a socket, got ${JSON.stringify(value)}`);
-  }
-  // sun_path holds 108 bytes with its NUL.
-  if (Buffer.byteLength(p) > 107) throw new ConfigError(`${key}: socket path longer than 107 bytes: ${p}`);
-  return nodePath.normalize(p);
-}
-
-/**
- * An octal mode for the socket: "0660" or "660". YAML reads an unquoted 0660 as the
- * number 660, so a number is read by its decimal digits, as chmod reads them.
- */
-export function parseSocketMode(value: unknown, key = 'socket_mode'): number {
-  const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value;
-  if (typeof text !== 'string' || !/^0?[0-7]{3}$/.test(text)) {
-    throw new ConfigError(`${key}: expected an octal mode 000-777 (e.g. 0660), got ${JSON.stringify(value)}`);
-  }
-  const n = Number.parseInt(text, 8);
-  if (n & 0o007) {
-    throw new ConfigError(
-      `${key}: ${formatMode(n)} gives users outside the group access; the last digit must be 0 (e.g. 0660)`,
-    );
-  }
-  return n;
-}
-
-export function formatMode(mode: number): string {
-  return `0${mode.toString(8).padStart(3, '0')}`;
-}
-
-function positiveInt(value: unknown, key: string, min = 1): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > 2 ** 31 - 1) {
-    throw new ConfigError(`${key}: expected an integer >= ${min}, got ${JSON.stringify(value)}`);
-  }
-  return n;
-}
-
-function readFileSettings(file: string): Partial<Record<FileKey, unknown>> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`config: cannot read ${file}: ${(err as Error).message}`);
-  }
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (err) {
-    throw new ConfigError(`config: ${file} is not valid YAML: ${(err as Error).message}`);
-  }
-  if (doc === null || doc === undefined) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`config: ${file} must be a YAML mapping`);
-  for (const k of Object.keys(doc)) {
-    if (!(FILE_KEYS as readonly string[]).includes(k)) {
-      throw new ConfigError(`${k}: unknown key in ${file} (known: ${FILE_KEYS.join(', ')})`);
-    }
-  }
-  return doc as Partial<Record<FileKey, unknown>>;
-}
-
-function str(v: unknown, key: string): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || v === '') throw new ConfigError(`${key}: expected a non-empty string`);
-  return v;
-}
-
-export function buildProgram(version: string): Command {
-  return new Command('fleetls-agent')
-    .description('Read-only directory listing agent for fleetls: serves gRPC Walk and Stat over allowed roots.')
-    .version(version, '-V, --version')
-    .option('--listen <address>', `HOST:PORT, or unix:PATH for a Unix socket (default ${DEFAULT_LISTEN})`)
-    .option('--socket-mode <mode>', `mode of the Unix socket (default ${formatMode(DEFAULT_SOCKET_MODE)})`)
-    .option(
-      '--socket-group <group>',
-      `group of the Unix socket, whose members may connect (default ${DEFAULT_SOCKET_GROUP})`,
-    )
-    .option('--allow <dir>', 'allowed root, repeatable; with none every path is refused', collect)
-    .option('--path-rootfs <dir>', "where the host's / is mounted (in a container); paths name host paths")
-    .option('--tls-cert <file>', 'server certificate (PEM)')
-    .option('--tls-key <file>', 'server private key (PEM)')
-    .option('--tls-ca <file>', 'CA that signs client certificates (mTLS)')
-    .option('--token-file <file>', 'file holding the bearer token clients must send')
-    .option('--insecure', 'plaintext gRPC (loopback addresses only)')
-    .addOption(
-      new Option('--max-concurrent-walks <n>', `walks served at once (default ${DEFAULT_MAX_CONCURRENT_WALKS})`),
-    )
-    .option(
-      '--fs-timeout-ms <ms>',
-      `a directory read or lstat taking longer marks its mount hung, skipped for a while (default ${DEFAULT_FS_TIMEOUT_MS})`,
-    )
-    .option('--max-depth <n>', 'ceiling on a request max_depth')
-    .option('--max-items-per-dir <n>', 'ceiling on a request max_items_per_dir')
-    .option('--max-entries <n>', 'ceiling on a request max_entries')
-    .option('--metrics <host:port>', 'serve Prometheus metrics over HTTP at /metrics (default: off)')
-    .option('--connect <urls>', 'dial out to NATS (nats://HOST:PORT,…) and serve Walk and Stat there too')
-    .option('--nats-creds <file>', 'NATS credentials: a .creds file or an nkey user seed')
-    .option('--nats-tls-ca <file>', 'CA of the NATS servers (TLS)')
-    .option('--nats-tls-cert <file>', 'client certificate for NATS (PEM)')
-    .option('--nats-tls-key <file>', 'client key for NATS (PEM)')
-    .option('--name <name>', "the host's name on NATS: its subjects and registry key (default: hostname)")
-    .option('--label <key=value>', 'a label in the NATS registry, repeatable', collect)
-    .option('--group <group>', 'a group in the NATS registry, repeatable', collect)
-    .option('--heartbeat-ms <ms>', 'how often the registration is refreshed (default 10000)')
-    .option('--config <file>', `YAML file with the same keys in snake_case (default ${DEFAULT_CONFIG_FILE} if present)`)
-    .allowExcessArguments(false)
-    .helpOption('-h, --help', 'show this help');
-}
-
-type Flags = Record<string, unknown>;
-type FileSettings = Partial<Record<FileKey, unknown>>;
-
-/** Runs commander over argv; its help/version output and its errors become ConfigExit/ConfigError. */
-function parseFlags(argv: string[], version: string): Flags {
-  const program = buildProgram(version);
-  let out = '';
-  program.exitOverride();
-  program.configureOutput({
-    writeOut: (s) => {
-      out += s;
-    },
-    writeErr: (s) => {
-      out += s;
-    },
-  });
-  try {
-    program.parse(argv, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-        throw new ConfigExit(out);
-      }
-      throw new ConfigError(err.message.replace(/^error: /, ''));
-    }
-    throw err;
-  }
-  return program.opts<Flags>();
-}
-
-/** --config, else $FLEETLS_AGENT_CONFIG, else the default file when it exists. */
-function findConfigFile(o: Flags, env: NodeJS.ProcessEnv): string | undefined {
-  let configFile = o.config as string | undefined;
-  if (!configFile && env.FLEETLS_AGENT_CONFIG) configFile = env.FLEETLS_AGENT_CONFIG;
-  if (!configFile && fs.existsSync(DEFAULT_CONFIG_FILE)) configFile = DEFAULT_CONFIG_FILE;
-  return configFile;
 }
 
 /** The socket's mode and group: only meaningful for `listen: unix:PATH`, refused otherwise. */
@@ -391,7 +196,7 @@ function resolveNats(
  */
 export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): AgentConfig {
   const o = parseFlags(argv, version);
-  const configFile = findConfigFile(o, env);
+  const configFile = findConfigFile(o.config as string | undefined, env);
   const file = configFile ? readFileSettings(configFile) : {};
   const fileDir = configFile ? nodePath.dirname(nodePath.resolve(configFile)) : process.cwd();
   const fromFile = (p: string | undefined) => (p === undefined ? undefined : nodePath.resolve(fileDir, p));

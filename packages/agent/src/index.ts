@@ -3,23 +3,19 @@
 
 // Symbols below are the agent's parts, for the gateway's embedded backend, tests and bench.
 export { auditRpc, type RpcAudit } from './audit.js';
+export { type AgentConfig, parseAgentConfig, type UnixListen } from './config.js';
+export { DEFAULT_CONFIG_FILE } from './config-file.js';
+export { buildProgram, ConfigExit } from './config-flags.js';
 export {
-  type AgentConfig,
-  buildProgram,
   ConfigError,
-  ConfigExit,
-  DEFAULT_CONFIG_FILE,
   DEFAULT_LISTEN,
-  DEFAULT_MAX_CONCURRENT_WALKS,
   DEFAULT_SOCKET_GROUP,
   DEFAULT_SOCKET_MODE,
   formatMode,
-  parseAgentConfig,
   parseListen,
   parseSocketMode,
   parseUnixListen,
-  type UnixListen,
-} from './config.js';
+} from './config-values.js';
 export { type AgentCredentials, loadCredentials } from './credentials.js';
 export { duApparent } from './du-apparent.js';
 export { createFsSource, type FsSource, type FsSourceOptions } from './fs-source.js';
@@ -39,6 +35,7 @@ export {
 } from './service.js';
 export { groupName, statPath, userName } from './stat.js';
 export { AGENT_VERSION } from './version.js';
+export { DEFAULT_MAX_CONCURRENT_WALKS } from './walk-admission.js';
 export type { CallStatus, WalkCall } from './walk-call.js';
 export { WalkCancelled } from './walk-cancelled.js';
 export { WalkPool } from './walk-pool.js';

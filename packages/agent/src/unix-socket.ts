@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as nodePath from 'node:path';
-import { formatMode, type UnixListen } from './config.js';
+import type { UnixListen } from './config.js';
+import { formatMode } from './config-values.js';
 
 /** Resolves a group name (or number) to its gid through NSS (getent), then /etc/group. */
 export function resolveGroup(group: string): number {
