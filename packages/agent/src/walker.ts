@@ -8,8 +8,7 @@
 // abandoned: it is never reused, and counts as stuck until its call returns. Its mount is
 // marked hung (hung-mounts.ts) and the walk goes on in a fresh worker from the last row the
 // stuck one sent, the hung mount listed as TIMEOUT; its rows and summary read as one walk.
-import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { CallWatch, type StuckCall } from './call-probe.js';
@@ -28,9 +27,8 @@ import {
   type WorkerInput,
   type WorkerMessage,
 } from './transit.js';
-import type { HelperInput } from './walk-helper.js';
 import type { WalkPool } from './walk-pool.js';
-import { SPLIT } from './walk-split-shared.js';
+import { splits, startSplitHelper } from './walk-split-start.js';
 
 export interface WalkerOptions {
   allowedRoots: string[];
@@ -51,27 +49,10 @@ export interface WalkerOptions {
   find?: boolean;
   /**
    * Split a tree walk with a helper thread (walk-split.ts): true always, false never;
-   * default: a walk that may send SPLIT_MIN_ENTRIES rows or more, alone in its pool, given two CPUs.
+   * default: a walk that may send SPLIT_MIN_ENTRIES rows or more, alone in its pool, given two CPUs
+   * (walk-split-start.ts).
    */
   split?: boolean;
-}
-
-/** A tree walk allowed this many rows is worth a second thread (a small listing is not). */
-export const SPLIT_MIN_ENTRIES = 10_000;
-const SPLIT_BY_DEFAULT = false;
-
-/** Should this walk's first part get a helper thread (walk-split.ts)? */
-function splits(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): boolean {
-  if (mode !== 'wire' || req.shape !== 'tree' || req.dirSizes || req.after !== undefined) return false;
-  if (opts.split !== undefined) return opts.split;
-  // The helper takes a core no other walk of this agent is using: with walks running side by
-  // side (a burst of calls), each already has one, and a second thread each only adds memory.
-  // Off by default: measured through the agent's gRPC stream (bench walk, load 3) the split
-  // walk gave 0.51x find where one thread gave 0.48x, and raised a tree walk's peak RSS to
-  // 378-479 MiB (the helper's heap and held pieces); opt in with `split: true` (tests do).
-  return (
-    SPLIT_BY_DEFAULT && req.maxEntries >= SPLIT_MIN_ENTRIES && opts.pool.walking === 1 && availableParallelism() >= 2
-  );
 }
 
 export interface WalkOutcome {
@@ -263,9 +244,10 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       releaseFind = release;
       input.find = true;
     }
-    if (!input.find && partReq === req && splits(req, opts, mode)) {
-      const port = startHelper(input);
-      current.postMessage(input, [port]);
+    if (!input.find && partReq === req && splits(req, opts.split, pool, mode)) {
+      const helper = startSplitHelper(pool, input, timeoutMs);
+      stopHelper = helper.stop;
+      current.postMessage(input, [helper.port]);
       return;
     }
     current.postMessage(input);
@@ -273,50 +255,6 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
 
   /** Ends the helper's loop; a helper that does not come back (a hung call) is abandoned. */
   let stopHelper: () => void = () => {};
-
-  /** Starts the walk's helper thread (walk-helper.ts); the port for the walk worker. */
-  function startHelper(input: WorkerInput): MessagePort {
-    const helper = pool.acquire();
-    const { port1, port2 } = new MessageChannel();
-    const shared = new SharedArrayBuffer(SPLIT.SLOTS * 4);
-    const sc = new Int32Array(shared);
-    input.split = { port: port1, shared, timeoutMs };
-    let gone = false;
-    const off = () => {
-      gone = true;
-      helper.off('message', onMessage);
-      helper.off('exit', off);
-    };
-    function onMessage(m: { t?: string }): void {
-      if (m?.t !== 'helper-done') return;
-      off();
-      pool.release(helper);
-    }
-    helper.on('message', onMessage);
-    helper.once('exit', off);
-    const hInput: HelperInput = {
-      role: 'helper',
-      req,
-      allowedRoots: opts.allowedRoots,
-      control,
-      split: shared,
-      port: port2,
-      skip: input.skip,
-    };
-    helper.postMessage(hInput, [port2]);
-    stopHelper = () => {
-      stopHelper = () => {};
-      Atomics.store(sc, SPLIT.QUIT, 1);
-      Atomics.notify(sc, SPLIT.WORK);
-      const timer = setTimeout(() => {
-        if (gone) return;
-        off();
-        pool.abandon(helper);
-      }, timeoutMs);
-      timer.unref();
-    };
-    return port1;
-  }
 
   function onStuck(stuckWorker: Worker, call: StuckCall): void {
     if (terminal || stuckWorker !== worker) return;
