@@ -60,17 +60,26 @@ export function encodeCursor(offset: number, fingerprint: string, snapshot?: str
   return Buffer.from(`${CURSOR_VERSION}:${offset}:${fingerprint}${tail}`, 'utf8').toString('base64url');
 }
 
+function invalidCursor() {
+  return invalidArgument('cursor is not valid for this query; start again without cursor');
+}
+
+/** A cursor's bytes: non-empty base64url of at most `maxLength` characters, in its one spelling. */
+function cursorBytes(cursor: string, maxLength: number): Buffer {
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > maxLength) throw invalidCursor();
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor();
+  const buf = Buffer.from(cursor, 'base64url');
+  if (buf.toString('base64url') !== cursor) throw invalidCursor();
+  return buf;
+}
+
 /** The position a cursor points at; invalid_argument on garbage or on a cursor of another query. */
 export function decodeCursor(cursor: string, fingerprint: string): PageCursor {
-  const bad = () => invalidArgument('cursor is not valid for this query; start again without cursor');
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) throw bad();
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
-  const buf = Buffer.from(cursor, 'base64url');
-  if (buf.toString('base64url') !== cursor) throw bad();
+  const buf = cursorBytes(cursor, MAX_CURSOR_LENGTH);
   const m = /^(\d+):(\d{1,16}):([0-9a-f]{16})(?::([0-9a-f]{16}))?$/.exec(buf.toString('latin1'));
-  if (!m || m[1] !== CURSOR_VERSION || m[3] !== fingerprint) throw bad();
+  if (!m || m[1] !== CURSOR_VERSION || m[3] !== fingerprint) throw invalidCursor();
   const offset = Number(m[2]);
-  if (!Number.isSafeInteger(offset)) throw bad();
+  if (!Number.isSafeInteger(offset)) throw invalidCursor();
   return m[4] === undefined ? { offset } : { offset, snapshot: m[4] };
 }
 
@@ -95,6 +104,20 @@ export interface TreeCursor {
 /** Longest tree cursor: the header and a 4096-byte path, in base64url. */
 export const MAX_TREE_CURSOR_LENGTH = Math.ceil(((TREE_HEADER + 4096) * 4) / 3);
 
+/** A binary cursor's bytes (tree, path order): its header at least, its version, a known row kind. */
+function binaryCursorBytes(cursor: string, maxLength: number, header: number, version: number): Buffer {
+  const buf = cursorBytes(cursor, maxLength);
+  if (buf.length < header || buf[0] !== version || buf[1] >= TREE_ROWS.length) throw invalidCursor();
+  return buf;
+}
+
+/** The path of the row a binary cursor resumes after: what follows the header, at most 4096 bytes, no NUL. */
+function resumePath(buf: Buffer, header: number): Buffer {
+  const path = Buffer.from(buf.subarray(header));
+  if (path.length > 4096 || path.includes(0)) throw invalidCursor();
+  return path;
+}
+
 export function encodeTreeCursor(pos: TreeCursor, fingerprint: string): string {
   if (!Number.isSafeInteger(pos.host) || pos.host < 0 || pos.host > 0xffffffff)
     throw new RangeError(`cursor host index must be an integer from 0 to 2^32-1, got ${pos.host}`);
@@ -110,19 +133,13 @@ export function encodeTreeCursor(pos: TreeCursor, fingerprint: string): string {
 
 /** The position a tree cursor holds; invalid_argument on garbage or on a cursor of another query. */
 export function decodeTreeCursor(cursor: string, fingerprint: string): TreeCursor {
-  const bad = () => invalidArgument('cursor is not valid for this query; start again without cursor');
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_TREE_CURSOR_LENGTH) throw bad();
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
-  const buf = Buffer.from(cursor, 'base64url');
-  if (buf.toString('base64url') !== cursor || buf.length < TREE_HEADER) throw bad();
-  if (buf[0] !== TREE_CURSOR_VERSION || buf[1] >= TREE_ROWS.length) throw bad();
-  if (buf.toString('hex', 6, TREE_HEADER) !== fingerprint) throw bad();
+  const buf = binaryCursorBytes(cursor, MAX_TREE_CURSOR_LENGTH, TREE_HEADER, TREE_CURSOR_VERSION);
+  if (buf.toString('hex', 6, TREE_HEADER) !== fingerprint) throw invalidCursor();
   const host = buf.readUInt32BE(2);
   const row = TREE_ROWS[buf[1]];
-  const path = Buffer.from(buf.subarray(TREE_HEADER));
-  if (path.length > 4096 || path.includes(0)) throw bad();
+  const path = resumePath(buf, TREE_HEADER);
   if (row === undefined) {
-    if (path.length > 0) throw bad();
+    if (path.length > 0) throw invalidCursor();
     return { host };
   }
   return { host, after: { path, row } };
@@ -174,20 +191,14 @@ export function encodePathCursor(pos: PathCursor, fingerprint: string): string {
 
 /** The position a path cursor holds; invalid_argument on garbage or on a cursor of another query. */
 export function decodePathCursor(cursor: string, fingerprint: string): PathCursor {
-  const bad = () => invalidArgument('cursor is not valid for this query; start again without cursor');
-  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_PATH_CURSOR_LENGTH) throw bad();
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
-  const buf = Buffer.from(cursor, 'base64url');
-  if (buf.toString('base64url') !== cursor || buf.length < PATH_HEADER) throw bad();
-  if (buf[0] !== PATH_CURSOR_VERSION || buf[1] >= TREE_ROWS.length) throw bad();
-  if (buf.toString('hex', 10, 18) !== fingerprint) throw bad();
+  const buf = binaryCursorBytes(cursor, MAX_PATH_CURSOR_LENGTH, PATH_HEADER, PATH_CURSOR_VERSION);
+  if (buf.toString('hex', 10, 18) !== fingerprint) throw invalidCursor();
   const index = buf.readUInt32BE(2);
   const host = buf.readUInt32BE(6);
   const snap = buf.toString('hex', 18, PATH_HEADER);
   const row = TREE_ROWS[buf[1]];
-  const path = Buffer.from(buf.subarray(PATH_HEADER));
-  if (path.length > 4096 || path.includes(0)) throw bad();
-  if ((row === undefined) !== (path.length === 0) || (row === undefined && host !== ALL_HOSTS)) throw bad();
+  const path = resumePath(buf, PATH_HEADER);
+  if ((row === undefined) !== (path.length === 0) || (row === undefined && host !== ALL_HOSTS)) throw invalidCursor();
   return {
     index,
     ...(row !== undefined ? { after: { path, row } } : {}),

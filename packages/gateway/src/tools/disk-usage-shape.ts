@@ -55,12 +55,7 @@ export const output = {
   found: z.number(),
   start_index: z.number(),
   count: z.number(),
-  next_cursor: z.string().optional(),
-  truncated: z.boolean(),
-  truncations: z.array(s.truncationSchema),
-  notes: z.array(s.noteSchema).optional(),
-  hosts: z.array(s.hostStatusSchema),
-  scan: s.scanSchema.optional(),
+  ...s.pageTail,
 };
 
 export type Args = z.output<z.ZodObject<typeof input>>;
