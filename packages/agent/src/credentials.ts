@@ -1,19 +1,10 @@
 // The agent's credentials, read at start and again on SIGHUP: its certificate, key and CA
 // (new TLS connections get the new ones; connections already open keep theirs, so walks in
 // flight finish) and the bearer token (checked per call, so the next call sees it).
-import * as fs from 'node:fs';
 import { createSecureContext } from 'node:tls';
-import { readToken, tokenDigest, tokenInterceptor } from '@fleetls/runtime';
+import { readSettingFile, readToken, tokenDigest, tokenInterceptor } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import type { AgentConfig } from './config.js';
-
-function readFile(path: string, key: string): Buffer {
-  try {
-    return fs.readFileSync(path);
-  } catch (err) {
-    throw new Error(`${key}: cannot read ${path}: ${(err as Error).message}`);
-  }
-}
 
 /**
  * grpc-js's certificate-provider seam, fed by us: it sets the secure context of the
@@ -30,9 +21,12 @@ class ReloadedCertificates implements grpc.experimental.CertificateProvider {
   }
 
   static read(tls: NonNullable<AgentConfig['tls']>) {
-    const identity = { certificate: readFile(tls.cert, 'tls_cert'), privateKey: readFile(tls.key, 'tls_key') };
+    const identity = {
+      certificate: readSettingFile(tls.cert, 'tls_cert'),
+      privateKey: readSettingFile(tls.key, 'tls_key'),
+    };
     // Refuse a certificate that does not go with its key before publishing anything.
-    const ca = { caCertificate: readFile(tls.ca, 'tls_ca') };
+    const ca = { caCertificate: readSettingFile(tls.ca, 'tls_ca') };
     try {
       createSecureContext({ cert: identity.certificate, key: identity.privateKey, ca: ca.caCertificate });
     } catch (err) {

@@ -1,7 +1,6 @@
 // One place that turns NATS settings (servers, credentials file, TLS files) into a
 // connection, for the agent and the gateway alike. Reconnects forever: a cluster node going
 // away is routine, and a client that gave up would drop its host from the fleet.
-import { readFileSync } from 'node:fs';
 import {
   type Authenticator,
   connect,
@@ -10,6 +9,7 @@ import {
   type NodeConnectionOptions,
   nkeyAuthenticator,
 } from '@nats-io/transport-node';
+import { readSettingFile } from './setting-file.js';
 
 export interface NatsSettings {
   /** nats://HOST:PORT or tls://HOST:PORT, one or more (a cluster's seeds). */
@@ -24,12 +24,7 @@ export interface NatsSettings {
 }
 
 export function natsAuthenticator(file: string, key = 'nats_creds'): Authenticator {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new Error(`${key}: cannot read ${file}: ${(err as Error).message}`);
-  }
+  const text = readSettingFile(file, key, 'utf8');
   if (text.includes('-----BEGIN NATS USER JWT-----')) return credsAuthenticator(new TextEncoder().encode(text));
   const seed = text.trim();
   if (/^SU[A-Z2-7]{56}$/.test(seed)) return nkeyAuthenticator(new TextEncoder().encode(seed));
