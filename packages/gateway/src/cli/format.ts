@@ -2,6 +2,7 @@
 // tree, stat blocks and a host table, with human sizes and optional colour. Pure: the
 // caller decides where lines go and whether colour is on.
 import { humanSize, renderAligned, type TableRow } from '@fleetls/core';
+import type { HostRow } from '../tools/list-hosts-row.js';
 
 export interface HostStatusRow {
   host: string;
@@ -234,23 +235,7 @@ export function formatStat(results: readonly StatItem[], opts: { showHost: boole
 
 // ---- hosts ----
 
-export interface HostItem {
-  host: string;
-  transport: string;
-  address: string;
-  labels: Record<string, string>;
-  groups: string[];
-  ssh_fallback: boolean;
-  reachable?: boolean;
-  version?: string;
-  status?: string;
-  via?: string;
-  elapsed_ms?: number;
-  message?: string;
-  cert_expires_in_days?: number;
-}
-
-export function formatHosts(hosts: readonly HostItem[], opts: { checked: boolean; style: Style }): string[] {
+export function formatHosts(hosts: readonly HostRow[], opts: { checked: boolean; style: Style }): string[] {
   const columns = ['host', 'transport', 'address', 'labels', 'groups'];
   // CERT: days until the agent's TLS certificate expires (mTLS agents).
   if (opts.checked) columns.push('status', 'via', 'version', 'cert', 'elapsed');

@@ -1,6 +1,6 @@
 // list_hosts: the inventory as the selector sees it; with check=true, every host probed in
 // parallel for reachability and its agent's version.
-import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow, VIAS } from '@fleetls/core';
+import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow } from '@fleetls/core';
 import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
 import { fanOut } from '../fan-out.js';
@@ -8,8 +8,11 @@ import { hostStatusToWire } from '../fleet-api/present.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { fanOutOptions } from './host-walks.js';
+import { type HostRow, hostRowSchema } from './list-hosts-row.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
+
+export type { HostRow } from './list-hosts-row.js';
 
 const input = {
   host: s.host('all'),
@@ -19,25 +22,6 @@ const input = {
     .describe('Probe reachability and agent version'),
 };
 
-const hostRowSchema = z.object({
-  host: z.string(),
-  transport: z.enum(VIAS),
-  address: z.string(),
-  labels: z.record(z.string(), z.string()),
-  groups: z.array(z.string()),
-  ssh_fallback: z.boolean(),
-  reachable: z.boolean().optional(),
-  version: z.string().optional(),
-  /** The request features an agent says it applies (agents only: SSH and embedded hosts apply all). */
-  features: z.array(z.string()).optional(),
-  status: s.hostStatusSchema.shape.status.optional(),
-  via: s.hostStatusSchema.shape.via.optional(),
-  elapsed_ms: z.number().optional(),
-  message: z.string().optional(),
-  /** Whole days until the agent's TLS certificate expires (negative once expired; mTLS agents). */
-  cert_expires_in_days: z.number().optional(),
-});
-
 const output = {
   hosts: z.array(hostRowSchema),
   count: z.number(),
@@ -46,7 +30,6 @@ const output = {
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
-export type HostRow = z.infer<typeof hostRowSchema>;
 export type ListHostsAnswer = z.infer<z.ZodObject<typeof output>>;
 
 interface Plan {
