@@ -57,33 +57,25 @@ export async function run(ctx: BenchContext): Promise<void> {
     const depth2: Record<string, Record<string, ToolRun>> = {};
     for (const [label, t] of list) {
       depth2[label] = {};
-      const f2 = await timeTool(ctx, fleet, 'list_directory', { host: 'localhost', path: t.root, depth: 2 }, 'depth=2');
-      depth2[label].fleetls = f2;
-      small.rows.push(toolRow(label, f2));
+      const depth2Args = { host: 'localhost', path: t.root, depth: 2 };
+      depth2[label].fleetls = shown(small, label, await timeTool(ctx, fleet, 'list_directory', depth2Args, 'depth=2'));
       if (dc) {
         const r = await timeTool(ctx, dc, 'list_directory', { path: t.root, depth: 2 }, 'depth=2');
-        depth2[label].dc = r;
-        small.rows.push(toolRow(label, r));
+        depth2[label].dc = shown(small, label, r);
       }
-      small.rows.push(
-        toolRow(
-          label,
-          await timeTool(
-            ctx,
-            fleet,
-            'list_files',
-            { host: 'localhost', path: t.root, max_depth: 0, type: 'any', order_by: 'size', sort: 'descending' },
-            'max_depth=0 type=any order_by=size',
-          ),
-        ),
-      );
-      if (sf)
-        small.rows.push(
-          toolRow(
-            label,
-            await timeTool(ctx, sf, 'list_directory_with_sizes', { path: t.root, sortBy: 'size' }, 'sortBy=size'),
-          ),
-        );
+      const bySizeArgs = {
+        host: 'localhost',
+        path: t.root,
+        max_depth: 0,
+        type: 'any',
+        order_by: 'size',
+        sort: 'descending',
+      };
+      shown(small, label, await timeTool(ctx, fleet, 'list_files', bySizeArgs, 'max_depth=0 type=any order_by=size'));
+      if (sf) {
+        const r = await timeTool(ctx, sf, 'list_directory_with_sizes', { path: t.root, sortBy: 'size' }, 'sortBy=size');
+        shown(small, label, r);
+      }
     }
     const key = depth2['300k'] ? '300k' : list.at(-1)?.[0];
     const bpe = (r?: ToolRun) => (r && !r.error && r.entries > 0 ? r.textBytes / r.entries : Number.NaN);
@@ -108,11 +100,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     const full: Record<string, Record<string, ToolRun>> = {};
     for (const [label, t] of list) {
       full[label] = {};
-      if (t.entries <= 20_000) {
-        const ff = await fullListing(ctx, fleet, t.root);
-        full[label].fleetls = ff;
-        big.rows.push(toolRow(label, ff));
-      }
+      if (t.entries <= 20_000) full[label].fleetls = shown(big, label, await fullListing(ctx, fleet, t.root));
       const deepTree = await timeTool(
         ctx,
         fleet,
@@ -120,17 +108,14 @@ export async function run(ctx: BenchContext): Promise<void> {
         { host: 'localhost', path: t.root, depth: 10, max_items_per_dir: 10_000 },
         'depth=10 max_items_per_dir=10000 (one answer, cut at the 64 KiB / 20,000-token budget)',
       );
-      full[label].fleetlsTree = deepTree;
-      big.rows.push(toolRow(label, deepTree));
+      full[label].fleetlsTree = shown(big, label, deepTree);
       if (dc) {
         const r = await timeTool(ctx, dc, 'list_directory', { path: t.root, depth: 10 }, 'depth=10');
-        full[label].dc = r;
-        big.rows.push(toolRow(label, r));
+        full[label].dc = shown(big, label, r);
       }
       if (sf) {
         const r = await timeTool(ctx, sf, 'directory_tree', { path: t.root }, '(whole tree, no depth limit)', 180_000);
-        full[label].sf = r;
-        big.rows.push(toolRow(label, r));
+        full[label].sf = shown(big, label, r);
       }
       if (label === key) {
         const f = depth2[key].fleetls;
@@ -171,6 +156,12 @@ export async function run(ctx: BenchContext): Promise<void> {
     await fleet.close();
     for (const p of peers) await p.close();
   }
+}
+
+/** Adds a run's row to `table` as soon as it is measured (a section cut short keeps what it has); the run. */
+function shown(table: { rows: string[][] }, label: string, r: ToolRun): ToolRun {
+  table.rows.push(toolRow(label, r));
+  return r;
 }
 
 /** fleetls's full listing: list_files type=any max_depth=10 in pages of 5000, following next_cursor. */
