@@ -29,7 +29,7 @@ import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { fitHostStatuses } from './host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from './host-walks.js';
-import { failureLines, hostFailureLine, pageCuts, truncationWarning } from './present.js';
+import { failureLines, hostFailureLine, pageCuts, pageEnd, truncationWarning } from './present.js';
 import { collectWith, offsetPage, type ScanFace, type ScanPage } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
@@ -309,13 +309,8 @@ export const diffDirectoryTool = defineTool({
         groups: l.diff.groups.map((g, i) => ({ id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts })),
         differences: jsons.slice(0, count),
         total: l.diff.differences.length,
-        start_index: l.start,
-        count,
-        truncated: truncations.length > 0 || next !== undefined,
-        truncations,
-        ...hs.json,
+        ...pageEnd({ start: l.start, count, truncations, hosts: hs.json, next }),
       };
-      if (next !== undefined) structured.next_cursor = next;
       return { structured, text: [...head, ...body, ...warnings, ...failures].join('\n') };
     };
     return fitAnswer({

@@ -4,7 +4,7 @@ import { type DuRow, type DuTotal, displayPath, duPartialNote, renderDuTable, re
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import type { DiskUsage, DiskUsageAnswer, RowJson, TotalJson } from './disk-usage-shape.js';
 import { fitHostStatuses } from './host-statuses.js';
-import { failureLines, hostFailureLine, noteLine, pageCuts } from './present.js';
+import { failureLines, hostFailureLine, noteLine, pageCuts, pageEnd } from './present.js';
 import type { McpAnswer, ToolContext } from './tool.js';
 
 function totalJson(t: DuTotal): TotalJson {
@@ -61,13 +61,8 @@ export function presentDiskUsage(l: DiskUsage, ctx: ToolContext): McpAnswer {
       path_totals: l.totals.map(totalJson),
       total: l.rows.length,
       found: l.found,
-      start_index: l.start,
-      count,
-      truncated: truncations.length > 0 || next !== undefined,
-      truncations,
-      ...hs.json,
+      ...pageEnd({ start: l.start, count, truncations, hosts: hs.json, next }),
     };
-    if (next !== undefined) structured.next_cursor = next;
     if (l.notes.length > 0) structured.notes = l.notes;
     return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
   };

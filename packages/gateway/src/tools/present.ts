@@ -80,6 +80,27 @@ export function pageCuts(o: {
   return { truncations, warnings };
 }
 
+/**
+ * The fields that end a page's answer, in this order: where the page starts, its rows, what
+ * was cut, the hosts' statuses (fitHostStatuses' json), and the next page's cursor if any.
+ */
+export function pageEnd(o: {
+  start: number;
+  count: number;
+  truncations: TruncationJson[];
+  hosts: { hosts: HostStatusJson[] };
+  next: string | undefined;
+}) {
+  return {
+    start_index: o.start,
+    count: o.count,
+    truncated: o.truncations.length > 0 || o.next !== undefined,
+    truncations: o.truncations,
+    ...o.hosts,
+    ...(o.next !== undefined ? { next_cursor: o.next } : {}),
+  };
+}
+
 /** A note's text line: `[NOTE] ...`, prefixed with its host when asked. */
 export function noteLine(n: HostNote, withHost: boolean): string {
   return `${withHost ? `${n.host}: ` : ''}[NOTE] ${n.note}`;
