@@ -15,11 +15,10 @@
 //   anchors it at the root (and is dropped), a trailing '/' is dropped.
 // - Matching is case-sensitive (Linux names).
 import { invalidArgument } from './errors.js';
+import { braceAlternatives, classEnd, shownPattern } from './glob-braces.js';
 
 /** Longest pattern accepted, in UTF-16 code units. */
 export const MAX_GLOB_LENGTH = 1024;
-/** Most alternatives one pattern may expand to through `{a,b}`. */
-export const MAX_GLOB_ALTERNATIVES = 64;
 
 const STAR = 0;
 const ANY = 1;
@@ -35,100 +34,8 @@ type Token =
 /** One path segment's matcher; `globstar` is a whole-segment `**`. */
 type Segment = { globstar: true } | { globstar: false; test: (segment: string) => boolean };
 
-function shown(pattern: string): string {
-  return pattern.length > 60 ? `'${pattern.slice(0, 60)}…'` : `'${pattern}'`;
-}
-
 function cpLen(cp: number): number {
   return cp > 0xffff ? 2 : 1;
-}
-
-/** Index just past the ']' closing the class opened at `open`, or -1 when there is none. */
-function classEnd(p: string, open: number): number {
-  let i = open + 1;
-  if (p[i] === '!' || p[i] === '^') i++;
-  if (p[i] === ']') i++; // a ']' first in the class is literal
-  while (i < p.length) {
-    if (p[i] === '\\') i += 2;
-    else if (p[i] === ']') return i + 1;
-    else i++;
-  }
-  return -1;
-}
-
-// Brace expansion: a sequence of literal text and alternative groups, expanded with a cap.
-type Part = string | Part[][];
-
-function parseBraces(p: string, pattern: string): Part[] {
-  let i = 0;
-  const seq = (inGroup: boolean): Part[] => {
-    const parts: Part[] = [];
-    let text = '';
-    while (i < p.length) {
-      const c = p[i];
-      if (c === '\\') {
-        text += p.slice(i, i + 2);
-        i += 2;
-      } else if (c === '[') {
-        const end = classEnd(p, i);
-        if (end < 0) throw invalidArgument(`pattern ${shown(pattern)} has an unbalanced '['`);
-        text += p.slice(i, end);
-        i = end;
-      } else if (c === '{') {
-        i++;
-        const alternatives: Part[][] = [seq(true)];
-        while (p[i] === ',') {
-          i++;
-          alternatives.push(seq(true));
-        }
-        if (p[i] !== '}') throw invalidArgument(`pattern ${shown(pattern)} has an unbalanced '{'`);
-        i++;
-        if (text) parts.push(text);
-        text = '';
-        parts.push(alternatives);
-      } else if (c === '}' || c === ',') {
-        if (inGroup) break;
-        if (c === '}') throw invalidArgument(`pattern ${shown(pattern)} has an unbalanced '}'`);
-        text += c;
-        i++;
-      } else {
-        text += c;
-        i++;
-      }
-    }
-    if (text) parts.push(text);
-    return parts;
-  };
-  return seq(false);
-}
-
-function countOf(parts: Part[], pattern: string): number {
-  let n = 1;
-  for (const part of parts) {
-    if (typeof part === 'string') continue;
-    let sum = 0;
-    for (const alt of part) sum += countOf(alt, pattern);
-    n *= sum;
-    if (n > MAX_GLOB_ALTERNATIVES) {
-      throw invalidArgument(
-        `pattern ${shown(pattern)} expands to more than ${MAX_GLOB_ALTERNATIVES} alternatives through {…}`,
-      );
-    }
-  }
-  return n;
-}
-
-function expand(parts: Part[]): string[] {
-  let out = [''];
-  for (const part of parts) {
-    if (typeof part === 'string') {
-      out = out.map((s) => s + part);
-    } else {
-      const alts = part.flatMap((alt) => expand(alt));
-      out = out.flatMap((s) => alts.map((a) => s + a));
-    }
-  }
-  return out;
 }
 
 function parseClass(p: string, open: number, end: number): Token {
@@ -184,7 +91,7 @@ function tokenize(alt: string, pattern: string): (Token[] | null)[] {
       i++;
     } else if (c === '[') {
       const end = classEnd(alt, i);
-      if (end < 0) throw invalidArgument(`pattern ${shown(pattern)} has an unbalanced '['`);
+      if (end < 0) throw invalidArgument(`pattern ${shownPattern(pattern)} has an unbalanced '['`);
       cur.push(parseClass(alt, i, end));
       i = end;
     } else {
@@ -317,7 +224,7 @@ function compileAlternative(alt: string, pattern: string): (relPath: string) => 
   }
   // One leading '/' anchors (it is dropped); empty segments from '//' and a trailing '/' go.
   const kept = segs.filter((s) => s === null || s.length > 0);
-  if (kept.length === 0) throw invalidArgument(`pattern ${shown(pattern)} has nothing to match`);
+  if (kept.length === 0) throw invalidArgument(`pattern ${shownPattern(pattern)} has nothing to match`);
   const matchers: Segment[] = kept.map((toks) =>
     toks === null ? { globstar: true } : { globstar: false, test: segmentTest(toks) },
   );
@@ -330,27 +237,25 @@ export function compileGlob(pattern: string): (relPath: string) => boolean {
   if (pattern.length === 0) throw invalidArgument('pattern must not be empty');
   if (pattern.length > MAX_GLOB_LENGTH) {
     throw invalidArgument(
-      `pattern must be at most ${MAX_GLOB_LENGTH} characters, got ${pattern.length}: ${shown(pattern)}`,
+      `pattern must be at most ${MAX_GLOB_LENGTH} characters, got ${pattern.length}: ${shownPattern(pattern)}`,
     );
   }
-  const parts = parseBraces(pattern, pattern);
-  countOf(parts, pattern);
-  const alternatives = [...new Set(expand(parts))];
-  const tests = alternatives.map((alt) => {
+  const tests = braceAlternatives(pattern).map((alt) => {
     if (alt === '') return (relPath: string) => relPath === '';
     return compileAlternative(alt, pattern);
   });
-  if (tests.length === 1) return tests[0];
-  return (relPath) => {
-    for (const t of tests) if (t(relPath)) return true;
-    return false;
-  };
+  return anyOf(tests);
 }
 
 /** Compiles several globs into one test that any of them passes; an empty list never matches. */
 export function compileGlobs(patterns: string[]): (relPath: string) => boolean {
   const tests = [...new Set(patterns)].map(compileGlob);
   if (tests.length === 0) return () => false;
+  return anyOf(tests);
+}
+
+/** A test that any of `tests` passes (the one itself when there is one). */
+function anyOf(tests: ((relPath: string) => boolean)[]): (relPath: string) => boolean {
   if (tests.length === 1) return tests[0];
   return (relPath) => {
     for (const t of tests) if (t(relPath)) return true;

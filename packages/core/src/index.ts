@@ -114,12 +114,8 @@ export {
   restatPath,
 } from './find-records.js';
 export { parseStat, pathError, rootErrorEntry } from './find-stat.js';
-export {
-  compileGlob,
-  compileGlobs,
-  MAX_GLOB_ALTERNATIVES,
-  MAX_GLOB_LENGTH,
-} from './glob.js';
+export { compileGlob, compileGlobs, MAX_GLOB_LENGTH } from './glob.js';
+export { MAX_GLOB_ALTERNATIVES } from './glob-braces.js';
 export type { HostBackend } from './host-backend.js';
 export { type IdSpec, MAX_ID, parseIdSpec } from './id-spec.js';
 export {
