@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FleetError } from '@fleetls/core';
-import { expandHostPattern, inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
+import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
+import { expandHostPattern } from './inventory-ansible-groups.js';
 
 const SRC = '/etc/ansible/hosts.ini';
 const ini = (text: string) => parseAnsibleInventory(text, 'ansible-ini', { source: SRC, home: '/home/op' });
