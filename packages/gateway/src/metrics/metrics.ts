@@ -5,7 +5,7 @@
 
 import type { CallObservation, HostStatus, Observer, WalkObservation } from '@fleetls/core';
 import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime/metrics';
-import { type Counter, Gauge, type Histogram, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -14,6 +14,11 @@ export interface GatewayMetrics {
 
 export function createGatewayMetrics(): GatewayMetrics {
   const registry = createMetricsRegistry();
+  return { registry, observer: gatewayObserver(declareMeters(registry)) };
+}
+
+/** The gateway's meters on `registry`, declared in the order /metrics lists them. */
+function declareMeters(registry: Registry) {
   const registers = [registry];
   const { counter, latency } = metricsOn(registry);
   const walks = counter(
@@ -68,7 +73,7 @@ export function createGatewayMetrics(): GatewayMetrics {
   ]);
 
   const certNotAfter = certExpiryGauge(registers);
-  const observer = gatewayObserver({
+  return {
     walks,
     walkSeconds,
     entries,
@@ -81,30 +86,13 @@ export function createGatewayMetrics(): GatewayMetrics {
     rpcSeconds,
     sshOpened,
     sshReused,
+    /** Each host's agent certificate notAfter (ms), as probes saw it. */
     certNotAfter,
-  });
-  return { registry, observer };
-}
-
-interface GatewayMeters {
-  walks: Counter<'via' | 'outcome'>;
-  walkSeconds: Histogram<'via'>;
-  entries: Counter<'via'>;
-  truncations: Counter<'via' | 'reason'>;
-  entryErrors: Counter<'via' | 'code'>;
-  hosts: Counter<'status' | 'via'>;
-  calls: Counter<'tool' | 'outcome'>;
-  callSeconds: Histogram<'tool'>;
-  rpcs: Counter<'method' | 'code'>;
-  rpcSeconds: Histogram<'method'>;
-  sshOpened: Counter;
-  sshReused: Counter;
-  /** Each host's agent certificate notAfter (ms), as probes saw it. */
-  certNotAfter: Map<string, number>;
+  };
 }
 
 /** The Observer that feeds the meters. */
-function gatewayObserver(m: GatewayMeters): Observer {
+function gatewayObserver(m: ReturnType<typeof declareMeters>): Observer {
   const { walks, walkSeconds, entries, truncations, entryErrors, hosts, calls, callSeconds, rpcs, rpcSeconds } = m;
   const { sshOpened, sshReused, certNotAfter } = m;
   return {
