@@ -7,7 +7,7 @@ import * as protoLoader from '@grpc/proto-loader';
 export const PROTO_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const PROTO_FILES = ['fleetls/v1/agent.proto'];
 /** The gateway's Fleet API (it imports agent.proto); loaded apart so an agent never advertises it. */
-export const FLEET_PROTO_FILES = ['fleetls/v1/fleet.proto'];
+const FLEET_PROTO_FILES = ['fleetls/v1/fleet.proto'];
 
 /** Must match the flags of `npm run generate`, or the generated types lie. */
 export const LOADER_OPTIONS: protoLoader.Options = {
@@ -34,21 +34,4 @@ let fleetCached: protoLoader.PackageDefinition | undefined;
 export function fleetPackageDefinition(): protoLoader.PackageDefinition {
   fleetCached ??= protoLoader.loadSync(FLEET_PROTO_FILES, LOADER_OPTIONS);
   return fleetCached;
-}
-
-type MessageDescriptor = { field: { name: string; number: number; type: string }[] };
-
-function definition(fullName: string, format: string, pkg: protoLoader.PackageDefinition): unknown {
-  const def = pkg[fullName] as { format?: string; type?: unknown } | undefined;
-  if (!def || def.format !== format) throw new Error(`contract: ${fullName} is not a ${format}`);
-  return def.type;
-}
-
-/** name (camelCase, as the loader options spell it) → { number, type } of every field of a message (of the agent contract unless told). */
-export function messageFields(
-  fullName: string,
-  pkg: protoLoader.PackageDefinition = packageDefinition(),
-): Map<string, { number: number; type: string }> {
-  const type = definition(fullName, 'Protocol Buffer 3 DescriptorProto', pkg) as MessageDescriptor;
-  return new Map(type.field.map((f) => [f.name, { number: f.number, type: f.type }]));
 }

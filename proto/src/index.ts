@@ -1,11 +1,12 @@
 // The fleetls wire contract: the .proto files, their generated types, the loader options,
-// and the codec between them and the domain (@fleetls/core).
+// and the codec between them and the domain (@fleetls/core). The Fleet API's protobuf-es
+// code is apart (./fleet_pb, ./agent_pb), so the agent side never loads it.
 import * as grpc from '@grpc/grpc-js';
 import { fleetPackageDefinition, packageDefinition } from './contract.js';
 import type { ProtoGrpcType } from './gen/agent.js';
 import type { ProtoGrpcType as FleetProtoGrpcType } from './gen/fleet.js';
 
-export { FLEET_PROTO_FILES, LOADER_OPTIONS, messageFields, PROTO_DIR, PROTO_FILES } from './contract.js';
+export { LOADER_OPTIONS, PROTO_DIR, PROTO_FILES } from './contract.js';
 export const FLEET_SERVICE_NAME = 'fleetls.v1.Fleet';
 export const SERVICE_NAME = 'fleetls.v1.Agent';
 /** Response metadata of every agent call: the agent's version. */
@@ -26,7 +27,11 @@ export function loadContract(): { packageDefinition: ReturnType<typeof packageDe
 
 let fleetProto: FleetProtoGrpcType | undefined;
 
-/** Loads the gateway's Fleet API contract once per process. */
+/**
+ * Loads the gateway's Fleet API contract through proto-loader once per process: for server
+ * reflection (its descriptors, loaded off the call path) and for grpc-js clients. The Fleet
+ * face itself decodes and encodes with the generated protobuf-es code (./fleet_pb).
+ */
 export function loadFleetContract(): {
   packageDefinition: ReturnType<typeof fleetPackageDefinition>;
   proto: FleetProtoGrpcType;
@@ -69,26 +74,8 @@ export type { AgentClient, AgentHandlers } from './gen/fleetls/v1/Agent.js';
 export type { Entry as WireEntry, Entry__Output as WireEntryOut } from './gen/fleetls/v1/Entry.js';
 export type { EntryType as WireEntryType } from './gen/fleetls/v1/EntryType.js';
 export type { ErrorCode as WireErrorCode } from './gen/fleetls/v1/ErrorCode.js';
-export type { FleetClient, FleetHandlers } from './gen/fleetls/v1/Fleet.js';
-export type { FleetStatRequest__Output as FleetStatRequestOut } from './gen/fleetls/v1/FleetStatRequest.js';
-export type { FleetStatResponse } from './gen/fleetls/v1/FleetStatResponse.js';
-export type { FleetWalkEvent, FleetWalkEvent__Output as FleetWalkEventOut } from './gen/fleetls/v1/FleetWalkEvent.js';
-export type { FleetWalkRequest__Output as FleetWalkRequestOut } from './gen/fleetls/v1/FleetWalkRequest.js';
-export type { HostStatus as WireHostStatus } from './gen/fleetls/v1/HostStatus.js';
-export type { ListDirectoriesRequest__Output as ListDirectoriesRequestOut } from './gen/fleetls/v1/ListDirectoriesRequest.js';
-export type { ListDirectoriesResponse } from './gen/fleetls/v1/ListDirectoriesResponse.js';
-export type { ListDirectoryRequest__Output as ListDirectoryRequestOut } from './gen/fleetls/v1/ListDirectoryRequest.js';
-export type {
-  ListDirectoryResponse,
-  ListDirectoryResponse__Output as ListDirectoryResponseOut,
-} from './gen/fleetls/v1/ListDirectoryResponse.js';
-export type { ListFilesRequest__Output as ListFilesRequestOut } from './gen/fleetls/v1/ListFilesRequest.js';
-export type { ListFilesResponse } from './gen/fleetls/v1/ListFilesResponse.js';
-export type { ListHostsRequest__Output as ListHostsRequestOut } from './gen/fleetls/v1/ListHostsRequest.js';
-export type {
-  ListHostsResponse,
-  ListHostsResponse__Output as ListHostsResponseOut,
-} from './gen/fleetls/v1/ListHostsResponse.js';
+/** A grpc-js client of the Fleet API as proto-loader types it (tests and scripts call with it). */
+export type { FleetClient } from './gen/fleetls/v1/Fleet.js';
 export type { ResumeRow as WireResumeRow } from './gen/fleetls/v1/ResumeRow.js';
 export type { Row as WireRow, Row__Output as WireRowOut } from './gen/fleetls/v1/Row.js';
 export type {

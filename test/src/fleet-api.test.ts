@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type DescMethod, toBinary } from '@bufbuild/protobuf';
+import { type DescMethod, type DescService, toBinary } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { displayPath } from '@fleetls/core';
-import { fleetServiceDescriptor } from '@fleetls/gateway';
 import { loadFleetContract } from '@fleetls/proto';
+import { Fleet } from '@fleetls/proto/fleet_pb';
 import * as grpc from '@grpc/grpc-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -236,7 +236,7 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
   });
 
   it('answers a Connect and a gRPC-Web client on the HTTP port exactly as over gRPC', async () => {
-    const desc = fleetServiceDescriptor();
+    const desc: DescService = Fleet;
     const method = desc.methods.find((m) => m.name === 'ListDirectory') as DescMethod;
     const codec = (
       loadFleetContract().packageDefinition['fleetls.v1.Fleet'] as unknown as Record<

@@ -25,7 +25,6 @@ export {
   PartialFailure,
 } from './fan-out.js';
 export { type BackendFactories, createFleet, type LoadedFleet, type LoadFleetOptions, loadFleet } from './fleet.js';
-export { fleetServiceDescriptor } from './fleet-api/connect-descriptor.js';
 export { type FleetGrpcServer, type FleetTlsFiles, startFleetGrpcServer } from './fleet-api/server.js';
 export {
   type AgentTls,

@@ -1,11 +1,10 @@
 // The Fleet API on the HTTP port for browsers: Connect, gRPC-Web (and gRPC over HTTP/2 where
 // a client speaks it) through @connectrpc/connect-node, adapted to the same implementation
-// as the gRPC server (impl.ts). Messages cross in binary: Connect's descriptors decode and
-// encode the HTTP side, proto-loader's codec the implementation's side, so both protocols
-// read and write exactly the same messages.
+// as the gRPC server (impl.ts). Connect decodes each request into the generated protobuf-es
+// message the implementation takes, and encodes the message it answers: nothing between.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type DescMethod, fromBinary, toBinary } from '@bufbuild/protobuf';
+import type { Message } from '@bufbuild/protobuf';
 import {
   type Code,
   ConnectError,
@@ -16,21 +15,15 @@ import {
 } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { FleetError } from '@fleetls/core';
-import { FLEET_SERVICE_NAME, loadFleetContract, toStatus } from '@fleetls/proto';
+import { FLEET_SERVICE_NAME, toStatus } from '@fleetls/proto';
+import { Fleet, type FleetWalkEvent, type FleetWalkRequest } from '@fleetls/proto/fleet_pb';
 import { requestPrincipal } from '../http-principal.js';
-import { fleetServiceDescriptor } from './connect-descriptor.js';
 import { createFleetImpl, type FleetServiceDeps } from './impl.js';
-import type { WalkEvent } from './walk.js';
 
 /** Path prefix of every Fleet method on the HTTP port. */
 export const FLEET_HTTP_PREFIX = `/${FLEET_SERVICE_NAME}/`;
 /** Largest request message accepted (requests are small). */
 const READ_MAX_BYTES = 1024 * 1024;
-
-type Codec = {
-  requestDeserialize(b: Buffer): Record<string, unknown>;
-  responseSerialize(v: unknown): Buffer;
-};
 
 /** gRPC status numbers are Connect's codes. */
 function connectError(err: unknown): ConnectError {
@@ -40,8 +33,10 @@ function connectError(err: unknown): ConnectError {
 }
 
 /** A producer's `send` turned into an async iterable; each `send` resolves once its event was taken. */
-async function* events(run: (send: (e: WalkEvent) => Promise<void>) => Promise<void>): AsyncGenerator<WalkEvent> {
-  const queue: { event: WalkEvent; taken: () => void }[] = [];
+async function* events(
+  run: (send: (e: FleetWalkEvent) => Promise<void>) => Promise<void>,
+): AsyncGenerator<FleetWalkEvent> {
+  const queue: { event: FleetWalkEvent; taken: () => void }[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
   let failure: unknown;
@@ -87,35 +82,28 @@ export function createFleetHttpHandler(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const caller = deps.caller;
   const impl = createFleetImpl(deps);
-  const desc = fleetServiceDescriptor();
-  // The wire edge: proto-loader types a service as any definition; its methods are the codecs.
-  const codecs = loadFleetContract().packageDefinition[FLEET_SERVICE_NAME] as unknown as Record<string, Codec>;
-  const decode = (m: DescMethod, req: Parameters<typeof toBinary>[1]) =>
-    codecs[m.name].requestDeserialize(Buffer.from(toBinary(m.input, req)));
-  const encode = (m: DescMethod, v: unknown) => fromBinary(m.output, codecs[m.name].responseSerialize(v));
 
   const routes = (router: ConnectRouter) => {
     const handlers: Record<string, unknown> = {};
-    for (const m of desc.methods) {
+    for (const m of Fleet.methods) {
       if (m.methodKind === 'unary') {
         const run = impl.unary[m.name];
-        handlers[m.localName] = async (req: never, ctx: HandlerContext) => {
+        handlers[m.localName] = async (req: Message, ctx: HandlerContext) => {
           try {
-            const call = { signal: ctx.signal, caller, principal: ctx.values.get(PRINCIPAL) };
-            return encode(m, await run(decode(m, req), call));
+            return await run(req, { signal: ctx.signal, caller, principal: ctx.values.get(PRINCIPAL) });
           } catch (err) {
             throw connectError(err);
           }
         };
       } else {
-        handlers[m.localName] = async function* (req: never, ctx: HandlerContext) {
-          const request = decode(m, req);
+        handlers[m.localName] = (req: FleetWalkRequest, ctx: HandlerContext) => {
           const call = { signal: ctx.signal, caller, principal: ctx.values.get(PRINCIPAL) };
-          for await (const e of events((send) => impl.Walk(request, call, send))) yield encode(m, e);
+          return events((send) => impl.Walk(req, call, send));
         };
       }
     }
-    router.service(desc, handlers as never);
+    // The handlers are keyed by method, built from the same descriptors Connect routes by.
+    router.service(Fleet, handlers as never);
   };
   return connectNodeAdapter({
     routes,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FLEET_SERVICE_NAME, type FleetClient, loadFleetContract, messageFields } from '@fleetls/proto';
+import { create } from '@bufbuild/protobuf';
+import { type FleetClient, loadFleetContract } from '@fleetls/proto';
+import { Fleet, ListDirectoryRequestSchema } from '@fleetls/proto/fleet_pb';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
@@ -20,44 +22,42 @@ function fakeFleet() {
   });
 }
 
-function methodsOf() {
-  return loadFleetContract().proto.fleetls.v1.Fleet.service;
-}
+/** The contract's methods, by name, as the servers serve them (the generated protobuf-es code). */
+const METHODS = new Map(Fleet.methods.map((m) => [m.name, m]));
 
 describe('the Fleet contract is a face of the tool registry', () => {
   it('has one RPC per tool', () => {
     for (const t of TOOLS)
-      assert.ok(t.fleet && methodsOf()[t.fleet.method], `${t.name}: fleetls.v1.Fleet/${t.fleet?.method}`);
+      assert.ok(t.fleet && METHODS.has(t.fleet.method), `${t.name}: fleetls.v1.Fleet/${t.fleet?.method}`);
     const methods = TOOLS.map((t) => t.fleet?.method);
-    assert.deepEqual(
-      Object.keys(methodsOf())
-        .filter((m) => m !== 'Walk')
-        .sort(),
-      methods.sort(),
-    );
+    assert.deepEqual([...METHODS.keys()].filter((m) => m !== 'Walk').sort(), methods.sort());
   });
 
   it("names each request field as the tool's argument, and no other", () => {
-    const service = loadFleetContract().packageDefinition[FLEET_SERVICE_NAME] as unknown as Record<
-      string,
-      { requestType: { type: { name: string } } }
-    >;
     const requests: [string, Record<string, unknown>][] = [
       ...TOOLS.map((t): [string, Record<string, unknown>] => [t.fleet?.method ?? t.name, t.input]),
       ['Walk', WALK_INPUT],
     ];
     for (const [method, input] of requests) {
-      const type = service[method].requestType.type.name;
-      const fields = [...messageFields(`fleetls.v1.${type}`, loadFleetContract().packageDefinition).keys()].sort();
-      assert.deepEqual(fields, Object.keys(input).map(fieldName).sort(), `${method}(${type})`);
+      const type = METHODS.get(method)!.input;
+      const fields = type.fields.map((f) => f.localName).sort();
+      assert.deepEqual(fields, Object.keys(input).map(fieldName).sort(), `${method}(${type.typeName})`);
     }
   });
 
-  it('leaves empty fields out, so the tool applies its defaults', () => {
+  it('leaves empty fields out, so the tool applies its defaults; a set optional zero is passed on', () => {
     const tool = TOOLS.find((t) => t.fleet?.method === 'ListDirectory')!;
-    assert.deepEqual(requestArgs(tool.input, { host: 'a', path: '/srv', depth: 0, maxItemsPerDir: 7, cursor: '' }), {
+    const request = create(ListDirectoryRequestSchema, { host: 'a', path: '/srv', maxItemsPerDir: 7, cursor: '' });
+    assert.deepEqual(requestArgs(tool.input, ListDirectoryRequestSchema, request), {
       host: 'a',
       path: '/srv',
+      max_items_per_dir: 7,
+    });
+    request.depth = 0;
+    assert.deepEqual(requestArgs(tool.input, ListDirectoryRequestSchema, request), {
+      host: 'a',
+      path: '/srv',
+      depth: 0,
       max_items_per_dir: 7,
     });
   });

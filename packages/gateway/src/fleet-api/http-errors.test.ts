@@ -3,14 +3,15 @@
 // server's words, and the start-up log names every URL the port answers at.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { DescService } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
+import { Fleet } from '@fleetls/proto/fleet_pb';
 import { pino } from 'pino';
 import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { startHttpServer } from '../serve-http.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
 import { createFleetHttpHandler } from './connect.js';
-import { fleetServiceDescriptor } from './connect-descriptor.js';
 
 const fleet = new FakeFleet({ a: new MemoryBackend(dir({ r: dir({ f: file(1) }) })) });
 
@@ -58,7 +59,7 @@ test('Fleet API over HTTP: refusals in Connect and gRPC-Web shape; the log names
     assert.equal(raw.status, 401);
     assert.deepEqual(await raw.json(), { code: 'unauthenticated', message: 'missing or wrong bearer token' });
 
-    const desc = fleetServiceDescriptor();
+    const desc: DescService = Fleet;
     const clients = {
       connect: createClient(desc, createConnectTransport({ baseUrl: base, httpVersion: '1.1' })),
       json: createClient(desc, createConnectTransport({ baseUrl: base, httpVersion: '1.1', useBinaryFormat: false })),

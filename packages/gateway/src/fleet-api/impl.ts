@@ -1,9 +1,11 @@
-// The one implementation of every Fleet RPC, in the contract's plain-object shapes (as
-// proto-loader decodes them): each tool of the registry is the RPC its Fleet face names,
-// run through runTool and presented by that face; Walk streams. The gRPC server
-// (service.ts) and the Connect/gRPC-Web handler on the HTTP port (connect.ts) are adapters
-// around it, so all three protocols answer alike.
-import type { Fleet } from '../fleet-types.js';
+// The one implementation of every Fleet RPC, in protobuf-es messages (the one runtime of the
+// Fleet face): each tool of the registry is the RPC its Fleet face names, run through runTool
+// and presented by that face; Walk streams. The gRPC server (service.ts) and the
+// Connect/gRPC-Web handler on the HTTP port (connect.ts) are adapters around it that decode
+// and encode with the same generated code, so all three protocols answer alike.
+import { create, type Message, type MessageInitShape } from '@bufbuild/protobuf';
+import { Fleet, type FleetWalkEvent, type FleetWalkRequest, FleetWalkRequestSchema } from '@fleetls/proto/fleet_pb';
+import type { Fleet as FleetOfHosts } from '../fleet-types.js';
 import type { Logger } from '../logger.js';
 import type { GatewayOptions } from '../options.js';
 import { TOOLS } from '../tools/registry.js';
@@ -12,10 +14,10 @@ import type { ScanRegistry } from '../tools/scan-registry.js';
 import type { ToolContext } from '../tools/tool.js';
 import { requestArgs } from './args.js';
 import { scanToWire } from './present.js';
-import { streamWalk, WALK_INPUT, type WalkEvent } from './walk.js';
+import { streamWalk, WALK_INPUT } from './walk.js';
 
 export interface FleetServiceDeps {
-  fleet: Fleet;
+  fleet: FleetOfHosts;
   options: GatewayOptions;
   logger: Logger;
   /**
@@ -34,15 +36,16 @@ export interface CallInfo {
   principal?: string;
 }
 
-export type Unary = (request: Record<string, unknown>, call: CallInfo) => Promise<object>;
+export type Unary = (request: Message, call: CallInfo) => Promise<Message>;
 /** `send` resolves when the client can take more. */
 export type ServerStream = (
-  request: Record<string, unknown>,
+  request: FleetWalkRequest,
   call: CallInfo,
-  send: (e: WalkEvent) => Promise<void>,
+  send: (e: FleetWalkEvent) => Promise<void>,
 ) => Promise<void>;
 
 export interface FleetImpl {
+  /** By method name (`ListFiles`). */
   unary: Record<string, Unary>;
   Walk: ServerStream;
 }
@@ -63,14 +66,19 @@ export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
   for (const tool of TOOLS) {
     const face = tool.fleet;
     if (!face) continue;
+    const method = Fleet.methods.find((m) => m.name === face.method);
+    if (!method) throw new Error(`fleet.proto: no RPC ${face.method} for the tool ${tool.name}`);
     unary[face.method] = async (request, call) => {
-      const result = await runTool(tool, requestArgs(tool.input, request), context(call));
-      const out = face.present(result) as { nextCursor?: string };
-      return result.scan ? { ...out, scan: scanToWire(result.scan, !out.nextCursor) } : out;
+      const result = await runTool(tool, requestArgs(tool.input, method.input, request), context(call));
+      // The face's init shape for this method's output (the tool's presenter is typed so);
+      // a page of a scan says where the scan stands beside it.
+      const init = face.present(result) as MessageInitShape<typeof method.output> & { nextCursor?: string };
+      return create(method.output, result.scan ? { ...init, scan: scanToWire(result.scan, !init.nextCursor) } : init);
     };
   }
   return {
     unary,
-    Walk: (request, call, send) => streamWalk(requestArgs(WALK_INPUT, request), context(call), send),
+    Walk: (request, call, send) =>
+      streamWalk(requestArgs(WALK_INPUT, FleetWalkRequestSchema, request), context(call), send),
   };
 }

@@ -66,6 +66,10 @@ export async function startFleetGrpcServer(opts: FleetGrpcServerOptions): Promis
   const health = new HealthImplementation({ '': 'SERVING', [FLEET_SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   // Only the service served here: the agent contract it imports declares fleetls.v1.Agent too.
+  // Reflection serves proto-loader's descriptors, loaded once at start and off every call's
+  // path: they name fields in lowerCamelCase, which reflection clients built on proto-loader
+  // read (protoc's snake_case names, as the generated code carries them, would rename every
+  // field for those clients).
   new ReflectionService(loadFleetContract().packageDefinition, { services: [FLEET_SERVICE_NAME] }).addToServer(server);
 
   const bind = opts.host.includes(':') ? `[${opts.host}]:${opts.port}` : `${opts.host}:${opts.port}`;

@@ -1,13 +1,16 @@
 // fleetls.v1.Fleet on a grpc-js server: the adapter from grpc-js calls to the one
-// implementation (impl.ts). A call's cancellation and deadline reach every host through its
+// implementation (impl.ts). grpc-js carries the calls (its interceptors, mTLS, health and
+// reflection); messages are decoded and encoded by the generated protobuf-es code, as on
+// the HTTP port. A call's cancellation and deadline reach every host through its
 // AbortSignal; errors leave once, as gRPC statuses (invalid_argument → INVALID_ARGUMENT, …).
 
+import { type DescMessage, fromBinary, type Message, toBinary } from '@bufbuild/protobuf';
 import { FleetError } from '@fleetls/core';
-import { loadFleetContract, toStatus } from '@fleetls/proto';
+import { toStatus } from '@fleetls/proto';
+import { Fleet, type FleetWalkEvent, type FleetWalkRequest } from '@fleetls/proto/fleet_pb';
 import { callerOf } from '@fleetls/runtime';
 import type * as grpc from '@grpc/grpc-js';
 import { createFleetImpl, type FleetServiceDeps } from './impl.js';
-import type { WalkEvent } from './walk.js';
 
 export type { FleetServiceDeps } from './impl.js';
 
@@ -23,15 +26,37 @@ function callSignal(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWr
   return { signal: ctrl.signal, done: () => call.off('cancelled', onCancel) };
 }
 
+function serialize(schema: DescMessage): (m: Message) => Buffer {
+  return (m) => {
+    const bytes = toBinary(schema, m);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
+}
+
+/** fleetls.v1.Fleet as grpc-js serves it, each method's codec protobuf-es's. */
+function fleetServiceDefinition(): grpc.ServiceDefinition {
+  const definition: Record<string, grpc.MethodDefinition<Message, Message>> = {};
+  for (const m of Fleet.methods) {
+    definition[m.name] = {
+      path: `/${Fleet.typeName}/${m.name}`,
+      requestStream: false,
+      responseStream: m.methodKind === 'server_streaming',
+      requestSerialize: serialize(m.input),
+      requestDeserialize: (b: Buffer) => fromBinary(m.input, b),
+      responseSerialize: serialize(m.output),
+      responseDeserialize: (b: Buffer) => fromBinary(m.output, b),
+      originalName: m.localName,
+    };
+  }
+  return definition;
+}
+
 export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): void {
   const impl = createFleetImpl(deps);
   const handlers: grpc.UntypedServiceImplementation = {};
 
   for (const [method, run] of Object.entries(impl.unary)) {
-    handlers[method] = (
-      call: grpc.ServerUnaryCall<Record<string, unknown>, object>,
-      callback: grpc.sendUnaryData<object>,
-    ) => {
+    handlers[method] = (call: grpc.ServerUnaryCall<Message, Message>, callback: grpc.sendUnaryData<Message>) => {
       const { signal, done } = callSignal(call);
       run(call.request, { signal, caller: `grpc:${callerOf(call)}` })
         .then(
@@ -46,12 +71,12 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
     };
   }
 
-  handlers.Walk = (call: grpc.ServerWritableStream<Record<string, unknown>, WalkEvent>) => {
+  handlers.Walk = (call: grpc.ServerWritableStream<FleetWalkRequest, FleetWalkEvent>) => {
     const { signal, done } = callSignal(call);
     // Every host's sender waits on the one 'drain' (or the end of the call) while the client is
     // slow: a listener per blocked write would pile up on the call and its signal, all hosts long.
     let drained: Promise<void> | undefined;
-    const send = (e: WalkEvent): Promise<void> => {
+    const send = (e: FleetWalkEvent): Promise<void> => {
       if (call.cancelled || call.writableEnded) return Promise.resolve();
       if (call.write(e)) return Promise.resolve();
       drained ??= new Promise<void>((resolve) => {
@@ -79,5 +104,5 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
       .finally(done);
   };
 
-  server.addService(loadFleetContract().proto.fleetls.v1.Fleet.service, handlers);
+  server.addService(fleetServiceDefinition(), handlers);
 }

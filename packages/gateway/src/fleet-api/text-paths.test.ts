@@ -3,6 +3,8 @@
 // UTF-8 keeps its bytes only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { create } from '@bufbuild/protobuf';
+import { RowSchema } from '@fleetls/proto/agent_pb';
 import { pino } from 'pino';
 import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { startHttpServer } from '../serve-http.js';
@@ -22,11 +24,14 @@ test('textOf: UTF-8 bytes as text; other bytes and the empty path (the path itse
   const raw = { type: 'file', size: 1, mtimeSec: 0, mtimeNsec: 0, utcOffsetMin: 0, mode: 0, uid: 0, gid: 0 } as const;
   const entry = { ...raw, path: Buffer.from([0xff]), inode: 0, nlink: 0, depth: 1 };
   assert.equal('pathText' in entryOut(entry), false, 'not UTF-8: the bytes only');
-  const cut = rowOut({
-    kind: 'truncation',
-    truncation: { dir: Buffer.from('a/b'), shown: 1, total: 2, reason: 'items_per_dir' },
-  });
-  assert.equal(cut.truncation?.dirText, 'a/b');
+  const cut = create(
+    RowSchema,
+    rowOut({
+      kind: 'truncation',
+      truncation: { dir: Buffer.from('a/b'), shown: 1, total: 2, reason: 'items_per_dir' },
+    }),
+  );
+  assert.equal(cut.kind.case === 'truncation' && cut.kind.value.dirText, 'a/b');
 });
 
 test('Fleet API JSON: rows, cuts and differences carry their path as a string', async () => {

@@ -3,7 +3,9 @@
 // and the merged summary last. Arguments are parsed with the tools' own schema pieces, so
 // bad ones get the same messages; a host's failure is its status, never the call's, by the
 // tools' rules (a root that cannot be listed included).
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { type Row, resolveWalkRequest, type WalkRequest } from '@fleetls/core';
+import { type FleetWalkEvent, FleetWalkEventSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { fanOut } from '../fan-out.js';
 import type { FleetHost } from '../fleet-types.js';
@@ -19,8 +21,8 @@ import {
 import { runTool } from '../tools/run-tool.js';
 import * as s from '../tools/schemas.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../tools/tool.js';
-import { hostStatusToWire, hostTruncationToWire } from './present.js';
-import { rowOut } from './text-paths.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from './present.js';
+import { int64, rowOut } from './text-paths.js';
 
 export const WALK_INPUT = {
   host: s.host(),
@@ -33,17 +35,10 @@ export const WALK_INPUT = {
 /** Rows one host may stream at most: a dashboard's view, not an export. */
 const WALK_MAX_ENTRIES = 50_000;
 
-export type WalkEvent =
-  | { host: { host: string; state: 'walking' | 'done'; status?: ReturnType<typeof hostStatusToWire> } }
-  | { rows: { host: string; rows: ReturnType<typeof rowOut>[] } }
-  | {
-      summary: {
-        hosts: ReturnType<typeof hostStatusToWire>[];
-        truncations: ReturnType<typeof hostTruncationToWire>[];
-        notes: HostNote[];
-        entries: number;
-      };
-    };
+/** One message of the stream (FleetWalkEvent's oneof, by case). */
+function event(e: MessageInitShape<typeof FleetWalkEventSchema>['event']): FleetWalkEvent {
+  return create(FleetWalkEventSchema, { event: e });
+}
 
 interface WalkPlan {
   hosts: FleetHost[];
@@ -67,7 +62,7 @@ type WalkArgs = { [K in keyof typeof WALK_INPUT]: z.output<(typeof WALK_INPUT)[K
  * to `send`, which resolves when the client can take more, so a slow reader slows the hosts'
  * walks rather than filling the gateway's memory.
  */
-function walkTool(send: (e: WalkEvent) => Promise<void>): Tool<WalkArgs, WalkPlan, WalkResult> {
+function walkTool(send: (e: FleetWalkEvent) => Promise<void>): Tool<WalkArgs, WalkPlan, WalkResult> {
   return defineTool({
     name: 'walk',
     title: 'Walk (Fleet API stream)',
@@ -96,7 +91,7 @@ function walkTool(send: (e: WalkEvent) => Promise<void>): Tool<WalkArgs, WalkPla
         ctx.fleet,
         hosts,
         async (backend, host, signal, budgetMs) => {
-          await send({ host: { host: host.name, state: 'walking' } });
+          await send(event({ case: 'host', value: { host: host.name, state: 'walking' } }));
           const summary = await streamHostWalk(
             backend.walk.bind(backend),
             withinBudget(req, budgetMs),
@@ -104,7 +99,7 @@ function walkTool(send: (e: WalkEvent) => Promise<void>): Tool<WalkArgs, WalkPla
             (batch: Row[]) => {
               rowsSent += batch.length;
               entries += batch.filter((row) => row.kind === 'entry').length;
-              return send({ rows: { host: host.name, rows: batch.map(rowOut) } });
+              return send(event({ case: 'rows', value: { host: host.name, rows: batch.map(rowOut) } }));
             },
           );
           for (const truncation of lossTruncations(summary)) truncations.push({ host: host.name, truncation });
@@ -114,19 +109,24 @@ function walkTool(send: (e: WalkEvent) => Promise<void>): Tool<WalkArgs, WalkPla
         {
           ...fanOutOptions(ctx),
           onHostDone: (status) => {
-            void send({ host: { host: status.host, state: 'done', status: hostStatusToWire(status) } });
+            void send(
+              event({ case: 'host', value: { host: status.host, state: 'done', status: hostStatusToWire(status) } }),
+            );
           },
         },
       );
       const hostStatuses = results.map((r) => r.status);
-      await send({
-        summary: {
-          hosts: hostStatuses.map(hostStatusToWire),
-          truncations: truncations.map(hostTruncationToWire),
-          notes,
-          entries,
-        },
-      });
+      await send(
+        event({
+          case: 'summary',
+          value: {
+            hosts: hostStatuses.map(hostStatusToWire),
+            truncations: truncations.map(hostTruncationToWire),
+            notes: notesToWire(notes),
+            entries: int64(entries),
+          },
+        }),
+      );
       return { hosts: hostStatuses, rowsSent, entries, truncations, notes };
     },
     // Only the audit line reads it (the answer's size): the summary, as the stream ends with it.
@@ -141,7 +141,7 @@ function walkTool(send: (e: WalkEvent) => Promise<void>): Tool<WalkArgs, WalkPla
 export async function streamWalk(
   args: Record<string, unknown>,
   ctx: ToolContext,
-  send: (e: WalkEvent) => Promise<void>,
+  send: (e: FleetWalkEvent) => Promise<void>,
 ): Promise<void> {
   await runTool(walkTool(send), args, ctx);
 }

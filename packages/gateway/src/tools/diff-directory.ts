@@ -2,6 +2,7 @@
 // under the compared attributes (the largest group is the baseline), then only the entries
 // that differ, each with which hosts have which value. Metadata only, never contents.
 // Identical hosts cost one line however many there are; a host that failed is a status row.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   COMPARE_ATTRIBUTES,
   DEFAULT_COMPARE,
@@ -21,9 +22,10 @@ import {
   resolveWalkRequest,
   type WalkRequest,
 } from '@fleetls/core';
+import type { DiffDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { hostStatusToWire, hostTruncationToWire } from '../fleet-api/present.js';
-import { entryOut, textOf } from '../fleet-api/text-paths.js';
+import { entryOut, int64, textOf } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { decodeCursorArg } from './cursor-arg.js';
@@ -215,7 +217,7 @@ function diffEntry(v: DiffValue): Entry {
   return e;
 }
 
-function diffToFleet(l: DirectoryDiff) {
+function diffToFleet(l: DirectoryDiff): MessageInitShape<typeof DiffDirectoryResponseSchema> {
   return {
     path: l.path,
     compare: [...l.compare],
@@ -228,8 +230,8 @@ function diffToFleet(l: DirectoryDiff) {
       notCompared: d.notCompared,
       ...textOf('pathText', d.path),
     })),
-    startIndex: l.start,
-    total: l.diff.differences.length,
+    startIndex: int64(l.start),
+    total: int64(l.diff.differences.length),
     truncations: l.diff.capped.map(hostTruncationToWire),
     // Whole here (no byte budget): only a scan's page has one to follow.
     nextCursor: l.cursorAfter(l.diff.differences.length - l.start) ?? '',

@@ -3,6 +3,7 @@
 // hosts (largest first, `host` on every row), bounded by the walk's deadline (a size that
 // is only a lower bound says so), and each host's total of path itself (du's last line).
 // Its text is a table a person reads at a glance.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   type DuTotalSize,
   decodeCursor,
@@ -15,8 +16,9 @@ import {
   resolveWalkRequest,
   type WalkRequest,
 } from '@fleetls/core';
+import type { DiskUsageResponseSchema } from '@fleetls/proto/fleet_pb';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
-import { entryOut } from '../fleet-api/text-paths.js';
+import { entryOut, int64 } from '../fleet-api/text-paths.js';
 import { decodeCursorArg } from './cursor-arg.js';
 import { headline, presentDiskUsage } from './disk-usage-present.js';
 import { type Args, type DiskUsage, input, output, type Plan } from './disk-usage-shape.js';
@@ -185,13 +187,13 @@ function duEntry(
   };
 }
 
-function diskUsageToFleet(l: DiskUsage) {
+function diskUsageToFleet(l: DiskUsage): MessageInitShape<typeof DiskUsageResponseSchema> {
   return {
     path: l.path,
     entries: l.rows.slice(l.start).map((r) => duEntry(r.host, r.path, r.size, r.partial, r)),
     pathTotals: l.totals.map((t) => duEntry(t.host, Buffer.alloc(0), t.size, t.partial, t)),
-    startIndex: l.start,
-    found: l.found,
+    startIndex: int64(l.start),
+    found: int64(l.found),
     truncations: l.truncations.map(hostTruncationToWire),
     notes: notesToWire(l.notes),
     nextCursor: l.cursorAfter(l.rows.length - l.start) ?? '',

@@ -1,6 +1,7 @@
 // list_directories: Linux MCP Server's meaning, across hosts. The immediate subdirectories of
 // path, merged in the requested order; sizes are recursive (du -b --one-file-system) and
 // computed only when ordering by size.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   baseName,
   displayPath,
@@ -10,9 +11,10 @@ import {
   type TableRow,
   type WalkRequest,
 } from '@fleetls/core';
+import type { ListDirectoriesResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
-import { entryOut } from '../fleet-api/text-paths.js';
+import { entryOut, int64 } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
@@ -114,12 +116,12 @@ const directoriesScan: ScanFace<Plan, HostWalk, DirectoryListing> = {
   },
 };
 
-function directoriesToFleet(l: DirectoryListing) {
+function directoriesToFleet(l: DirectoryListing): MessageInitShape<typeof ListDirectoriesResponseSchema> {
   return {
     path: l.path,
     entries: l.rows.map((r) => ({ host: r.host, entry: entryOut(r.entry) })),
     recursiveSizes: l.sizes,
-    found: l.found,
+    found: int64(l.found),
     truncations: l.truncations.map(hostTruncationToWire),
     notes: notesToWire(l.notes),
     hosts: l.hosts.map(hostStatusToWire),

@@ -2,6 +2,7 @@
 // that does not fit ends after a row and hands back a cursor: the host's index and that
 // row, so the next page resumes that host's walk there (directories before it are not read
 // again) and goes on with the hosts after it.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   compareResumePoints,
   decodeTreeCursor,
@@ -16,6 +17,7 @@ import {
   type TreeCursor,
   type WalkRequest,
 } from '@fleetls/core';
+import type { ListDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import { formatTree } from '../cli/format.js';
 import type { HostResult } from '../fan-out.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
@@ -148,7 +150,7 @@ const treeScan: ScanFace<Plan, HostWalk, TreeListing> = {
   merge: (p, results, _ctx, page) => (page ? scanTree(p, results, page) : wholeTree(p, results)),
 };
 
-function treeToFleet(l: TreeListing) {
+function treeToFleet(l: TreeListing): MessageInitShape<typeof ListDirectoryResponseSchema> {
   const rows = l.sections.flatMap((sec) => sec.rows.map((row) => ({ host: sec.status.host, row: rowOut(row) })));
   return {
     path: l.path,

@@ -3,11 +3,13 @@
 // hosts' walks (list-files-paths.ts), so every entry is reachable. In a ranked order (size,
 // modified) each host returns its best start+limit rows; the gateway merges them and cuts
 // the page, so pages cover the merged ranking exactly once, up to the kept top-K.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { encodeCursor } from '@fleetls/core';
+import type { ListFilesResponseSchema } from '@fleetls/proto/fleet_pb';
 import { type FileItem as CliFileItem, formatFileTable } from '../cli/format.js';
 import type { HostResult } from '../fan-out.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../fleet-api/present.js';
-import { entryOut } from '../fleet-api/text-paths.js';
+import { entryOut, int64 } from '../fleet-api/text-paths.js';
 import { type HostWalk, walkHosts, walkTask } from './host-walks.js';
 import { collectPathPage, listingOf, planListFiles, rankingOf } from './list-files-pages.js';
 import { headline, itemJson, presentFiles } from './list-files-present.js';
@@ -24,13 +26,13 @@ export {
   START_INDEX,
 } from './list-files-shape.js';
 
-function filesToFleet(l: FileListing) {
+function filesToFleet(l: FileListing): MessageInitShape<typeof ListFilesResponseSchema> {
   return {
     path: l.path,
     entries: l.rows.map((r) => ({ host: r.host, entry: entryOut(r.entry) })),
-    startIndex: l.start,
-    total: l.total,
-    found: l.found,
+    startIndex: int64(l.start),
+    total: int64(l.total ?? 0),
+    found: int64(l.found ?? 0),
     truncations: l.truncations.map(hostTruncationToWire),
     notes: notesToWire(l.notes),
     nextCursor: l.cursorAfter(l.rows.length) ?? '',

@@ -1,6 +1,8 @@
 // list_hosts: the inventory as the selector sees it; with check=true, every host probed in
 // parallel for reachability and its agent's version.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow } from '@fleetls/core';
+import type { ListHostsResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { formatHosts } from '../cli/format.js';
 import { fanOut } from '../fan-out.js';
@@ -82,7 +84,7 @@ export function hostRow(r: HostListing['rows'][number]): HostRow {
   return row;
 }
 
-function hostsToFleet(l: HostListing) {
+function hostsToFleet(l: HostListing): MessageInitShape<typeof ListHostsResponseSchema> {
   return {
     checked: l.checked,
     hosts: l.rows.map(({ host: h, probe }) => ({

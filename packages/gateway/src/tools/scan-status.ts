@@ -1,7 +1,9 @@
 // scan_status: where a scan stands (the cursor of any of its pages names it), without taking
 // a page: hosts done of total, entries seen, elapsed, a guess at the rest, the failed hosts;
 // cancel=true stops every host's walk (what arrived stays readable through the cursor).
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { invalidArgument } from '@fleetls/core';
+import type { ScanStatusResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { scanToWire } from '../fleet-api/present.js';
 import { scanJson, scanLine } from './scan-answer.js';
@@ -30,7 +32,7 @@ export interface ScanStatus extends ToolResult {
   cancelled: boolean;
 }
 
-function scanStatusToFleet(r: ScanStatus) {
+function scanStatusToFleet(r: ScanStatus): MessageInitShape<typeof ScanStatusResponseSchema> {
   return { scan: scanToWire(r.info, r.delivered), cancelled: r.cancelled };
 }
 

@@ -1,4 +1,5 @@
 // stat: one path on each host, everything lstat knows plus owner and group names.
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   displayPath,
   formatMtime,
@@ -8,11 +9,11 @@ import {
   octalMode,
   type StatInfo,
 } from '@fleetls/core';
-import { statToWire } from '@fleetls/proto/codec';
+import type { FleetStatResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { formatStat } from '../cli/format.js';
 import { hostStatusToWire } from '../fleet-api/present.js';
-import { entryOut } from '../fleet-api/text-paths.js';
+import { statOut } from '../fleet-api/text-paths.js';
 import type { FleetHost } from '../fleet-types.js';
 import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
@@ -144,14 +145,14 @@ const statScan: ScanFace<Plan, StatInfo, StatListing> = {
   },
 };
 
-function statToFleet(l: StatListing) {
+function statToFleet(l: StatListing): MessageInitShape<typeof FleetStatResponseSchema> {
   return {
     path: l.path,
     results: l.rows.map((r) =>
       r.stat
         ? {
             host: r.host,
-            stat: { ...statToWire(r.stat, ''), entry: entryOut(r.stat.entry) },
+            stat: statOut(r.stat),
             notes: r.stat.notes ?? [],
           }
         : { host: r.host, notes: [] },

@@ -78,8 +78,9 @@ export interface CliFace<R> {
 
 /**
  * The Fleet API face: the tool's RPC of fleetls.v1.Fleet (in fleet.proto, its request fields
- * named as the tool's arguments) and the response message of a result. No byte budget here:
- * a gRPC client gets the whole page.
+ * named as the tool's arguments) and its response of a result, as the init shape of the
+ * generated protobuf-es message (MessageInitShape<typeof XResponseSchema>); the Fleet adapter
+ * makes the message. No byte budget here: a gRPC client gets the whole page.
  */
 export interface FleetFace<R> {
   method: string;
