@@ -93,8 +93,8 @@ export function readDashboardFile(name) {
         contents: replaceOnce(
           args.path,
           fs.readFileSync(args.path, 'utf8'),
-          'new Worker(WORKER_URL)',
-          `new Worker(${workerFrom ?? 'new URL(import.meta.url)'})`,
+          'new Worker(WORKER_URL,',
+          `new Worker(${workerFrom ?? 'new URL(import.meta.url)'},`,
         ),
       }));
     },

@@ -9,6 +9,7 @@
 // None is started before the first walk and an idle one leaves after IDLE_WORKER_MS: an
 // idle worker thread holds ~15 MiB of RSS (measured, bench footprint), more than a third
 // of an idle agent's budget, while only the first walk after a quiet spell pays the start.
+import * as v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { CallWatch, StuckCall } from './call-probe.js';
 import { FindSlots } from './find-route.js';
@@ -21,6 +22,27 @@ const IDLE_WORKER_MS = 30_000;
 /** How often running workers' calls are sampled. */
 const WATCH_EVERY_MS = 100;
 const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
+/**
+ * Each walk worker's young generation, its own. The shipped agent runs with
+ * --max-semi-space-size=1 (scripts/package/exec-argv.json) to keep the main thread's heap
+ * small, and V8 lets that process-wide flag outrank a Worker's resourceLimits: each worker
+ * scavenged every MiB a walk allocated (GC ~20 % of a tree walk's worker samples). With 16
+ * MiB the agent's CPU for the 300k tree walk fell 3-14 % (bench/results/walk.why.md).
+ */
+const WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 16 } };
+
+let workerYoungGeneration = false;
+
+/**
+ * Lets the workers' resourceLimits decide their young generation: the flag is read when an
+ * isolate is made, so the main thread keeps the semi-space it started with; only workers
+ * made from now on are sized by WORKER_OPTIONS (0 is V8's "not set").
+ */
+function ownYoungGeneration(): void {
+  if (workerYoungGeneration) return;
+  workerYoungGeneration = true;
+  v8.setFlagsFromString('--max-semi-space-size=0');
+}
 
 /** A running worker's probe, sampled while it runs. */
 export interface Watched {
@@ -88,7 +110,8 @@ export class WalkPool {
 
   /** A new worker that leaves the idle list if it ever exits. */
   private newWorker(): Worker {
-    const worker = new Worker(WORKER_URL);
+    ownYoungGeneration();
+    const worker = new Worker(WORKER_URL, WORKER_OPTIONS);
     worker.once('exit', () => {
       const i = this.idle.indexOf(worker);
       if (i >= 0) this.idle.splice(i, 1);
