@@ -31,6 +31,13 @@ export class DirHandles {
     private readonly followLink?: FollowLink,
   ) {}
 
+  /** The descriptor of `rel` when fdOf() would return it without a system call (the root, or the last asked for). */
+  held(rel: Buffer): number | undefined {
+    if (rel.length === 0) return this.rootFd;
+    if (rel === this.lastRel) return this.lastFd;
+    return undefined;
+  }
+
   /** The descriptor of directory `rel` (empty: the root); throws the errno error when it cannot be opened. */
   fdOf(rel: Buffer): number {
     if (rel.length === 0) return this.rootFd;

@@ -105,10 +105,16 @@ export class FindSlots {
 
 /**
  * Does this walk go to find? Then it holds one of the pool's find slots until the returned
- * function gives it back. Read once per walk (the mount table included).
+ * function gives it back. `mounts`: the mount table, read once per walk (walker.ts hands the
+ * same table to the walk's worker).
  */
-export function takeFind(req: WalkRequest, skip: readonly SkippedPath[], slots: FindSlots): (() => void) | undefined {
-  if (slots.used >= slots.max || jsOnlyReason(req, skip, readMounts()) !== undefined) return undefined;
+export function takeFind(
+  req: WalkRequest,
+  skip: readonly SkippedPath[],
+  slots: FindSlots,
+  mounts: readonly Mount[] = readMounts(),
+): (() => void) | undefined {
+  if (slots.used >= slots.max || jsOnlyReason(req, skip, mounts) !== undefined) return undefined;
   slots.used++;
   let held = true;
   return () => {

@@ -50,6 +50,8 @@ export interface FsSource extends TreeSource {
 
 const SLASH = Buffer.from('/');
 const EMPTY = Buffer.alloc(0);
+/** One options object for every entry's lstat, not a new one each. */
+const BIGINT = { bigint: true } as const;
 
 /** Directory sizes a walk keeps from one pass for its later questions (duApparent's memo). */
 const DIR_SIZES_KEPT = 65_536;
@@ -102,6 +104,9 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
     if ('error' in r) throw r.error;
     if (r.dirs === undefined) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     const dirs = r.dirs;
+    // The entries of one directory ask for its descriptor in a row: held, no call to watch.
+    const fd = dirs.held(rel);
+    if (fd !== undefined) return fd;
     return watched(probe, p, () => dirs.fdOf(rel));
   }
 
@@ -167,7 +172,13 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
     let at: Buffer;
     try {
       at = paths.atFd(dirFd(rel, p), name);
-      st = watched(probe, p, () => fs.lstatSync(at, { bigint: true }));
+      // watched() inlined: a closure per entry was garbage for every lstat of a walk.
+      probe?.enter(p);
+      try {
+        st = fs.lstatSync(at, BIGINT);
+      } finally {
+        probe?.leave();
+      }
     } catch (err) {
       return errorRawEntry(name, hint, readError(err));
     }

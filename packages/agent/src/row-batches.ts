@@ -7,6 +7,7 @@ import { WalkTally } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import {
+  type BatchMessage,
   CANCEL,
   CREDITS,
   type LastRow,
@@ -20,6 +21,13 @@ import {
 import { WalkCancelled } from './walk-cancelled.js';
 import { lastRowOf } from './walk-helper.js';
 import type { SplitResult } from './walk-split.js';
+
+/**
+ * The encoder a finished walk gave back, for this worker thread's next walk (a worker runs one
+ * walk at a time): its four buffers (72 KiB, zeroed) were allocated anew per walk, and were
+ * most of a small walk's garbage in the worker.
+ */
+let spareEncoder: WalkResponseEncoder | undefined;
 
 export class RowBatches {
   /** Directory entries read so far (published in the control buffer's SEEN slot). */
@@ -40,7 +48,17 @@ export class RowBatches {
     private readonly input: WorkerInput,
   ) {
     this.control = new Int32Array(input.control);
-    this.encoder = input.mode === 'wire' ? new WalkResponseEncoder(64 * 1024) : undefined;
+    if (input.mode === 'wire') {
+      this.encoder = spareEncoder ?? new WalkResponseEncoder(64 * 1024);
+      spareEncoder = undefined;
+      // A walk cancelled or failed mid-batch left its bytes behind.
+      this.encoder.out.reset();
+    }
+  }
+
+  /** The walk is over: its encoder goes to the thread's next walk. */
+  release(): void {
+    if (this.encoder) spareEncoder = this.encoder;
   }
 
   readonly cancelled = (): boolean => Atomics.load(this.control, CANCEL) !== 0;
@@ -57,21 +75,36 @@ export class RowBatches {
   }
 
   flush(): void {
-    if (this.batchRows === 0) return;
+    const batch = this.take();
+    if (batch) this.port.postMessage(batch, batch.t === 'wire' ? [batch.buf] : []);
+  }
+
+  /** The walk's last message, its last batch inside: the main thread is woken once, not twice. */
+  finish(done: Extract<WorkerMessage, { t: 'done' }>): void {
+    const batch = this.take();
+    if (batch)
+      this.port.postMessage({ ...done, final: batch } satisfies WorkerMessage, batch.t === 'wire' ? [batch.buf] : []);
+    else this.post(done);
+  }
+
+  /** The batch waiting to leave, once a credit is granted for it; undefined when there is none. */
+  private take(): BatchMessage | undefined {
+    if (this.batchRows === 0) return undefined;
     this.credit();
     Atomics.store(this.control, SEEN, this.seen);
     const last = lastRowOf(this.lastRow as Row);
+    let batch: BatchMessage;
     if (this.encoder) {
-      const buf = this.encoder.takeArrayBuffer();
-      this.port.postMessage({ t: 'wire', buf, entries: this.batchEntries, last } satisfies WorkerMessage, [buf]);
+      batch = { t: 'wire', buf: this.encoder.takeArrayBuffer(), entries: this.batchEntries, last };
     } else {
-      this.post({ t: 'rows', rows: this.batch, entries: this.batchEntries, last });
+      batch = { t: 'rows', rows: this.batch, entries: this.batchEntries, last };
       this.batch = [];
     }
     this.batchRows = 0;
     this.batchEntries = 0;
     this.batchBytes = 0;
     this.lastFlush = Date.now();
+    return batch;
   }
 
   /** Each directory entry the source reads (an arrow: the source calls it unbound). */

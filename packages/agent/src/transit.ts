@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Code, Entry, ResumeRow, Row, Truncation, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import type { SkippedPath } from './hung-mounts.js';
+import type { Mount } from './mounts.js';
 
 export type PlainEntry = Omit<Entry, 'path' | 'linkTarget'> & { path: string; linkTarget?: string };
 export type PlainTruncation = Omit<Truncation, 'dir'> & { dir: string };
@@ -25,6 +26,8 @@ export interface WorkerInput {
   probe: SharedArrayBuffer;
   /** Hung mounts to list as TIMEOUT without touching them. */
   skip: SkippedPath[];
+  /** The mount table the main thread read for this walk (find-route.ts), so the worker does not read it again. */
+  mounts: Mount[];
   /** List with GNU find (find-source.ts), as find-route.ts decided; the JS walker if that fails. */
   find: boolean;
   /** A tree walk split with a helper thread (walk-split.ts): their port and control buffer. */
@@ -51,11 +54,17 @@ export const CANCEL = 1;
 export const SEEN = 2;
 export const CONTROL_SLOTS = 3;
 
-export type WorkerMessage =
+/** A batch of rows: plain, or encoded as one WalkResponse. */
+export type BatchMessage =
   | { t: 'rows'; rows: PlainRow[]; entries: number; last: LastRow }
-  | { t: 'wire'; buf: ArrayBuffer; entries: number; last: LastRow }
+  | { t: 'wire'; buf: ArrayBuffer; entries: number; last: LastRow };
+
+export type WorkerMessage =
+  | BatchMessage
   | {
       t: 'done';
+      /** The walk's last batch, sent with its end: one message, not two (a small walk has one batch). */
+      final?: BatchMessage;
       summary: PlainSummary;
       seen: number;
       counts: WalkCounts;

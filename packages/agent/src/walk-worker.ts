@@ -38,6 +38,7 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
       onEntry: out.onEntry,
       probe: new CallProbe(input.probe),
       skip: input.skip,
+      mounts: input.mounts,
     });
   let source = newSource();
   // The root's lstat is held by the source: no system call.
@@ -68,9 +69,8 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
       const r = gen.next();
       if (r.done) {
         found?.finish(r.value);
-        out.flush();
         out.tally.summary(r.value);
-        out.post(doneMessage(r.value, out, loaded, split));
+        out.finish(doneMessage(r.value, out, loaded, split));
         return;
       }
       out.add(r.value);
@@ -87,6 +87,7 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
     input.split?.port.close();
     // The walk's directory descriptors (a worker runs many walks).
     source.close();
+    out.release();
   }
 }
 
@@ -112,7 +113,7 @@ function doneMessage(
   out: RowBatches,
   loaded: Awaited<ReturnType<typeof loadFindWalk>> | undefined,
   split: ThreadSplitter | undefined,
-): WorkerMessage {
+): Extract<WorkerMessage, { t: 'done' }> {
   const found = loaded && 'source' in loaded;
   const fallback = loaded && 'fallback' in loaded ? { fallback: loaded.fallback } : {};
   return {

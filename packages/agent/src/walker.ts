@@ -14,6 +14,7 @@ import { FleetError } from '@fleetls/core';
 import { CallWatch, type StuckCall } from './call-probe.js';
 import { takeFind } from './find-route.js';
 import { DEFAULT_FS_TIMEOUT_MS, type HungMount } from './hung-mounts.js';
+import { readMounts } from './mounts.js';
 import {
   CANCEL,
   CONTROL_SLOTS,
@@ -184,6 +185,12 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     const current = pool.acquire();
     worker = current;
     function fromWorker(m: WorkerMessage): void {
+      if (m.t === 'done' && m.final) {
+        // The last batch came inside the end (row-batches.ts): queued first, as if sent alone.
+        const { final, ...done } = m;
+        fromWorker(final);
+        m = done;
+      }
       const lastOfWalk = m.t !== 'rows' && m.t !== 'wire';
       if (m.t === 'rows' || m.t === 'wire') {
         sent += m.entries;
@@ -226,6 +233,8 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     };
     unwatch = pool.watch({ watch: probe, timeoutMs, onStuck: (call) => onStuck(current, call) });
     const skip = hung.active().map(({ point, exact, detail }) => ({ point, exact, detail }));
+    // Read once per walk part: find-route.ts decides with it and the worker's source prunes by it.
+    const mounts = readMounts();
     const input: WorkerInput = {
       req: partReq,
       allowedRoots: opts.allowedRoots,
@@ -236,10 +245,11 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       flushMs: opts.flushMs ?? 50,
       probe: probe.shared,
       skip,
+      mounts,
       find: false,
     };
     // Only a walk's first part: a resumed one follows a worker stuck on a hung mount.
-    const release = opts.find !== false && partReq === req ? takeFind(partReq, skip, pool.find) : undefined;
+    const release = opts.find !== false && partReq === req ? takeFind(partReq, skip, pool.find, mounts) : undefined;
     if (release) {
       releaseFind = release;
       input.find = true;
