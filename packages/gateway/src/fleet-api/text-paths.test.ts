@@ -10,7 +10,7 @@ import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { startHttpServer } from '../serve-http.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
 import { createFleetHttpHandler } from './connect.js';
-import { entryOut, rowOut, textOf } from './text-paths.js';
+import { entryOut, int64, rowOut, textOf } from './text-paths.js';
 
 const logger = pino({ level: 'silent' });
 const many = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, file(i)]));
@@ -32,6 +32,17 @@ test('textOf: UTF-8 bytes as text; other bytes and the empty path (the path itse
     }),
   );
   assert.equal(cut.kind.case === 'truncation' && cut.kind.value.dirText, 'a/b');
+});
+
+test('int64: whole, as protobufjs wrote numbers; not finite is 0, not a failed answer', () => {
+  assert.deepEqual([1.9, 0, -2.5, 2 ** 53, Number.NaN, Number.POSITIVE_INFINITY].map(int64), [
+    1n,
+    0n,
+    -2n,
+    2n ** 53n,
+    0n,
+    0n,
+  ]);
 });
 
 test('Fleet API JSON: rows, cuts and differences carry their path as a string', async () => {

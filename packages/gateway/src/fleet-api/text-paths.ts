@@ -12,9 +12,12 @@ import type { Entry, Row, StatInfo, Truncation } from '@fleetls/core';
 import type { EntrySchema, RowSchema, StatResponseSchema, TruncationSchema } from '@fleetls/proto/agent_pb';
 import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from '@fleetls/proto/enums';
 
-/** A 64-bit field of a count or time the domain keeps as a number (whole: protobufjs truncated too). */
+/**
+ * A 64-bit field of a count or time the domain keeps as a number: whole, as protobufjs wrote
+ * it before; a value that is not finite is 0, never a failed answer (BigInt would throw).
+ */
 export function int64(n: number): bigint {
-  return BigInt(Math.trunc(n));
+  return Number.isFinite(n) ? BigInt(Math.trunc(n)) : 0n;
 }
 
 /** `{ [key]: text }` when the bytes are UTF-8 (and not empty: the path itself), else nothing. */
