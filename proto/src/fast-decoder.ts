@@ -108,6 +108,22 @@ class Reader {
     return end;
   }
 
+  /** A length-delimited field's bytes (a view of the buffer, not a copy). */
+  bytes(): Buffer {
+    const end = this.delimited();
+    const out = this.buf.subarray(this.pos, end);
+    this.pos = end;
+    return out;
+  }
+
+  /** A length-delimited field as UTF-8 text. */
+  string(): string {
+    const end = this.delimited();
+    const out = this.buf.toString('utf8', this.pos, end);
+    this.pos = end;
+    return out;
+  }
+
   skip(wireType: number): void {
     switch (wireType) {
       case 0:
@@ -131,18 +147,14 @@ class Reader {
 
 // An entry's error is rare (one per unreadable directory), so its own function and record cost the hot path nothing.
 function decodeEntryError(r: Reader): { code: number; detail: string } {
-  const buf = r.buf;
   let code = 0;
   let detail = '';
   r.sub(() => {
     while (r.pos < r.end) {
       const t = r.uint32();
       if (t >>> 3 === ENTRY_ERROR.code && (t & 7) === 0) code = r.uint32() | 0;
-      else if (t >>> 3 === ENTRY_ERROR.detail && (t & 7) === 2) {
-        const de = r.delimited();
-        detail = buf.toString('utf8', r.pos, de);
-        r.pos = de;
-      } else r.skip(t & 7);
+      else if (t >>> 3 === ENTRY_ERROR.detail && (t & 7) === 2) detail = r.string();
+      else r.skip(t & 7);
     }
   });
   return { code, detail };
@@ -172,11 +184,8 @@ function decodeEntry(r: Reader): Entry {
     const tag = r.uint32();
     const field = tag >>> 3;
     const wt = tag & 7;
-    if (field === ENTRY.path && wt === 2) {
-      const e = r.delimited();
-      path = buf.subarray(r.pos, e);
-      r.pos = e;
-    } else if (field === ENTRY.type && wt === 0) type = r.uint32() | 0;
+    if (field === ENTRY.path && wt === 2) path = r.bytes();
+    else if (field === ENTRY.type && wt === 0) type = r.uint32() | 0;
     else if (field === ENTRY.size && wt === 0) size = r.long(true);
     else if (field === ENTRY.mtimeSec && wt === 0) mtimeSec = r.long(false);
     else if (field === ENTRY.mtimeNsec && wt === 0) mtimeNsec = r.uint32();
@@ -189,11 +198,8 @@ function decodeEntry(r: Reader): Entry {
     else if (field === ENTRY.inode && wt === 0) inode = r.long(true);
     else if (field === ENTRY.nlink && wt === 0) nlink = r.long(true);
     else if (field === ENTRY.depth && wt === 0) depth = r.uint32();
-    else if (field === ENTRY.linkTarget && wt === 2) {
-      const e = r.delimited();
-      linkTarget = buf.subarray(r.pos, e);
-      r.pos = e;
-    } else if (field === ENTRY.error && wt === 2) {
+    else if (field === ENTRY.linkTarget && wt === 2) linkTarget = r.bytes();
+    else if (field === ENTRY.error && wt === 2) {
       const error = decodeEntryError(r);
       errorCode = error.code;
       errorDetail = error.detail;
@@ -233,11 +239,8 @@ function decodeTruncation(r: Reader): Truncation {
     const tag = r.uint32();
     const field = tag >>> 3;
     const wt = tag & 7;
-    if (field === TRUNCATION.dir && wt === 2) {
-      const e = r.delimited();
-      dir = r.buf.subarray(r.pos, e);
-      r.pos = e;
-    } else if (field === TRUNCATION.shown && wt === 0) shown = r.long(true);
+    if (field === TRUNCATION.dir && wt === 2) dir = r.bytes();
+    else if (field === TRUNCATION.shown && wt === 0) shown = r.long(true);
     else if (field === TRUNCATION.total && wt === 0) total = r.long(true);
     else if (field === TRUNCATION.reason && wt === 0) reason = r.uint32() | 0;
     else r.skip(wt);
@@ -274,11 +277,8 @@ function decodeSummary(r: Reader): WalkSummary {
     else if (field === SUMMARY.truncations && wt === 2) s.truncations.push(r.sub(decodeTruncation));
     else if (field === SUMMARY.elapsedMs && wt === 0) s.elapsedMs = r.long(true);
     else if (field === SUMMARY.depthLimitedDirs && wt === 0) s.depthLimitedDirs = r.long(true);
-    else if (field === SUMMARY.applied && wt === 2) {
-      const e = r.delimited();
-      applied.push(r.buf.toString('utf8', r.pos, e));
-      r.pos = e;
-    } else r.skip(wt);
+    else if (field === SUMMARY.applied && wt === 2) applied.push(r.string());
+    else r.skip(wt);
   }
   if (applied.length > 0) s.applied = applied as WalkSummary['applied'];
   return s;
