@@ -7,7 +7,8 @@ import type { Row } from '@fleetls/core';
 import { resolveWalkRequest, WALK_DEFAULTS } from '@fleetls/core';
 import { createLocalBackend } from './local-backend.js';
 import { WalkPool } from './walk-pool.js';
-import { resumeRequest, startWalk } from './walker.js';
+import { resumeRequest } from './walk-rest.js';
+import { startWalk } from './walker.js';
 
 /** The tests' walks share one pool, as one agent's do. */
 const pool = new WalkPool();

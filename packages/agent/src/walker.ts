@@ -29,6 +29,7 @@ import {
   type WorkerMessage,
 } from './transit.js';
 import type { WalkPool } from './walk-pool.js';
+import { resumeRequest } from './walk-rest.js';
 import { splits, startSplitHelper } from './walk-split-start.js';
 
 export interface WalkerOptions {
@@ -98,30 +99,6 @@ export function startWireWalk(req: WalkRequest, opts: WalkerOptions): RunningWal
 
 const TERMINATE_AFTER_MS = 2000;
 const DEFAULT_MAX_STUCK_WORKERS = 8;
-
-/**
- * The rest of a walk after `last`, the last row a stuck worker sent: a tree resumes after
- * it; a ranked list (sent whole at the end) skips the rows already sent. Limits and the
- * deadline are what is left of them.
- */
-export function resumeRequest(
-  req: WalkRequest,
-  sent: number,
-  last: LastRow | undefined,
-  elapsedMs: number,
-): WalkRequest {
-  const deadlineMs = Math.max(1, req.deadlineMs - elapsedMs);
-  if (req.shape === 'ranked')
-    return { ...req, deadlineMs, offset: req.offset + sent, topN: Math.max(1, req.topN - sent) };
-  if (last === undefined) return { ...req, deadlineMs };
-  return {
-    ...req,
-    deadlineMs,
-    maxEntries: Math.max(0, req.maxEntries - sent),
-    after: Buffer.from(last.path, 'latin1'),
-    afterRow: last.row,
-  };
-}
 
 // Over 80 lines: one walk's life (worker, helper thread, consumer queue, stuck watchdog) in closures over its shared state; its split into a run object is not yet tested.
 function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wire'): RunningWalk<B> {
