@@ -1,7 +1,8 @@
 // What a walk has left to do when its worker got stuck on a hung mount (walker.ts): the
-// request a fresh worker runs, from the last row the stuck one sent.
+// request a fresh worker runs, from the last row the stuck one sent, and its summary read
+// as the whole walk's.
 import type { WalkRequest } from '@fleetls/core';
-import type { LastRow } from './transit.js';
+import type { LastRow, PlainSummary } from './transit.js';
 
 /**
  * The rest of a walk after `last`, the last row a stuck worker sent: a tree resumes after
@@ -24,5 +25,24 @@ export function resumeRequest(
     maxEntries: Math.max(0, req.maxEntries - sent),
     after: Buffer.from(last.path, 'latin1'),
     afterRow: last.row,
+  };
+}
+
+/**
+ * The last part's summary as the whole walk's: the rows the earlier parts sent and the
+ * entries they saw added, the time since the walk started.
+ */
+export function wholeWalkSummary(
+  s: PlainSummary,
+  sentBefore: number,
+  seenBefore: number,
+  elapsedMs: number,
+): PlainSummary {
+  return {
+    ...s,
+    entriesSent: s.entriesSent + sentBefore,
+    entriesMatched: s.entriesMatched + sentBefore,
+    entriesSeen: s.entriesSeen + seenBefore,
+    elapsedMs,
   };
 }

@@ -29,7 +29,7 @@ import {
   type WorkerMessage,
 } from './transit.js';
 import type { WalkPool } from './walk-pool.js';
-import { resumeRequest } from './walk-rest.js';
+import { resumeRequest, wholeWalkSummary } from './walk-rest.js';
 import { splits, startSplitHelper } from './walk-split-start.js';
 
 export interface WalkerOptions {
@@ -173,17 +173,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
         sent += m.entries;
         last = m.last;
       } else if (m.t === 'done' && sentBefore + seenBefore > 0) {
-        const s = m.summary;
-        m = {
-          ...m,
-          summary: {
-            ...s,
-            entriesSent: s.entriesSent + sentBefore,
-            entriesMatched: s.entriesMatched + sentBefore,
-            entriesSeen: s.entriesSeen + seenBefore,
-            elapsedMs: Date.now() - started,
-          },
-        };
+        m = { ...m, summary: wholeWalkSummary(m.summary, sentBefore, seenBefore, Date.now() - started) };
       }
       push(m);
       // The worker ended this walk by itself: it is healthy and free for the next one.
