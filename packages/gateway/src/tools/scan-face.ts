@@ -1,5 +1,6 @@
 // What a tool declares so that its calls can outlive their deadline as scans (scan.ts): the
-// types live in tool.ts (beside Tool, which holds a ScanFace); this is the collect they share.
+// types live in tool.ts (beside Tool, which holds a ScanFace); this is the collect they share,
+// and where a merged answer's page starts and goes on (offsetPage).
 import { encodeCursor } from '@fleetls/core';
 import { fanOut } from '../fan-out.js';
 import { fanOutOptions } from './host-walks.js';
