@@ -4,7 +4,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { fleetPackageDefinition, packageDefinition } from './contract.js';
 import type { ProtoGrpcType } from './gen/agent.js';
-import type { ProtoGrpcType as FleetProtoGrpcType } from './gen/fleet.js';
 
 export { LOADER_OPTIONS, PROTO_DIR, PROTO_FILES } from './contract.js';
 export const FLEET_SERVICE_NAME = 'fleetls.v1.Fleet';
@@ -25,7 +24,27 @@ export function loadContract(): { packageDefinition: ReturnType<typeof packageDe
   return { packageDefinition: packageDefinition(), proto };
 }
 
-let fleetProto: FleetProtoGrpcType | undefined;
+/** A unary call's callback: its error, or the answer as proto-loader decodes it. */
+export type FleetCallback = (err: grpc.ServiceError | null, res?: unknown) => void;
+
+/** A method of FleetClient, in grpc-js's call shapes: unary with a callback, or Walk's stream. */
+export interface FleetMethod {
+  (request: object, callback: FleetCallback): grpc.ClientUnaryCall;
+  (request: object, metadata: grpc.Metadata | grpc.CallOptions, callback: FleetCallback): grpc.ClientUnaryCall;
+  (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: FleetCallback): grpc.ClientUnaryCall;
+  (request: object, metadata?: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<unknown>;
+}
+
+/**
+ * A grpc-js client of the Fleet API as proto-loader loads fleet.proto, for tests and scripts
+ * that read the wire through a runtime other than the server's. Its answers are unknown
+ * (plain objects: numbers, enum names): the Fleet API's types are the generated protobuf-es
+ * ones (./fleet_pb), and typing this client too took a second generated copy of every message.
+ */
+export type FleetClient = grpc.Client & Record<string, FleetMethod>;
+
+type FleetProto = { fleetls: { v1: { Fleet: grpc.ServiceClientConstructor } } };
+let fleetProto: FleetProto | undefined;
 
 /**
  * Loads the gateway's Fleet API contract through proto-loader once per process: for server
@@ -34,9 +53,9 @@ let fleetProto: FleetProtoGrpcType | undefined;
  */
 export function loadFleetContract(): {
   packageDefinition: ReturnType<typeof fleetPackageDefinition>;
-  proto: FleetProtoGrpcType;
+  proto: FleetProto;
 } {
-  fleetProto ??= grpc.loadPackageDefinition(fleetPackageDefinition()) as unknown as FleetProtoGrpcType;
+  fleetProto ??= grpc.loadPackageDefinition(fleetPackageDefinition()) as unknown as FleetProto;
   return { packageDefinition: fleetPackageDefinition(), proto: fleetProto };
 }
 
@@ -74,8 +93,6 @@ export type { AgentClient, AgentHandlers } from './gen/fleetls/v1/Agent.js';
 export type { Entry as WireEntry, Entry__Output as WireEntryOut } from './gen/fleetls/v1/Entry.js';
 export type { EntryType as WireEntryType } from './gen/fleetls/v1/EntryType.js';
 export type { ErrorCode as WireErrorCode } from './gen/fleetls/v1/ErrorCode.js';
-/** A grpc-js client of the Fleet API as proto-loader types it (tests and scripts call with it). */
-export type { FleetClient } from './gen/fleetls/v1/Fleet.js';
 export type { ResumeRow as WireResumeRow } from './gen/fleetls/v1/ResumeRow.js';
 export type { Row as WireRow, Row__Output as WireRowOut } from './gen/fleetls/v1/Row.js';
 export type {
