@@ -1,6 +1,7 @@
 // errno → fleetls codes: the one table for every Node file system and socket call, used by
 // the agent's policy, service and embedded backend, the SFTP source and the SSH client.
 import type { Code } from './codes.js';
+import { ownValue } from './own-key.js';
 import type { EntryError, EntryErrorCode } from './types.js';
 
 export interface ErrnoRow {
@@ -61,7 +62,7 @@ export function errnoOf(err: unknown): string | undefined {
 
 /** The table's row for `errno` (own keys only: never Object.prototype's). */
 export function errnoRowOf(errno: string | undefined): ErrnoRow | undefined {
-  return errno !== undefined && Object.hasOwn(ERRNO_TABLE, errno) ? ERRNO_TABLE[errno] : undefined;
+  return ownValue(ERRNO_TABLE, errno);
 }
 
 /** errno of a failed file system or socket call → code; undefined when the table does not know it. */

@@ -3,6 +3,7 @@
 
 import type { Code } from './codes.js';
 import { codeFromErrno } from './errors-errno.js';
+import { ownValue } from './own-key.js';
 
 export const SSH_LEVEL_TABLE: Readonly<Record<string, Code>> = {
   'client-socket': 'unavailable',
@@ -25,16 +26,12 @@ const LEVELLESS: Readonly<Record<string, Code>> = {
   'No response from server': 'unavailable',
 };
 
-function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.hasOwn(table, key) ? table[key] : undefined;
-}
-
 /** An ssh2 error → code: its socket errno first, then its level; undefined if neither says. */
 export function codeFromSshError(err: { code?: unknown; level?: unknown; message?: unknown }): Code | undefined {
   return (
     codeFromErrno(typeof err.code === 'string' ? err.code : undefined) ??
-    (typeof err.level === 'string' ? own(SSH_LEVEL_TABLE, err.level) : undefined) ??
-    (typeof err.level !== 'string' && typeof err.message === 'string' ? own(LEVELLESS, err.message) : undefined)
+    (typeof err.level === 'string' ? ownValue(SSH_LEVEL_TABLE, err.level) : undefined) ??
+    (typeof err.level !== 'string' && typeof err.message === 'string' ? ownValue(LEVELLESS, err.message) : undefined)
   );
 }
 
@@ -47,7 +44,7 @@ export function codeFromSshError(err: { code?: unknown; level?: unknown; message
 export function sshCallFailure(err: unknown): 'gone' | 'refused' | undefined {
   const e = err as { level?: unknown; message?: unknown; reason?: unknown } | undefined;
   if (typeof e?.message !== 'string') return undefined;
-  if (typeof e.level !== 'string' && own(LEVELLESS, e.message) !== undefined) return 'gone';
+  if (typeof e.level !== 'string' && ownValue(LEVELLESS, e.message) !== undefined) return 'gone';
   if (e.message.startsWith(CHANNEL_OPEN_FAILURE) && 'reason' in e) return 'refused';
   return undefined;
 }
@@ -65,5 +62,5 @@ export const SFTP_STATUS_ERRNO: Readonly<Record<string, string>> = {
 
 export function errnoFromSftp(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' ? own(SFTP_STATUS_ERRNO, String(code)) : undefined;
+  return typeof code === 'number' ? ownValue(SFTP_STATUS_ERRNO, String(code)) : undefined;
 }

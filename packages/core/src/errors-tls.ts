@@ -3,6 +3,7 @@
 // alert the peer sent (ERR_SSL_…_ALERT_…). Every one is a trust fault, status `auth`: the
 // message says which check failed and whose certificate, so nobody hunts a network fault.
 import { type Code, FleetError } from './errors.js';
+import { ownValue } from './own-key.js';
 
 interface TlsRow {
   code: Code;
@@ -70,7 +71,7 @@ export function fleetErrorFromTls(
   peer?: PeerCertificate,
   detail?: string,
 ): FleetError | undefined {
-  const row = tlsCode !== undefined && Object.hasOwn(TLS_TABLE, tlsCode) ? TLS_TABLE[tlsCode] : undefined;
+  const row = ownValue(TLS_TABLE, tlsCode);
   if (!row) return undefined;
   const parts = [`${context}: ${row.says} [${tlsCode}]`];
   if (detail) parts.push(detail);
