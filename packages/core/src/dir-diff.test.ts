@@ -3,25 +3,19 @@ import { describe, it } from 'node:test';
 import { diffListings, type HostTree, parseCompare } from './dir-diff.js';
 import { FleetError } from './errors.js';
 import { diffDifferenceLines, diffGroupLines } from './render-diff.js';
+import { entryAt } from './testing/index.js';
 import type { Entry, EntryType, Truncation } from './types.js';
 
-function e(path: string, type: EntryType = 'file', over: Partial<Entry> = {}): Entry {
-  return {
-    path: Buffer.from(path),
+/** A directory of 4096 bytes, mode 0755, or a file of 100, mode 0644, as of 2025-11-24 16:00 UTC. */
+const e = (path: string, type: EntryType = 'file', over: Partial<Entry> = {}): Entry =>
+  entryAt(path, {
     type,
     size: type === 'dir' ? 4096 : 100,
     mtimeSec: 1_764_000_000,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: (type === 'dir' ? 0o040000 : 0o100000) | (type === 'dir' ? 0o755 : 0o644),
-    uid: 0,
-    gid: 0,
-    inode: 1,
-    nlink: 1,
+    mode: type === 'dir' ? 0o040755 : 0o100644,
     depth: path.split('/').length,
     ...over,
-  };
-}
+  });
 
 const nginx = (): Entry[] => [
   e('conf.d', 'dir'),

@@ -10,6 +10,7 @@ import {
   renderDuTotals,
 } from './disk-usage.js';
 import { FleetError } from './errors.js';
+import { entryRow } from './testing/index.js';
 import type { Entry, Row, Truncation } from './types.js';
 
 describe('disk_usage depth', () => {
@@ -101,25 +102,8 @@ describe('on-disk size and why a size is a lower bound', () => {
 });
 
 describe("duTotalFromListing: du's total from the listing, or undefined where only the total walk can say", () => {
-  let inodes = 100;
-  const entry = (path: string, type: Entry['type'], size: number, over: Partial<Entry> = {}): Row => ({
-    kind: 'entry',
-    entry: {
-      path: Buffer.from(path),
-      type,
-      size,
-      mtimeSec: 0,
-      mtimeNsec: 0,
-      utcOffsetMin: 0,
-      mode: 0o755,
-      uid: 0,
-      gid: 0,
-      inode: inodes++,
-      nlink: 1,
-      depth: path.split('/').length,
-      ...over,
-    },
-  });
+  const entry = (path: string, type: Entry['type'], size: number, over: Partial<Entry> = {}): Row =>
+    entryRow(path, { type, size, depth: path.split('/').length, ...over });
   const walk = (rows: Row[], matched = rows.length, truncations: Truncation[] = []): DuWalkRows => ({
     rows,
     summary: {

@@ -18,8 +18,8 @@ import { collectListing, FindRecordParser, parseRestat, restatPath } from './fin
 import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
 import { exitFromStderr, shellQuote } from './remote-shell.js';
+import { runWalk } from './testing/index.js';
 import type { Row, WalkRequest, WalkSummary } from './types.js';
-import { walk } from './walk.js';
 
 // A tree where the primary keys tie a lot (sizes 0..4, mtimes on a few seconds), with
 // hidden files and directories, symlinks, a fifo, names differing only in case and a
@@ -155,15 +155,12 @@ function answer(req: WalkRequest, mode: Mode): { rows: Row[]; summary: WalkSumma
     if (l.rootStub) rootRec = got.get('') as SourceRecord;
   }
   const source = new MemorySource({ ...rootRec, name: Buffer.alloc(0) }, records, { dirErrors: l.dirErrors });
-  const gen = walk(req, source, () => 0);
-  const rows: Row[] = [];
-  let step = gen.next();
-  for (; !step.done; step = gen.next()) rows.push(step.value);
+  const { rows, summary } = runWalk(req, source);
   if (mode !== 'full') {
     assert.ok(parser.dropped, 'the ranked listing ends with its counts');
-    addDropped(step.value, parser.dropped, req);
+    addDropped(summary, parser.dropped, req);
   } else assert.equal(parser.dropped, undefined);
-  return { rows, summary: step.value, bytes: r.stdout.length, stubs: l.stubs.length };
+  return { rows, summary, bytes: r.stdout.length, stubs: l.stubs.length };
 }
 
 describe('remote ranking', () => {

@@ -1,28 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { baseName, compareNames, comparePaths, entryComparator, hostEntryComparator } from './order.js';
+import { entryAt } from './testing/index.js';
 import type { Entry } from './types.js';
 
 const b = (s: string | number[]) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : Buffer.from(s));
 const sign = (n: number) => Math.sign(n);
 
-function entry(path: string, over: Partial<Entry> = {}): Entry {
-  return {
-    path: b(path),
-    type: 'file',
-    size: 0,
-    mtimeSec: 0,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0o100644,
-    uid: 0,
-    gid: 0,
-    inode: 1,
-    nlink: 1,
-    depth: 1,
-    ...over,
-  };
-}
+const entry = (path: string, over: Partial<Entry> = {}): Entry => entryAt(b(path), over);
 
 describe('baseName', () => {
   const CASES: [string, string][] = [

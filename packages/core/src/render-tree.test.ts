@@ -1,25 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderTree, treeEntryLine, treeTruncationLine } from './render-tree.js';
+import { entryAt } from './testing/index.js';
 import type { Entry, Row } from './types.js';
 
-function entry(path: string | Buffer, type: Entry['type'], extra: Partial<Entry> = {}): Entry {
-  return {
-    path: typeof path === 'string' ? Buffer.from(path) : path,
-    type,
-    size: 0,
-    mtimeSec: 0,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0,
-    uid: 0,
-    gid: 0,
-    inode: 1,
-    nlink: 1,
-    depth: 1,
-    ...extra,
-  };
-}
+const entry = (path: string | Buffer, type: Entry['type'], extra: Partial<Entry> = {}): Entry =>
+  entryAt(path, { type, ...extra });
 
 test('entry lines follow DesktopCommander', () => {
   assert.equal(treeEntryLine(entry('a/b', 'dir')), '[DIR] a/b');

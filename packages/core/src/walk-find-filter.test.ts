@@ -5,26 +5,13 @@ import { describe, it } from 'node:test';
 import { FleetError } from './errors.js';
 import { resolveWalkRequest } from './limits.js';
 import type { SourceRecord } from './memory-source.js';
-import type { RawEntry, Row, TreeSource, WalkRequest, WalkSummary } from './types.js';
-import { lazyRawEntry, walk } from './walk.js';
+import { recordAt, runWalk } from './testing/index.js';
+import type { RawEntry, TreeSource, WalkRequest, WalkSummary } from './types.js';
+import { lazyRawEntry } from './walk.js';
 
-function rec(path: string, over: Partial<SourceRecord> = {}): SourceRecord {
-  return {
-    path: Buffer.from(path),
-    type: 'file',
-    size: 0,
-    mtimeSec: 1000,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0o100644,
-    uid: 0,
-    gid: 0,
-    inode: 1,
-    nlink: 1,
-    dev: 1,
-    ...over,
-  };
-}
+/** A file of mode 0644 modified at 1000 s, then `over`: what the filters below test. */
+const rec = (path: string, over: Partial<SourceRecord> = {}): SourceRecord =>
+  recordAt(path, { mtimeSec: 1000, mode: 0o100644, ...over });
 
 const RECORDS: SourceRecord[] = [
   rec('big.log', { size: 5 << 20, mtimeSec: 5000, uid: 1000 }),
@@ -63,18 +50,8 @@ function lazySource(records: SourceRecord[]): TreeSource & { fills: number } {
 }
 
 function run(req: WalkRequest, source: TreeSource): { paths: string[]; summary: WalkSummary } {
-  const rows: Row[] = [];
-  const it = walk(req, source, () => 0);
-  for (;;) {
-    const r = it.next();
-    if (r.done) {
-      return {
-        paths: rows.flatMap((x) => (x.kind === 'entry' ? [x.entry.path.toString()] : [])),
-        summary: r.value,
-      };
-    }
-    rows.push(r.value);
-  }
+  const { rows, summary } = runWalk(req, source);
+  return { paths: rows.flatMap((x) => (x.kind === 'entry' ? [x.entry.path.toString()] : [])), summary };
 }
 
 const ranked = (filter: WalkRequest['filter'], over: Partial<WalkRequest> = {}) =>

@@ -2,43 +2,12 @@
 // size concatenate to the uncut listing, and directories before the resume point are not read.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
-import type { EntryError, EntryType, RawEntry, ResumeRow, Row, TreeSource, WalkRequest, WalkSummary } from './types.js';
-import { walk } from './walk.js';
+import { recordAt, rootAt, runWalk, walkRequest } from './testing/index.js';
+import type { EntryError, EntryType, ResumeRow, Row, TreeSource } from './types.js';
 
-let nextInode = 1000;
-function rec(path: string, type: EntryType = 'file', size = 0): SourceRecord {
-  return {
-    path: Buffer.from(path),
-    type,
-    size,
-    mtimeSec: 0,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0,
-    uid: 0,
-    gid: 0,
-    inode: nextInode++,
-    nlink: 1,
-    dev: 1,
-  };
-}
-const ROOT: RawEntry = { ...rec(''), type: 'dir', name: Buffer.alloc(0) };
-
-function request(over: Partial<WalkRequest> = {}): WalkRequest {
-  return { ...WALK_DEFAULTS, path: '/r', ...over };
-}
-
-function run(req: WalkRequest, source: TreeSource): { rows: Row[]; summary: WalkSummary } {
-  const rows: Row[] = [];
-  const it = walk(req, source, () => 0);
-  for (;;) {
-    const r = it.next();
-    if (r.done) return { rows, summary: r.value };
-    rows.push(r.value);
-  }
-}
+const rec = (path: string, type: EntryType = 'file', size = 0): SourceRecord => recordAt(path, { type, size });
+const ROOT = rootAt();
 
 function line(r: Row): string {
   return r.kind === 'truncation'
@@ -72,11 +41,11 @@ function bigTree(): () => MemorySource {
   return () => new MemorySource(ROOT, records, { dirErrors });
 }
 
-const BIG = request({ maxDepth: 5, maxItemsPerDir: 3, followSymlinks: true });
+const BIG = walkRequest({ maxDepth: 5, maxItemsPerDir: 3, followSymlinks: true });
 
 describe('walk, resuming a tree after a row', () => {
   const source = bigTree();
-  const uncut = run(BIG, source()).rows;
+  const uncut = runWalk(BIG, source()).rows;
 
   it('has the rows this test is about', () => {
     const ls = uncut.map(line);
@@ -89,7 +58,7 @@ describe('walk, resuming a tree after a row', () => {
 
   it('resumes after every row with exactly the rows that follow it', () => {
     for (let i = 0; i < uncut.length; i++) {
-      const { rows } = run({ ...BIG, ...resumeAt(uncut[i]) }, source());
+      const { rows } = runWalk({ ...BIG, ...resumeAt(uncut[i]) }, source());
       assert.deepEqual(rows.map(line), uncut.slice(i + 1).map(line), `after row ${i}: ${line(uncut[i])}`);
     }
   });
@@ -99,7 +68,7 @@ describe('walk, resuming a tree after a row', () => {
       const all: Row[] = [];
       let at: { after: Buffer; afterRow: ResumeRow } | undefined;
       for (let page = 0; page < 100; page++) {
-        const { rows, summary } = run({ ...BIG, maxEntries: size, ...(at ?? {}) }, source());
+        const { rows, summary } = runWalk({ ...BIG, maxEntries: size, ...(at ?? {}) }, source());
         all.push(...rows);
         const cut = summary.truncations.some((t) => t.reason === 'max_entries');
         if (!cut) break;
@@ -112,7 +81,7 @@ describe('walk, resuming a tree after a row', () => {
 
   it('counts only the rows of its own page', () => {
     const i = uncut.findIndex((r) => line(r) === 'dir b');
-    const { rows, summary } = run({ ...BIG, ...resumeAt(uncut[i]) }, source());
+    const { rows, summary } = runWalk({ ...BIG, ...resumeAt(uncut[i]) }, source());
     assert.equal(summary.entriesSent, rows.filter((r) => r.kind === 'entry').length);
   });
 
@@ -127,55 +96,55 @@ describe('walk, resuming a tree after a row', () => {
       },
       dirSize: (dir) => inner.dirSize(dir),
     };
-    run({ ...BIG, after: Buffer.from('b/c/deep/leaf') }, counting);
+    runWalk({ ...BIG, after: Buffer.from('b/c/deep/leaf') }, counting);
     // Only the resume path and what follows it: not a, a/locked, a/m, a/m/sub, b/loop.
     assert.deepEqual(listed, ['', 'b', 'b/c', 'b/c/deep', 'empty', 'locked2']);
   });
 
   it('resumes after the error row of a denied directory, not before it', () => {
-    const entryRow = run({ ...BIG, after: Buffer.from('a/locked'), afterRow: 'entry' }, source()).rows;
-    const errorRow = run({ ...BIG, after: Buffer.from('a/locked'), afterRow: 'error' }, source()).rows;
+    const entryRow = runWalk({ ...BIG, after: Buffer.from('a/locked'), afterRow: 'entry' }, source()).rows;
+    const errorRow = runWalk({ ...BIG, after: Buffer.from('a/locked'), afterRow: 'error' }, source()).rows;
     assert.equal(line(entryRow[0]), 'DENIED a/locked');
     assert.deepEqual(entryRow.slice(1).map(line), errorRow.map(line));
     assert.equal(line(errorRow[0]), 'dir a/m');
   });
 
   it('resumes after a [WARNING] without repeating the directory', () => {
-    const { rows } = run({ ...BIG, after: Buffer.from('a/m'), afterRow: 'warning' }, source());
+    const { rows } = runWalk({ ...BIG, after: Buffer.from('a/m'), afterRow: 'warning' }, source());
     assert.equal(line(rows[0]), 'file a/z.txt');
   });
 
   it('resumes at the next name when the row it follows is gone', () => {
-    const { rows } = run({ ...BIG, after: Buffer.from('a/m/f1z/xx') }, source());
+    const { rows } = runWalk({ ...BIG, after: Buffer.from('a/m/f1z/xx') }, source());
     assert.deepEqual(rows.slice(0, 2).map(line), ['file a/m/f1z/y', 'WARN a/m/f1z 3/4']);
-    const desc = request({ maxDepth: 1, direction: 'descending' });
-    const gone = run({ ...desc, after: Buffer.from('top15') }, source()).rows.map(line);
+    const desc = walkRequest({ maxDepth: 1, direction: 'descending' });
+    const gone = runWalk({ ...desc, after: Buffer.from('top15') }, source()).rows.map(line);
     assert.deepEqual(gone, ['file top1', 'file top0', 'dir locked2', 'dir empty', 'dir b', 'dir a']);
   });
 
   it('resumes after the root [WARNING] or error row with nothing', () => {
-    const capped = request({ capRoot: true, maxItemsPerDir: 2, maxDepth: 1 });
-    const rows = run(capped, source()).rows.map(line);
+    const capped = walkRequest({ capRoot: true, maxItemsPerDir: 2, maxDepth: 1 });
+    const rows = runWalk(capped, source()).rows.map(line);
     assert.equal(rows[rows.length - 1], 'WARN  2/8');
-    assert.deepEqual(run({ ...capped, after: Buffer.alloc(0), afterRow: 'warning' }, source()).rows, []);
+    assert.deepEqual(runWalk({ ...capped, after: Buffer.alloc(0), afterRow: 'warning' }, source()).rows, []);
     const locked = new MemorySource(ROOT, [], { dirErrors: new Map([['', DENIED]]) });
-    assert.deepEqual(run(request(), locked).rows.map(line), ['DENIED ']);
-    assert.deepEqual(run({ ...request(), after: Buffer.alloc(0), afterRow: 'error' }, locked).rows, []);
+    assert.deepEqual(runWalk(walkRequest(), locked).rows.map(line), ['DENIED ']);
+    assert.deepEqual(runWalk({ ...walkRequest(), after: Buffer.alloc(0), afterRow: 'error' }, locked).rows, []);
   });
 
   it('accepts a resume point as a plain Uint8Array (as a worker thread receives it)', () => {
     const after = new Uint8Array(Buffer.from('b/c'));
-    const { rows } = run({ ...BIG, after: after as Buffer }, source());
+    const { rows } = runWalk({ ...BIG, after: after as Buffer }, source());
     assert.equal(line(rows[0]), 'dir b/c/deep');
   });
 
   it('resumes in size order too, selecting the same capped children', () => {
-    const bySize = request({ order: 'size', direction: 'descending', maxDepth: 3, maxItemsPerDir: 2 });
+    const bySize = walkRequest({ order: 'size', direction: 'descending', maxDepth: 3, maxItemsPerDir: 2 });
     const records = [rec('d', 'dir'), rec('d/s1', 'file', 1), rec('d/s5', 'file', 5), rec('d/s3', 'file', 3)];
     const src = () => new MemorySource(ROOT, [...records, rec('e', 'file', 9)]);
-    const all = run(bySize, src()).rows;
+    const all = runWalk(bySize, src()).rows;
     for (let i = 0; i < all.length; i++) {
-      const { rows } = run({ ...bySize, ...resumeAt(all[i]) }, src());
+      const { rows } = runWalk({ ...bySize, ...resumeAt(all[i]) }, src());
       assert.deepEqual(rows.map(line), all.slice(i + 1).map(line));
     }
   });
@@ -190,15 +159,24 @@ describe('walk, resuming a tree after a row', () => {
       ]),
     });
     // Listed up to m/a before m hung: m's error row follows, then what comes after m.
-    assert.deepEqual(run({ ...request(), after: Buffer.from('m/a') }, hung).rows.map(line), ['TIMEOUT m', 'file z']);
+    assert.deepEqual(runWalk({ ...walkRequest(), after: Buffer.from('m/a') }, hung).rows.map(line), [
+      'TIMEOUT m',
+      'file z',
+    ]);
     // Its own entry row shown last: the same.
-    assert.deepEqual(run({ ...request(), after: Buffer.from('m') }, hung).rows.map(line), ['TIMEOUT m', 'file z']);
+    assert.deepEqual(runWalk({ ...walkRequest(), after: Buffer.from('m') }, hung).rows.map(line), [
+      'TIMEOUT m',
+      'file z',
+    ]);
     // Its error row shown last: nothing repeated.
-    assert.deepEqual(run({ ...request(), after: Buffer.from('m'), afterRow: 'error' }, hung).rows.map(line), [
+    assert.deepEqual(runWalk({ ...walkRequest(), after: Buffer.from('m'), afterRow: 'error' }, hung).rows.map(line), [
       'file z',
     ]);
     // An entry that cannot be stat'ed any more on the way (lstat of a hung mount point).
     const gone = new MemorySource(ROOT, [{ ...rec('m', 'dir'), error: TIMEOUT }, rec('z')]);
-    assert.deepEqual(run({ ...request(), after: Buffer.from('m/a') }, gone).rows.map(line), ['TIMEOUT m', 'file z']);
+    assert.deepEqual(runWalk({ ...walkRequest(), after: Buffer.from('m/a') }, gone).rows.map(line), [
+      'TIMEOUT m',
+      'file z',
+    ]);
   });
 });

@@ -1,44 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WALK_DEFAULTS } from './limits.js';
 import { MemorySource, type SourceRecord } from './memory-source.js';
-import type { EntryType, RawEntry, Row, TreeSource, WalkRequest, WalkSummary } from './types.js';
-import { errorRawEntry, walk } from './walk.js';
+import { entryAt, recordAt, rootAt, runWalk, walkRequest } from './testing/index.js';
+import type { EntryType, RawEntry, Row } from './types.js';
+import { errorRawEntry } from './walk.js';
 
-let nextInode = 100;
-function raw(type: EntryType, size = 0, mtimeSec = 0, dev = 1): Omit<RawEntry, 'name'> {
-  return {
-    type,
-    size,
-    mtimeSec,
-    mtimeNsec: 0,
-    utcOffsetMin: 0,
-    mode: 0,
-    uid: 0,
-    gid: 0,
-    inode: nextInode++,
-    nlink: 1,
-    dev,
-  };
-}
 function rec(path: string | Buffer, type: EntryType = 'file', size = 0, mtimeSec = 0, dev = 1): SourceRecord {
-  return { path: Buffer.isBuffer(path) ? path : Buffer.from(path), ...raw(type, size, mtimeSec, dev) };
+  return recordAt(path, { type, size, mtimeSec, dev });
 }
-const ROOT: RawEntry = { name: Buffer.alloc(0), ...raw('dir') };
-
-function request(over: Partial<WalkRequest> = {}): WalkRequest {
-  return { ...WALK_DEFAULTS, path: '/r', ...over };
-}
-
-function run(req: WalkRequest, source: TreeSource, now: () => number = () => 0): { rows: Row[]; summary: WalkSummary } {
-  const rows: Row[] = [];
-  const it = walk(req, source, now);
-  for (;;) {
-    const r = it.next();
-    if (r.done) return { rows, summary: r.value };
-    rows.push(r.value);
-  }
-}
+const ROOT = rootAt();
 
 /** Rows as DesktopCommander-like lines, for readable assertions. */
 function lines(rows: Row[]): string[] {
@@ -62,14 +32,14 @@ describe('walk, tree shape', () => {
     ]);
 
   it('lists depth-first with each directory in name order, ASCII case folded', () => {
-    const { rows, summary } = run(request(), tree());
+    const { rows, summary } = runWalk(walkRequest(), tree());
     assert.deepEqual(lines(rows), ['file .hidden', 'file a.txt', 'dir b', 'dir b/y', 'file b/z', 'file B2.txt']);
     assert.equal(summary.entriesSent, 6);
     assert.equal(summary.depthLimitedDirs, 1, 'b/y sits at max_depth and is not opened');
   });
 
   it('orders by size descending with name breaking ties', () => {
-    const { rows } = run(request({ order: 'size', direction: 'descending', maxDepth: 1 }), tree());
+    const { rows } = runWalk(walkRequest({ order: 'size', direction: 'descending', maxDepth: 1 }), tree());
     assert.deepEqual(lines(rows), ['file a.txt', 'file B2.txt', 'file .hidden', 'dir b']);
   });
 
@@ -77,7 +47,7 @@ describe('walk, tree shape', () => {
     const records = [rec('d', 'dir')];
     for (let i = 0; i < 250; i++) records.push(rec(`d/f${String(i).padStart(3, '0')}`));
     for (let i = 0; i < 150; i++) records.push(rec(`top${String(i).padStart(3, '0')}`));
-    const { rows } = run(request(), new MemorySource(ROOT, records));
+    const { rows } = runWalk(walkRequest(), new MemorySource(ROOT, records));
     const out = lines(rows);
     assert.equal(out.filter((l) => l.startsWith('file d/')).length, 100);
     assert.equal(out.filter((l) => l.startsWith('file top')).length, 150, 'the root is exempt');
@@ -88,8 +58,8 @@ describe('walk, tree shape', () => {
 
   it('caps the root too when asked', () => {
     const records = Array.from({ length: 10 }, (_, i) => rec(`f${i}`, 'file', i));
-    const { rows } = run(
-      request({ capRoot: true, maxItemsPerDir: 3, order: 'size', direction: 'descending' }),
+    const { rows } = runWalk(
+      walkRequest({ capRoot: true, maxItemsPerDir: 3, order: 'size', direction: 'descending' }),
       new MemorySource(ROOT, records),
     );
     assert.deepEqual(lines(rows), ['file f9', 'file f8', 'file f7', 'WARN  3/10 items_per_dir']);
@@ -97,7 +67,7 @@ describe('walk, tree shape', () => {
 
   it('never emits more than max_entries rows and says so', () => {
     const records = [rec('a', 'dir'), rec('a/1'), rec('a/2'), rec('b', 'dir'), rec('b/1'), rec('c')];
-    const { rows, summary } = run(request({ maxEntries: 4 }), new MemorySource(ROOT, records));
+    const { rows, summary } = runWalk(walkRequest({ maxEntries: 4 }), new MemorySource(ROOT, records));
     assert.deepEqual(lines(rows), ['dir a', 'file a/1', 'file a/2', 'dir b']);
     assert.equal(summary.entriesSent, 4);
     assert.equal(summary.truncations[0].reason, 'max_entries');
@@ -107,14 +77,19 @@ describe('walk, tree shape', () => {
     const source = new MemorySource(ROOT, [rec('locked', 'dir'), rec('open', 'dir'), rec('open/x')], {
       dirErrors: new Map([['locked', { code: 'DENIED', detail: 'permission denied' }]]),
     });
-    assert.deepEqual(lines(run(request(), source).rows), ['dir locked', 'DENIED locked', 'dir open', 'file open/x']);
+    assert.deepEqual(lines(runWalk(walkRequest(), source).rows), [
+      'dir locked',
+      'DENIED locked',
+      'dir open',
+      'file open/x',
+    ]);
   });
 
   it('reports a missing or non-directory root as one error row', () => {
     const missing = new MemorySource({ ...ROOT, error: { code: 'NOT_FOUND', detail: 'path does not exist' } }, []);
-    assert.deepEqual(lines(run(request(), missing).rows), ['NOT_FOUND ']);
+    assert.deepEqual(lines(runWalk(walkRequest(), missing).rows), ['NOT_FOUND ']);
     const file = new MemorySource({ ...ROOT, type: 'file' }, []);
-    assert.deepEqual(lines(run(request(), file).rows), ['ERROR ']);
+    assert.deepEqual(lines(runWalk(walkRequest(), file).rows), ['ERROR ']);
   });
 
   it('lists an entry its source could not stat with its error and zero stats', () => {
@@ -122,55 +97,42 @@ describe('walk, tree shape', () => {
     const source = new MemorySource(ROOT, [
       { ...errorRawEntry(Buffer.from('gone'), 'unknown', denied), path: Buffer.from('gone') },
     ]);
-    const [row] = run(request(), source).rows;
+    const [row] = runWalk(walkRequest(), source).rows;
+    // entryAt's stats are all 0 but inode and nlink.
     assert.deepEqual(row, {
       kind: 'entry',
-      entry: {
-        path: Buffer.from('gone'),
-        type: 'unknown',
-        size: 0,
-        mtimeSec: 0,
-        mtimeNsec: 0,
-        utcOffsetMin: 0,
-        mode: 0,
-        uid: 0,
-        gid: 0,
-        inode: 0,
-        nlink: 0,
-        depth: 1,
-        error: denied,
-      },
+      entry: entryAt('gone', { type: 'unknown', inode: 0, nlink: 0, error: denied }),
     });
   });
 
   it('hides dot files and prunes excluded paths when asked', () => {
-    const { rows } = run(request({ excludeHidden: true, exclude: ['b'] }), tree());
+    const { rows } = runWalk(walkRequest({ excludeHidden: true, exclude: ['b'] }), tree());
     assert.deepEqual(lines(rows), ['file a.txt', 'file B2.txt']);
   });
 
   it('keeps non-UTF-8 and newline names byte for byte', () => {
     const odd = Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe]);
-    const { rows } = run(request(), new MemorySource(ROOT, [rec(odd), rec('new\nline')]));
+    const { rows } = runWalk(walkRequest(), new MemorySource(ROOT, [rec(odd), rec('new\nline')]));
     const paths = rows.map((r) => (r.kind === 'entry' ? r.entry.path : Buffer.alloc(0)));
     assert.deepEqual(paths, [odd, Buffer.from('new\nline')]);
   });
 
   it('detects symlink loops when following links', () => {
     const link = { ...rec('loop', 'dir'), inode: ROOT.inode, linkTarget: Buffer.from('.') };
-    const { rows } = run(request({ followSymlinks: true, maxDepth: 5 }), new MemorySource(ROOT, [link]));
+    const { rows } = runWalk(walkRequest({ followSymlinks: true, maxDepth: 5 }), new MemorySource(ROOT, [link]));
     assert.deepEqual(lines(rows), ['dir loop', 'ERROR loop']);
   });
 
   it('stays on one file system when asked', () => {
     const source = () => new MemorySource(ROOT, [rec('mnt', 'dir', 0, 0, 2), rec('mnt/x')]);
-    assert.deepEqual(lines(run(request({ oneFileSystem: true }), source()).rows), ['dir mnt']);
-    assert.deepEqual(lines(run(request(), source()).rows), ['dir mnt', 'file mnt/x']);
+    assert.deepEqual(lines(runWalk(walkRequest({ oneFileSystem: true }), source()).rows), ['dir mnt']);
+    assert.deepEqual(lines(runWalk(walkRequest(), source()).rows), ['dir mnt', 'file mnt/x']);
   });
 
   it('stops at the deadline and reports it', () => {
     const records = Array.from({ length: 5000 }, (_, i) => rec(`f${i}`));
     let t = 0;
-    const { rows, summary } = run(request({ deadlineMs: 10 }), new MemorySource(ROOT, records), () => (t += 1));
+    const { rows, summary } = runWalk(walkRequest({ deadlineMs: 10 }), new MemorySource(ROOT, records), () => (t += 1));
     assert.equal(rows.length, 0);
     assert.equal(summary.truncations[0].reason, 'deadline');
     assert.ok(summary.entriesSeen < 5000);
@@ -188,7 +150,7 @@ describe('walk, ranked shape', () => {
   ];
 
   it('ranks over the whole walk and keeps offset + top_n', () => {
-    const req = request({
+    const req = walkRequest({
       shape: 'ranked',
       order: 'size',
       direction: 'descending',
@@ -196,26 +158,26 @@ describe('walk, ranked shape', () => {
       types: ['file'],
       topN: 2,
     });
-    const { rows, summary } = run(req, new MemorySource(ROOT, records()));
+    const { rows, summary } = runWalk(req, new MemorySource(ROOT, records()));
     assert.deepEqual(lines(rows), ['file d/e/huge', 'file d/big']);
     assert.equal(summary.entriesMatched, 4);
     assert.deepEqual(
       summary.truncations.map((t) => [t.reason, t.shown, t.total]),
       [['top_n', 2, 4]],
     );
-    const page2 = run({ ...req, offset: 2 }, new MemorySource(ROOT, records()));
+    const page2 = runWalk({ ...req, offset: 2 }, new MemorySource(ROOT, records()));
     assert.deepEqual(lines(page2.rows), ['file mid.log', 'file small']);
   });
 
   it('matches globs on the relative path and respects depth', () => {
-    const req = request({ shape: 'ranked', maxDepth: 1, include: ['*.log'] });
-    assert.deepEqual(lines(run(req, new MemorySource(ROOT, records())).rows), ['file mid.log']);
+    const req = walkRequest({ shape: 'ranked', maxDepth: 1, include: ['*.log'] });
+    assert.deepEqual(lines(runWalk(req, new MemorySource(ROOT, records())).rows), ['file mid.log']);
   });
 
   it('gives directories their recursive size when asked', () => {
     const source = new MemorySource(ROOT, records(), { dirSizes: new Map([['d', { size: 10000, partial: false }]]) });
-    const req = request({ shape: 'ranked', maxDepth: 1, types: ['dir'], dirSizes: true, order: 'size' });
-    const { rows } = run(req, source);
+    const req = walkRequest({ shape: 'ranked', maxDepth: 1, types: ['dir'], dirSizes: true, order: 'size' });
+    const { rows } = runWalk(req, source);
     assert.equal(rows.length, 1);
     assert.equal(rows[0].kind === 'entry' && rows[0].entry.size, 10000);
   });
@@ -253,7 +215,7 @@ describe('walk, lazy sources', () => {
 
   it('completes only the entries it keeps when ordering by name', () => {
     const source = lazySource(big());
-    const { rows } = run(request({ maxItemsPerDir: 10 }), source);
+    const { rows } = runWalk(walkRequest({ maxItemsPerDir: 10 }), source);
     assert.equal(source.filled, 1 + 10, 'the directory and the ten kept files');
     const first = rows[1];
     assert.ok(first.kind === 'entry' && first.entry.size === 0 && first.entry.mtimeSec === 0);
@@ -264,10 +226,10 @@ describe('walk, lazy sources', () => {
   it('gives the same rows as an eager source, whatever the order', () => {
     for (const order of ['name', 'size', 'modified'] as const) {
       for (const shape of ['tree', 'ranked'] as const) {
-        const req = request({ order, shape, direction: 'descending', maxItemsPerDir: 7, topN: 5, maxDepth: 3 });
+        const req = walkRequest({ order, shape, direction: 'descending', maxItemsPerDir: 7, topN: 5, maxDepth: 3 });
         const records = big();
-        const eager = run(req, new MemorySource(ROOT, records));
-        const lazy = run(req, lazySource(records));
+        const eager = runWalk(req, new MemorySource(ROOT, records));
+        const lazy = runWalk(req, lazySource(records));
         assert.deepEqual(lazy, eager, `${order} ${shape}`);
       }
     }

@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
-import { type Entry, FleetError, type HostStatus, type Row, WALK_DEFAULTS, type WalkSummary } from '@fleetls/core';
+import { FleetError, type HostStatus, type Row, WALK_DEFAULTS, type WalkSummary } from '@fleetls/core';
+import { entryRow } from '@fleetls/core/testing';
 import { fanOut, hostSignals } from './fan-out.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './testing/fake-fleet.js';
 import { walkHost } from './tools/host-walks.js';
 
 const tree = dir({ a: file(1) });
 const WALK = { ...WALK_DEFAULTS, path: '/' };
-const ROW_ENTRY: Entry = {
-  path: Buffer.alloc(0),
-  type: 'file',
-  size: 1,
-  mtimeSec: 0,
-  mtimeNsec: 0,
-  utcOffsetMin: 0,
-  mode: 0o100644,
-  uid: 0,
-  gid: 0,
-  inode: 1,
-  nlink: 1,
-  depth: 1,
-};
-
 test('one failing host is a status row; the others answer', async () => {
   const fleet = new FakeFleet({ h1: new MemoryBackend(tree), dead: new DeadBackend(), h2: new MemoryBackend(tree) });
   const seen: [string, number, number][] = [];
@@ -244,7 +230,7 @@ test("the call's deadline bounds the fan-out: queued hosts past it are not asked
 
 test('a host that breaks mid-walk keeps the rows it sent: status error, saying partial', async () => {
   const fleet = new FakeFleet({ h1: new MemoryBackend(tree), h2: new MemoryBackend(tree) });
-  const row: Row = { kind: 'entry', entry: { ...ROW_ENTRY, path: Buffer.from('a') } };
+  const row = entryRow('a', { size: 1 });
   async function* breaks(): AsyncGenerator<Row[], WalkSummary, void> {
     yield [row];
     throw new FleetError('unavailable', 'Connection dropped');

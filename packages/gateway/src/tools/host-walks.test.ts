@@ -4,36 +4,20 @@ import {
   ENTRY_ERROR_CODES,
   type EntryErrorCode,
   emptySummary,
+  errorRawEntry,
   FleetError,
   hostStatusFromCode,
   type Row,
   resolveWalkRequest,
+  toEntry,
   type WalkSummary,
 } from '@fleetls/core';
 import { walkHost } from './host-walks.js';
 
 /** A host that answers only its root, as an error row of `code`. */
 async function* rootError(code: EntryErrorCode): AsyncGenerator<Row[], WalkSummary, void> {
-  yield [
-    {
-      kind: 'entry',
-      entry: {
-        path: Buffer.alloc(0),
-        type: 'dir',
-        size: 0,
-        mtimeSec: 0,
-        mtimeNsec: 0,
-        utcOffsetMin: 0,
-        mode: 0,
-        uid: 0,
-        gid: 0,
-        inode: 0,
-        nlink: 0,
-        depth: 0,
-        error: { code, detail: `root ${code}` },
-      },
-    },
-  ];
+  const root = Buffer.alloc(0);
+  yield [{ kind: 'entry', entry: toEntry(errorRawEntry(root, 'dir', { code, detail: `root ${code}` }), root, 0) }];
   return emptySummary();
 }
 
