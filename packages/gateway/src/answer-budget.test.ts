@@ -5,13 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_MAX_ANSWER_BYTES } from '@fleetls/core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { createMcpServer } from './mcp-server.js';
-import { withContract } from './testing/contract.js';
 import { dir, FakeFleet, type FakeNode, file, link, MemoryBackend } from './testing/fake-fleet.js';
+import { sweepTools } from './testing/tool-sweep.js';
 
 /** 12,000+ entries: 12 directories of 40 subdirectories of 25 files (long names), links among them. */
 function bigTree(): FakeNode {
@@ -35,51 +31,22 @@ function flatDirectory(): FakeNode {
   return dir({ r: dir(many) });
 }
 
-/** What makes an answer bigger, at the largest value its schema allows. */
-const GROWS = ['depth', 'max_depth', 'max_items_per_dir', 'limit', 'top_n'];
-
-type Schema = { properties?: Record<string, { type?: string; maximum?: number; enum?: string[] }> };
-
-function largestArguments(schema: Schema): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  for (const [name, p] of Object.entries(schema.properties ?? {})) {
-    if (GROWS.includes(name) && p.maximum !== undefined) args[name] = p.maximum;
-    if (name === 'type' && p.enum?.includes('any')) args[name] = 'any';
-  }
-  return args;
-}
-
+/** Every tool on three hosts of `tree`, at its largest arguments or its defaults: the size of each answer. */
 async function sweep(tree: () => FakeNode, largest: boolean): Promise<string[]> {
   const fleet = new FakeFleet({
     h1: new MemoryBackend(tree()),
     h2: new MemoryBackend(tree()),
     h3: new MemoryBackend(tree()),
   });
-  // The token budget (answer-tokens.test) out of the way: this sweep holds the byte budget.
-  const server = createMcpServer({ fleet, logger: pino({ level: 'silent' }), options: { maxAnswerTokens: 1 << 20 } });
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = withContract(new Client({ name: 'sweep', version: '1' }));
-  await client.connect(ct);
   const seen: string[] = [];
-  try {
-    const { tools } = await client.listTools();
-    for (const tool of tools) {
-      // scan_status names a scan, not hosts (scan.test.ts covers it).
-      if (tool.name === 'scan_status') continue;
-      for (const host of ['h1', 'all']) {
-        const args = { host, path: '/r', ...(largest ? largestArguments(tool.inputSchema as Schema) : {}) };
-        if (tool.name === 'list_hosts') delete (args as { path?: string }).path;
-        const r = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
-        const bytes = Buffer.byteLength(JSON.stringify(r));
-        assert.ok(bytes <= DEFAULT_MAX_ANSWER_BYTES, `${tool.name} ${JSON.stringify(args)}: ${bytes} bytes`);
-        assert.equal(r.isError, undefined, `${tool.name} ${JSON.stringify(args)}: ${JSON.stringify(r.content)}`);
-        seen.push(`${tool.name}@${host}:${bytes}`);
-      }
-    }
-  } finally {
-    await Promise.all([client.close(), server.close()]);
-  }
+  // The token budget (answer-tokens.test) out of the way: this sweep holds the byte budget.
+  const deps = { fleet, logger: pino({ level: 'silent' }), options: { maxAnswerTokens: 1 << 20 } };
+  await sweepTools(deps, largest, ({ tool, host, call, result }) => {
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    assert.ok(bytes <= DEFAULT_MAX_ANSWER_BYTES, `${call}: ${bytes} bytes`);
+    assert.equal(result.isError, undefined, `${call}: ${JSON.stringify(result.content)}`);
+    seen.push(`${tool}@${host}:${bytes}`);
+  });
   return seen;
 }
 

@@ -7,14 +7,10 @@
 // and say so with a cursor.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { pino } from 'pino';
-import { createMcpServer } from './mcp-server.js';
-import { withContract } from './testing/contract.js';
 import { dir, FakeFleet, type FakeNode, file, link, MemoryBackend } from './testing/fake-fleet.js';
+import { sweepTools } from './testing/tool-sweep.js';
 
 /** Claude Code refuses a tool result over this many tokens (MAX_MCP_OUTPUT_TOKENS). */
 const CLIENT_TOKEN_CAP = 25_000;
@@ -49,60 +45,24 @@ function denseTree(name: (i: number) => string): FakeNode {
 
 /** The tools whose answers page with next_cursor. */
 const PAGED = new Set(['list_directory', 'list_files', 'diff_directory', 'disk_usage']);
-const GROWS = ['depth', 'max_depth', 'max_items_per_dir', 'limit', 'top_n'];
-type Schema = { properties?: Record<string, { maximum?: number; enum?: string[] }> };
-
-function largestArguments(schema: Schema): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  for (const [name, p] of Object.entries(schema.properties ?? {})) {
-    if (GROWS.includes(name) && p.maximum !== undefined) args[name] = p.maximum;
-    if (name === 'type' && p.enum?.includes('any')) args[name] = 'any';
-  }
-  return args;
-}
 
 for (const [kind, name] of Object.entries(NAMES)) {
   test(`every tool at its largest arguments over ${kind} names stays under ${CLIENT_TOKEN_CAP} o200k tokens`, async () => {
     const fleet = new FakeFleet({ h1: new MemoryBackend(denseTree(name)), h2: new MemoryBackend(denseTree(name)) });
-    const server = createMcpServer({ fleet, logger: pino({ level: 'silent' }) });
-    const [ct, st] = InMemoryTransport.createLinkedPair();
-    await server.connect(st);
-    const client = withContract(new Client({ name: 'tokens', version: '1' }));
-    await client.connect(ct);
     const seen: string[] = [];
-    try {
-      const { tools } = await client.listTools();
-      for (const tool of tools) {
-        // scan_status names a scan, not hosts (scan.test.ts covers it).
-        if (tool.name === 'scan_status') continue;
-        for (const host of ['h1', 'all']) {
-          const args: Record<string, unknown> = {
-            host,
-            path: '/r',
-            ...largestArguments(tool.inputSchema as Schema),
-          };
-          if (tool.name === 'list_hosts') delete args.path;
-          const r = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
-          const call = `${tool.name} ${JSON.stringify(args)}`;
-          assert.equal(r.isError, undefined, `${call}: ${JSON.stringify(r.content).slice(0, 300)}`);
-          const tokens = Math.max(
-            countTokens(JSON.stringify(r.content)),
-            countTokens(JSON.stringify(r.structuredContent)),
-          );
-          assert.ok(tokens <= WITH_MARGIN, `${call}: ${tokens} o200k tokens`);
-          const s = r.structuredContent as { truncated?: boolean; next_cursor?: string };
-          const text = (r.content[0] as { text: string }).text;
-          // An answer cut by its budget says so, and a listing that pages gives the cursor to go on.
-          if (/answer cut at \d+ tokens/.test(text)) {
-            assert.equal(s.truncated, true, call);
-            if (PAGED.has(tool.name)) assert.equal(typeof s.next_cursor, 'string', call);
-          }
-          seen.push(`${tool.name}@${host}:${tokens}`);
-        }
+    await sweepTools({ fleet, logger: pino({ level: 'silent' }) }, true, ({ tool, host, call, result: r }) => {
+      assert.equal(r.isError, undefined, `${call}: ${JSON.stringify(r.content).slice(0, 300)}`);
+      const tokens = Math.max(countTokens(JSON.stringify(r.content)), countTokens(JSON.stringify(r.structuredContent)));
+      assert.ok(tokens <= WITH_MARGIN, `${call}: ${tokens} o200k tokens`);
+      const s = r.structuredContent as { truncated?: boolean; next_cursor?: string };
+      const text = (r.content[0] as { text: string }).text;
+      // An answer cut by its budget says so, and a listing that pages gives the cursor to go on.
+      if (/answer cut at \d+ tokens/.test(text)) {
+        assert.equal(s.truncated, true, call);
+        if (PAGED.has(tool)) assert.equal(typeof s.next_cursor, 'string', call);
       }
-    } finally {
-      await Promise.all([client.close(), server.close()]);
-    }
+      seen.push(`${tool}@${host}:${tokens}`);
+    });
     // The tree was dense enough for the token budget to cut: some answer is near it.
     assert.ok(
       seen.some((s) => Number(s.split(':')[1]) > 15_000),

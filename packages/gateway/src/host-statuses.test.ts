@@ -5,13 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_MAX_ANSWER_BYTES, type HostBackend } from '@fleetls/core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { createMcpServer } from './mcp-server.js';
-import { withContract } from './testing/contract.js';
 import { DeadBackend, dir, FakeFleet, file, MemoryBackend } from './testing/fake-fleet.js';
+import { connectMcp } from './testing/mcp-client.js';
 
 // Not here at 5,000 hosts: disk_usage answers a path total per host (path_totals), and
 // diff_directory names every host in its groups, each over the budget by itself there
@@ -43,15 +40,10 @@ async function withFleet(
     const down = Math.floor(((i + 1) * dead) / (ok + dead)) > Math.floor((i * dead) / (ok + dead));
     backends[name] = down ? new DeadBackend() : new MemoryBackend(tree);
   }
-  const server = createMcpServer({
-    fleet: new FakeFleet(backends),
-    logger: pino({ level: 'silent' }),
-    options: { concurrency: 512 },
-  });
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = withContract(new Client({ name: 'many-hosts', version: '1' }));
-  await client.connect(ct);
+  const { client, close } = await connectMcp(
+    { fleet: new FakeFleet(backends), logger: pino({ level: 'silent' }), options: { concurrency: 512 } },
+    'many-hosts',
+  );
   try {
     await fn(async (name, args) => {
       const r = (await client.callTool({ name, arguments: { host: 'all', ...args } })) as CallToolResult;
@@ -61,7 +53,7 @@ async function withFleet(
       return r;
     });
   } finally {
-    await Promise.all([client.close(), server.close()]);
+    await close();
   }
 }
 

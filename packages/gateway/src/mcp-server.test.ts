@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { createMcpServer } from './mcp-server.js';
-import { withContract } from './testing/contract.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from './testing/fake-fleet.js';
+import { linkClient } from './testing/mcp-client.js';
 import { TOOLS } from './tools/registry.js';
 
 const logger = pino({ level: 'silent' });
 
-async function connect(fleet: FakeFleet, options = {}) {
-  const server = createMcpServer({ fleet, logger, options });
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = withContract(new Client({ name: 'test', version: '1.0.0' }));
-  await client.connect(ct);
-  return { client, close: async () => Promise.all([client.close(), server.close()]) };
-}
+const connect = (fleet: FakeFleet, options = {}) => linkClient(createMcpServer({ fleet, logger, options }));
 
 const tree = (names: string[]) => dir({ r: dir(Object.fromEntries(names.map((n, i) => [n, file((i + 1) * 10)]))) });
 
@@ -163,15 +154,13 @@ test('progress: hosts done of total, at most one notification a second', async (
 
 test('progress keeps flowing while a host walks, rising with each beat', async () => {
   const hang = new HangingBackend();
-  const server = createMcpServer({
-    fleet: new FakeFleet({ slow: hang, a: new MemoryBackend(tree(['x'])) }),
-    logger,
-    progressIntervalMs: 10,
-  });
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = withContract(new Client({ name: 'test', version: '1.0.0' }));
-  await client.connect(ct);
+  const { client, close } = await linkClient(
+    createMcpServer({
+      fleet: new FakeFleet({ slow: hang, a: new MemoryBackend(tree(['x'])) }),
+      logger,
+      progressIntervalMs: 10,
+    }),
+  );
   const seen: number[] = [];
   const ctrl = new AbortController();
   let enough: () => void = () => {};
@@ -199,7 +188,7 @@ test('progress keeps flowing while a host walks, rising with each beat', async (
     seen.every((p) => p < 2),
     seen.join(', '),
   );
-  await Promise.all([client.close(), server.close()]);
+  await close();
 });
 
 test("the client's cancellation reaches every in-flight host", async () => {

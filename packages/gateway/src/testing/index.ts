@@ -23,6 +23,7 @@ export {
   silentLoss,
   type WalkOutcome,
 } from './load.js';
+export { connectMcp, type LinkedClient, linkClient } from './mcp-client.js';
 export {
   type Answer,
   callTool,

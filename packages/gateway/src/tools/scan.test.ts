@@ -4,14 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { createMcpServer } from '../mcp-server.js';
 import { resolveGatewayOptions } from '../options.js';
-import { withContract } from '../testing/contract.js';
 import { dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../testing/fake-fleet.js';
+import { connectMcp } from '../testing/mcp-client.js';
 import { createScanRegistry, type ScanRegistry } from './scan-registry.js';
 
 const logger = pino({ level: 'silent' });
@@ -46,14 +43,8 @@ class GatedBackend implements HostBackend {
 const tree = (names: string[]) =>
   dir({ r: dir({ sub: dir({ deep: file(1) }), ...Object.fromEntries(names.map((n, i) => [n, file((i + 1) * 10)])) }) });
 
-async function connect(fleet: FakeFleet, scans: ScanRegistry, principal: string) {
-  const server = createMcpServer({ fleet, logger, options: OPTIONS, scans, principal });
-  const [ct, st] = InMemoryTransport.createLinkedPair();
-  await server.connect(st);
-  const client = withContract(new Client({ name: 'test', version: '1.0.0' }));
-  await client.connect(ct);
-  return { client, close: async () => Promise.all([client.close(), server.close()]) };
-}
+const connect = (fleet: FakeFleet, scans: ScanRegistry, principal: string) =>
+  connectMcp({ fleet, logger, options: OPTIONS, scans, principal });
 
 function setup() {
   const slow = new GatedBackend(new MemoryBackend(tree(['b1', 'b2'])));
