@@ -14,6 +14,14 @@ import { createWalkAdmission } from './walk-admission.js';
 import type { CallStatus, WalkCall } from './walk-call.js';
 import { WalkPool } from './walk-pool.js';
 
+// The directory every walk below lists: 300 empty files, read and never changed by the tests.
+let root: string;
+before(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-admission-')));
+  for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `f${i}`), '');
+});
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
 describe('createWalkAdmission', () => {
   it('admits max walks, refuses the next with resource_exhausted naming the limit, and takes a slot back once', () => {
     const a = createWalkAdmission(2, new WalkPool());
@@ -37,13 +45,6 @@ describe('createWalkAdmission', () => {
 });
 
 describe('the embedded backend admits walks as the agent does', () => {
-  let root: string;
-  before(() => {
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-admission-')));
-    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `f${i}`), '');
-  });
-  after(() => fs.rmSync(root, { recursive: true, force: true }));
-
   it('runs max_concurrent_walks at once, refuses the next one before its path is resolved, admits again once one ends', async () => {
     const b = createLocalBackend({ allowedRoots: [root], maxConcurrentWalks: 2 });
     const signal = new AbortController().signal;
@@ -93,13 +94,6 @@ function fakeCall(path: string): WalkCall & { status?: CallStatus } {
 }
 
 describe('a burst of walks that arrive at once', () => {
-  let root: string;
-  before(() => {
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-admission-burst-')));
-    for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `f${i}`), '');
-  });
-  after(() => fs.rmSync(root, { recursive: true, force: true }));
-
   // Load bench: 200 calls reached one agent in a few socket reads; every one passed a check made
   // before its path was resolved, all 200 resolved their paths, and only then were 192 refused.
   it("the agent's handler refuses every call past max_concurrent_walks before resolving its path", async () => {

@@ -37,12 +37,14 @@ function failing(code: FleetError['code'], message: string): HostBackend {
   };
 }
 
-/** Factories that count what they built. */
+/** Factories that count what they built, and the roots each embedded backend was allowed. */
 function counting() {
   const made: string[] = [];
+  const roots: (string[] | undefined)[] = [];
   const f: BackendFactories = {
-    local: () => {
+    local: (allow) => {
       made.push('local');
+      roots.push(allow);
       return new MemoryBackend(TREE, { via: 'embedded' });
     },
     agent: (address) => {
@@ -61,7 +63,7 @@ function counting() {
       return { agent, find: new MemoryBackend(TREE, { via: 'ssh' }) };
     },
   };
-  return { made, f };
+  return { made, roots, f };
 }
 
 const INVENTORY = `
@@ -170,15 +172,7 @@ describe('createFleet', () => {
   });
 
   it('serves the localhost of the inventory under its own roots, in all and list_hosts like any host', async () => {
-    const roots: (string[] | undefined)[] = [];
-    const { f } = counting();
-    const factories: BackendFactories = {
-      ...f,
-      local: (allow) => {
-        roots.push(allow);
-        return f.local(allow);
-      },
-    };
+    const { roots, f: factories } = counting();
     const inv = parseInventory(
       `${INVENTORY}\n`.replace(
         'hosts:\n',
@@ -206,15 +200,7 @@ describe('createFleet', () => {
   });
 
   it('without an inventory, localhost is embedded under --allow roots, or / when none are given', async () => {
-    const roots: (string[] | undefined)[] = [];
-    const { f } = counting();
-    const factories: BackendFactories = {
-      ...f,
-      local: (allow) => {
-        roots.push(allow);
-        return f.local(allow);
-      },
-    };
+    const { roots, f: factories } = counting();
     for (const localAllow of [['/var/log'], undefined]) {
       const fleet = createFleet(undefined, { logger, factories, localAllow });
       fleet.backend('localhost');

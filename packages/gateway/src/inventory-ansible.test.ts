@@ -1,27 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FleetError } from '@fleetls/core';
 import { inventoryFormat, parseAnsibleInventory } from './inventory-ansible.js';
 import { expandHostPattern } from './inventory-ansible-groups.js';
+import { problemsOf } from './testing/problems.js';
 
 const SRC = '/etc/ansible/hosts.ini';
 const ini = (text: string) => parseAnsibleInventory(text, 'ansible-ini', { source: SRC, home: '/home/op' });
 const yaml = (text: string) =>
   parseAnsibleInventory(text, 'ansible-yaml', { source: '/etc/ansible/hosts.yaml', home: '/home/op' });
-
-/** The problems of a refused inventory, one per line. */
-function problems(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof FleetError && err.code === 'invalid_argument', String(err));
-    return err.message
-      .split('\n')
-      .slice(1)
-      .map((l) => l.replace(/^ {2}- /, ''));
-  }
-  assert.fail('expected the inventory to be refused');
-}
 
 describe('inventoryFormat', () => {
   it('tells the formats apart by shape', () => {
@@ -111,7 +97,7 @@ describe('parseAnsibleInventory (INI)', () => {
   });
 
   it('one error lists every problem with its line', () => {
-    const got = problems(() =>
+    const got = problemsOf(() =>
       ini(
         [
           '[web]',
@@ -137,10 +123,10 @@ describe('parseAnsibleInventory (INI)', () => {
 
   it('refuses an agent without TLS settings, and a cycle of children', () => {
     assert.deepEqual(
-      problems(() => ini('w1 fleetls_agent=w1:7443\n')),
+      problemsOf(() => ini('w1 fleetls_agent=w1:7443\n')),
       ['all.vars: a host has fleetls_agent: set fleetls_agent_tls_ca (and _cert, _key) or fleetls_agent_tls=insecure'],
     );
-    const cycle = problems(() => ini('[a:children]\nb\n[b:children]\na\n[a]\nh1\n'));
+    const cycle = problemsOf(() => ini('[a:children]\nb\n[b:children]\na\n[a]\nh1\n'));
     assert.ok(
       cycle.some((l) => /children form a cycle: a → b → a/.test(l)),
       cycle.join('\n'),
@@ -182,7 +168,7 @@ describe('parseAnsibleInventory (YAML)', () => {
 
   it('names unknown keys by their path', () => {
     assert.deepEqual(
-      problems(() => yaml('all:\n  children:\n    web:\n      host: { w1: }\n')),
+      problemsOf(() => yaml('all:\n  children:\n    web:\n      host: { w1: }\n')),
       ['all.children.web.host: unknown key (expected one of: hosts, children, vars)'],
     );
   });
@@ -198,10 +184,10 @@ describe('parseAnsibleInventory: localhost', () => {
         .hosts[0].embedded,
       { allow: ['/var/log'] },
     );
-    const missing = problems(() => ini('localhost ansible_connection=local\nweb-1\n'));
+    const missing = problemsOf(() => ini('localhost ansible_connection=local\nweb-1\n'));
     assert.equal(missing.length, 1, missing.join('\n'));
     assert.match(missing[0], /ansible_connection=local is this machine.*set fleetls_embedded_allow/);
-    const relative = problems(() => ini('localhost ansible_connection=local fleetls_embedded_allow=var/log\n'));
+    const relative = problemsOf(() => ini('localhost ansible_connection=local fleetls_embedded_allow=var/log\n'));
     assert.match(relative.join('\n'), /fleetls_embedded_allow\[0\]: expected an absolute directory, got "var\/log"/);
   });
 });

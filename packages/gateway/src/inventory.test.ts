@@ -6,24 +6,13 @@ import { after, describe, it } from 'node:test';
 import { FleetError } from '@fleetls/core';
 import { isAgentAddress, parseInventory, resolveFilePath } from './inventory.js';
 import { loadInventory, resolveInventoryPath } from './inventory-file.js';
+import { problemsOf } from './testing/problems.js';
 
 const SRC = '/etc/fleetls/fleetls.yaml';
 const HOME = '/home/op';
 const parse = (text: string) => parseInventory(text, { source: SRC, home: HOME });
 
-function problems(text: string): string[] {
-  try {
-    parse(text);
-  } catch (err) {
-    assert.ok(err instanceof FleetError);
-    assert.equal(err.code, 'invalid_argument');
-    return err.message
-      .split('\n')
-      .slice(1)
-      .map((l) => l.replace(/^ {2}- /, ''));
-  }
-  assert.fail('expected the inventory to be rejected');
-}
+const problems = (text: string) => problemsOf(() => parse(text));
 
 describe('parseInventory', () => {
   it('reads the example of the issue', () => {

@@ -5,29 +5,42 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { startHttpServer } from './serve-http.js';
+import { type HttpServerDeps, startHttpServer } from './serve-http.js';
 import { withContract } from './testing/contract.js';
 import { dir, FakeFleet, file, MemoryBackend } from './testing/fake-fleet.js';
 
 const logger = pino({ level: 'silent' });
 const fleet = new FakeFleet({ a: new MemoryBackend(dir({ r: dir({ f: file(1) }) })) });
+/** An MCP initialize request: what a client sends first. */
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+});
+
+/** A server on a free loopback port that wants the bearer token `s3cret`, for `use`; closed after, pass or fail. */
+async function withServer(
+  use: (srv: { url: string }) => Promise<void>,
+  extra: Partial<HttpServerDeps> = {},
+): Promise<void> {
+  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0, token: 's3cret', ...extra });
+  try {
+    await use(srv);
+  } finally {
+    await srv.close();
+  }
+}
 
 test('HTTP: 401 without the bearer token; tools answer with it', async () => {
-  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0, token: 's3cret' });
-  try {
-    const init = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-    };
+  await withServer(async (srv) => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const none = await fetch(srv.url, { method: 'POST', headers, body: JSON.stringify(init) });
+    const none = await fetch(srv.url, { method: 'POST', headers, body: INIT });
     assert.equal(none.status, 401);
     const wrong = await fetch(srv.url, {
       method: 'POST',
       headers: { ...headers, authorization: 'Bearer nope' },
-      body: JSON.stringify(init),
+      body: INIT,
     });
     assert.equal(wrong.status, 401);
 
@@ -43,9 +56,7 @@ test('HTTP: 401 without the bearer token; tools answer with it', async () => {
     })) as CallToolResult;
     assert.deepEqual(r.content, [{ type: 'text', text: '[FILE] f' }]);
     await client.close();
-  } finally {
-    await srv.close();
-  }
+  });
 });
 
 /** The server must refuse to start; one that starts anyway is closed, so the test fails rather than hangs. */
@@ -138,16 +149,8 @@ function raw(
   });
 }
 
-const INIT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-});
-
 test('HTTP with a token: DNS rebinding refused too (foreign Host, foreign Origin), loopback Origin served', async () => {
-  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0, token: 's3cret' });
-  try {
+  await withServer(async (srv) => {
     const { port } = new URL(srv.url);
     const foreignHost = await raw(srv.url, { host: `evil.example:${port}`, token: 's3cret', body: INIT });
     assert.equal(foreignHost.status, 403);
@@ -179,14 +182,11 @@ test('HTTP with a token: DNS rebinding refused too (foreign Host, foreign Origin
       assert.equal(r.status, 200, authority);
     }
     assert.equal((await raw(srv.url, { token: 's3cret', body: INIT })).status, 200);
-  } finally {
-    await srv.close();
-  }
+  });
 });
 
 test('HTTP: request bodies are bounded, declared or streamed', async () => {
-  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0, token: 's3cret' });
-  try {
+  await withServer(async (srv) => {
     const big = `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}`;
     const declared = await raw(srv.url, { token: 's3cret', body: big });
     assert.equal(declared.status, 413);
@@ -197,46 +197,34 @@ test('HTTP: request bodies are bounded, declared or streamed', async () => {
     // Refused before the body is looked at: no token, no reading.
     assert.equal((await raw(srv.url, { body: big })).status, 401);
     assert.equal((await raw(srv.url, { token: 's3cret', body: INIT })).status, 200);
-  } finally {
-    await srv.close();
-  }
+  });
 });
 
 test('HTTP: a bearer token of any length but the right one is 401', async () => {
-  const srv = await startHttpServer({ fleet, logger, host: '127.0.0.1', port: 0, token: 's3cret' });
-  try {
+  await withServer(async (srv) => {
     for (const token of ['s', 's3cre', 's3cret!', 'S3CRET', 'x'.repeat(10_000)]) {
       assert.equal((await raw(srv.url, { token, body: INIT })).status, 401, token.slice(0, 10));
     }
-  } finally {
-    await srv.close();
-  }
+  });
 });
 
 test('HTTP: an allow-listed origin may call /mcp, with CORS headers; its neighbours may not', async () => {
-  const srv = await startHttpServer({
-    fleet,
-    logger,
-    host: '127.0.0.1',
-    port: 0,
-    token: 's3cret',
-    corsOrigins: ['https://dash.example'],
-  });
-  try {
-    const ok = await raw(srv.url, { origin: 'https://dash.example', token: 's3cret', body: INIT });
-    assert.equal(ok.status, 200);
-    for (const origin of ['http://dash.example', 'https://dash.example:8443', 'https://evil.dash.example']) {
-      assert.equal((await raw(srv.url, { origin, token: 's3cret', body: INIT })).status, 403, origin);
-    }
-    const { hostname, port } = new URL(srv.url);
-    const preflight = await fetch(`http://${hostname}:${port}/mcp`, {
-      method: 'OPTIONS',
-      headers: { origin: 'https://dash.example', 'access-control-request-method': 'POST' },
-    });
-    assert.equal(preflight.status, 204);
-    assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://dash.example');
-    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
-  } finally {
-    await srv.close();
-  }
+  await withServer(
+    async (srv) => {
+      const ok = await raw(srv.url, { origin: 'https://dash.example', token: 's3cret', body: INIT });
+      assert.equal(ok.status, 200);
+      for (const origin of ['http://dash.example', 'https://dash.example:8443', 'https://evil.dash.example']) {
+        assert.equal((await raw(srv.url, { origin, token: 's3cret', body: INIT })).status, 403, origin);
+      }
+      const { hostname, port } = new URL(srv.url);
+      const preflight = await fetch(`http://${hostname}:${port}/mcp`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://dash.example', 'access-control-request-method': 'POST' },
+      });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://dash.example');
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
+    },
+    { corsOrigins: ['https://dash.example'] },
+  );
 });

@@ -24,6 +24,7 @@ export {
   type WalkOutcome,
 } from './load.js';
 export { connectMcp, type LinkedClient, linkClient } from './mcp-client.js';
+export { problemsOf } from './problems.js';
 export {
   type Answer,
   callTool,
