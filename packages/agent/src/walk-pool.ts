@@ -26,10 +26,12 @@ const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
  * Each walk worker's young generation, its own. The shipped agent runs with
  * --max-semi-space-size=1 (scripts/package/exec-argv.json) to keep the main thread's heap
  * small, and V8 lets that process-wide flag outrank a Worker's resourceLimits: each worker
- * scavenged every MiB a walk allocated (GC ~20 % of a tree walk's worker samples). With 16
- * MiB the agent's CPU for the 300k tree walk fell 3-14 % (bench/results/walk.why.md).
+ * scavenged every MiB a walk allocated (GC ~20 % of a tree walk's worker samples). 300k
+ * tree walk in turns at load 9-12 (bench/results/walk.why.md): 8 MiB took 3520 ms of agent
+ * CPU against 3805 ms with the flag's 1 MiB, and less wall; 16 MiB saved as much CPU but
+ * walked slower and peaked higher.
  */
-const WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 16 } };
+const WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 8 } };
 
 let workerYoungGeneration = false;
 
