@@ -1,5 +1,7 @@
 // The tools called as the MCP face calls them (runTool, then the MCP presenter), typed by
 // their answers, for tests that check answers without an MCP client in between.
+import assert from 'node:assert/strict';
+import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 
 import type { DiffDirectoryAnswer } from '../tools/diff-directory.js';
 import type { DiskUsageAnswer } from '../tools/disk-usage.js';
@@ -37,3 +39,30 @@ export const listHosts = (ctx: ToolContext, args: unknown) => callTool<ListHosts
 export const diffDirectory = (ctx: ToolContext, args: unknown) =>
   callTool<DiffDirectoryAnswer>('diff_directory', ctx, args);
 export const diskUsage = (ctx: ToolContext, args: unknown) => callTool<DiskUsageAnswer>('disk_usage', ctx, args);
+
+/** A call's context: the default options but for `options`, a signal never aborted, then `extra`. */
+export function toolContext(
+  fleet: ToolContext['fleet'],
+  options: Partial<GatewayOptions> = {},
+  extra: Partial<ToolContext> = {},
+): ToolContext {
+  return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS, ...options }, signal: new AbortController().signal, ...extra };
+}
+
+/** list_files followed cursor by cursor to its last page: every page, and its rows as `host:path`. */
+export async function listFilesPages(
+  ctx: ToolContext,
+  args: Record<string, unknown>,
+): Promise<{ rows: string[]; pages: ListFilesAnswer[] }> {
+  const rows: string[] = [];
+  const pages: ListFilesAnswer[] = [];
+  let cursor: string | undefined;
+  do {
+    const { structured } = await listFiles(ctx, { ...args, ...(cursor ? { cursor } : {}) });
+    pages.push(structured);
+    for (const it of structured.items) rows.push(`${it.host ?? ''}:${it.path}`);
+    cursor = structured.next_cursor;
+    assert.ok(pages.length < 5000, 'paging ends');
+  } while (cursor !== undefined);
+  return { rows, pages };
+}

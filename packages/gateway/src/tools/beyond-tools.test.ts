@@ -4,15 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError } from '@fleetls/core';
-import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 import { DeadBackend, dir, FakeFleet, file, link, MemoryBackend } from '../testing/fake-fleet.js';
-import { diffDirectory, diskUsage, listFiles } from '../testing/tool-calls.js';
+import { diffDirectory, diskUsage, listFiles, toolContext } from '../testing/tool-calls.js';
 import { answerBytes } from './answer-size.js';
-import type { ToolContext } from './tool.js';
-
-function ctx(fleet: FakeFleet, options: Partial<GatewayOptions> = {}): ToolContext {
-  return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS, ...options }, signal: new AbortController().signal };
-}
 
 const nginx = (over: Record<string, ReturnType<typeof file>> = {}, extra = {}) =>
   dir({
@@ -40,7 +34,7 @@ async function rejects(p: Promise<unknown>, re: RegExp): Promise<void> {
 }
 
 test('diff_directory: identical hosts are one group and one line', async () => {
-  const r = await diffDirectory(ctx(webFleet(5)), { host: 'all', path: '/etc/nginx' });
+  const r = await diffDirectory(toolContext(webFleet(5)), { host: 'all', path: '/etc/nginx' });
   assert.deepEqual(r.text.split('\n'), [
     'diff /etc/nginx on 5 hosts: all identical (depth 2; compared: type, size, mode, owner)',
     'A  5 hosts (baseline): web-1, web-2, web-3, web-4, web-5',
@@ -51,7 +45,7 @@ test('diff_directory: identical hosts are one group and one line', async () => {
 
 test('diff_directory: the odd host, what differs, and a dead host as a status row', async () => {
   const odd = nginx({ 'default.conf': file(310), 'old.conf': file(50) });
-  const r = await diffDirectory(ctx(webFleet(4, { 3: odd }, true)), { host: 'all', path: '/etc/nginx' });
+  const r = await diffDirectory(toolContext(webFleet(4, { 3: odd }, true)), { host: 'all', path: '/etc/nginx' });
   assert.deepEqual(r.text.split('\n'), [
     'diff /etc/nginx on 4 of 5 hosts: 2 groups, 2 differences (depth 2; compared: type, size, mode, owner)',
     'A  3 hosts (baseline): web-1, web-2, web-4',
@@ -95,7 +89,7 @@ test('diff_directory: a byte budget cuts between differences and the cursor goes
   let first: string | undefined;
   let pages = 0;
   do {
-    const r = await diffDirectory(ctx(f, opts), { host: 'all', path: '/etc/nginx', cursor });
+    const r = await diffDirectory(toolContext(f, opts), { host: 'all', path: '/etc/nginx', cursor });
     assert.ok(answerBytes({ text: r.text, structured: r.structured }) <= 4096);
     seen.push(...r.structured.differences.map((d) => d.path));
     cursor = r.structured.next_cursor;
@@ -106,13 +100,13 @@ test('diff_directory: a byte budget cuts between differences and the cursor goes
   assert.ok(pages > 1);
   assert.equal(seen.length, 200);
   assert.equal(new Set(seen).size, 200);
-  await rejects(diffDirectory(ctx(f), { host: 'all', path: '/etc', cursor: first }), /cursor is not valid/);
+  await rejects(diffDirectory(toolContext(f), { host: 'all', path: '/etc', cursor: first }), /cursor is not valid/);
 });
 
 test('diff_directory: a capped directory is compared only where both sides listed', async () => {
   const many: Record<string, ReturnType<typeof file>> = {};
   for (let i = 0; i < 30; i++) many[`f${String(i).padStart(2, '0')}`] = file(1);
-  const r = await diffDirectory(ctx(webFleet(2, { 1: nginx(many), 2: nginx({ ...many, f29: file(2) }) })), {
+  const r = await diffDirectory(toolContext(webFleet(2, { 1: nginx(many), 2: nginx({ ...many, f29: file(2) }) })), {
     host: 'all',
     path: '/etc/nginx',
     max_items_per_dir: 10,
@@ -124,7 +118,7 @@ test('diff_directory: a capped directory is compared only where both sides liste
 });
 
 test('diff_directory: bad input names the argument and what it accepts', async () => {
-  const c = ctx(webFleet(1));
+  const c = toolContext(webFleet(1));
   await rejects(
     diffDirectory(c, { host: 'all', path: '/etc', compare: ['colour'] }),
     /compare: "colour" is not an attribute; use any of type, size, mode, owner, mtime/,
@@ -148,7 +142,7 @@ test('disk_usage: largest directories merged across hosts, bars proportional, de
     b: new MemoryBackend(varTree(2)),
     gone: new DeadBackend(),
   });
-  const r = await diskUsage(ctx(f), { host: 'all', path: '/var', depth: 2, top_n: 4 });
+  const r = await diskUsage(toolContext(f), { host: 'all', path: '/var', depth: 2, top_n: 4 });
   assert.deepEqual(r.text.split('\n'), [
     'Largest directories under /var on 2 hosts (depth 2, du -b --one-file-system): 4 of 8',
     '',
@@ -169,8 +163,8 @@ test('disk_usage: largest directories merged across hosts, bars proportional, de
     { host: 'b', size: 18596 },
   ]);
   assert.equal(r.structured.found, 8);
-  await rejects(diskUsage(ctx(f), { host: 'all', path: '/var', depth: 9 }), /depth: an integer from 1 to 3/);
-  await rejects(diskUsage(ctx(f), { host: 'all', path: '/var', depth: 0 }), /depth: an integer from 1 to 3/);
+  await rejects(diskUsage(toolContext(f), { host: 'all', path: '/var', depth: 9 }), /depth: an integer from 1 to 3/);
+  await rejects(diskUsage(toolContext(f), { host: 'all', path: '/var', depth: 0 }), /depth: an integer from 1 to 3/);
 });
 
 const filesTree = dir({
@@ -188,7 +182,7 @@ test('list_files: find-like filters, on every host, in the cursor, and bad value
     b: new MemoryBackend(filesTree),
     gone: new DeadBackend(),
   });
-  const r = await listFiles(ctx(f), {
+  const r = await listFiles(toolContext(f), {
     host: 'all',
     path: '/srv',
     max_depth: 2,
@@ -207,10 +201,10 @@ test('list_files: find-like filters, on every host, in the cursor, and bad value
   const backend = f.backend('a') as MemoryBackend;
   assert.deepEqual(backend.requests.at(-1)?.filter?.minSize, 1 << 20);
   // A cursor holds its filters: the same cursor with other filters is refused.
-  const page = await listFiles(ctx(f), { host: 'a', path: '/srv', max_depth: 2, min_size: 1, limit: 1 });
+  const page = await listFiles(toolContext(f), { host: 'a', path: '/srv', max_depth: 2, min_size: 1, limit: 1 });
   assert.ok(page.structured.next_cursor);
   await rejects(
-    listFiles(ctx(f), {
+    listFiles(toolContext(f), {
       host: 'a',
       path: '/srv',
       max_depth: 2,
@@ -220,7 +214,7 @@ test('list_files: find-like filters, on every host, in the cursor, and bad value
     }),
     /cursor is not valid/,
   );
-  const c = ctx(f);
+  const c = toolContext(f);
   await rejects(listFiles(c, { host: 'a', path: '/srv', min_size: 'huge' }), /^min_size: "huge" is not a size/);
   await rejects(
     listFiles(c, { host: 'a', path: '/srv', modified_after: 'yesterday-ish' }),

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError, type HostBackend } from '@fleetls/core';
-import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
+import { toolContext } from '../testing/tool-calls.js';
 import { controlByteMessage, findControlBytes } from './control-bytes.js';
 import { TOOLS } from './registry.js';
 import { runTool } from './run-tool.js';
 import { inputJsonSchema } from './schemas.js';
-import type { ToolContext } from './tool.js';
 
 test('findControlBytes: every C0 character, anywhere in the arguments; DEL and the rest pass', () => {
   for (let c = 0; c < 0x20; c++) {
@@ -63,7 +62,7 @@ function stringArgs(input: Parameters<typeof inputJsonSchema>[0]): string[] {
 test('every string argument of every tool refuses a control character, naming it, before any host is asked', async () => {
   const backend = counted(new MemoryBackend(dir({ srv: dir({ 'a.log': file(1) }) })));
   const fleet = new FakeFleet({ alpha: backend });
-  const ctx: ToolContext = { fleet, options: DEFAULT_GATEWAY_OPTIONS, signal: new AbortController().signal };
+  const ctx = toolContext(fleet);
   let checked = 0;
   for (const tool of TOOLS) {
     for (const arg of stringArgs(tool.input)) {

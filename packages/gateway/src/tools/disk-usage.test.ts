@@ -3,14 +3,8 @@
 // the listing; either way the same total, and the rows shown are the top_n asked for.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
-import { diskUsage } from '../testing/tool-calls.js';
-import type { ToolContext } from './tool.js';
-
-function ctx(fleet: FakeFleet): ToolContext {
-  return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS }, signal: new AbortController().signal };
-}
+import { diskUsage, toolContext } from '../testing/tool-calls.js';
 
 /** The walks that sized path's children again for the total (every type, one level, sized). */
 const totalWalks = (b: MemoryBackend) =>
@@ -33,7 +27,7 @@ const total = (many: number) => 4096 + 100 + 200 + 9000 * many + 4096 + 10;
 test('disk_usage: the total from the listing when every depth-1 directory is in it, with no second walk', async () => {
   const b = new MemoryBackend(srv(3));
   // top_n 1 shows only big/, yet the host ranked small/ too: the total needs no walk of its own.
-  const r = await diskUsage(ctx(new FakeFleet({ a: b })), { host: 'a', path: '/srv', depth: 2, top_n: 1 });
+  const r = await diskUsage(toolContext(new FakeFleet({ a: b })), { host: 'a', path: '/srv', depth: 2, top_n: 1 });
   assert.deepEqual(r.structured.path_totals, [{ host: 'a', size: total(3) }]);
   assert.deepEqual(
     r.structured.rows.map((x) => x.path),
@@ -46,7 +40,7 @@ test('disk_usage: the total from the listing when every depth-1 directory is in 
 test('disk_usage: the total walk where a depth-1 directory was ranked out of the listing, the same total', async () => {
   // 1000 directories of 9000 bytes rank small/ (10 bytes) out of what the host lists.
   const b = new MemoryBackend(srv(1000), { frozen: true });
-  const r = await diskUsage(ctx(new FakeFleet({ a: b })), { host: 'a', path: '/srv', depth: 2, top_n: 2 });
+  const r = await diskUsage(toolContext(new FakeFleet({ a: b })), { host: 'a', path: '/srv', depth: 2, top_n: 2 });
   assert.deepEqual(r.structured.path_totals, [{ host: 'a', size: total(1000) }]);
   assert.deepEqual(
     r.structured.rows.map((x) => x.path),

@@ -3,16 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertAllowed, FleetError, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
-import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
-import { diskUsage, listDirectories, listDirectory, listFiles } from '../testing/tool-calls.js';
-import type { ToolContext } from './tool.js';
-
-const ctx = (fleet: FakeFleet): ToolContext => ({
-  fleet,
-  options: DEFAULT_GATEWAY_OPTIONS,
-  signal: new AbortController().signal,
-});
+import { diskUsage, listDirectories, listDirectory, listFiles, toolContext } from '../testing/tool-calls.js';
 
 const tree = dir({ etc: dir({ passwd: file(1200), 'hosts.d': dir({}) }) });
 
@@ -31,7 +23,10 @@ class Refusing extends MemoryBackend {
 }
 
 test('list_directory of a file: [ERROR] names the path and says not a directory', async () => {
-  const r = await listDirectory(ctx(new FakeFleet({ h: new MemoryBackend(tree) })), { host: 'h', path: '/etc/passwd' });
+  const r = await listDirectory(toolContext(new FakeFleet({ h: new MemoryBackend(tree) })), {
+    host: 'h',
+    path: '/etc/passwd',
+  });
   assert.equal(r.text, '[ERROR] /etc/passwd — not a directory');
   assert.equal(r.structured.hosts[0].status, 'error');
   assert.equal(r.structured.hosts[0].message, 'not a directory');
@@ -41,7 +36,7 @@ test('[NOT_FOUND] names the path once', async () => {
   const f = new FakeFleet({
     h: new Refusing((req) => new FleetError('not_found', `path does not exist: ${req.path}`)),
   });
-  const r = await listDirectory(ctx(f), { host: 'h', path: '/p' });
+  const r = await listDirectory(toolContext(f), { host: 'h', path: '/p' });
   assert.equal(r.text, '[NOT_FOUND] /p — path does not exist');
 });
 
@@ -57,12 +52,15 @@ test('[DENIED] names each allowed root once', async () => {
   })();
   assert.equal(denied.message, "path '/root' is outside the allowed roots (/var/log, /srv)");
   const f = new FakeFleet({ h: new Refusing(() => denied) });
-  const r = await listFiles(ctx(f), { host: 'h', path: '/root' });
+  const r = await listFiles(toolContext(f), { host: 'h', path: '/root' });
   assert.match(r.text, /^\[DENIED\] \/root — .*outside the allowed roots \(\/var\/log, \/srv\)$/m);
 });
 
 test('disk_usage of a file: an error naming the path and the reason, not "no directories"', async () => {
-  const r = await diskUsage(ctx(new FakeFleet({ h: new MemoryBackend(tree) })), { host: 'h', path: '/etc/passwd' });
+  const r = await diskUsage(toolContext(new FakeFleet({ h: new MemoryBackend(tree) })), {
+    host: 'h',
+    path: '/etc/passwd',
+  });
   assert.doesNotMatch(r.text, /No directories under/);
   assert.match(r.text, /^\[ERROR\] \/etc\/passwd — not a directory$/m);
 });
@@ -70,7 +68,7 @@ test('disk_usage of a file: an error naming the path and the reason, not "no dir
 test('a lower-bound size has one mark everywhere: ≥ in list_directories as in disk_usage', async () => {
   // hosts.d has no recursive size on record: a lower bound, as an unreadable subdirectory makes one.
   const f = new FakeFleet({ h: new MemoryBackend(tree) });
-  const dirs = await listDirectories(ctx(f), { host: 'h', path: '/etc', order_by: 'size' });
+  const dirs = await listDirectories(toolContext(f), { host: 'h', path: '/etc', order_by: 'size' });
   assert.match(dirs.text, /≥0 B/);
   assert.doesNotMatch(dirs.text, /B\+/);
   assert.equal(dirs.structured.nodes[0].size_partial, true);

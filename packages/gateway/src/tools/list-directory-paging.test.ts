@@ -3,15 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
-import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
 import { DeadBackend, dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../testing/fake-fleet.js';
-import { listDirectory, listFiles } from '../testing/tool-calls.js';
+import { listDirectory, listFiles, toolContext } from '../testing/tool-calls.js';
 import type { ListDirectoryAnswer } from './list-directory.js';
-import type { ToolContext } from './tool.js';
-
-function ctx(fleet: FakeFleet, options: Partial<GatewayOptions> = {}): ToolContext {
-  return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS, ...options }, signal: new AbortController().signal };
-}
 
 function files(prefix: string, n: number): Record<string, FakeNode> {
   const out: Record<string, FakeNode> = {};
@@ -59,7 +53,7 @@ async function allPages(maxAnswerBytes: number): Promise<ListDirectoryAnswer[]> 
   const texts: string[] = [];
   let cursor: string | undefined;
   for (let n = 0; n < 500; n++) {
-    const r = await listDirectory(ctx(f, { maxAnswerBytes }), { ...ARGS, ...(cursor ? { cursor } : {}) });
+    const r = await listDirectory(toolContext(f, { maxAnswerBytes }), { ...ARGS, ...(cursor ? { cursor } : {}) });
     pages.push(r.structured);
     texts.push(r.text);
     cursor = r.structured.next_cursor;
@@ -72,7 +66,7 @@ async function allPages(maxAnswerBytes: number): Promise<ListDirectoryAnswer[]> 
 }
 
 test('list_directory pages: any budget reproduces the unpaged rows exactly once, in host order', async () => {
-  const whole = await listDirectory(ctx(fleet().fleet), ARGS);
+  const whole = await listDirectory(toolContext(fleet().fleet), ARGS);
   assert.equal(whole.structured.next_cursor, undefined);
   const lines = whole.text.split('\n');
   for (const want of [
@@ -123,7 +117,7 @@ test('list_directory pages: the hosts after one that stopped early are pending o
     gone: new DeadBackend(),
     web3: new MemoryBackend(tree('y')),
   });
-  const first = await listDirectory(ctx(f), { ...ARGS, host: 'early,gone,web3' });
+  const first = await listDirectory(toolContext(f), { ...ARGS, host: 'early,gone,web3' });
   assert.deepEqual(
     first.structured.hosts.map((h) => `${h.host}:${h.status}`),
     ['early:ok', 'gone:pending', 'web3:pending'],
@@ -138,7 +132,7 @@ test('list_directory pages: the hosts after one that stopped early are pending o
   let cursor = first.structured.next_cursor;
   const seen: string[] = [];
   for (let n = 0; cursor && n < 50; n++) {
-    const page = await listDirectory(ctx(f), { ...ARGS, host: 'early,gone,web3', cursor });
+    const page = await listDirectory(toolContext(f), { ...ARGS, host: 'early,gone,web3', cursor });
     assert.equal(page.structured.hosts.at(-1)?.host, 'web3', 'the last host has its status row on every page');
     seen.push(...page.structured.hosts.map((h) => `${h.host}:${h.status}`));
     cursor = page.structured.next_cursor;
@@ -149,11 +143,11 @@ test('list_directory pages: the hosts after one that stopped early are pending o
 
 test('list_directory pages: a page resumes its first host after the last row shown, not from the start', async () => {
   const { fleet: f, backends } = fleet();
-  const first = await listDirectory(ctx(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1' });
+  const first = await listDirectory(toolContext(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1' });
   const cursor = first.structured.next_cursor;
   assert.ok(cursor);
   const last = first.structured.entries.at(-1);
-  await listDirectory(ctx(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1', cursor });
+  await listDirectory(toolContext(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1', cursor });
   const req = backends.web1.requests.at(-1);
   assert.equal(req?.after?.toString(), last?.path);
   assert.equal(req?.afterRow, last?.type === 'warning' ? 'warning' : last?.error ? 'error' : 'entry');
@@ -164,7 +158,7 @@ test('list_directory pages: one host keeps DesktopCommander lines on every page'
   let cursor: string | undefined;
   const rows: string[] = [];
   do {
-    const r = await listDirectory(ctx(f, { maxAnswerBytes: 650 }), {
+    const r = await listDirectory(toolContext(f, { maxAnswerBytes: 650 }), {
       ...ARGS,
       host: 'web3',
       ...(cursor ? { cursor } : {}),
@@ -172,7 +166,7 @@ test('list_directory pages: one host keeps DesktopCommander lines on every page'
     cursor = r.structured.next_cursor;
     rows.push(...r.text.split('\n').filter((l) => !CUT.test(l)));
   } while (cursor);
-  const whole = await listDirectory(ctx(f), { ...ARGS, host: 'web3' });
+  const whole = await listDirectory(toolContext(f), { ...ARGS, host: 'web3' });
   assert.deepEqual(rows, whole.text.split('\n'));
   assert.ok(
     rows.every((l) => /^\[(FILE|DIR|DENIED|WARNING)\] /.test(l)),
@@ -182,7 +176,7 @@ test('list_directory pages: one host keeps DesktopCommander lines on every page'
 
 test('list_directory pages: a cursor of another query, of list_files, or garbage is refused naming cursor', async () => {
   const f = fleet().fleet;
-  const r = await listDirectory(ctx(f, { maxAnswerBytes: 900 }), ARGS);
+  const r = await listDirectory(toolContext(f, { maxAnswerBytes: 900 }), ARGS);
   const cursor = r.structured.next_cursor;
   assert.ok(cursor);
   const refused = (e: unknown) =>
@@ -192,15 +186,15 @@ test('list_directory pages: a cursor of another query, of list_files, or garbage
       e.message,
     );
   const o = { maxAnswerBytes: 900 };
-  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, depth: 2, cursor }), refused);
-  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, host: 'web1', cursor }), refused);
-  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: 'garbage' }), refused);
-  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: `${cursor}x` }), refused);
-  const files = await listFiles(ctx(f, { maxAnswerBytes: 900 }), { host: 'web1', path: '/r', max_depth: 3 });
+  await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, depth: 2, cursor }), refused);
+  await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, host: 'web1', cursor }), refused);
+  await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, cursor: 'garbage' }), refused);
+  await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, cursor: `${cursor}x` }), refused);
+  const files = await listFiles(toolContext(f, { maxAnswerBytes: 900 }), { host: 'web1', path: '/r', max_depth: 3 });
   const filesCursor = files.structured.next_cursor;
   assert.ok(filesCursor);
-  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: filesCursor }), refused);
-  await assert.rejects(listDirectory(ctx(f, o), { ...ARGS, cursor: 42 }), /cursor/);
+  await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, cursor: filesCursor }), refused);
+  await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, cursor: 42 }), /cursor/);
 });
 
 test('list_directory pages: an agent that ignores the resume point repeats no row and says where it stopped', async () => {
@@ -209,14 +203,17 @@ test('list_directory pages: an agent that ignores the resume point repeats no ro
   for (let i = 0; i < 2600; i++) big[`n${String(i).padStart(4, '0')}`] = file(i);
   const g = new FakeFleet({ old: new OldAgent(dir({ r: dir(big) })) });
   const whole = (
-    await listDirectory(ctx(g, { maxAnswerBytes: 1 << 20, maxAnswerTokens: 1 << 20 }), { host: 'old', path: '/r' })
+    await listDirectory(toolContext(g, { maxAnswerBytes: 1 << 20, maxAnswerTokens: 1 << 20 }), {
+      host: 'old',
+      path: '/r',
+    })
   ).text.split('\n');
   // One page per budget; the old agent walks from the start each time and stops at 2000 rows.
   const seen: string[] = [];
   let cursor: string | undefined;
   let last = '';
   for (let n = 0; n < 50; n++) {
-    const r = await listDirectory(ctx(g, { maxAnswerBytes: 16000 }), {
+    const r = await listDirectory(toolContext(g, { maxAnswerBytes: 16000 }), {
       host: 'old',
       path: '/r',
       ...(cursor ? { cursor } : {}),
@@ -234,14 +231,14 @@ test('list_directory pages: an agent that ignores the resume point repeats no ro
   assert.match(last, /^\[WARNING\] listing stopped at .*entry limit reached/);
   // A small tree it walks whole: paging works through it as through a current agent.
   const small = await allPagesOf(f, { host: 'old', path: '/r' }, 600);
-  assert.deepEqual(small, (await listDirectory(ctx(f), { host: 'old', path: '/r' })).text.split('\n'));
+  assert.deepEqual(small, (await listDirectory(toolContext(f), { host: 'old', path: '/r' })).text.split('\n'));
 });
 
 async function allPagesOf(f: FakeFleet, args: Record<string, unknown>, maxAnswerBytes: number): Promise<string[]> {
   const out: string[] = [];
   let cursor: string | undefined;
   for (let n = 0; n < 200; n++) {
-    const r = await listDirectory(ctx(f, { maxAnswerBytes }), { ...args, ...(cursor ? { cursor } : {}) });
+    const r = await listDirectory(toolContext(f, { maxAnswerBytes }), { ...args, ...(cursor ? { cursor } : {}) });
     out.push(...r.text.split('\n').filter((l) => !CUT.test(l)));
     cursor = r.structured.next_cursor;
     if (!cursor) return out;

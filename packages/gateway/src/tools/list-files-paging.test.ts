@@ -4,22 +4,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { comparePaths, emptySummary, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
-import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
+import type { GatewayOptions } from '../options.js';
 import { dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../testing/fake-fleet.js';
-import { listFiles } from '../testing/tool-calls.js';
-import type { ListFilesAnswer } from './list-files.js';
+import { listFiles, listFilesPages, toolContext } from '../testing/tool-calls.js';
 import { PATH_CHUNK_ROWS } from './list-files-paths.js';
 import { MemoryPageStore, SNAPSHOT_ROWS } from './page-store.js';
 import type { ToolContext } from './tool.js';
 
-function ctx(fleet: FakeFleet, options: Partial<GatewayOptions> = {}): ToolContext {
-  return {
-    fleet,
-    options: { ...DEFAULT_GATEWAY_OPTIONS, ...options },
-    signal: new AbortController().signal,
-    pages: new MemoryPageStore(),
-  };
-}
+const ctx = (fleet: FakeFleet, options: Partial<GatewayOptions> = {}): ToolContext =>
+  toolContext(fleet, options, { pages: new MemoryPageStore() });
 
 /** An agent from before resume points: it ignores `after` and walks from the start. */
 class OldAgent extends MemoryBackend {
@@ -41,23 +34,6 @@ function bigTree(dirs: number, per: number): FakeNode {
   return dir({ r: dir(top) });
 }
 
-async function allPages(
-  c: ToolContext,
-  args: Record<string, unknown>,
-): Promise<{ rows: string[]; pages: ListFilesAnswer[] }> {
-  const rows: string[] = [];
-  const pages: ListFilesAnswer[] = [];
-  let cursor: string | undefined;
-  do {
-    const { structured } = await listFiles(c, { ...args, ...(cursor ? { cursor } : {}) });
-    pages.push(structured);
-    for (const it of structured.items) rows.push(`${it.host ?? ''}:${it.path}`);
-    cursor = structured.next_cursor;
-    assert.ok(pages.length < 5000, 'paging ends');
-  } while (cursor !== undefined);
-  return { rows, pages };
-}
-
 test('name order is path order: a directory before its entries, `/` before other bytes', async () => {
   const c = ctx(new FakeFleet({ h: new MemoryBackend(bigTree(2, 2)) }));
   const { structured, text } = await listFiles(c, { host: 'h', path: '/r', max_depth: 1, type: 'any' });
@@ -76,7 +52,7 @@ test(`name order pages through every entry of a tree larger than a ranking keeps
     callDeadlineMs: 120_000,
   });
   const args = { host: 'h', path: '/r', max_depth: 1, type: 'any', limit: 5000 };
-  const { rows, pages } = await allPages(c, args);
+  const { rows, pages } = await listFilesPages(c, args);
   assert.equal(rows.length, 121 * 1001 + 6);
   assert.equal(new Set(rows).size, rows.length, 'no entry twice');
   const paths = rows.map((r) => Buffer.from(r.slice(1)));
@@ -110,18 +86,25 @@ test('name order over hosts with the same paths, one ignoring resume points: pag
   const want = whole.structured.items.map((i) => `${i.host}:${i.path}`);
   assert.equal(want.length, 2 * (6 * 41 + 6) + 5 * 42 + 6);
   for (const bytes of [2048, 3000]) {
-    const { rows, pages } = await allPages(ctx(fleet, { maxAnswerBytes: bytes, maxAnswerTokens: bytes }), args);
+    const { rows, pages } = await listFilesPages(ctx(fleet, { maxAnswerBytes: bytes, maxAnswerTokens: bytes }), args);
     assert.ok(pages.length > 20, `${pages.length} pages`);
     assert.deepEqual(rows, want, `budget ${bytes}`);
   }
   // Without a page store (the CLI), each page resumes the walks: the same rows.
   const noStore = { ...ctx(fleet, { maxAnswerBytes: 2048, maxAnswerTokens: 2048 }), pages: undefined };
-  assert.deepEqual((await allPages(noStore, args)).rows, want);
+  assert.deepEqual((await listFilesPages(noStore, args)).rows, want);
 });
 
 test('top_n in name order: the first N in path order, then the listing ends', async () => {
   const c = ctx(new FakeFleet({ h: new MemoryBackend(bigTree(3, 10)) }));
-  const { rows, pages } = await allPages(c, { host: 'h', path: '/r', max_depth: 1, type: 'any', top_n: 7, limit: 3 });
+  const { rows, pages } = await listFilesPages(c, {
+    host: 'h',
+    path: '/r',
+    max_depth: 1,
+    type: 'any',
+    top_n: 7,
+    limit: 3,
+  });
   assert.deepEqual(
     rows,
     ['.pwd.lock', 'a', 'a/.z', 'a/b', 'a-b', 'a.b', 'd000'].map((p) => `:${p}`),
@@ -141,7 +124,7 @@ class CountingAgent extends MemoryBackend {
 test(`following next_cursor walks each chunk of ${PATH_CHUNK_ROWS} rows once, the chunk that ends the listing too`, async () => {
   const agent = new CountingAgent(bigTree(30, 1000)); // 30,036 entries: two chunks
   const c = ctx(new FakeFleet({ h: agent }), { deadlineMs: 120_000, callDeadlineMs: 120_000 });
-  const { rows, pages } = await allPages(c, { host: 'h', path: '/r', max_depth: 1, type: 'any', limit: 5000 });
+  const { rows, pages } = await listFilesPages(c, { host: 'h', path: '/r', max_depth: 1, type: 'any', limit: 5000 });
   assert.equal(rows.length, 30 * 1001 + 6);
   assert.equal(new Set(rows).size, rows.length, 'no entry twice');
   assert.ok(pages.length > 50, `${pages.length} pages`);
@@ -175,7 +158,7 @@ test('a resumed walk its deadline stops before its first row: an empty page that
   assert.equal(typeof stalled.structured.next_cursor, 'string');
   assert.ok(stalled.structured.truncations.some((t) => t.reason === 'deadline'));
   assert.match(stalled.text, /^No entries from 51 listed in this call \(see below\); call again with next_cursor/);
-  const { rows } = await allPages(c, { ...args, cursor: stalled.structured.next_cursor });
+  const { rows } = await listFilesPages(c, { ...args, cursor: stalled.structured.next_cursor });
   assert.equal(50 + rows.length, 3 * 101 + 6, 'every entry, once');
   assert.equal(new Set(rows).size, rows.length);
 });

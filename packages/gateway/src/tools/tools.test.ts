@@ -1,18 +1,28 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError } from '@fleetls/core';
-import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
+import type { GatewayOptions } from '../options.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, link, MemoryBackend } from '../testing/fake-fleet.js';
-import { listDirectories, listDirectory, listFiles, listHosts, statPaths } from '../testing/tool-calls.js';
+import {
+  listDirectories,
+  listDirectory,
+  listFiles,
+  listFilesPages,
+  listHosts,
+  statPaths,
+  toolContext,
+} from '../testing/tool-calls.js';
 import { MemoryPageStore } from './page-store.js';
 import type { ToolContext } from './tool.js';
 
-function ctx(
-  fleet: FakeFleet,
-  options: Partial<GatewayOptions> = {},
-  signal = new AbortController().signal,
-): ToolContext {
-  return { fleet, options: { ...DEFAULT_GATEWAY_OPTIONS, ...options }, signal };
+const ctx = (fleet: FakeFleet, options: Partial<GatewayOptions> = {}, signal?: AbortSignal): ToolContext =>
+  toolContext(fleet, options, signal ? { signal } : {});
+
+/** A host of `n` files named `prefix` and a number under /r, sizes apart, answering three rows at a time. */
+function batchedHost(prefix: string, n: number): MemoryBackend {
+  const c: Record<string, ReturnType<typeof file>> = {};
+  for (let i = 0; i < n; i++) c[`${prefix}${i}`] = file(i * 7 + prefix.length);
+  return new MemoryBackend(dir({ r: dir(c) }), { batch: 3 });
 }
 
 // Two hosts with overlapping names and distinct sizes, plus a dead one.
@@ -201,24 +211,11 @@ test('list_files: top_n applies to the merged list; max_depth, pattern and type 
 });
 
 test('list_files: cursors cover the merged set exactly once, across hosts', async () => {
-  const mk = (prefix: string, n: number) => {
-    const c: Record<string, ReturnType<typeof file>> = {};
-    for (let i = 0; i < n; i++) c[`${prefix}${i}`] = file(i * 7 + prefix.length);
-    return new MemoryBackend(dir({ r: dir(c) }), { batch: 3 });
-  };
-  const f = new FakeFleet({ h1: mk('a', 23), h2: mk('bb', 17), h3: mk('ccc', 11) });
+  const f = new FakeFleet({ h1: batchedHost('a', 23), h2: batchedHost('bb', 17), h3: batchedHost('ccc', 11) });
   const all = await listFiles(ctx(f), { host: 'all', path: '/r', order_by: 'size', limit: 5000 });
   assert.equal(all.structured.total, 51);
-  const seen: string[] = [];
-  let cursor: string | undefined;
-  let pages = 0;
-  do {
-    const page = await listFiles(ctx(f), { host: 'all', path: '/r', order_by: 'size', limit: 7, cursor });
-    for (const i of page.structured.items) seen.push(`${i.host}:${i.path}`);
-    cursor = page.structured.next_cursor;
-    pages++;
-  } while (cursor !== undefined);
-  assert.equal(pages, 8);
+  const { rows: seen, pages } = await listFilesPages(ctx(f), { host: 'all', path: '/r', order_by: 'size', limit: 7 });
+  assert.equal(pages.length, 8);
   assert.deepEqual(
     seen,
     all.structured.items.map((i) => `${i.host}:${i.path}`),
@@ -379,12 +376,7 @@ test("a walk's own deadline is within the call's: a host asked late gets what is
 });
 
 test('list_files pages that follow a cursor do not re-rank: two ranked walks per host in all, every row once', async () => {
-  const mk = (prefix: string, n: number) => {
-    const c: Record<string, ReturnType<typeof file>> = {};
-    for (let i = 0; i < n; i++) c[`${prefix}${i}`] = file(i * 7 + prefix.length);
-    return new MemoryBackend(dir({ r: dir(c) }), { batch: 3 });
-  };
-  const backends = { h1: mk('a', 230), h2: mk('bb', 170), h3: mk('ccc', 110) };
+  const backends = { h1: batchedHost('a', 230), h2: batchedHost('bb', 170), h3: batchedHost('ccc', 110) };
   const f = new FakeFleet(backends);
   let clock = 0;
   const pages = new MemoryPageStore(() => clock);
@@ -396,16 +388,8 @@ test('list_files pages that follow a cursor do not re-rank: two ranked walks per
   });
   assert.equal(whole.structured.count, 510);
   const walksBefore = Object.values(backends).map((b) => b.requests.length);
-  const seen: string[] = [];
-  let cursor: string | undefined;
-  let n = 0;
-  do {
-    const page = await listFiles(withStore(), { ...args, ...(cursor ? { cursor } : {}) });
-    for (const i of page.structured.items) seen.push(`${i.host}:${i.path}`);
-    cursor = page.structured.next_cursor;
-    n++;
-  } while (cursor !== undefined);
-  assert.equal(n, 13);
+  const { rows: seen, pages: answers } = await listFilesPages(withStore(), args);
+  assert.equal(answers.length, 13);
   assert.deepEqual(
     seen,
     whole.structured.items.map((i) => `${i.host}:${i.path}`),
