@@ -3,7 +3,10 @@
 import type { SourceRecord } from '../memory-source.js';
 import type { Entry, RawEntry, Row, StatFields } from '../types.js';
 
-/** A file's stats, every number 0 but a link count of 1 and the given inode. */
+/**
+ * A file's stats, every number 0 but a link count of 1 and the given inode. Spelled out rather
+ * than built with walk-raw-entry's constructors: an expectation must not come from the code under test.
+ */
 function stats(inode: number): StatFields {
   return {
     type: 'file',
