@@ -113,6 +113,7 @@ describe('fleetls-agent on big trees', () => {
         resolve();
       });
     });
+    // Time for a walker that ignored back-pressure to read on: the bound asserted below is what it tests.
     await new Promise((r) => setTimeout(r, 300));
     call.cancel();
     assert.equal((await status).code, grpc.status.CANCELLED);

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
-import { makePki, type TestPki } from './helpers/certs.js';
+import { agentTlsArgs, makePki, type TestPki } from './helpers/certs.js';
 
 let root: string;
 let tree: string;
@@ -49,7 +49,7 @@ describe('mTLS', () => {
     const agent = await startAgent({
       allow: [tree],
       tls: true,
-      args: ['--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca],
+      args: agentTlsArgs(pki),
     });
     try {
       const good = agentClient(

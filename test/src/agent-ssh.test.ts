@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { type HostBackend, resolveWalkRequest } from '@fleetls/core';
 import { createLogger, type LoadedFleet, loadFleet, viaOf } from '@fleetls/gateway';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { ensureUser, type Sshd, startSshd } from './helpers/sshd.js';
+import { ensureUser, type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 import { drain } from './helpers/walks.js';
 
 const AGENT_USER = 'fleetls-agent-t';
@@ -32,7 +32,7 @@ async function host(base: string, sockets: Record<string, string>, extraConfig?:
   const run = mkdtempSync(join(base, 'run-'));
   chownSync(run, agentUser.uid, sshd.gid);
   chmodSync(run, 0o750);
-  const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
+  const ssh = sshInventory(sshd);
   const inventory = join(run, 'fleetls.yaml');
   writeFileSync(
     inventory,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { makePki, type TestPki } from './helpers/certs.js';
+import { agentTlsArgs, makePki, type TestPki } from './helpers/certs.js';
 import { fleetls } from './helpers/cli.js';
 
 const TOKEN = 'tok-5ecret-0f-the-fleet';
@@ -40,16 +40,7 @@ describe('audit lines, and no secret in any log line at debug', () => {
       allow: [tree],
       tls: true,
       env: { LOG_LEVEL: 'debug' },
-      args: [
-        '--tls-cert',
-        pki.serverCert,
-        '--tls-key',
-        pki.serverKey,
-        '--tls-ca',
-        pki.ca,
-        '--token-file',
-        join(dir, 'token'),
-      ],
+      args: [...agentTlsArgs(pki), '--token-file', join(dir, 'token')],
     });
   });
   after(async () => {

@@ -10,11 +10,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
-import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
+import { stdioGateway } from './helpers/gateway-process.js';
+import { type Sshd, shimPath, sshInventory, startSshd } from './helpers/sshd.js';
 
 type Json = Record<string, unknown>;
 
@@ -82,14 +81,7 @@ function startNamespacedAgent(path: string, other: string, uid: number, gid: num
 
 async function gateway(inventory: string): Promise<Client> {
   const client = new Client({ name: 'beyond-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
-      stderr: 'pipe',
-      env: { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
-    }),
-  );
+  await client.connect(stdioGateway(['--inventory', inventory]));
   return client;
 }
 
@@ -123,16 +115,14 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
     makeTree(duRoot, duTree(), { uid: sshd.uid, gid: sshd.gid });
     agent = await startAgent({ allow: [root, duRoot], uid: sshd.uid, gid: sshd.gid });
     odd = await startNamespacedAgent(root, other, sshd.uid, sshd.gid);
-    const ssh = (d: Sshd) =>
-      `{ host: 127.0.0.1, port: ${d.port}, user: ${d.user}, identity_file: ${d.identityFile}, known_hosts: ${d.knownHostsFile} }`;
     inventory = join(sshd.dir, 'beyond.yaml');
     writeFileSync(
       inventory,
       [
         'hosts:',
         `  viaagent: { agent: "${agent.address}" }`,
-        `  viassh: { ssh: ${ssh(sshd)} }`,
-        `  viasftp: { ssh: ${ssh(sftpd)} }`,
+        `  viassh: { ssh: ${sshInventory(sshd)} }`,
+        `  viasftp: { ssh: ${sshInventory(sftpd)} }`,
         `  oddagent: { agent: "${odd.address}" }`,
         '  nowhere: { agent: "127.0.0.1:1" }',
         'agent_tls: insecure',
@@ -273,23 +263,29 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
     assert.match(text, /nowhere: \[ERROR\] unreachable/);
   });
 
+  /** Real `du -b --one-file-system -d depth` of `dir` as the login user: paths relative to `dir` ('' for its total). */
+  function du(dir: string, depth: number): { size: number; path: string }[] {
+    const out = execFileSync('du', ['-b', '--one-file-system', '-d', String(depth), dir], {
+      uid: sshd.uid,
+      gid: sshd.gid,
+      encoding: 'utf8',
+    });
+    return out
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .map(([size, p]) => ({ size: Number(size), path: p.slice(dir.length + 1) }));
+  }
+
   it('disk_usage: the numbers of du -b --one-file-system -d N, on the agent, over SSH and SFTP', async () => {
     for (const depth of [1, 2]) {
-      const du = execFileSync('du', ['-b', '--one-file-system', '-d', String(depth), root], {
-        uid: sshd.uid,
-        gid: sshd.gid,
-        encoding: 'utf8',
-      });
-      const lines = du
-        .trim()
-        .split('\n')
-        .map((l) => l.split('\t'));
+      const lines = du(root, depth);
       const want = lines
-        .filter(([, p]) => p !== root)
-        .map(([size, p]) => `${p.slice(root.length + 1)}=${size}`)
+        .filter((l) => l.path !== '')
+        .map((l) => `${l.path}=${l.size}`)
         .sort();
       // du's line for the root itself: its whole total.
-      const total = Number(lines.find(([, p]) => p === root)?.[0]);
+      const total = lines.find((l) => l.path === '')?.size;
       for (const host of ['viaagent', 'viassh', 'viasftp']) {
         const { structured, text } = await call('disk_usage', { host, path: root, depth });
         const got = (structured.rows as Json[]).map((r) => `${r.path}=${r.size}`).sort();
@@ -303,16 +299,7 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
 
   it("disk_usage: du's total whether the listing gives it (every depth-1 directory ranked) or a total walk does (one ranked out)", async () => {
     const duOf = (depth: number) => {
-      const out = execFileSync('du', ['-b', '--one-file-system', '-d', String(depth), duRoot], {
-        uid: sshd.uid,
-        gid: sshd.gid,
-        encoding: 'utf8',
-      });
-      const lines = out
-        .trim()
-        .split('\n')
-        .map((l) => l.split('\t'))
-        .map(([size, p]) => ({ size: Number(size), path: p.slice(duRoot.length + 1) }));
+      const lines = du(duRoot, depth);
       return {
         total: lines.find((l) => l.path === '')?.size,
         largest: lines.filter((l) => l.path !== '').sort((a, b) => b.size - a.size)[0],

@@ -2,13 +2,14 @@
 // nothing else (no node_modules, no .proto): the agent serves Walk and health, the
 // gateway lists through it, and over SSH with ssh2's pure-JS crypto (no native addon).
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type FleetClient, loadFleetContract } from '@fleetls/proto';
+import { makeTree, run } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import {
@@ -20,24 +21,13 @@ import {
   walkAll,
 } from './helpers/agent-process.js';
 import { startGateway } from './helpers/gateway-process.js';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH, HOME: cwd, FLEETLS_INVENTORY: '' };
-    const child = spawn(process.execPath, [file, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+/** The one-file program as a user runs it: no inventory, a fresh HOME. */
+function runFile(file: string, args: string[], cwd: string) {
+  return run(process.execPath, [file, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: cwd, FLEETLS_INVENTORY: '' },
   });
 }
 
@@ -60,10 +50,7 @@ describe('one-file programs (npm run package)', () => {
     copyFileSync(join(out, 'fleetls.mjs'), gatewayFile);
     sshd = await startSshd();
     // Under sshd's world-readable dir, so the SSH login user can list it too.
-    tree = join(sshd.dir, 'bundle-tree');
-    mkdirSync(join(tree, 'sub'), { recursive: true, mode: 0o755 });
-    writeFileSync(join(tree, 'one.txt'), '1');
-    writeFileSync(join(tree, 'sub', 'two.txt'), '22');
+    tree = makeTree(join(sshd.dir, 'bundle-tree'), { 'one.txt': '1', 'sub/two.txt': '22' });
     agent = await startAgent({ main: agentFile, allow: [tree] });
   });
   after(async () => {
@@ -71,6 +58,18 @@ describe('one-file programs (npm run package)', () => {
     await sshd?.stop();
     rmSync(tmp, { recursive: true, force: true });
   });
+
+  /** The bundle's `tree HOST:tree --json` with `inventory`: the host ok, reached `via`, and the whole tree. */
+  async function treeThrough(inventory: string, host: string, via: string): Promise<void> {
+    const r = await runFile(gatewayFile, ['tree', `${host}:${tree}`, '--inventory', inventory, '--json'], bare);
+    assert.equal(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout);
+    assert.deepEqual(
+      answer.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]),
+      [[host, 'ok', via]],
+    );
+    assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
+  }
 
   it('are one file each, with the contract inside', () => {
     assert.deepEqual(readdirSync(bare).sort(), ['fleetls-agent.mjs', 'fleetls.mjs']);
@@ -143,17 +142,10 @@ describe('one-file programs (npm run package)', () => {
 
   it('the gateway bundle prints its version and lists through the agent bundle', async () => {
     const version = JSON.parse(readFileSync(join(REPO_ROOT, 'packages/gateway/package.json'), 'utf8')).version;
-    assert.equal((await run(gatewayFile, ['--version'], bare)).stdout.trim(), version);
+    assert.equal((await runFile(gatewayFile, ['--version'], bare)).stdout.trim(), version);
     const inventory = join(tmp, 'agents.yaml');
     writeFileSync(inventory, `hosts:\n  web-1: { agent: "${agent.address}" }\nagent_tls: insecure\n`);
-    const r = await run(gatewayFile, ['tree', `web-1:${tree}`, '--inventory', inventory, '--json'], bare);
-    assert.equal(r.code, 0, r.stderr);
-    const answer = JSON.parse(r.stdout);
-    assert.deepEqual(
-      answer.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]),
-      [['web-1', 'ok', 'agent']],
-    );
-    assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
+    await treeThrough(inventory, 'web-1', 'agent');
   });
 
   it('the gateway bundle serves the Fleet API over gRPC and Connect, and the dashboard (all embedded)', async () => {
@@ -205,22 +197,12 @@ describe('one-file programs (npm run package)', () => {
 
   it('the gateway bundle lists over SSH (ssh2 without its native addon)', async () => {
     const inventory = join(tmp, 'ssh.yaml');
-    writeFileSync(
-      inventory,
-      `hosts:\n  box: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }\n`,
-    );
-    const r = await run(gatewayFile, ['tree', `box:${tree}`, '--inventory', inventory, '--json'], bare);
-    assert.equal(r.code, 0, r.stderr);
-    const answer = JSON.parse(r.stdout);
-    assert.deepEqual(
-      answer.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]),
-      [['box', 'ok', 'ssh']],
-    );
-    assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
+    writeFileSync(inventory, `hosts:\n  box: { ssh: ${sshInventory(sshd)} }\n`);
+    await treeThrough(inventory, 'box', 'ssh');
   });
 
   it('the embedded localhost agent of the gateway bundle walks in its worker thread', async () => {
-    const r = await run(gatewayFile, ['tree', `localhost:${tree}`, '--depth', '2'], bare);
+    const r = await runFile(gatewayFile, ['tree', `localhost:${tree}`, '--depth', '2'], bare);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /└── sub\/\n {4}└── two\.txt {2}2 B\n/);
   });

@@ -1,14 +1,20 @@
 // The fleetls CLI as users run it: a real process, no inventory (the embedded agent),
 // an inventory with a real agent and an address where nothing listens, and bad arguments.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls, refusedPort } from './helpers/cli.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { startGateway } from './helpers/gateway-process.js';
+
+/** A --json answer's hosts as [host, status] pairs. */
+const hostStatuses = (a: { hosts: { host: string; status: string }[] }) => a.hosts.map((h) => [h.host, h.status]);
+const WEB_OK_GONE_UNREACHABLE = [
+  ['web-1', 'ok'],
+  ['gone', 'unreachable'],
+];
 
 describe('fleetls CLI', { concurrency: 4 }, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'fleetls-cli-'));
@@ -157,14 +163,7 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     assert.match(plain.stdout, /^web-1 +agent +127\.0\.0\.1:\d+ +role=web +prod$/m);
     const checked = await fleetls(['--inventory', inventory, 'hosts', '--check', '--json'], { cwd });
     assert.equal(checked.code, 1);
-    const a = JSON.parse(checked.stdout);
-    assert.deepEqual(
-      a.hosts.map((h: { host: string; status: string }) => [h.host, h.status]),
-      [
-        ['web-1', 'ok'],
-        ['gone', 'unreachable'],
-      ],
-    );
+    assert.deepEqual(hostStatuses(JSON.parse(checked.stdout)), WEB_OK_GONE_UNREACHABLE);
   });
 
   it('exits 1 when a host is unreachable, still printing the others', async () => {
@@ -184,13 +183,7 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     });
     assert.equal(r.code, 1);
     const a = JSON.parse(r.stdout);
-    assert.deepEqual(
-      a.hosts.map((h: { host: string; status: string }) => [h.host, h.status]),
-      [
-        ['web-1', 'ok'],
-        ['gone', 'unreachable'],
-      ],
-    );
+    assert.deepEqual(hostStatuses(a), WEB_OK_GONE_UNREACHABLE);
     assert.ok(a.items.every((i: { host: string }) => i.host === 'web-1'));
   });
 
@@ -223,29 +216,15 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
 
   it('serve --http prints its URL on stderr, never stdout, and stops on SIGTERM', async () => {
     // Without an inventory a network face serves localhost only under --allow.
-    const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', '--http', '127.0.0.1:0', '--allow', tree], {
-      cwd,
-      env: { ...process.env, FLEETLS_INVENTORY: '', FLEETLS_TOKEN: 'tok' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.setEncoding('utf8').on('data', (c: string) => {
-        stderr += c;
-        const m = /MCP over HTTP at (\S+)/.exec(stderr);
-        if (m) resolve(m[1]);
-      });
-      child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));
-    });
+    const gw = startGateway(
+      ['--http', '127.0.0.1:0', '--allow', tree],
+      { FLEETLS_INVENTORY: '', FLEETLS_TOKEN: 'tok' },
+      { cwd },
+    );
+    const url = await gw.waitFor(/MCP over HTTP at (\S+)/);
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 401);
-    const code = await new Promise<number | null>((resolve) => {
-      child.on('exit', (c) => resolve(c));
-      child.kill('SIGTERM');
-    });
-    assert.equal(code, 0);
-    assert.equal(stdout, '');
+    assert.equal(await gw.stop('SIGTERM'), 0);
+    assert.equal(gw.stdout(), '');
   });
 });

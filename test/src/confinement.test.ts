@@ -14,25 +14,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Row, WalkRequest } from '@fleetls/core';
+import type { WalkRequest } from '@fleetls/core';
 import { WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend } from '@fleetls/gateway';
 import type { AgentClient, WireStatRequest } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
-import { type Sshd, startSshd } from './helpers/sshd.js';
-import { drain } from './helpers/walks.js';
+import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
+import { drain, rowLines } from './helpers/walks.js';
 
 const CALL_MS = 20_000;
-
-function lines(rows: Row[]): string[] {
-  return rows.flatMap((r) =>
-    r.kind === 'entry'
-      ? [`${r.entry.path.toString()} ${r.entry.error ? `[${r.entry.error.code}]` : r.entry.type}`]
-      : [`truncated ${r.truncation.dir.toString()}`],
-  );
-}
 
 function stat(client: AgentClient, req: WireStatRequest): Promise<void> {
   return new Promise((resolve, reject) =>
@@ -132,7 +124,7 @@ describe('confinement of a real agent', () => {
     try {
       const walk = (req: Parameters<typeof walkAll>[1]) => walkAll(client, req, undefined, CALL_MS);
       const plain = await walk({ path: tree, maxDepth: 5 });
-      assert.deepEqual(lines(plain.rows), [
+      assert.deepEqual(rowLines(plain.rows), [
         'a.txt file',
         'fifo fifo',
         'loop block',
@@ -153,7 +145,9 @@ describe('confinement of a real agent', () => {
       assert.equal(ranked.rows.length, 15);
       await walk({ path: tree, maxDepth: 5, dirSizes: true, order: 'ORDER_SIZE' });
       const followed = await walk({ path: tree, maxDepth: 5, followSymlinks: true });
-      assert.ok(lines(followed.rows).includes('to-fifo fifo') && lines(followed.rows).includes('to-sub/b.bin file'));
+      assert.ok(
+        rowLines(followed.rows).includes('to-fifo fifo') && rowLines(followed.rows).includes('to-sub/b.bin file'),
+      );
       for (const p of ['fifo', 'a.txt', 'null', 'sock', 'loop', 'to-fifo'])
         for (const followSymlinks of [false, true]) await stat(client, { path: join(tree, p), followSymlinks });
     } finally {
@@ -226,7 +220,7 @@ describe('confinement of a real agent', () => {
 
   it('lists pseudo file systems it crosses into as PRUNED, walks tmpfs, and lists them when asked by path', async () => {
     const { rows } = await walkAll(client, { path: pseudo, maxDepth: 3 }, undefined, CALL_MS);
-    assert.deepEqual(lines(rows), [
+    assert.deepEqual(rowLines(rows), [
       'plain file',
       'proc dir',
       'proc [PRUNED]',
@@ -240,7 +234,9 @@ describe('confinement of a real agent', () => {
     // Directory sizes stop at the pseudo file systems too (du would otherwise read all of /proc).
     await walkAll(client, { path: pseudo, maxDepth: 2, dirSizes: true }, undefined, CALL_MS);
     // Asked for by path, a pseudo file system is listed.
-    const proc = lines((await walkAll(client, { path: join(pseudo, 'proc'), maxDepth: 1 }, undefined, CALL_MS)).rows);
+    const proc = rowLines(
+      (await walkAll(client, { path: join(pseudo, 'proc'), maxDepth: 1 }, undefined, CALL_MS)).rows,
+    );
     assert.ok(proc.includes('self symlink') && proc.includes('1 dir'), proc.slice(0, 20).join('\n'));
   });
 
@@ -248,20 +244,11 @@ describe('confinement of a real agent', () => {
     const req = { path: pseudo, maxDepth: 3, oneFileSystem: true };
     const { rows } = await walkAll(client, req, undefined, CALL_MS);
     // Not entered at all, pseudo or not: no PRUNED row, no tmp/data.
-    assert.deepEqual(lines(rows), ['plain file', 'proc dir', 'sys dir', 'tmp dir']);
+    assert.deepEqual(rowLines(rows), ['plain file', 'proc dir', 'sys dir', 'tmp dir']);
   });
 
   it('the SSH backend (GNU find) prunes the same pseudo file systems and honours one_file_system', async () => {
-    const backend = createSshBackend(
-      {
-        host: sshd.host,
-        port: sshd.port,
-        user: sshd.user,
-        identityFile: sshd.identityFile,
-        knownHosts: sshd.knownHostsFile,
-      },
-      { logger: pino({ level: 'silent' }) },
-    );
+    const backend = createSshBackend(sshTarget(sshd), { logger: pino({ level: 'silent' }) });
     const signal = new AbortController().signal;
     const req = (over: Partial<WalkRequest>): WalkRequest => ({ ...WALK_DEFAULTS, path: pseudo, maxDepth: 3, ...over });
     try {
@@ -272,7 +259,7 @@ describe('confinement of a real agent', () => {
       ]) {
         const ssh = await drain(backend.walk(req(over), signal));
         const mine = await walkAll(client, { ...toWire(over), path: pseudo, maxDepth: 3 }, undefined, CALL_MS);
-        assert.deepEqual(lines(ssh.rows), lines(mine.rows), JSON.stringify(over));
+        assert.deepEqual(rowLines(ssh.rows), rowLines(mine.rows), JSON.stringify(over));
       }
       const prunedRow = (await drain(backend.walk(req({}), signal))).rows.find(
         (r) => r.kind === 'entry' && r.entry.error?.code === 'PRUNED',
@@ -281,7 +268,7 @@ describe('confinement of a real agent', () => {
         prunedRow?.kind === 'entry' && prunedRow.entry.error?.detail,
         'proc: a pseudo file system, not walked (ask for its path to list it)',
       );
-      const proc = lines((await drain(backend.walk(req({ path: join(pseudo, 'proc'), maxDepth: 1 }), signal))).rows);
+      const proc = rowLines((await drain(backend.walk(req({ path: join(pseudo, 'proc'), maxDepth: 1 }), signal))).rows);
       assert.ok(proc.includes('self symlink') && proc.includes('1 dir'), proc.slice(0, 20).join('\n'));
     } finally {
       backend.close();

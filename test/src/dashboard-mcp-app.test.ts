@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -75,14 +76,14 @@ describe('disk_usage as an MCP App (ui://fleetls/du-treemap)', () => {
     gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
     const url = await gw.waitFor(/"url":"(http:[^"]+)"/);
     // Listening comes first; the inventory loads after (slowly on a loaded machine): wait for /readyz.
-    for (let i = 0; i < 240; i++) {
-      const ok = await fetch(new URL('/readyz', url)).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitFor(
+      () =>
+        fetch(new URL('/readyz', url)).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      { timeoutMs: 60_000, everyMs: 250, what: '/readyz' },
+    );
     client = new Client({ name: 'mcp-app-test', version: '1' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(url), {

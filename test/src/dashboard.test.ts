@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { makeTree, range, type TreeNode, type TreeSpec } from '@fleetls/testkit';
 import type { BrowserContext, Page } from 'playwright-core';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { makePki } from './helpers/certs.js';
+import { agentTlsArgs, makePki } from './helpers/certs.js';
 import { type Chromium, openChromium } from './helpers/chromium.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 
@@ -105,7 +105,7 @@ describe('web dashboard in headless Chromium', () => {
     const pki = makePki(path.join(root, 'pki'), ['127.0.0.1']);
     // web-2's agent runs as nobody and reads its key too (throwaway keys of a test).
     for (const f of fs.readdirSync(path.join(root, 'pki'))) fs.chmodSync(path.join(root, 'pki', f), 0o644);
-    const tls = ['--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca];
+    const tls = agentTlsArgs(pki);
     agents = await Promise.all([
       startAgent({ allow: ['/data'], tls: true, args: ['--path-rootfs', h1, ...tls] }),
       startAgent({ allow: ['/data'], tls: true, args: ['--path-rootfs', h2, ...tls], uid: NOBODY, gid: NOBODY }),

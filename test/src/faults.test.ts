@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, type StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makePki } from './helpers/certs.js';
 import { type FuseMount, mountFuse } from './helpers/fuse.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
 /**
  * One host's budget; the call's own is a little more. The healthy host's walk (2.4 s when the
@@ -33,11 +33,7 @@ const SLOW_ROWS = 15 + 15 * 20;
 type Json = Record<string, unknown>;
 
 function gateway(inventory: string): { client: Client; transport: StdioClientTransport } {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
-    stderr: 'pipe',
-  });
+  const transport = stdioGateway(['--inventory', inventory], getDefaultEnvironment());
   return { client: new Client({ name: 'faults-test', version: '1.0.0' }), transport };
 }
 
@@ -60,18 +56,12 @@ const sentBytes = (h: TestHost): number =>
   Number(readFileSync(`/sys/class/net/${h.hostIf}/statistics/rx_bytes`, 'utf8'));
 
 /** Resolves when the agent has logged the start of a walk. */
-function walkStarted(h: TestHost): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (h.log.includes('"walk start"')) {
-        h.agent?.stderr?.off('data', check);
-        resolve();
-      }
-    };
-    h.agent?.stderr?.on('data', check);
-    check();
-  });
+async function walkStarted(h: TestHost): Promise<void> {
+  await h.agent?.waitForLog((l) => l.msg === 'walk start', 60_000);
 }
+
+/** How many lines of the agent's log say `msg`. */
+const logged = (h: TestHost, msg: string) => h.agent?.logs().filter((l) => l.msg === msg).length ?? 0;
 
 function pgrep(args: string[]): number[] {
   try {
@@ -149,8 +139,9 @@ describe('faults on real hosts', () => {
         timeoutMs: 60_000,
         what: "the killed host's first rows",
       });
+      // Unobservable from here: time for the gateway to read those rows before the link breaks.
       await new Promise((r) => setTimeout(r, 300));
-      killed.agent?.kill('SIGKILL');
+      killed.agent?.child.kill('SIGKILL');
       ip('link', 'set', cut.hostIf, 'down');
       const got = await answer;
       const status = statusOf(got);
@@ -172,21 +163,13 @@ describe('faults on real hosts', () => {
     const ok = hosts[0];
     const first = gateway(inventory);
     await first.client.connect(first.transport);
-    const ends = () => (ok.log.match(/"walk end"/g) ?? []).length;
+    const ends = () => logged(ok, 'walk end');
     const endsBefore = ends();
     const orphaned = first.client
       .callTool({ name: 'list_directory', arguments: { host: 'ok', path: join(tree, 'slow'), depth: 2 } })
       .catch((err: Error) => err);
-    await new Promise<void>((resolve) => {
-      const started = ok.log.split('"walk start"').length - 1;
-      const check = () => {
-        if (ok.log.split('"walk start"').length - 1 > started) {
-          ok.agent?.stderr?.off('data', check);
-          resolve();
-        }
-      };
-      ok.agent?.stderr?.on('data', check);
-    });
+    const started = logged(ok, 'walk start');
+    await waitFor(() => logged(ok, 'walk start') > started, { timeoutMs: 60_000, what: 'the walk under way' });
     const pid = first.transport.pid;
     assert.ok(pid, 'the gateway runs');
     process.kill(pid, 'SIGKILL');
@@ -203,8 +186,9 @@ describe('faults on real hosts', () => {
       await second.client.close();
     }
     // The killed gateway's walk ended on the agent too (cancelled when its connection went).
-    assert.ok(ends() >= endsBefore + 2, ok.log.slice(-2000));
-    assert.match(ok.log, /"outcome":"cancelled"/);
+    const log = ok.agent?.stderr() ?? '';
+    assert.ok(ends() >= endsBefore + 2, log.slice(-2000));
+    assert.match(log, /"outcome":"cancelled"/);
   });
 
   describe('an sshd killed mid-listing (loopback)', () => {
@@ -229,7 +213,7 @@ describe('faults on real hosts', () => {
         [
           'hosts:',
           `  ok: { agent: "${hosts[0].address}:7443" }`,
-          `  sshhost: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }`,
+          `  sshhost: { ssh: ${sshInventory(sshd)} }`,
           `agent_tls: { ca: ${pki.ca}, cert: ${pki.clientCert}, key: ${pki.clientKey} }`,
           // A scan's host gets the same budget, so the cut link times out within the call.
           `defaults: { connect_timeout_ms: 1500, deadline_ms: ${DEADLINE_MS}, scan_host_deadline_ms: ${DEADLINE_MS} }`,
@@ -243,11 +227,17 @@ describe('faults on real hosts', () => {
           name: 'list_directory',
           arguments: { host: 'sshhost', path: sshTree, depth: 2, max_items_per_dir: 100 },
         });
-        // Mid-listing: find is reading the slow tree. Kill this sshd and every process under it
-        // (its sessions, their shells and find).
-        await new Promise((r) => setTimeout(r, 1200));
         const master = pgrep(['-f', `sshd -D -e -f ${join(sshd.dir, '..', 'sshd_config')}`]);
         assert.equal(master.length, 1, 'the test sshd is found');
+        // Mid-listing: the walk's find (run under `timeout`, unlike the probes) is reading the
+        // slow tree. Kill this sshd and every process under it (its sessions, their shells and find).
+        await waitFor(
+          () => {
+            const walking = pgrep(['-f', `^timeout -s KILL [0-9]+ find .*${sshTree}`]);
+            return processTree(master[0]).some((pid) => walking.includes(pid));
+          },
+          { timeoutMs: 60_000, what: "the walk's find under the test sshd" },
+        );
         for (const pid of processTree(master[0])) process.kill(pid, 'SIGKILL');
         const res = await answer;
         const got = res.structuredContent as Json;

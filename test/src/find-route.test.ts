@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { AgentClient, WireWalkRequest } from '@fleetls/proto';
-import { type AgentProcess, agentClient, REPO_ROOT, startAgent, walkAll } from './helpers/agent-process.js';
+import {
+  type AgentProcess,
+  agentClient,
+  REPO_ROOT,
+  startAgent,
+  type WalkResult,
+  walkAll,
+} from './helpers/agent-process.js';
 import { ensureUser } from './helpers/sshd.js';
 
 const CALL_MS = 60_000;
@@ -104,28 +111,27 @@ describe('the agent find route', () => {
     },
   );
 
+  /** Walks `req` through `client` and the JS walker at once: the same rows and summary (elapsed aside). */
+  async function sameAsJs(client: AgentClient, req: WireWalkRequest): Promise<WalkResult> {
+    const [via, viaJs] = await Promise.all([
+      walkAll(client, req, undefined, CALL_MS),
+      walkAll(jsClient, req, undefined, CALL_MS),
+    ]);
+    assert.deepEqual(via.rows, viaJs.rows);
+    assert.deepEqual({ ...via.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
+    return viaJs;
+  }
+
   for (const c of cases) {
     it(`gives the JS walker's rows and summary: ${JSON.stringify(c)}`, async () => {
       const req: WireWalkRequest = { path: root, maxDepth: 64, shape: 'SHAPE_RANKED', ...c };
-      const [viaFind, viaJs] = await Promise.all([
-        walkAll(findClient, req, undefined, CALL_MS),
-        walkAll(jsClient, req, undefined, CALL_MS),
-      ]);
-      assert.ok(viaJs.rows.length > 0);
-      assert.deepEqual(viaFind.rows, viaJs.rows);
-      assert.deepEqual({ ...viaFind.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
+      assert.ok((await sameAsJs(findClient, req)).rows.length > 0);
     });
   }
 
   it("gives the JS walker's answer over one flat directory too (listed by one find, not two)", async () => {
     for (const order of ['ORDER_SIZE', 'ORDER_MODIFIED'] as const) {
-      const req: WireWalkRequest = { path: join(root, 'extra', 'flat'), shape: 'SHAPE_RANKED', order, topN: 10 };
-      const [viaFind, viaJs] = await Promise.all([
-        walkAll(findClient, req, undefined, CALL_MS),
-        walkAll(jsClient, req, undefined, CALL_MS),
-      ]);
-      assert.deepEqual(viaFind.rows, viaJs.rows);
-      assert.deepEqual({ ...viaFind.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
+      await sameAsJs(findClient, { path: join(root, 'extra', 'flat'), shape: 'SHAPE_RANKED', order, topN: 10 });
     }
   });
 
@@ -134,13 +140,7 @@ describe('the agent find route', () => {
     // its walk starts in JS, stops there, and starts again in find (nothing counted twice).
     for (const path of [join(root, 'extra', 'ties'), root]) {
       const req: WireWalkRequest = { path, maxDepth: 64, shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: 25 };
-      const [viaAuto, viaJs] = await Promise.all([
-        walkAll(autoClient, req, undefined, CALL_MS),
-        walkAll(jsClient, req, undefined, CALL_MS),
-      ]);
-      assert.ok(viaJs.rows.length > 0);
-      assert.deepEqual(viaAuto.rows, viaJs.rows);
-      assert.deepEqual({ ...viaAuto.summary, elapsedMs: 0 }, { ...viaJs.summary, elapsedMs: 0 });
+      assert.ok((await sameAsJs(autoClient, req)).rows.length > 0);
     }
     const routes = auto
       .logs()

@@ -10,7 +10,7 @@ import { AGENT_VERSION } from '@fleetls/agent';
 import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger } from '@fleetls/gateway';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { makePki } from './helpers/certs.js';
+import { agentTlsArgs, makePki } from './helpers/certs.js';
 import { drain } from './helpers/walks.js';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
@@ -176,16 +176,7 @@ describe('agent client', () => {
 
   describe('mTLS and token', () => {
     let tlsAgent: AgentProcess;
-    const tlsArgs = () => [
-      '--tls-cert',
-      pki.serverCert,
-      '--tls-key',
-      pki.serverKey,
-      '--tls-ca',
-      pki.ca,
-      '--token-file',
-      join(dir, 'token'),
-    ];
+    const tlsArgs = () => [...agentTlsArgs(pki), '--token-file', join(dir, 'token')];
     before(async () => {
       tlsAgent = await startAgent({ allow: [tree], tls: true, args: tlsArgs() });
       agents.push(tlsAgent);

@@ -1,63 +1,59 @@
 // The Fleet gRPC API with client certificates (mTLS) and no token: a client with a
 // certificate from the configured CA is served, one without a certificate or with one
-// from another CA is refused at the handshake; and with mTLS a non-loopback bind is allowed.
+// from another CA is refused at the handshake; and with mTLS `fleetls serve` binds a
+// non-loopback address (no token needed).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createFleet, DEFAULT_GATEWAY_OPTIONS, startFleetGrpcServer } from '@fleetls/gateway';
 import { type FleetClient, loadFleetContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
-import { pino } from 'pino';
 import { makePki, type TestPki } from './helpers/certs.js';
+import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 
 describe('Fleet gRPC API over mTLS', () => {
   let dir: string;
   let pki: TestPki;
-  let server: Awaited<ReturnType<typeof startFleetGrpcServer>>;
-  const fleet = createFleet(undefined, {
-    logger: pino({ level: 'silent' }),
-    factories: {
-      local: () => {
-        throw new Error('not asked');
-      },
-      agent: () => {
-        throw new Error('not asked');
-      },
-      ssh: () => {
-        throw new Error('not asked');
-      },
-      agentOverSsh: () => {
-        throw new Error('not asked');
-      },
-    },
-  });
+  let gw: GatewayProcess;
+  let address: string;
+
+  /** `fleetls serve --grpc` at `bind` with client certificates required, no token, no inventory. */
+  const serveMtls = (bind: string) =>
+    startGateway(
+      [
+        '--grpc',
+        bind,
+        '--allow',
+        dir,
+        '--grpc-tls-cert',
+        pki.serverCert,
+        '--grpc-tls-key',
+        pki.serverKey,
+        '--grpc-tls-ca',
+        pki.ca,
+      ],
+      { FLEETLS_INVENTORY: '' },
+    );
 
   before(async () => {
     dir = fs.mkdtempSync(join(os.tmpdir(), 'fleetls-fleet-mtls-'));
     pki = makePki(dir, ['localhost', '127.0.0.1']);
-    server = await startFleetGrpcServer({
-      fleet,
-      options: DEFAULT_GATEWAY_OPTIONS,
-      logger: pino({ level: 'silent' }),
-      host: '127.0.0.1',
-      port: 0,
-      tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca },
-    });
+    gw = serveMtls('127.0.0.1:0');
+    address = await gw.waitFor(/Fleet API \(gRPC\) at (\S+)/);
   });
   after(async () => {
-    await server?.close();
+    await gw?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   function listHosts(
     creds: grpc.ChannelCredentials,
-    address = server.address,
+    at = address,
     options: grpc.ChannelOptions = {},
   ): Promise<{ hosts: { host: string }[] }> {
     const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
-    const client = new Fleet(address, creds, options) as unknown as FleetClient;
+    const client = new Fleet(at, creds, options) as unknown as FleetClient;
     return new Promise<{ hosts: { host: string }[] }>((resolve, reject) =>
       client.ListHosts({}, { deadline: Date.now() + 5000 }, (err, res) =>
         err ? reject(err) : resolve(res as { hosts: { host: string }[] }),
@@ -87,18 +83,13 @@ describe('Fleet gRPC API over mTLS', () => {
     }
   });
 
-  it('allows a non-loopback bind with client certificates and no token', async () => {
-    const wide = await startFleetGrpcServer({
-      fleet,
-      options: DEFAULT_GATEWAY_OPTIONS,
-      logger: pino({ level: 'silent' }),
-      host: '0.0.0.0',
-      port: 0,
-      tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca },
-    });
+  it('fleetls serve binds a non-loopback address with client certificates and no token', async () => {
+    // The real CLI: its own check (serve-auth.ts) runs before the server's, so both must let mTLS through.
+    const wide = serveMtls('0.0.0.0:0');
     try {
-      assert.match(wide.address, /^0\.0\.0\.0:\d+$/, 'bound to every address, not narrowed to loopback');
-      const port = wide.address.split(':')[1];
+      const bound = await wide.waitFor(/Fleet API \(gRPC\) at (\S+)/);
+      assert.match(bound, /^0\.0\.0\.0:\d+$/, 'bound to every address, not narrowed to loopback');
+      const port = bound.split(':')[1];
       // Dialled at a non-loopback address of this machine where it has one (the certificate
       // names localhost: the TLS name is set to it), else at loopback, which 0.0.0.0 covers too.
       const external = Object.values(os.networkInterfaces())
@@ -117,7 +108,7 @@ describe('Fleet gRPC API over mTLS', () => {
         return true;
       });
     } finally {
-      await wide.close();
+      await wide.stop();
     }
   });
 });

@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type AgentProcess, healthCheck, startAgent } from './helpers/agent-process.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 import { reflect } from './helpers/reflection-client.js';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
 const TOKEN = 'fleet-api-e2e-token-0123456789';
 const SELECTOR = 'agent-1,agent-2,ssh-only,dead';
@@ -68,7 +68,7 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
     for (let i = 0; i < 12; i++) write(join(tree, `many/f${String(i).padStart(2, '0')}`), i);
     fs.chmodSync(tree, 0o755);
     agents = await Promise.all([startAgent({ allow: [tree] }), startAgent({ allow: [tree] })]);
-    const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
+    const ssh = sshInventory(sshd);
     const inventory = join(sshd.dir, 'fleet-api.yaml');
     fs.writeFileSync(
       inventory,
@@ -263,23 +263,17 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
       const res = await client.listDirectory({ host: SELECTOR, path: tree, depth: 2, maxItemsPerDir: 5 }, { headers });
       // Read back with the gRPC side's own codec: the same message, field for field.
       assert.deepEqual(untimed(codec.responseDeserialize(Buffer.from(toBinary(method.output, res)))), viaGrpc);
-      await assert.rejects(
-        client.listDirectory({ host: 'agent-1', path: tree, depth: 11 }, { headers }),
-        (e: Error & { code: number; rawMessage: string }) => {
-          assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
-          assert.equal(e.rawMessage, 'depth must be an integer from 1 to 10');
-          return true;
-        },
-      );
-      // depth is proto3 optional: a typed client's explicit 0 is sent and refused, not read as the default.
-      await assert.rejects(
-        client.listDirectory({ host: 'agent-1', path: tree, depth: 0 }, { headers }),
-        (e: Error & { code: number; rawMessage: string }) => {
-          assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
-          assert.equal(e.rawMessage, 'depth must be an integer from 1 to 10');
-          return true;
-        },
-      );
+      // 0 too: depth is proto3 optional, so a typed client's explicit 0 is sent and refused, not read as the default.
+      for (const depth of [11, 0]) {
+        await assert.rejects(
+          client.listDirectory({ host: 'agent-1', path: tree, depth }, { headers }),
+          (e: Error & { code: number; rawMessage: string }) => {
+            assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
+            assert.equal(e.rawMessage, 'depth must be an integer from 1 to 10');
+            return true;
+          },
+        );
+      }
       await assert.rejects(client.listHosts({}, {}), (e: Error & { code: number }) => {
         assert.equal(e.code, grpc.status.UNAUTHENTICATED);
         return true;

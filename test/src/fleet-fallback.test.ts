@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
 async function refusedPort(): Promise<number> {
   const srv = createServer();
@@ -33,7 +33,7 @@ describe('agent → SSH fallback through the CLI', () => {
     agent = await startAgent({ allow: [tree] });
     const dead = await refusedPort();
     const deadSsh = await refusedPort();
-    const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
+    const ssh = sshInventory(sshd);
     inventory = join(sshd.dir, 'fallback.yaml');
     writeFileSync(
       inventory,
@@ -41,7 +41,7 @@ describe('agent → SSH fallback through the CLI', () => {
         'hosts:',
         `  agent-up: { agent: "${agent.address}", ssh: ${ssh} }`,
         `  agent-down: { agent: "127.0.0.1:${dead}", ssh: ${ssh} }`,
-        `  both-down: { agent: "127.0.0.1:${dead}", ssh: { host: 127.0.0.1, port: ${deadSsh}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }`,
+        `  both-down: { agent: "127.0.0.1:${dead}", ssh: ${sshInventory(sshd, { port: deadSsh })} }`,
         'agent_tls: insecure',
         '',
       ].join('\n'),

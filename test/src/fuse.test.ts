@@ -12,7 +12,7 @@ import { createSshBackend } from '@fleetls/gateway';
 import pino from 'pino';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
 import { type FuseMount, mountFuse } from './helpers/fuse.js';
-import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
+import { type Sshd, shimPath, sshTarget, startSshd } from './helpers/sshd.js';
 import { drain } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
@@ -89,16 +89,7 @@ describe('a FUSE file system whose directory entries have no type', () => {
   });
 
   it('the SSH backend lists it with GNU find', async () => {
-    const backend = createSshBackend(
-      {
-        host: sshd.host,
-        port: sshd.port,
-        user: sshd.user,
-        identityFile: sshd.identityFile,
-        knownHosts: sshd.knownHostsFile,
-      },
-      { logger },
-    );
+    const backend = createSshBackend(sshTarget(sshd), { logger });
     try {
       const { rows } = await drain(backend.walk(request(), signal));
       assert.deepEqual(lines(rows), EXPECTED);
@@ -109,16 +100,7 @@ describe('a FUSE file system whose directory entries have no type', () => {
 
   it('the SSH backend lists it over SFTP (no GNU find on the host)', async () => {
     const sftpHost = await startSshd({ extraConfig: [`SetEnv PATH=${shim}`] });
-    const backend = createSshBackend(
-      {
-        host: sftpHost.host,
-        port: sftpHost.port,
-        user: sftpHost.user,
-        identityFile: sftpHost.identityFile,
-        knownHosts: sftpHost.knownHostsFile,
-      },
-      { logger },
-    );
+    const backend = createSshBackend(sshTarget(sftpHost), { logger });
     try {
       const { rows, summary } = await drain(backend.walk(request(), signal));
       assert.match(String(summary.notes), /SFTP/);

@@ -10,11 +10,10 @@ import { after, before, describe, it } from 'node:test';
 import { loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { agentClient, healthCheck, walkAll } from './helpers/agent-process.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 const SEED = Number(process.env.FLEETLS_FUZZ_SEED ?? 20261201);
@@ -151,12 +150,11 @@ describe('hostile input', () => {
   });
 
   it('every MCP tool answers a valid result or an error naming the argument; the gateway stays up', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [GATEWAY_MAIN, 'serve'],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
-      stderr: 'ignore',
-    });
+    const transport = stdioGateway(
+      [],
+      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
+      'ignore',
+    );
     const client = new Client({ name: 'fuzz', version: '1' });
     await client.connect(transport);
     try {

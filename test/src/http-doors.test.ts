@@ -3,11 +3,12 @@
 // localhost an inventory does not name (and errors naming only selectable hosts), and control
 // characters in arguments refused on MCP, the Fleet API and the CLI before any host is asked.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { makeTree } from '@fleetls/testkit';
 import { fleetls } from './helpers/cli.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 import { callTool, post, rpcResult } from './helpers/mcp-post.js';
@@ -122,8 +123,7 @@ describe('serve --http without an inventory, with --allow DIR', () => {
   let base: string;
 
   before(async () => {
-    mkdirSync(join(tree, 'sub'), { recursive: true });
-    writeFileSync(join(tree, 'sub', 'a.log'), 'a');
+    makeTree(tree, { 'sub/a.log': 'a' });
     writeFileSync(join(tmp, 'beside.txt'), 'outside the root');
     gw = startGateway(['--http', '127.0.0.1:0', '--allow', tree], { FLEETLS_INVENTORY: '', FLEETLS_TOKEN: TOKEN });
     base = (await gw.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
@@ -169,8 +169,7 @@ describe('serve --http with an inventory that does not name localhost', () => {
   let port: string;
 
   before(async () => {
-    mkdirSync(join(tree, 'sub'), { recursive: true });
-    writeFileSync(join(tree, 'sub', 'a.log'), 'a');
+    makeTree(tree, { 'sub/a.log': 'a' });
     agent = await countingAgent();
     const inventory = join(tmp, 'fleetls.yaml');
     writeFileSync(
@@ -284,8 +283,7 @@ describe('serve --http with an inventory that names localhost', () => {
   let base: string;
 
   before(async () => {
-    mkdirSync(join(tree, 'sub'), { recursive: true });
-    writeFileSync(join(tree, 'sub', 'a.log'), 'a');
+    makeTree(tree, { 'sub/a.log': 'a' });
     const inventory = join(tmp, 'fleetls.yaml');
     writeFileSync(inventory, `hosts:\n  localhost: { embedded: { allow: ["${tree}"] }, labels: { role: web } }\n`);
     gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });

@@ -9,23 +9,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Row } from '@fleetls/core';
 import type { AgentClient, WireStatRequest } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { type AgentProcess, agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
 import { type FuseMount, mountFuse } from './helpers/fuse.js';
+import { rowLines } from './helpers/walks.js';
 
 const FS_TIMEOUT_MS = 1000;
 /** A walk that hangs fails the test well before the runner's own timeout (so after() still runs). */
 const CALL_MS = 20_000;
-
-function lines(rows: Row[]): string[] {
-  return rows.flatMap((r) =>
-    r.kind === 'entry'
-      ? [`${r.entry.path.toString()} ${r.entry.error ? `[${r.entry.error.code}]` : r.entry.type}`]
-      : [`truncated ${r.truncation.dir.toString()}`],
-  );
-}
 
 function stat(client: AgentClient, req: WireStatRequest): Promise<grpc.ServiceError | undefined> {
   return new Promise((resolve) =>
@@ -80,7 +72,7 @@ describe('a FUSE mount whose lookups never return, inside an allowed root', () =
   it('lists the rest of the tree with the hung mount as a TIMEOUT row, then skips the mount', async () => {
     const { agent, client } = await start(2);
     const first = await walkAll(client, { path: root, maxDepth: 3 }, undefined, CALL_MS);
-    const got = lines(first.rows);
+    const got = rowLines(first.rows);
     // Rows sent before the worker got stuck may include the mount's first entries; the
     // mount's TIMEOUT row and everything after it are there, and no row twice.
     assert.ok(got.includes('fuse [TIMEOUT]'), got.join('\n'));
@@ -98,7 +90,7 @@ describe('a FUSE mount whose lookups never return, inside an allowed root', () =
 
     // Remembered: the next walk lists the mount as TIMEOUT at once, and no worker gets stuck again.
     const second = await walkAll(client, { path: root, maxDepth: 3 }, undefined, CALL_MS);
-    assert.deepEqual(lines(second.rows), [
+    assert.deepEqual(rowLines(second.rows), [
       'a-before dir',
       'a-before/file file',
       'fuse [TIMEOUT]',
@@ -120,7 +112,7 @@ describe('a FUSE mount whose lookups never return, inside an allowed root', () =
     const { agent, client } = await start(1);
     // The one worker gets stuck on the mount; the walk still answers from a fresh worker.
     const first = await walkAll(client, { path: root, maxDepth: 3 }, undefined, CALL_MS);
-    assert.ok(lines(first.rows).includes('fuse [TIMEOUT]'));
+    assert.ok(rowLines(first.rows).includes('fuse [TIMEOUT]'));
     const refused = await walkError(client, join(root, 'zz-after'));
     assert.equal(refused.code, grpc.status.RESOURCE_EXHAUSTED);
     assert.match(refused.details, /every walk worker \(1 of max_concurrent_walks 1\) is stuck/);

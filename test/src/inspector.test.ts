@@ -55,34 +55,24 @@ describe('MCP Inspector CLI against fleetls serve', () => {
     }
   });
 
-  it('calls list_directory and gets the tree lines', async () => {
-    const res = (await inspector([
+  /** list_directory of `dir` on localhost through the Inspector's CLI, with `more` --tool-arg values. */
+  const listDirectory = async (...more: string[]) =>
+    (await inspector([
       '--method',
       'tools/call',
       '--tool-name',
       'list_directory',
-      '--tool-arg',
-      'host=localhost',
-      '--tool-arg',
-      `path=${dir}`,
+      ...['host=localhost', `path=${dir}`, ...more].flatMap((arg) => ['--tool-arg', arg]),
     ])) as { content: { text: string }[]; isError?: boolean };
+
+  it('calls list_directory and gets the tree lines', async () => {
+    const res = await listDirectory();
     assert.ok(!res.isError);
     assert.equal(res.content[0].text, '[DIR] sub\n[FILE] sub/inner.txt\n[FILE] top.txt');
   });
 
   it('gets a tool error naming the argument and its bounds', async () => {
-    const res = (await inspector([
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'list_directory',
-      '--tool-arg',
-      'host=localhost',
-      '--tool-arg',
-      `path=${dir}`,
-      '--tool-arg',
-      'depth=99',
-    ])) as { content: { text: string }[]; isError?: boolean };
+    const res = await listDirectory('depth=99');
     assert.equal(res.isError, true);
     assert.match(res.content[0].text, /depth/);
     assert.match(res.content[0].text, /10/);

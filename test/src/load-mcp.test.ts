@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkRankedAnswer, type RankedAnswer } from '@fleetls/gateway/testing';
+import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, LOADED_HOST_ARGS, startAgent } from './helpers/agent-process.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 
 const AGENTS = 20;
 const CALLS = 200;
@@ -57,11 +58,7 @@ describe('load on one gateway', () => {
       inventory,
       ['hosts:', ...agents.map((a, i) => `  h${i}: { agent: "${a.address}" }`), 'agent_tls: insecure', ''].join('\n'),
     );
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
-      stderr: 'pipe',
-    });
+    const transport = stdioGateway(['--inventory', inventory], getDefaultEnvironment());
     // Keep the tail of the gateway's log to show on failure. (Unread, the pipe would fill and
     // the gateway drop log lines, never block: log-never-blocks.test.ts.)
     let stderr = '';
@@ -116,18 +113,20 @@ describe('load on one gateway', () => {
       }
       // Nothing stayed stuck: admission slots and channels come back. Walks the gateway gave
       // up on may still be ending on their agents, so a few tries are allowed.
-      let later: RankedAnswer | undefined;
-      for (let tries = 0; tries < 10; tries++) {
-        later = (await call(3)).structuredContent as RankedAnswer;
-        if (later.hosts.every((h) => h.status === 'ok')) break;
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-      assert.deepEqual(
-        later?.hosts.filter((h) => h.status !== 'ok'),
-        [],
+      let last: RankedAnswer | undefined;
+      const later = await waitFor(
+        async () => {
+          last = (await call(3)).structuredContent as RankedAnswer;
+          return last.hosts.every((h) => h.status === 'ok') ? last : undefined;
+        },
+        {
+          timeoutMs: 20_000,
+          everyMs: 1000,
+          what: () => `every host ok: ${JSON.stringify(last?.hosts.filter((h) => h.status !== 'ok'))}`,
+        },
       );
       assert.deepEqual(
-        later?.items.map((it) => it.size),
+        later.items.map((it) => it.size),
         [1000, 1000, 1000],
       );
       assert.ok(peakMb(gatewayPid) < PEAK_MB, `gateway peak ${peakMb(gatewayPid)} MiB`);

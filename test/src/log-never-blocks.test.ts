@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import type { Stream } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { getDefaultEnvironment, type StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 /**
@@ -27,12 +28,8 @@ const AT_ONCE = 10;
 type LogLine = { msg?: string; audit?: string; tool?: string; dropped?: number };
 
 function serve(inventory: string): { client: Client; transport: StdioClientTransport } {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [GATEWAY_MAIN, 'serve', '--inventory', inventory, '--log-level', 'debug'],
-    // A pipe that nothing reads until the test says so.
-    stderr: 'pipe',
-  });
+  // stderr a pipe that nothing reads until the test says so.
+  const transport = stdioGateway(['--inventory', inventory, '--log-level', 'debug'], getDefaultEnvironment());
   return { client: new Client({ name: 'log-never-blocks', version: '1.0.0' }), transport };
 }
 
@@ -104,12 +101,11 @@ describe('the gateway never waits on its log', () => {
       assert.ok(!hosts.isError);
       // The reader comes back: the buffered lines go out, then the count of those lost.
       const log = reader(transport.stderr);
-      let report: LogLine | undefined;
-      for (let tries = 0; tries < 100 && !report; tries++) {
-        await new Promise((r) => setTimeout(r, 200));
-        report = log.lines().find((l) => /log lines dropped/.test(l.msg ?? ''));
-      }
-      assert.ok(report, 'a line says how many lines were dropped');
+      const report = await waitFor(() => log.lines().find((l) => /log lines dropped/.test(l.msg ?? '')), {
+        timeoutMs: 20_000,
+        everyMs: 200,
+        what: 'a line that says how many lines were dropped',
+      });
       assert.ok((report.dropped ?? 0) > 0, JSON.stringify(report));
       // Still answering, and logging again.
       await callsOf(client, AT_ONCE);
@@ -130,6 +126,7 @@ describe('the gateway never waits on its log', () => {
     // The client goes (stdin closes) while stderr is still unread: the gateway exits with its
     // log buffered. The reader starts only after that.
     const closed = client.close();
+    // Time to reach its exit with the log buffered: it cannot finish exiting unread, so nothing outside shows it.
     await new Promise((r) => setTimeout(r, 300));
     const log = reader(transport.stderr);
     await log.ended;

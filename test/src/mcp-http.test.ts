@@ -1,84 +1,42 @@
 // The SDK's Client over Streamable HTTP, against `fleetls serve --http 127.0.0.1:0` with a
 // bearer token, in front of real agents on loopback ports and an address where nothing listens.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { killNow, killOnExit, START_TIMEOUT_MS } from './helpers/agent-process.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 const TOKEN = 'e2e-token-0123456789';
 
-async function startGateway(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; url?: string; exit: Promise<number | null>; stderr: () => string }> {
-  const child = spawn(process.execPath, [GATEWAY_MAIN, 'serve', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-  });
-  let err = '';
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  killOnExit(child);
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string | undefined>((resolve, reject) => {
-    // A gateway that neither prints its URL nor exits in time is killed, not left running.
-    const timer = setTimeout(
-      () =>
-        void killNow(child, exit).then(() =>
-          reject(new Error(`gateway did not start within ${START_TIMEOUT_MS} ms (killed); stderr:\n${err}`)),
-        ),
-      START_TIMEOUT_MS,
-    );
-    child.stderr?.on('data', (c: Buffer) => {
-      err += c.toString();
-      const m = /MCP over HTTP at (http:\/\/\S+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    void exit.then(() => {
-      clearTimeout(timer);
-      resolve(undefined);
-    });
-  });
-  assert.equal(out, '', 'nothing but the MCP transport writes to stdout');
-  return { child, url, exit, stderr: () => err };
-}
-
 describe('fleetls serve --http', () => {
   let fx: McpFleetFixture;
-  let gw: Awaited<ReturnType<typeof startGateway>>;
+  let gw: GatewayProcess;
+  let url: string;
   let client: Client;
 
   before(async () => {
     fx = await startMcpFleet();
-    gw = await startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
-    assert.ok(gw.url, gw.stderr());
+    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
+    url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
+    assert.equal(gw.stdout(), '', 'nothing but the MCP transport writes to stdout');
     client = withContract(new Client({ name: 'fleetls-e2e-http', version: '1.0.0' }));
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(gw.url), {
+      new StreamableHTTPClientTransport(new URL(url), {
         requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
       }),
     );
   });
   after(async () => {
     await client?.close();
-    gw?.child.kill('SIGTERM');
-    await gw?.exit;
+    await gw?.stop();
     await fx?.close();
   });
 
   it('answers 401 without the bearer token', async () => {
-    const res = await fetch(gw.url as string, {
+    const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
@@ -152,9 +110,9 @@ describe('fleetls serve --http', () => {
 
 describe('fleetls serve --http on a non-loopback address', () => {
   it('refuses to start without a token', async () => {
-    const gw = await startGateway(['--http', '0.0.0.0:0'], { FLEETLS_INVENTORY: '' });
-    assert.equal(gw.url, undefined);
-    assert.notEqual(await gw.exit, 0);
+    const gw = startGateway(['--http', '0.0.0.0:0'], { FLEETLS_INVENTORY: '' });
+    assert.notEqual(await gw.exited, 0);
+    assert.doesNotMatch(gw.stderr(), /MCP over HTTP at/);
     assert.match(gw.stderr(), /without a bearer token/);
   });
 });

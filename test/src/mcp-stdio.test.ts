@@ -6,9 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { TOOLS } from '@fleetls/gateway';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { type McpFleetFixture, mcpTree, startMcpFleet } from './mcp-fixture.js';
 
 function text(r: CallToolResult): string {
@@ -17,13 +16,7 @@ function text(r: CallToolResult): string {
 
 async function spawnClient(env: Record<string, string>, args: string[] = []): Promise<Client> {
   const client = withContract(new Client({ name: 'fleetls-e2e', version: '1.0.0' }));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [GATEWAY_MAIN, 'serve', ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stderr: 'pipe',
-  });
-  await client.connect(transport);
+  await client.connect(stdioGateway(args, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }));
   return client;
 }
 

@@ -13,10 +13,9 @@ import { createLogger } from '@fleetls/gateway';
 import { withContract } from '@fleetls/gateway/testing';
 import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
 const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-backend.js'));
@@ -30,12 +29,7 @@ type Answer = Record<string, unknown> & { hosts: HostRow[]; items?: Record<strin
 
 async function gateway(inventory: string): Promise<Client> {
   const client = withContract(new Client({ name: 'nats-cluster', version: '1.0.0' }));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
-    env: { ...process.env, FLEETLS_INVENTORY: '' } as Record<string, string>,
-    stderr: 'pipe',
-  });
+  const transport = stdioGateway(['--inventory', inventory]);
   try {
     await client.connect(transport, { timeout: 180_000 });
   } catch (err) {

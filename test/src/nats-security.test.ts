@@ -10,12 +10,11 @@ import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createUser } from '@nats-io/nkeys';
 import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { makePki, type TestPki } from './helpers/certs.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
 const SHIPPED_CONF = join(REPO_ROOT, 'deploy/nats/nats-server.conf');
@@ -100,14 +99,7 @@ describe('NATS with per-host permissions and verified TLS', () => {
       ),
     );
     client = withContract(new Client({ name: 'nats-sec', version: '1.0.0' }));
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [GATEWAY_MAIN, 'serve', '--nats', url, '--nats-creds', keys.gw.seedFile, ...tlsFlags()],
-        env: { ...process.env, FLEETLS_INVENTORY: '' } as Record<string, string>,
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(stdioGateway(['--nats', url, '--nats-creds', keys.gw.seedFile, ...tlsFlags()]));
   });
 
   after(async () => {

@@ -9,11 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { resolveWalkRequest } from '@fleetls/core';
 import { createLogger } from '@fleetls/gateway';
 import { withContract } from '@fleetls/gateway/testing';
+import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
 const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-backend.js'));
@@ -25,14 +25,7 @@ type Structured = Record<string, unknown> & { hosts?: { host: string; status: st
 
 async function gateway(args: string[]): Promise<Client> {
   const client = withContract(new Client({ name: 'nats-test', version: '1.0.0' }));
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [GATEWAY_MAIN, 'serve', ...args],
-      env: { ...process.env, FLEETLS_INVENTORY: '' } as Record<string, string>,
-      stderr: 'pipe',
-    }),
-  );
+  await client.connect(stdioGateway(args));
   return client;
 }
 
@@ -226,6 +219,7 @@ describe('agents on NATS', () => {
     const registry = await watchRegistry({ nc, logger });
     await a1.waitForLog(() => true);
     await gone.stop('SIGKILL');
+    // The time that must pass for its registration to go stale: what the test is about.
     await new Promise((r) => setTimeout(r, HEARTBEAT_MS * 4));
     const s = await call(client, 'list_hosts', { host: 'flaky-1', check: true });
     const row = (s.hosts ?? []).find((h) => h.host === 'flaky-1') as Record<string, unknown> | undefined;
@@ -236,7 +230,11 @@ describe('agents on NATS', () => {
     const seenBefore = registry.get('flaky-1')?.seenAt.getTime() ?? 0;
     const t0 = Date.now();
     const back = await natsAgent(url, 'flaky-1', tree);
-    while ((registry.get('flaky-1')?.seenAt.getTime() ?? 0) <= seenBefore) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => (registry.get('flaky-1')?.seenAt.getTime() ?? 0) > seenBefore, {
+      everyMs: 20,
+      timeoutMs: 60_000,
+      what: 'flaky-1 registered again',
+    });
     const took = Date.now() - t0;
     const again = await call(client, 'list_hosts', { host: 'flaky-1', check: true });
     assert.equal((again.hosts ?? [])[0]?.status, 'ok', JSON.stringify(again));

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makePki } from './helpers/certs.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
 
 type Json = Record<string, unknown>;
@@ -55,13 +55,7 @@ describe('a fleet of network namespaces over mTLS', () => {
       ].join('\n'),
     );
     client = withContract(new Client({ name: 'netns-test', version: '1.0.0' }));
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(stdioGateway(['--inventory', inventory], getDefaultEnvironment()));
   });
 
   after(async () => {
@@ -96,8 +90,7 @@ describe('a fleet of network namespaces over mTLS', () => {
 
   it('a killed agent is unreachable; the other host still answers', async () => {
     const web2 = hosts[1];
-    web2.agent?.kill('SIGKILL');
-    await new Promise((resolve) => web2.agent?.once('exit', resolve));
+    await web2.agent?.stop('SIGKILL');
     const answer = await call({
       host: 'all',
       path: join(tree, 'logs'),

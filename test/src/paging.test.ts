@@ -9,10 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { stdioGateway } from './helpers/gateway-process.js';
+import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
 type Json = Record<string, unknown>;
 
@@ -37,21 +36,14 @@ function pagedTree(): TreeSpec {
 async function gateway(inventory: string, maxAnswerBytes: number): Promise<Client> {
   const client = withContract(new Client({ name: 'paging-test', version: '1.0.0' }));
   await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        GATEWAY_MAIN,
-        'serve',
-        '--inventory',
-        inventory,
-        '--max-answer-bytes',
-        String(maxAnswerBytes),
-        '--max-answer-tokens',
-        String(maxAnswerBytes),
-      ],
-      stderr: 'pipe',
-      env: { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
-    }),
+    stdioGateway([
+      '--inventory',
+      inventory,
+      '--max-answer-bytes',
+      String(maxAnswerBytes),
+      '--max-answer-tokens',
+      String(maxAnswerBytes),
+    ]),
   );
   return client;
 }
@@ -89,7 +81,7 @@ describe('following next_cursor lists every entry exactly once, agents and SSH m
     // Started one by one, so `after` stops every agent that did start.
     for (let i = 0; i < 2; i++) agents.push(await startAgent({ allow: [root], uid: sshd.uid, gid: sshd.gid }));
     const inventory = join(sshd.dir, 'paging.yaml');
-    const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
+    const ssh = sshInventory(sshd);
     writeFileSync(
       inventory,
       [

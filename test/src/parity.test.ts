@@ -13,12 +13,11 @@ import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import { stdioGateway } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 import { tcpListenersOf } from './helpers/proc-sockets.js';
-import { ensureUser, type Sshd, startSshd } from './helpers/sshd.js';
+import { ensureUser, type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
 /** The hostile tree the issue names. */
 const PARITY_TREE: TreeSpec = [
@@ -51,14 +50,7 @@ const PARITY_TREE: TreeSpec = [
 
 async function gateway(inventory: string): Promise<Client> {
   const client = withContract(new Client({ name: 'parity-test', version: '1.0.0' }));
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [GATEWAY_MAIN, 'serve', '--inventory', inventory],
-      stderr: 'pipe',
-      env: { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
-    }),
-  );
+  await client.connect(stdioGateway(['--inventory', inventory]));
   return client;
 }
 
@@ -112,7 +104,7 @@ describe('agent and SSH give the same answers', () => {
       args: ['--socket-group', String(sshd.gid)],
     });
     const inventory = join(sshd.dir, 'parity.yaml');
-    const ssh = `{ host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} }`;
+    const ssh = sshInventory(sshd);
     writeFileSync(
       inventory,
       [
@@ -121,7 +113,7 @@ describe('agent and SSH give the same answers', () => {
         `  viassh: { ssh: ${ssh} }`,
         `  viasock: { ssh: ${ssh}, agent: "ssh:${join(run, 'agent.sock')}" }`,
         `  localhost: { embedded: { allow: ["${root}"] } }`,
-        `  badkey: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${join(sshd.dir, 'wrong_known_hosts')} } }`,
+        `  badkey: { ssh: ${sshInventory(sshd, { knownHosts: join(sshd.dir, 'wrong_known_hosts') })} }`,
         '  nowhere: { agent: "127.0.0.1:1" }',
         'agent_tls: insecure',
         'hosts_from: nats',

@@ -19,13 +19,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
-import { waitFor } from '@fleetls/testkit';
+import { makeTree, range, waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GATEWAY_MAIN, type GatewayProcess, startGateway } from './helpers/gateway-process.js';
-import { type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
+import { type GatewayProcess, startGateway, stdioGateway } from './helpers/gateway-process.js';
+import { assertHostRows, type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
 
 const SCALE = Number(process.env.FLEETLS_SCAN_TEST_SCALE ?? '0.15');
 const HOSTS = 300;
@@ -121,9 +121,14 @@ interface Fixture {
 
 async function startFleet(): Promise<Fixture> {
   const work = mkdtempSync(join(tmpdir(), 'fleetls-scan-'));
-  const data = join(work, 'data');
-  mkdirSync(join(data, 'sub'), { recursive: true });
-  for (let f = 0; f < FILES; f++) writeFileSync(join(data, `f${f}.log`), 'x'.repeat(f + 1));
+  const data = makeTree(join(work, 'data'), [
+    ['sub', { dir: true }],
+    ...range(
+      FILES,
+      (f) => `f${f}.log`,
+      (f) => 'x'.repeat(f + 1),
+    ),
+  ]);
   const delays = Array.from({ length: HOSTS }, (_, i) => delayOf(i));
   const agents = await startSlowAgents(data, delays, join(work, 'agents.json'));
   const inventory = join(work, 'fleetls.yaml');
@@ -202,16 +207,13 @@ function checkScan(r: Awaited<ReturnType<typeof followScan>>): void {
       rows.set(e.host as string, [...(rows.get(e.host as string) ?? []), e.path]);
     }
   const want = ['f0.log', 'f1.log', 'f2.log', 'f3.log', 'f4.log', 'sub'];
-  for (let i = 0; i < HOSTS; i++) {
-    const h = name(i);
-    if (NEVER(i)) {
-      assert.equal(status.get(h), 'timeout', h);
-      assert.equal(rows.get(h), undefined, h);
-    } else {
-      assert.equal(status.get(h), 'ok', h);
-      assert.deepEqual(rows.get(h)?.sort(), want, h);
-    }
-  }
+  assertHostRows(
+    Array.from({ length: HOSTS }, (_, i) => name(i)),
+    NEVER,
+    status,
+    rows,
+    want,
+  );
 }
 
 /**
@@ -229,10 +231,7 @@ async function cancelScan(
   // Open walks, not begun ones: a cancel in the middle of the fan-out's burst of 256 new
   // connections waits behind their set-up on a starved gateway (profiled: 2 s to the first end
   // at load 7, of which the cancel itself took 31 ms of CPU), which is no walk to stop.
-  const open = () =>
-    agents.events.slice(before).reduce((n, e) => n + (e.ev === 'start' ? 1 : e.ev === 'end' ? -1 : 0), 0);
-  const lastStart = () => agents.events.findLast((e) => e.ev === 'start')?.t ?? 0;
-  await waitFor(() => open() >= 100 && Date.now() - lastStart() >= 500, {
+  await waitFor(() => agents.open(before) >= 100 && Date.now() - agents.lastStart() >= 500, {
     timeoutMs: 60_000,
     what: 'walks under way on 100 hosts, none begun for 0.5 s',
   });
@@ -265,17 +264,16 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
       })) as CallToolResult;
     before(async () => {
       client = withContract(new Client({ name: 'scan-stdio', version: '1.0.0' }));
-      transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [GATEWAY_MAIN, 'serve'],
-        env: {
+      transport = stdioGateway(
+        [],
+        {
           PATH: process.env.PATH ?? '',
           HOME: process.env.HOME ?? '',
           FLEETLS_INVENTORY: fx.inventory,
           FLEETLS_STATE_DIR: fx.state,
         },
-        stderr: 'ignore',
-      });
+        'ignore',
+      );
       await client.connect(transport);
     });
     after(async () => {
@@ -332,12 +330,11 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
       const first = pageOf(await call({ host: 'all', path: fx.data, depth: 1 }));
       const other = withContract(new Client({ name: 'scan-other', version: '1.0.0' }));
       await other.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [GATEWAY_MAIN, 'serve'],
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
-          stderr: 'ignore',
-        }),
+        stdioGateway(
+          [],
+          { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
+          'ignore',
+        ),
       );
       try {
         const r = (await other.callTool({

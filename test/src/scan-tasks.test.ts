@@ -7,18 +7,18 @@
 // deadline); another bearer token's task is
 // refused by name. A call without `task` still answers a scan page (the cursor route).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
-import { waitFor } from '@fleetls/testkit';
+import { makeTree, waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import { GATEWAY_MAIN, type GatewayProcess, startGateway } from './helpers/gateway-process.js';
-import { type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
+import { type GatewayProcess, startGateway, stdioGateway } from './helpers/gateway-process.js';
+import { assertHostRows, type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
 
 const HOSTS = 40;
 const NEVER = 7;
@@ -48,10 +48,7 @@ interface Fixture {
 
 async function startFleet(): Promise<Fixture> {
   const work = mkdtempSync(join(tmpdir(), 'fleetls-tasks-'));
-  const data = join(work, 'data');
-  mkdirSync(join(data, 'sub'), { recursive: true });
-  writeFileSync(join(data, 'f0.log'), 'x');
-  writeFileSync(join(data, 'f1.log'), 'xy');
+  const data = makeTree(join(work, 'data'), { sub: { dir: true }, 'f0.log': 'x', 'f1.log': 'xy' });
   const delays = Array.from({ length: HOSTS }, (_, i) => delayOf(i));
   const agents = await startSlowAgents(data, delays, join(work, 'agents.json'));
   const inventory = join(work, 'fleetls.yaml');
@@ -108,16 +105,13 @@ function checkWhole(r: CallToolResult): void {
   const status = new Map(a.hosts.map((h) => [h.host, h.status]));
   const rows = new Map<string, string[]>();
   for (const e of a.entries) rows.set(e.host as string, [...(rows.get(e.host as string) ?? []), e.path]);
-  for (let i = 0; i < HOSTS; i++) {
-    const h = name(i);
-    if (i === NEVER) {
-      assert.equal(status.get(h), 'timeout', h);
-      assert.equal(rows.get(h), undefined, h);
-    } else {
-      assert.equal(status.get(h), 'ok', h);
-      assert.deepEqual(rows.get(h)?.sort(), FILES, h);
-    }
-  }
+  assertHostRows(
+    Array.from({ length: HOSTS }, (_, i) => name(i)),
+    (i) => i === NEVER,
+    status,
+    rows,
+    FILES,
+  );
 }
 
 /** Once walks are open and no new one began for 0.5 s, runs `cancel`; ms until the agents saw the last walk end. */
@@ -126,14 +120,12 @@ async function timeCancel(
   since: number,
   cancel: () => Promise<void>,
 ): Promise<{ ms: number; how: string }> {
-  const open = () =>
-    agents.events.slice(since).reduce((n, e) => n + (e.ev === 'start' ? 1 : e.ev === 'end' ? -1 : 0), 0);
-  const lastStart = () => agents.events.findLast((e) => e.ev === 'start')?.t ?? 0;
+  const open = () => agents.open(since);
   // Every host's RPCs begun: on a starved gateway a host's first connection can take over a
   // second, and RPCs still waiting for theirs when the cancel came were seen to begin on the
   // agent after it and end 0.9-1.5 s later (scan-slow-hosts.test.ts times warm walks).
   const hosts = () => new Set(agents.events.slice(since).map((e) => e.port)).size;
-  await waitFor(() => hosts() === HOSTS && open() >= 10 && Date.now() - lastStart() >= 500, {
+  await waitFor(() => hosts() === HOSTS && open() >= 10 && Date.now() - agents.lastStart() >= 500, {
     timeoutMs: 60_000,
     what: 'walks of the task under way on every host',
   });
@@ -226,12 +218,11 @@ describe(`MCP tasks over ${HOSTS} slow hosts`, { concurrency: false }, () => {
     before(async () => {
       client = withContract(new Client({ name: 'tasks-stdio', version: '1.0.0' }));
       await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [GATEWAY_MAIN, 'serve'],
-          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
-          stderr: 'ignore',
-        }),
+        stdioGateway(
+          [],
+          { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
+          'ignore',
+        ),
       );
     });
     after(async () => {

@@ -20,7 +20,7 @@ import {
 import { listDirectories, listDirectory, listFiles, statPaths } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import pino from 'pino';
-import { type Sshd, shimPath, startSshd } from './helpers/sshd.js';
+import { type Sshd, shimPath, sshInventory, sshTarget, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
@@ -100,25 +100,9 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
       ],
       { uid: sshd.uid, gid: sshd.gid },
     );
-    backend = createSshBackend(
-      {
-        host: sshd.host,
-        port: sshd.port,
-        user: sshd.user,
-        identityFile: sshd.identityFile,
-        knownHosts: sshd.knownHostsFile,
-      },
-      { logger },
-    );
+    backend = createSshBackend(sshTarget(sshd), { logger });
     inventory = join(sshd.dir, 'sftp-fleet.yaml');
-    writeFileSync(
-      inventory,
-      [
-        'hosts:',
-        `  busybox: { ssh: { host: 127.0.0.1, port: ${sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${sshd.knownHostsFile} } }`,
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(inventory, ['hosts:', `  busybox: { ssh: ${sshInventory(sshd)} }`, ''].join('\n'));
   });
   after(async () => {
     backend?.close();

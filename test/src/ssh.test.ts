@@ -12,7 +12,7 @@ import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import { makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
 import pino from 'pino';
-import { type Sshd, startSshd } from './helpers/sshd.js';
+import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
 
 const HOSTILE = [
@@ -66,16 +66,7 @@ describe('SSH backend against a real sshd', () => {
     sshd = await startSshd();
     root = join(sshd.dir, 'tree');
     makeTree(root, sshTree(), { uid: sshd.uid, gid: sshd.gid });
-    backend = createSshBackend(
-      {
-        host: sshd.host,
-        port: sshd.port,
-        user: sshd.user,
-        identityFile: sshd.identityFile,
-        knownHosts: sshd.knownHostsFile,
-      },
-      { logger },
-    );
+    backend = createSshBackend(sshTarget(sshd), { logger });
   });
   after(async () => {
     backend?.close();
@@ -147,10 +138,7 @@ describe('SSH backend against a real sshd', () => {
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshd.dir, 'other')]);
     const other = execFileSync('cat', [join(sshd.dir, 'other.pub')], { encoding: 'utf8' }).split(' ');
     writeFileSync(kh, `[127.0.0.1]:${sshd.port} ${other[0]} ${other[1]}\n`);
-    const b = createSshBackend(
-      { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: kh },
-      { logger },
-    );
+    const b = createSshBackend(sshTarget(sshd, kh), { logger });
     try {
       const err = await backend_err(() => b.probe(signal));
       assert.equal(err.code, 'unauthenticated');
@@ -159,10 +147,7 @@ describe('SSH backend against a real sshd', () => {
       assert.ok(err.message.includes(sshd.hostKeyFingerprint), err.message);
       // Unknown host: empty known_hosts.
       writeFileSync(kh, '');
-      const b2 = createSshBackend(
-        { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: kh },
-        { logger },
-      );
+      const b2 = createSshBackend(sshTarget(sshd, kh), { logger });
       const err2 = await backend_err(() => b2.stat(root, false, signal));
       assert.equal(err2.code, 'unauthenticated');
       assert.ok(err2.message.includes(`is unknown (${sshd.hostKeyFingerprint})`), err2.message);
@@ -177,10 +162,7 @@ describe('SSH backend against a real sshd', () => {
       assert.equal(scan, `ssh-keyscan -p ${sshd.port} -t ed25519 127.0.0.1 >> ${kh}`);
       execFileSync('sh', ['-c', scan], { stdio: 'ignore' });
       assert.match(readFileSync(kh, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${sshd.port} ssh-ed25519 `));
-      const b3 = createSshBackend(
-        { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: kh },
-        { logger },
-      );
+      const b3 = createSshBackend(sshTarget(sshd, kh), { logger });
       try {
         assert.equal((await b3.stat(root, false, signal)).entry.type, 'dir');
       } finally {

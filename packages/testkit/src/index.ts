@@ -1,6 +1,14 @@
 // @fleetls/testkit: what fleetls's tests share, with no fleetls code in it: declared trees
-// and waiting on conditions instead of fixed sleeps.
+// and waiting on conditions instead of fixed sleeps, and one way to start a process.
 
+export {
+  killOnExit,
+  type Launched,
+  type LaunchOptions,
+  launch,
+  READY_TIMEOUT_MS,
+  run,
+} from './launch.js';
 export {
   type EntryMeta,
   type FileNode,

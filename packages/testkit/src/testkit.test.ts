@@ -3,7 +3,7 @@ import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { makeTree, range, waitFor } from './index.js';
+import { launch, makeTree, range, run, waitFor } from './index.js';
 
 describe('makeTree', () => {
   const base = mkdtempSync(join(tmpdir(), 'fleetls-testkit-'));
@@ -90,5 +90,47 @@ describe('waitFor', () => {
       waitFor(() => false, { timeoutMs: 30, what: 'the sshd log line' }),
       /the sshd log line not met within 30 ms/,
     );
+  });
+  it('asks a `what` function at the failure, for what was last seen', async () => {
+    let last = 0;
+    await assert.rejects(
+      waitFor(() => ++last > 1e9, { timeoutMs: 30, everyMs: 1, what: () => `more than 1e9 (last ${last})` }),
+      /more than 1e9 \(last \d+\) not met within 30 ms/,
+    );
+  });
+});
+
+describe('launch and run', () => {
+  const node = (script: string): [string, string[]] => [process.execPath, ['-e', script]];
+
+  it('waits for a line on stderr and gives its first group', async () => {
+    const p = launch(
+      ...node(
+        "console.error('starting'); setTimeout(() => console.error('ready at 1234'), 50); setInterval(() => {}, 1000)",
+      ),
+    );
+    assert.equal(await p.waitFor(/ready at (\d+)/), '1234');
+    const seen: string[] = [];
+    p.stderrLines((l) => seen.push(l));
+    assert.deepEqual(seen, ['starting', 'ready at 1234']);
+    assert.equal(await p.stop('SIGKILL'), null);
+  });
+
+  it('kills a process that does not say it is ready in time', async () => {
+    const p = launch(...node('setInterval(() => {}, 1000)'), { name: 'silent' });
+    await assert.rejects(p.waitFor(/ready/, 200), /silent did not print \/ready\/ within 200 ms \(killed\)/);
+    assert.equal(p.child.signalCode, 'SIGKILL');
+  });
+
+  it('rejects the wait when the process exits first', async () => {
+    const p = launch(...node("console.error('no'); process.exit(3)"), { name: 'quitter' });
+    await assert.rejects(p.waitFor(/ready/), /quitter exited \(3\) before printing/);
+  });
+
+  it('runs to the end with every byte of output', async () => {
+    const r = await run(
+      ...node("process.stdout.write('x'.repeat(200000)); process.stderr.write('e'); process.exitCode = 2"),
+    );
+    assert.deepEqual([r.code, r.stdout.length, r.stderr], [2, 200000, 'e']);
   });
 });

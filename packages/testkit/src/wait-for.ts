@@ -6,8 +6,8 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Ask again after this (default 10 ms). */
   everyMs?: number;
-  /** What is waited for, for the error. */
-  what?: string;
+  /** What is waited for, for the error; a function is asked at the failure, to say what was last seen. */
+  what?: string | (() => string);
 }
 
 /** Resolves with the first truthy value `cond` returns; rejects after `timeoutMs`. */
@@ -18,7 +18,10 @@ export async function waitFor<T>(cond: () => T | Promise<T>, opts: WaitOptions =
   for (;;) {
     const v = await cond();
     if (v) return v as NonNullable<T>;
-    if (Date.now() >= until) throw new Error(`${opts.what ?? 'condition'} not met within ${timeoutMs} ms`);
+    if (Date.now() >= until) {
+      const what = typeof opts.what === 'function' ? opts.what() : opts.what;
+      throw new Error(`${what ?? 'condition'} not met within ${timeoutMs} ms`);
+    }
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -1,6 +1,6 @@
 // Starts the real fleetls-agent (packages/agent/dist/main.js) on a loopback port (or a
 // Unix socket) and waits for its "listening" log line. Shared by every test that needs an agent.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Row, WalkSummary } from '@fleetls/core';
@@ -12,6 +12,7 @@ import {
   type WireWalkRequest,
   type WireWalkResponseOut,
 } from '@fleetls/proto';
+import { launch, READY_TIMEOUT_MS } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 
@@ -47,6 +48,8 @@ export interface StartAgentOptions {
   tls?: boolean;
   /** Listen on this Unix socket instead (no TCP port; plaintext needs no flag there). */
   socket?: string;
+  /** HOST:PORT to listen on instead of 127.0.0.1:0 (an address in a network namespace). */
+  listen?: string;
   /** A command that execs node with the agent's arguments (e.g. unshare, setpriv). */
   wrap?: string[];
   uid?: number;
@@ -64,75 +67,40 @@ export interface StartAgentOptions {
  */
 export const LOADED_HOST_ARGS = ['--fs-timeout-ms', '60000'];
 
-/** How long a helper waits for a process to say it listens: generous, the 2 cores are shared. */
-export const START_TIMEOUT_MS = 60_000;
-
-/**
- * Kills `child` when this test process exits, on every path: a test file whose run times out
- * or throws past its after() hooks would otherwise leave its agents and gateways running
- * (re-parented to init), holding ports and CPU for the tests after it.
- */
-export function killOnExit(child: ChildProcess): void {
-  const kill = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  };
-  process.once('exit', kill);
-  child.once('exit', () => process.off('exit', kill));
-}
-
-/** SIGKILL unless it has exited already; resolves once it has. */
-export async function killNow(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await exited;
-}
-
 export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess> {
   const args = [opts.main ?? AGENT_MAIN];
-  if (!opts.natsOnly) args.push('--listen', opts.socket ? `unix:${opts.socket}` : '127.0.0.1:0');
+  const listen = opts.listen ?? '127.0.0.1:0';
+  if (!opts.natsOnly) args.push('--listen', opts.socket ? `unix:${opts.socket}` : listen);
   if (!opts.tls && !opts.socket && !opts.natsOnly) args.push('--insecure');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));
   const [command, ...commandArgs] = [...(opts.wrap ?? []), process.execPath, ...args];
-  const child = spawn(command, commandArgs, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const p = launch(command, commandArgs, {
+    name: 'agent',
     // An empty config: a /etc/fleetls/agent.yaml that another test installed (packages, Ansible) must not apply.
     env: { ...process.env, LOG_LEVEL: 'debug', FLEETLS_AGENT_CONFIG: '/dev/null', ...opts.env },
-    ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
-    ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
+    uid: opts.uid,
+    gid: opts.gid,
   });
-  killOnExit(child);
   const lines: Record<string, unknown>[] = [];
-  let raw = '';
-  let partial = '';
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] =
     [];
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    raw += chunk;
-    partial += chunk;
-    let nl = partial.indexOf('\n');
-    while (nl >= 0) {
-      const line = partial.slice(0, nl);
-      partial = partial.slice(nl + 1);
-      nl = partial.indexOf('\n');
-      if (!line.startsWith('{')) continue;
-      let obj: Record<string, unknown>;
-      try {
-        obj = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      lines.push(obj);
-      for (const w of [...waiters]) {
-        if (w.pred(obj)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(obj);
-        }
+  p.stderrLines((line) => {
+    if (!line.startsWith('{')) return;
+    let obj: Record<string, unknown>;
+    try {
+      obj = JSON.parse(line);
+    } catch {
+      return;
+    }
+    lines.push(obj);
+    for (const w of [...waiters]) {
+      if (w.pred(obj)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(obj);
       }
     }
   });
-  child.stdout?.resume();
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const waitForLog = (pred: (l: Record<string, unknown>) => boolean, timeoutMs = 10_000) => {
     const found = lines.find(pred);
@@ -147,7 +115,7 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
       };
       const timer = setTimeout(() => {
         waiters.splice(waiters.indexOf(w), 1);
-        reject(new Error(`agent log line not seen within ${timeoutMs} ms; stderr:\n${raw}`));
+        reject(new Error(`agent log line not seen within ${timeoutMs} ms; stderr:\n${p.stderr()}`));
       }, timeoutMs);
       waiters.push(w);
     });
@@ -158,30 +126,27 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
     listening = await Promise.race([
       waitForLog(
         (l) => l.msg === (opts.natsOnly ? 'serving on NATS' : 'listening'),
-        opts.timeoutMs ?? START_TIMEOUT_MS,
+        opts.timeoutMs ?? READY_TIMEOUT_MS,
       ),
-      exited.then((code) => {
-        throw new Error(`agent exited with ${code} before listening; stderr:\n${raw}`);
+      p.exited.then((code) => {
+        throw new Error(`agent exited with ${code} before listening; stderr:\n${p.stderr()}`);
       }),
     ]);
   } catch (err) {
     // No caller holds the child yet: one that did not start in time is killed here, or it outlives the test.
-    await killNow(child, exited);
+    await p.stop('SIGKILL');
     throw err;
   }
   const port = opts.socket ? 0 : Number(listening.port);
   return {
-    address: opts.socket ? `unix:${opts.socket}` : `127.0.0.1:${port}`,
+    address: opts.socket ? `unix:${opts.socket}` : `${listen.slice(0, listen.lastIndexOf(':'))}:${port}`,
     port,
-    pid: child.pid as number,
+    pid: p.child.pid as number,
     logs: () => lines,
-    stderr: () => raw,
+    stderr: p.stderr,
     waitForLog,
-    child,
-    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
+    child: p.child,
+    stop: p.stop,
   };
 }
 

@@ -28,6 +28,11 @@ export interface TestPki {
   expiredKey: string;
 }
 
+/** An agent's mTLS flags: the PKI's server pair, for clients its CA vouched for. */
+export function agentTlsArgs(pki: { ca: string; serverCert: string; serverKey: string }): string[] {
+  return ['--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca];
+}
+
 function openssl(args: string[], cwd: string): void {
   execFileSync('openssl', args, { cwd, stdio: 'ignore' });
 }

@@ -4,6 +4,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from '@fleetls/testkit';
 import { REPO_ROOT } from './agent-process.js';
 
 const FIXTURE = join(REPO_ROOT, 'test/fixtures/fuse-fs.py');
@@ -32,13 +33,17 @@ export async function mountFuse(mode: FuseMode, mountpoint: string): Promise<Fus
     err += d;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started = Date.now();
-  while (!mounted(mountpoint)) {
-    if (child.exitCode !== null || Date.now() - started > 10_000) {
-      child.kill('SIGKILL');
-      throw new Error(`FUSE fixture (${mode}) did not mount at ${mountpoint}: ${err}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}`);
+        return mounted(mountpoint);
+      },
+      { everyMs: 50, what: 'the mount' },
+    );
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw new Error(`FUSE fixture (${mode}) did not mount at ${mountpoint} (${(e as Error).message}): ${err}`);
   }
   const takeDown = (): void => {
     try {

@@ -1,70 +1,36 @@
-// Starts the real `fleetls serve` (packages/gateway/dist/main.js) and waits for the lines it
-// prints on stderr once each face listens. Shared by the metrics and Fleet API tests.
-import { type ChildProcess, spawn } from 'node:child_process';
+// Starts the real `fleetls serve` (packages/gateway/dist/main.js); its waitFor waits for the
+// lines it prints on stderr once each face listens. Shared by every test of a gateway process.
 import * as path from 'node:path';
-import { killNow, killOnExit, REPO_ROOT, START_TIMEOUT_MS } from './agent-process.js';
+import { type Launched, launch } from '@fleetls/testkit';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { REPO_ROOT } from './agent-process.js';
 
 export const GATEWAY_MAIN = path.join(REPO_ROOT, 'packages/gateway/dist/main.js');
 
-export interface GatewayProcess {
-  child: ChildProcess;
-  /**
-   * The first match of `pattern` in stderr (a face's address), waiting up to `timeoutMs`
-   * (default START_TIMEOUT_MS) for it. A gateway that does not print it in time is killed.
-   */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  stderr(): string;
-  stop(): Promise<number | null>;
-}
+/** waitFor(pattern) gives the first match in stderr (a face's address); a gateway that does not print it in time is killed. */
+export type GatewayProcess = Launched;
 
-/** `main`: another build of the gateway (the one-file bundle), run in `cwd`. */
+/** `main`: another build of the gateway (the one-file bundle), run in `cwd`. Only PATH and HOME of this environment. */
 export function startGateway(
   args: string[],
   env: Record<string, string>,
   opts: { main?: string; cwd?: string } = {},
 ): GatewayProcess {
-  const child = spawn(process.execPath, [opts.main ?? GATEWAY_MAIN, 'serve', ...args], {
+  return launch(process.execPath, [opts.main ?? GATEWAY_MAIN, 'serve', ...args], {
+    name: 'gateway',
     cwd: opts.cwd,
-    stdio: ['ignore', 'ignore', 'pipe'],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
-  killOnExit(child);
-  let err = '';
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.stderr?.on('data', (c: Buffer) => {
-    err += c.toString();
-  });
-  return {
-    child,
-    stderr: () => err,
-    waitFor: (pattern, timeoutMs = START_TIMEOUT_MS) =>
-      new Promise<string>((resolve, reject) => {
-        const check = () => {
-          const m = pattern.exec(err);
-          if (!m) return false;
-          clearTimeout(timer);
-          child.stderr?.off('data', check);
-          resolve(m[1] ?? m[0]);
-          return true;
-        };
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          child.stderr?.off('data', check);
-          // A start-up that timed out: killed here, so no caller's missed stop() leaves it running.
-          void killNow(child, exit).then(() =>
-            reject(new Error(`gateway did not print ${pattern} within ${timeoutMs} ms (killed); stderr:\n${err}`)),
-          );
-        }, timeoutMs);
-        if (check()) return;
-        child.stderr?.on('data', check);
-        void exit.then(() => {
-          if (!timedOut && !check()) reject(new Error(`gateway exited; stderr:\n${err}`));
-        });
-      }),
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exit;
-    },
-  };
+}
+
+/**
+ * `fleetls serve` over stdio, as an MCP host starts it, for a Client to connect to. `env` is
+ * its whole environment: by default this one's with no inventory.
+ */
+export function stdioGateway(
+  args: string[],
+  env: Record<string, string> = { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
+  stderr: 'pipe' | 'ignore' = 'pipe',
+): StdioClientTransport {
+  return new StdioClientTransport({ command: process.execPath, args: [GATEWAY_MAIN, 'serve', ...args], env, stderr });
 }

@@ -1,9 +1,9 @@
 // Real hosts on one machine: each host is a network namespace with its own address, joined
 // to the root namespace by a veth pair on its own /30, running fleetls-agent over mTLS.
 // Needs root; the fleet and fault tests use it.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { AGENT_MAIN } from './agent-process.js';
-import type { makePki } from './certs.js';
+import { execFileSync } from 'node:child_process';
+import { type AgentProcess, startAgent } from './agent-process.js';
+import { agentTlsArgs, type makePki } from './certs.js';
 
 const tag = String(process.pid % 100_000);
 
@@ -12,9 +12,7 @@ export interface TestHost {
   ns: string;
   hostIf: string;
   address: string;
-  agent?: ChildProcess;
-  /** The agent's stderr so far (its JSON log). */
-  log: string;
+  agent?: AgentProcess;
 }
 
 export function ip(...args: string[]): void {
@@ -34,43 +32,28 @@ export function makeHost(name: string, index: number, net = 213): TestHost {
   ip('-n', ns, 'addr', 'add', `${prefix}.2/30`, 'dev', nsIf);
   ip('-n', ns, 'link', 'set', nsIf, 'up');
   ip('-n', ns, 'link', 'set', 'lo', 'up');
-  return { name, ns, hostIf, address: `${prefix}.2`, log: '' };
+  return { name, ns, hostIf, address: `${prefix}.2` };
 }
 
 /** Starts fleetls-agent inside the host's namespace (mTLS on :7443) and waits until it listens. */
-export function startAgentIn(
+export async function startAgentIn(
   host: TestHost,
   dir: string,
   pki: ReturnType<typeof makePki>,
   extra: string[] = [],
 ): Promise<void> {
-  // Never this machine's /etc/fleetls/agent.yaml: the package tests install one meanwhile.
-  const args = ['netns', 'exec', host.ns, process.execPath, AGENT_MAIN, '--config', '/dev/null'];
-  args.push('--listen', `${host.address}:7443`);
-  args.push('--allow', dir, '--tls-cert', pki.serverCert, '--tls-key', pki.serverKey, '--tls-ca', pki.ca, ...extra);
-  const child = spawn('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  host.agent = child;
-  host.log = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`agent in ${host.ns} did not start: ${host.log}`)), 15_000);
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      host.log += chunk;
-      if (host.log.includes('"listening"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`agent in ${host.ns} exited ${code}: ${host.log}`));
-    });
+  host.agent = await startAgent({
+    allow: [dir],
+    tls: true,
+    listen: `${host.address}:7443`,
+    wrap: ['ip', 'netns', 'exec', host.ns],
+    args: [...agentTlsArgs(pki), ...extra],
   });
 }
 
 /** Kills what runs in the host and deletes its link and namespace. */
 export function removeHost(host: TestHost): void {
-  host.agent?.kill('SIGKILL');
+  host.agent?.child.kill('SIGKILL');
   // Deleting one end of the veth pair deletes both; the namespace goes with its last user.
   for (const args of [
     ['link', 'del', host.hostIf],

@@ -1,6 +1,7 @@
 // Starts slow-agents-main.js: many agents in one process, each on its own loopback port,
 // answering after its own delay or never. The caller sees every call's start and end (the
 // process's stdout lines) to tell how many walks are open at any moment.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -21,9 +22,33 @@ export interface SlowAgents {
   /** One per host, in the order of the delays given. */
   addresses: string[];
   events: CallEvent[];
-  /** Calls started and not ended yet. */
-  open(): number;
+  /** Calls started and not ended yet; with `since`, of the events from that index on. */
+  open(since?: number): number;
+  /** When the last call began (ms since the epoch; 0 before any). */
+  lastStart(): number;
   stop(): Promise<void>;
+}
+
+/**
+ * The answer's rows and status per host, as the slow fleet must give them: a host that never
+ * answers (`never(i)`) timed out with no row, every other is ok with the rows `want`.
+ */
+export function assertHostRows(
+  names: string[],
+  never: (i: number) => boolean,
+  status: Map<string, string>,
+  rows: Map<string, string[]>,
+  want: string[],
+): void {
+  names.forEach((h, i) => {
+    if (never(i)) {
+      assert.equal(status.get(h), 'timeout', h);
+      assert.equal(rows.get(h), undefined, h);
+    } else {
+      assert.equal(status.get(h), 'ok', h);
+      assert.deepEqual(rows.get(h)?.sort(), want, h);
+    }
+  });
 }
 
 /** `delays[i]`: ms host i waits before it answers, null: never. `spec` is where the spec file goes. */
@@ -67,7 +92,8 @@ export async function startSlowAgents(root: string, delays: (number | null)[], s
   return {
     addresses: (ports as number[]).map((p) => `127.0.0.1:${p}`),
     events,
-    open: () => events.reduce((n, e) => n + (e.ev === 'start' ? 1 : -1), 0),
+    open: (since = 0) => events.slice(since).reduce((n, e) => n + (e.ev === 'start' ? 1 : -1), 0),
+    lastStart: () => events.findLast((e) => e.ev === 'start')?.t ?? 0,
     stop,
   };
 }

@@ -16,6 +16,7 @@ import {
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '@fleetls/testkit';
 
 export interface Sshd {
   host: '127.0.0.1';
@@ -30,6 +31,16 @@ export interface Sshd {
   dir: string;
   acceptedConnections(): number;
   stop(): Promise<void>;
+}
+
+/** The SSH backend's target for `sshd`: its login and key, trusting its host key (or `knownHosts`). */
+export function sshTarget(sshd: Sshd, knownHosts = sshd.knownHostsFile) {
+  return { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile, knownHosts };
+}
+
+/** The same as an inventory's `ssh:` value (YAML flow mapping); `port` for another (dead) port. */
+export function sshInventory(sshd: Sshd, over: { port?: number; knownHosts?: string } = {}): string {
+  return `{ host: 127.0.0.1, port: ${over.port ?? sshd.port}, user: ${sshd.user}, identity_file: ${sshd.identityFile}, known_hosts: ${over.knownHosts ?? sshd.knownHostsFile} }`;
 }
 
 const SSHD = '/usr/sbin/sshd';
@@ -147,10 +158,9 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   // Ready once the port accepts a TCP connection.
-  const started = Date.now();
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`sshd exited at start: ${log}`);
-    const ok = await new Promise<boolean>((resolve) => {
+  const accepts = () =>
+    new Promise<boolean>((resolve) => {
+      if (proc.exitCode !== null) throw new Error(`sshd exited at start (${proc.exitCode})`);
       const s = connect(port, '127.0.0.1');
       s.once('connect', () => {
         s.destroy();
@@ -158,13 +168,10 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
       });
       s.once('error', () => resolve(false));
     });
-    if (ok) break;
-    if (Date.now() - started > 10_000) {
-      proc.kill('SIGKILL');
-      throw new Error(`sshd did not listen on ${port}: ${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(accepts, { everyMs: 50, what: `sshd on ${port}` }).catch((e: Error) => {
+    proc.kill('SIGKILL');
+    throw new Error(`${e.message}: ${log}`);
+  });
   return {
     host: '127.0.0.1',
     port,

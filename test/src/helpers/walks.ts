@@ -16,6 +16,15 @@ export async function drain(
   }
 }
 
+/** Each row as one line: `path type` (`path [CODE]` for an entry that failed), or `truncated dir`. */
+export function rowLines(rows: Row[]): string[] {
+  return rows.flatMap((r) =>
+    r.kind === 'entry'
+      ? [`${r.entry.path.toString()} ${r.entry.error ? `[${r.entry.error.code}]` : r.entry.type}`]
+      : [`truncated ${r.truncation.dir.toString()}`],
+  );
+}
+
 /**
  * core walk() over the agent's fs source, in a child process running as the sshd login
  * user, so unreadable directories are unreadable here too.
