@@ -5,8 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { fleetls, refusedPort } from './helpers/cli.js';
+import { fleetls } from './helpers/cli.js';
 import { startGateway } from './helpers/gateway-process.js';
 
 /** A --json answer's hosts as [host, status] pairs. */
@@ -32,7 +33,7 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     writeFileSync(join(tree, 'b-dir', 'deeper', 'deep.txt'), '');
     symlinkSync('a.txt', join(tree, 'link'));
     agent = await startAgent({ allow: [tree] });
-    const dead = await refusedPort();
+    const dead = await freePort();
     inventory = join(tmp, 'fleetls.yaml');
     writeFileSync(
       inventory,

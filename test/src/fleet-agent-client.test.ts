@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { AGENT_VERSION } from '@fleetls/agent';
 import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger } from '@fleetls/gateway';
+import { freePort } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { agentTlsArgs, makePki } from './helpers/certs.js';
 import { drain } from './helpers/walks.js';
@@ -106,10 +107,7 @@ describe('agent client', () => {
   });
 
   it('fails fast with unavailable on a refused port', async () => {
-    const srv = createServer();
-    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-    const port = (srv.address() as { port: number }).port;
-    await new Promise<void>((r) => srv.close(() => r()));
+    const port = await freePort();
     // A connect timeout far beyond the test's own: only a fast failure can pass.
     const b = createAgentBackend(`127.0.0.1:${port}`, { tls: 'insecure', connectTimeoutMs: 600_000, logger });
     try {

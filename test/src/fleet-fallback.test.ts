@@ -3,20 +3,12 @@
 // row must name the transport that answered (or failed last).
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
 import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
-
-async function refusedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('agent → SSH fallback through the CLI', () => {
   let sshd: Sshd;
@@ -31,8 +23,8 @@ describe('agent → SSH fallback through the CLI', () => {
     writeFileSync(join(tree, 'one.txt'), '1');
     writeFileSync(join(tree, 'two.txt'), '22');
     agent = await startAgent({ allow: [tree] });
-    const dead = await refusedPort();
-    const deadSsh = await refusedPort();
+    const dead = await freePort();
+    const deadSsh = await freePort();
     const ssh = sshInventory(sshd);
     inventory = join(sshd.dir, 'fallback.yaml');
     writeFileSync(

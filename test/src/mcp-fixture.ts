@@ -2,10 +2,9 @@
 // ports (two serving the same tree, one allowed only a subdirectory), an address where
 // nothing listens, and an inventory naming them all.
 import * as fs from 'node:fs';
-import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type FileNode, makeTree, range } from '@fleetls/testkit';
+import { type FileNode, freePort, makeTree, range } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 
 export interface McpFleetFixture {
@@ -15,16 +14,6 @@ export interface McpFleetFixture {
   deadAddress: string;
   agents: AgentProcess[];
   close(): Promise<void>;
-}
-
-/** A loopback port that was free a moment ago: connecting to it is refused. */
-async function deadAddress(): Promise<string> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const addr = srv.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return `127.0.0.1:${port}`;
 }
 
 const file = (size: number, mtime: number): FileNode => ({ data: 'a'.repeat(size), mtime });
@@ -56,7 +45,7 @@ export async function startMcpFleet(): Promise<McpFleetFixture> {
     startAgent({ allow: [root] }),
     startAgent({ allow: [path.join(data, 'sub')] }),
   ]);
-  const dead = await deadAddress();
+  const dead = `127.0.0.1:${await freePort()}`;
   const inventory = path.join(root, 'fleetls.yaml');
   fs.writeFileSync(
     inventory,

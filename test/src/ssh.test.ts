@@ -4,13 +4,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Row, WalkRequest } from '@fleetls/core';
 import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
-import { makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
+import { freePort, makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
@@ -174,16 +173,7 @@ describe('SSH backend against a real sshd', () => {
   });
 
   it('a refused port is unavailable; a wrong user key is unauthenticated', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
-    const b = createSshBackend(
-      { host: '127.0.0.1', port, user: sshd.user, identityFile: sshd.identityFile, knownHosts: sshd.knownHostsFile },
-      { logger },
-    );
+    const b = createSshBackend({ ...sshTarget(sshd), port: await freePort() }, { logger });
     assert.equal((await backend_err(() => b.probe(signal))).code, 'unavailable');
     b.close();
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(sshd.dir, 'stranger')]);

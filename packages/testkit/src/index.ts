@@ -9,6 +9,7 @@ export {
   READY_TIMEOUT_MS,
   run,
 } from './launch.js';
+export { freePort } from './ports.js';
 export {
   type EntryMeta,
   type FileNode,

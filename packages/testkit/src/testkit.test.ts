@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { launch, makeTree, range, run, waitFor } from './index.js';
+import { freePort, launch, makeTree, range, run, waitFor } from './index.js';
 
 describe('makeTree', () => {
   const base = mkdtempSync(join(tmpdir(), 'fleetls-testkit-'));
@@ -132,5 +133,17 @@ describe('launch and run', () => {
       ...node("process.stdout.write('x'.repeat(200000)); process.stderr.write('e'); process.exitCode = 2"),
     );
     assert.deepEqual([r.code, r.stdout.length, r.stderr], [2, 200000, 'e']);
+  });
+});
+
+describe('freePort', () => {
+  it('gives a loopback port whose connections are refused', async () => {
+    const port = await freePort();
+    const code = await new Promise<string | undefined>((resolve) =>
+      connect(port, '127.0.0.1')
+        .once('connect', () => resolve('connected'))
+        .once('error', (e: NodeJS.ErrnoException) => resolve(e.code)),
+    );
+    assert.equal(code, 'ECONNREFUSED');
   });
 });

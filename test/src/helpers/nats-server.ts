@@ -3,21 +3,10 @@
 // Ports are picked free up front, since a cluster's routes name each other's.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@fleetls/testkit';
 
 export const NATS_SERVER = process.env.NATS_SERVER ?? 'nats-server';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface NatsNode {
   name: string;

@@ -13,10 +13,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '@fleetls/testkit';
+import { freePort, waitFor } from '@fleetls/testkit';
 
 export interface Sshd {
   host: '127.0.0.1';
@@ -44,17 +44,6 @@ export function sshInventory(sshd: Sshd, over: { port?: number; knownHosts?: str
 }
 
 const SSHD = '/usr/sbin/sshd';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Creates the system user (shell /bin/sh, a home) unless it exists; key logins only. */
 export function ensureUser(user: string): { uid: number; gid: number; home: string } {
