@@ -6,28 +6,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { freePort } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { agentClient, REPO_ROOT, walkAll } from './helpers/agent-process.js';
 import { makePki, type TestPki } from './helpers/certs.js';
 import { startAsUnit, userIds } from './helpers/installed-agent.js';
 import { buildPackage, holdPackageLock, sh } from './helpers/packages.js';
+import { entryPaths } from './helpers/walks.js';
 
 const CONFIG = '/etc/fleetls/agent.yaml';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 if (process.getuid?.() !== 0) throw new Error('the package tests install packages: run them as root, as CI does');
 
@@ -119,7 +109,7 @@ describe('Ansible role fleetls_agent (deploy/ansible)', { concurrency: false }, 
       const client = agentClient(`localhost:${agent.port}`, creds);
       try {
         const { rows } = await walkAll(client, { path: tree, maxDepth: 2 });
-        const paths = rows.flatMap((row) => (row.kind === 'entry' ? [row.entry.path.toString()] : [])).sort();
+        const paths = entryPaths(rows);
         assert.deepEqual(paths, ['logs', 'logs/a.log']);
       } finally {
         client.close();

@@ -22,6 +22,7 @@ import {
 } from './helpers/agent-process.js';
 import { startGateway } from './helpers/gateway-process.js';
 import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
+import { entryPaths } from './helpers/walks.js';
 
 /** The one-file program as a user runs it: no inventory, a fresh HOME. */
 function runFile(file: string, args: string[], cwd: string) {
@@ -91,7 +92,7 @@ describe('one-file programs (npm run package)', () => {
     const client = agentClient(agent.address);
     try {
       const { rows, summary } = await walkAll(client, { path: tree, maxDepth: 2 });
-      const paths = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+      const paths = entryPaths(rows);
       assert.deepEqual(paths, ['one.txt', 'sub', 'sub/two.txt']);
       assert.equal(summary.entriesSent, 3);
     } finally {
@@ -109,7 +110,7 @@ describe('one-file programs (npm run package)', () => {
     const client = agentClient(inContainer.address);
     try {
       const { rows } = await walkAll(client, { path: '/bundle-tree', maxDepth: 2 });
-      const paths = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+      const paths = entryPaths(rows);
       assert.deepEqual(paths, ['one.txt', 'sub', 'sub/two.txt']);
     } finally {
       client.close();

@@ -7,18 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { addAgentService, parseAgentConfig } from '@fleetls/agent';
-import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
+import { FILTER_FEATURES, FleetError, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger, loadFleet, resolveGatewayOptions, type ToolContext } from '@fleetls/gateway';
 import { listFiles, listHosts } from '@fleetls/gateway/testing';
 import { SERVICE_NAME } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { drain } from './helpers/walks.js';
+import { drain, entryPaths } from './helpers/walks.js';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const signal = () => new AbortController().signal;
-const names = (rows: Row[]) => rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
 
 describe('capability echo', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fleetls-echo-'));
@@ -63,7 +62,7 @@ describe('capability echo', () => {
       const { rows, summary } = await drain(
         b.walk(request({ minSize: 1024, perm: { match: 'any', mode: 0o2 } }), signal()),
       );
-      assert.deepEqual(names(rows), ['sub/open.txt']);
+      assert.deepEqual(entryPaths(rows), ['sub/open.txt']);
       assert.deepEqual(summary.applied, ['min_size', 'perm']);
     } finally {
       b.close();
@@ -83,7 +82,7 @@ describe('capability echo', () => {
       });
       // What it does apply still works, and is echoed.
       const { rows, summary } = await drain(b.walk(request({ minSize: 1024 }), signal()));
-      assert.deepEqual(names(rows), ['big.bin', 'sub/open.txt']);
+      assert.deepEqual(entryPaths(rows), ['big.bin', 'sub/open.txt']);
       assert.deepEqual(summary.applied, ['min_size']);
       // Without filters nothing is asked of it.
       assert.equal((await drain(b.walk(request(undefined), signal()))).rows.length, 3);

@@ -5,11 +5,12 @@
 // --http with the token made at install) answers an MCP list_directory through it. Purging
 // the gateway leaves the agent's files. Holds holdPackageLock (packages.test.ts). Needs root.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { launch, run } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SYSTEM_PATH, startAsUnit, UNIT_FILE, unitSetting, userIds, withoutNode } from './helpers/installed-agent.js';
@@ -22,20 +23,10 @@ if (process.getuid?.() !== 0) throw new Error('the package tests install package
 before(holdPackageLock);
 
 /** Runs `command args` as `ids` in withoutNode's namespace; resolves with its output or rejects with it. */
-function runWithoutNode(command: string, args: string[], ids: { uid: number; gid: number }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(...withoutNode(command, args, ids), {
-      env: { PATH: SYSTEM_PATH },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-    child.once('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${command} exited ${code}:\n${err}`)),
-    );
-  });
+async function runWithoutNode(command: string, args: string[], ids: { uid: number; gid: number }): Promise<string> {
+  const r = await run(...withoutNode(command, args, ids), { env: { PATH: SYSTEM_PATH } });
+  if (r.code !== 0) throw new Error(`${command} exited ${r.code}:\n${r.stderr}`);
+  return r.stdout;
 }
 
 describe('fleetls (gateway) .deb beside the agent, on a host without node', { concurrency: false }, () => {
@@ -105,19 +96,11 @@ describe('fleetls (gateway) .deb beside the agent, on a host without node', { co
       .replace(/\$\{FLEETLS_HTTP\}/, '127.0.0.1:0')
       .split(/\s+/);
     const ids = userIds(unitSetting(unit, 'User'))!;
-    const child = spawn(...withoutNode(command as string, args, ids), {
+    const gw = launch(...withoutNode(command as string, args, ids), {
+      name: 'fleetls serve',
       env: { PATH: SYSTEM_PATH },
-      stdio: ['ignore', 'ignore', 'pipe'],
     });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.setEncoding('utf8').on('data', (c: string) => {
-        stderr += c;
-        const m = /MCP over HTTP at (http:\/\/\S+)/.exec(stderr);
-        if (m) resolve(m[1] as string);
-      });
-      child.once('exit', (code) => reject(new Error(`fleetls serve exited ${code}:\n${stderr}`)));
-    });
+    const url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
     const client = new Client({ name: 'packages-test', version: '1' });
     try {
       await client.connect(
@@ -133,9 +116,7 @@ describe('fleetls (gateway) .deb beside the agent, on a host without node', { co
       assert.match(result.content[0]?.text ?? '', /a\.log/);
     } finally {
       await client.close();
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await gw.stop();
     }
   });
 

@@ -20,6 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import { agentClient, walkAll } from './helpers/agent-process.js';
 import { startAsUnit, UNIT_FILE, userIds } from './helpers/installed-agent.js';
 import { buildPackage, holdPackageLock, sh } from './helpers/packages.js';
+import { entryPaths } from './helpers/walks.js';
 
 const CONFIG = '/etc/fleetls/agent.yaml';
 
@@ -111,7 +112,7 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     const client = agentClient(`127.0.0.1:${agent.port}`);
     try {
       const { rows } = await walkAll(client, { path: tree, maxDepth: 2 });
-      const paths = rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+      const paths = entryPaths(rows);
       assert.deepEqual(paths, ['sub', 'sub/f.txt']);
     } finally {
       client.close();

@@ -1,7 +1,8 @@
 // The agent as a package installed it: the unit's ExecStart run as the unit's User, the
 // way systemd would start it (systemd is not PID 1 on CI, so the test starts it itself).
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
+import { launch } from '@fleetls/testkit';
 
 export const UNIT_FILE = '/usr/lib/systemd/system/fleetls-agent.service';
 
@@ -26,7 +27,7 @@ export function unitSetting(unitText: string, key: string): string {
 export interface Started {
   child: ChildProcess;
   port: number;
-  stop: () => Promise<void>;
+  stop: () => Promise<unknown>;
 }
 
 /** Every `node` of this machine: the one running the tests and each on PATH. */
@@ -60,39 +61,15 @@ export const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/s
  * line; rejects with the agent's stderr when it exits first. `noNode`: in a mount
  * namespace where this machine's node is hidden (withoutNode), with the system PATH only.
  */
-export function startAsUnit(unitFile = UNIT_FILE, timeoutMs = 15_000, noNode = false): Promise<Started> {
+export async function startAsUnit(unitFile = UNIT_FILE, timeoutMs = 15_000, noNode = false): Promise<Started> {
   const unit = readFileSync(unitFile, 'utf8');
   const [command, ...args] = unitSetting(unit, 'ExecStart').split(/\s+/);
   const ids = userIds(unitSetting(unit, 'User'));
   if (!command || !ids) throw new Error(`cannot run the unit's ExecStart as its User (${unitFile})`);
-  const child = noNode
-    ? spawn(...withoutNode(command, args, ids), { env: { PATH: SYSTEM_PATH }, stdio: ['ignore', 'ignore', 'pipe'] })
-    : spawn(command, args, { uid: ids.uid, gid: ids.gid, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`agent not listening after ${timeoutMs} ms:\n${stderr}`)),
-      timeoutMs,
-    );
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      const line = stderr.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (!line) return;
-      clearTimeout(timer);
-      const port = Number((JSON.parse(line) as { port: number }).port);
-      resolve({
-        child,
-        port,
-        stop: async () => {
-          child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`agent exited with ${code} before listening:\n${stderr}`));
-    });
-  });
+  const p = noNode
+    ? launch(...withoutNode(command, args, ids), { name: 'agent', env: { PATH: SYSTEM_PATH } })
+    : launch(command, args, { name: 'agent', uid: ids.uid, gid: ids.gid });
+  // A whole line: JSON.parse must not meet one still being written.
+  const line = await p.waitFor(/^(\{.*"msg":"listening".*)\n/m, timeoutMs);
+  return { child: p.child, port: Number((JSON.parse(line) as { port: number }).port), stop: p.stop };
 }

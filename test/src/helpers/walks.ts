@@ -16,6 +16,11 @@ export async function drain(
   }
 }
 
+/** The paths of the rows that are entries, sorted. */
+export function entryPaths(rows: Row[]): string[] {
+  return rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString()] : [])).sort();
+}
+
 /** Each row as one line: `path type` (`path [CODE]` for an entry that failed), or `truncated dir`. */
 export function rowLines(rows: Row[]): string[] {
   return rows.flatMap((r) =>
