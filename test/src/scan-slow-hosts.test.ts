@@ -14,18 +14,17 @@
 // full size (delays up to 90 s, the 40 s call, 120 s per host). The 40 s and 3 min bounds are
 // asserted at every scale: they are the issue's claims, and the scaled run is far inside them.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
-import { makeTree, range, waitFor } from '@fleetls/testkit';
+import { range, waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type GatewayProcess, startGateway, stdioGateway } from './helpers/gateway-process.js';
-import { assertHostRows, type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
+import { assertHostRows, type SlowAgents, type SlowFleet, startSlowFleet } from './helpers/slow-agents.js';
 
 const SCALE = Number(process.env.FLEETLS_SCAN_TEST_SCALE ?? '0.15');
 const HOSTS = 300;
@@ -110,41 +109,26 @@ async function peakRss<T>(pid: number, fn: () => Promise<T>): Promise<{ value: T
   }
 }
 
-interface Fixture {
-  work: string;
-  data: string;
-  /** The gateways' state directory ($FLEETLS_STATE_DIR): scans spill under scans/. */
-  state: string;
-  agents: SlowAgents;
-  inventory: string;
-}
+/** The slow fleet, and the gateways' state directory ($FLEETLS_STATE_DIR): scans spill under scans/. */
+type Fixture = SlowFleet & { state: string };
 
 async function startFleet(): Promise<Fixture> {
-  const work = mkdtempSync(join(tmpdir(), 'fleetls-scan-'));
-  const data = makeTree(join(work, 'data'), [
-    ['sub', { dir: true }],
-    ...range(
-      FILES,
-      (f) => `f${f}.log`,
-      (f) => 'x'.repeat(f + 1),
-    ),
-  ]);
-  const delays = Array.from({ length: HOSTS }, (_, i) => delayOf(i));
-  const agents = await startSlowAgents(data, delays, join(work, 'agents.json'));
-  const inventory = join(work, 'fleetls.yaml');
-  writeFileSync(
-    inventory,
-    [
-      'hosts:',
-      ...agents.addresses.map((a, i) => `  ${name(i)}: { agent: "${a}" }`),
-      'agent_tls: insecure',
-      `defaults: { connect_timeout_ms: 5000, deadline_ms: ${HOST_DEADLINE_MS}, call_deadline_ms: ${CALL_DEADLINE_MS}, scan_host_deadline_ms: ${HOST_DEADLINE_MS}, scan_memory_rows: ${MEMORY_ROWS} }`,
-      '',
-    ].join('\n'),
-  );
-  const state = join(work, 'state');
+  const fleet = await startSlowFleet({
+    tree: [
+      ['sub', { dir: true }],
+      ...range(
+        FILES,
+        (f) => `f${f}.log`,
+        (f) => 'x'.repeat(f + 1),
+      ),
+    ],
+    delays: Array.from({ length: HOSTS }, (_, i) => delayOf(i)),
+    name,
+    defaults: `{ connect_timeout_ms: 5000, deadline_ms: ${HOST_DEADLINE_MS}, call_deadline_ms: ${CALL_DEADLINE_MS}, scan_host_deadline_ms: ${HOST_DEADLINE_MS}, scan_memory_rows: ${MEMORY_ROWS} }`,
+  });
+  const state = join(fleet.work, 'state');
   mkdirSync(state);
-  return { work, data, state, agents, inventory };
+  return { ...fleet, state };
 }
 
 type Call = (args: Record<string, unknown>, signal?: AbortSignal) => Promise<CallToolResult>;
@@ -250,8 +234,7 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
     fx = await startFleet();
   });
   after(async () => {
-    await fx?.agents.stop();
-    if (fx) rmSync(fx.work, { recursive: true, force: true });
+    await fx?.close();
   });
 
   describe('over stdio', { concurrency: false }, () => {

@@ -7,18 +7,17 @@
 // deadline); another bearer token's task is
 // refused by name. A call without `task` still answers a scan page (the cursor route).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
-import { makeTree, waitFor } from '@fleetls/testkit';
+import { waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
 import { type GatewayProcess, startGateway, stdioGateway } from './helpers/gateway-process.js';
-import { assertHostRows, type SlowAgents, startSlowAgents } from './helpers/slow-agents.js';
+import { assertHostRows, type SlowAgents, type SlowFleet, startSlowFleet } from './helpers/slow-agents.js';
 
 const HOSTS = 40;
 const NEVER = 7;
@@ -39,30 +38,13 @@ const TOKEN_A = 'task-test-token-a-0123456789';
 const TOKEN_B = 'task-test-token-b-9876543210';
 const FILES = ['f0.log', 'f1.log', 'sub'];
 
-interface Fixture {
-  work: string;
-  data: string;
-  agents: SlowAgents;
-  inventory: string;
-}
-
-async function startFleet(): Promise<Fixture> {
-  const work = mkdtempSync(join(tmpdir(), 'fleetls-tasks-'));
-  const data = makeTree(join(work, 'data'), { sub: { dir: true }, 'f0.log': 'x', 'f1.log': 'xy' });
-  const delays = Array.from({ length: HOSTS }, (_, i) => delayOf(i));
-  const agents = await startSlowAgents(data, delays, join(work, 'agents.json'));
-  const inventory = join(work, 'fleetls.yaml');
-  writeFileSync(
-    inventory,
-    [
-      'hosts:',
-      ...agents.addresses.map((a, i) => `  ${name(i)}: { agent: "${a}" }`),
-      'agent_tls: insecure',
-      `defaults: { connect_timeout_ms: 5000, deadline_ms: ${HOST_DEADLINE_MS}, call_deadline_ms: ${CALL_DEADLINE_MS}, scan_host_deadline_ms: ${HOST_DEADLINE_MS} }`,
-      '',
-    ].join('\n'),
-  );
-  return { work, data, agents, inventory };
+function startFleet(): Promise<SlowFleet> {
+  return startSlowFleet({
+    tree: { sub: { dir: true }, 'f0.log': 'x', 'f1.log': 'xy' },
+    delays: Array.from({ length: HOSTS }, (_, i) => delayOf(i)),
+    name,
+    defaults: `{ connect_timeout_ms: 5000, deadline_ms: ${HOST_DEADLINE_MS}, call_deadline_ms: ${CALL_DEADLINE_MS}, scan_host_deadline_ms: ${HOST_DEADLINE_MS} }`,
+  });
 }
 
 interface Answer {
@@ -144,7 +126,7 @@ async function timeCancel(
 }
 
 /** What every face must show: the tools' task support, a task's whole course, its cancel. */
-function taskTests(fx: () => Fixture, client: () => Client) {
+function taskTests(fx: () => SlowFleet, client: () => Client) {
   it('fan-out tools declare task support as optional; the others none', async () => {
     const { tools } = await client().listTools();
     const support = new Map(tools.map((t) => [t.name, t.execution?.taskSupport]));
@@ -204,13 +186,12 @@ function taskTests(fx: () => Fixture, client: () => Client) {
 }
 
 describe(`MCP tasks over ${HOSTS} slow hosts`, { concurrency: false }, () => {
-  let fx: Fixture;
+  let fx: SlowFleet;
   before(async () => {
     fx = await startFleet();
   });
   after(async () => {
-    await fx?.agents.stop();
-    if (fx) rmSync(fx.work, { recursive: true, force: true });
+    await fx?.close();
   });
 
   describe('over stdio', { concurrency: false }, () => {

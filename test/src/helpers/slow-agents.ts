@@ -3,10 +3,11 @@
 // process's stdout lines) to tell how many walks are open at any moment.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '@fleetls/testkit';
+import { makeTree, type TreeSpec, waitFor } from '@fleetls/testkit';
 
 const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'slow-agents-main.js');
 
@@ -27,6 +28,51 @@ export interface SlowAgents {
   /** When the last call began (ms since the epoch; 0 before any). */
   lastStart(): number;
   stop(): Promise<void>;
+}
+
+export interface SlowFleet {
+  /** A fresh directory of the fleet's own; gone after close(). */
+  work: string;
+  /** The tree every host serves: <work>/data. */
+  data: string;
+  agents: SlowAgents;
+  /** An inventory naming host i `name(i)`, plaintext, with `defaults`. */
+  inventory: string;
+  close(): Promise<void>;
+}
+
+/** The scan tests' fake fleet: slow agents (`delays`, as startSlowAgents) over one declared tree, and its inventory. */
+export async function startSlowFleet(opts: {
+  tree: TreeSpec;
+  delays: (number | null)[];
+  name: (i: number) => string;
+  /** The inventory's `defaults:` flow mapping (deadlines). */
+  defaults: string;
+}): Promise<SlowFleet> {
+  const work = mkdtempSync(path.join(tmpdir(), 'fleetls-slow-fleet-'));
+  const data = makeTree(path.join(work, 'data'), opts.tree);
+  const agents = await startSlowAgents(data, opts.delays, path.join(work, 'agents.json'));
+  const inventory = path.join(work, 'fleetls.yaml');
+  writeFileSync(
+    inventory,
+    [
+      'hosts:',
+      ...agents.addresses.map((a, i) => `  ${opts.name(i)}: { agent: "${a}" }`),
+      'agent_tls: insecure',
+      `defaults: ${opts.defaults}`,
+      '',
+    ].join('\n'),
+  );
+  return {
+    work,
+    data,
+    agents,
+    inventory,
+    close: async () => {
+      await agents.stop();
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
