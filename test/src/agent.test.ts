@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Entry, Row } from '@fleetls/core';
 import { type AgentClient, statFromWire, type WireStatResponseOut } from '@fleetls/proto';
+import { makeTree, range } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { type AgentProcess, agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
 
@@ -18,33 +19,35 @@ let agent: AgentProcess;
 let client: AgentClient;
 const BAD = Buffer.from([0x6e, 0x6f, 0x2d, 0xff, 0xfe, 0x2e, 0x74, 0x78, 0x74]); // "no-\xff\xfe.txt"
 
-function mk(rel: string, content = ''): void {
-  const p = path.join(tree, rel);
-  fs.mkdirSync(path.dirname(p), { recursive: true });
-  fs.writeFileSync(p, content);
-}
-
 before(async () => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-agent-')));
   tree = path.join(root, 'tree');
   outside = path.join(root, 'outside');
-  fs.mkdirSync(tree);
-  fs.mkdirSync(outside);
-  fs.writeFileSync(path.join(outside, 'secret'), 'x');
-  mk('README.md', 'hello world');
-  mk('src/main.ts', 'x'.repeat(1234));
-  mk('src/lib/util.ts', 'y'.repeat(77));
-  mk('src/lib/deep/deeper/leaf.txt', 'z');
-  mk('name with\nnewline', 'nl');
-  mk('tab\tand "quotes"', 'q');
-  mk('.hidden', 'h');
-  fs.writeFileSync(Buffer.concat([Buffer.from(`${tree}/`), BAD]), 'bad bytes');
-  fs.mkdirSync(path.join(tree, 'empty'));
-  fs.symlinkSync('src/main.ts', path.join(tree, 'link-to-main'));
-  fs.symlinkSync(outside, path.join(tree, 'escape'));
-  execFileSync('mkfifo', [path.join(tree, 'fifo')]);
-  for (let i = 0; i < 30; i++) mk(`many/f${String(i).padStart(2, '0')}`, 'm'.repeat(i));
-  for (let i = 0; i < 3; i++) mk(`few/g${i}`);
+  makeTree(outside, { secret: 'x' });
+  makeTree(tree, [
+    ['README.md', 'hello world'],
+    ['src/main.ts', 'x'.repeat(1234)],
+    ['src/lib/util.ts', 'y'.repeat(77)],
+    ['src/lib/deep/deeper/leaf.txt', 'z'],
+    ['name with\nnewline', 'nl'],
+    ['tab\tand "quotes"', 'q'],
+    ['.hidden', 'h'],
+    [BAD, 'bad bytes'],
+    ['empty', { dir: true }],
+    ['link-to-main', { link: 'src/main.ts' }],
+    ['escape', { link: outside }],
+    ['fifo', { fifo: true }],
+    ...range(
+      30,
+      (i) => `many/f${String(i).padStart(2, '0')}`,
+      (i) => 'm'.repeat(i),
+    ),
+    ...range(
+      3,
+      (i) => `few/g${i}`,
+      () => '',
+    ),
+  ]);
   agent = await startAgent({ allow: [tree], args: ['--max-depth', '10', '--max-entries', '5000'] });
   client = agentClient(agent.address);
 });

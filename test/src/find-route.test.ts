@@ -6,13 +6,13 @@
 // multi-GB files, hidden directories) plus hard links, an unreadable directory, a
 // directory that can be read but not searched, a FIFO and many ties on size and mtime.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, linkSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { AgentClient, WireWalkRequest } from '@fleetls/proto';
+import { makeTree, range } from '@fleetls/testkit';
 import {
   type AgentProcess,
   agentClient,
@@ -50,27 +50,32 @@ describe('the agent find route', () => {
     const trees = (await import(pathToFileURL(join(REPO_ROOT, 'bench/dist/trees.js')).href)) as BenchTrees;
     root = trees.ensureTree(trees.TREE_SPECS.small).root;
     delete process.env.FLEETLS_BENCH_DIR;
-    const extra = join(root, 'extra');
-    mkdirSync(join(extra, 'locked', 'inner'), { recursive: true });
-    mkdirSync(join(extra, 'noexec'));
-    mkdirSync(join(extra, 'ties'));
-    writeFileSync(join(extra, 'locked', 'secret'), 'secret');
-    writeFileSync(join(extra, 'noexec', 'hidden-meta'), 'x');
-    for (let i = 0; i < 300; i++) {
-      const f = join(extra, 'ties', `t${i % 7 === 0 ? `.${i}` : i}`);
-      writeFileSync(f, 'y'.repeat(i % 4));
-      utimesSync(f, 1_700_000_000 + (i % 3), 1_700_000_000 + (i % 3));
-    }
-    // One directory too large to read in one call (over 64 KiB of names): listed by one find.
-    mkdirSync(join(extra, 'flat'));
-    for (let i = 0; i < 4000; i++) writeFileSync(join(extra, 'flat', `flat-file-${i}`), 'f'.repeat(i % 13));
-    writeFileSync(join(extra, 'hard'), 'z'.repeat(5000));
-    linkSync(join(extra, 'hard'), join(extra, 'hard-2'));
-    linkSync(join(extra, 'hard'), join(extra, 'ties', 'hard-3'));
-    execFileSync('mkfifo', [join(extra, 'fifo')]);
-    execFileSync('chown', ['-R', `${uid}:${gid}`, extra]);
-    chmodSync(join(extra, 'locked'), 0o000);
-    chmodSync(join(extra, 'noexec'), 0o644);
+    makeTree(
+      join(root, 'extra'),
+      [
+        ['locked/inner', { dir: true }],
+        ['locked/secret', 'secret'],
+        ['noexec/hidden-meta', 'x'],
+        ...range(
+          300,
+          (i) => `ties/t${i % 7 === 0 ? `.${i}` : i}`,
+          (i) => ({ data: 'y'.repeat(i % 4), mtime: 1_700_000_000 + (i % 3) }),
+        ),
+        // One directory too large to read in one call (over 64 KiB of names): listed by one find.
+        ...range(
+          4000,
+          (i) => `flat/flat-file-${i}`,
+          (i) => 'f'.repeat(i % 13),
+        ),
+        ['hard', 'z'.repeat(5000)],
+        ['hard-2', { hardLink: 'hard' }],
+        ['ties/hard-3', { hardLink: 'hard' }],
+        ['fifo', { fifo: true }],
+        ['locked', { dir: true, mode: 0o000 }],
+        ['noexec', { dir: true, mode: 0o644 }],
+      ],
+      { uid, gid },
+    );
     // FLEETLS_FIND_AFTER_ENTRIES=0: these trees are small, and each walk must be find's.
     find = await startAgent({ allow: [work], uid, gid, env: { FLEETLS_FIND_AFTER_ENTRIES: '0' } });
     js = await startAgent({ allow: [work], uid, gid, env: { PATH: '/nonexistent' } });

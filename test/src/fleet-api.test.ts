@@ -14,6 +14,7 @@ import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/conn
 import { displayPath } from '@fleetls/core';
 import { loadFleetContract } from '@fleetls/proto';
 import { Fleet } from '@fleetls/proto/fleet_pb';
+import { makeTree, range, type TreeNode } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -40,10 +41,8 @@ function rowWords(r: WireRow): string {
   return `${r.host} ${displayPath(e.path)} ${type === 'dir' ? 'directory' : type}`;
 }
 
-function write(p: string, size: number): void {
-  fs.mkdirSync(join(p, '..'), { recursive: true, mode: 0o755 });
-  fs.writeFileSync(p, Buffer.alloc(size, 0x61), { mode: 0o644 });
-}
+/** A file of `size` bytes, readable by the SSH login user as by the agents. */
+const file = (size: number): TreeNode => ({ data: 'a'.repeat(size), mode: 0o644 });
 
 describe('Fleet gRPC API (reflection-only client) against real agents and an SSH-only host', () => {
   let sshd: Sshd;
@@ -62,10 +61,18 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
     sshd = await startSshd();
     // Under the sshd's world-readable work dir, so its user lists it too.
     tree = join(sshd.dir, 'fleet-api-tree');
-    write(join(tree, 'a.log'), 300);
-    write(join(tree, 'b.txt'), 20);
-    write(join(tree, 'sub/deep.log'), 7);
-    for (let i = 0; i < 12; i++) write(join(tree, `many/f${String(i).padStart(2, '0')}`), i);
+    makeTree(tree, [
+      ['a.log', file(300)],
+      ['b.txt', file(20)],
+      ['sub/deep.log', file(7)],
+      ...range(
+        12,
+        (i) => `many/f${String(i).padStart(2, '0')}`,
+        (i) => file(i),
+      ),
+      ['sub', { dir: true, mode: 0o755 }],
+      ['many', { dir: true, mode: 0o755 }],
+    ]);
     fs.chmodSync(tree, 0o755);
     agents = await Promise.all([startAgent({ allow: [tree] }), startAgent({ allow: [tree] })]);
     const ssh = sshInventory(sshd);
