@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger } from '@fleetls/gateway';
+import { makeTree, range } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { makePki, type TestPki } from './helpers/certs.js';
 
@@ -63,8 +64,14 @@ describe('agent credentials reload on SIGHUP', () => {
   };
 
   before(async () => {
-    mkdirSync(join(tree, 'many'), { recursive: true });
-    for (let i = 0; i < FILES; i++) writeFileSync(join(tree, 'many', `f${i}`), '');
+    makeTree(
+      tree,
+      range(
+        FILES,
+        (i) => `many/f${i}`,
+        () => '',
+      ),
+    );
     for (const name of ['old', 'new']) mkdirSync(join(dir, name));
     oldPki = makePki(join(dir, 'old'), ['127.0.0.1']);
     newPki = makePki(join(dir, 'new'), ['127.0.0.1']);

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { makeTree } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
 import { agentTlsArgs, makePki, type TestPki } from './helpers/certs.js';
@@ -17,14 +18,16 @@ before(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-sec-')));
   fs.chmodSync(root, 0o755);
   tree = path.join(root, 'tree');
-  fs.mkdirSync(path.join(tree, 'open', 'inner'), { recursive: true });
-  fs.mkdirSync(path.join(tree, 'locked'));
-  fs.writeFileSync(path.join(tree, 'open', 'a.txt'), 'a');
-  fs.writeFileSync(path.join(tree, 'open', 'inner', 'b.txt'), 'bb');
-  fs.writeFileSync(path.join(tree, 'locked', 'hidden.txt'), 'secret');
-  fs.writeFileSync(path.join(tree, 'top.txt'), 'top');
-  for (const p of [tree, path.join(tree, 'open'), path.join(tree, 'open', 'inner')]) fs.chmodSync(p, 0o755);
-  fs.chmodSync(path.join(tree, 'locked'), 0o000);
+  makeTree(tree, {
+    'open/a.txt': 'a',
+    'open/inner/b.txt': 'bb',
+    'locked/hidden.txt': 'secret',
+    'top.txt': 'top',
+    open: { dir: true, mode: 0o755 },
+    'open/inner': { dir: true, mode: 0o755 },
+    locked: { dir: true, mode: 0o000 },
+  });
+  fs.chmodSync(tree, 0o755);
 });
 
 after(() => {

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { makeTree } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { agentTlsArgs, makePki, type TestPki } from './helpers/certs.js';
 import { fleetls } from './helpers/cli.js';
@@ -30,8 +31,7 @@ describe('audit lines, and no secret in any log line at debug', () => {
   };
 
   before(async () => {
-    mkdirSync(join(tree, 'sub'), { recursive: true });
-    writeFileSync(join(tree, 'sub', 'a.txt'), 'a');
+    makeTree(tree, { 'sub/a.txt': 'a' });
     writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
     writeFileSync(join(dir, 'wrong'), `${WRONG}\n`);
     mkdirSync(join(dir, 'certs'));

@@ -2,7 +2,7 @@
 // built without a feature (as an older agent that drops the unknown field) is refused by
 // the gateway's client before any of its rows is used, naming the feature and its version.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import { FILTER_FEATURES, FleetError, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger, loadFleet, resolveGatewayOptions, type ToolContext } from '@fleetls/gateway';
 import { listFiles, listHosts } from '@fleetls/gateway/testing';
 import { SERVICE_NAME } from '@fleetls/proto';
+import { makeTree } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
@@ -26,11 +27,11 @@ describe('capability echo', () => {
   let oldAddress = '';
 
   before(async () => {
-    mkdirSync(join(dir, 'sub'));
-    writeFileSync(join(dir, 'big.bin'), Buffer.alloc(4096));
-    writeFileSync(join(dir, 'small.txt'), 'x');
-    writeFileSync(join(dir, 'sub', 'open.txt'), Buffer.alloc(2048));
-    chmodSync(join(dir, 'sub', 'open.txt'), 0o666);
+    makeTree(dir, {
+      'big.bin': Buffer.alloc(4096),
+      'small.txt': 'x',
+      'sub/open.txt': { data: Buffer.alloc(2048), mode: 0o666 },
+    });
     agent = await startAgent({ allow: [dir] });
     old = new grpc.Server();
     addAgentService(old, {

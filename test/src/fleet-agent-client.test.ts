@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { AGENT_VERSION } from '@fleetls/agent';
 import { FILTER_FEATURES, FleetError, type Row, resolveWalkRequest } from '@fleetls/core';
 import { createAgentBackend, createLogger } from '@fleetls/gateway';
-import { freePort } from '@fleetls/testkit';
+import { freePort, makeTree, range } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { agentTlsArgs, makePki } from './helpers/certs.js';
 import { drain } from './helpers/walks.js';
@@ -44,11 +44,15 @@ describe('agent client', () => {
   const pki = makePki(certs, ['127.0.0.1', 'localhost']);
 
   before(async () => {
-    mkdirSync(join(tree, 'sub'), { recursive: true });
-    writeFileSync(join(tree, 'a.txt'), 'hello');
-    writeFileSync(join(tree, 'sub', 'b.txt'), 'hello world');
-    mkdirSync(join(tree, 'many'));
-    for (let i = 0; i < 3000; i++) writeFileSync(join(tree, 'many', `f${i}`), '');
+    makeTree(tree, [
+      ['a.txt', 'hello'],
+      ['sub/b.txt', 'hello world'],
+      ...range(
+        3000,
+        (i) => `many/f${i}`,
+        () => '',
+      ),
+    ]);
     writeFileSync(join(dir, 'token'), 's3cret\n');
     writeFileSync(join(dir, 'wrong-token'), 'nope\n');
     plain = await startAgent({ allow: [tree] });

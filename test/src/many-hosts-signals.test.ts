@@ -4,7 +4,7 @@
 // MaxListenersExceededWarning in this process. Agents, gateway and MCP client share this
 // process so that the process's 'warning' event sees every one of them.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +19,7 @@ import {
   startFleetGrpcServer,
 } from '@fleetls/gateway';
 import { loadFleetContract } from '@fleetls/proto';
+import { makeTree, range } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -40,10 +41,14 @@ describe(`one call over ${HOSTS} hosts`, () => {
   let api: FleetGrpcServer;
 
   before(async () => {
-    for (let d = 0; d < FILES / 100; d++) {
-      mkdirSync(join(data, `d${d}`), { recursive: true });
-      for (let i = 0; i < 100; i++) writeFileSync(join(data, `d${d}`, `file-with-a-longish-name-${i}.log`), 'x');
-    }
+    makeTree(
+      data,
+      range(
+        FILES,
+        (i) => `d${Math.floor(i / 100)}/file-with-a-longish-name-${i % 100}.log`,
+        () => 'x',
+      ),
+    );
     const addresses: string[] = [];
     for (let i = 0; i < HOSTS; i++) {
       const config = parseAgentConfig(

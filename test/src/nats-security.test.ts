@@ -3,12 +3,12 @@
 // a gateway work through them, and one agent's credentials can neither take another host's
 // requests, read other hosts' answers, nor overwrite another host's registration.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
-import { waitFor } from '@fleetls/testkit';
+import { makeTree, waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createUser } from '@nats-io/nkeys';
 import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
@@ -67,9 +67,7 @@ describe('NATS with per-host permissions and verified TLS', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fleetls-nats-sec-'));
     tree = join(dir, 'tree');
-    mkdirSync(join(tree, 'sub'), { recursive: true });
-    writeFileSync(join(tree, 'a.txt'), 'aaa');
-    writeFileSync(join(tree, 'sub', 'b.txt'), 'b');
+    makeTree(tree, { 'a.txt': 'aaa', 'sub/b.txt': 'b' });
     // nats.js names a loopback server `localhost` when it checks the certificate.
     pki = makePki(dir, ['127.0.0.1', 'localhost']);
     keys = { web: newKey(dir, 'web-1'), db: newKey(dir, 'db-1'), gw: newKey(dir, 'gateway') };

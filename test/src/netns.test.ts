@@ -4,11 +4,12 @@
 // host's link is cut, and each failure stays one status row beside the healthy host.
 // Needs root (network namespaces); without it the suite fails, as the SSH tests do.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { withContract } from '@fleetls/gateway/testing';
+import { makeTree } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makePki } from './helpers/certs.js';
@@ -32,11 +33,10 @@ describe('a fleet of network namespaces over mTLS', () => {
 
   before(async () => {
     assert.equal(process.getuid?.(), 0, 'network namespaces need root; run the suite as root, as CI does');
-    mkdirSync(join(tree, 'logs'), { recursive: true });
-    for (const [i, size] of [1, 50, 300, 7000].entries()) {
-      writeFileSync(join(tree, 'logs', `app-${i}.log`), '');
-      truncateSync(join(tree, 'logs', `app-${i}.log`), size);
-    }
+    makeTree(
+      tree,
+      [1, 50, 300, 7000].map((size, i) => [`logs/app-${i}.log`, { size }]),
+    );
     hosts.push(makeHost('web1', 1), makeHost('web2', 2));
     const pki = makePki(
       work,
