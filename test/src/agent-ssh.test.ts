@@ -4,12 +4,13 @@
 // fallback; each way the socket can be refused (no socket, no permission, sshd's
 // AllowStreamLocalForwarding no) falls back to find with a note that names the problem.
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type HostBackend, resolveWalkRequest } from '@fleetls/core';
 import { createLogger, type LoadedFleet, loadFleet, viaOf } from '@fleetls/gateway';
+import { makeTree } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { ensureUser, type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 import { drain } from './helpers/walks.js';
@@ -82,9 +83,7 @@ describe('agent through the host sshd (agent+ssh)', () => {
     base = mkdtempSync(join(tmpdir(), 'fleetls-agent-ssh-'));
     chmodSync(base, 0o755);
     tree = join(base, 'tree');
-    mkdirSync(join(tree, 'sub'), { recursive: true, mode: 0o755 });
-    writeFileSync(join(tree, 'sub/a.txt'), 'a');
-    writeFileSync(join(tree, 'b.txt'), 'bb');
+    makeTree(tree, { 'sub/a.txt': 'a', 'b.txt': 'bb' });
   });
   after(() => rmSync(base, { recursive: true, force: true }));
 

@@ -1,11 +1,11 @@
 // The fleetls CLI as users run it: a real process, no inventory (the embedded agent),
 // an inventory with a real agent and an address where nothing listens, and bad arguments.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort } from '@fleetls/testkit';
+import { freePort, makeTree } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
 import { startGateway } from './helpers/gateway-process.js';
@@ -25,13 +25,14 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
   let inventory: string;
 
   before(async () => {
-    mkdirSync(join(tree, 'b-dir', 'deeper'), { recursive: true });
+    makeTree(tree, {
+      'a.txt': 'x'.repeat(10),
+      'C.log': 'x'.repeat(3000),
+      'b-dir/inner.txt': 'x'.repeat(5),
+      'b-dir/deeper/deep.txt': '',
+      link: { link: 'a.txt' },
+    });
     mkdirSync(cwd);
-    writeFileSync(join(tree, 'a.txt'), 'x'.repeat(10));
-    writeFileSync(join(tree, 'C.log'), 'x'.repeat(3000));
-    writeFileSync(join(tree, 'b-dir', 'inner.txt'), 'x'.repeat(5));
-    writeFileSync(join(tree, 'b-dir', 'deeper', 'deep.txt'), '');
-    symlinkSync('a.txt', join(tree, 'link'));
     agent = await startAgent({ allow: [tree] });
     const dead = await freePort();
     inventory = join(tmp, 'fleetls.yaml');

@@ -7,11 +7,11 @@
 // the burst is served whole. The hung-mount bound stays at its default (5 s). Timings belong
 // to bench/.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { waitFor } from '@fleetls/testkit';
+import { makeTree, range, waitFor } from '@fleetls/testkit';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
 import { callTool, post, rpcResult } from './helpers/mcp-post.js';
 
@@ -47,18 +47,15 @@ describe('300 concurrent heavy calls on the embedded localhost of a real gateway
   let base: string;
 
   before(async () => {
-    let size = 0;
-    for (let t = 0; t < TOP; t++) {
-      for (let s = 0; s < SUB; s++) {
-        const dir = join(tree, `t${t}`, `s${s}`);
-        mkdirSync(dir, { recursive: true });
-        for (let f = 0; f < PER_DIR; f++) {
-          const file = join(dir, `f${f}`);
-          writeFileSync(file, '');
-          truncateSync(file, ++size);
-        }
-      }
-    }
+    // File n (from 0, directory by directory) has n + 1 bytes: the sizes 1..FILES, each once.
+    makeTree(
+      tree,
+      range(
+        FILES,
+        (n) => `t${Math.floor(n / (SUB * PER_DIR))}/s${Math.floor(n / PER_DIR) % SUB}/f${n % PER_DIR}`,
+        (n) => ({ size: n + 1 }),
+      ),
+    );
     // One token is one principal, and a principal may run 4 scans at once by default: lifted here,
     // so all 300 calls reach the embedded backend's walk admission (8), which is what is tested.
     const inventory = join(work, 'fleetls.yaml');

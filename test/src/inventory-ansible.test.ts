@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { makeTree } from '@fleetls/testkit';
 import { fleetls } from './helpers/cli.js';
 import { type Sshd, startSshd } from './helpers/sshd.js';
 
@@ -19,9 +20,7 @@ describe('fleetls with an Ansible inventory', () => {
   before(async () => {
     sshd = await startSshd();
     tree = join(sshd.dir, 'ansible-tree');
-    mkdirSync(join(tree, 'nginx'), { recursive: true, mode: 0o755 });
-    writeFileSync(join(tree, 'nginx', 'access.log'), 'x'.repeat(20));
-    writeFileSync(join(tree, 'syslog'), 'x'.repeat(5));
+    makeTree(tree, { 'nginx/access.log': 'x'.repeat(20), syslog: 'x'.repeat(5) });
     home = join(sshd.dir, 'operator');
     mkdirSync(join(home, '.ssh'), { recursive: true });
     writeFileSync(join(home, '.ssh', 'known_hosts'), readFileSync(sshd.knownHostsFile));

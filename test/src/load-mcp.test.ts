@@ -6,12 +6,12 @@
 // call gets every host), and peak resident memory of the gateway and of each agent stays
 // under a stated bound. Timings belong to bench/.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkRankedAnswer, type RankedAnswer } from '@fleetls/gateway/testing';
-import { waitFor } from '@fleetls/testkit';
+import { makeTree, range, waitFor } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, LOADED_HOST_ARGS, startAgent } from './helpers/agent-process.js';
@@ -35,11 +35,14 @@ describe('load on one gateway', () => {
   const agents: AgentProcess[] = [];
 
   before(async () => {
-    mkdirSync(dir);
-    for (let i = 0; i < FILES; i++) {
-      writeFileSync(join(dir, `f${i}`), '');
-      truncateSync(join(dir, `f${i}`), (i + 1) * 100);
-    }
+    makeTree(
+      dir,
+      range(
+        FILES,
+        (i) => `f${i}`,
+        (i) => ({ size: (i + 1) * 100 }),
+      ),
+    );
     // Five at a time: twenty agents starting at once on two cores can miss their start timeout.
     for (let i = 0; i < AGENTS; i += 5) {
       agents.push(

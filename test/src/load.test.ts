@@ -5,11 +5,12 @@
 // crashes; the agent's peak resident memory stays under a stated bound. Time figures
 // belong to bench/, not here.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { agentWalk, silentLoss } from '@fleetls/gateway/testing';
+import { makeTree, range } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { agentClient, healthCheck, LOADED_HOST_ARGS, startAgent } from './helpers/agent-process.js';
 import { type FuseMount, mountFuse } from './helpers/fuse.js';
@@ -31,11 +32,14 @@ describe('load', () => {
   before(async () => {
     mkdirSync(join(work, 'slow'));
     fuse = await mountFuse('slow', join(work, 'slow'));
-    mkdirSync(join(work, 'small'));
-    for (let i = 0; i < 10; i++) {
-      writeFileSync(join(work, 'small', `f${i}`), '');
-      truncateSync(join(work, 'small', `f${i}`), (i + 1) * 100);
-    }
+    makeTree(
+      join(work, 'small'),
+      range(
+        10,
+        (i) => `f${i}`,
+        (i) => ({ size: (i + 1) * 100 }),
+      ),
+    );
   });
   after(async () => {
     await fuse?.unmount();

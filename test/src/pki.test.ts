@@ -5,10 +5,11 @@
 // agent_tls.server_name, and is `auth` without it. `fleetls hosts --check` shows the
 // days to expiry; a missing file the inventory names fails the load, naming its key.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { makeTree } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
@@ -60,8 +61,7 @@ describe('fleetls pki', () => {
     });
 
   before(async () => {
-    mkdirSync(join(tree, 'sub'), { recursive: true });
-    writeFileSync(join(tree, 'sub', 'f.txt'), 'x');
+    makeTree(tree, { 'sub/f.txt': 'x' });
     // The addresses' hosts are what `issue` reads; the ports are the agents' once they listen.
     const draft = inventory('fleet', { 'by-ip': '127.0.0.1:1', 'by-name': 'localhost:1' }, tls());
     await cli(['pki', 'init', '--dir', pki]);

@@ -7,11 +7,12 @@
 // is the other half: a thread blocked in a lookup that never returns is still caught.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AgentClient, WireStatRequest, WireWalkRequest } from '@fleetls/proto';
+import { makeTree, range } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
 
@@ -34,11 +35,14 @@ describe('an agent starved of CPU', () => {
 
   before(async () => {
     // 10 directories of 150 files: every walk makes ~1,500 lstat calls.
-    for (let d = 0; d < 10; d++) {
-      const dir = join(work, `d${d}`);
-      mkdirSync(dir);
-      for (let f = 0; f < 150; f++) writeFileSync(join(dir, `f${f}`), 'x'.repeat(f));
-    }
+    makeTree(
+      work,
+      range(
+        10 * 150,
+        (i) => `d${Math.floor(i / 150)}/f${i % 150}`,
+        (i) => 'x'.repeat(i % 150),
+      ),
+    );
     agent = await startAgent({
       allow: [work],
       wrap: ['nice', '-n', '10'],
