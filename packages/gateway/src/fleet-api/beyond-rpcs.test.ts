@@ -2,22 +2,18 @@
 // an in-memory fleet: the same domain answers the MCP tools give, paths as bytes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type FleetClient, loadFleetContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { DeadBackend, dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
-import { type FleetGrpcServer, startFleetGrpcServer } from './server.js';
+import { type FleetGrpcTest, startFleetGrpcTest } from '../testing/fleet-grpc.js';
 
 const TOKEN = 'fleet-api-beyond-token';
 const tree = (extra: Record<string, ReturnType<typeof file>> = {}) =>
   dir({ srv: dir({ 'a.conf': file(3), big: dir({ 'x.bin': file(5000) }, { du: 9000 }), ...extra }, { du: 9100 }) });
 
 describe('Fleet API: diff_directory, disk_usage and filters', () => {
-  let server: FleetGrpcServer;
-  let client: FleetClient;
-  const md = new grpc.Metadata();
-  md.set('authorization', `Bearer ${TOKEN}`);
+  let fleetApi: FleetGrpcTest;
 
   const a = new MemoryBackend(tree());
   before(async () => {
@@ -27,32 +23,16 @@ describe('Fleet API: diff_directory, disk_usage and filters', () => {
       c: new MemoryBackend(tree({ 'odd.conf': file(1) })),
       gone: new DeadBackend(),
     });
-    server = await startFleetGrpcServer({
+    fleetApi = await startFleetGrpcTest({
       fleet,
       options: DEFAULT_GATEWAY_OPTIONS,
       logger: pino({ level: 'silent' }),
-      host: '127.0.0.1',
-      port: 0,
       token: TOKEN,
     });
-    const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
-    client = new Fleet(server.address, grpc.credentials.createInsecure()) as unknown as FleetClient;
   });
-  after(async () => {
-    client?.close();
-    await server?.close();
-  });
+  after(() => fleetApi?.stop());
 
-  const call = <T>(method: string, req: object): Promise<T> =>
-    new Promise((resolve, reject) =>
-      (
-        (client as unknown as Record<string, unknown>)[method] as (
-          r: object,
-          m: grpc.Metadata,
-          cb: (e: unknown, v: T) => void,
-        ) => void
-      ).call(client, req, md, (err, res) => (err ? reject(err) : resolve(res))),
-    );
+  const call = <T>(method: string, req: object): Promise<T> => fleetApi.call<T>(method, req);
 
   it('DiffDirectory: groups, the differing entry with who has what, the dead host a status', async () => {
     type Res = {

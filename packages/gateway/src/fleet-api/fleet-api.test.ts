@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { create } from '@bufbuild/protobuf';
-import { type FleetClient, loadFleetContract } from '@fleetls/proto';
 import { Fleet, ListDirectoryRequestSchema } from '@fleetls/proto/fleet_pb';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
+import { type FleetGrpcTest, startFleetGrpcTest } from '../testing/fleet-grpc.js';
 import { TOOLS } from '../tools/registry.js';
 import { runTool } from '../tools/run-tool.js';
 import { fieldName, requestArgs } from './args.js';
-import { type FleetGrpcServer, startFleetGrpcServer } from './server.js';
+import { startFleetGrpcServer } from './server.js';
 import { WALK_INPUT } from './walk.js';
 
 const logger = pino({ level: 'silent' });
@@ -64,38 +64,16 @@ describe('the Fleet contract is a face of the tool registry', () => {
 });
 
 describe('Fleet gRPC server', () => {
-  let server: FleetGrpcServer;
-  let client: FleetClient;
+  let fleetApi: FleetGrpcTest;
   const fleet = fakeFleet();
-  const md = new grpc.Metadata();
-  md.set('authorization', `Bearer ${TOKEN}`);
 
   before(async () => {
-    server = await startFleetGrpcServer({
-      fleet,
-      options: DEFAULT_GATEWAY_OPTIONS,
-      logger,
-      host: '127.0.0.1',
-      port: 0,
-      token: TOKEN,
-    });
-    const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
-    client = new Fleet(server.address, grpc.credentials.createInsecure()) as unknown as FleetClient;
+    fleetApi = await startFleetGrpcTest({ fleet, options: DEFAULT_GATEWAY_OPTIONS, logger, token: TOKEN });
   });
-  after(async () => {
-    client?.close();
-    await server?.close();
-  });
+  after(() => fleetApi?.stop());
 
-  const call = <T>(method: 'ListDirectory' | 'ListHosts', req: object, meta = md): Promise<T> =>
-    new Promise((resolve, reject) =>
-      (client[method] as unknown as (r: object, m: grpc.Metadata, cb: (e: unknown, v: T) => void) => void).call(
-        client,
-        req,
-        meta,
-        (err, res) => (err ? reject(err) : resolve(res)),
-      ),
-    );
+  const call = <T>(method: 'ListDirectory' | 'ListHosts', req: object, meta?: grpc.Metadata): Promise<T> =>
+    fleetApi.call<T>(method, req, meta);
 
   it('answers a tool RPC with the domain rows, paths as bytes', async () => {
     const res = await call<{ rows: { host: string; row: { entry?: { path: Buffer } } }[]; hosts: unknown[] }>(

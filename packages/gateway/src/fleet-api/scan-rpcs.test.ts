@@ -4,11 +4,10 @@
 // ScanStatus says how far it is and cancels it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type FleetClient, loadFleetContract } from '@fleetls/proto';
-import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { resolveGatewayOptions } from '../options.js';
 import { dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../testing/fake-fleet.js';
+import { fleetGrpcClient } from '../testing/fleet-grpc.js';
 import { createScanRegistry } from '../tools/scan-registry.js';
 import { startFleetGrpcServer } from './server.js';
 
@@ -17,21 +16,7 @@ const TOKEN = 'fleet-api-scan-token';
 // A call waits 0.5 s (its deadline less the 2 s kept to present); a scan host 3 s.
 const options = resolveGatewayOptions({ callDeadlineMs: 2500, scanHostDeadlineMs: 3000 });
 
-type Call = <T>(method: string, req: object) => Promise<T>;
-
-function clientOf(address: string): { call: Call; close: () => void } {
-  const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
-  const client = new Fleet(address, grpc.credentials.createInsecure()) as unknown as FleetClient;
-  const md = new grpc.Metadata();
-  md.set('authorization', `Bearer ${TOKEN}`);
-  const call: Call = (method, req) =>
-    new Promise((resolve, reject) =>
-      (
-        client[method as 'Stat'] as unknown as (r: object, m: grpc.Metadata, cb: (e: unknown, v: never) => void) => void
-      ).call(client, req, md, (err, res) => (err ? reject(err) : resolve(res))),
-    );
-  return { call, close: () => client.close() };
-}
+const clientOf = (address: string) => fleetGrpcClient(address, TOKEN);
 
 interface Page {
   rows: { host: string; row: { entry?: { path: Buffer } } }[];

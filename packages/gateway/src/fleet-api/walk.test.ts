@@ -4,12 +4,11 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { type FleetClient, loadFleetContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { DEFAULT_GATEWAY_OPTIONS } from '../options.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
-import { type FleetGrpcServer, startFleetGrpcServer } from './server.js';
+import { type FleetGrpcTest, startFleetGrpcTest } from '../testing/fleet-grpc.js';
 
 const TOKEN = 'fleet-api-walk-token';
 
@@ -21,8 +20,7 @@ type Event = {
 };
 
 describe('Fleet API: Walk', () => {
-  let server: FleetGrpcServer;
-  let client: FleetClient;
+  let fleetApi: FleetGrpcTest;
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -30,8 +28,6 @@ describe('Fleet API: Walk', () => {
       done();
     },
   });
-  const md = new grpc.Metadata();
-  md.set('authorization', `Bearer ${TOKEN}`);
 
   before(async () => {
     const fleet = new FakeFleet({
@@ -39,41 +35,26 @@ describe('Fleet API: Walk', () => {
       alpha: new MemoryBackend(dir({ srv: dir({ 'a.log': file(3), sub: dir({ 'b.log': file(5) }) }) }), { batch: 1 }),
       beta: new MemoryBackend(dir({ other: dir({}) })),
     });
-    server = await startFleetGrpcServer({
+    fleetApi = await startFleetGrpcTest({
       fleet,
       options: DEFAULT_GATEWAY_OPTIONS,
       logger: pino({ level: 'info' }, sink),
-      host: '127.0.0.1',
-      port: 0,
       token: TOKEN,
     });
-    const Fleet = loadFleetContract().proto.fleetls.v1.Fleet;
-    client = new Fleet(server.address, grpc.credentials.createInsecure()) as unknown as FleetClient;
   });
-  after(async () => {
-    client?.close();
-    await server?.close();
-  });
+  after(() => fleetApi?.stop());
 
   const walk = (req: object): Promise<Event[]> =>
     new Promise((resolve, reject) => {
       const events: Event[] = [];
-      const stream = (
-        client as unknown as { Walk(r: object, m: grpc.Metadata): grpc.ClientReadableStream<Event> }
-      ).Walk(req, md);
+      const stream = fleetApi.stream<Event>('Walk', req);
       stream.on('data', (e: Event) => events.push(e));
       stream.on('error', reject);
       stream.on('end', () => resolve(events));
     });
 
-  const listDirectoryHosts = (req: object): Promise<Status[]> =>
-    new Promise((resolve, reject) =>
-      (
-        client as unknown as {
-          ListDirectory(r: object, m: grpc.Metadata, cb: (e: unknown, v: { hosts: Status[] }) => void): void;
-        }
-      ).ListDirectory(req, md, (err, res) => (err ? reject(err) : resolve(res.hosts))),
-    );
+  const listDirectoryHosts = async (req: object): Promise<Status[]> =>
+    (await fleetApi.call<{ hosts: Status[] }>('ListDirectory', req)).hosts;
 
   it('makes a path a host cannot list its status, as list_directory does', async () => {
     const events = await walk({ host: 'alpha,beta', path: '/srv' });
