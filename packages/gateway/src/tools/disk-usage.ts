@@ -9,11 +9,13 @@ import {
   decodeCursor,
   duPartialNote,
   duTotalFromListing,
+  lazyRawEntry,
   queryFingerprint,
   type Row,
   renderDuTable,
   renderDuTotals,
   resolveWalkRequest,
+  toEntry,
   type WalkRequest,
 } from '@fleetls/core';
 import type { DiskUsageResponseSchema } from '@fleetls/proto/fleet_pb';
@@ -157,7 +159,10 @@ const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
   },
 };
 
-/** A directory of disk_usage as a wire entry: its path, recursive size and whether that is a lower bound. */
+/**
+ * A directory of disk_usage as a wire entry: its path and type, its recursive size and whether
+ * that is a lower bound; no stat of its own (every other number 0, as core's lazy entry).
+ */
 function duEntry(
   host: string,
   path: Buffer,
@@ -165,21 +170,12 @@ function duEntry(
   partial: boolean,
   why: { allocated?: number; unreadableDirs?: number } = {},
 ) {
+  const depth = path.length === 0 ? 0 : path.toString('latin1').split('/').length;
   return {
     host,
     entry: entryOut({
-      path,
-      type: 'dir',
+      ...toEntry(lazyRawEntry(path, 'dir'), path, depth, path),
       size,
-      mtimeSec: 0,
-      mtimeNsec: 0,
-      utcOffsetMin: 0,
-      mode: 0,
-      uid: 0,
-      gid: 0,
-      inode: 0,
-      nlink: 0,
-      depth: path.length === 0 ? 0 : path.toString('latin1').split('/').length,
       ...(partial ? { sizePartial: true } : {}),
       ...(why.allocated !== undefined ? { allocated: why.allocated } : {}),
       ...(why.unreadableDirs ? { unreadableDirs: why.unreadableDirs } : {}),
