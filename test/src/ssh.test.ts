@@ -8,23 +8,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Row, WalkRequest } from '@fleetls/core';
 import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
+import { HOSTILE_NAMES as HOSTILE } from '@fleetls/core/testing';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import { freePort, makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
 import { agentWalksAsUser, drain } from './helpers/walks.js';
 
-const HOSTILE = [
-  "it's",
-  '$(touch PWNED)',
-  '`touch PWNED`',
-  'a;touch PWNED',
-  'sp ace',
-  'new\nline',
-  '-rf',
-  '--help',
-  'tab\there',
-];
 const logger = pino({ level: 'silent' });
 
 function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {

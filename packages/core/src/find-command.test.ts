@@ -19,23 +19,8 @@ import { collectListing, FindRecordParser, parseFindRecords, parseTimestamp, par
 import { parseStat } from './find-stat.js';
 import { WALK_DEFAULTS } from './limits.js';
 import { exitFromStderr, shellQuote, validateRemotePath } from './remote-shell.js';
+import { HOSTILE_NAMES as HOSTILE } from './testing/hostile-names.js';
 import type { WalkRequest } from './types.js';
-
-const HOSTILE = [
-  "it's",
-  '$(touch PWNED)',
-  '`touch PWNED`',
-  'a;touch PWNED',
-  'sp ace',
-  'new\nline',
-  '-rf',
-  '--help',
-  'tab\there',
-  '"dq"',
-  '*?[ ]',
-  '\\back',
-  '!bang',
-];
 
 function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
   return { ...WALK_DEFAULTS, path, deadlineMs: 10_000, ...over };
