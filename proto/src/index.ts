@@ -61,7 +61,6 @@ export function loadFleetContract(): {
 
 export {
   entryFromWire,
-  entryToWire,
   filterFromWire,
   filterToWire,
   requestToWire,
@@ -73,7 +72,6 @@ export {
   summaryToWire,
   toBuffer,
   truncationFromWire,
-  truncationToWire,
   wireToRequestInput,
 } from './codec.js';
 export {

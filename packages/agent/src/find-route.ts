@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { PROBE_COMMAND, parseProbe, remoteRankable, type WalkRequest } from '@fleetls/core';
 import type { SkippedPath } from './hung-mounts.js';
-import { type Mount, mountOf, readMounts, under } from './mounts.js';
+import { type Mount, mountOf, under } from './mounts.js';
 
 /** File systems on local storage (or memory): a call on them returns, as find needs. */
 const LOCAL_FS_TYPES = new Set([
@@ -112,7 +112,7 @@ export function takeFind(
   req: WalkRequest,
   skip: readonly SkippedPath[],
   slots: FindSlots,
-  mounts: readonly Mount[] = readMounts(),
+  mounts: readonly Mount[],
 ): (() => void) | undefined {
   if (slots.used >= slots.max || jsOnlyReason(req, skip, mounts) !== undefined) return undefined;
   slots.used++;
