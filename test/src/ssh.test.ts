@@ -6,20 +6,18 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Row, WalkRequest } from '@fleetls/core';
-import { FleetError, WALK_DEFAULTS } from '@fleetls/core';
+import type { Row } from '@fleetls/core';
+import { FleetError } from '@fleetls/core';
 import { HOSTILE_NAMES as HOSTILE } from '@fleetls/core/testing';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import { freePort, makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
-import { agentWalksAsUser, drain } from './helpers/walks.js';
+import { agentWalksAsUser, drain, parityRequests, walkReq } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
 
-function req(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
-  return { ...WALK_DEFAULTS, path, maxDepth: 3, ...over };
-}
+const req = walkReq;
 
 const paths = (rows: Row[]) =>
   rows.flatMap((r) => (r.kind === 'entry' ? [r.entry.path.toString('latin1')] : [])).sort();
@@ -182,16 +180,7 @@ describe('SSH backend against a real sshd', () => {
   });
 
   it('gives the same rows as core walk over the agent fs source, as the same user', async () => {
-    const requests: WalkRequest[] = [
-      req(root, { maxDepth: 3, maxItemsPerDir: 50 }),
-      req(root, { maxDepth: 4, order: 'size', direction: 'descending', capRoot: true, maxItemsPerDir: 7 }),
-      req(root, { maxDepth: 3, order: 'modified', maxEntries: 300 }),
-      req(root, { shape: 'ranked', order: 'name', topN: 40, offset: 20, maxDepth: 5 }),
-      req(root, { shape: 'ranked', order: 'size', direction: 'descending', topN: 10, maxDepth: 5, types: ['file'] }),
-      req(root, { shape: 'ranked', order: 'size', types: ['dir'], dirSizes: true, topN: 50, maxDepth: 3 }),
-      req(root, { maxDepth: 2, dirSizes: true, order: 'size' }),
-      req(root, { maxDepth: 3, excludeHidden: true, exclude: ['big'], include: ['**/*e*'] }),
-    ];
+    const requests = parityRequests(root, { modifiedCap: 300 });
     const agentSide = agentWalksAsUser(sshd, requests);
     for (const [i, r] of requests.entries()) {
       const ssh = await drain(backend.walk(r, signal));

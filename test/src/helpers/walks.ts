@@ -1,7 +1,7 @@
 // Walk helpers for tests: draining a backend's walk, and the agent's answer without the
 // agent process (the reference the SSH backends are compared with).
 import { execFileSync } from 'node:child_process';
-import type { Row, WalkRequest, WalkSummary } from '@fleetls/core';
+import { type Row, WALK_DEFAULTS, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import type { Sshd } from './sshd.js';
 
 /** Every row of a backend's walk, and its summary. */
@@ -60,4 +60,27 @@ export function agentWalksAsUser(sshd: Sshd, requests: WalkRequest[]): unknown[]
     encoding: 'utf8',
   });
   return JSON.parse(out);
+}
+
+/** A walk request of `path` with the defaults, depth 3, then `over`. */
+export function walkReq(path: string, over: Partial<WalkRequest> = {}): WalkRequest {
+  return { ...WALK_DEFAULTS, path, maxDepth: 3, ...over };
+}
+
+/**
+ * The walks a remote route (find over SSH, SFTP) is held to against the agent's, on one tree:
+ * caps, each order, ranked pages, directory sizes, filters. `modifiedCap` and `oneFileSystem`
+ * are what the routes' own trees need (the SFTP tree is smaller, its sizing stays on one device).
+ */
+export function parityRequests(root: string, o: { modifiedCap: number; oneFileSystem?: boolean }): WalkRequest[] {
+  return [
+    walkReq(root, { maxDepth: 3, maxItemsPerDir: 50 }),
+    walkReq(root, { maxDepth: 4, order: 'size', direction: 'descending', capRoot: true, maxItemsPerDir: 7 }),
+    walkReq(root, { maxDepth: 3, order: 'modified', maxEntries: o.modifiedCap }),
+    walkReq(root, { shape: 'ranked', order: 'name', topN: 40, offset: 20, maxDepth: 5 }),
+    walkReq(root, { shape: 'ranked', order: 'size', direction: 'descending', topN: 10, maxDepth: 5, types: ['file'] }),
+    walkReq(root, { shape: 'ranked', order: 'size', types: ['dir'], dirSizes: true, topN: 50, maxDepth: 3 }),
+    walkReq(root, { maxDepth: 2, dirSizes: true, order: 'size', ...(o.oneFileSystem ? { oneFileSystem: true } : {}) }),
+    walkReq(root, { maxDepth: 3, excludeHidden: true, exclude: ['big'], include: ['**/*e*'] }),
+  ];
 }
