@@ -20,7 +20,7 @@ import { listDirectories, listDirectory, listFiles, statPaths } from '@fleetls/g
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, shimPath, sshInventory, sshTarget, startSshd } from './helpers/sshd.js';
-import { agentWalksAsUser, drain, parityRequests, walkReq } from './helpers/walks.js';
+import { agentWalksAsUser, drain, parityRequests, REMOTE_EDGES, walkReq } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
 const signal = new AbortController().signal;
@@ -40,12 +40,7 @@ const SFTP_TREE: TreeSpec = [
   ),
   ['sp ace', { data: 'space', mtime: 1_600_000_000.25 }],
   ['.hidden', 'h'],
-  ['link-dir', { link: 'a' }],
-  ['loop', { link: '.' }],
-  ['broken', { link: 'nowhere' }],
-  ['sparse', { size: 5 * 1024 ** 3 }],
-  ['locked/secret', 's'],
-  ['locked', { dir: true, uid: 0, gid: 0, mode: 0o000 }],
+  ...REMOTE_EDGES,
 ];
 
 /**

@@ -13,7 +13,7 @@ import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import { freePort, makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
-import { agentWalksAsUser, drain, parityRequests, walkReq } from './helpers/walks.js';
+import { agentWalksAsUser, drain, parityRequests, REMOTE_EDGES, walkReq } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -34,12 +34,7 @@ function sshTree(): TreeSpec {
       (i) => `big/f${String(i).padStart(4, '0')}`,
       () => '',
     ),
-    ['link-dir', { link: 'a' }],
-    ['loop', { link: '.' }],
-    ['broken', { link: 'nowhere' }],
-    ['sparse', { size: 5 * 1024 ** 3 }],
-    ['locked/secret', 's'],
-    ['locked', { dir: true, uid: 0, gid: 0, mode: 0o000 }],
+    ...REMOTE_EDGES,
   ];
 }
 

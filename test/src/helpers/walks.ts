@@ -2,6 +2,7 @@
 // agent process (the reference the SSH backends are compared with).
 import { execFileSync } from 'node:child_process';
 import { type Row, WALK_DEFAULTS, type WalkRequest, type WalkSummary } from '@fleetls/core';
+import type { TreeNode } from '@fleetls/testkit';
 import type { Sshd } from './sshd.js';
 
 /** Every row of a backend's walk, and its summary. */
@@ -84,3 +85,17 @@ export function parityRequests(root: string, o: { modifiedCap: number; oneFileSy
     walkReq(root, { maxDepth: 3, excludeHidden: true, exclude: ['big'], include: ['**/*e*'] }),
   ];
 }
+
+/**
+ * The edges every remote route's tree ends with (makeTree specs, relative to its root): a
+ * symlink to `a`, a loop, a dangling one, a 5 GiB sparse file, and a directory its walker
+ * cannot read (root's, mode 000). Each tree has a directory `a`.
+ */
+export const REMOTE_EDGES: [string, TreeNode][] = [
+  ['link-dir', { link: 'a' }],
+  ['loop', { link: '.' }],
+  ['broken', { link: 'nowhere' }],
+  ['sparse', { size: 5 * 1024 ** 3 }],
+  ['locked/secret', 's'],
+  ['locked', { dir: true, uid: 0, gid: 0, mode: 0o000 }],
+];
