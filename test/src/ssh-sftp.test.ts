@@ -20,7 +20,7 @@ import { listDirectories, listDirectory, listFiles, statPaths } from '@fleetls/g
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, shimPath, sshInventory, sshTarget, startSshd } from './helpers/sshd.js';
-import { agentWalksAsUser, drain, parityRequests, REMOTE_EDGES, walkReq } from './helpers/walks.js';
+import { agentWalksAsUser, assertEdgeStats, drain, parityRequests, REMOTE_EDGES, walkReq } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
 const signal = new AbortController().signal;
@@ -165,12 +165,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
     assert.equal(info.owner, String(sshd.uid));
     assert.equal(info.group, String(sshd.gid));
     assert.deepEqual(info.notes, [SFTP_STAT_NOTE]);
-    const link = await backend.stat(join(root, 'link-dir'), false, signal);
-    assert.equal(link.entry.type, 'symlink');
-    assert.deepEqual(link.entry.linkTarget, Buffer.from('a'));
-    assert.equal((await backend.stat(join(root, 'link-dir'), true, signal)).entry.type, 'dir');
-    await assert.rejects(backend.stat(join(root, 'missing'), false, signal), { code: 'not_found' });
-    await assert.rejects(backend.stat(join(root, 'locked', 'secret'), false, signal), { code: 'permission_denied' });
+    await assertEdgeStats(backend, root, signal);
   });
 
   it('the tools say the host was listed over SFTP, in text and structured output', async () => {

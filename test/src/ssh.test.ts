@@ -13,7 +13,7 @@ import { createSshBackend, type SshBackend } from '@fleetls/gateway';
 import { freePort, makeTree, range, type TreeNode, type TreeSpec, waitFor } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
-import { agentWalksAsUser, drain, parityRequests, REMOTE_EDGES, walkReq } from './helpers/walks.js';
+import { agentWalksAsUser, assertEdgeStats, drain, parityRequests, REMOTE_EDGES, walkReq } from './helpers/walks.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -82,12 +82,7 @@ describe('SSH backend against a real sshd', () => {
       assert.equal(info.entry.size, Buffer.byteLength(n));
       assert.equal(info.owner, sshd.user);
     }
-    const link = await backend.stat(join(root, 'link-dir'), false, signal);
-    assert.equal(link.entry.type, 'symlink');
-    assert.deepEqual(link.entry.linkTarget, Buffer.from('a'));
-    assert.equal((await backend.stat(join(root, 'link-dir'), true, signal)).entry.type, 'dir');
-    await assert.rejects(backend.stat(join(root, 'missing'), false, signal), { code: 'not_found' });
-    await assert.rejects(backend.stat(join(root, 'locked', 'secret'), false, signal), { code: 'permission_denied' });
+    await assertEdgeStats(backend, root, signal);
     assert.equal(existsSync(join(root, 'hostile', 'PWNED')), false);
   });
 

@@ -1,7 +1,9 @@
 // Walk helpers for tests: draining a backend's walk, and the agent's answer without the
 // agent process (the reference the SSH backends are compared with).
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { type Row, WALK_DEFAULTS, type WalkRequest, type WalkSummary } from '@fleetls/core';
+import { join } from 'node:path';
+import { type HostBackend, type Row, WALK_DEFAULTS, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import type { TreeNode } from '@fleetls/testkit';
 import type { Sshd } from './sshd.js';
 
@@ -99,3 +101,13 @@ export const REMOTE_EDGES: [string, TreeNode][] = [
   ['locked/secret', 's'],
   ['locked', { dir: true, uid: 0, gid: 0, mode: 0o000 }],
 ];
+
+/** Stat on REMOTE_EDGES: the link not followed and followed, a missing path, one below the unreadable directory. */
+export async function assertEdgeStats(backend: HostBackend, root: string, signal: AbortSignal): Promise<void> {
+  const link = await backend.stat(join(root, 'link-dir'), false, signal);
+  assert.equal(link.entry.type, 'symlink');
+  assert.deepEqual(link.entry.linkTarget, Buffer.from('a'));
+  assert.equal((await backend.stat(join(root, 'link-dir'), true, signal)).entry.type, 'dir');
+  await assert.rejects(backend.stat(join(root, 'missing'), false, signal), { code: 'not_found' });
+  await assert.rejects(backend.stat(join(root, 'locked', 'secret'), false, signal), { code: 'permission_denied' });
+}
