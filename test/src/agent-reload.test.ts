@@ -14,6 +14,9 @@ import { makePki, type TestPki } from './helpers/certs.js';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const FILES = 20_000;
+// Long names make the walk some 3 MB on the wire, far more than the HTTP/2 window and the
+// gateway's read-ahead hold, so the agent is still writing it when the reload comes.
+const NAME = 'f'.repeat(120);
 
 describe('agent credentials reload on SIGHUP', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fleetls-reload-'));
@@ -68,7 +71,7 @@ describe('agent credentials reload on SIGHUP', () => {
       tree,
       range(
         FILES,
-        (i) => `many/f${i}`,
+        (i) => `many/${NAME}${i}`,
         () => '',
       ),
     );

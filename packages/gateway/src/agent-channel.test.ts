@@ -189,6 +189,43 @@ describe('agent channel', () => {
     }
   });
 
+  it('stops reading a call its consumer does not take, holding the agent back, and loses nothing', async () => {
+    const MESSAGES = 128; // 4 MiB of 32 KiB messages, the agent's batch size
+    let written = 0;
+    let finished = false;
+    handler = async (stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+      for (let i = 0; i < MESSAGES; i++) {
+        const msg = Buffer.alloc(32 * 1024, i);
+        msg.writeUInt32BE(i);
+        written++;
+        // As the agent writes: wait for the window when the stream will not take more.
+        if (!stream.write(frame(msg))) await new Promise((r) => stream.once('drain', r));
+      }
+      stream.end();
+      finished = true;
+    };
+    const ch = createAgentChannel({ address, connectTimeoutMs: 5000 });
+    try {
+      const call = ch.serverStream('/p.S/M', Buffer.alloc(0), opts());
+      const first = await call.next();
+      assert.equal(first.done, false);
+      // Time enough for loopback to carry all 4 MiB were nothing holding the agent back.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(finished, false, 'the agent wrote everything while the consumer held');
+      assert.ok(written <= 24, `${written} of ${MESSAGES} messages written while the consumer held`);
+      const rest = await collect(call);
+      assert.deepEqual(
+        [first.value, ...rest].map((m) => m.readUInt32BE(0)),
+        Array.from({ length: MESSAGES }, (_, i) => i),
+      );
+      assert.equal(finished, true);
+    } finally {
+      ch.close();
+    }
+  });
+
   it('opens a new session after the agent closed the last one', async () => {
     handler = (stream) => ok(stream, [Buffer.from('hi')]);
     const ch = createAgentChannel({ address, connectTimeoutMs: 5000 });

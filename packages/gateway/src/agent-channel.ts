@@ -57,16 +57,30 @@ interface CallSink {
   onEnd(err: GrpcError | undefined): void;
 }
 
+/** A started call: cancel it, or stop and restart reading it (the agent then waits on HTTP/2 flow control). */
+interface CallControl {
+  cancel(): void;
+  pause(): void;
+  resume(): void;
+}
+
+/**
+ * Response bytes a call holds that its consumer has not taken: past this the stream stops
+ * being read, so a slow consumer holds the agent back (its writes wait for the window)
+ * instead of the gateway buffering a whole walk per host. Eight of the agent's 32 KiB batches.
+ */
+const QUEUED_BYTES_HIGH = 256 * 1024;
+
 /**
  * One call on a ready session: request headers and the framed request, then the response's
- * messages and status to `sink`. Returns the stream's cancel. Throws UNAVAILABLE when the
- * session closed or went away since it was ready.
+ * messages and status to `sink`. Throws UNAVAILABLE when the session closed or went away
+ * since it was ready.
  */
 function startCall(
   entry: Session,
   call: { method: string; request: Uint8Array; opts: CallOptions; authorization?: string },
   sink: CallSink,
-): () => void {
+): CallControl {
   const { opts } = call;
   const headers: http2.OutgoingHttpHeaders = {
     ':method': 'POST',
@@ -121,7 +135,11 @@ function startCall(
         : end,
     );
   });
-  return () => cancel(new GrpcError(status.CANCELLED, 'Cancelled on client'));
+  return {
+    cancel: () => cancel(new GrpcError(status.CANCELLED, 'Cancelled on client')),
+    pause: () => stream.pause(),
+    resume: () => stream.resume(),
+  };
 }
 
 /** Waits for `ready`, or rejects with the signal's reason once it aborts. */
@@ -144,8 +162,10 @@ function untilReady(ready: Promise<void>, signal: AbortSignal): Promise<void> {
 }
 
 /** A started call's messages as an async generator; stopping early (or the signal) cancels the call. */
-async function* messagesOf(begin: (sink: CallSink) => () => void, signal: AbortSignal): AsyncGenerator<Buffer> {
+async function* messagesOf(begin: (sink: CallSink) => CallControl, signal: AbortSignal): AsyncGenerator<Buffer> {
   const queue: Buffer[] = [];
+  let queued = 0;
+  let paused = false;
   let ended = false;
   let error: GrpcError | undefined;
   let wake: (() => void) | undefined;
@@ -154,9 +174,14 @@ async function* messagesOf(begin: (sink: CallSink) => () => void, signal: AbortS
     wake = undefined;
     w?.();
   };
-  const cancel = begin({
+  const call = begin({
     onMessage(msg) {
       queue.push(msg);
+      queued += msg.length;
+      if (!paused && queued >= QUEUED_BYTES_HIGH) {
+        paused = true;
+        call.pause();
+      }
       notify();
     },
     onEnd(err) {
@@ -165,12 +190,18 @@ async function* messagesOf(begin: (sink: CallSink) => () => void, signal: AbortS
       notify();
     },
   });
-  const onAbort = () => cancel();
+  const onAbort = () => call.cancel();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     for (;;) {
       const msg = queue.shift();
       if (msg) {
+        queued -= msg.length;
+        // Half drained: read on, so the next batches are on their way before the queue is empty.
+        if (paused && queued < QUEUED_BYTES_HIGH / 2) {
+          paused = false;
+          call.resume();
+        }
         yield msg;
         continue;
       }
@@ -183,7 +214,7 @@ async function* messagesOf(begin: (sink: CallSink) => () => void, signal: AbortS
   } finally {
     signal.removeEventListener('abort', onAbort);
     // The consumer stopped early (return()/throw()): stop the agent's work too.
-    if (!ended) cancel();
+    if (!ended) call.cancel();
   }
 }
 
@@ -217,7 +248,7 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   async function* serverStream(method: string, request: Uint8Array, opts: CallOptions): AsyncGenerator<Buffer> {
     for (let attempt = 1; ; attempt++) {
       const entry = await usable(opts.signal);
-      const begin = (sink: CallSink) => {
+      const begin = (sink: CallSink): CallControl => {
         try {
           return startCall(entry, { method, request, opts, authorization: o.authorization }, sink);
         } catch (err) {
