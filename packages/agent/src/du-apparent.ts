@@ -9,6 +9,7 @@ import type { DirSize } from '@fleetls/core';
 import { atFd, fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
 import { isSmallDir, openDirBytes } from './dir-read.js';
+import { FIELDS, lstatAt } from './native-stat.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
 const SLASH = Buffer.from('/');
@@ -245,6 +246,35 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
   }
 }
 
+/** What sizing reads of an entry's lstat. */
+interface DuStat {
+  dev: number;
+  ino: number;
+  nlink: number;
+  size: number;
+  blocks: number;
+  dir: boolean;
+}
+
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+
+/** lstat of `name` in directory `fd`: by fstatat where the native module is loaded, else through the magic link. */
+function duStat(fd: number, name: Buffer): DuStat {
+  const f = lstatAt(fd, name);
+  if (f !== undefined)
+    return {
+      dev: f[FIELDS.dev],
+      ino: f[FIELDS.ino],
+      nlink: f[FIELDS.nlink],
+      size: f[FIELDS.size],
+      blocks: f[FIELDS.blocks],
+      dir: (f[FIELDS.mode] & S_IFMT) === S_IFDIR,
+    };
+  const st = fs.lstatSync(atFd(fd, name));
+  return { dev: st.dev, ino: st.ino, nlink: st.nlink, size: st.size, blocks: st.blocks, dir: st.isDirectory() };
+}
+
 /** One entry of a directory being read (open as `ref`): its size counted, or a directory queued. */
 function countEntry(pass: DuPass, dir: Pending, ref: DirRef, name: Buffer): void {
   const { into, level } = dir;
@@ -255,15 +285,15 @@ function countEntry(pass: DuPass, dir: Pending, ref: DirRef, name: Buffer): void
     at.partial = true;
     return;
   }
-  let est: fs.Stats;
+  let est: DuStat;
   try {
-    est = watched(pass.probe, p, () => fs.lstatSync(atFd(ref.fd, name)));
+    est = watched(pass.probe, p, () => duStat(ref.fd, name));
   } catch {
     at.partial = true;
     return;
   }
   if (est.dev !== pass.dev) return;
-  if (!est.isDirectory()) {
+  if (!est.dir) {
     if (est.nlink > 1) {
       if (pass.seenInodes.has(est.ino)) return;
       pass.seenInodes.add(est.ino);

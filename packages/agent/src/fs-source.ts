@@ -20,7 +20,8 @@ import { FdPaths } from './fd-paths.js';
 import type { SkippedPath } from './hung-mounts.js';
 import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
 import { type Mount, pseudoMountsBelow, readMounts, under } from './mounts.js';
-import { rawFromStats } from './raw-stats.js';
+import { lstatAt } from './native-stat.js';
+import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
 import { SmallDirs } from './small-dirs.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
@@ -171,10 +172,15 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
     let st: fs.BigIntStats;
     let at: Buffer;
     try {
-      at = paths.atFd(dirFd(rel, p), name);
+      const fd = dirFd(rel, p);
       // watched() inlined: a closure per entry was garbage for every lstat of a walk.
       probe?.enter(p);
       try {
+        // By fstatat where the native module is loaded; a symlink is lstat'ed again below,
+        // through the magic link, because following it (link-target.ts) goes by that path.
+        const f = lstatAt(fd, name);
+        if (f !== undefined && !fieldsAreLink(f)) return rawFromFields(name, f);
+        at = paths.atFd(fd, name);
         st = fs.lstatSync(at, BIGINT);
       } finally {
         probe?.leave();

@@ -5,6 +5,7 @@ import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 // gracefully on SIGTERM/SIGINT.
 import { probeFind } from './find-route.js';
 import type { startMetricsServer } from './metrics.js';
+import { statRoute } from './native-stat.js';
 import type { NatsAgent } from './nats-agent.js';
 import { createAgentServer } from './server.js';
 import { createAgentHandlers } from './service.js';
@@ -77,6 +78,7 @@ function logListening(config: AgentConfig, logger: Logger, port: number, findRou
       tls: config.tls !== undefined,
       bearerToken: config.tokenFile !== undefined,
       findRoute,
+      statRoute: statRoute(),
       version: AGENT_VERSION,
     },
     'listening',

@@ -1,0 +1,83 @@
+// fstatat(2) on a directory descriptor, for the agent's walk. Node has no *at() calls, so
+// without this the walk reaches a name through the descriptor's magic link,
+// lstat("/proc/self/fd/N/name"): confined the same way, but the kernel cannot resolve a
+// magic link in its fast (RCU) path walk, so every entry is looked up twice, the second
+// time through procfs's checks. fstatat(N, name, AT_SYMLINK_NOFOLLOW) is the lookup of one
+// name in that directory and nothing else. Read-only: this file opens nothing and changes
+// nothing. Node-API, so one build serves Node 20, 22 and 24 and the packaged runtime.
+#define NAPI_VERSION 8
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <node_api.h>
+#include <string.h>
+#include <sys/stat.h>
+
+// The fields written to `out`, in this order (native-stat.ts reads them by the same names).
+enum { F_MODE, F_SIZE, F_MTIME_SEC, F_MTIME_NSEC, F_UID, F_GID, F_INO, F_NLINK, F_DEV, F_BLOCKS, F_COUNT };
+
+static napi_value number(napi_env env, int32_t v) {
+  napi_value out;
+  napi_create_int32(env, v, &out);
+  return out;
+}
+
+static napi_value type_error(napi_env env, const char* msg) {
+  napi_throw_type_error(env, NULL, msg);
+  return NULL;
+}
+
+// lstatAt(dirFd: number, name: Buffer, out: Float64Array) -> 0, or the errno. `name` must be
+// one component: no "/", no NUL, not "." or ".." (EINVAL), so the lookup cannot leave the
+// directory; it is not followed if it is a symlink.
+static napi_value lstat_at(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
+    return type_error(env, "lstatAt(dirFd, name, out): three arguments");
+  int32_t fd;
+  if (napi_get_value_int32(env, argv[0], &fd) != napi_ok) return type_error(env, "lstatAt: dirFd must be a number");
+  bool is_buffer = false;
+  napi_is_buffer(env, argv[1], &is_buffer);
+  if (!is_buffer) return type_error(env, "lstatAt: name must be a Buffer");
+  void* data;
+  size_t len;
+  napi_get_buffer_info(env, argv[1], &data, &len);
+  bool is_typed = false;
+  napi_is_typedarray(env, argv[2], &is_typed);
+  if (!is_typed) return type_error(env, "lstatAt: out must be a Float64Array");
+  napi_typedarray_type type;
+  size_t count;
+  void* out_data;
+  napi_get_typedarray_info(env, argv[2], &type, &count, &out_data, NULL, NULL);
+  if (type != napi_float64_array || count < F_COUNT) return type_error(env, "lstatAt: out must be a Float64Array of 10");
+
+  char name[NAME_MAX + 1];
+  if (len == 0 || len > NAME_MAX || memchr(data, '/', len) != NULL || memchr(data, 0, len) != NULL)
+    return number(env, EINVAL);
+  memcpy(name, data, len);
+  name[len] = 0;
+  if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return number(env, EINVAL);
+
+  struct stat st;
+  if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return number(env, errno);
+  double* out = out_data;
+  out[F_MODE] = st.st_mode;
+  out[F_SIZE] = (double)st.st_size;
+  out[F_MTIME_SEC] = (double)st.st_mtim.tv_sec;
+  out[F_MTIME_NSEC] = (double)st.st_mtim.tv_nsec;
+  out[F_UID] = st.st_uid;
+  out[F_GID] = st.st_gid;
+  out[F_INO] = (double)st.st_ino;
+  out[F_NLINK] = (double)st.st_nlink;
+  out[F_DEV] = (double)st.st_dev;
+  out[F_BLOCKS] = (double)st.st_blocks;
+  return number(env, 0);
+}
+
+NAPI_MODULE_INIT() {
+  napi_value fn;
+  if (napi_create_function(env, "lstatAt", NAPI_AUTO_LENGTH, lstat_at, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "lstatAt", fn) != napi_ok) return NULL;
+  return exports;
+}

@@ -1,0 +1,119 @@
+// The walk's lstat of a name in an open directory, by fstatat(2) through the agent's one
+// native module (native/fsat.c) where it is present, else through the directory
+// descriptor's magic link /proc/self/fd/N/<name> (beneath.ts): both are confined to the
+// directory; fstatat is one lookup where the magic link costs the kernel two
+// (walk.why.md). The module is found beside this file (a build, an npm install), or, in
+// the self-contained executable, in /usr/lib/<executable's name>/ as the packages install
+// it, or beside the executable. FLEETLS_NATIVE=0 turns it off (the A/B bench, the
+// fallback's tests). Loaded once per thread: a process fact, like the find probe.
+import { constants as osConstants } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getSystemErrorName } from 'node:util';
+
+/** What native/fsat.c exports. */
+interface Fsat {
+  /** fstatat(dirFd, name, AT_SYMLINK_NOFOLLOW) into `out` (FIELDS' order): 0, or the errno. */
+  lstatAt(dirFd: number, name: Buffer, out: Float64Array): number;
+}
+
+/** The order fsat.c writes an lstat into its Float64Array. */
+export const FIELDS = {
+  mode: 0,
+  size: 1,
+  mtimeSec: 2,
+  mtimeNsec: 3,
+  uid: 4,
+  gid: 5,
+  ino: 6,
+  nlink: 7,
+  dev: 8,
+  blocks: 9,
+} as const;
+
+const MODULE_FILE = 'fsat.node';
+
+/** Where the module may be, in order. */
+function candidates(): string[] {
+  const out: string[] = [];
+  try {
+    const here = new URL(MODULE_FILE, import.meta.url);
+    if (here.protocol === 'file:') out.push(fileURLToPath(here));
+  } catch {
+    // import.meta.url is a data: URL in the executable's walk worker
+  }
+  if (isSea()) {
+    const exe = process.execPath;
+    out.push(path.join(path.dirname(exe), '..', 'lib', path.basename(exe), MODULE_FILE));
+    out.push(path.join(path.dirname(exe), MODULE_FILE));
+  }
+  return out;
+}
+
+function isSea(): boolean {
+  try {
+    return (process.getBuiltinModule?.('node:sea') as { isSea(): boolean } | undefined)?.isSea() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+interface Loaded {
+  fsat: Fsat | undefined;
+  /** How entries are stat'ed, for the agent's start line. */
+  route: string;
+}
+
+function load(): Loaded {
+  if (process.env.FLEETLS_NATIVE === '0') return { fsat: undefined, route: 'proc-fd (FLEETLS_NATIVE=0)' };
+  const tried: string[] = [];
+  for (const file of candidates()) {
+    const m = { exports: {} as Partial<Fsat> };
+    try {
+      process.dlopen(m, file, osConstants.dlopen.RTLD_NOW);
+    } catch (err) {
+      tried.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
+      continue;
+    }
+    if (typeof m.exports.lstatAt === 'function') return { fsat: m.exports as Fsat, route: `fstatat (${file})` };
+    tried.push(`${file}: no lstatAt`);
+  }
+  return { fsat: undefined, route: `proc-fd (no native module: ${tried.join('; ') || 'none looked for'})` };
+}
+
+let loaded: Loaded | undefined;
+const loadedOnce = (): Loaded => {
+  loaded ??= load();
+  return loaded;
+};
+
+/** How this process stats entries: "fstatat (<file>)" or "proc-fd (<why>)". */
+export function statRoute(): string {
+  return loadedOnce().route;
+}
+
+/** True when entries are stat'ed by fstatat. */
+export function hasNativeStat(): boolean {
+  return loadedOnce().fsat !== undefined;
+}
+
+const out = new Float64Array(10);
+const errors = new Map<number, string>();
+
+/**
+ * lstat of `name` in directory descriptor `dirFd` by fstatat: the fields (FIELDS), in one
+ * array reused by the next call; undefined when the module is not loaded. Throws an Error
+ * with the errno's `code`, as node:fs does.
+ */
+export function lstatAt(dirFd: number, name: Buffer): Float64Array | undefined {
+  const fsat = (loaded ?? loadedOnce()).fsat;
+  if (fsat === undefined) return undefined;
+  const errno = fsat.lstatAt(dirFd, name, out);
+  if (errno === 0) return out;
+  let code = errors.get(errno);
+  if (code === undefined) {
+    code = getSystemErrorName(-errno);
+    errors.set(errno, code);
+  }
+  throw Object.assign(new Error(`${code}: lstat`), { code, errno: -errno, syscall: 'lstat' });
+}
