@@ -1,0 +1,100 @@
+// The native lstat (native/fsat.c through native-stat.ts) against node:fs's lstat of the same
+// entry through the directory's magic link: the same RawEntry for every kind of entry, a
+// symlink not followed, errno codes as node:fs names them, and a name that is not one
+// component of the directory refused. A build has the module: not finding it fails here
+// (FLEETLS_NATIVE=0 is the one way to run without it: the last test, in a child process).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { O_PATH } from './beneath.js';
+import { hasNativeStat, lstatAt, statRoute } from './native-stat.js';
+import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
+
+describe('lstat by fstatat on a directory descriptor', () => {
+  let root: string;
+  let fd: number;
+  const names = ['file', 'dir', 'link', 'dangling', 'fifo', 'hard', 'old', 'sparse', 'neg-frac'];
+  const odd = Buffer.from([0xff, 0x61, 0xe9]);
+
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-fsat-'));
+    const at = (n: string) => path.join(root, n);
+    fs.writeFileSync(at('file'), 'hello');
+    fs.mkdirSync(at('dir'));
+    fs.symlinkSync('file', at('link'));
+    fs.symlinkSync('nowhere', at('dangling'));
+    execFileSync('mkfifo', [at('fifo')]);
+    fs.linkSync(at('file'), at('hard'));
+    fs.writeFileSync(at('old'), '');
+    fs.utimesSync(at('old'), 86_400.25, 86_400.25);
+    fs.writeFileSync(at('sparse'), '');
+    fs.truncateSync(at('sparse'), 5 * 2 ** 30);
+    // Before 1970 with a fraction: the kernel floors the second, node:fs's bigint truncates.
+    // (node:fs's utimes takes a negative time as now: GNU touch sets it.)
+    fs.writeFileSync(at('neg-frac'), '');
+    execFileSync('touch', ['-h', '-d', '@-1.5', at('neg-frac')]);
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${root}/`), odd]), 'x');
+    fd = fs.openSync(root, O_PATH | fs.constants.O_DIRECTORY);
+  });
+  after(() => {
+    fs.closeSync(fd);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is what a build runs', () => {
+    assert.ok(hasNativeStat(), statRoute());
+    assert.match(statRoute(), /^fstatat \(.*fsat\.node\)$/);
+  });
+
+  it('gives the RawEntry node:fs gives, for every kind of entry and an odd name', () => {
+    for (const name of [...names.map((n) => Buffer.from(n)), odd]) {
+      const f = lstatAt(fd, name);
+      assert.ok(f, 'the module is loaded');
+      const native = rawFromFields(name, f);
+      const viaProc = rawFromStats(
+        name,
+        fs.lstatSync(Buffer.from(`/proc/self/fd/${fd}/${name.toString('latin1')}`, 'latin1'), { bigint: true }),
+      );
+      assert.deepEqual(native, viaProc, name.toString('latin1'));
+    }
+    const old = rawFromFields(Buffer.from('neg-frac'), lstatAt(fd, Buffer.from('neg-frac')) as Float64Array);
+    assert.deepEqual([old.mtimeSec, old.mtimeNsec], [-1, -500_000_000]);
+  });
+
+  it('does not follow a symlink', () => {
+    assert.ok(fieldsAreLink(lstatAt(fd, Buffer.from('link')) as Float64Array));
+    assert.ok(fieldsAreLink(lstatAt(fd, Buffer.from('dangling')) as Float64Array));
+    assert.ok(!fieldsAreLink(lstatAt(fd, Buffer.from('file')) as Float64Array));
+  });
+
+  it('throws what node:fs throws for a missing entry and a descriptor that is not a directory', () => {
+    assert.throws(() => lstatAt(fd, Buffer.from('missing')), { code: 'ENOENT', syscall: 'lstat' });
+    const file = fs.openSync(path.join(root, 'file'), 'r');
+    try {
+      assert.throws(() => lstatAt(file, Buffer.from('x')), { code: 'ENOTDIR' });
+    } finally {
+      fs.closeSync(file);
+    }
+    assert.throws(() => lstatAt(987_654, Buffer.from('x')), { code: 'EBADF' });
+  });
+
+  it('refuses a name that is not one component of the directory', () => {
+    for (const name of ['', '.', '..', 'dir/../file', '/etc/passwd', 'fi\0le', 'x'.repeat(256)])
+      assert.throws(() => lstatAt(fd, Buffer.from(name)), { code: 'EINVAL' }, JSON.stringify(name));
+  });
+});
+
+it('without the native module (FLEETLS_NATIVE=0), says why and leaves every entry to the magic link', () => {
+  const script = `
+    const { lstatAt, statRoute } = await import(${JSON.stringify(new URL('./native-stat.js', import.meta.url).href)});
+    process.stdout.write(JSON.stringify({ route: statRoute(), got: lstatAt(0, Buffer.from('x')) ?? null }));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, FLEETLS_NATIVE: '0' },
+    encoding: 'utf8',
+  });
+  assert.deepEqual(JSON.parse(out), { route: 'proc-fd (FLEETLS_NATIVE=0)', got: null });
+});
