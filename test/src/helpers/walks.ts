@@ -38,12 +38,24 @@ export function rowLines(rows: Row[]): string[] {
  * user, so unreadable directories are unreadable here too.
  */
 export function agentWalksAsUser(sshd: Sshd, requests: WalkRequest[]): unknown[] {
+  return walksAsUser(sshd, requests).walks;
+}
+
+/**
+ * core walk() over the agent's fs source in a child process as `user`, with `env` (e.g.
+ * FLEETLS_NATIVE=0): each walk's rows and summary, and how the child stat'ed entries.
+ */
+export function walksAsUser(
+  user: { uid: number; gid: number },
+  requests: WalkRequest[],
+  env: NodeJS.ProcessEnv = {},
+): { route: string; walks: unknown[] } {
   const script = `
     import { realpathSync } from 'node:fs';
     import { walk } from '@fleetls/core';
-    import { createFsSource } from '@fleetls/agent';
+    import { createFsSource, statRoute } from '@fleetls/agent';
     const reqs = JSON.parse(process.argv[1]);
-    const out = reqs.map((r) => {
+    const walks = reqs.map((r) => {
       // As the agent service does: a symlinked path is walked at its real path.
       try { r = { ...r, path: realpathSync(r.path) }; } catch {}
       const gen = walk(r, createFsSource(r.path, { followSymlinks: r.followSymlinks, allowedRoots: ['/'] }), Date.now);
@@ -52,11 +64,12 @@ export function agentWalksAsUser(sshd: Sshd, requests: WalkRequest[]): unknown[]
       while (!s.done) { rows.push(s.value); s = gen.next(); }
       return { rows, summary: { ...s.value, elapsedMs: 0 } };
     });
-    process.stdout.write(JSON.stringify(out));
+    process.stdout.write(JSON.stringify({ route: statRoute(), walks }));
   `;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(requests)], {
-    uid: sshd.uid,
-    gid: sshd.gid,
+    uid: user.uid,
+    gid: user.gid,
+    env: { ...process.env, ...env },
     // The test package's directory, where @fleetls/* resolve.
     cwd: new URL('../..', import.meta.url).pathname,
     maxBuffer: 1 << 28,
