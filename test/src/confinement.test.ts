@@ -25,6 +25,8 @@ import { type Sshd, sshTarget, startSshd } from './helpers/sshd.js';
 import { drain, rowLines } from './helpers/walks.js';
 
 const CALL_MS = 20_000;
+/** Opens, execs, and the stat family: how the agent reaches each name. */
+const TRACED = 'open,openat,openat2,creat,execve,stat,lstat,newfstatat,statx';
 
 function stat(client: AgentClient, req: WireStatRequest): Promise<void> {
   return new Promise((resolve, reject) =>
@@ -34,7 +36,7 @@ function stat(client: AgentClient, req: WireStatRequest): Promise<void> {
 
 /** strace attached to every thread of `pid` (and those it starts), logging open calls to `log`. */
 async function traceOpens(pid: number, log: string): Promise<ChildProcess> {
-  const strace = spawn('strace', ['-f', '-p', String(pid), '-e', 'trace=open,openat,openat2,creat,execve', '-o', log], {
+  const strace = spawn('strace', ['-f', '-p', String(pid), '-e', `trace=${TRACED}`, '-o', log], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
@@ -180,6 +182,21 @@ describe('confinement of a real agent', () => {
     );
     const followsName = byFd.filter((l) => /"\/proc\/self\/fd\/\d+\/[^"]+"/.test(l) && !l.includes('O_NOFOLLOW'));
     assert.deepEqual(followsName, [], 'every name is opened without following a symlink');
+    // Entries are stat'ed by fstatat on their directory's descriptor (native-stat.ts), never
+    // by a path string below the tree; the one name lookup the kernel does is in that directory.
+    const isStat = (l: string) => /\b(stat|lstat|newfstatat|statx)\(/.test(l);
+    const ownStats = traced.filter((l) => isStat(l) && !findPids(traced).has(l.split(' ')[0]));
+    assert.deepEqual(
+      ownStats.filter((l) => l.includes(`"${tree}/`)),
+      [],
+      "no entry below the tree is stat'ed by its path string",
+    );
+    const atDir = ownStats.filter((l) => /newfstatat\(\d+, "[^/"]+", .*AT_SYMLINK_NOFOLLOW/.test(l));
+    for (const name of ['a.txt', 'fifo', 'null', 'sock', 'b.bin', 'c'])
+      assert.ok(
+        atDir.some((l) => l.includes(`"${name}"`)),
+        `${name} stat'ed by fstatat in its directory:\n${ownStats.slice(-30).join('\n')}`,
+      );
     // The ranked walk ran GNU find (find-route.ts), which opens directories relative to
     // the descriptor of their parent: each of its opens of a path that is not a system
     // file outside the tree (its libraries, the zone file) is of a directory too.

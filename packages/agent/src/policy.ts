@@ -1,5 +1,6 @@
 // Where a request may go: its path must be absolute and normalised (core's path policy),
-// inside the allowed roots as written AND after resolving symlinks, and it must exist.
+// inside the allowed roots as written AND after resolving symlinks, and it must exist (its
+// parent here; a last name left unresolved, by the call that reads it).
 // Used by the gRPC service and the embedded backend alike; errors are FleetErrors.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
@@ -62,9 +63,10 @@ export async function resolveAllowedPath(
   try {
     real = await bounded(path, guard, async () => {
       if (followFinal || path === '/') return fs.promises.realpath(path);
-      const parent = nodePath.join(await fs.promises.realpath(nodePath.dirname(path)), nodePath.basename(path));
-      await fs.promises.lstat(parent);
-      return parent;
+      // The last name is not looked up here: Stat reaches it by its parent's descriptor
+      // (stat.ts), which says whether it exists; a lookup by this string could be led
+      // elsewhere by a directory swapped for a symlink since the realpath.
+      return nodePath.join(await fs.promises.realpath(nodePath.dirname(path)), nodePath.basename(path));
     });
   } catch (err) {
     throw fleetErrorAt(err, path);
