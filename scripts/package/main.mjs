@@ -1,5 +1,6 @@
 // npm run package: in dist/ (or `--out DIR`), the one-file programs (for a plain node),
-// the self-contained executables, and the .deb and .rpm of the agent and the gateway.
+// the self-contained executables with the agent's native module (fsat.node) beside them,
+// and the .deb and .rpm of the agent and the gateway.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { buildDeb } from './deb.mjs';
 import { buildRpm } from './rpm.mjs';
 import { MissingTool, requireTools } from './runtime.mjs';
 import { buildExecutables } from './sea.mjs';
-import { PACKAGES, packageSpec } from './stage.mjs';
+import { NATIVE_MODULE, PACKAGES, packageSpec } from './stage.mjs';
 
 const PARTS = ['bundles', 'exe', 'deb', 'rpm'];
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -28,7 +29,8 @@ async function main() {
         only: { type: 'string', default: PARTS.join(',') },
         // Which packages the .deb and .rpm parts build.
         packages: { type: 'string', default: Object.keys(PACKAGES).join(',') },
-        // Executables already built (by --only exe): the packages take them from there.
+        // Executables already built (by --only exe): the packages take them, and the
+        // fsat.node beside them, from there.
         executables: { type: 'string' },
         // The packages' version (default: each package's); the upgrade tests build a newer one.
         'package-version': { type: 'string' },
@@ -59,6 +61,13 @@ async function main() {
     throw err;
   }
 
+  // Checked before anything is built: without it every entry is stat'ed the slow way.
+  const builtModule = path.join(repoRoot, 'packages/agent/dist', NATIVE_MODULE);
+  if (buildsExe && !fs.existsSync(builtModule)) {
+    throw new Usage(
+      `no ${path.relative(repoRoot, builtModule)}: npm run build makes it (with a C compiler: apt-get install gcc libc6-dev)`,
+    );
+  }
   const outDir = path.resolve(values.out);
   const versionOf = (dir) => JSON.parse(fs.readFileSync(path.join(repoRoot, dir, 'package.json'), 'utf8')).version;
   const versions = { agent: versionOf('packages/agent'), gateway: versionOf('packages/gateway') };
@@ -69,13 +78,19 @@ async function main() {
       for (const file of await bundle({ repoRoot, outDir, versions })) console.log(`wrote ${file}`);
     }
     if (buildsExe) {
-      for (const file of await buildExecutables({ repoRoot, outDir, workDir, versions })) console.log(`wrote ${file}`);
+      for (const file of await buildExecutables({ repoRoot, outDir, workDir, versions, builtModule })) {
+        console.log(`wrote ${file}`);
+      }
     }
     for (const spec of packaging ? specs : []) {
       const executable = path.join(exeDir ?? outDir, spec.exe);
       if (!fs.existsSync(executable)) throw new Usage(`--executables: no ${spec.exe} in ${exeDir}`);
+      const nativeModule = path.join(exeDir ?? outDir, NATIVE_MODULE);
+      if (!fs.existsSync(nativeModule)) {
+        throw new Usage(`--executables: no ${NATIVE_MODULE} in ${exeDir ?? outDir} (--only exe writes it beside the executables)`);
+      }
       const version = packageVersion ?? (spec.name === 'fleetls' ? versions.gateway : versions.agent);
-      const args = { repoRoot, spec, executable, outDir, workDir, version };
+      const args = { repoRoot, spec, executable, nativeModule, outDir, workDir, version };
       if (only.includes('deb')) console.log(`wrote ${buildDeb(args)}`);
       if (only.includes('rpm')) console.log(`wrote ${buildRpm(args)}`);
     }

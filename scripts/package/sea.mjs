@@ -2,6 +2,8 @@
 // and dist/fleetls, each a copy of the pinned Node runtime of scripts/package/runtime
 // (a supported LTS, whatever node builds them) with the program injected by postject.
 // Hosts need no Node. The walk worker travels as an SEA asset, started from a data: URL.
+// The agent's native module, dist/fsat.node, goes beside them: a copied executable looks
+// for it beside itself (packages/agent/src/native-stat.ts), and the packages take it from there.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -75,8 +77,8 @@ async function esbuildTo(options) {
   });
 }
 
-/** Writes outDir/<name> for each program; returns their paths. */
-export async function buildExecutables({ repoRoot, outDir, workDir, versions }) {
+/** Writes outDir/<name> for each program, and outDir/fsat.node from `builtModule`; returns their paths. */
+export async function buildExecutables({ repoRoot, outDir, workDir, versions, builtModule }) {
   const node = runtimeNode(repoRoot);
   const postject = require.resolve('postject/dist/cli.js');
   const worker = path.join(workDir, WORKER_ASSET);
@@ -117,11 +119,19 @@ export async function buildExecutables({ repoRoot, outDir, workDir, versions }) 
     const exe = path.join(outDir, p.name);
     fs.rmSync(exe, { force: true });
     // The runtime's symbols and DWARF are 18 of its 127 MB; a running node never reads them.
+    // --strip-all keeps .dynsym, the exports fsat.node's napi_* calls bind to when loaded.
     execFileSync('strip', ['--strip-all', '-o', exe, node], { stdio: 'pipe' });
     fs.chmodSync(exe, 0o755);
     // Its own process: postject's LIEF prints a warning per ELF note it does not know.
     execFileSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE], { stdio: 'pipe' });
     out.push(exe);
   }
+  const nativeModule = path.join(outDir, path.basename(builtModule));
+  // A new file, as each executable: a running program may have the old one mapped.
+  fs.rmSync(nativeModule, { force: true });
+  fs.copyFileSync(builtModule, nativeModule);
+  // Loaded, never run: the packages install it 0644 too.
+  fs.chmodSync(nativeModule, 0o644);
+  out.push(nativeModule);
   return out;
 }

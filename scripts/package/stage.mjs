@@ -1,6 +1,8 @@
 // The installed file tree of each package, the same for the .deb and the .rpm: the
-// self-contained executable on PATH, its hardened unit and its default config under
-// /etc/fleetls. No node_modules and no Node: the executable carries its own runtime.
+// self-contained executable on PATH, the agent's native module (fsat.node) in
+// /usr/lib/<executable>/ where the executable looks for it (packages/agent/src/native-stat.ts),
+// its hardened unit and its default config under /etc/fleetls. No node_modules and no Node:
+// the executable carries its own runtime.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -51,6 +53,14 @@ export const PACKAGES = {
   },
 };
 
+/**
+ * The agent's Node-API module (packages/agent/native/fsat.c): entries stat'ed by fstatat(2)
+ * instead of the slower /proc/self/fd route. Both executables load it (the gateway's
+ * `localhost` is the agent embedded); `--only exe` puts it beside them, and the packages
+ * take it from there, so each ships the module built with its executables.
+ */
+export const NATIVE_MODULE = 'fsat.node';
+
 /** Package name → its PACKAGES entry, or an error naming the known ones. */
 export function packageSpec(name) {
   const spec = PACKAGES[name];
@@ -77,8 +87,8 @@ export function fillTemplate(text, spec) {
   });
 }
 
-/** Writes the tree of `spec` under `root` (emptied first). */
-export function stagePackage({ repoRoot, spec, executable, root, version }) {
+/** Writes the tree of `spec` under `root` (emptied first); `nativeModule` is fsat.node. */
+export function stagePackage({ repoRoot, spec, executable, nativeModule, root, version }) {
   fs.rmSync(root, { recursive: true, force: true });
   const put = (rel, from, mode) => {
     const to = path.join(root, rel);
@@ -87,6 +97,8 @@ export function stagePackage({ repoRoot, spec, executable, root, version }) {
     fs.chmodSync(to, mode);
   };
   put(`usr/bin/${spec.exe}`, executable, 0o755);
+  // <dirname(execPath)>/../lib/<basename(execPath)>/: the first place the executable looks.
+  put(`usr/lib/${spec.exe}/${NATIVE_MODULE}`, nativeModule, 0o644);
   put(`usr/lib/systemd/system/${spec.unit}`, path.join(repoRoot, 'deploy/systemd', spec.unit), 0o644);
   put(spec.config, path.join(repoRoot, spec.configFrom), 0o640);
   const doc = path.join(root, `usr/share/doc/${spec.name}/README`);

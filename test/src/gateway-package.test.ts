@@ -1,9 +1,11 @@
 // The gateway's .deb beside the agent's, for real, on a host without Node: both installed
 // with dpkg, the installed agent (its unit's ExecStart as its user) and the installed
 // gateway run in a mount namespace where this machine's node is /dev/null and PATH is the
-// system's; the gateway's CLI lists through the agent, and its unit's ExecStart (serve
-// --http with the token made at install) answers an MCP list_directory through it. Purging
-// the gateway leaves the agent's files. Holds holdPackageLock (packages.test.ts). Needs root.
+// system's; the gateway's CLI lists through the agent, and `localhost` through the agent it
+// embeds, by fstatat through its own installed module (/usr/lib/fleetls/fsat.node, seen
+// under strace); its unit's ExecStart (serve --http with the token made at install)
+// answers an MCP list_directory through the agent. Purging the gateway leaves the agent's
+// files. Holds holdPackageLock (packages.test.ts). Needs root.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { SYSTEM_PATH, startAsUnit, UNIT_FILE, unitSetting, userIds, withoutNode 
 import { buildPackage, holdPackageLock, sh } from './helpers/packages.js';
 
 const CONFIG = '/etc/fleetls/agent.yaml';
+const MODULE = '/usr/lib/fleetls/fsat.node';
 
 if (process.getuid?.() !== 0) throw new Error('the package tests install packages: run them as root, as CI does');
 
@@ -58,7 +61,12 @@ describe('fleetls (gateway) .deb beside the agent, on a host without node', { co
 
   it('holds the executable, fleetls.service and gateway.yaml, and depends on no nodejs', () => {
     const files = sh('dpkg-deb', ['--contents', gwDeb]);
-    for (const f of ['usr/bin/fleetls', 'usr/lib/systemd/system/fleetls.service', 'etc/fleetls/gateway.yaml']) {
+    for (const f of [
+      'usr/bin/fleetls',
+      'usr/lib/fleetls/fsat.node',
+      'usr/lib/systemd/system/fleetls.service',
+      'etc/fleetls/gateway.yaml',
+    ]) {
       assert.match(files, new RegExp(`\\./${f.replace(/\./g, '\\.')}\\n`));
     }
     assert.doesNotMatch(sh('dpkg-deb', ['--field', gwDeb, 'Depends']), /node/);
@@ -72,6 +80,7 @@ describe('fleetls (gateway) .deb beside the agent, on a host without node', { co
     assert.equal(token.gid, ids.gid);
     assert.match(readFileSync(TOKEN, 'utf8'), /^[0-9a-f]{64}$/);
     assert.equal(statSync(GATEWAY_YAML).gid, ids.gid);
+    assert.equal(statSync(MODULE).mode & 0o777, 0o644);
   });
 
   it('the installed fleetls CLI, as its user without node, lists through the installed agent', async () => {
@@ -86,6 +95,25 @@ describe('fleetls (gateway) .deb beside the agent, on a host without node', { co
       answer.items.map((i) => i.path),
       ['a.log'],
     );
+  });
+
+  it('the installed fleetls CLI, as its user without node, lists localhost by fstatat through its own installed module', async () => {
+    const ids = userIds('fleetls-gateway')!;
+    // strace on stderr (-z: only the calls that succeeded, each on one line): the module
+    // opened from /usr/lib/fleetls, then each entry stat'ed by its name in its directory's
+    // descriptor (the /proc/self/fd route stats a path instead).
+    const traced = ['-f', '-qq', '-z', '-e', 'trace=openat,newfstatat,statx', '/usr/bin/fleetls'];
+    const r = await run(...withoutNode('strace', [...traced, 'ls', `localhost:${tree}/logs`, '--json'], ids), {
+      env: { PATH: SYSTEM_PATH, FLEETLS_INVENTORY: '' },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout) as { items: { path: string }[] };
+    assert.deepEqual(
+      answer.items.map((i) => i.path),
+      ['a.log'],
+    );
+    assert.match(r.stderr, /openat\(AT_FDCWD, "\/usr\/lib\/fleetls\/fsat\.node", [^)]*\) = \d+\n/);
+    assert.match(r.stderr, /(?:newfstatat|statx)\(\d+, "a\.log", .*AT_SYMLINK_NOFOLLOW.*\) = 0\n/);
   });
 
   it("the unit's ExecStart (serve --http, the token) without node answers list_directory over MCP through the agent", async () => {

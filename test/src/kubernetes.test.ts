@@ -175,7 +175,7 @@ describe('deploy/container', () => {
     ['agent.Containerfile', 'fleetls-agent'],
     ['gateway.Containerfile', 'fleetls'],
   ] as const) {
-    it(`${file}: runs the self-contained executable npm run package writes, on a base without node, as a non-root user (static: no engine here)`, () => {
+    it(`${file}: runs the self-contained executable npm run package writes, with its native module, on a base without node, as a non-root user (static: no engine here)`, () => {
       const lines = readFileSync(join(REPO_ROOT, 'deploy/container', file), 'utf8')
         .split('\n')
         .filter((l) => l && !l.startsWith('#'));
@@ -183,9 +183,11 @@ describe('deploy/container', () => {
         lines.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1));
       assert.match(instr('FROM')[0] ?? '', /^docker\.io\/library\/debian:12-slim$/);
       const copies = instr('COPY').map((c) => c.split(' '));
-      assert.equal(copies.length, 1);
+      assert.equal(copies.length, 2);
       const [src, dest] = copies[0] as [string, string];
       assert.ok(PACKAGED.includes(src), src);
+      // The native module beside it where the executable looks: <bin>/../lib/<name>/fsat.node.
+      assert.deepEqual(copies[1], ['dist/fsat.node', `/usr/lib/${image}/fsat.node`]);
       const entry = JSON.parse(instr('ENTRYPOINT')[0] ?? '[]') as string[];
       assert.deepEqual(entry, [dest]);
       assert.equal(dest, `/usr/bin/${image}`);

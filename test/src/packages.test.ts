@@ -1,14 +1,16 @@
 // The agent's .deb and .rpm on this machine, for real. They carry a self-contained
-// executable and depend on no nodejs. The .deb: dpkg -i creates the fleetls user and
-// installs the unit and /etc/fleetls/agent.yaml; the installed agent (the unit's
-// ExecStart, run as its User: systemd is not PID 1 here, in a mount namespace where this
-// machine's node is hidden) answers a Walk with an edited config; an upgrade keeps the
-// edit; remove stops and disables, purge removes user and config. The systemd branches of
-// the maintainer scripts run against a fake systemctl in a mount namespace where
-// /run/systemd/system exists, so what they would ask systemd for is checked; real systemd
-// as PID 1 is not exercised. The .rpm: its metadata and scriptlets with rpm -qp, then
-// installed, upgraded and erased with rpm itself (its own database, --nodeps: this Debian
-// machine's rpm database knows no packages). gateway-package.test.ts and
+// executable and its native module (/usr/lib/fleetls-agent/fsat.node) and depend on no
+// nodejs. The .deb: dpkg -i creates the fleetls user and installs the unit and
+// /etc/fleetls/agent.yaml; the installed agent (the unit's ExecStart, run as its User:
+// systemd is not PID 1 here, in a mount namespace where this machine's node is hidden)
+// stats entries by fstatat through the installed module and answers a Walk with an edited
+// config; an upgrade keeps the edit; remove stops and disables, purge removes user and
+// config. The systemd branches of the maintainer scripts run against a fake systemctl in a
+// mount namespace where /run/systemd/system exists, so what they would ask systemd for is
+// checked; real systemd as PID 1 is not exercised. The .rpm: its metadata and scriptlets
+// with rpm -qp, then installed, upgraded and erased with rpm itself (its own database,
+// --nodeps: this Debian machine's rpm database knows no packages). The executable npm run
+// package writes finds the module beside it. gateway-package.test.ts and
 // ansible-role.test.ts install packages too: each file holds holdPackageLock while it
 // runs, so no two install at once. Needs root.
 import assert from 'node:assert/strict';
@@ -17,12 +19,16 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { launch } from '@fleetls/testkit';
 import { agentClient, walkAll } from './helpers/agent-process.js';
 import { startAsUnit, UNIT_FILE, userIds } from './helpers/installed-agent.js';
-import { buildPackage, holdPackageLock, sh } from './helpers/packages.js';
+import { buildPackage, builtExecutables, holdPackageLock, sh } from './helpers/packages.js';
 import { entryPaths } from './helpers/walks.js';
 
 const CONFIG = '/etc/fleetls/agent.yaml';
+const MODULE = '/usr/lib/fleetls-agent/fsat.node';
+/** The installed module loaded: the start line names it (native-stat.ts's statRoute). */
+const BY_INSTALLED_MODULE = `fstatat (${MODULE})`;
 
 /** Writes a systemctl that only logs its arguments to `log`; returns its directory. */
 function fakeSystemctl(dir: string, log: string): string {
@@ -56,6 +62,21 @@ function underSystemd(fakeDir: string, log: string, cmd: string, args: string[])
 if (process.getuid?.() !== 0) throw new Error('the package tests install packages: run them as root, as CI does');
 before(holdPackageLock);
 
+describe('the executables npm run package writes', () => {
+  it('fleetls-agent, run from beside its fsat.node (a downloaded copy), stats entries by fstatat through it', async () => {
+    const dir = builtExecutables();
+    const agent = launch(join(dir, 'fleetls-agent'), ['--listen', '127.0.0.1:0', '--insecure', '--allow', dir], {
+      name: 'agent',
+    });
+    try {
+      const line = await agent.waitFor(/^(\{.*"msg":"listening".*)\n/m, 15_000);
+      assert.equal((JSON.parse(line) as { statRoute: string }).statRoute, `fstatat (${join(dir, 'fsat.node')})`);
+    } finally {
+      await agent.stop();
+    }
+  });
+});
+
 describe('fleetls-agent .deb', { concurrency: false }, () => {
   const tmp = mkdtempSync(join(tmpdir(), 'fleetls-deb-'));
   const calls = join(tmp, 'systemctl.log');
@@ -84,6 +105,7 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
   it('holds the executable, the unit and the config, no node_modules, and depends on no nodejs', () => {
     const files = sh('dpkg-deb', ['--contents', v1]);
     assert.match(files, /\.\/usr\/bin\/fleetls-agent\n/);
+    assert.match(files, /^-rw-r--r-- root\/root .* \.\/usr\/lib\/fleetls-agent\/fsat\.node$/m);
     assert.match(files, /\.\/usr\/lib\/systemd\/system\/fleetls-agent\.service\n/);
     assert.doesNotMatch(files, /node_modules|\.mjs/);
     assert.equal(
@@ -103,14 +125,16 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     assert.equal(st.mode & 0o777, 0o640);
     assert.equal(st.gid, ids.gid);
     assert.ok(existsSync(UNIT_FILE));
+    assert.equal(statSync(MODULE).mode & 0o777, 0o644);
     assert.equal(existsSync('/etc/systemd/system/multi-user.target.wants/fleetls-agent.service'), false);
   });
 
-  it('the installed agent, as its user with the edited config, on a host without node, answers a Walk', async () => {
+  it('the installed agent, as its user with the edited config, on a host without node, stats by fstatat through the installed module and answers a Walk', async () => {
     writeFileSync(CONFIG, `# edited by the .deb test\nlisten: 127.0.0.1:0\ninsecure: true\nallow: [${tree}]\n`);
     const agent = await startAsUnit(UNIT_FILE, 15_000, true);
     const client = agentClient(`127.0.0.1:${agent.port}`);
     try {
+      assert.equal(agent.listening.statRoute, BY_INSTALLED_MODULE);
       const { rows } = await walkAll(client, { path: tree, maxDepth: 2 });
       const paths = entryPaths(rows);
       assert.deepEqual(paths, ['sub', 'sub/f.txt']);
@@ -161,6 +185,7 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     assert.deepEqual(systemctl, ['stop fleetls-agent.service', 'disable fleetls-agent.service', 'daemon-reload']);
     assert.equal(existsSync(UNIT_FILE), false);
     assert.equal(existsSync('/usr/bin/fleetls-agent'), false);
+    assert.equal(existsSync('/usr/lib/fleetls-agent'), false);
     assert.match(readFileSync(CONFIG, 'utf8'), /edited by the \.deb test/);
     assert.ok(userIds('fleetls'));
   });
@@ -216,18 +241,26 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('requires no nodejs, holds the executable, the unit and a noreplace config, no node_modules', () => {
+  it("requires no nodejs and no glibc past the .deb's 2.28, holds the executable, its module, the unit and a noreplace config, no node_modules", () => {
     const requires = rpm(['-qp', '--requires', v1]).split('\n');
     assert.deepEqual(
       requires.filter((r) => /node/i.test(r)),
       [],
     );
     assert.ok(requires.includes('shadow-utils'), requires.join(', '));
+    // What the executable links (RHEL 8's glibc), not what fsat.node was built against.
+    assert.ok(requires.includes('libc.so.6(GLIBC_2.28)(64bit)'), requires.join(', '));
+    assert.deepEqual(
+      requires.filter((r) => Number(/\(GLIBC_2\.(\d+)/.exec(r)?.[1] ?? 0) > 28),
+      [],
+    );
     const files = rpm(['-qp', '--list', v1]);
     assert.deepEqual(files.trim().split('\n'), [
       '/etc/fleetls',
       '/etc/fleetls/agent.yaml',
       '/usr/bin/fleetls-agent',
+      '/usr/lib/fleetls-agent',
+      MODULE,
       '/usr/lib/systemd/system/fleetls-agent.service',
       '/usr/share/doc/fleetls-agent/README',
     ]);
@@ -253,6 +286,7 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
     assert.equal(st.mode & 0o777, 0o640);
     assert.equal(st.gid, ids.gid);
     assert.ok(existsSync('/usr/bin/fleetls-agent'));
+    assert.equal(statSync(MODULE).mode & 0o777, 0o644);
   });
 
   it('an upgrade keeps the edited agent.yaml and restarts the unit', async () => {
@@ -265,9 +299,10 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
       'is-enabled --quiet fleetls-agent.service',
       'restart fleetls-agent.service',
     ]);
-    // The upgraded files still start, as the unit's user, with the kept config.
+    // The upgraded files still start, as the unit's user, with the kept config, and load the module.
     const agent = await startAsUnit();
     await agent.stop();
+    assert.equal(agent.listening.statRoute, BY_INSTALLED_MODULE);
   });
 
   it('erase stops and disables the unit, removes the files and keeps the edit as .rpmsave', () => {
@@ -275,6 +310,7 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
     assert.deepEqual(systemctl, ['stop fleetls-agent.service', 'disable fleetls-agent.service', 'daemon-reload']);
     assert.equal(existsSync(UNIT_FILE), false);
     assert.equal(existsSync('/usr/bin/fleetls-agent'), false);
+    assert.equal(existsSync('/usr/lib/fleetls-agent'), false);
     assert.equal(existsSync(CONFIG), false);
     assert.match(readFileSync(`${CONFIG}.rpmsave`, 'utf8'), /edited by the \.rpm test/);
   });

@@ -27,6 +27,8 @@ export function unitSetting(unitText: string, key: string): string {
 export interface Started {
   child: ChildProcess;
   port: number;
+  /** The agent's "listening" line (statRoute: how it stats entries). */
+  listening: { port: number; statRoute: string };
   stop: () => Promise<unknown>;
 }
 
@@ -71,5 +73,6 @@ export async function startAsUnit(unitFile = UNIT_FILE, timeoutMs = 15_000, noNo
     : launch(command, args, { name: 'agent', uid: ids.uid, gid: ids.gid });
   // A whole line: JSON.parse must not meet one still being written.
   const line = await p.waitFor(/^(\{.*"msg":"listening".*)\n/m, timeoutMs);
-  return { child: p.child, port: Number((JSON.parse(line) as { port: number }).port), stop: p.stop };
+  const listening = JSON.parse(line) as Started['listening'];
+  return { child: p.child, port: Number(listening.port), listening, stop: p.stop };
 }

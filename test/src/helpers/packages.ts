@@ -15,7 +15,8 @@ export function sh(cmd: string, args: string[]): string {
 }
 
 /**
- * A directory holding the fleetls-agent and fleetls executables: $FLEETLS_TEST_EXECUTABLES
+ * A directory holding the fleetls-agent and fleetls executables and the fsat.node the
+ * packages take from beside them: $FLEETLS_TEST_EXECUTABLES
  * (.ci/run sets it to the dist/ that `npm run package` has just written, so CI tests the
  * release command's own executables and does not build them twice), else built on first use.
  */
@@ -25,7 +26,7 @@ export function builtExecutables(): string {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const given = process.env.FLEETLS_TEST_EXECUTABLES;
   if (given) {
-    for (const exe of ['fleetls-agent', 'fleetls']) copyFileSync(join(given, exe), join(dir, exe));
+    for (const file of ['fleetls-agent', 'fleetls', 'fsat.node']) copyFileSync(join(given, file), join(dir, file));
   } else {
     sh(process.execPath, [PACKAGE_MAIN, '--out', dir, '--only', 'exe']);
   }
