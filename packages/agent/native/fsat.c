@@ -1,10 +1,12 @@
-// fstatat(2) on a directory descriptor, for the agent's walk. Node has no *at() calls, so
+// statx(2) on a directory descriptor, for the agent's walk. Node has no *at() calls, so
 // without this the walk reaches a name through the descriptor's magic link,
 // lstat("/proc/self/fd/N/name"): confined the same way, but the kernel cannot resolve a
 // magic link in its fast (RCU) path walk, so every entry is looked up twice, the second
-// time through procfs's checks. fstatat(N, name, AT_SYMLINK_NOFOLLOW) is the lookup of one
-// name in that directory and nothing else. Read-only: this file opens nothing and changes
-// nothing. Node-API, so one build serves Node 20, 22 and 24 and the packaged runtime.
+// time through procfs's checks. statx(N, name, AT_SYMLINK_NOFOLLOW) is the lookup of one
+// name in that directory and nothing else (fstatat's; statx because glibc has had it since
+// 2.28, the packages' floor, where fstatat's own symbol is 2.33's). Read-only: this file
+// opens nothing and changes nothing. Node-API, so one build serves Node 20, 22 and 24 and
+// the packaged runtime.
 #define NAPI_VERSION 8
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <node_api.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 // The fields written to `out`, in this order (native-stat.ts reads them by the same names).
 enum { F_MODE, F_SIZE, F_MTIME_SEC, F_MTIME_NSEC, F_UID, F_GID, F_INO, F_NLINK, F_DEV, F_BLOCKS, F_COUNT };
@@ -59,19 +62,20 @@ static napi_value lstat_at(napi_env env, napi_callback_info info) {
   name[len] = 0;
   if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return number(env, EINVAL);
 
-  struct stat st;
-  if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return number(env, errno);
+  struct statx st;
+  if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) return number(env, errno);
   double* out = out_data;
-  out[F_MODE] = st.st_mode;
-  out[F_SIZE] = (double)st.st_size;
-  out[F_MTIME_SEC] = (double)st.st_mtim.tv_sec;
-  out[F_MTIME_NSEC] = (double)st.st_mtim.tv_nsec;
-  out[F_UID] = st.st_uid;
-  out[F_GID] = st.st_gid;
-  out[F_INO] = (double)st.st_ino;
-  out[F_NLINK] = (double)st.st_nlink;
-  out[F_DEV] = (double)st.st_dev;
-  out[F_BLOCKS] = (double)st.st_blocks;
+  out[F_MODE] = st.stx_mode;
+  out[F_SIZE] = (double)st.stx_size;
+  out[F_MTIME_SEC] = (double)st.stx_mtime.tv_sec;
+  out[F_MTIME_NSEC] = (double)st.stx_mtime.tv_nsec;
+  out[F_UID] = st.stx_uid;
+  out[F_GID] = st.stx_gid;
+  out[F_INO] = (double)st.stx_ino;
+  out[F_NLINK] = (double)st.stx_nlink;
+  // As libuv makes st_dev from statx (what node:fs reports).
+  out[F_DEV] = (double)makedev(st.stx_dev_major, st.stx_dev_minor);
+  out[F_BLOCKS] = (double)st.stx_blocks;
   return number(env, 0);
 }
 

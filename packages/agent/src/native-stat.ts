@@ -1,7 +1,7 @@
 // The walk's lstat of a name in an open directory, by fstatat(2) through the agent's one
 // native module (native/fsat.c) where it is present, else through the directory
 // descriptor's magic link /proc/self/fd/N/<name> (beneath.ts): both are confined to the
-// directory; fstatat is one lookup where the magic link costs the kernel two
+// directory; fstatat (done by statx, fsat.c says why) is one lookup where the magic link costs the kernel two
 // (walk.why.md). The module is found beside this file (a build, an npm install), or, in
 // the self-contained executable, in /usr/lib/<executable's name>/ as the packages install
 // it, or beside the executable. FLEETLS_NATIVE=0 turns it off (the A/B bench, the
@@ -13,7 +13,7 @@ import { getSystemErrorName } from 'node:util';
 
 /** What native/fsat.c exports. */
 interface Fsat {
-  /** fstatat(dirFd, name, AT_SYMLINK_NOFOLLOW) into `out` (FIELDS' order): 0, or the errno. */
+  /** statx(dirFd, name, AT_SYMLINK_NOFOLLOW) into `out` (FIELDS' order): 0, or the errno. */
   lstatAt(dirFd: number, name: Buffer, out: Float64Array): number;
 }
 
