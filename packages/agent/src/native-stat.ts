@@ -1,11 +1,12 @@
-// The walk's lstat of a name in an open directory, by fstatat(2) through the agent's one
-// native module (native/fsat.c) where it is present, else through the directory
-// descriptor's magic link /proc/self/fd/N/<name> (beneath.ts): both are confined to the
-// directory; fstatat (done by statx, fsat.c says why) is one lookup where the magic link costs the kernel two
-// (walk.why.md). The module is found beside this file (a build, an npm install), or, in
-// the self-contained executable, in /usr/lib/<executable's name>/ as the packages install
-// it, or beside the executable. FLEETLS_NATIVE=0 turns it off (the A/B bench, the
-// fallback's tests). Loaded once per thread: a process fact, like the find probe.
+// The walk's lstat of a name in an open directory, by fstatat's lookup (statx(2) on the
+// directory descriptor: native/fsat.c says why statx) through the agent's one native module
+// where it is present, else through the directory descriptor's magic link
+// /proc/self/fd/N/<name> (beneath.ts). Both are confined to the directory; the module's is
+// one lookup where the magic link costs the kernel two (walk.why.md). The module is found
+// beside this file (a build, an npm install), or, in the self-contained executable, in
+// /usr/lib/<executable's name>/ as the packages install it, or beside the executable.
+// FLEETLS_NATIVE=0 turns it off (the A/B bench, the fallback's tests). Loaded once per
+// thread: a process fact, like the find probe.
 import { constants as osConstants } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,21 +34,21 @@ export const FIELDS = {
 
 const MODULE_FILE = 'fsat.node';
 
-/** Where the module may be, in order. */
+/** Where the module may be, in order: the executable's places, else beside this file. */
 function candidates(): string[] {
-  const out: string[] = [];
-  try {
-    const here = new URL(MODULE_FILE, import.meta.url);
-    if (here.protocol === 'file:') out.push(fileURLToPath(here));
-  } catch {
-    // import.meta.url is a data: URL in the executable's walk worker
-  }
   if (isSea()) {
     const exe = process.execPath;
-    out.push(path.join(path.dirname(exe), '..', 'lib', path.basename(exe), MODULE_FILE));
-    out.push(path.join(path.dirname(exe), MODULE_FILE));
+    return [
+      path.join(path.dirname(exe), '..', 'lib', path.basename(exe), MODULE_FILE),
+      path.join(path.dirname(exe), MODULE_FILE),
+    ];
   }
-  return out;
+  try {
+    const here = new URL(MODULE_FILE, import.meta.url);
+    return here.protocol === 'file:' ? [fileURLToPath(here)] : [];
+  } catch {
+    return []; // no file URL to be beside
+  }
 }
 
 function isSea(): boolean {
