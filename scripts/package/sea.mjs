@@ -3,7 +3,7 @@
 // (a supported LTS, whatever node builds them) with the program injected by postject.
 // Hosts need no Node. The walk worker travels as an SEA asset, started from a data: URL.
 // The agent's native module, dist/fsat.node, goes beside them: a copied executable looks
-// for it beside itself (packages/agent/src/native-stat.ts), and the packages take it from there.
+// for it beside itself (packages/agent/src/fsat.ts), and the packages take it from there.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

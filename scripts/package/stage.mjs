@@ -1,6 +1,6 @@
 // The installed file tree of each package, the same for the .deb and the .rpm: the
 // self-contained executable on PATH, the agent's native module (fsat.node) in
-// /usr/lib/<executable>/ where the executable looks for it (packages/agent/src/native-stat.ts),
+// /usr/lib/<executable>/ where the executable looks for it (packages/agent/src/fsat.ts),
 // its hardened unit and its default config under /etc/fleetls. No node_modules and no Node:
 // the executable carries its own runtime.
 import fs from 'node:fs';

@@ -160,13 +160,15 @@ describe('confinement of a real agent', () => {
     if (process.env.KEEP_STRACE) writeFileSync(process.env.KEEP_STRACE, traced.join('\n'));
     const isOpen = (l: string) => /\bopen(at2?)?\(|\bcreat\(/.test(l);
     // The agent reads by descriptor (beneath.ts): a name is opened in its directory's
-    // descriptor as /proc/self/fd/N/NAME, a directory is read through /proc/self/fd/N.
+    // descriptor, by openat(N, "NAME") through the native module (fsat.ts) in a walk, as
+    // /proc/self/fd/N/NAME by Stat; a directory is read through /proc/self/fd/N.
     const agentPid = String(agent.child.pid);
     const own = traced.filter((l) => isOpen(l) && !findPids(traced).has(l.split(' ')[0]));
-    const byFd = own.filter((l) => /"\/proc\/self\/fd\/\d+(\/[^"]*)?"/.test(l));
-    // The check sees the walks: the tree's directories were opened (as directories).
+    const nameInFd = (l: string) => /"\/proc\/self\/fd\/\d+\/[^"]+"/.test(l) || /openat\(\d+, "[^"/]+"/.test(l);
+    const byFd = own.filter((l) => nameInFd(l) || /"\/proc\/self\/fd\/\d+"/.test(l));
+    // The check sees the walks: the tree's directories were opened (as directories), by openat.
     assert.ok(
-      byFd.some((l) => l.includes('/deeper"')),
+      byFd.some((l) => /openat\(\d+, "deeper"/.test(l)),
       `strace saw the walk (agent ${agentPid}):\n${own.slice(-50).join('\n')}`,
     );
     assert.deepEqual(
@@ -180,9 +182,9 @@ describe('confinement of a real agent', () => {
       [],
       'every open below the tree is of a directory, or O_PATH (no I/O: a FIFO or device is not opened)',
     );
-    const followsName = byFd.filter((l) => /"\/proc\/self\/fd\/\d+\/[^"]+"/.test(l) && !l.includes('O_NOFOLLOW'));
+    const followsName = byFd.filter((l) => nameInFd(l) && !l.includes('O_NOFOLLOW'));
     assert.deepEqual(followsName, [], 'every name is opened without following a symlink');
-    // Entries are stat'ed by fstatat on their directory's descriptor (native-stat.ts), never
+    // Entries are stat'ed by fstatat on their directory's descriptor (fsat.ts), never
     // by a path string below the tree; the one name lookup the kernel does is in that directory.
     const isStat = (l: string) => /\b(stat|lstat|newfstatat|statx)\(/.test(l);
     const ownStats = traced.filter((l) => isStat(l) && !findPids(traced).has(l.split(' ')[0]));

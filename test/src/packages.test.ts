@@ -27,7 +27,7 @@ import { entryPaths } from './helpers/walks.js';
 
 const CONFIG = '/etc/fleetls/agent.yaml';
 const MODULE = '/usr/lib/fleetls-agent/fsat.node';
-/** The installed module loaded: the start line names it (native-stat.ts's statRoute). */
+/** The installed module loaded: the start line names it (fsat.ts's statRoute). */
 const BY_INSTALLED_MODULE = `fstatat (${MODULE})`;
 
 /** Writes a systemctl that only logs its arguments to `log`; returns its directory. */

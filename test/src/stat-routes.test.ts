@@ -1,5 +1,5 @@
 // The agent's two ways of stat'ing an entry give the same listing: fstatat on the
-// directory descriptor (the native module, native-stat.ts) and lstat through the
+// directory descriptor (the native module, fsat.ts) and lstat through the
 // descriptor's magic link /proc/self/fd/N/<name> (FLEETLS_NATIVE=0, the fallback). Every
 // walk the remote routes are held to, and links followed, over hostile and non-UTF-8
 // names, links (to a directory, a loop, dangling), hard links, a fifo, a sparse file, a

@@ -1,14 +1,16 @@
 // Confinement by descriptor. A path string is re-resolved by the kernel from `/` on every
 // call, so a component swapped for a symlink after a check leads wherever the link points.
-// Here every object is reached from a directory already open: `/proc/self/fd/N/<name>` is
-// openat(N, name) without a native module (the kernel jumps to descriptor N's directory and
-// looks up `name` in it; only that magic link is followed). An absolute real path is opened
+// Here every object is reached from a directory already open: by openat(N, name) through
+// the agent's native module (fsat.ts), or, without it, by `/proc/self/fd/N/<name>` (the
+// kernel jumps to descriptor N's directory and looks up `name` in it; only that magic link
+// is followed). An absolute real path is opened
 // one component at a time with O_NOFOLLOW, so what is reached is what is at that path now,
 // never a symlink's target: a lexical check of that path (it is inside an allowed root) is
 // then exact. Directories are held as O_PATH descriptors (no read permission needed, as a
 // path lookup needs none); a directory is read by opening its descriptor's magic link.
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
+import { openPathAt } from './fsat.js';
 
 /** Linux O_PATH (asm-generic, x86-64, arm64); Node does not export it. */
 export const O_PATH = 0o10000000;
@@ -60,7 +62,8 @@ function closeQuietly(fd: number): void {
  * (a symlink fails with ENOTDIR or ELOOP).
  */
 export function openAt(dirFd: number, name: Buffer, dir: boolean): number {
-  return fs.openSync(atFd(dirFd, name), dir ? DIR_FLAGS : ANY_FLAGS);
+  // openat(2) itself where the native module is loaded (fsat.ts), else its magic link.
+  return openPathAt(dirFd, name, dir) ?? fs.openSync(atFd(dirFd, name), dir ? DIR_FLAGS : ANY_FLAGS);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { DirSize } from '@fleetls/core';
 import { atFd, fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
 import { isSmallDir, openDirBytes } from './dir-read.js';
-import { FIELDS, lstatAt } from './native-stat.js';
+import { FIELDS, lstatAt } from './fsat.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
 const SLASH = Buffer.from('/');

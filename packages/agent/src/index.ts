@@ -19,9 +19,9 @@ export {
 export { type AgentCredentials, loadCredentials } from './credentials.js';
 export { duApparent } from './du-apparent.js';
 export { createFsSource, type FsSource, type FsSourceOptions } from './fs-source.js';
+export { hasNativeStat, statRoute } from './fsat.js';
 export { createLocalBackend } from './local-backend.js';
 export { type AgentMetrics, createAgentMetrics, startMetricsServer } from './metrics.js';
-export { hasNativeStat, statRoute } from './native-stat.js';
 export { type NatsAgent, startNatsAgent } from './nats-agent.js';
 export { type NatsResponder, startNatsResponder } from './nats-responder.js';
 export { type AllowedRoots, resolveAllowedPath, resolveRoots } from './policy.js';

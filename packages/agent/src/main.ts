@@ -4,8 +4,8 @@ import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
 // fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
 // gracefully on SIGTERM/SIGINT.
 import { probeFind } from './find-route.js';
+import { statRoute } from './fsat.js';
 import type { startMetricsServer } from './metrics.js';
-import { statRoute } from './native-stat.js';
 import type { NatsAgent } from './nats-agent.js';
 import { createAgentServer } from './server.js';
 import { createAgentHandlers } from './service.js';

@@ -33,12 +33,23 @@ export function parseMountinfo(text: string): Mount[] {
   return mounts;
 }
 
-export function readMounts(): Mount[] {
+/** The last table read and what it was parsed from: most walks find the table unchanged. */
+let parsed: { text: string; mounts: Mount[] } | undefined;
+
+/**
+ * The mount table now. Read on every call (a mount made a moment ago counts), parsed only
+ * when its text changed: the parse and its garbage were a third of the table's cost per
+ * small walk. Callers do not change the array.
+ */
+export function readMounts(): readonly Mount[] {
+  let text: string;
   try {
-    return parseMountinfo(fs.readFileSync('/proc/self/mountinfo', 'latin1'));
+    text = fs.readFileSync('/proc/self/mountinfo', 'latin1');
   } catch {
     return [];
   }
+  if (parsed?.text !== text) parsed = { text, mounts: parseMountinfo(text) };
+  return parsed.mounts;
 }
 
 /** Is `path` equal to `point` or below it (both absolute, normalised, latin1)? */

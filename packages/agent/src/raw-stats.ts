@@ -1,7 +1,7 @@
 // An lstat result as the walk engine's RawEntry, from node:fs's stats or fstatat's fields.
 import type * as fs from 'node:fs';
 import { type RawEntry, typeFromMode } from '@fleetls/core';
-import { FIELDS } from './native-stat.js';
+import { FIELDS } from './fsat.js';
 import { utcOffsetAt } from './utc-offset.js';
 
 const NS_PER_SEC = 1_000_000_000n;
@@ -30,7 +30,7 @@ export function rawFromStats(name: Buffer, st: fs.BigIntStats): RawEntry {
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
-/** An lstat by fstatat (native-stat.ts's fields) is of a symlink. */
+/** An lstat by fstatat (fsat.ts's fields) is of a symlink. */
 export function fieldsAreLink(f: Float64Array): boolean {
   return (f[FIELDS.mode] & S_IFMT) === S_IFLNK;
 }

@@ -27,7 +27,7 @@ export interface WorkerInput {
   /** Hung mounts to list as TIMEOUT without touching them. */
   skip: SkippedPath[];
   /** The mount table the main thread read for this walk (find-route.ts), so the worker does not read it again. */
-  mounts: Mount[];
+  mounts: readonly Mount[];
   /** List with GNU find (find-source.ts), as find-route.ts decided; the JS walker if that fails. */
   find: boolean;
   /** A tree walk split with a helper thread (walk-split.ts): their port and control buffer. */

@@ -1,7 +1,7 @@
-// The native lstat (native/fsat.c through native-stat.ts) against node:fs's lstat of the same
-// entry through the directory's magic link: the same RawEntry for every kind of entry, a
-// symlink not followed, errno codes as node:fs names them, and a name that is not one
-// component of the directory refused. A build has the module: not finding it fails here
+// The native module (native/fsat.c through fsat.ts): its lstat against node:fs's lstat of
+// the same entry through the directory's magic link (the same RawEntry for every kind of
+// entry, a symlink not followed), its open (O_PATH only, never through a symlink), errno
+// codes as node:fs names them, and a name that is not one component of the directory refused. A build has the module: not finding it fails here
 // (FLEETLS_NATIVE=0 is the one way to run without it: the last test, in a child process).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { O_PATH } from './beneath.js';
-import { hasNativeStat, lstatAt, statRoute } from './native-stat.js';
+import { hasNativeStat, lstatAt, openPathAt, statRoute } from './fsat.js';
 import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
 
 describe('lstat by fstatat on a directory descriptor', () => {
@@ -81,16 +81,40 @@ describe('lstat by fstatat on a directory descriptor', () => {
     assert.throws(() => lstatAt(987_654, Buffer.from('x')), { code: 'EBADF' });
   });
 
+  it('opens a name for lookups only (O_PATH), never through a symlink', () => {
+    const file = openPathAt(fd, Buffer.from('file'), false) as number;
+    const dir = openPathAt(fd, Buffer.from('dir'), true) as number;
+    const link = openPathAt(fd, Buffer.from('link'), false) as number;
+    try {
+      assert.equal(fs.fstatSync(file).ino, fs.lstatSync(path.join(root, 'file')).ino);
+      assert.ok(fs.fstatSync(dir).isDirectory());
+      // The link itself, not its target.
+      assert.equal(fs.fstatSync(link).ino, fs.lstatSync(path.join(root, 'link')).ino);
+      // No I/O through an O_PATH descriptor.
+      assert.throws(() => fs.readSync(file, Buffer.alloc(5)), { code: 'EBADF' });
+    } finally {
+      for (const d of [file, dir, link]) fs.closeSync(d);
+    }
+    assert.throws(
+      () => openPathAt(fd, Buffer.from('link'), true),
+      (err: NodeJS.ErrnoException) => err.code === 'ENOTDIR' || err.code === 'ELOOP',
+    );
+    assert.throws(() => openPathAt(fd, Buffer.from('file'), true), { code: 'ENOTDIR', syscall: 'open' });
+    assert.throws(() => openPathAt(fd, Buffer.from('missing'), false), { code: 'ENOENT' });
+  });
+
   it('refuses a name that is not one component of the directory', () => {
-    for (const name of ['', '.', '..', 'dir/../file', '/etc/passwd', 'fi\0le', 'x'.repeat(256)])
+    for (const name of ['', '.', '..', 'dir/../file', '/etc/passwd', 'fi\0le', 'x'.repeat(256)]) {
       assert.throws(() => lstatAt(fd, Buffer.from(name)), { code: 'EINVAL' }, JSON.stringify(name));
+      assert.throws(() => openPathAt(fd, Buffer.from(name), true), { code: 'EINVAL' }, JSON.stringify(name));
+    }
   });
 });
 
 it('without the native module (FLEETLS_NATIVE=0), says why and leaves every entry to the magic link', () => {
   const script = `
-    const { lstatAt, statRoute } = await import(${JSON.stringify(new URL('./native-stat.js', import.meta.url).href)});
-    process.stdout.write(JSON.stringify({ route: statRoute(), got: lstatAt(0, Buffer.from('x')) ?? null }));
+    const { lstatAt, openPathAt, statRoute } = await import(${JSON.stringify(new URL('./fsat.js', import.meta.url).href)});
+    process.stdout.write(JSON.stringify({ route: statRoute(), got: lstatAt(0, Buffer.from('x')) ?? openPathAt(0, Buffer.from('x'), true) ?? null }));
   `;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     env: { ...process.env, FLEETLS_NATIVE: '0' },

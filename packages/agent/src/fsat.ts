@@ -1,6 +1,6 @@
-// The walk's lstat of a name in an open directory, by fstatat's lookup (statx(2) on the
-// directory descriptor: native/fsat.c says why statx) through the agent's one native module
-// where it is present, else through the directory descriptor's magic link
+// The agent's one native module (native/fsat.c) as the walk calls it: lstat and open
+// (O_PATH) of a name in an open directory, by statx(2) and openat(2) on its descriptor.
+// Where the module is absent the walk goes through the directory descriptor's magic link
 // /proc/self/fd/N/<name> (beneath.ts). Both are confined to the directory; the module's is
 // one lookup where the magic link costs the kernel two (walk.why.md). The module is found
 // beside this file (a build, an npm install), or, in the self-contained executable, in
@@ -16,6 +16,8 @@ import { getSystemErrorName } from 'node:util';
 interface Fsat {
   /** statx(dirFd, name, AT_SYMLINK_NOFOLLOW) into `out` (FIELDS' order): 0, or the errno. */
   lstatAt(dirFd: number, name: Buffer, out: Float64Array): number;
+  /** openat(dirFd, name, O_PATH|O_NOFOLLOW|O_CLOEXEC[|O_DIRECTORY]): the descriptor, or -errno. */
+  openAt(dirFd: number, name: Buffer, dir: boolean): number;
 }
 
 /** The order fsat.c writes an lstat into its Float64Array. */
@@ -76,8 +78,9 @@ function load(): Loaded {
       tried.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
       continue;
     }
-    if (typeof m.exports.lstatAt === 'function') return { fsat: m.exports as Fsat, route: `fstatat (${file})` };
-    tried.push(`${file}: no lstatAt`);
+    if (typeof m.exports.lstatAt === 'function' && typeof m.exports.openAt === 'function')
+      return { fsat: m.exports as Fsat, route: `fstatat (${file})` };
+    tried.push(`${file}: not this agent's module (no lstatAt and openAt)`);
   }
   return { fsat: undefined, route: `proc-fd (no native module: ${tried.join('; ') || 'none looked for'})` };
 }
@@ -111,10 +114,27 @@ export function lstatAt(dirFd: number, name: Buffer): Float64Array | undefined {
   if (fsat === undefined) return undefined;
   const errno = fsat.lstatAt(dirFd, name, out);
   if (errno === 0) return out;
+  throw errnoError(errno, 'lstat');
+}
+
+/**
+ * An O_PATH descriptor of `name` in directory `dirFd`, not followed if it is a symlink
+ * (`dir`: it must be a directory); undefined when the module is not loaded. Throws as lstatAt.
+ */
+export function openPathAt(dirFd: number, name: Buffer, dir: boolean): number | undefined {
+  const fsat = (loaded ?? loadedOnce()).fsat;
+  if (fsat === undefined) return undefined;
+  const fd = fsat.openAt(dirFd, name, dir);
+  if (fd >= 0) return fd;
+  throw errnoError(-fd, 'open');
+}
+
+/** An Error as node:fs throws it: its `code` the errno's name. */
+function errnoError(errno: number, syscall: string): Error {
   let code = errors.get(errno);
   if (code === undefined) {
     code = getSystemErrorName(-errno);
     errors.set(errno, code);
   }
-  throw Object.assign(new Error(`${code}: lstat`), { code, errno: -errno, syscall: 'lstat' });
+  return Object.assign(new Error(`${code}: ${syscall}`), { code, errno: -errno, syscall });
 }
