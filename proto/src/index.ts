@@ -59,21 +59,7 @@ export function loadFleetContract(): {
   return { packageDefinition: fleetPackageDefinition(), proto: fleetProto };
 }
 
-export {
-  entryFromWire,
-  filterFromWire,
-  filterToWire,
-  requestToWire,
-  rowFromWire,
-  rowToWire,
-  statFromWire,
-  statToWire,
-  summaryFromWire,
-  summaryToWire,
-  toBuffer,
-  truncationFromWire,
-  wireToRequestInput,
-} from './codec.js';
+export * from './codec.js';
 export {
   DIRECTION,
   ENTRY_TYPE,
