@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, linkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
+import { bindMountedOver, makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
@@ -62,20 +62,7 @@ function duTree(): TreeSpec {
 function startNamespacedAgent(path: string, other: string, uid: number, gid: number): Promise<AgentProcess> {
   return startAgent({
     allow: [path],
-    wrap: [
-      'unshare',
-      '-m',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      'mount --bind "$1" "$2" && uid=$3 gid=$4 && shift 4 && exec setpriv --reuid="$uid" --regid="$gid" --clear-groups "$@"',
-      'sh',
-      other,
-      path,
-      String(uid),
-      String(gid),
-    ],
+    wrap: [...bindMountedOver(other, path), 'setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups'],
   });
 }
 

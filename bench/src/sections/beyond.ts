@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { bindMountedOver } from '@fleetls/testkit';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
 import { startFleetls } from '../mcp.js';
@@ -26,23 +27,9 @@ export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
 
 /** An agent that sees `other` at `root` (a bind mount in its own mount namespace): a host whose tree differs. */
 function startOddAgent(root: string, other: string): Promise<{ address: string; stop(): void }> {
-  const child = spawn(
-    'unshare',
-    [
-      '-m',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      'mount --bind "$1" "$2" && exec "$3" "$4" --config /dev/null --listen 127.0.0.1:0 --insecure --allow "$2"',
-      'sh',
-      other,
-      root,
-      process.execPath,
-      AGENT_MAIN,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const agent = [process.execPath, AGENT_MAIN, '--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure'];
+  const [command, ...args] = [...bindMountedOver(other, root), ...agent, '--allow', root];
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   track(child.pid);
   return withTimeout(
     new Promise((resolve, reject) => {

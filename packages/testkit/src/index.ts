@@ -1,5 +1,6 @@
 // @fleetls/testkit: what fleetls's tests share, with no fleetls code in it: declared trees
-// and waiting on conditions instead of fixed sleeps, and one way to start a process.
+// and waiting on conditions instead of fixed sleeps, one way to start a process, and a
+// process that sees another tree at the same path.
 
 export {
   killOnExit,
@@ -9,6 +10,7 @@ export {
   READY_TIMEOUT_MS,
   run,
 } from './launch.js';
+export { bindMountedOver } from './mount-namespace.js';
 export { freePort } from './ports.js';
 export {
   type EntryMeta,

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { freePort, launch, makeTree, range, run, waitFor } from './index.js';
+import { bindMountedOver, freePort, launch, makeTree, range, run, waitFor } from './index.js';
 
 describe('makeTree', () => {
   const base = mkdtempSync(join(tmpdir(), 'fleetls-testkit-'));
@@ -145,5 +145,23 @@ describe('freePort', () => {
         .once('error', (e: NodeJS.ErrnoException) => resolve(e.code)),
     );
     assert.equal(code, 'ECONNREFUSED');
+  });
+});
+
+describe('bindMountedOver', () => {
+  it('shows the command the other tree at the path, and the rest of the machine the original', {
+    skip: process.getuid?.() !== 0 && 'mounting needs root',
+  }, async () => {
+    const base = mkdtempSync(join(tmpdir(), 'fleetls-testkit-mount-'));
+    try {
+      const path = makeTree(join(base, 'path'), { f: 'original' });
+      const other = makeTree(join(base, 'other'), { f: 'other' });
+      const [command, ...args] = [...bindMountedOver(other, path), 'cat', join(path, 'f')];
+      const r = await run(command, args);
+      assert.deepEqual([r.code, r.stdout, r.stderr], [0, 'other', '']);
+      assert.equal(readFileSync(join(path, 'f'), 'utf8'), 'original');
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
