@@ -32,7 +32,7 @@ import { decodeCursorArg } from './cursor-arg.js';
 import { fitHostStatuses } from './host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from './host-walks.js';
 import { failureLines, hostFailureLine, pageCuts, pageEnd, truncationWarning } from './present.js';
-import { collectWith, offsetPage, type ScanFace, type ScanPage } from './scan-face.js';
+import { offsetPage, type ScanFace, type ScanPage, withScan } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -274,11 +274,7 @@ export const diffDirectoryTool = defineTool({
     return { hosts, req, compare, fingerprint, start };
   },
 
-  collect(p: Plan, ctx): Promise<DirectoryDiff> {
-    return collectWith(diffScan, p, ctx);
-  },
-
-  scan: diffScan,
+  ...withScan(diffScan),
 
   mcp(l: DirectoryDiff, ctx) {
     const head = [headline(l), ...diffGroupLines(l.diff.groups)];

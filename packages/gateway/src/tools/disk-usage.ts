@@ -33,7 +33,7 @@ import {
   withinBudget,
 } from './host-walks.js';
 import { truncationWarning } from './present.js';
-import { collectWith, offsetPage, type ScanFace, type ScanPage } from './scan-face.js';
+import { offsetPage, type ScanFace, type ScanPage, withScan } from './scan-face.js';
 import { defineTool } from './tool.js';
 
 export type { DiskUsage, DiskUsageAnswer } from './disk-usage-shape.js';
@@ -245,11 +245,7 @@ export const diskUsageTool = defineTool({
     return { hosts: ctx.fleet.select(a.host), req, childrenReq, totalReq, topN: a.top_n, start, fingerprint };
   },
 
-  collect(p: Plan, ctx): Promise<DiskUsage> {
-    return collectWith(duScan, p, ctx);
-  },
-
-  scan: duScan,
+  ...withScan(duScan),
 
   mcp: (l: DiskUsage, ctx) => presentDiskUsage(l, ctx),
 

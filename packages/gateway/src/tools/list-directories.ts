@@ -30,7 +30,7 @@ import {
 } from './host-walks.js';
 import { LIMIT } from './list-files.js';
 import { failureLines, hostFailureLine, modified, noteLine, truncationJson, truncationWarning } from './present.js';
-import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
+import { type ScanFace, type ScanPage, withScan } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -155,11 +155,7 @@ export const listDirectoriesTool = defineTool({
     return { hosts: ctx.fleet.select(a.host), req, topN: a.top_n };
   },
 
-  collect(p: Plan, ctx): Promise<DirectoryListing> {
-    return collectWith(directoriesScan, p, ctx);
-  },
-
-  scan: directoriesScan,
+  ...withScan(directoriesScan),
 
   mcp(l: DirectoryListing, ctx) {
     const nodes: NodeJson[] = [];

@@ -34,7 +34,7 @@ import {
   type TreeListing,
   type TreeSection,
 } from './list-directory-shape.js';
-import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
+import { type ScanFace, type ScanPage, withScan } from './scan-face.js';
 import { defineTool } from './tool.js';
 
 export type { ListDirectoryAnswer, TreeListing, TreeSection } from './list-directory-shape.js';
@@ -206,11 +206,7 @@ export const listDirectoryTool = defineTool({
     return { allHosts, hosts, start, req, resumed, fingerprint };
   },
 
-  collect(p: Plan, ctx): Promise<TreeListing> {
-    return collectWith(treeScan, p, ctx);
-  },
-
-  scan: treeScan,
+  ...withScan(treeScan),
   mcp: (l: TreeListing, ctx) => presentTree(l, ctx),
 
   cli: {

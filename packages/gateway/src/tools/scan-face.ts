@@ -8,14 +8,18 @@ import type { ScanFace, ScanPage, ToolContext, ToolResult } from './tool.js';
 
 export type { HostTask, ScanFace, ScanInfo, ScanPage } from './tool.js';
 
-/** A tool's collect: its scan face's merge over every host, within the call's deadline. */
-export async function collectWith<P, T, R extends ToolResult>(
-  face: ScanFace<P, T, R>,
-  plan: P,
-  ctx: ToolContext,
-): Promise<R> {
-  const results = await fanOut(ctx.fleet, face.hosts(plan), face.task(plan, ctx), fanOutOptions(ctx));
-  return face.merge(plan, results, ctx);
+/**
+ * A fan-out tool's `collect` and `scan`, both from its scan face: its collect is the face's
+ * merge over every host, within the call's deadline.
+ */
+export function withScan<P, T, R extends ToolResult>(face: ScanFace<P, T, R>) {
+  return {
+    async collect(plan: P, ctx: ToolContext): Promise<R> {
+      const results = await fanOut(ctx.fleet, face.hosts(plan), face.task(plan, ctx), fanOutOptions(ctx));
+      return face.merge(plan, results, ctx);
+    },
+    scan: face,
+  };
 }
 
 /**

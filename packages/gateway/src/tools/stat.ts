@@ -19,7 +19,7 @@ import { type AnswerCut, fitAnswer, rowSize } from './answer-size.js';
 import { invalidCursor } from './cursor-arg.js';
 import { fitHostStatuses } from './host-statuses.js';
 import { failureLine, pendingLine, typeWord } from './present.js';
-import { collectWith, type ScanFace, type ScanPage } from './scan-face.js';
+import { type ScanFace, type ScanPage, withScan } from './scan-face.js';
 import * as s from './schemas.js';
 import { defineTool, type McpAnswer, type ToolResult } from './tool.js';
 
@@ -177,11 +177,7 @@ export const statTool = defineTool({
     return { hosts: ctx.fleet.select(a.host), path };
   },
 
-  collect(p: Plan, ctx): Promise<StatListing> {
-    return collectWith(statScan, p, ctx);
-  },
-
-  scan: statScan,
+  ...withScan(statScan),
 
   mcp(l: StatListing, ctx) {
     // One row per host: its block of lines (or its failure line) and its result.
