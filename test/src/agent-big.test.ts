@@ -5,13 +5,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { AgentClient, WireWalkResponseOut } from '@fleetls/proto';
+import type { AgentClient } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import { type AgentProcess, agentClient, healthWatch, startAgent, walkAll } from './helpers/agent-process.js';
 
 const FLAT = 200_000;
 const DIRS = 200;
 const PER_DIR = 250;
+/** Entries of a whole walk of wide/: its directories and their files. */
+const WIDE_ENTRIES = DIRS * PER_DIR + DIRS;
 
 let root: string;
 let agent: AgentProcess;
@@ -43,6 +45,27 @@ function memKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   assert.ok(m, `${field} missing from /proc/${pid}/status`);
   return Number(m[1]);
+}
+
+/**
+ * A walk of the whole wide tree by a slow client: it stops reading at the first message
+ * (`stalled`), so back-pressure reaches the walker.
+ */
+function stallingWalk(c: AgentClient, deadlineMs: number) {
+  const call = c.Walk(
+    { path: path.join(root, 'wide'), maxDepth: 2, maxItemsPerDir: 1000, maxEntries: 1_000_000 },
+    new grpc.Metadata(),
+    { deadline: Date.now() + deadlineMs },
+  );
+  const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+  call.on('error', () => {});
+  const stalled = new Promise<void>((resolve) =>
+    call.once('data', () => {
+      call.pause();
+      resolve();
+    }),
+  );
+  return { call, status, stalled };
 }
 
 before(async () => {
@@ -99,32 +122,20 @@ describe('fleetls-agent on big trees', () => {
   });
 
   it('stops the walker when the client cancels', async (t) => {
-    const total = DIRS * PER_DIR + DIRS;
-    const call = client.Walk(
-      { path: path.join(root, 'wide'), maxDepth: 2, maxItemsPerDir: 1000, maxEntries: 1_000_000 },
-      new grpc.Metadata(),
-      { deadline: Date.now() + 30_000 },
-    );
-    const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
-    call.on('error', () => {});
-    await new Promise<void>((resolve) => {
-      call.once('data', (_m: WireWalkResponseOut) => {
-        call.pause(); // a slow client: back-pressure reaches the walker
-        resolve();
-      });
-    });
+    const { call, status, stalled } = stallingWalk(client, 30_000);
+    await stalled;
     // Time for a walker that ignored back-pressure to read on: the bound asserted below is what it tests.
     await new Promise((r) => setTimeout(r, 300));
     call.cancel();
     assert.equal((await status).code, grpc.status.CANCELLED);
     const end = await agent.waitForLog((l) => l.msg === 'walk end' && l.cancelled === true);
     assert.equal(typeof end.entriesSeen, 'number');
-    t.diagnostic(`walker saw ${end.entriesSeen} of ${total} entries, sent ${end.entriesSent}`);
+    t.diagnostic(`walker saw ${end.entriesSeen} of ${WIDE_ENTRIES} entries, sent ${end.entriesSent}`);
     // What the walker reads after the client stops is bounded by the credits and the
     // transport's buffers (HTTP/2 window, socket buffers), a fraction of the tree.
     assert.ok(
-      (end.entriesSeen as number) < total / 2,
-      `walker saw ${end.entriesSeen} of ${total} entries after the cancel`,
+      (end.entriesSeen as number) < WIDE_ENTRIES / 2,
+      `walker saw ${end.entriesSeen} of ${WIDE_ENTRIES} entries after the cancel`,
     );
     // The agent still serves.
     const ok = await walkAll(client, { path: path.join(root, 'wide'), maxDepth: 1 });
@@ -132,15 +143,7 @@ describe('fleetls-agent on big trees', () => {
   });
 
   it('stops the walker at the client deadline', async (t) => {
-    const total = DIRS * PER_DIR + DIRS;
-    const call = client.Walk(
-      { path: path.join(root, 'wide'), maxDepth: 2, maxItemsPerDir: 1000, maxEntries: 1_000_000 },
-      new grpc.Metadata(),
-      { deadline: Date.now() + 1000 },
-    );
-    const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
-    call.on('error', () => {});
-    call.once('data', () => call.pause());
+    const { status } = stallingWalk(client, 1000);
     assert.equal((await status).code, grpc.status.DEADLINE_EXCEEDED);
     // Whichever deadline fires first stops the walker: the client's (the walk is cancelled) or
     // the agent's own, set a little before it from the call's deadline (the walk ends early with
@@ -149,34 +152,20 @@ describe('fleetls-agent on big trees', () => {
       (l) => l.msg === 'walk start' && Number((l.req as { deadlineMs?: number } | undefined)?.deadlineMs) <= 1000,
     );
     const end = await agent.waitForLog((l) => l.msg === 'walk end' && l.call === start.call);
-    t.diagnostic(`walker saw ${end.entriesSeen} of ${total} entries before the deadline stopped it`);
-    assert.ok((end.entriesSeen as number) < total / 2, `walker saw ${end.entriesSeen} of ${total} entries`);
+    t.diagnostic(`walker saw ${end.entriesSeen} of ${WIDE_ENTRIES} entries before the deadline stopped it`);
+    assert.ok(
+      (end.entriesSeen as number) < WIDE_ENTRIES / 2,
+      `walker saw ${end.entriesSeen} of ${WIDE_ENTRIES} entries`,
+    );
     assert.equal(agent.child.exitCode, null);
   });
-
-  /** Starts a walk of the wide tree and leaves it stalled by a client that stopped reading. */
-  async function stalledWalk(c: AgentClient) {
-    const call = c.Walk(
-      { path: path.join(root, 'wide'), maxDepth: 2, maxItemsPerDir: 1000, maxEntries: 1_000_000 },
-      new grpc.Metadata(),
-      { deadline: Date.now() + 30_000 },
-    );
-    const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
-    call.on('error', () => {});
-    await new Promise<void>((resolve) =>
-      call.once('data', () => {
-        call.pause();
-        resolve();
-      }),
-    );
-    return { call, status };
-  }
 
   it('refuses walks beyond --max-concurrent-walks with RESOURCE_EXHAUSTED', async () => {
     const a = await startAgent({ allow: [root], args: ['--max-concurrent-walks', '1'] });
     const c = agentClient(a.address);
     try {
-      const first = await stalledWalk(c);
+      const first = stallingWalk(c, 30_000);
+      await first.stalled;
       await assert.rejects(walkAll(c, { path: path.join(root, 'wide'), maxDepth: 1 }), (err) => {
         assert.equal((err as grpc.ServiceError).code, grpc.status.RESOURCE_EXHAUSTED);
         assert.match((err as grpc.ServiceError).details, /max_concurrent_walks is 1/);
@@ -199,7 +188,8 @@ describe('fleetls-agent on big trees', () => {
     try {
       const health = healthWatch(a.address);
       await health.until('SERVING');
-      const walk = await stalledWalk(c);
+      const walk = stallingWalk(c, 30_000);
+      await walk.stalled;
       a.child.kill('SIGTERM');
       await a.waitForLog((l) => l.msg === 'shutting down');
       await health.until('NOT_SERVING');
