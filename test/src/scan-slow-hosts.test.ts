@@ -17,14 +17,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
 import { range, waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type GatewayProcess, startGateway, stdioGateway } from './helpers/gateway-process.js';
+import { type GatewayProcess, httpClient, startGateway, stdioClient } from './helpers/gateway-process.js';
 import { assertHostRows, type SlowAgents, type SlowFleet, startSlowFleet } from './helpers/slow-agents.js';
+import { suiteFixture } from './helpers/suite-fixture.js';
 
 const SCALE = Number(process.env.FLEETLS_SCAN_TEST_SCALE ?? '0.15');
 const HOSTS = 300;
@@ -229,13 +228,7 @@ async function cancelScan(
 }
 
 describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: false }, () => {
-  let fx: Fixture;
-  before(async () => {
-    fx = await startFleet();
-  });
-  after(async () => {
-    await fx?.close();
-  });
+  const fx = suiteFixture(startFleet, (fleet) => fleet.close());
 
   describe('over stdio', { concurrency: false }, () => {
     let client: Client;
@@ -246,18 +239,8 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
         timeout: 60_000,
       })) as CallToolResult;
     before(async () => {
-      client = withContract(new Client({ name: 'scan-stdio', version: '1.0.0' }));
-      transport = stdioGateway(
-        [],
-        {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          FLEETLS_INVENTORY: fx.inventory,
-          FLEETLS_STATE_DIR: fx.state,
-        },
-        'ignore',
-      );
-      await client.connect(transport);
+      const env = { FLEETLS_INVENTORY: fx().inventory, FLEETLS_STATE_DIR: fx().state };
+      ({ client, transport } = await stdioClient('scan-stdio', env));
     });
     after(async () => {
       await client?.close();
@@ -266,8 +249,8 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
     it('one call answers within 40 s with rows and pending hosts; next_cursor completes within 3 min, each row once', async (t) => {
       let spills = 0;
       const { value, peakMiB } = await peakRss(transport.pid as number, () =>
-        followScan(fx, async (page) => {
-          if (page === 1) spills = spilled(fx.state);
+        followScan(fx(), async (page) => {
+          if (page === 1) spills = spilled(fx().state);
           return call;
         }),
       );
@@ -282,9 +265,9 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
 
     it('notifications/cancelled (the client aborts the call) ends every walk at once', async (t) => {
       const ctrl = new AbortController();
-      const since = fx.agents.events.length;
-      const pending = call({ host: 'all', path: fx.data, depth: 1 }, ctrl.signal).catch((err: Error) => err);
-      const { ms, firstMs, walks } = await cancelScan(fx.agents, since, async () => {
+      const since = fx().agents.events.length;
+      const pending = call({ host: 'all', path: fx().data, depth: 1 }, ctrl.signal).catch((err: Error) => err);
+      const { ms, firstMs, walks } = await cancelScan(fx().agents, since, async () => {
         ctrl.abort();
         const answer = await pending;
         assert.ok(answer instanceof Error, 'the call was still running when it was cancelled');
@@ -294,11 +277,11 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
     });
 
     it('scan_status cancel=true ends every walk of a scan that outlived its call at once', async (t) => {
-      const since = fx.agents.events.length;
-      const first = pageOf(await call({ host: 'all', path: fx.data, depth: 1 }));
+      const since = fx().agents.events.length;
+      const first = pageOf(await call({ host: 'all', path: fx().data, depth: 1 }));
       assert.match(first.next_cursor ?? '', /^scan\./);
       assert.equal(first.scan?.state, 'running');
-      const { ms, firstMs, walks } = await cancelScan(fx.agents, since, async () => {
+      const { ms, firstMs, walks } = await cancelScan(fx().agents, since, async () => {
         const r = (await client.callTool({
           name: 'scan_status',
           arguments: { cursor: first.next_cursor, cancel: true },
@@ -310,19 +293,12 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
     });
 
     it("another session's cursor is refused", async () => {
-      const first = pageOf(await call({ host: 'all', path: fx.data, depth: 1 }));
-      const other = withContract(new Client({ name: 'scan-other', version: '1.0.0' }));
-      await other.connect(
-        stdioGateway(
-          [],
-          { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
-          'ignore',
-        ),
-      );
+      const first = pageOf(await call({ host: 'all', path: fx().data, depth: 1 }));
+      const { client: other } = await stdioClient('scan-other', { FLEETLS_INVENTORY: fx().inventory });
       try {
         const r = (await other.callTool({
           name: 'list_directory',
-          arguments: { host: 'all', path: fx.data, depth: 1, cursor: first.next_cursor },
+          arguments: { host: 'all', path: fx().data, depth: 1, cursor: first.next_cursor },
         })) as CallToolResult;
         assert.equal(r.isError, true);
         assert.match(textOf(r), /cursor names scan [0-9a-f]{16}, which this gateway does not hold/);
@@ -338,12 +314,7 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
     let url: string;
     const clients: Client[] = [];
     const connect = async (token = TOKEN): Promise<Call> => {
-      const client = withContract(new Client({ name: 'scan-http', version: '1.0.0' }));
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
+      const client = await httpClient(url, token, 'scan-http');
       clients.push(client);
       return async (args, signal) =>
         (await client.callTool({ name: 'list_directory', arguments: args }, undefined, {
@@ -352,11 +323,11 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
         })) as CallToolResult;
     };
     before(async () => {
-      const tokens = join(fx.work, 'tokens');
+      const tokens = join(fx().work, 'tokens');
       writeFileSync(tokens, `${TOKEN}\n${TOKEN_B}\n`, { mode: 0o600 });
       gw = startGateway(['--http', '127.0.0.1:0', '--token-file', tokens], {
-        FLEETLS_INVENTORY: fx.inventory,
-        FLEETLS_STATE_DIR: fx.state,
+        FLEETLS_INVENTORY: fx().inventory,
+        FLEETLS_STATE_DIR: fx().state,
       });
       url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
     });
@@ -369,8 +340,8 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
       let previous: Client | undefined;
       let spills = 0;
       const { value, peakMiB } = await peakRss(gw.child.pid as number, () =>
-        followScan(fx, async (page) => {
-          if (page === 1) spills = spilled(fx.state);
+        followScan(fx(), async (page) => {
+          if (page === 1) spills = spilled(fx().state);
           // The connection of the page before is closed first: nothing of it carries the scan.
           await previous?.close();
           const call = await connect();
@@ -391,14 +362,14 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
       const aClient = clients[clients.length - 1];
       const b = await connect(TOKEN_B);
       const bClient = clients[clients.length - 1];
-      const args = { host: 'all', path: fx.data, depth: 1 };
+      const args = { host: 'all', path: fx().data, depth: 1 };
       const first = pageOf(await a(args));
       const cursor = first.next_cursor as string;
       assert.match(cursor, /^scan\./);
       assert.equal(first.scan?.state, 'running');
       const id = first.scan?.id as string;
       const refusal = new RegExp(`^permission_denied: cursor names scan ${id}, which another caller started`);
-      const since = fx.agents.events.length;
+      const since = fx().agents.events.length;
 
       const page = await b({ ...args, cursor });
       assert.equal(page.isError, true, 'the tool refuses the cursor');
@@ -417,7 +388,9 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
       const mine = (await aClient.callTool({ name: 'scan_status', arguments: { cursor } })) as CallToolResult;
       assert.ok(!mine.isError, textOf(mine));
       assert.equal((mine.structuredContent as { scan: { state: string } }).scan.state, 'running');
-      const cancelled = fx.agents.events.slice(since).filter((e) => e.ev === 'end' && e.how === 'cancelled');
+      const cancelled = fx()
+        .agents.events.slice(since)
+        .filter((e) => e.ev === 'end' && e.how === 'cancelled');
       assert.equal(cancelled.length, 0, `${cancelled.length} walks were cancelled by the refused cancel`);
       const next = pageOf(await a({ ...args, cursor }));
       assert.equal(next.scan?.id, id);

@@ -10,14 +10,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
 import { waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
-import { type GatewayProcess, startGateway, stdioGateway } from './helpers/gateway-process.js';
+import { type GatewayProcess, httpClient, startGateway, stdioClient } from './helpers/gateway-process.js';
 import { assertHostRows, type SlowAgents, type SlowFleet, startSlowFleet } from './helpers/slow-agents.js';
+import { suiteFixture } from './helpers/suite-fixture.js';
 
 const HOSTS = 40;
 const NEVER = 7;
@@ -186,33 +184,14 @@ function taskTests(fx: () => SlowFleet, client: () => Client) {
 }
 
 describe(`MCP tasks over ${HOSTS} slow hosts`, { concurrency: false }, () => {
-  let fx: SlowFleet;
-  before(async () => {
-    fx = await startFleet();
-  });
-  after(async () => {
-    await fx?.close();
-  });
+  const fx = suiteFixture(startFleet, (fleet) => fleet.close());
 
   describe('over stdio', { concurrency: false }, () => {
-    let client: Client;
-    before(async () => {
-      client = withContract(new Client({ name: 'tasks-stdio', version: '1.0.0' }));
-      await client.connect(
-        stdioGateway(
-          [],
-          { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', FLEETLS_INVENTORY: fx.inventory },
-          'ignore',
-        ),
-      );
-    });
-    after(async () => {
-      await client?.close();
-    });
-    taskTests(
-      () => fx,
-      () => client,
+    const client = suiteFixture(
+      async () => (await stdioClient('tasks-stdio', { FLEETLS_INVENTORY: fx().inventory })).client,
+      (c) => c.close(),
     );
+    taskTests(fx, client);
   });
 
   describe('over Streamable HTTP, two bearer tokens', { concurrency: false }, () => {
@@ -221,19 +200,14 @@ describe(`MCP tasks over ${HOSTS} slow hosts`, { concurrency: false }, () => {
     const clients: Client[] = [];
     let a: Client;
     const connect = async (token: string) => {
-      const c = withContract(new Client({ name: 'tasks-http', version: '1.0.0' }));
-      await c.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
+      const c = await httpClient(url, token, 'tasks-http');
       clients.push(c);
       return c;
     };
     before(async () => {
-      const tokens = join(fx.work, 'tokens');
+      const tokens = join(fx().work, 'tokens');
       writeFileSync(tokens, `${TOKEN_A}\n${TOKEN_B}\n`, { mode: 0o600 });
-      gw = startGateway(['--http', '127.0.0.1:0', '--token-file', tokens], { FLEETLS_INVENTORY: fx.inventory });
+      gw = startGateway(['--http', '127.0.0.1:0', '--token-file', tokens], { FLEETLS_INVENTORY: fx().inventory });
       url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
       a = await connect(TOKEN_A);
     });
@@ -241,15 +215,12 @@ describe(`MCP tasks over ${HOSTS} slow hosts`, { concurrency: false }, () => {
       for (const c of clients) await c.close().catch(() => undefined);
       await gw?.stop();
     });
-    taskTests(
-      () => fx,
-      () => a,
-    );
+    taskTests(fx, () => a);
 
     it("another token's tasks/get, tasks/result and tasks/cancel are refused, naming the task; the task goes on", async () => {
       const b = await connect(TOKEN_B);
       const stream = a.experimental.tasks.callToolStream(
-        { name: 'list_directory', arguments: { host: 'all', path: fx.data, depth: 1 } },
+        { name: 'list_directory', arguments: { host: 'all', path: fx().data, depth: 1 } },
         undefined,
         { task: { ttl: 60_000 }, timeout: 60_000 },
       );

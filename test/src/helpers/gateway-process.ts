@@ -1,8 +1,12 @@
 // Starts the real `fleetls serve` (packages/gateway/dist/main.js); its waitFor waits for the
-// lines it prints on stderr once each face listens. Shared by every test of a gateway process.
+// lines it prints on stderr once each face listens. Shared by every test of a gateway process,
+// as are the SDK clients of its two MCP transports, checked against the tools' contract.
 import * as path from 'node:path';
+import { withContract } from '@fleetls/gateway/testing';
 import { type Launched, launch } from '@fleetls/testkit';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { REPO_ROOT } from './agent-process.js';
 
 export const GATEWAY_MAIN = path.join(REPO_ROOT, 'packages/gateway/dist/main.js');
@@ -33,4 +37,27 @@ export function stdioGateway(
   stderr: 'pipe' | 'ignore' = 'pipe',
 ): StdioClientTransport {
   return new StdioClientTransport({ command: process.execPath, args: [GATEWAY_MAIN, 'serve', ...args], env, stderr });
+}
+
+/**
+ * An SDK client of `fleetls serve` over stdio (its stderr ignored) and its transport (the
+ * gateway's pid): the gateway's environment is PATH, HOME and `env`.
+ */
+export async function stdioClient(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = stdioGateway([], { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, 'ignore');
+  const client = withContract(new Client({ name, version: '1.0.0' }));
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** An SDK client of `fleetls serve --http` at `url` (its /mcp), with `token` as its bearer token. */
+export async function httpClient(url: string, token: string, name: string): Promise<Client> {
+  const client = withContract(new Client({ name, version: '1.0.0' }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
+  return client;
 }
