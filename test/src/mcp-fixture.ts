@@ -1,11 +1,14 @@
 // A small fleet of real processes for the MCP end-to-end tests: three agents on loopback
 // ports (two serving the same tree, one allowed only a subdirectory), an address where
-// nothing listens, and an inventory naming them all.
+// nothing listens, and an inventory naming them all; also that fleet behind a real
+// `fleetls serve --http`, with a client of it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type FileNode, freePort, makeTree, range } from '@fleetls/testkit';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
+import { type GatewayProcess, httpClient, startGateway } from './helpers/gateway-process.js';
 
 export interface McpFleetFixture {
   /** The directory every call lists: <tmp>/data. */
@@ -70,4 +73,35 @@ export async function startMcpFleet(): Promise<McpFleetFixture> {
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** startMcpFleet's fleet behind `fleetls serve --http` on a loopback port, and an SDK client of it. */
+export interface McpHttpFixture {
+  fleet: McpFleetFixture;
+  gateway: GatewayProcess;
+  /** The MCP endpoint: http://127.0.0.1:PORT/mcp. */
+  url: string;
+  /** The URL less /mcp: /metrics, /healthz and the Fleet API are under it. */
+  base: string;
+  /** Sends `token`, the gateway's only bearer token. */
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function startMcpHttp(token: string, clientName: string): Promise<McpHttpFixture> {
+  const fleet = await startMcpFleet();
+  const gateway = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fleet.inventory, FLEETLS_TOKEN: token });
+  const close = async (client?: Client) => {
+    await client?.close();
+    await gateway.stop();
+    await fleet.close();
+  };
+  try {
+    const url = await gateway.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
+    const client = await httpClient(url, token, clientName);
+    return { fleet, gateway, url, base: url.replace(/\/mcp$/, ''), client, close: () => close(client) };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

@@ -1,42 +1,23 @@
 // The SDK's Client over Streamable HTTP, against `fleetls serve --http 127.0.0.1:0` with a
 // bearer token, in front of real agents on loopback ports and an address where nothing listens.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { before, describe, it } from 'node:test';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
-import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
+import { startGateway } from './helpers/gateway-process.js';
+import { suiteFixture } from './helpers/suite-fixture.js';
+import { startMcpHttp } from './mcp-fixture.js';
 
 const TOKEN = 'e2e-token-0123456789';
 
 describe('fleetls serve --http', () => {
-  let fx: McpFleetFixture;
-  let gw: GatewayProcess;
-  let url: string;
-  let client: Client;
-
-  before(async () => {
-    fx = await startMcpFleet();
-    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
-    url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
-    assert.equal(gw.stdout(), '', 'nothing but the MCP transport writes to stdout');
-    client = withContract(new Client({ name: 'fleetls-e2e-http', version: '1.0.0' }));
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-      }),
-    );
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
-    await fx?.close();
-  });
+  const http = suiteFixture(
+    () => startMcpHttp(TOKEN, 'fleetls-e2e-http'),
+    (h) => h.close(),
+  );
+  before(() => assert.equal(http().gateway.stdout(), '', 'nothing but the MCP transport writes to stdout'));
 
   it('answers 401 without the bearer token', async () => {
-    const res = await fetch(url, {
+    const res = await fetch(http().url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
@@ -48,10 +29,10 @@ describe('fleetls serve --http', () => {
     const progress: number[] = [];
     const at: number[] = [];
     const totals = new Set<number | undefined>();
-    const r = (await client.callTool(
+    const r = (await http().client.callTool(
       {
         name: 'list_files',
-        arguments: { host: 'all', path: fx.data, order_by: 'name', type: 'file', limit: 4 },
+        arguments: { host: 'all', path: http().fleet.data, order_by: 'name', type: 'file', limit: 4 },
       },
       CallToolResultSchema,
       {
@@ -88,9 +69,16 @@ describe('fleetls serve --http', () => {
     assert.deepEqual([...totals], [4]);
     // (sent a second apart; measured where they arrive, so with the stream's jitter)
     for (let i = 1; i < at.length; i++) assert.ok(at[i] - at[i - 1] >= 500, `gap ${at[i] - at[i - 1]} ms`);
-    const next = (await client.callTool({
+    const next = (await http().client.callTool({
       name: 'list_files',
-      arguments: { host: 'all', path: fx.data, order_by: 'name', type: 'file', limit: 4, cursor: sc.next_cursor },
+      arguments: {
+        host: 'all',
+        path: http().fleet.data,
+        order_by: 'name',
+        type: 'file',
+        limit: 4,
+        cursor: sc.next_cursor,
+      },
     })) as CallToolResult;
     assert.deepEqual(
       (next.structuredContent as { items: { host: string; path: string }[] }).items.map((i) => `${i.host}:${i.path}`),
@@ -99,9 +87,9 @@ describe('fleetls serve --http', () => {
   });
 
   it('bad arguments are tool errors', async () => {
-    const r = (await client.callTool({
+    const r = (await http().client.callTool({
       name: 'list_directories',
-      arguments: { host: 'web-1', path: fx.data, top_n: 5000 },
+      arguments: { host: 'web-1', path: http().fleet.data, top_n: 5000 },
     })) as CallToolResult;
     assert.equal(r.isError, true);
     assert.match(JSON.stringify(r.content), /top_n must be an integer from 1 to 1000/);

@@ -4,13 +4,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import parsePrometheus, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
-import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
-import { type McpFleetFixture, mcpTree, startMcpFleet } from './mcp-fixture.js';
+import { suiteFixture } from './helpers/suite-fixture.js';
+import { mcpTree, startMcpHttp } from './mcp-fixture.js';
 
 const TOKEN = 'metrics-token-0123456789';
 
@@ -97,49 +94,35 @@ describe('agent --metrics', () => {
 });
 
 describe('gateway /metrics, /healthz, /readyz', () => {
-  let fx: McpFleetFixture;
-  let gw: GatewayProcess;
-  let base: string;
-  let client: Client;
+  const http = suiteFixture(
+    () => startMcpHttp(TOKEN, 'fleetls-metrics-test'),
+    (h) => h.close(),
+  );
   const auth = { authorization: `Bearer ${TOKEN}` };
 
-  before(async () => {
-    fx = await startMcpFleet();
-    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: fx.inventory, FLEETLS_TOKEN: TOKEN });
-    const mcpUrl = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
-    base = mcpUrl.replace(/\/mcp$/, '');
-    client = withContract(new Client({ name: 'fleetls-metrics-test', version: '1.0.0' }));
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: auth } }));
-  });
-  after(async () => {
-    await client?.close();
-    await gw?.stop();
-    await fx?.close();
-  });
-
   it('answers /healthz and /readyz without a token, /metrics only with it', async () => {
-    assert.equal((await fetch(`${base}/healthz`)).status, 200);
-    assert.equal((await fetch(`${base}/readyz`)).status, 200);
-    assert.equal((await fetch(`${base}/metrics`)).status, 401);
+    assert.equal((await fetch(`${http().base}/healthz`)).status, 200);
+    assert.equal((await fetch(`${http().base}/readyz`)).status, 200);
+    assert.equal((await fetch(`${http().base}/metrics`)).status, 401);
   });
 
   it('counts host walks, fan-out outcomes, entries and tool calls as a tool runs', async () => {
-    const before = await scrape(`${base}/metrics`, auth);
+    const before = await scrape(`${http().base}/metrics`, auth);
     assertFamily(before, 'fleetls_gateway_walks_total', 'COUNTER');
     assertFamily(before, 'fleetls_gateway_fanout_hosts_total', 'COUNTER');
     assertFamily(before, 'process_resident_memory_bytes', 'GAUGE');
-    const res = await client.callTool({
+    const res = await http().client.callTool({
       name: 'list_directory',
-      arguments: { host: 'web-1,web-2,dead', path: fx.data, depth: 2, max_items_per_dir: 10 },
+      arguments: { host: 'web-1,web-2,dead', path: http().fleet.data, depth: 2, max_items_per_dir: 10 },
     });
     assert.notEqual(res.isError, true, JSON.stringify(res));
-    const bad = await client.callTool({
+    const bad = await http().client.callTool({
       name: 'list_directory',
       // Past the SDK's schema check (which answers before any tool runs), refused by the tool's plan.
-      arguments: { host: 'no-such-host', path: fx.data },
+      arguments: { host: 'no-such-host', path: http().fleet.data },
     });
     assert.equal(bad.isError, true);
-    const afterCall = await scrape(`${base}/metrics`, auth);
+    const afterCall = await scrape(`${http().base}/metrics`, auth);
     assert.equal(
       sample(afterCall, 'fleetls_gateway_tool_calls_total', { tool: 'list_directory', outcome: 'invalid_argument' }),
       1,
