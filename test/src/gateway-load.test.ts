@@ -10,10 +10,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { makeTree, range, waitFor } from '@fleetls/testkit';
-import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+import { startHttpGateway } from './helpers/gateway-process.js';
 import { callTool, post, rpcResult } from './helpers/mcp-post.js';
+import { suiteFixture } from './helpers/suite-fixture.js';
 
 const TOKEN = 'gateway-load-token-0123456789';
 const CALLS = 300;
@@ -49,36 +50,33 @@ interface Table {
 describe('300 concurrent heavy calls on the embedded localhost of a real gateway', () => {
   const work = mkdtempSync(join(tmpdir(), 'fleetls-gateway-load-'));
   const tree = join(work, 'tree');
-  let gw: GatewayProcess;
-  let base: string;
-
-  before(async () => {
-    // File n (from 0, directory by directory) has n + 1 bytes: the sizes 1..FILES, each once.
-    makeTree(
-      tree,
-      range(
-        FILES,
-        (n) => `t${Math.floor(n / (SUB * PER_DIR))}/s${Math.floor(n / PER_DIR) % SUB}/f${n % PER_DIR}`,
-        (n) => ({ size: n + 1 }),
-      ),
-    );
-    // One token is one principal, and a principal may run 4 scans at once by default: lifted here,
-    // so all 300 calls reach the embedded backend's walk admission (8), which is what is tested.
-    const inventory = join(work, 'fleetls.yaml');
-    writeFileSync(
-      inventory,
-      `hosts:\n  localhost: { embedded: { allow: ["${tree}"] } }\n` +
-        `defaults: { scans_per_principal: ${CALLS}, scans_total: ${CALLS} }\n`,
-    );
-    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
-    base = (await gw.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
-  });
-  after(async () => {
-    await gw?.stop();
-    rmSync(work, { recursive: true, force: true });
-  });
+  const http = suiteFixture(
+    async () => {
+      // File n (from 0, directory by directory) has n + 1 bytes: the sizes 1..FILES, each once.
+      makeTree(
+        tree,
+        range(
+          FILES,
+          (n) => `t${Math.floor(n / (SUB * PER_DIR))}/s${Math.floor(n / PER_DIR) % SUB}/f${n % PER_DIR}`,
+          (n) => ({ size: n + 1 }),
+        ),
+      );
+      // One token is one principal, and a principal may run 4 scans at once by default: lifted here,
+      // so all 300 calls reach the embedded backend's walk admission (8), which is what is tested.
+      const inventory = join(work, 'fleetls.yaml');
+      writeFileSync(
+        inventory,
+        `hosts:\n  localhost: { embedded: { allow: ["${tree}"] } }\n` +
+          `defaults: { scans_per_principal: ${CALLS}, scans_total: ${CALLS} }\n`,
+      );
+      return startHttpGateway([], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
+    },
+    ({ gateway }) => gateway.stop(),
+  );
+  after(() => rmSync(work, { recursive: true, force: true }));
 
   it(`${CALLS} concurrent ranked walks of ${FILES} files: each whole or refused as busy, RSS ≤ ${PEAK_MIB} MiB, no mount hung`, async () => {
+    const { gateway, base } = http();
     const args = { host: 'localhost', path: tree, max_depth: 5, order_by: 'size', sort: 'descending', top_n: TOP_N };
     const heavy = callTool('list_files', args);
     // The same call on the Fleet API (Connect JSON): half the calls each way.
@@ -152,7 +150,7 @@ describe('300 concurrent heavy calls on the embedded localhost of a real gateway
     assert.equal(answered, CALLS, JSON.stringify(count));
     assert.ok(count.whole >= 1, `some walks got through: ${JSON.stringify(count)}`);
     assert.ok(count.walkBusy >= 1, `the walk admission refused some: ${JSON.stringify(count)}`);
-    const pid = gw.child.pid as number;
+    const pid = gateway.child.pid as number;
     const peak = peakMib(pid);
     assert.ok(peak <= PEAK_MIB, `gateway peak RSS ${peak.toFixed(0)} MiB`);
     // After the burst the slots are back and the mount is not skipped: one more call is whole
@@ -174,8 +172,8 @@ describe('300 concurrent heavy calls on the embedded localhost of a real gateway
       later.items.map((i) => i.size),
       expected,
     );
-    assert.doesNotMatch(gw.stderr(), /did not answer within|mount hung/);
-    assert.equal(gw.child.exitCode, null, 'the gateway still runs');
+    assert.doesNotMatch(gateway.stderr(), /did not answer within|mount hung/);
+    assert.equal(gateway.child.exitCode, null, 'the gateway still runs');
     // Figures for the report (bench/ holds the timed ones).
     console.log(`${JSON.stringify({ ...count, peakMiB: Math.round(peak) })}`);
   });

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeTree } from '@fleetls/testkit';
 import { fleetls } from './helpers/cli.js';
-import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+import { type GatewayProcess, type HttpGateway, startGateway, startHttpGateway } from './helpers/gateway-process.js';
 import { callTool, post, rpcResult } from './helpers/mcp-post.js';
+import { suiteFixture } from './helpers/suite-fixture.js';
 
 const TOKEN = 'http-doors-token-0123456789';
 
@@ -50,6 +51,21 @@ async function refusal(gw: GatewayProcess, listening = /MCP over HTTP at (\S+)/)
   const first = await Promise.race([exited, served]);
   if (first === 'served') await gw.stop();
   return first;
+}
+
+/**
+ * For one describe block: a scratch directory with a tree (sub/a.log), and the gateway `serve`
+ * starts over them before the block's tests; after them the gateway stops and the directory goes.
+ */
+function servedTree(prefix: string, serve: (tmp: string, tree: string) => Promise<HttpGateway>) {
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  const tree = join(tmp, 'tree');
+  const http = suiteFixture(
+    () => serve(tmp, makeTree(tree, { 'sub/a.log': 'a' })),
+    ({ gateway }) => gateway.stop(),
+  );
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+  return { tmp, tree, http };
 }
 
 describe('serve --http refuses to start open', () => {
@@ -117,31 +133,20 @@ describe('serve --http refuses to start open', () => {
 });
 
 describe('serve --http without an inventory, with --allow DIR', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-doors-allow-'));
-  const tree = join(tmp, 'tree');
-  let gw: GatewayProcess;
-  let base: string;
-
-  before(async () => {
-    makeTree(tree, { 'sub/a.log': 'a' });
+  const { tmp, tree, http } = servedTree('fleetls-doors-allow-', (tmp, tree) => {
     writeFileSync(join(tmp, 'beside.txt'), 'outside the root');
-    gw = startGateway(['--http', '127.0.0.1:0', '--allow', tree], { FLEETLS_INVENTORY: '', FLEETLS_TOKEN: TOKEN });
-    base = (await gw.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
-  });
-  after(async () => {
-    await gw?.stop();
-    rmSync(tmp, { recursive: true, force: true });
+    return startHttpGateway(['--allow', tree], { FLEETLS_INVENTORY: '', FLEETLS_TOKEN: TOKEN });
   });
 
   it('serves localhost under DIR only: its tree answers, / and a sibling of DIR are refused', async () => {
     const listed = rpcResult(
-      (await post(base, '/mcp', callTool('list_directory', { host: 'localhost', path: tree }), auth)).text,
+      (await post(http().base, '/mcp', callTool('list_directory', { host: 'localhost', path: tree }), auth)).text,
     );
     assert.equal(listed.isError, undefined, listed.content[0].text);
     assert.equal(listed.content[0].text, '[DIR] sub\n[FILE] sub/a.log');
     for (const path of ['/etc', '/etc/passwd', join(tmp, 'beside.txt'), `${tree}/../beside.txt`]) {
       const tool = path.endsWith('/etc') ? 'list_directory' : 'stat';
-      const r = rpcResult((await post(base, '/mcp', callTool(tool, { host: 'localhost', path }), auth)).text);
+      const r = rpcResult((await post(http().base, '/mcp', callTool(tool, { host: 'localhost', path }), auth)).text);
       const text = JSON.stringify(r);
       assert.match(
         text,
@@ -176,9 +181,7 @@ describe('serve --http with an inventory that does not name localhost', () => {
       inventory,
       `hosts:\n  web-1: { agent: "${agent.address}" }\nagent_tls: insecure\ncors_origins: [https://dash.example]\n`,
     );
-    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
-    const url = await gw.waitFor(/MCP over HTTP at (\S+)/);
-    base = url.replace(/\/mcp$/, '');
+    ({ gateway: gw, base } = await startHttpGateway([], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN }));
     port = new URL(base).port;
   });
   after(async () => {
@@ -277,25 +280,14 @@ describe('serve --http with an inventory that does not name localhost', () => {
 });
 
 describe('serve --http with an inventory that names localhost', () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-doors-local-'));
-  const tree = join(tmp, 'tree');
-  let gw: GatewayProcess;
-  let base: string;
-
-  before(async () => {
-    makeTree(tree, { 'sub/a.log': 'a' });
+  const { tree, http } = servedTree('fleetls-doors-local-', (tmp, tree) => {
     const inventory = join(tmp, 'fleetls.yaml');
     writeFileSync(inventory, `hosts:\n  localhost: { embedded: { allow: ["${tree}"] }, labels: { role: web } }\n`);
-    gw = startGateway(['--http', '127.0.0.1:0'], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
-    base = (await gw.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
-  });
-  after(async () => {
-    await gw?.stop();
-    rmSync(tmp, { recursive: true, force: true });
+    return startHttpGateway([], { FLEETLS_INVENTORY: inventory, FLEETLS_TOKEN: TOKEN });
   });
 
   it('is a host like any other: in list_hosts and all, under its own roots only', async () => {
-    const hosts = rpcResult((await post(base, '/mcp', callTool('list_hosts', {}), auth)).text);
+    const hosts = rpcResult((await post(http().base, '/mcp', callTool('list_hosts', {}), auth)).text);
     assert.deepEqual(
       (hosts.structuredContent as { hosts: { host: string; transport: string }[] }).hosts.map((h) => [
         h.host,
@@ -304,11 +296,11 @@ describe('serve --http with an inventory that names localhost', () => {
       [['localhost', 'embedded']],
     );
     const listed = rpcResult(
-      (await post(base, '/mcp', callTool('list_directory', { host: 'all', path: tree }), auth)).text,
+      (await post(http().base, '/mcp', callTool('list_directory', { host: 'all', path: tree }), auth)).text,
     );
     assert.equal(listed.content[0].text, '[DIR] sub\n[FILE] sub/a.log');
     const shadow = rpcResult(
-      (await post(base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/passwd' }), auth)).text,
+      (await post(http().base, '/mcp', callTool('stat', { host: 'localhost', path: '/etc/passwd' }), auth)).text,
     );
     assert.match(JSON.stringify(shadow), /denied|outside the allowed roots/);
     assert.doesNotMatch(JSON.stringify(shadow), /"owner":"root"/);

@@ -27,6 +27,19 @@ export function startGateway(
   });
 }
 
+/** A `fleetls serve --http` that listens, and its URL less /mcp: the Fleet API, /metrics and /healthz are under it. */
+export interface HttpGateway {
+  gateway: GatewayProcess;
+  base: string;
+}
+
+/** `fleetls serve --http` on a loopback port, once it listens. */
+export async function startHttpGateway(args: string[], env: Record<string, string>): Promise<HttpGateway> {
+  const gateway = startGateway(['--http', '127.0.0.1:0', ...args], env);
+  const base = (await gateway.waitFor(/MCP over HTTP at (\S+)/)).replace(/\/mcp$/, '');
+  return { gateway, base };
+}
+
 /**
  * `fleetls serve` over stdio, as an MCP host starts it, for a Client to connect to. `env` is
  * its whole environment: by default this one's with no inventory.
