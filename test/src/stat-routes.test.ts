@@ -12,8 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HOSTILE_NAMES } from '@fleetls/core/testing';
+import { statFromWire, type WireStatResponseOut } from '@fleetls/proto';
 import { makeTree, range, type TreeNode } from '@fleetls/testkit';
-import { parityRequests, REMOTE_EDGES, walkReq, walksAsUser } from './helpers/walks.js';
+import { Metadata } from '@grpc/grpc-js';
+import { agentClient, startAgent, walkAll } from './helpers/agent-process.js';
+import { parityRequests, REMOTE_EDGES, rowLines, walkReq, walksAsUser } from './helpers/walks.js';
 
 const asRoot = process.getuid?.() === 0;
 /** nobody when the suite runs as root (CI), so the mode-000 directory is unreadable; else the user running it. */
@@ -73,5 +76,35 @@ describe('fstatat and the magic link list alike', () => {
     assert.equal(seen.get('link-dir')?.type, 'symlink');
     assert.equal(seen.get('a/hard')?.type, 'file');
     if (asRoot) assert.equal(seen.get('locked')?.error?.code, 'DENIED');
+  });
+
+  it('a real agent walks it through its workers by the module, rows as in-process, and Node says nothing', async () => {
+    const agent = await startAgent({ allow: [tree] });
+    const client = agentClient(agent.address);
+    try {
+      const listening = agent.logs().find((l) => l.msg === 'listening') as { statRoute?: string } | undefined;
+      assert.match(String(listening?.statRoute), /^fstatat \(.*fsat\.node\)$/);
+      const walked = await walkAll(client, { path: tree, maxDepth: 6 });
+      assert.ok(rowLines(walked.rows).includes('a/fifo fifo'), rowLines(walked.rows).slice(0, 20).join('\n'));
+      await walkAll(client, { path: tree, maxDepth: 6, dirSizes: true, followSymlinks: true });
+      // A time before 1970 with a fraction, in a walk and in Stat: the second floored, the
+      // nanosecond in [0, 1e9) as the wire's uint32 (and find's %T@ on the SSH route) has it.
+      const one = walked.rows.find((r) => r.kind === 'entry' && r.entry.path.toString() === 'a/one');
+      assert.deepEqual(one?.kind === 'entry' ? [one.entry.mtimeSec, one.entry.mtimeNsec] : [], [-86400, 250_000_000]);
+      const st = await new Promise<WireStatResponseOut>((resolve, reject) =>
+        client.Stat({ path: join(tree, 'a', 'one') }, new Metadata(), (err, res) =>
+          err || !res ? reject(err) : resolve(res),
+        ),
+      );
+      const info = statFromWire(st);
+      assert.deepEqual([info.entry.mtimeSec, info.entry.mtimeNsec], [-86400, 250_000_000]);
+      assert.deepEqual([info.atimeSec, info.atimeNsec], [-86400, 250_000_000]);
+      // Descriptors the module opened are closed by the walk, which Node's per-worker
+      // tracking would warn of once per close (walk-pool.ts).
+      assert.doesNotMatch(agent.stderr(), /\(node:\d+\) Warning/);
+    } finally {
+      client.close();
+      await agent.stop();
+    }
   });
 });

@@ -6,17 +6,30 @@ import { utcOffsetAt } from './utc-offset.js';
 
 const NS_PER_SEC = 1_000_000_000n;
 
+/**
+ * Nanoseconds since the epoch as the kernel keeps a time (and the wire's uint32 nanosecond
+ * field needs it): the second floored, the nanosecond in [0, 1e9), so 0.25 s before 1970
+ * is second -1 and nanosecond 750000000, as find's %T@ is read (core find-records.ts).
+ */
+export function secAndNsec(ns: bigint): [number, number] {
+  let sec = ns / NS_PER_SEC;
+  let nsec = ns % NS_PER_SEC;
+  if (nsec < 0n) {
+    sec -= 1n;
+    nsec += NS_PER_SEC;
+  }
+  return [Number(sec), Number(nsec)];
+}
+
 export function rawFromStats(name: Buffer, st: fs.BigIntStats): RawEntry {
   const mode = Number(st.mode);
-  const ns = st.mtimeNs;
-  // Both truncate toward zero: a time before 1970 has a negative second and nanosecond.
-  const mtimeSec = Number(ns / NS_PER_SEC);
+  const [mtimeSec, mtimeNsec] = secAndNsec(st.mtimeNs);
   return {
     name,
     type: typeFromMode(mode),
     size: Number(st.size),
     mtimeSec,
-    mtimeNsec: Number(ns % NS_PER_SEC),
+    mtimeNsec,
     utcOffsetMin: utcOffsetAt(mtimeSec),
     mode,
     uid: Number(st.uid),
@@ -35,17 +48,12 @@ export function fieldsAreLink(f: Float64Array): boolean {
   return (f[FIELDS.mode] & S_IFMT) === S_IFLNK;
 }
 
-/** rawFromStats of an lstat by fstatat: the same entry, its time split the same way. */
+/** rawFromStats of an lstat by the native module: the same entry. */
 export function rawFromFields(name: Buffer, f: Float64Array): RawEntry {
   const mode = f[FIELDS.mode];
-  let mtimeSec = f[FIELDS.mtimeSec];
-  let mtimeNsec = f[FIELDS.mtimeNsec];
-  // The kernel floors seconds (nanoseconds are never negative); rawFromStats truncates toward
-  // zero, so a time before 1970 carries a negative nanosecond there: the same here.
-  if (mtimeSec < 0 && mtimeNsec > 0) {
-    mtimeSec += 1;
-    mtimeNsec -= 1_000_000_000;
-  }
+  // The kernel's own split (secAndNsec's): the second floored, the nanosecond never negative.
+  const mtimeSec = f[FIELDS.mtimeSec];
+  const mtimeNsec = f[FIELDS.mtimeNsec];
   return {
     name,
     type: typeFromMode(mode),

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { type StatInfo, typeFromMode } from '@fleetls/core';
 import { atFd, closeFdAsync, fdPath, openParentAsync } from './beneath.js';
 import { bounded, defaultFsGuard, type FsGuard } from './bounded-call.js';
+import { secAndNsec } from './raw-stats.js';
 import { utcOffsetAt } from './utc-offset.js';
 
 let users: Map<number, string> | undefined;
@@ -37,11 +38,6 @@ export function groupName(gid: number): string {
   return groups.get(gid) ?? String(gid);
 }
 
-function split(ns: bigint): [number, number] {
-  const sec = ns / 1_000_000_000n;
-  return [Number(sec), Number(ns - sec * 1_000_000_000n)];
-}
-
 /**
  * Throws the fs error (ENOENT, EACCES...) for the caller to map; deadline_exceeded on a hung
  * mount. `path` is real and checked inside the allowed roots (policy.ts), its last component
@@ -72,9 +68,9 @@ export async function statPath(
     }
   });
   const mode = Number(st.mode);
-  const [mtimeSec, mtimeNsec] = split(st.mtimeNs);
-  const [atimeSec, atimeNsec] = split(st.atimeNs);
-  const [ctimeSec, ctimeNsec] = split(st.ctimeNs);
+  const [mtimeSec, mtimeNsec] = secAndNsec(st.mtimeNs);
+  const [atimeSec, atimeNsec] = secAndNsec(st.atimeNs);
+  const [ctimeSec, ctimeNsec] = secAndNsec(st.ctimeNs);
   const uid = Number(st.uid);
   const gid = Number(st.gid);
   const entry: StatInfo['entry'] = {

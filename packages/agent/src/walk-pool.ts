@@ -31,7 +31,14 @@ const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
  * CPU against 3805 ms with the flag's 1 MiB, and less wall; 16 MiB saved as much CPU but
  * walked slower and peaked higher.
  */
-const WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 8 } };
+/**
+ * trackUnmanagedFds off: a walk opens its directories through the native module (fsat.ts),
+ * which Node's per-worker descriptor tracking does not see, and with tracking on every close
+ * of one printed a warning (more CPU than a small walk itself). A walk closes what it opened
+ * (its sources' close in finally blocks); a worker abandoned in a hung call keeps its
+ * walk's descriptors until that call returns, as the native ones always did.
+ */
+const WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 8 }, trackUnmanagedFds: false };
 
 let workerYoungGeneration = false;
 
