@@ -146,6 +146,8 @@ describe('the agent find route', () => {
     for (const path of [join(root, 'extra', 'ties'), root]) {
       const req: WireWalkRequest = { path, maxDepth: 64, shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: 25 };
       assert.ok((await sameAsJs(autoClient, req)).rows.length > 0);
+      // The 'walk end' line follows the summary once the walk's processes are gone: wait for it.
+      await auto.waitForLog((l) => l.msg === 'walk end' && l.path === path);
     }
     const routes = auto
       .logs()
