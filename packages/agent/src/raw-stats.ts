@@ -50,22 +50,30 @@ export function fieldsAreLink(f: Float64Array): boolean {
 
 /** rawFromStats of an lstat by the native module: the same entry. */
 export function rawFromFields(name: Buffer, f: Float64Array): RawEntry {
-  const mode = f[FIELDS.mode];
+  const mode = small(f[FIELDS.mode]);
   // The kernel's own split (secAndNsec's): the second floored, the nanosecond never negative.
-  const mtimeSec = f[FIELDS.mtimeSec];
-  const mtimeNsec = f[FIELDS.mtimeNsec];
+  const mtimeSec = small(f[FIELDS.mtimeSec]);
   return {
     name,
     type: typeFromMode(mode),
-    size: f[FIELDS.size],
+    size: small(f[FIELDS.size]),
     mtimeSec,
-    mtimeNsec,
+    mtimeNsec: small(f[FIELDS.mtimeNsec]),
     utcOffsetMin: utcOffsetAt(mtimeSec),
     mode,
-    uid: f[FIELDS.uid],
-    gid: f[FIELDS.gid],
-    inode: f[FIELDS.ino],
-    nlink: f[FIELDS.nlink],
-    dev: f[FIELDS.dev],
+    uid: small(f[FIELDS.uid]),
+    gid: small(f[FIELDS.gid]),
+    inode: small(f[FIELDS.ino]),
+    nlink: small(f[FIELDS.nlink]),
+    dev: small(f[FIELDS.dev]),
   };
+}
+
+/**
+ * A Float64Array element as V8's small integer where it is one. Read as a double, every
+ * field of every entry was a heap number of its own (node:fs's Number(bigint) gives small
+ * integers): ~50 MiB more peak RSS on a 300k tree walk.
+ */
+function small(v: number): number {
+  return v === (v | 0) ? v | 0 : v;
 }
