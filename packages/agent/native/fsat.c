@@ -46,46 +46,48 @@ static int one_component(napi_env env, napi_value value, char name[NAME_MAX + 1]
   return 0;
 }
 
-/* The descriptor and the name of a call `fn(dirFd, name, ...)`, or a thrown TypeError (false). */
-static bool fd_and_name(napi_env env, napi_value* argv, const char* fn, int32_t* fd, napi_value* name) {
-  if (napi_get_value_int32(env, argv[0], fd) != napi_ok) {
-    char msg[64];
-    snprintf(msg, sizeof msg, "%s: dirFd must be a number", fn);
-    napi_throw_type_error(env, NULL, msg);
-    return false;
-  }
+/*
+ * The arguments of `fn(dirFd, name, third)`: the descriptor, the name, the third as given.
+ * Returns 0; EINVAL when the name is not one component; -1 when it threw a TypeError.
+ */
+static int at_args(napi_env env, napi_callback_info info, const char* fn, int32_t* fd, char name[NAME_MAX + 1],
+                   napi_value* third) {
+  size_t argc = 3;
+  napi_value argv[3];
   bool is_buffer = false;
-  napi_is_buffer(env, argv[1], &is_buffer);
-  if (!is_buffer) {
+  const char* wrong = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
+    wrong = "takes three arguments";
+  else if (napi_get_value_int32(env, argv[0], fd) != napi_ok)
+    wrong = "dirFd must be a number";
+  else if (napi_is_buffer(env, argv[1], &is_buffer) != napi_ok || !is_buffer)
+    wrong = "name must be a Buffer";
+  if (wrong != NULL) {
     char msg[64];
-    snprintf(msg, sizeof msg, "%s: name must be a Buffer", fn);
+    snprintf(msg, sizeof msg, "%s: %s", fn, wrong);
     napi_throw_type_error(env, NULL, msg);
-    return false;
+    return -1;
   }
-  *name = argv[1];
-  return true;
+  *third = argv[2];
+  return one_component(env, argv[1], name);
 }
 
 // lstatAt(dirFd: number, name: Buffer, out: Float64Array) -> 0, or the errno. Not followed
 // if it is a symlink.
 static napi_value lstat_at(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
-    return type_error(env, "lstatAt(dirFd, name, out): three arguments");
   int32_t fd;
-  napi_value name_value;
-  if (!fd_and_name(env, argv, "lstatAt", &fd, &name_value)) return NULL;
-  bool is_typed = false;
-  napi_is_typedarray(env, argv[2], &is_typed);
-  if (!is_typed) return type_error(env, "lstatAt: out must be a Float64Array");
-  napi_typedarray_type type;
-  size_t count;
-  void* out_data;
-  napi_get_typedarray_info(env, argv[2], &type, &count, &out_data, NULL, NULL);
-  if (type != napi_float64_array || count < F_COUNT) return type_error(env, "lstatAt: out must be a Float64Array of 10");
   char name[NAME_MAX + 1];
-  int bad = one_component(env, name_value, name);
+  napi_value out_value;
+  int bad = at_args(env, info, "lstatAt", &fd, name, &out_value);
+  if (bad < 0) return NULL;
+  bool is_typed = false;
+  napi_typedarray_type type;
+  size_t count = 0;
+  void* out_data = NULL;
+  if (napi_is_typedarray(env, out_value, &is_typed) == napi_ok && is_typed)
+    napi_get_typedarray_info(env, out_value, &type, &count, &out_data, NULL, NULL);
+  if (!is_typed || type != napi_float64_array || count < F_COUNT)
+    return type_error(env, "lstatAt: out must be a Float64Array of 10");
   if (bad != 0) return number(env, bad);
 
   struct statx st;
@@ -108,17 +110,13 @@ static napi_value lstat_at(napi_env env, napi_callback_info info) {
 // openAt(dirFd: number, name: Buffer, dir: boolean) -> a descriptor (O_PATH), or -errno.
 // `dir`: it must be a directory (a symlink fails with ELOOP or ENOTDIR).
 static napi_value open_at(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
-    return type_error(env, "openAt(dirFd, name, dir): three arguments");
   int32_t fd;
-  napi_value name_value;
-  if (!fd_and_name(env, argv, "openAt", &fd, &name_value)) return NULL;
-  bool dir;
-  if (napi_get_value_bool(env, argv[2], &dir) != napi_ok) return type_error(env, "openAt: dir must be a boolean");
   char name[NAME_MAX + 1];
-  int bad = one_component(env, name_value, name);
+  napi_value dir_value;
+  int bad = at_args(env, info, "openAt", &fd, name, &dir_value);
+  if (bad < 0) return NULL;
+  bool dir;
+  if (napi_get_value_bool(env, dir_value, &dir) != napi_ok) return type_error(env, "openAt: dir must be a boolean");
   if (bad != 0) return number(env, -bad);
   int opened = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
   return number(env, opened >= 0 ? opened : -errno);

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { O_PATH } from './beneath.js';
 import { hasNativeStat, lstatAt, openPathAt, statRoute } from './fsat.js';
 import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
@@ -101,6 +102,22 @@ describe('lstat by fstatat on a directory descriptor', () => {
     );
     assert.throws(() => openPathAt(fd, Buffer.from('file'), true), { code: 'ENOTDIR', syscall: 'open' });
     assert.throws(() => openPathAt(fd, Buffer.from('missing'), false), { code: 'ENOENT' });
+  });
+
+  it('refuses wrong arguments with a TypeError naming the argument (the module itself, as any caller would reach it)', () => {
+    const m = { exports: {} as Record<string, (...a: unknown[]) => unknown> };
+    process.dlopen(m, fileURLToPath(new URL('./fsat.node', import.meta.url)));
+    const { lstatAt: rawLstat, openAt: rawOpen } = m.exports;
+    const name = Buffer.from('file');
+    for (const [call, message] of [
+      [() => rawLstat(fd), /lstatAt: takes three arguments/],
+      [() => rawLstat('3', name, new Float64Array(10)), /lstatAt: dirFd must be a number/],
+      [() => rawLstat(fd, 'file', new Float64Array(10)), /lstatAt: name must be a Buffer/],
+      [() => rawLstat(fd, name, new Float64Array(9)), /lstatAt: out must be a Float64Array of 10/],
+      [() => rawLstat(fd, name, new Float32Array(10)), /lstatAt: out must be a Float64Array of 10/],
+      [() => rawOpen(fd, name, 1), /openAt: dir must be a boolean/],
+    ] as const)
+      assert.throws(call, { name: 'TypeError', message });
   });
 
   it('refuses a name that is not one component of the directory', () => {
