@@ -6,10 +6,10 @@
 // cannot make it count (or touch) anything outside the directory it started in.
 import * as fs from 'node:fs';
 import type { DirSize } from '@fleetls/core';
-import { atFd, fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
+import { fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
 import { isSmallDir, openDirBytes } from './dir-read.js';
-import { FIELDS, lstatAt } from './fsat.js';
+import { type DuStat, duStat } from './du-stat.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
 const SLASH = Buffer.from('/');
@@ -244,35 +244,6 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     names.return?.();
     release(pass, ref);
   }
-}
-
-/** What sizing reads of an entry's lstat. */
-interface DuStat {
-  dev: number;
-  ino: number;
-  nlink: number;
-  size: number;
-  blocks: number;
-  dir: boolean;
-}
-
-const S_IFMT = 0o170000;
-const S_IFDIR = 0o040000;
-
-/** lstat of `name` in directory `fd`: by fstatat where the native module is loaded, else through the magic link. */
-function duStat(fd: number, name: Buffer): DuStat {
-  const f = lstatAt(fd, name);
-  if (f !== undefined)
-    return {
-      dev: f[FIELDS.dev],
-      ino: f[FIELDS.ino],
-      nlink: f[FIELDS.nlink],
-      size: f[FIELDS.size],
-      blocks: f[FIELDS.blocks],
-      dir: (f[FIELDS.mode] & S_IFMT) === S_IFDIR,
-    };
-  const st = fs.lstatSync(atFd(fd, name));
-  return { dev: st.dev, ino: st.ino, nlink: st.nlink, size: st.size, blocks: st.blocks, dir: st.isDirectory() };
 }
 
 /** One entry of a directory being read (open as `ref`): its size counted, or a directory queued. */
