@@ -3,10 +3,9 @@
 // Here every object is reached from a directory already open: by openat(N, name) through
 // the agent's native module (fsat.ts), or, without it, by `/proc/self/fd/N/<name>` (the
 // kernel jumps to descriptor N's directory and looks up `name` in it; only that magic link
-// is followed). An absolute real path is opened
-// one component at a time with O_NOFOLLOW, so what is reached is what is at that path now,
-// never a symlink's target: a lexical check of that path (it is inside an allowed root) is
-// then exact. Directories are held as O_PATH descriptors (no read permission needed, as a
+// is followed). An absolute real path is opened one component at a time with O_NOFOLLOW,
+// so what is reached is what is at that path now, never a symlink's target: a lexical check
+// of that path (it is inside an allowed root) is then exact. Directories are held as O_PATH descriptors (no read permission needed, as a
 // path lookup needs none); a directory is read by opening its descriptor's magic link.
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';

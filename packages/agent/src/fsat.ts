@@ -96,11 +96,6 @@ export function statRoute(): string {
   return loadedOnce().route;
 }
 
-/** True when entries are stat'ed by fstatat. */
-export function hasNativeStat(): boolean {
-  return loadedOnce().fsat !== undefined;
-}
-
 const out = new Float64Array(10);
 const errors = new Map<number, string>();
 

@@ -19,7 +19,7 @@ export {
 export { type AgentCredentials, loadCredentials } from './credentials.js';
 export { duApparent } from './du-apparent.js';
 export { createFsSource, type FsSource, type FsSourceOptions } from './fs-source.js';
-export { hasNativeStat, statRoute } from './fsat.js';
+export { statRoute } from './fsat.js';
 export { createLocalBackend } from './local-backend.js';
 export { type AgentMetrics, createAgentMetrics, startMetricsServer } from './metrics.js';
 export { type NatsAgent, startNatsAgent } from './nats-agent.js';
