@@ -49,6 +49,15 @@ describe('lstat by fstatat on a directory descriptor', () => {
     assert.match(statRoute(), /^fstatat \(.*fsat\.node\)$/);
   });
 
+  it('needs no glibc past 2.28, as the executable (statx, not fstatat: GLIBC_2.33)', () => {
+    const symbols = execFileSync('objdump', ['-T', fileURLToPath(new URL('./fsat.node', import.meta.url))], {
+      encoding: 'utf8',
+    });
+    const versions = [...symbols.matchAll(/GLIBC_(\d+)\.(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    assert.ok(versions.length > 0, symbols);
+    for (const [major, minor] of versions) assert.ok(major === 2 && minor <= 28, `GLIBC_${major}.${minor}`);
+  });
+
   it('gives the RawEntry node:fs gives, for every kind of entry and an odd name', () => {
     for (const name of [...names.map((n) => Buffer.from(n)), odd]) {
       const f = lstatAt(fd, name);
