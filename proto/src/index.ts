@@ -59,7 +59,21 @@ export function loadFleetContract(): {
   return { packageDefinition: fleetPackageDefinition(), proto: fleetProto };
 }
 
-export * from './codec.js';
+export {
+  entryFromWire,
+  filterFromWire,
+  filterToWire,
+  requestToWire,
+  rowFromWire,
+  rowToWire,
+  statFromWire,
+  statToWire,
+  summaryFromWire,
+  summaryToWire,
+  toBuffer,
+  truncationFromWire,
+  wireToRequestInput,
+} from './codec.js';
 export {
   DIRECTION,
   ENTRY_TYPE,
