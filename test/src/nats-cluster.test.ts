@@ -27,9 +27,16 @@ const logger = createLogger({ name: 'nats-cluster-test', level: 'silent' });
 type HostRow = { host: string; status: string; message?: string };
 type Answer = Record<string, unknown> & { hosts: HostRow[]; items?: Record<string, unknown>[] };
 
+/** Each gateway's stderr, its last 16 KiB: what a failed start-up says when a hook fails. */
+const gatewayLogs: string[] = [];
+
 async function gateway(inventory: string): Promise<Client> {
   const client = withContract(new Client({ name: 'nats-cluster', version: '1.0.0' }));
   const transport = stdioGateway(['--inventory', inventory]);
+  const slot = gatewayLogs.push('') - 1;
+  transport.stderr?.on('data', (d: Buffer) => {
+    gatewayLogs[slot] = (gatewayLogs[slot] + d.toString()).slice(-16_384);
+  });
   try {
     await client.connect(transport, { timeout: 180_000 });
   } catch (err) {
@@ -97,11 +104,17 @@ describe('a 3-node NATS cluster losing nodes', () => {
       writeFileSync(f, `hosts_from: nats\nnats: { servers: ["${n.url}"], replicas: 3 }\n`);
       return f;
     };
-    // Each gateway kept as it starts, so after() closes whichever did when the other failed.
-    const started = await Promise.allSettled([gateway(inventory(n2)), gateway(inventory(n3))]);
-    [g1, g2] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
-    await waitFor(() => allOk(g1!), { timeoutMs: 60_000, everyMs: 500, what: 'both agents registered' });
+    try {
+      // Each gateway kept as it starts, so after() closes whichever did when the other failed.
+      const started = await Promise.allSettled([gateway(inventory(n2)), gateway(inventory(n3))]);
+      [g1, g2] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined));
+      for (const s of started) if (s.status === 'rejected') throw s.reason;
+      await waitFor(() => allOk(g1!), { timeoutMs: 60_000, everyMs: 500, what: 'both agents registered' });
+    } catch (err) {
+      // A gateway that went away says why on its stderr (seen once in CI, not reproduced).
+      const said = gatewayLogs.map((l, i) => `--- gateway ${i + 1} stderr ---\n${l}`).join('\n');
+      throw new Error(`${(err as Error).message}\n${said}`, { cause: err });
+    }
   });
 
   after(async () => {
