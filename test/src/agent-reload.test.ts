@@ -124,6 +124,8 @@ describe('agent credentials reload on SIGHUP', () => {
     walker.close();
     assert.deepEqual(next.value.truncations, []);
     assert.equal(rows, FILES, 'every entry of the walk that spanned the reload');
+    // 'walk end' is written once the walk has settled, after its summary reached us: wait for it.
+    await agent.waitForLog((l) => l.msg === 'walk end');
     const order = agent.logs().map((l) => l.msg);
     assert.ok(order.lastIndexOf('walk end') > order.indexOf('credentials reloaded'), 'the walk was still running');
   });
