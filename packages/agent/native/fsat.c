@@ -90,6 +90,8 @@ static napi_value lstat_at(napi_env env, napi_callback_info info) {
     return type_error(env, "lstatAt: out must be a Float64Array of 10");
   if (bad != 0) return number(env, bad);
 
+  // AT_NO_AUTOMOUNT: as lstat(2) and find do, an automount point is described, not mounted
+  // (a lister must not mount every map of an autofs directory it passes).
   struct statx st;
   if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) return number(env, errno);
   double* out = out_data;
