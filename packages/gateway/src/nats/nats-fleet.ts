@@ -11,6 +11,7 @@ import type { PageStore } from '../tools/page-store.js';
 import { openJetStreamPageStore } from './jetstream-page-store.js';
 import { createNatsBackend } from './nats-backend.js';
 import { isFresh, type NatsRegistry, type RegisteredHost, watchRegistry } from './nats-registry.js';
+import { openRetried } from './open-retried.js';
 
 export interface NatsFleetPart {
   readonly nc: NatsConnection;
@@ -50,7 +51,11 @@ export async function openNatsFleet(deps: {
     }
   })().catch(() => undefined);
   const registry = await watchRegistry({ nc, logger, replicas: deps.replicas });
-  const pages = await openJetStreamPageStore({ nc, logger, replicas: deps.replicas });
+  const pages = await openRetried(
+    'page store',
+    () => openJetStreamPageStore({ nc, logger, replicas: deps.replicas }),
+    logger,
+  );
   return {
     nc,
     registry,

@@ -17,6 +17,7 @@ import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { openRetried } from './open-retried.js';
 
 export interface RegisteredHost {
   registration: Registration;
@@ -58,7 +59,7 @@ export async function watchRegistry(deps: {
 }): Promise<NatsRegistry> {
   const now = deps.now ?? Date.now;
   const bucket = deps.bucket ?? REGISTRY_BUCKET;
-  const kv = await openRegistryBucket(deps.nc, bucket, deps.replicas);
+  const kv = await openRetried('registry', () => openRegistryBucket(deps.nc, bucket, deps.replicas), deps.logger);
   const prefix = `$KV.${bucket}.`;
   const byName = new Map<string, RegisteredHost>();
   /** Each key's last registration as sent: a heartbeat repeats it, and is then not parsed again. */
