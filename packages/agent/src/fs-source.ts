@@ -20,7 +20,7 @@ import { FdPaths } from './fd-paths.js';
 import { lstatAt } from './fsat.js';
 import type { SkippedPath } from './hung-mounts.js';
 import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
-import { type Mount, pseudoMountsBelow, readMounts, under } from './mounts.js';
+import { pseudoMountsBelow, readMounts, under } from './mounts.js';
 import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
 import { SmallDirs } from './small-dirs.js';
 import { WalkCancelled } from './walk-cancelled.js';
@@ -37,8 +37,8 @@ export interface FsSourceOptions {
   probe?: CallProbe;
   /** Paths on hung mounts: listed as TIMEOUT errors without a system call. */
   skip?: readonly SkippedPath[];
-  /** The mount table (default: /proc/self/mountinfo, read once per walk), for pseudo file systems. */
-  mounts?: readonly Mount[];
+  /** Pseudo file systems mounted below the root, point → type (default: from /proc/self/mountinfo, read now). */
+  pseudo?: ReadonlyMap<string, string>;
 }
 
 /** The agent's source: a TreeSource that holds descriptors until close(). */
@@ -77,7 +77,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const onEntry = opts.onEntry;
   const probe = opts.probe;
   const skip = opts.skip ?? [];
-  const pseudo = pseudoMountsBelow(opts.mounts ?? readMounts(), rootBuf.toString('latin1'));
+  const pseudo = opts.pseudo ?? pseudoMountsBelow(readMounts(), rootBuf.toString('latin1'));
   const smallDirs = new SmallDirs();
   /** Logical paths (for the probe and the skip list) and descriptor paths (for the calls). */
   const paths = new FdPaths(base);

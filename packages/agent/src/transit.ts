@@ -5,7 +5,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Code, Entry, ResumeRow, Row, Truncation, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import type { SkippedPath } from './hung-mounts.js';
-import type { Mount } from './mounts.js';
 
 export type PlainEntry = Omit<Entry, 'path' | 'linkTarget'> & { path: string; linkTarget?: string };
 export type PlainTruncation = Omit<Truncation, 'dir'> & { dir: string };
@@ -26,8 +25,11 @@ export interface WorkerInput {
   probe: SharedArrayBuffer;
   /** Hung mounts to list as TIMEOUT without touching them. */
   skip: SkippedPath[];
-  /** The mount table the main thread read for this walk (find-route.ts), so the worker does not read it again. */
-  mounts: readonly Mount[];
+  /**
+   * The pseudo file systems mounted below the walk's root (point → type), from the table the
+   * main thread read for this walk (find-route.ts decides with it too): the worker reads none.
+   */
+  pseudo: ReadonlyMap<string, string>;
   /** List with GNU find (find-source.ts), as find-route.ts decided; the JS walker if that fails. */
   find: boolean;
   /** A tree walk split with a helper thread (walk-split.ts): their port and control buffer. */

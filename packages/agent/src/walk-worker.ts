@@ -38,7 +38,7 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
       onEntry: out.onEntry,
       probe: new CallProbe(input.probe),
       skip: input.skip,
-      mounts: input.mounts,
+      pseudo: input.pseudo,
     });
   let source = newSource();
   // The root's lstat is held by the source: no system call.
