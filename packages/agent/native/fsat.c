@@ -46,19 +46,23 @@ static int one_component(napi_env env, napi_value value, char name[NAME_MAX + 1]
   return 0;
 }
 
-/*
- * The arguments of `fn(dirFd, name, third)`: the descriptor, the name, the third as given.
- * Returns 0; EINVAL when the name is not one component; -1 when it threw a TypeError.
- */
-static int at_args(napi_env env, napi_callback_info info, const char* fn, int32_t* fd, char name[NAME_MAX + 1],
-                   napi_value* third) {
+/* A call `fn(dirFd, name, third)` as read: `bad` is EINVAL when the name is not one component, else 0. */
+struct at_call {
+  int32_t fd;
+  char name[NAME_MAX + 1];
+  napi_value third;
+  int bad;
+};
+
+/* Reads the call's arguments into `c`; false when it threw a TypeError naming the wrong one. */
+static bool at_args(napi_env env, napi_callback_info info, const char* fn, struct at_call* c) {
   size_t argc = 3;
   napi_value argv[3];
   bool is_buffer = false;
   const char* wrong = NULL;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
     wrong = "takes three arguments";
-  else if (napi_get_value_int32(env, argv[0], fd) != napi_ok)
+  else if (napi_get_value_int32(env, argv[0], &c->fd) != napi_ok)
     wrong = "dirFd must be a number";
   else if (napi_is_buffer(env, argv[1], &is_buffer) != napi_ok || !is_buffer)
     wrong = "name must be a Buffer";
@@ -66,34 +70,32 @@ static int at_args(napi_env env, napi_callback_info info, const char* fn, int32_
     char msg[64];
     snprintf(msg, sizeof msg, "%s: %s", fn, wrong);
     napi_throw_type_error(env, NULL, msg);
-    return -1;
+    return false;
   }
-  *third = argv[2];
-  return one_component(env, argv[1], name);
+  c->third = argv[2];
+  c->bad = one_component(env, argv[1], c->name);
+  return true;
 }
 
 // lstatAt(dirFd: number, name: Buffer, out: Float64Array) -> 0, or the errno. Not followed
 // if it is a symlink.
 static napi_value lstat_at(napi_env env, napi_callback_info info) {
-  int32_t fd;
-  char name[NAME_MAX + 1];
-  napi_value out_value;
-  int bad = at_args(env, info, "lstatAt", &fd, name, &out_value);
-  if (bad < 0) return NULL;
+  struct at_call c;
+  if (!at_args(env, info, "lstatAt", &c)) return NULL;
   bool is_typed = false;
   napi_typedarray_type type;
   size_t count = 0;
   void* out_data = NULL;
-  if (napi_is_typedarray(env, out_value, &is_typed) == napi_ok && is_typed)
-    napi_get_typedarray_info(env, out_value, &type, &count, &out_data, NULL, NULL);
+  if (napi_is_typedarray(env, c.third, &is_typed) == napi_ok && is_typed)
+    napi_get_typedarray_info(env, c.third, &type, &count, &out_data, NULL, NULL);
   if (!is_typed || type != napi_float64_array || count < F_COUNT)
     return type_error(env, "lstatAt: out must be a Float64Array of 10");
-  if (bad != 0) return number(env, bad);
+  if (c.bad != 0) return number(env, c.bad);
 
   // AT_NO_AUTOMOUNT: as lstat(2) and find do, an automount point is described, not mounted
   // (a lister must not mount every map of an autofs directory it passes).
   struct statx st;
-  if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) return number(env, errno);
+  if (statx(c.fd, c.name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) return number(env, errno);
   double* out = out_data;
   out[F_MODE] = st.stx_mode;
   out[F_SIZE] = (double)st.stx_size;
@@ -112,15 +114,12 @@ static napi_value lstat_at(napi_env env, napi_callback_info info) {
 // openAt(dirFd: number, name: Buffer, dir: boolean) -> a descriptor (O_PATH), or -errno.
 // `dir`: it must be a directory (a symlink fails with ELOOP or ENOTDIR).
 static napi_value open_at(napi_env env, napi_callback_info info) {
-  int32_t fd;
-  char name[NAME_MAX + 1];
-  napi_value dir_value;
-  int bad = at_args(env, info, "openAt", &fd, name, &dir_value);
-  if (bad < 0) return NULL;
+  struct at_call c;
+  if (!at_args(env, info, "openAt", &c)) return NULL;
   bool dir;
-  if (napi_get_value_bool(env, dir_value, &dir) != napi_ok) return type_error(env, "openAt: dir must be a boolean");
-  if (bad != 0) return number(env, -bad);
-  int opened = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+  if (napi_get_value_bool(env, c.third, &dir) != napi_ok) return type_error(env, "openAt: dir must be a boolean");
+  if (c.bad != 0) return number(env, -c.bad);
+  int opened = openat(c.fd, c.name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
   return number(env, opened >= 0 ? opened : -errno);
 }
 
