@@ -83,7 +83,7 @@ static napi_value lstat_at(napi_env env, napi_callback_info info) {
   struct at_call c;
   if (!at_args(env, info, "lstatAt", &c)) return NULL;
   bool is_typed = false;
-  napi_typedarray_type type;
+  napi_typedarray_type type = napi_int8_array;
   size_t count = 0;
   void* out_data = NULL;
   if (napi_is_typedarray(env, c.third, &is_typed) == napi_ok && is_typed)
