@@ -1,6 +1,7 @@
 // What directory sizing (du-apparent.ts) reads of one entry: lstat of a name in its open
 // directory, by the native module where it is loaded (fsat.ts), else through the magic link.
 import * as fs from 'node:fs';
+import { typeFromMode } from '@fleetls/core';
 import { atFd } from './beneath.js';
 import { FIELDS, lstatAt } from './fsat.js';
 
@@ -14,10 +15,7 @@ export interface DuStat {
   dir: boolean;
 }
 
-const S_IFMT = 0o170000;
-const S_IFDIR = 0o040000;
-
-/** lstat of `name` in directory `fd`: by fstatat where the native module is loaded, else through the magic link. */
+/** lstat of `name` in directory `fd`: by the native module where it is loaded, else through the magic link. */
 export function duStat(fd: number, name: Buffer): DuStat {
   const f = lstatAt(fd, name);
   if (f !== undefined)
@@ -27,7 +25,7 @@ export function duStat(fd: number, name: Buffer): DuStat {
       nlink: f[FIELDS.nlink],
       size: f[FIELDS.size],
       blocks: f[FIELDS.blocks],
-      dir: (f[FIELDS.mode] & S_IFMT) === S_IFDIR,
+      dir: typeFromMode(f[FIELDS.mode]) === 'dir',
     };
   const st = fs.lstatSync(atFd(fd, name));
   return { dev: st.dev, ino: st.ino, nlink: st.nlink, size: st.size, blocks: st.blocks, dir: st.isDirectory() };

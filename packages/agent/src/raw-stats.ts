@@ -40,12 +40,9 @@ export function rawFromStats(name: Buffer, st: fs.BigIntStats): RawEntry {
   };
 }
 
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-
-/** An lstat by fstatat (fsat.ts's fields) is of a symlink. */
+/** An lstat by the native module (fsat.ts's fields) is of a symlink. */
 export function fieldsAreLink(f: Float64Array): boolean {
-  return (f[FIELDS.mode] & S_IFMT) === S_IFLNK;
+  return typeFromMode(f[FIELDS.mode]) === 'symlink';
 }
 
 /** rawFromStats of an lstat by the native module: the same entry. */
