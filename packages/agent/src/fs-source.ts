@@ -20,7 +20,7 @@ import { FdPaths } from './fd-paths.js';
 import { lstatAt } from './fsat.js';
 import type { SkippedPath } from './hung-mounts.js';
 import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
-import { pseudoMountsBelow, readMounts, under } from './mounts.js';
+import { pseudoMountsUnder, readMounts, under } from './mounts.js';
 import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
 import { SmallDirs } from './small-dirs.js';
 import { WalkCancelled } from './walk-cancelled.js';
@@ -77,7 +77,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const onEntry = opts.onEntry;
   const probe = opts.probe;
   const skip = opts.skip ?? [];
-  const pseudo = opts.pseudo ?? pseudoMountsBelow(readMounts(), rootBuf.toString('latin1'));
+  const pseudo = opts.pseudo ?? pseudoMountsUnder(readMounts(), path);
   const smallDirs = new SmallDirs();
   /** Logical paths (for the probe and the skip list) and descriptor paths (for the calls). */
   const paths = new FdPaths(base);

@@ -3,6 +3,7 @@
 // is safe while a mount hangs. Mount points are latin1 strings of their bytes, as the
 // walker's paths are.
 import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { PSEUDO_FS_TYPES } from '@fleetls/core';
 
@@ -98,6 +99,11 @@ export function mountOf(mounts: readonly Mount[], path: string): Mount | undefin
  * Mount points of pseudo file systems below `root` (latin1 → type), other than the one the
  * root is on: a walk lists them but does not enter them, unless asked for them by path.
  */
+/** pseudoMountsBelow of a walk's root path as given (resolved; its bytes as the walker's latin1 keys). */
+export function pseudoMountsUnder(mounts: readonly Mount[], root: string): Map<string, string> {
+  return pseudoMountsBelow(mounts, Buffer.from(nodePath.resolve(root)).toString('latin1'));
+}
+
 export function pseudoMountsBelow(mounts: readonly Mount[], root: string): Map<string, string> {
   const own = mountOf(mounts, root)?.point;
   const below = new Map<string, string>();

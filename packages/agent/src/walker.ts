@@ -8,14 +8,13 @@
 // abandoned: it is never reused, and counts as stuck until its call returns. Its mount is
 // marked hung (hung-mounts.ts) and the walk goes on in a fresh worker from the last row the
 // stuck one sent, the hung mount listed as TIMEOUT; its rows and summary read as one walk.
-import * as nodePath from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { CallWatch, type StuckCall } from './call-probe.js';
 import { takeFind } from './find-route.js';
 import { DEFAULT_FS_TIMEOUT_MS, type HungMount } from './hung-mounts.js';
-import { pseudoMountsBelow, readMounts } from './mounts.js';
+import { pseudoMountsUnder, readMounts } from './mounts.js';
 import {
   CANCEL,
   CONTROL_SLOTS,
@@ -203,8 +202,8 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     const skip = hung.active().map(({ point, exact, detail }) => ({ point, exact, detail }));
     // Read once per walk part: find-route.ts decides with it and the worker's source prunes by it.
     const mounts = readMounts();
-    // The worker is given only what it prunes: the pseudo file systems below the root (fs-source.ts's key).
-    const pseudo = pseudoMountsBelow(mounts, Buffer.from(nodePath.resolve(partReq.path)).toString('latin1'));
+    // The worker is given only what it prunes: the pseudo file systems below the root.
+    const pseudo = pseudoMountsUnder(mounts, partReq.path);
     const input: WorkerInput = {
       req: partReq,
       allowedRoots: opts.allowedRoots,
