@@ -7,6 +7,9 @@
 //   had it since 2.28, the packages' floor, where fstatat's own symbol is 2.33's);
 // - openAt: openat(N, name, O_PATH|O_NOFOLLOW|O_CLOEXEC[|O_DIRECTORY]): a handle for
 //   lookups only, never for reading, so a FIFO or a device is never opened for I/O.
+// - mountsChanged: poll(2) of a kept /proc/self/mountinfo descriptor for POLLPRI, which the
+//   kernel raises once a mount or unmount happened since the last poll: the table is read
+//   again only then, where reading it costs a walk the kernel's printing of every mount.
 // A name must be one component: no "/", no NUL, not "." or "..". Read-only: nothing here
 // reads a file or changes anything. Node-API, so one build serves Node 20, 22 and 24 and
 // the packaged runtime.
@@ -15,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <node_api.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -123,11 +127,29 @@ static napi_value open_at(napi_env env, napi_callback_info info) {
   return number(env, opened >= 0 ? opened : -errno);
 }
 
+// mountsChanged(fd: number) -> 1 when the mount table changed since this descriptor's last
+// poll (or its open), 0 when not, or -errno. Never waits.
+static napi_value mounts_changed(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 1 ||
+      napi_get_value_int32(env, argv[0], &fd) != napi_ok)
+    return type_error(env, "mountsChanged: fd must be a number");
+  struct pollfd p = {.fd = fd, .events = POLLPRI};
+  int n = poll(&p, 1, 0);
+  if (n < 0) return number(env, -errno);
+  if (p.revents & POLLNVAL) return number(env, -EBADF);
+  return number(env, (p.revents & (POLLPRI | POLLERR)) != 0 ? 1 : 0);
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   if (napi_create_function(env, "lstatAt", NAPI_AUTO_LENGTH, lstat_at, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "lstatAt", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "openAt", NAPI_AUTO_LENGTH, open_at, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "openAt", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "mountsChanged", NAPI_AUTO_LENGTH, mounts_changed, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "mountsChanged", fn) != napi_ok) return NULL;
   return exports;
 }

@@ -18,6 +18,8 @@ interface Fsat {
   lstatAt(dirFd: number, name: Buffer, out: Float64Array): number;
   /** openat(dirFd, name, O_PATH|O_NOFOLLOW|O_CLOEXEC[|O_DIRECTORY]): the descriptor, or -errno. */
   openAt(dirFd: number, name: Buffer, dir: boolean): number;
+  /** poll(2) of a /proc/self/mountinfo descriptor for POLLPRI: 1 changed since its last poll, 0 not, or -errno. */
+  mountsChanged(fd: number): number;
 }
 
 /** The order fsat.c writes an lstat into its Float64Array. */
@@ -78,9 +80,13 @@ function load(): Loaded {
       tried.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
       continue;
     }
-    if (typeof m.exports.lstatAt === 'function' && typeof m.exports.openAt === 'function')
+    if (
+      typeof m.exports.lstatAt === 'function' &&
+      typeof m.exports.openAt === 'function' &&
+      typeof m.exports.mountsChanged === 'function'
+    )
       return { fsat: m.exports as Fsat, route: `fstatat (${file})` };
-    tried.push(`${file}: not this agent's module (no lstatAt and openAt)`);
+    tried.push(`${file}: not this agent's module (no lstatAt, openAt and mountsChanged)`);
   }
   return { fsat: undefined, route: `proc-fd (no native module: ${tried.join('; ') || 'none looked for'})` };
 }
@@ -122,6 +128,18 @@ export function openPathAt(dirFd: number, name: Buffer, dir: boolean): number | 
   const fd = fsat.openAt(dirFd, name, dir);
   if (fd >= 0) return fd;
   throw errnoError(-fd, 'open');
+}
+
+/**
+ * Whether the mount table changed since the last call with this /proc/self/mountinfo
+ * descriptor (or since it was opened): the kernel says so by POLLPRI. Undefined when the
+ * module is not loaded or the poll failed: then the caller cannot know, and reads the table.
+ */
+export function mountsChanged(mountinfoFd: number): boolean | undefined {
+  const fsat = (loaded ?? loadedOnce()).fsat;
+  if (fsat === undefined) return undefined;
+  const r = fsat.mountsChanged(mountinfoFd);
+  return r < 0 ? undefined : r === 1;
 }
 
 /** An Error as node:fs throws it: its `code` the errno's name. */

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { PSEUDO_FS_TYPES } from '@fleetls/core';
+import { mountsChanged } from './fsat.js';
 
 const PSEUDO = new Set<string>(PSEUDO_FS_TYPES);
 
@@ -64,12 +65,15 @@ function tableBytes(): Buffer {
 let parsed: { bytes: Buffer; mounts: Mount[] } | undefined;
 
 /**
- * The mount table now. Read on every call (a mount made a moment ago counts), parsed only
- * when its text changed: per small walk, reading, parsing and handing the table to the
- * walk's worker were ~0.2 ms of the agent's CPU (bench/results/structure.why.md). Callers
- * do not change the array.
+ * The mount table now (a mount made a moment ago counts). In the main thread with the native
+ * module, the kernel says by poll(2) on the kept descriptor whether a mount or unmount happened
+ * since the last look, and the table is read only then: printing it costs the kernel
+ * ~20-100 µs, per small walk the largest of the agent's per-walk costs
+ * (bench/results/structure.why.md). Without the module it is read every time and parsed
+ * only when its text changed. Callers do not change the array.
  */
 export function readMounts(): readonly Mount[] {
+  if (parsed !== undefined && isMainThread && mountsChanged(kept.fd) === false) return parsed.mounts;
   let bytes: Buffer;
   try {
     bytes = tableBytes();
