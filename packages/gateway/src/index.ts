@@ -46,7 +46,7 @@ export {
   createLogger,
   droppedLogLines,
   type Logger,
-  REDACT_PATHS,
+  SECRET_KEYS,
 } from './logger.js';
 export {
   createMcpServer,

@@ -24,7 +24,8 @@ describe('createLogger', () => {
       },
       'hello',
     );
-    log.child({ host: 'web-1' }).debug({ cfg: { token: 't0k' } }, 'child');
+    const request = { headers: { authorization: 'Bearer t0k' }, path: '/srv' };
+    log.child({ host: 'web-1', token: 't0k' }).debug({ cfg: { token: 't0k' }, request }, 'child');
     closeSync(fd);
     const lines = readFileSync(file, 'utf8')
       .trim()
@@ -45,7 +46,10 @@ describe('createLogger', () => {
       user: 'fleet',
     });
     assert.equal(second.host, 'web-1');
+    assert.equal(second.token, '[redacted]', "a child's bindings are censored too");
     assert.deepEqual(second.cfg, { token: '[redacted]' });
+    assert.deepEqual(second.request, { headers: { authorization: '[redacted]' }, path: '/srv' });
+    assert.equal(request.headers.authorization, 'Bearer t0k', "the caller's object is not changed");
     assert.ok(!readFileSync(file, 'utf8').includes('t0k'));
   });
 

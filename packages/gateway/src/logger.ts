@@ -1,2 +1,2 @@
 // The gateway logs through the one fleetls logger configuration (@fleetls/runtime).
-export { createLogger, droppedLogLines, type Logger, REDACT_PATHS } from '@fleetls/runtime/logger';
+export { createLogger, droppedLogLines, type Logger, SECRET_KEYS } from '@fleetls/runtime/logger';

@@ -6,7 +6,7 @@ export { callerOf } from './caller.js';
 export { metricsInterceptor, tokenDigest, tokenInterceptor } from './interceptors.js';
 // Symbols below are for tests and the other fleetls packages' internals. The metrics
 // registry is @fleetls/runtime/metrics: prom-client loads only where metrics are served.
-export { createLogger, droppedLogLines, LOG_BUFFER_BYTES, type Logger, REDACT_PATHS } from './logger.js';
+export { createLogger, droppedLogLines, LOG_BUFFER_BYTES, type Logger, SECRET_KEYS } from './logger.js';
 export { readSettingFile } from './setting-file.js';
 export { readToken } from './token.js';
 export { packageVersion } from './version.js';
