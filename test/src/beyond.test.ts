@@ -9,10 +9,10 @@ import { chmodSync, chownSync, cpSync, linkSync, truncateSync, utimesSync, write
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bindMountedOver, makeTree, range, type TreeSpec } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type Sshd, shimPath, sshInventory, startSshd } from './helpers/sshd.js';
 
 type Json = Record<string, unknown>;
@@ -67,9 +67,7 @@ function startNamespacedAgent(path: string, other: string, uid: number, gid: num
 }
 
 async function gateway(inventory: string): Promise<Client> {
-  const client = new Client({ name: 'beyond-test', version: '1.0.0' });
-  await client.connect(stdioGateway(['--inventory', inventory]));
-  return client;
+  return (await stdioClient('beyond-test', {}, { args: ['--inventory', inventory] })).client;
 }
 
 describe('filters, diff_directory and disk_usage over every transport', () => {

@@ -13,11 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, type StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { makePki } from './helpers/certs.js';
 import { type FuseMount, mountFuse } from './helpers/fuse.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
 import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
@@ -32,10 +31,7 @@ const SLOW_ROWS = 15 + 15 * 20;
 
 type Json = Record<string, unknown>;
 
-function gateway(inventory: string): { client: Client; transport: StdioClientTransport } {
-  const transport = stdioGateway(['--inventory', inventory], getDefaultEnvironment());
-  return { client: new Client({ name: 'faults-test', version: '1.0.0' }), transport };
-}
+const gateway = (inventory: string) => stdioClient('faults-test', {}, { args: ['--inventory', inventory] });
 
 async function listDirectory(client: Client, args: Json): Promise<Json> {
   const res = await client.callTool({
@@ -123,8 +119,7 @@ describe('faults on real hosts', () => {
   });
 
   it('an agent killed mid-walk, a silent agent and a cut link: each its status, the healthy host whole', async () => {
-    const { client, transport } = gateway(inventory);
-    await client.connect(transport);
+    const { client } = await gateway(inventory);
     try {
       const [killed, cut] = [hosts[1], hosts[3]];
       const answer = listDirectory(client, { host: 'all', path: join(tree, 'slow') });
@@ -161,8 +156,7 @@ describe('faults on real hosts', () => {
 
   it('a gateway killed mid-call: the next gateway answers, and the agent cancelled the orphaned walk', async () => {
     const ok = hosts[0];
-    const first = gateway(inventory);
-    await first.client.connect(first.transport);
+    const first = await gateway(inventory);
     const ends = () => logged(ok, 'walk end');
     const endsBefore = ends();
     const orphaned = first.client
@@ -176,8 +170,7 @@ describe('faults on real hosts', () => {
     assert.ok((await orphaned) instanceof Error, 'the call to the killed gateway fails');
     await first.client.close().catch(() => {});
 
-    const second = gateway(inventory);
-    await second.client.connect(second.transport);
+    const second = await gateway(inventory);
     try {
       const got = await listDirectory(second.client, { host: 'ok', path: join(tree, 'slow') });
       assert.equal(statusOf(got).ok, 'ok');
@@ -220,8 +213,7 @@ describe('faults on real hosts', () => {
           '',
         ].join('\n'),
       );
-      const { client, transport } = gateway(inv);
-      await client.connect(transport);
+      const { client } = await gateway(inv);
       try {
         const answer = client.callTool({
           name: 'list_directory',

@@ -12,10 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { checkRankedAnswer, type RankedAnswer } from '@fleetls/gateway/testing';
 import { makeTree, range, waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type AgentProcess, LOADED_HOST_ARGS, startAgent } from './helpers/agent-process.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 
 const AGENTS = 20;
 const CALLS = 200;
@@ -61,15 +59,19 @@ describe('load on one gateway', () => {
       inventory,
       ['hosts:', ...agents.map((a, i) => `  h${i}: { agent: "${a.address}" }`), 'agent_tls: insecure', ''].join('\n'),
     );
-    const transport = stdioGateway(['--inventory', inventory], getDefaultEnvironment());
     // Keep the tail of the gateway's log to show on failure. (Unread, the pipe would fill and
     // the gateway drop log lines, never block: log-never-blocks.test.ts.)
     let stderr = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
-    });
-    const client = new Client({ name: 'load-test', version: '1.0.0' });
-    await client.connect(transport);
+    const { client, transport } = await stdioClient(
+      'load-test',
+      {},
+      {
+        args: ['--inventory', inventory],
+        stderr: (chunk) => {
+          stderr = (stderr + chunk).slice(-4000);
+        },
+      },
+    );
     const gatewayPid = transport.pid as number;
     const call = (topN: number) =>
       client.callTool(

@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import type { Stream } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, type StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type McpFleetFixture, startMcpFleet } from './mcp-fixture.js';
 
 /**
@@ -27,11 +26,9 @@ const AT_ONCE = 10;
 
 type LogLine = { msg?: string; audit?: string; tool?: string; dropped?: number };
 
-function serve(inventory: string): { client: Client; transport: StdioClientTransport } {
-  // stderr a pipe that nothing reads until the test says so.
-  const transport = stdioGateway(['--inventory', inventory, '--log-level', 'debug'], getDefaultEnvironment());
-  return { client: new Client({ name: 'log-never-blocks', version: '1.0.0' }), transport };
-}
+// stderr a pipe that nothing reads until the test says so.
+const serve = (inventory: string) =>
+  stdioClient('log-never-blocks', {}, { args: ['--inventory', inventory, '--log-level', 'debug'], stderr: 'pipe' });
 
 /** Reads the stream from now on; lines() parses what arrived. */
 function reader(stream: Stream | null): { lines: () => LogLine[]; ended: Promise<void> } {
@@ -93,8 +90,7 @@ describe('the gateway never waits on its log', () => {
   };
 
   it(`answers ${CALLS} calls while nobody reads its stderr, then says how many lines it dropped`, async () => {
-    const { client, transport } = serve(fleet.inventory);
-    await client.connect(transport);
+    const { client, transport } = await serve(fleet.inventory);
     try {
       await callsOf(client, CALLS);
       const hosts = await client.callTool({ name: 'list_hosts', arguments: {} }, undefined, { timeout: 30_000 });
@@ -115,8 +111,7 @@ describe('the gateway never waits on its log', () => {
   });
 
   it('an orderly exit in front of a late reader writes every buffered line', async () => {
-    const { client, transport } = serve(fleet.inventory);
-    await client.connect(transport);
+    const { client, transport } = await serve(fleet.inventory);
     try {
       await callsOf(client, EXIT_CALLS);
     } catch (err) {

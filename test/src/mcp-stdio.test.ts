@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { TOOLS } from '@fleetls/gateway';
-import { withContract } from '@fleetls/gateway/testing';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type McpFleetFixture, mcpTree, startMcpFleet } from './mcp-fixture.js';
 
 function text(r: CallToolResult): string {
@@ -15,9 +14,7 @@ function text(r: CallToolResult): string {
 }
 
 async function spawnClient(env: Record<string, string>, args: string[] = []): Promise<Client> {
-  const client = withContract(new Client({ name: 'fleetls-e2e', version: '1.0.0' }));
-  await client.connect(stdioGateway(args, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }));
-  return client;
+  return (await stdioClient('fleetls-e2e', env, { args })).client;
 }
 
 type Items = { host: string; path: string; size: number }[];

@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { resolveWalkRequest } from '@fleetls/core';
 import { createLogger } from '@fleetls/gateway';
-import { withContract } from '@fleetls/gateway/testing';
 import { waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
 const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-backend.js'));
@@ -33,20 +32,11 @@ type Answer = Record<string, unknown> & { hosts: HostRow[]; items?: Record<strin
 const gatewayLogs: string[] = [];
 
 async function gateway(inventory: string): Promise<Client> {
-  const client = withContract(new Client({ name: 'nats-cluster', version: '1.0.0' }));
-  const transport = stdioGateway(['--inventory', inventory]);
   const slot = gatewayLogs.push('') - 1;
-  transport.stderr?.on('data', (d: Buffer) => {
-    gatewayLogs[slot] = (gatewayLogs[slot] + d.toString()).slice(-16_384);
-  });
-  try {
-    await client.connect(transport, { timeout: 180_000 });
-  } catch (err) {
-    // A start-up that timed out must not leave the gateway running (and the test waiting on it).
-    await transport.close().catch(() => undefined);
-    throw err;
-  }
-  return client;
+  const stderr = (d: string) => {
+    gatewayLogs[slot] = (gatewayLogs[slot] + d).slice(-16_384);
+  };
+  return (await stdioClient('nats-cluster', {}, { args: ['--inventory', inventory], stderr, timeout: 180_000 })).client;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {

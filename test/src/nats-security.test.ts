@@ -7,14 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
 import { makeTree, waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createUser } from '@nats-io/nkeys';
 import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { makePki, type TestPki } from './helpers/certs.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
 const SHIPPED_CONF = join(REPO_ROOT, 'deploy/nats/nats-server.conf');
@@ -96,8 +95,11 @@ describe('NATS with per-host permissions and verified TLS', () => {
         }),
       ),
     );
-    client = withContract(new Client({ name: 'nats-sec', version: '1.0.0' }));
-    await client.connect(stdioGateway(['--nats', url, '--nats-creds', keys.gw.seedFile, ...tlsFlags()]));
+    ({ client } = await stdioClient(
+      'nats-sec',
+      { FLEETLS_INVENTORY: '' },
+      { args: ['--nats', url, '--nats-creds', keys.gw.seedFile, ...tlsFlags()] },
+    ));
   });
 
   after(async () => {

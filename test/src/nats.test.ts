@@ -8,12 +8,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { resolveWalkRequest } from '@fleetls/core';
 import { createLogger } from '@fleetls/gateway';
-import { withContract } from '@fleetls/gateway/testing';
 import { waitFor } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
 const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-backend.js'));
@@ -24,9 +23,7 @@ const logger = createLogger({ name: 'nats-test', level: 'silent' });
 type Structured = Record<string, unknown> & { hosts?: { host: string; status: string; error?: string }[] };
 
 async function gateway(args: string[]): Promise<Client> {
-  const client = withContract(new Client({ name: 'nats-test', version: '1.0.0' }));
-  await client.connect(stdioGateway(args));
-  return client;
+  return (await stdioClient('nats-test', { FLEETLS_INVENTORY: '' }, { args })).client;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Structured> {

@@ -8,12 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
 import { makeTree } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { makePki } from './helpers/certs.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { ip, makeHost, removeHost, startAgentIn, type TestHost } from './helpers/netns.js';
 
 type Json = Record<string, unknown>;
@@ -54,8 +52,7 @@ describe('a fleet of network namespaces over mTLS', () => {
         '',
       ].join('\n'),
     );
-    client = withContract(new Client({ name: 'netns-test', version: '1.0.0' }));
-    await client.connect(stdioGateway(['--inventory', inventory], getDefaultEnvironment()));
+    ({ client } = await stdioClient('netns-test', {}, { args: ['--inventory', inventory] }));
   });
 
   after(async () => {

@@ -6,11 +6,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
 type Json = Record<string, unknown>;
@@ -34,18 +33,9 @@ function pagedTree(): TreeSpec {
 }
 
 async function gateway(inventory: string, maxAnswerBytes: number): Promise<Client> {
-  const client = withContract(new Client({ name: 'paging-test', version: '1.0.0' }));
-  await client.connect(
-    stdioGateway([
-      '--inventory',
-      inventory,
-      '--max-answer-bytes',
-      String(maxAnswerBytes),
-      '--max-answer-tokens',
-      String(maxAnswerBytes),
-    ]),
-  );
-  return client;
+  const max = String(maxAnswerBytes);
+  const args = ['--inventory', inventory, '--max-answer-bytes', max, '--max-answer-tokens', max];
+  return (await stdioClient('paging-test', {}, { args })).client;
 }
 
 async function call(client: Client, name: string, args: Json): Promise<Json> {

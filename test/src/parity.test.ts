@@ -10,11 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { withContract } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
-import { stdioGateway } from './helpers/gateway-process.js';
+import { stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 import { tcpListenersOf } from './helpers/proc-sockets.js';
 import { ensureUser, type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
@@ -49,9 +48,7 @@ const PARITY_TREE: TreeSpec = [
 ];
 
 async function gateway(inventory: string): Promise<Client> {
-  const client = withContract(new Client({ name: 'parity-test', version: '1.0.0' }));
-  await client.connect(stdioGateway(['--inventory', inventory]));
-  return client;
+  return (await stdioClient('parity-test', {}, { args: ['--inventory', inventory] })).client;
 }
 
 type Json = Record<string, unknown>;

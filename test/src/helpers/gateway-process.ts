@@ -40,30 +40,48 @@ export async function startHttpGateway(args: string[], env: Record<string, strin
   return { gateway, base };
 }
 
-/**
- * `fleetls serve` over stdio, as an MCP host starts it, for a Client to connect to. `env` is
- * its whole environment: by default this one's with no inventory.
- */
-export function stdioGateway(
-  args: string[],
-  env: Record<string, string> = { ...(process.env as Record<string, string>), FLEETLS_INVENTORY: '' },
-  stderr: 'pipe' | 'ignore' = 'pipe',
-): StdioClientTransport {
-  return new StdioClientTransport({ command: process.execPath, args: [GATEWAY_MAIN, 'serve', ...args], env, stderr });
+/** What a test asks of its stdio gateway beyond `fleetls serve` and a checked client. */
+export interface StdioClientOptions {
+  /** More arguments to `fleetls serve`. */
+  args?: string[];
+  /**
+   * The gateway's stderr (its log): ignored by default; 'pipe' makes it transport.stderr,
+   * unread until the test reads it; a function is handed every chunk from the start.
+   */
+  stderr?: 'ignore' | 'pipe' | ((chunk: string) => void);
+  /** How long the MCP handshake may take, in ms (the SDK's default otherwise). */
+  timeout?: number;
+  /** false: answers are not checked against the tools' contract. */
+  contract?: boolean;
 }
 
 /**
- * An SDK client of `fleetls serve` over stdio (its stderr ignored) and its transport (the
- * gateway's pid): the gateway's environment is PATH, HOME and `env`.
+ * An SDK client of `fleetls serve` over stdio, as an MCP host starts it, and its transport
+ * (the gateway's pid). The gateway's environment is the SDK's default one (HOME, LOGNAME,
+ * PATH, SHELL, TERM, USER) and `env`. A gateway that fails its handshake is stopped before
+ * this throws: the SDK's own close then is not awaited, and a test would go on beside it.
  */
 export async function stdioClient(
   name: string,
-  env: Record<string, string>,
+  env: Record<string, string> = {},
+  opts: StdioClientOptions = {},
 ): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = stdioGateway([], { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, 'ignore');
-  const client = withContract(new Client({ name, version: '1.0.0' }));
-  await client.connect(transport);
-  return { client, transport };
+  const { stderr = 'ignore' } = opts;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [GATEWAY_MAIN, 'serve', ...(opts.args ?? [])],
+    env,
+    stderr: stderr === 'ignore' ? 'ignore' : 'pipe',
+  });
+  if (typeof stderr === 'function') transport.stderr?.on('data', (d: Buffer) => stderr(d.toString('utf8')));
+  const client = new Client({ name, version: '1.0.0' });
+  try {
+    await client.connect(transport, opts.timeout === undefined ? undefined : { timeout: opts.timeout });
+  } catch (err) {
+    await transport.close().catch(() => undefined);
+    throw err;
+  }
+  return { client: opts.contract === false ? client : withContract(client), transport };
 }
 
 /** An SDK client of `fleetls serve --http` at `url` (its /mcp), with `token` as its bearer token. */
