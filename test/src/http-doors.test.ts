@@ -167,14 +167,12 @@ describe('serve --http without an inventory, with --allow DIR', () => {
 
 describe('serve --http with an inventory that does not name localhost', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'fleetls-doors-'));
-  const tree = join(tmp, 'tree');
   let agent: Awaited<ReturnType<typeof countingAgent>>;
   let gw: GatewayProcess;
   let base: string;
   let port: string;
 
   before(async () => {
-    makeTree(tree, { 'sub/a.log': 'a' });
     agent = await countingAgent();
     const inventory = join(tmp, 'fleetls.yaml');
     writeFileSync(
