@@ -57,7 +57,7 @@ async function startAgents(n: number, main: string, nodeFlags: string[] = []): P
     const batch = Math.min(4, n - out.length);
     out.push(
       ...(await Promise.all(
-        Array.from({ length: batch }, () => startAgent([benchDir()], 120_000, [], nodeFlags, main)),
+        Array.from({ length: batch }, () => startAgent([benchDir()], { timeoutMs: 120_000, nodeFlags, main })),
       )),
     );
   }

@@ -125,21 +125,28 @@ export function shippedAgentNodeFlags(): string[] {
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string[]>)['fleetls-agent'] ?? [];
 }
 
-/**
- * Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line;
- * `nodeFlags` go to node before the program (the shipped executable's: shippedAgentNodeFlags()).
- * `main` is another build's agent (ab-structure.ts runs two builds side by side).
- */
-export function startAgent(
-  allow: string[],
-  timeoutMs = 30_000,
-  extra: string[] = [],
-  nodeFlags: string[] = [],
-  main = AGENT_MAIN,
-): Promise<AgentProc> {
+/** How an agent of the bench starts, beyond its --allow roots. */
+export interface AgentOptions {
+  /** How long it may take to say it listens. */
+  timeoutMs?: number;
+  /** More arguments to the agent. */
+  args?: string[];
+  /** Flags to node before the program (the shipped executable's: shippedAgentNodeFlags()). */
+  nodeFlags?: string[];
+  /** Another build's agent (ab-structure.ts runs two builds side by side). */
+  main?: string;
+  /** A command prefix it runs under, which execs it (bindMountedOver: a host whose tree differs). */
+  wrap?: string[];
+}
+
+/** Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line. */
+export function startAgent(allow: string[], opts: AgentOptions = {}): Promise<AgentProc> {
+  const { timeoutMs = 30_000, main = AGENT_MAIN } = opts;
   if (!fs.existsSync(main)) return Promise.reject(new Error(`${main} is not built`));
-  const args = [
-    ...nodeFlags,
+  const [command, ...args] = [
+    ...(opts.wrap ?? []),
+    process.execPath,
+    ...(opts.nodeFlags ?? []),
     main,
     // An empty config: a host's /etc/fleetls/agent.yaml must not change what the bench measures.
     '--config',
@@ -148,9 +155,9 @@ export function startAgent(
     '127.0.0.1:0',
     '--insecure',
     ...allow.flatMap((a) => ['--allow', a]),
-    ...extra,
+    ...(opts.args ?? []),
   ];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, LOG_LEVEL: 'info' },
   });

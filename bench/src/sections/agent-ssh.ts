@@ -26,12 +26,9 @@ export async function run(ctx: BenchContext): Promise<void> {
   const socket = path.join(sshd.dir, 'agent.sock');
   const tcpAgent = await startAgent([benchDir()]);
   // The same agent, on a Unix socket its SSH login may use (the login's group), no TCP port.
-  const unixAgent = await startAgent([benchDir()], 30_000, [
-    '--listen',
-    `unix:${socket}`,
-    '--socket-group',
-    String(sshd.gid),
-  ]);
+  const unixAgent = await startAgent([benchDir()], {
+    args: ['--listen', `unix:${socket}`, '--socket-group', String(sshd.gid)],
+  });
   const openSsh = new OpenSsh(sshd, path.join(ctx.scratch, 'agent-ssh-ctl'));
   const gateways: McpServerProc[] = [];
   try {

@@ -1,59 +1,19 @@
 // Beyond the seeds: diff_directory over 10 and 50 agents on the 10k tree with one host that
 // differs (an agent in its own mount namespace, where a changed copy of the tree is mounted
 // at the same path), and disk_usage depth 2 on the 300k tree against du -b -d 2 | sort -n | tail.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bindMountedOver } from '@fleetls/testkit';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
 import { startFleetls } from '../mcp.js';
-import {
-  AGENT_MAIN,
-  type AgentHostProc,
-  sh,
-  startAgent,
-  startAgentHost,
-  track,
-  untrack,
-  withTimeout,
-} from '../proc.js';
+import { type AgentHostProc, sh, startAgent, startAgentHost } from '../proc.js';
 import { ratio } from '../report.js';
 import { fmtBytes, fmtMs, sampled } from '../stats.js';
 import { timeTool, writeInventory } from '../tools.js';
 
 export const name = 'beyond';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;
-
-/** An agent that sees `other` at `root` (a bind mount in its own mount namespace): a host whose tree differs. */
-function startOddAgent(root: string, other: string): Promise<{ address: string; stop(): void }> {
-  const agent = [process.execPath, AGENT_MAIN, '--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure'];
-  const [command, ...args] = [...bindMountedOver(other, root), ...agent, '--allow', root];
-  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  track(child.pid);
-  return withTimeout(
-    new Promise((resolve, reject) => {
-      let raw = '';
-      child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        raw += d;
-        const line = raw.split('\n').find((l) => l.includes('"msg":"listening"'));
-        const port = line && /"port":(\d+)/.exec(line)?.[1];
-        if (port) {
-          resolve({
-            address: `127.0.0.1:${port}`,
-            stop: () => {
-              child.kill('SIGKILL');
-              untrack(child.pid);
-            },
-          });
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`odd agent exited ${code}: ${raw.slice(-400)}`)));
-    }),
-    60_000,
-    'odd agent',
-  );
-}
 
 async function diffSection(ctx: BenchContext): Promise<void> {
   const root = (await ctx.tree('small')).root;
@@ -75,7 +35,8 @@ async function diffSection(ctx: BenchContext): Promise<void> {
   const firstFile = (await sh(`find '${other}' -type f -print -quit`, { timeoutMs: 30_000 })).stdout.trim();
   fs.appendFileSync(firstFile, 'grown');
   fs.writeFileSync(path.join(other, 'only-on-one-host.conf'), 'x');
-  const odd = await startOddAgent(root, other);
+  // The odd host: an agent that sees `other` at `root` (a bind mount in its own mount namespace).
+  const odd = await startAgent([root], { timeoutMs: 60_000, wrap: bindMountedOver(other, root) });
   const hosts: AgentHostProc[] = [];
   try {
     for (const n of [10, 50]) {
@@ -126,7 +87,7 @@ async function diffSection(ctx: BenchContext): Promise<void> {
     }
     table.intro = `diff_directory host=all depth=10 max_items_per_dir=10000 on the 10k tree (${root}), through \`fleetls serve\` with an inventory of N plaintext agents on 127.0.0.1: N - 1 agents see the tree (10 agent servers per process), one sees a copy with one file grown and one file more (its own mount namespace). Groups = hosts per group, largest first. Identical hosts cost one line: the answer's size does not grow with N. All agents share this machine's cores, so their walks (N × 10k entries) grow with N here; a host not done within the MCP call's 40 s deadline is a timeout row, and a host cut short is compared only where it listed.`;
   } finally {
-    odd.stop();
+    await odd.stop();
     for (const h of hosts) await h.stop();
   }
 }
@@ -137,7 +98,7 @@ async function duSection(ctx: BenchContext): Promise<void> {
     const r = await sh(`du -b --one-file-system -d 2 '${root}' | sort -n | tail -n 21`, { timeoutMs: 300_000 });
     return { ms: r.ms, out: r.stdout };
   }, ctx.args.runs);
-  const agent = await startAgent([root], 60_000);
+  const agent = await startAgent([root], { timeoutMs: 60_000 });
   const inv = path.join(ctx.scratch, 'beyond-du.yaml');
   writeInventory(inv, { host: `agent: "${agent.address}"` }, 'defaults:\n  deadline_ms: 120000\n');
   const gw = await startFleetls({ inventory: inv, cwd: ctx.home('gw-du'), home: ctx.home('gw-du') });

@@ -46,7 +46,9 @@ function wholeAnswers(gw: McpServerProc, n: number): McpServerProc {
 async function startAgents(n: number, pool: AgentProc[]): Promise<void> {
   while (pool.length < n) {
     const batch = Math.min(8, n - pool.length);
-    const started = await Promise.all(Array.from({ length: batch }, () => startAgent([benchDir()], 60_000)));
+    const started = await Promise.all(
+      Array.from({ length: batch }, () => startAgent([benchDir()], { timeoutMs: 60_000 })),
+    );
     pool.push(...started);
   }
 }

@@ -44,7 +44,7 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
   try {
     // Five at a time: twenty agents starting at once on two cores can miss their start timeout.
     while (agents.length < AGENTS) {
-      agents.push(...(await Promise.all(Array.from({ length: 5 }, () => startAgent([dir], 60_000)))));
+      agents.push(...(await Promise.all(Array.from({ length: 5 }, () => startAgent([dir], { timeoutMs: 60_000 })))));
     }
     const hosts: Record<string, string> = {};
     agents.forEach((a, i) => {
@@ -180,7 +180,7 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
 
 async function walkBurst(ctx: BenchContext): Promise<void> {
   const root = (await ctx.tree('small')).root;
-  const agent = await startAgent([root], 60_000, ['--max-concurrent-walks', String(MAX_WALKS)]);
+  const agent = await startAgent([root], { timeoutMs: 60_000, args: ['--max-concurrent-walks', String(MAX_WALKS)] });
   const { proto } = loadContract();
   const client = new proto.fleetls.v1.Agent(agent.address, grpc.credentials.createInsecure()) as unknown as AgentClient;
   try {

@@ -145,7 +145,10 @@ export async function run(ctx: BenchContext): Promise<void> {
     }
     for (let i = 0; i < REAL_AGENTS; i += 5) {
       const batch = Array.from({ length: Math.min(5, REAL_AGENTS - i) }, (_, j) =>
-        startAgent([small], 60_000, ['--connect', url, '--name', `real-${String(i + j).padStart(2, '0')}`]),
+        startAgent([small], {
+          timeoutMs: 60_000,
+          args: ['--connect', url, '--name', `real-${String(i + j).padStart(2, '0')}`],
+        }),
       );
       agents.push(...(await Promise.all(batch)));
     }

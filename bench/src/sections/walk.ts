@@ -92,8 +92,8 @@ export async function run(ctx: BenchContext): Promise<void> {
   for (const [label, root, depth] of targets) {
     // One agent for the tree walks and one for the ranked ones, so each shape's peak is its own.
     // With the Node flags the shipped executable carries: the peak is the deployed agent's.
-    const agent = await startAgent([benchDir()], 60_000, [], flags);
-    const rankedAgent = await startAgent([benchDir()], 60_000, [], flags);
+    const agent = await startAgent([benchDir()], { timeoutMs: 60_000, nodeFlags: flags });
+    const rankedAgent = await startAgent([benchDir()], { timeoutMs: 60_000, nodeFlags: flags });
     const opts = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
     const client = new grpc.Client(agent.address, grpc.credentials.createInsecure(), opts);
     const rankedClient = new grpc.Client(rankedAgent.address, grpc.credentials.createInsecure(), opts);
