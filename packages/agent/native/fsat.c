@@ -1,4 +1,4 @@
-// The agent's two *at() calls on a directory descriptor, for the walk. Node has none, so
+// The agent's calls on a directory descriptor, for the walk. Node has none, so
 // without this the walk reaches a name through the descriptor's magic link,
 // "/proc/self/fd/N/name": confined the same way, but the kernel cannot resolve a magic link
 // in its fast (RCU) path walk, so every such lookup is done twice, the second time through
@@ -7,11 +7,15 @@
 //   had it since 2.28, the packages' floor, where fstatat's own symbol is 2.33's);
 // - openAt: openat(N, name, O_PATH|O_NOFOLLOW|O_CLOEXEC[|O_DIRECTORY]): a handle for
 //   lookups only, never for reading, so a FIFO or a device is never opened for I/O.
+// - openDirRead, readDents: a directory's entries read from its descriptor, by
+//   openat(N, ".", O_RDONLY|O_DIRECTORY) (no lookup but the directory itself) and getdents64
+//   into the caller's Buffer, chunk by chunk (dirent64.ts parses the records): a directory
+//   is otherwise read by opening its magic link "/proc/self/fd/N", one more procfs walk.
 // - mountsChanged: poll(2) of a kept /proc/self/mountinfo descriptor for POLLPRI, which the
 //   kernel raises once a mount or unmount happened since the last poll: the table is read
 //   again only then, where reading it costs a walk the kernel's printing of every mount.
 // A name must be one component: no "/", no NUL, not "." or "..". Read-only: nothing here
-// reads a file or changes anything. Node-API, so one build serves Node 20, 22 and 24 and
+// reads a file or changes anything; the only descriptor opened for reading is a directory's. Node-API, so one build serves Node 20, 22 and 24 and
 // the packaged runtime.
 #define NAPI_VERSION 8
 #include <errno.h>
@@ -22,7 +26,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 // The fields written to `out`, in this order (native-stat.ts reads them by the same names).
 enum { F_MODE, F_SIZE, F_MTIME_SEC, F_MTIME_NSEC, F_UID, F_GID, F_INO, F_NLINK, F_DEV, F_BLOCKS, F_COUNT };
@@ -127,6 +133,50 @@ static napi_value open_at(napi_env env, napi_callback_info info) {
   return number(env, opened >= 0 ? opened : -errno);
 }
 
+/* The one int32 argument of `fn`, named `what` in its TypeError; false when it threw. */
+static bool fd_arg(napi_env env, napi_callback_info info, const char* fn, const char* what, size_t want, napi_value* argv,
+                   int32_t* fd) {
+  size_t argc = want;
+  char msg[64];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != want) {
+    snprintf(msg, sizeof msg, "%s: takes %s", fn, want == 1 ? "one argument" : "two arguments");
+  } else if (napi_get_value_int32(env, argv[0], fd) != napi_ok) {
+    snprintf(msg, sizeof msg, "%s: %s must be a number", fn, what);
+  } else {
+    return true;
+  }
+  napi_throw_type_error(env, NULL, msg);
+  return false;
+}
+
+// openDirRead(dirFd: number) -> a descriptor of the same directory open for reading, or
+// -errno (EACCES: it may be looked up in but not listed). "." is the directory itself, never
+// a symlink: O_NOFOLLOW changes nothing, it only keeps every open here without following.
+static napi_value open_dir_read(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int32_t fd;
+  if (!fd_arg(env, info, "openDirRead", "dirFd", 1, argv, &fd)) return NULL;
+  int opened = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return number(env, opened >= 0 ? opened : -errno);
+}
+
+// readDents(fd: number, buf: Buffer) -> bytes of linux_dirent64 records read into buf, 0 at
+// the end of the directory, or -errno. By syscall(2): glibc's getdents64 is 2.30's.
+static napi_value read_dents(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  int32_t fd;
+  if (!fd_arg(env, info, "readDents", "fd", 2, argv, &fd)) return NULL;
+  bool is_buffer = false;
+  void* data = NULL;
+  size_t len = 0;
+  if (napi_is_buffer(env, argv[1], &is_buffer) != napi_ok || !is_buffer)
+    return type_error(env, "readDents: buf must be a Buffer");
+  napi_get_buffer_info(env, argv[1], &data, &len);
+  if (len > INT_MAX) len = INT_MAX;
+  long n = syscall(SYS_getdents64, fd, data, (unsigned int)len);
+  return number(env, n >= 0 ? (int32_t)n : -errno);
+}
+
 // mountsChanged(fd: number) -> 1 when the mount table changed since this descriptor's last
 // poll (or its open), 0 when not, or -errno. Never waits.
 static napi_value mounts_changed(napi_env env, napi_callback_info info) {
@@ -149,6 +199,10 @@ NAPI_MODULE_INIT() {
   if (napi_set_named_property(env, exports, "lstatAt", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "openAt", NAPI_AUTO_LENGTH, open_at, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "openAt", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "openDirRead", NAPI_AUTO_LENGTH, open_dir_read, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "openDirRead", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "readDents", NAPI_AUTO_LENGTH, read_dents, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "readDents", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "mountsChanged", NAPI_AUTO_LENGTH, mounts_changed, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "mountsChanged", fn) != napi_ok) return NULL;
   return exports;

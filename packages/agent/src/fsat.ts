@@ -1,5 +1,6 @@
 // The agent's one native module (native/fsat.c) as the walk calls it: lstat and open
-// (O_PATH) of a name in an open directory, by statx(2) and openat(2) on its descriptor.
+// (O_PATH) of a name in an open directory, by statx(2) and openat(2) on its descriptor, and
+// the directory's own read, by openat(N, ".") and getdents64(2).
 // Where the module is absent the walk goes through the directory descriptor's magic link
 // /proc/self/fd/N/<name> (beneath.ts). Both are confined to the directory; the module's is
 // one lookup where the magic link costs the kernel two (walk.why.md). The module is found
@@ -18,6 +19,10 @@ interface Fsat {
   lstatAt(dirFd: number, name: Buffer, out: Float64Array): number;
   /** openat(dirFd, name, O_PATH|O_NOFOLLOW|O_CLOEXEC[|O_DIRECTORY]): the descriptor, or -errno. */
   openAt(dirFd: number, name: Buffer, dir: boolean): number;
+  /** openat(dirFd, ".", O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC): the descriptor, or -errno. */
+  openDirRead(dirFd: number): number;
+  /** getdents64(fd, buf): bytes of linux_dirent64 records, 0 at the end, or -errno. */
+  readDents(fd: number, buf: Buffer): number;
   /** poll(2) of a /proc/self/mountinfo descriptor for POLLPRI: 1 changed since its last poll, 0 not, or -errno. */
   mountsChanged(fd: number): number;
 }
@@ -63,6 +68,8 @@ function isSea(): boolean {
   }
 }
 
+const CALLS: readonly (keyof Fsat)[] = ['lstatAt', 'openAt', 'openDirRead', 'readDents', 'mountsChanged'];
+
 interface Loaded {
   fsat: Fsat | undefined;
   /** How entries are stat'ed, for the agent's start line. */
@@ -80,13 +87,9 @@ function load(): Loaded {
       tried.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
       continue;
     }
-    if (
-      typeof m.exports.lstatAt === 'function' &&
-      typeof m.exports.openAt === 'function' &&
-      typeof m.exports.mountsChanged === 'function'
-    )
+    if (CALLS.every((c) => typeof m.exports[c] === 'function'))
       return { fsat: m.exports as Fsat, route: `fstatat (${file})` };
-    tried.push(`${file}: not this agent's module (no lstatAt, openAt and mountsChanged)`);
+    tried.push(`${file}: not this agent's module (no ${CALLS.join(', ')})`);
   }
   return { fsat: undefined, route: `proc-fd (no native module: ${tried.join('; ') || 'none looked for'})` };
 }
@@ -128,6 +131,33 @@ export function openPathAt(dirFd: number, name: Buffer, dir: boolean): number | 
   const fd = fsat.openAt(dirFd, name, dir);
   if (fd >= 0) return fd;
   throw errnoError(-fd, 'open');
+}
+
+/** Whether the module is loaded: directories are then read by readDents, not through node:fs. */
+export function readsDents(): boolean {
+  return (loaded ?? loadedOnce()).fsat !== undefined;
+}
+
+/**
+ * A descriptor of directory `dirFd` open for reading (its "." opened: no other lookup);
+ * undefined when the module is not loaded. Throws as lstatAt (EACCES: not listable).
+ */
+export function openDirRead(dirFd: number): number | undefined {
+  const fsat = (loaded ?? loadedOnce()).fsat;
+  if (fsat === undefined) return undefined;
+  const fd = fsat.openDirRead(dirFd);
+  if (fd >= 0) return fd;
+  throw errnoError(-fd, 'opendir');
+}
+
+/**
+ * The next linux_dirent64 records of directory `fd` (from openDirRead) into `buf`: their
+ * bytes, 0 at the end. Only called where openDirRead gave a descriptor. Throws as lstatAt.
+ */
+export function readDents(fd: number, buf: Buffer): number {
+  const n = ((loaded ?? loadedOnce()).fsat as Fsat).readDents(fd, buf);
+  if (n >= 0) return n;
+  throw errnoError(-n, 'getdents64');
 }
 
 /**
