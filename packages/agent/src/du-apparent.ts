@@ -2,14 +2,18 @@
 // size beside it (st_blocks × 512, as `du` without -b) and the directories it could not read,
 // read by descriptor:
 // each directory is opened from its parent's descriptor without following a symlink
-// (beneath.ts) and its entries are lstat'ed through it, so a name swapped during the pass
-// cannot make it count (or touch) anything outside the directory it started in.
+// (beneath.ts), read from that descriptor (getdents64 by the native module where it is
+// loaded, dents-reading.ts, else node:fs through its magic link), and its entries are
+// lstat'ed through it, so a name swapped during the pass cannot make it count (or touch)
+// anything outside the directory it started in.
 import * as fs from 'node:fs';
 import type { DirSize } from '@fleetls/core';
 import { fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
+import { DentsReader, type DirReading } from './dents-reading.js';
 import { isSmallDir, openDirBytes } from './dir-read.js';
 import { type DuStat, duStat } from './du-stat.js';
+import { readsDents } from './fsat.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
 const SLASH = Buffer.from('/');
@@ -69,6 +73,8 @@ export interface DuOptions {
   probe?: CallProbe;
   skippedAt?: (p: Buffer) => string | undefined;
   keep?: DirSizeKeep;
+  /** The walk's directory reader (its chunks reused); default: a new one where the native module is loaded. */
+  dents?: DentsReader;
 }
 
 /** The names of an opened directory, streamed (a large one is never held whole); closed when done or dropped. */
@@ -86,6 +92,11 @@ function* dirNames(p: Buffer, dir: fs.Dir, probe: CallProbe | undefined): Genera
       // already closed
     }
   }
+}
+
+/** The names of a directory read by getdents64, a chunk per call (the caller closes `reading`). */
+function* dentNames(p: Buffer, reading: DirReading, probe: CallProbe | undefined): Generator<Buffer, void, void> {
+  while (watched(probe, p, () => reading.next())) yield* reading.names;
 }
 
 /** A directory that could not be opened or read at all. */
@@ -115,6 +126,8 @@ interface DuPass {
   readonly isCancelled: () => boolean;
   readonly seenInodes: Set<number>;
   readonly skippedAt: (p: Buffer) => string | undefined;
+  /** Undefined where the native module is not loaded: directories are read through node:fs. */
+  readonly dents: DentsReader | undefined;
   readonly deadlineAt: number;
   /** The top's device: an entry on another is not counted. */
   readonly dev: number;
@@ -158,6 +171,7 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
       isCancelled: opts.isCancelled ?? (() => false),
       seenInodes: opts.seenInodes ?? new Set<number>(),
       skippedAt: opts.skippedAt ?? (() => undefined),
+      dents: opts.dents ?? (readsDents() ? new DentsReader() : undefined),
       deadlineAt,
       dev: st.dev,
       levels: keep === undefined ? 0 : keep.levels,
@@ -184,6 +198,14 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
         // already closed
       }
     }
+  }
+}
+
+function closeReading(probe: CallProbe | undefined, p: Buffer, reading: DirReading): void {
+  try {
+    watched(probe, p, () => reading.close());
+  } catch {
+    // already closed
   }
 }
 
@@ -214,16 +236,23 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     ref = { fd, refs: 1 };
     pass.open.add(ref);
   }
-  const link = Buffer.from(fdPath(ref.fd));
+  const { dents } = pass;
+  let reading: DirReading | undefined;
   let names: Iterator<Buffer>;
   try {
-    names = whole
-      ? (watched(probe, dirPath, () => fs.readdirSync(link, { encoding: 'buffer' })) as Buffer[]).values()
-      : dirNames(
-          dirPath,
-          watched(probe, dirPath, () => openDirBytes(link)),
-          probe,
-        );
+    if (dents !== undefined) {
+      reading = watched(probe, dirPath, () => dents.open(ref.fd)) as DirReading;
+      names = dentNames(dirPath, reading, probe);
+    } else {
+      const link = Buffer.from(fdPath(ref.fd));
+      names = whole
+        ? (watched(probe, dirPath, () => fs.readdirSync(link, { encoding: 'buffer' })) as Buffer[]).values()
+        : dirNames(
+            dirPath,
+            watched(probe, dirPath, () => openDirBytes(link)),
+            probe,
+          );
+    }
   } catch {
     at.partial = true;
     at.unreadable++;
@@ -242,6 +271,8 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     }
   } finally {
     names.return?.();
+    // Here, not in dentNames: a generator dropped before its first step never runs its finally.
+    if (reading !== undefined) closeReading(probe, dirPath, reading);
     release(pass, ref);
   }
 }

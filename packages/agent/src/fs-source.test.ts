@@ -382,3 +382,32 @@ describe('createFsSource, by descriptor', () => {
     }
   });
 });
+
+describe('createFsSource, the read descriptor', () => {
+  const openFds = () => fs.readdirSync('/proc/self/fd').length;
+
+  it('is closed however a read ends: done, dropped mid-directory or cancelled', () => {
+    const before = openFds();
+    let cancelled = false;
+    const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root], isCancelled: () => cancelled });
+    listNames(src);
+    const dropped = (src.list(Buffer.alloc(0)) as Iterable<RawEntry>)[Symbol.iterator]();
+    dropped.next();
+    dropped.return?.();
+    const it = (src.list(Buffer.alloc(0)) as Iterable<RawEntry>)[Symbol.iterator]();
+    it.next();
+    cancelled = true;
+    assert.throws(() => it.next(), WalkCancelled);
+    src.close();
+    assert.equal(openFds(), before);
+  });
+});
+
+// The suite again without the native module (FLEETLS_NATIVE=0): node:fs's reads (whole,
+// streamed, Buffer names for unknown types) stay the fallback, and must list alike.
+it('passes without the native module too', { skip: process.env.FLEETLS_NATIVE === '0' }, () => {
+  execFileSync(process.execPath, ['--test', new URL(import.meta.url).pathname], {
+    env: { ...process.env, FLEETLS_NATIVE: '0' },
+    stdio: 'pipe',
+  });
+});

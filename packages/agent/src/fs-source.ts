@@ -5,19 +5,21 @@
 // component at a time without following a symlink, each directory from its parent's
 // descriptor (dir-handles.ts), each entry lstat'ed through its directory's descriptor; a
 // followed symlink's target is opened the same way after checking it is inside the roots
-// (link-target.ts). Directories are read lazily, in chunks when large (dir-read.ts); files
-// are never opened.
+// (link-target.ts). Directories are read lazily: by the native module's getdents64 on a
+// descriptor opened from the directory's own (dents-reading.ts), in chunks, where it is
+// loaded, else through node:fs, in chunks when large (dir-read.ts); files are never opened.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { DirSize, EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
 import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, prunedError } from '@fleetls/core';
 import { fdPath, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
+import { DentsReader, type DirReading } from './dents-reading.js';
 import { DirHandles } from './dir-handles.js';
 import { direntType, needsBufferNames, openDir, openDirBytes, readWhole, readWholeBytes } from './dir-read.js';
 import { type DirSizeMemo, duApparentAt, UNREADABLE_DIR } from './du-apparent.js';
 import { FdPaths } from './fd-paths.js';
-import { lstatAt } from './fsat.js';
+import { lstatAt, readsDents } from './fsat.js';
 import type { SkippedPath } from './hung-mounts.js';
 import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
 import { pseudoMountsUnder, readMounts, under } from './mounts.js';
@@ -78,7 +80,9 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const probe = opts.probe;
   const skip = opts.skip ?? [];
   const pseudo = opts.pseudo ?? pseudoMountsUnder(readMounts(), path);
-  const smallDirs = new SmallDirs();
+  const dents = readsDents() ? new DentsReader() : undefined;
+  /** Only node:fs reads a small directory differently (whole); getdents64 reads every one alike. */
+  const smallDirs = dents === undefined ? new SmallDirs() : undefined;
   /** Logical paths (for the probe and the skip list) and descriptor paths (for the calls). */
   const paths = new FdPaths(base);
 
@@ -193,14 +197,37 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   }
 
   /** The RawEntry of one directory entry: lazy when the read gave its type, lstat'ed now when not. */
-  function fromDirent(rel: Buffer, d: fs.Dirent): RawEntry {
-    const name = typeof d.name === 'string' ? Buffer.from(d.name, 'latin1') : (d.name as unknown as Buffer);
-    const type = direntType(d);
+  function fromName(rel: Buffer, name: Buffer, type: EntryType): RawEntry {
     // The directory read gives the type; lstat waits until the engine keeps the entry.
     if (type !== 'unknown') return lazyRawEntry(name, type);
     const raw = entryAt(rel, name, type);
-    smallDirs.note(rel, name, raw);
+    smallDirs?.note(rel, name, raw);
     return raw;
+  }
+
+  function fromDirent(rel: Buffer, d: fs.Dirent): RawEntry {
+    const name = typeof d.name === 'string' ? Buffer.from(d.name, 'latin1') : (d.name as unknown as Buffer);
+    return fromName(rel, name, direntType(d));
+  }
+
+  /** A directory read by getdents64, a chunk per call; the read descriptor closed however it ends. */
+  function* chunks(rel: Buffer, p: Buffer, reading: DirReading): Generator<RawEntry, void, void> {
+    try {
+      while (watched(probe, p, () => reading.next())) {
+        const { names, types } = reading;
+        for (let i = 0; i < names.length; i++) {
+          if (isCancelled()) throw new WalkCancelled('walk cancelled');
+          onEntry?.();
+          yield fromName(rel, names[i], types[i]);
+        }
+      }
+    } finally {
+      try {
+        watched(probe, p, () => reading.close());
+      } catch {
+        // already closed
+      }
+    }
   }
 
   function* whole(rel: Buffer, dirents: fs.Dirent[]): Generator<RawEntry, void, void> {
@@ -268,13 +295,13 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
           detail: 'path changed into a symlink while it was resolved',
         });
       const raw = rawFromStats(name, r.st);
-      smallDirs.note(EMPTY, undefined, raw);
+      smallDirs?.note(EMPTY, undefined, raw);
       return raw;
     },
 
     fill(rel: Buffer, raw: RawEntry): RawEntry {
       const filled = entryAt(rel, raw.name, raw.type);
-      if (filled.type === 'dir') smallDirs.note(rel, raw.name, filled);
+      if (filled.type === 'dir') smallDirs?.note(rel, raw.name, filled);
       return filled;
     },
 
@@ -285,8 +312,15 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       const pruned = prunedAt(p);
       if (pruned) return { error: pruned };
       try {
-        const link = Buffer.from(fdPath(dirFd(rel, p)));
-        if (smallDirs.take(rel)) {
+        const fd = dirFd(rel, p);
+        if (dents !== undefined)
+          return chunks(
+            rel,
+            p,
+            watched(probe, p, () => dents.open(fd) as DirReading),
+          );
+        const link = Buffer.from(fdPath(fd));
+        if (smallDirs?.take(rel)) {
           let dirents: fs.Dirent[];
           try {
             dirents = watched(probe, p, () => readWhole(link));
@@ -322,7 +356,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
         return { ...UNREADABLE_DIR };
       }
       const keep = levels > 0 ? { rel: relStr, levels, memo: sizes } : undefined;
-      return duApparentAt(p, fd, deadlineAt, { isCancelled, seenInodes: hardLinks, probe, skippedAt, keep });
+      return duApparentAt(p, fd, deadlineAt, { isCancelled, seenInodes: hardLinks, probe, skippedAt, keep, dents });
     },
 
     rootDirFd(): number | undefined {
