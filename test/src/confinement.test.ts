@@ -161,7 +161,8 @@ describe('confinement of a real agent', () => {
     const isOpen = (l: string) => /\bopen(at2?)?\(|\bcreat\(/.test(l);
     // The agent reads by descriptor (beneath.ts): a name is opened in its directory's
     // descriptor, by openat(N, "NAME") through the native module (fsat.ts) in a walk, as
-    // /proc/self/fd/N/NAME by Stat; a directory is read through /proc/self/fd/N.
+    // /proc/self/fd/N/NAME by Stat; a directory is read by getdents64 on openat(N, "."), its
+    // own descriptor reopened for reading (dents-reading.ts), never through /proc/self/fd/N.
     const agentPid = String(agent.child.pid);
     const own = traced.filter((l) => isOpen(l) && !findPids(traced).has(l.split(' ')[0]));
     const nameInFd = (l: string) => /"\/proc\/self\/fd\/\d+\/[^"]+"/.test(l) || /openat\(\d+, "[^"/]+"/.test(l);
@@ -184,6 +185,16 @@ describe('confinement of a real agent', () => {
     );
     const followsName = byFd.filter((l) => nameInFd(l) && !l.includes('O_NOFOLLOW'));
     assert.deepEqual(followsName, [], 'every name is opened without following a symlink');
+    const forReading = byFd.filter((l) => !l.includes('O_PATH'));
+    assert.ok(
+      forReading.some((l) => /openat\(\d+, "\.", O_RDONLY\|.*O_DIRECTORY/.test(l)),
+      `directories read from their descriptors' ".":\n${byFd.slice(-30).join('\n')}`,
+    );
+    assert.deepEqual(
+      forReading.filter((l) => !/openat\(\d+, "\.", O_RDONLY\|.*O_DIRECTORY/.test(l)),
+      [],
+      'the only opens for reading are of a directory descriptor\'s "." (none through /proc/self/fd/N, none by a name)',
+    );
     // Entries are stat'ed by fstatat on their directory's descriptor (fsat.ts), never
     // by a path string below the tree; the one name lookup the kernel does is in that directory.
     const isStat = (l: string) => /\b(stat|lstat|newfstatat|statx)\(/.test(l);
