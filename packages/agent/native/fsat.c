@@ -1,5 +1,5 @@
-// The agent's calls on a directory descriptor, for the walk. Node has none, so
-// without this the walk reaches a name through the descriptor's magic link,
+// The agent's calls on a directory descriptor, for the walk. Node has none, so without
+// this the walk reaches a name through the descriptor's magic link,
 // "/proc/self/fd/N/name": confined the same way, but the kernel cannot resolve a magic link
 // in its fast (RCU) path walk, so every such lookup is done twice, the second time through
 // procfs's checks. Here a name is looked up in that directory and nothing else:
@@ -15,8 +15,8 @@
 //   kernel raises once a mount or unmount happened since the last poll: the table is read
 //   again only then, where reading it costs a walk the kernel's printing of every mount.
 // A name must be one component: no "/", no NUL, not "." or "..". Read-only: nothing here
-// reads a file or changes anything; the only descriptor opened for reading is a directory's. Node-API, so one build serves Node 20, 22 and 24 and
-// the packaged runtime.
+// reads a file or changes anything; the only descriptor opened for reading is a directory's.
+// Node-API, so one build serves Node 20, 22 and 24 and the packaged runtime.
 #define NAPI_VERSION 8
 #include <errno.h>
 #include <fcntl.h>

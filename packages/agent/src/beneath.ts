@@ -6,7 +6,8 @@
 // is followed). An absolute real path is opened one component at a time with O_NOFOLLOW,
 // so what is reached is what is at that path now, never a symlink's target: a lexical check
 // of that path (it is inside an allowed root) is then exact. Directories are held as O_PATH descriptors (no read permission needed, as a
-// path lookup needs none); a directory is read by opening its descriptor's magic link.
+// path lookup needs none); a directory is read from its descriptor's "." (openat(N, ".") and
+// getdents64, dents-reading.ts), or, without the module, by opening its magic link.
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { openPathAt } from './fsat.js';

@@ -1,8 +1,8 @@
 // How a directory is read through node:fs, where the native module's getdents64
 // (dents-reading.ts) is not loaded: whole (one call) when its size says it is small, else
-// streamed through opendir in chunks, never loaded whole. Names are latin1 strings of their bytes
-// (one char per byte, so raw bytes survive unchanged, and far cheaper to make than a
-// Buffer each); the Buffer-name readers are the fallback for entries of unknown type.
+// streamed through opendir in chunks, never loaded whole. Names are latin1 strings of their
+// bytes (one char per byte, so raw bytes survive unchanged, and far cheaper for node:fs to
+// make than a Buffer each); the Buffer-name readers are the fallback for entries of unknown type.
 // Every reader takes the directory descriptor's magic link (beneath.ts), as a Buffer.
 import type * as fsTypes from 'node:fs';
 import * as fs from 'node:fs';
