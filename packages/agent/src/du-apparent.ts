@@ -13,28 +13,11 @@ import { type CallProbe, watched } from './call-probe.js';
 import { DentsReader, type DirReading } from './dents-reading.js';
 import { isSmallDir, openDirBytes } from './dir-read.js';
 import { type DuStat, duStat } from './du-stat.js';
+import { cutShort, type DirSizeKeep, dirSizeOf, keepSizes, rollUp, type SizedDir } from './du-sums.js';
 import { readsDents } from './fsat.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
 const SLASH = Buffer.from('/');
-
-/**
- * Sizes of directories below one that was sized, kept for the walk's later questions: one
- * pass over a subtree answers for every level of it, as du's one pass does, instead of each
- * level reading its subtree again. Bounded: past `max` entries nothing more is kept.
- */
-export interface DirSizeMemo {
-  /** Relative path (latin1) → size. */
-  sizes: Map<string, DirSize>;
-  max: number;
-}
-
-/** Where a subtree is sized from, for `memo`: its relative path and how many levels below it the walk asks about. */
-export interface DirSizeKeep {
-  rel: string;
-  levels: number;
-  memo: DirSizeMemo;
-}
 
 /** An open directory of the pass, closed when it is read and none of its subdirectories waits to be opened from it. */
 interface DirRef {
@@ -51,19 +34,6 @@ interface DuDir {
   into: number;
   level: number;
   whole: boolean;
-}
-
-/** A directory sized on its own (it is within `keep.levels`), or the nearest such ancestor's. */
-interface SizedDir {
-  size: number;
-  /** st_blocks × 512 of everything counted in size. */
-  allocated: number;
-  partial: boolean;
-  /** Directories it (and the ones added to it) could not open or read. */
-  unreadable: number;
-  /** Index of the parent's SizedDir (-1 for the top). */
-  up: number;
-  rel: string;
 }
 
 export interface DuOptions {
@@ -321,41 +291,4 @@ function countEntry(pass: DuPass, dir: Pending, ref: DirRef, name: Buffer): void
     });
     pass.stack.push({ path: p, parent: ref, name, into: pass.sized.length - 1, level: level + 1, whole: small });
   }
-}
-
-/** The deadline passed: everything counted so far, partial. */
-function cutShort(sized: SizedDir[]): DirSize {
-  const sum = (k: 'size' | 'allocated' | 'unreadable') => sized.reduce((t, x) => t + x[k], 0);
-  return {
-    size: sum('size'),
-    allocated: sum('allocated'),
-    partial: true,
-    unreadableDirs: sum('unreadable'),
-  };
-}
-
-/** Children were pushed after their parents: adding each to its parent from the end sums subtrees. */
-function rollUp(sized: SizedDir[]): void {
-  for (let i = sized.length - 1; i > 0; i--) {
-    const up = sized[sized[i].up];
-    up.size += sized[i].size;
-    up.allocated += sized[i].allocated;
-    up.unreadable += sized[i].unreadable;
-    if (sized[i].partial) up.partial = true;
-  }
-}
-
-/** The sizes below the top into the memo, relative to the walk's root, until it holds `max`. */
-function keepSizes(keep: DirSizeKeep, sized: SizedDir[]): void {
-  const { sizes, max } = keep.memo;
-  for (let i = 1; i < sized.length && sizes.size < max; i++) {
-    const rel = keep.rel === '' ? sized[i].rel.slice(1) : sized[i].rel;
-    sizes.set(rel, dirSizeOf(sized[i]));
-  }
-}
-
-function dirSizeOf(d: SizedDir): DirSize {
-  const out: DirSize = { size: d.size, partial: d.partial, allocated: d.allocated };
-  if (d.unreadable > 0) out.unreadableDirs = d.unreadable;
-  return out;
 }

@@ -15,9 +15,11 @@ import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, prunedError 
 import { fdPath, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
 import { DentsReader, type DirReading } from './dents-reading.js';
+import { dentsEntries, type EntrySink, streamedEntries, wholeEntries } from './dir-entries.js';
 import { DirHandles } from './dir-handles.js';
-import { direntType, needsBufferNames, openDir, openDirBytes, readWhole, readWholeBytes } from './dir-read.js';
-import { type DirSizeMemo, duApparentAt, UNREADABLE_DIR } from './du-apparent.js';
+import { needsBufferNames, openDir, readWhole, readWholeBytes } from './dir-read.js';
+import { duApparentAt, UNREADABLE_DIR } from './du-apparent.js';
+import type { DirSizeMemo } from './du-sums.js';
 import { FdPaths } from './fd-paths.js';
 import { lstatAt, readsDents } from './fsat.js';
 import type { SkippedPath } from './hung-mounts.js';
@@ -25,7 +27,6 @@ import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
 import { pseudoMountsUnder, readMounts, under } from './mounts.js';
 import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
 import { SmallDirs } from './small-dirs.js';
-import { WalkCancelled } from './walk-cancelled.js';
 
 export interface FsSourceOptions {
   followSymlinks: boolean;
@@ -64,7 +65,7 @@ function readError(err: unknown): EntryError {
   return entryErrorFromErrno(errnoOf(err));
 }
 
-// Over 80 lines: the per-entry closures (fromDirent, entryAt) read the source's locals on the hot path; a class or parameters would cost every entry until an A/B says not.
+// Over 80 lines: the per-entry closures (fromName, entryAt) read the source's locals on the hot path; a class or parameters would cost every entry until an A/B says not.
 export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const rootStr = nodePath.resolve(path);
   const rootBuf = Buffer.from(rootStr);
@@ -205,81 +206,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
     return raw;
   }
 
-  function fromDirent(rel: Buffer, d: fs.Dirent): RawEntry {
-    const name = typeof d.name === 'string' ? Buffer.from(d.name, 'latin1') : (d.name as unknown as Buffer);
-    return fromName(rel, name, direntType(d));
-  }
-
-  /** A directory read by getdents64, a chunk per call; the read descriptor closed however it ends. */
-  function* chunks(rel: Buffer, p: Buffer, reading: DirReading): Generator<RawEntry, void, void> {
-    try {
-      while (watched(probe, p, () => reading.next())) {
-        const { names, types } = reading;
-        for (let i = 0; i < names.length; i++) {
-          if (isCancelled()) throw new WalkCancelled('walk cancelled');
-          onEntry?.();
-          yield fromName(rel, names[i], types[i]);
-        }
-      }
-    } finally {
-      try {
-        watched(probe, p, () => reading.close());
-      } catch {
-        // already closed
-      }
-    }
-  }
-
-  function* whole(rel: Buffer, dirents: fs.Dirent[]): Generator<RawEntry, void, void> {
-    for (let i = 0; i < dirents.length; i++) {
-      if (isCancelled()) throw new WalkCancelled('walk cancelled');
-      onEntry?.();
-      yield fromDirent(rel, dirents[i]);
-    }
-  }
-
-  function* stream(rel: Buffer, p: Buffer, opened: fs.Dir): Generator<RawEntry, void, void> {
-    let dir = opened;
-    let bufferNames = false;
-    /** Entries yielded so far; a directory read again with Buffer names skips as many (readdir order is stable). */
-    let yielded = 0;
-    let skip = 0;
-    try {
-      for (;;) {
-        if (isCancelled()) throw new WalkCancelled('walk cancelled');
-        let d: fs.Dirent | null;
-        try {
-          const reading = dir;
-          d = watched(probe, p, () => reading.readSync());
-        } catch (err) {
-          if (bufferNames || !needsBufferNames(err)) throw err;
-          const failed = dir;
-          watched(probe, p, () => failed.closeSync());
-          // The descriptor asked for again: the one the read began with may have been closed since.
-          const link = Buffer.from(fdPath(dirFd(rel, p)));
-          dir = watched(probe, p, () => openDirBytes(link, 128));
-          bufferNames = true;
-          skip = yielded;
-          continue;
-        }
-        if (d === null) return;
-        if (skip > 0) {
-          skip--;
-          continue;
-        }
-        yielded++;
-        onEntry?.();
-        yield fromDirent(rel, d);
-      }
-    } finally {
-      try {
-        const open = dir;
-        watched(probe, p, () => open.closeSync());
-      } catch {
-        // already closed
-      }
-    }
-  }
+  const sink: EntrySink = { probe, isCancelled, onEntry, fromName, dirFd };
 
   return {
     root(): RawEntry {
@@ -314,7 +241,8 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       try {
         const fd = dirFd(rel, p);
         if (dents !== undefined)
-          return chunks(
+          return dentsEntries(
+            sink,
             rel,
             p,
             watched(probe, p, () => dents.open(fd) as DirReading),
@@ -328,9 +256,10 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
             if (!needsBufferNames(err)) throw err;
             dirents = watched(probe, p, () => readWholeBytes(link));
           }
-          return whole(rel, dirents);
+          return wholeEntries(sink, rel, dirents);
         }
-        return stream(
+        return streamedEntries(
+          sink,
           rel,
           p,
           watched(probe, p, () => openDir(link)),
