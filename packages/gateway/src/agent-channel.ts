@@ -161,60 +161,63 @@ function untilReady(ready: Promise<void>, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** A started call's messages as an async generator; stopping early (or the signal) cancels the call. */
-async function* messagesOf(begin: (sink: CallSink) => CallControl, signal: AbortSignal): AsyncGenerator<Buffer> {
-  const queue: Buffer[] = [];
-  let queued = 0;
-  let paused = false;
-  let ended = false;
-  let error: GrpcError | undefined;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  const call = begin({
-    onMessage(msg) {
-      queue.push(msg);
-      queued += msg.length;
-      if (!paused && queued >= QUEUED_BYTES_HIGH) {
-        paused = true;
-        call.pause();
-      }
-      notify();
-    },
-    onEnd(err) {
-      ended = true;
-      error = err;
-      notify();
-    },
-  });
-  const onAbort = () => call.cancel();
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    for (;;) {
-      const msg = queue.shift();
-      if (msg) {
-        queued -= msg.length;
-        // Half drained: read on, so the next batches are on their way before the queue is empty.
-        if (paused && queued < QUEUED_BYTES_HIGH / 2) {
-          paused = false;
-          call.resume();
+/**
+ * A started call's messages waiting for its reader: the sink fills the queue; past
+ * QUEUED_BYTES_HIGH the stream stops being read until half of it is taken.
+ */
+class CallQueue {
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private paused = false;
+  ended = false;
+  error: GrpcError | undefined;
+  private wake: (() => void) | undefined;
+  readonly call: CallControl;
+
+  constructor(begin: (sink: CallSink) => CallControl) {
+    this.call = begin({
+      onMessage: (msg) => {
+        this.queue.push(msg);
+        this.queued += msg.length;
+        if (!this.paused && this.queued >= QUEUED_BYTES_HIGH) {
+          this.paused = true;
+          this.call.pause();
         }
-        yield msg;
-        continue;
+        this.notify();
+      },
+      onEnd: (err) => {
+        this.ended = true;
+        this.error = err;
+        this.notify();
+      },
+    });
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** The next message waiting, if one is. */
+  take(): Buffer | undefined {
+    const msg = this.queue.shift();
+    if (msg) {
+      this.queued -= msg.length;
+      // Half drained: read on, so the next batches are on their way before the queue is empty.
+      if (this.paused && this.queued < QUEUED_BYTES_HIGH / 2) {
+        this.paused = false;
+        this.call.resume();
       }
-      if (ended) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
     }
-    if (error) throw error;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    // The consumer stopped early (return()/throw()): stop the agent's work too.
-    if (!ended) call.cancel();
+    return msg;
+  }
+
+  /** Resolves when a message arrives or the call ends. */
+  arrival(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+    });
   }
 }
 
@@ -245,26 +248,39 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
       ? current
       : ready(signal);
 
+  // One generator per call, with no inner one to delegate to: each message crosses one
+  // generator on its way to the agent client (a fan-out hands on hundreds of them at once).
   async function* serverStream(method: string, request: Uint8Array, opts: CallOptions): AsyncGenerator<Buffer> {
+    const { signal } = opts;
     for (let attempt = 1; ; attempt++) {
-      const entry = await usable(opts.signal);
-      const begin = (sink: CallSink): CallControl => {
-        try {
-          return startCall(entry, { method, request, opts, authorization: o.authorization }, sink);
-        } catch (err) {
-          // Closed, destroyed or told to go away since it was ready: the next call opens a new session.
-          forget(entry);
-          throw new Unsent(status.UNAVAILABLE, (err as Error).message);
-        }
-      };
+      const entry = await usable(signal);
+      let q: CallQueue;
       try {
-        yield* messagesOf(begin, opts.signal);
-        return;
+        q = new CallQueue((sink) => startCall(entry, { method, request, opts, authorization: o.authorization }, sink));
       } catch (err) {
-        // Once more on a session open now (a burst can meet a session the agent is closing);
-        // a second refusal is the host's answer.
-        if (!(err instanceof Unsent) || attempt > 1 || opts.signal.aborted || closed) throw err;
+        // Closed, destroyed or told to go away since it was ready: the next call opens a new session.
+        forget(entry);
+        if (attempt > 1 || signal.aborted || closed) throw new Unsent(status.UNAVAILABLE, (err as Error).message);
+        continue;
       }
+      const onAbort = () => q.call.cancel();
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        for (;;) {
+          const msg = q.take();
+          if (msg) yield msg;
+          else if (q.ended) break;
+          else await q.arrival();
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        // The consumer stopped early (return()/throw()): stop the agent's work too.
+        if (!q.ended) q.call.cancel();
+      }
+      if (!q.error) return;
+      // Once more on a session open now (a burst can meet a session the agent is closing);
+      // a second refusal is the host's answer.
+      if (!(q.error instanceof Unsent) || attempt > 1 || signal.aborted || closed) throw q.error;
     }
   }
 
