@@ -187,6 +187,22 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
   };
 }
 
+/**
+ * Walk requests as encoded, by request: a fan-out hands every host the same request object
+ * (unless a host's budget shortens its deadline), so it is encoded once, not once per host.
+ * Requests are never changed once made.
+ */
+const walkRequestBytes = new WeakMap<WalkRequest, Buffer>();
+
+function encodedWalk(method: MethodCodec, req: WalkRequest): Buffer {
+  let bytes = walkRequestBytes.get(req);
+  if (!bytes) {
+    bytes = method.requestSerialize(requestToWire(req));
+    walkRequestBytes.set(req, bytes);
+  }
+  return bytes;
+}
+
 /** A Walk: rows as they come, the agent's features checked before the first row and from its summary. */
 async function* walkAgent(
   { address, channel, methods, failure }: AgentCalls,
@@ -198,7 +214,7 @@ async function* walkAgent(
   let advertised: string[] = [];
   let checked = requested.length === 0;
   let summary: WalkSummary | undefined;
-  const messages = channel.serverStream(methods.Walk.path, methods.Walk.requestSerialize(requestToWire(req)), {
+  const messages = channel.serverStream(methods.Walk.path, encodedWalk(methods.Walk, req), {
     timeoutMs: req.deadlineMs + WALK_GRACE_MS,
     signal,
     // Response headers come before the first message: an agent is checked before any row is used.
