@@ -123,9 +123,9 @@ export class Scan {
     this.wakeAll();
   }
 
+  /** Each waiter checks whether what it waits for happened; the ones it did not stay. */
   private wakeAll(): void {
-    for (const w of this.wakers) w();
-    this.wakers.clear();
+    for (const w of [...this.wakers]) w();
   }
 
   /** Stops every host's walk; the hosts not done end as `error` rows saying why. */
@@ -158,21 +158,25 @@ export class Scan {
    */
   async wait(until: number, signal?: AbortSignal, rows = Number.POSITIVE_INFINITY): Promise<void> {
     const enough = () => rows !== Number.POSITIVE_INFINITY && this.readyHosts >= BATCH_HOSTS;
-    while (this.running && this.readyRows < rows && !enough() && !signal?.aborted) {
-      const left = until - performance.now();
-      if (left <= 0) return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(t);
-          signal?.removeEventListener('abort', done);
-          this.wakers.delete(done);
-          resolve();
-        };
-        const t = setTimeout(done, left);
-        signal?.addEventListener('abort', done, { once: true });
-        this.wakers.add(done);
-      });
-    }
+    const waited = () => !this.running || this.readyRows >= rows || enough() || signal?.aborted === true;
+    const left = until - performance.now();
+    if (waited() || left <= 0) return;
+    // One timer and one listener for the whole wait: a whole answer waits through every
+    // host's arrival (hundreds in a fan-out), and is woken only when what it waits for is there.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        signal?.removeEventListener('abort', done);
+        this.wakers.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (waited()) done();
+      };
+      const t = setTimeout(done, left);
+      signal?.addEventListener('abort', done, { once: true });
+      this.wakers.add(check);
+    });
   }
 
   /** A page at `batch` would be a new batch: it waits for hosts to arrive. */
