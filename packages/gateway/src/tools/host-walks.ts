@@ -178,9 +178,9 @@ export function mergeRankedWalks(
     if (!r.value) continue;
     const host = r.host.name;
     found += r.value.summary.entriesMatched;
-    lists.push(
-      r.value.rows.flatMap((row) => (row.kind === 'entry' && keep(row.entry) ? [{ host, entry: row.entry }] : [])),
-    );
+    const list: HostEntry[] = [];
+    for (const row of r.value.rows) if (row.kind === 'entry' && keep(row.entry)) list.push({ host, entry: row.entry });
+    lists.push(list);
     for (const t of lossTruncations(r.value.summary)) truncations.push({ host, truncation: t });
   }
   const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction), limit);
