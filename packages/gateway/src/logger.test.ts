@@ -25,7 +25,8 @@ describe('createLogger', () => {
       'hello',
     );
     const request = { headers: { authorization: 'Bearer t0k' }, path: '/srv' };
-    log.child({ host: 'web-1', token: 't0k' }).debug({ cfg: { token: 't0k' }, request }, 'child');
+    const err = Object.assign(new Error('refused'), { password: 't0k' });
+    log.child({ host: 'web-1', token: 't0k' }).debug({ cfg: { token: 't0k' }, request, err }, 'child');
     closeSync(fd);
     const lines = readFileSync(file, 'utf8')
       .trim()
@@ -50,6 +51,9 @@ describe('createLogger', () => {
     assert.deepEqual(second.cfg, { token: '[redacted]' });
     assert.deepEqual(second.request, { headers: { authorization: '[redacted]' }, path: '/srv' });
     assert.equal(request.headers.authorization, 'Bearer t0k', "the caller's object is not changed");
+    assert.equal(second.err.message, 'refused', 'an Error stays an Error: its message is logged');
+    assert.equal(second.err.password, '[redacted]', "an Error's own properties are censored too");
+    assert.equal(err.password, 't0k', "the caller's Error is not changed");
     assert.ok(!readFileSync(file, 'utf8').includes('t0k'));
   });
 

@@ -13,7 +13,7 @@ import { type Logger, pino } from 'pino';
 
 export type { Logger } from 'pino';
 
-/** Keys whose values never reach a log line, at a line's top or in the plain objects below it. */
+/** Keys whose values never reach a log line, at a line's top or in the objects below it. */
 export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'token',
   'authorization',
@@ -22,13 +22,20 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'password',
 ]);
 const CENSOR = '[redacted]';
-/** Levels of plain objects below a line's top that are searched (`ssh.password`, `request.headers.authorization`). */
+/** Levels of objects below a line's top that are searched (`ssh.password`, `request.headers.authorization`). */
 const SECRET_DEPTH = 2;
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
+/** Objects searched for secret keys: plain ones, and Errors (a failure's own properties are logged too). */
+function searched(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== 'object') return false;
   const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+  return proto === Object.prototype || proto === null || v instanceof Error;
+}
+
+/** A shallow copy that is still what it was: an Error keeps its class, message and stack. */
+function copyOf(obj: Record<string, unknown>): Record<string, unknown> {
+  if (!(obj instanceof Error)) return { ...obj };
+  return Object.defineProperties(Object.create(Object.getPrototypeOf(obj)), Object.getOwnPropertyDescriptors(obj));
 }
 
 /**
@@ -41,9 +48,9 @@ export function withoutSecrets(obj: Record<string, unknown>, depth = SECRET_DEPT
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(obj)) {
     const v = obj[key];
-    const r = SECRET_KEYS.has(key) ? CENSOR : depth > 0 && isPlainObject(v) ? withoutSecrets(v, depth - 1) : v;
+    const r = SECRET_KEYS.has(key) ? CENSOR : depth > 0 && searched(v) ? withoutSecrets(v, depth - 1) : v;
     if (r === v) continue;
-    out ??= { ...obj };
+    out ??= copyOf(obj);
     out[key] = r;
   }
   return out ?? obj;
