@@ -5,8 +5,9 @@
 // directories are read through node:fs instead (dir-read.ts).
 import * as fs from 'node:fs';
 import type { EntryType } from '@fleetls/core';
+import { type CallProbe, watched } from './call-probe.js';
 import { type Dirents, parseDirents64 } from './dirent64.js';
-import { openDirRead, readDents } from './fsat.js';
+import { openDirRead, readDents, readsDents } from './fsat.js';
 
 /** Bytes per getdents64 call: some 1,000 entries of short names. */
 export const CHUNK_BYTES = 32 * 1024;
@@ -40,18 +41,33 @@ export class DirReading implements Dirents {
   }
 }
 
+/** Closes `reading` under the probe; a close that fails (already closed) is not the read's error. */
+export function closeReading(probe: CallProbe | undefined, p: Buffer, reading: DirReading): void {
+  try {
+    watched(probe, p, () => reading.close());
+  } catch {
+    // already closed
+  }
+}
+
 /** Opens directories for reading, with chunk buffers reused across them (a walk reads one while it sizes another). */
 export class DentsReader {
   private readonly spare: Buffer[] = [];
 
+  /** A reader where the native module is loaded; undefined where directories are read through node:fs. */
+  static ifLoaded(): DentsReader | undefined {
+    return readsDents() ? new DentsReader() : undefined;
+  }
+
+  private constructor() {}
+
   /**
    * The directory open as O_PATH descriptor `dirFd`, opened for reading now (so EACCES is
-   * thrown here, as the directory's error); undefined when the module is not loaded. The
-   * caller closes it, however the read ends.
+   * thrown here, as the directory's error). The caller closes it, however the read ends.
    */
-  open(dirFd: number): DirReading | undefined {
-    const fd = openDirRead(dirFd);
-    if (fd === undefined) return undefined;
+  open(dirFd: number): DirReading {
+    // Only made where the module is loaded (ifLoaded): a descriptor, or it throws.
+    const fd = openDirRead(dirFd) as number;
     return new DirReading(fd, this.spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES), this.spare);
   }
 }

@@ -7,7 +7,7 @@ import type * as fs from 'node:fs';
 import type { EntryType, RawEntry } from '@fleetls/core';
 import { fdPath } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
-import type { DirReading } from './dents-reading.js';
+import { closeReading, type DirReading } from './dents-reading.js';
 import { direntType, needsBufferNames, openDirBytes } from './dir-read.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
@@ -43,11 +43,7 @@ export function* dentsEntries(
       }
     }
   } finally {
-    try {
-      watched(probe, p, () => reading.close());
-    } catch {
-      // already closed
-    }
+    closeReading(probe, p, reading);
   }
 }
 

@@ -10,11 +10,10 @@ import * as fs from 'node:fs';
 import type { DirSize } from '@fleetls/core';
 import { fdPath, O_PATH, openAt, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
-import { DentsReader, type DirReading } from './dents-reading.js';
+import { closeReading, DentsReader, type DirReading } from './dents-reading.js';
 import { isSmallDir, openDirBytes } from './dir-read.js';
 import { type DuStat, duStat } from './du-stat.js';
 import { cutShort, type DirSizeKeep, dirSizeOf, keepSizes, rollUp, type SizedDir } from './du-sums.js';
-import { readsDents } from './fsat.js';
 import { WalkCancelled } from './walk-cancelled.js';
 
 const SLASH = Buffer.from('/');
@@ -141,7 +140,7 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
       isCancelled: opts.isCancelled ?? (() => false),
       seenInodes: opts.seenInodes ?? new Set<number>(),
       skippedAt: opts.skippedAt ?? (() => undefined),
-      dents: opts.dents ?? (readsDents() ? new DentsReader() : undefined),
+      dents: opts.dents ?? DentsReader.ifLoaded(),
       deadlineAt,
       dev: st.dev,
       levels: keep === undefined ? 0 : keep.levels,
@@ -168,14 +167,6 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
         // already closed
       }
     }
-  }
-}
-
-function closeReading(probe: CallProbe | undefined, p: Buffer, reading: DirReading): void {
-  try {
-    watched(probe, p, () => reading.close());
-  } catch {
-    // already closed
   }
 }
 
@@ -211,7 +202,7 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
   let names: Iterator<Buffer>;
   try {
     if (dents !== undefined) {
-      reading = watched(probe, dirPath, () => dents.open(ref.fd)) as DirReading;
+      reading = watched(probe, dirPath, () => dents.open(ref.fd));
       names = dentNames(dirPath, reading, probe);
     } else {
       const link = Buffer.from(fdPath(ref.fd));

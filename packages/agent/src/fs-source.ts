@@ -14,14 +14,14 @@ import type { DirSize, EntryError, EntryType, RawEntry, TreeSource } from '@flee
 import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, prunedError } from '@fleetls/core';
 import { fdPath, openNoFollow } from './beneath.js';
 import { type CallProbe, watched } from './call-probe.js';
-import { DentsReader, type DirReading } from './dents-reading.js';
+import { DentsReader } from './dents-reading.js';
 import { dentsEntries, type EntrySink, streamedEntries, wholeEntries } from './dir-entries.js';
 import { DirHandles } from './dir-handles.js';
 import { needsBufferNames, openDir, readWhole, readWholeBytes } from './dir-read.js';
 import { duApparentAt, UNREADABLE_DIR } from './du-apparent.js';
 import type { DirSizeMemo } from './du-sums.js';
 import { FdPaths } from './fd-paths.js';
-import { lstatAt, readsDents } from './fsat.js';
+import { lstatAt } from './fsat.js';
 import type { SkippedPath } from './hung-mounts.js';
 import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
 import { pseudoMountsUnder, readMounts, under } from './mounts.js';
@@ -81,7 +81,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const probe = opts.probe;
   const skip = opts.skip ?? [];
   const pseudo = opts.pseudo ?? pseudoMountsUnder(readMounts(), path);
-  const dents = readsDents() ? new DentsReader() : undefined;
+  const dents = DentsReader.ifLoaded();
   /** Only node:fs reads a small directory differently (whole); getdents64 reads every one alike. */
   const smallDirs = dents === undefined ? new SmallDirs() : undefined;
   /** Logical paths (for the probe and the skip list) and descriptor paths (for the calls). */
@@ -245,7 +245,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
             sink,
             rel,
             p,
-            watched(probe, p, () => dents.open(fd) as DirReading),
+            watched(probe, p, () => dents.open(fd)),
           );
         const link = Buffer.from(fdPath(fd));
         if (smallDirs?.take(rel)) {
