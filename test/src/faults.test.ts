@@ -219,7 +219,9 @@ describe('faults on real hosts', () => {
           name: 'list_directory',
           arguments: { host: 'sshhost', path: sshTree, depth: 2, max_items_per_dir: 100 },
         });
-        const master = pgrep(['-f', `sshd -D -e -f ${join(sshd.dir, '..', 'sshd_config')}`]);
+        // The oldest: a connection's sshd re-execs itself with the same arguments (and -R), and
+        // the call above may already have connected; the listener was started before it.
+        const master = pgrep(['-o', '-f', `sshd -D -e -f ${join(sshd.dir, '..', 'sshd_config')}`]);
         assert.equal(master.length, 1, 'the test sshd is found');
         // Mid-listing: the walk's find (run under `timeout`, unlike the probes) is reading the
         // slow tree. Kill this sshd and every process under it (its sessions, their shells and find).
