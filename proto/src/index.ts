@@ -84,8 +84,6 @@ export {
   SHAPE,
   TRUNCATION_REASON,
 } from './enums.js';
-export { decodeWalkResponse } from './fast-decoder.js';
-export { encodeWalkResponse, ProtoWriter, WalkResponseEncoder } from './fast-encoder.js';
 export type { ProtoGrpcType } from './gen/agent.js';
 export type { AgentClient, AgentHandlers } from './gen/fleetls/v1/Agent.js';
 export type { Entry as WireEntry, Entry__Output as WireEntryOut } from './gen/fleetls/v1/Entry.js';
@@ -116,3 +114,5 @@ export type {
   WalkResponse__Output as WireWalkResponseOut,
 } from './gen/fleetls/v1/WalkResponse.js';
 export { codeFromStatus, GRPC_STATUS, toStatus } from './grpc-status.js';
+export { decodeWalkResponse } from './wire/fast-decoder.js';
+export { encodeWalkResponse, ProtoWriter, WalkResponseEncoder } from './wire/fast-encoder.js';

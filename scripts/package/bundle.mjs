@@ -20,7 +20,7 @@ const BANNER = [
  * proto-loader's loadSync answers from embedded descriptor sets (and refuses a file
  * that was not embedded, naming it), each version module becomes a constant, the
  * walker's worker is the bundle itself (the entry runs the worker side in a thread), and
- * the gateway's dashboard files are embedded (packages/gateway/src/web/files.ts).
+ * the gateway's dashboard files are embedded (packages/gateway/src/faces/web/files.ts).
  */
 export function inBundle({ repoRoot, versions, workerFrom }) {
   const protos = embeddedProtos(repoRoot);
@@ -71,7 +71,7 @@ module.exports = {
         const name = pkg === 'agent' ? 'AGENT_VERSION' : 'GATEWAY_VERSION';
         return { loader: 'js', contents: `export const ${name} = ${JSON.stringify(versions[pkg])};\n` };
       });
-      build.onLoad({ filter: /packages\/gateway\/dist\/web\/files\.js$/ }, () => {
+      build.onLoad({ filter: /packages\/gateway\/dist\/faces\/web\/files\.js$/ }, () => {
         const dir = path.join(repoRoot, 'packages/gateway/dist/web-app');
         const files = Object.fromEntries(
           fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('base64')]),
@@ -88,7 +88,7 @@ export function readDashboardFile(name) {
         };
       });
       // The worker: this bundle itself, or (`workerFrom`, an expression) another source.
-      build.onLoad({ filter: /packages\/agent\/dist\/walk-pool\.js$/ }, (args) => ({
+      build.onLoad({ filter: /packages\/agent\/dist\/walk\/pool\.js$/ }, (args) => ({
         loader: 'js',
         contents: replaceOnce(
           args.path,
@@ -114,7 +114,7 @@ export async function bundle({ repoRoot, outDir, versions }) {
     // The same file is the program and, in a worker thread, the walker.
     const entry = `import { isMainThread } from 'node:worker_threads';
 if (isMainThread) await import(${JSON.stringify(p.main)});
-else await import(${JSON.stringify(path.join(agentDist, 'walk-worker.js'))});
+else await import(${JSON.stringify(path.join(agentDist, 'walk/worker.js'))});
 `;
     await esbuild.build({
       stdin: { contents: entry, resolveDir: repoRoot, sourcefile: `${p.name}-entry.mjs`, loader: 'js' },

@@ -62,7 +62,7 @@ async function main() {
   }
 
   // Checked before anything is built: without it every entry is stat'ed the slow way.
-  const builtModule = path.join(repoRoot, 'packages/agent/dist', NATIVE_MODULE);
+  const builtModule = path.join(repoRoot, 'packages/agent/dist/fs', NATIVE_MODULE);
   if (buildsExe && !fs.existsSync(builtModule)) {
     throw new Usage(
       `no ${path.relative(repoRoot, builtModule)}: npm run build makes it (with a C compiler: apt-get install gcc libc6-dev)`,

@@ -83,7 +83,7 @@ export async function buildExecutables({ repoRoot, outDir, workDir, versions, bu
   const postject = require.resolve('postject/dist/cli.js');
   const worker = path.join(workDir, WORKER_ASSET);
   await esbuildTo({
-    entryPoints: [path.join(repoRoot, 'packages/agent/dist/walk-worker.js')],
+    entryPoints: [path.join(repoRoot, 'packages/agent/dist/walk/worker.js')],
     outfile: worker,
     format: 'esm',
     banner: { js: WORKER_BANNER },

@@ -160,7 +160,7 @@ describe('Ansible role fleetls_agent (deploy/ansible)', { concurrency: false }, 
       assert.equal(st.gid, userIds('fleetls')?.gid, f);
     }
     // The agent's own parser takes the file as written (servers, TLS off loopback, the key file).
-    const { parseAgentConfig } = await import(join(REPO_ROOT, 'packages/agent/dist/config.js'));
+    const { parseAgentConfig } = await import(join(REPO_ROOT, 'packages/agent/dist/config/config.js'));
     const parsed = parseAgentConfig(['--config', CONFIG], {});
     assert.deepEqual(parsed.nats?.servers, ['tls://nats-1.example:4222', 'tls://nats-2.example:4222']);
     assert.equal(parsed.nats?.tls?.ca, '/etc/fleetls/nats/ca.crt');

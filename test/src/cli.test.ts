@@ -189,7 +189,7 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     assert.ok(a.items.every((i: { host: string }) => i.host === 'web-1'));
   });
 
-  // The full table of usage errors runs in-process (packages/gateway/src/cli/run.test.ts).
+  // The full table of usage errors runs in-process (packages/gateway/src/faces/cli/run.test.ts).
   const usage: [string, string[], RegExp][] = [
     ['a missing argument', ['tree'], /missing required argument 'SELECTOR:PATH'/],
     ['an out-of-bounds value', ['tree', '/x', '--depth', '99'], /--depth must be an integer from 1 to 10/],

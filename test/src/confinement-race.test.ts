@@ -5,7 +5,7 @@
 // unprivileged user with CAP_DAC_READ_SEARCH (as the packaged unit runs it: it can read any
 // directory of the host) and against the embedded backend (the gateway's localhost). Not
 // one answer may carry an outside name or outside metadata: the agent reads by descriptor
-// (packages/agent/src/beneath.ts), so a name swapped for a symlink is never followed.
+// (packages/agent/src/fs/beneath.ts), so a name swapped for a symlink is never followed.
 // What is outside is recognisable in any answer: every name holds OUTSIDE, every mtime is
 // 2001-02-03, every file is sparse and 5 TiB long (so any size or sum that counts one is
 // at least that). Needs root (setpriv, chown), as CI runs.

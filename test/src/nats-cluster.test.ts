@@ -17,10 +17,10 @@ import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-proces
 import { stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
-const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-backend.js'));
-const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-registry.js'));
-const { openJetStreamPageStore } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/jetstream-page-store.js'));
-const { openRetried } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/open-retried.js'));
+const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/backend.js'));
+const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
+const { openJetStreamPageStore } = await import(join(REPO_ROOT, 'packages/gateway/dist/fleet/jetstream-page-store.js'));
+const { openRetried } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/open-retried.js'));
 const HEARTBEAT_MS = 500;
 const FILES = 4000;
 const logger = createLogger({ name: 'nats-cluster-test', level: 'silent' });

@@ -82,7 +82,7 @@ describe('NATS with per-host permissions and verified TLS', () => {
       authenticator: nkeyAuthenticator(keys.gw.seed),
     });
     // The gateway makes the registry bucket (an agent's key may write only its own entry).
-    const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-registry.js'));
+    const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
     await openRegistryBucket(gwNc);
     agents = await Promise.all(
       (['web-1', 'db-1'] as const).map((name) =>

@@ -15,8 +15,8 @@ import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-proces
 import { stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
-const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-backend.js'));
-const { watchRegistry } = await import(join(REPO_ROOT, 'packages/gateway/dist/nats/nats-registry.js'));
+const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/backend.js'));
+const { watchRegistry } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
 const HEARTBEAT_MS = 500;
 const logger = createLogger({ name: 'nats-test', level: 'silent' });
 

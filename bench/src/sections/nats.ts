@@ -125,7 +125,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     const nats = await spawnReady('nats-server', ['-c', conf], /Server is ready/, 30_000, 'nats-server');
     children.push(nats);
     // The registry bucket first, so the simulated hosts' first registrations are kept.
-    const { openRegistryBucket } = await import(path.join(REPO_ROOT, 'packages/gateway/dist/nats/nats-registry.js'));
+    const { openRegistryBucket } = await import(path.join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
     const { connect } = await import('@nats-io/transport-node');
     const nc = await connect({ servers: [url] });
     await openRegistryBucket(nc);

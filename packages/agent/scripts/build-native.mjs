@@ -1,4 +1,4 @@
-// Builds native/fsat.c into dist/fsat.node with the system C compiler and Node-API's headers
+// Builds native/fsat.c into dist/fs/fsat.node with the system C compiler and Node-API's headers
 // (the node-api-headers package), no node-gyp: one C file, no dependency but libc, and
 // Node-API's symbols are the running node's. Node-API is stable across Node 20, 22 and 24,
 // so one build serves each of them and the packaged runtime. No compiler is an error that
@@ -26,7 +26,7 @@ const args = [
   '-I',
   headers,
   '-o',
-  path.join(pkg, 'dist/fsat.node'),
+  path.join(pkg, 'dist/fs/fsat.node'),
   path.join(pkg, 'native/fsat.c'),
 ];
 try {

@@ -1,3 +1,3 @@
 // @fleetls/agent/embedded: what the gateway takes from the agent, the backend of `localhost`
 // when no inventory names it (the gateway depends on the agent for this alone).
-export { createLocalBackend } from './local-backend.js';
+export { createLocalBackend } from './carriers/local-backend.js';

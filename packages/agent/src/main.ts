@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 import { createLogger } from '@fleetls/runtime';
-import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
+import { createAgentServer } from './carriers/grpc.js';
+import type { NatsAgent } from './carriers/nats-agent.js';
+import { describeSocket } from './carriers/unix-socket.js';
+import { ConfigError, ConfigExit, parseAgentConfig } from './config/config.js';
 // fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
 // gracefully on SIGTERM/SIGINT.
-import { probeFind } from './find-route.js';
-import { statRoute } from './fsat.js';
-import type { startMetricsServer } from './metrics.js';
-import type { NatsAgent } from './nats-agent.js';
-import { createAgentServer } from './server.js';
-import { createAgentHandlers } from './service.js';
-import { describeSocket } from './unix-socket.js';
+import { probeFind } from './find/route.js';
+import { statRoute } from './fs/fsat.js';
+import type { startMetricsServer } from './service/metrics.js';
+import { createAgentHandlers } from './service/service.js';
 import { AGENT_VERSION } from './version.js';
 
 const GRACE_MS = 10_000;
@@ -48,7 +48,7 @@ function loadConfig(logger: Logger): AgentConfig | number {
  */
 async function startCarriers(config: AgentConfig, logger: Logger, started: Carriers): Promise<void> {
   // prom-client and the NATS client load only where configured: a resting agent holds neither (issue 19.7).
-  const metricsModule = config.metrics ? await import('./metrics.js') : undefined;
+  const metricsModule = config.metrics ? await import('./service/metrics.js') : undefined;
   const metrics = metricsModule?.createAgentMetrics();
   // One set of handlers for both carriers: one admission (max_concurrent_walks) over both.
   const handlers = createAgentHandlers({ config, logger, version: AGENT_VERSION, observer: metrics?.observer });
@@ -57,7 +57,11 @@ async function startCarriers(config: AgentConfig, logger: Logger, started: Carri
     ({ port: started.port } = await started.server.start());
   }
   if (config.nats)
-    started.nats = await (await import('./nats-agent.js')).startNatsAgent({ nats: config.nats, handlers, logger });
+    started.nats = await (await import('./carriers/nats-agent.js')).startNatsAgent({
+      nats: config.nats,
+      handlers,
+      logger,
+    });
   if (metrics && config.metrics) {
     started.metricsServer = await metricsModule!.startMetricsServer(
       metrics.registry,
@@ -101,7 +105,7 @@ async function main(): Promise<number> {
   let onReload = () => {};
   process.on('SIGHUP', () => onReload());
 
-  // Before the first walk: ranked walks go to GNU find where the probe finds it (find-route.ts).
+  // Before the first walk: ranked walks go to GNU find where the probe finds it (find/route.ts).
   const findRoute = await probeFind();
   const started: Carriers = { port: 0 };
   try {

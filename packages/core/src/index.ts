@@ -2,27 +2,6 @@
 // No I/O, no gRPC, no ssh2, no MCP. Symbols above are the domain's vocabulary: types, errors,
 // the backend seam, limits, order, the walk engine, merging and paging.
 
-export {
-  DEFAULT_MAX_ANSWER_BYTES,
-  DEFAULT_MAX_ANSWER_TOKENS,
-  fitRows,
-  type RowFit,
-} from './budget.js';
-export {
-  decodeCursor,
-  decodePathCursor,
-  decodeTreeCursor,
-  encodeCursor,
-  encodePathCursor,
-  encodeTreeCursor,
-  fnv1a64,
-  MAX_PATH_CURSOR_LENGTH,
-  MAX_TREE_CURSOR_LENGTH,
-  type PageCursor,
-  type PathCursor,
-  queryFingerprint,
-  type TreeCursor,
-} from './cursor.js';
 // Symbols below are the parts each route or face builds on: renderers, the find command and
 // its parsers, filters, error tables per platform.
 export {
@@ -36,105 +15,9 @@ export {
   diffListings,
   type HostTree,
   parseCompare,
-} from './dir-diff.js';
-export {
-  DU_BAR_WIDTH,
-  DU_MAX_DEPTH,
-  type DuRow,
-  type DuTotal,
-  type DuTotalSize,
-  type DuWalkRows,
-  duBar,
-  duPartialNote,
-  duSizeText,
-  duTotalFromListing,
-  parseDuDepth,
-  renderDuTable,
-  renderDuTotals,
-} from './disk-usage.js';
-export {
-  displayPath,
-  formatMtime,
-  humanSize,
-  modeString,
-  octalMode,
-  parseDisplayPath,
-} from './display.js';
-export {
-  CODES,
-  type Code,
-  codeFromEntryError,
-  FleetError,
-  fleetErrorAt,
-  hostStatusFromCode,
-  invalidArgument,
-} from './errors.js';
-export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoFromMessage, errnoOf } from './errors-errno.js';
-export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE, sshCallFailure } from './errors-ssh.js';
-export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors-tls.js';
-export { typeFromMode } from './file-mode.js';
-export {
-  buildDirSizeCommand,
-  buildRestatCommand,
-  buildStatCommand,
-  buildWalkCommand,
-  FIELDS,
-  type FindArgsOptions,
-  findArgs,
-  findEnv,
-  PROBE_COMMAND,
-  type ProbeResult,
-  parseProbe,
-  splitOf,
-  type WalkCommandOptions,
-} from './find-command.js';
-export { parseDirSizes } from './find-dir-sizes.js';
-export {
-  checkFindFilter,
-  compileFindFilter,
-  FILTER_FEATURES,
-  type FilterFeature,
-  type FindFilter,
-  type FindFilterArgs,
-  filterFeatures,
-  filterNeedsStat,
-  parseFindFilterArgs,
-  withoutFeatures,
-} from './find-filter.js';
-export { filterExactRemotely, filterPredicates } from './find-filter-predicates.js';
-export { addDropped, type RankDropped, rankArgs, remoteRankable } from './find-rank.js';
-export {
-  collectListing,
-  type FindEnd,
-  type FindItem,
-  type FindListing,
-  FindRecordParser,
-  finishFindSummary,
-  parseRestat,
-  restatPath,
-} from './find-records.js';
-export { parseStat, pathError, rootErrorEntry } from './find-stat.js';
-export { compileGlob, compileGlobs, MAX_GLOB_LENGTH } from './glob.js';
-export { MAX_GLOB_ALTERNATIVES } from './glob-braces.js';
-export type { HostBackend } from './host-backend.js';
-export { type IdSpec, MAX_ID, parseIdSpec } from './id-spec.js';
-export {
-  type Ceilings,
-  DEFAULT_CEILINGS,
-  MAX_AFTER_BYTES,
-  resolveWalkRequest,
-  SHAPES,
-  WALK_DEFAULTS,
-  type WalkRequestInput,
-} from './limits.js';
-export { isLoopback } from './loopback.js';
-export {
-  MemorySource,
-  type MemorySourceExtras,
-  pathKey,
-  type SourceRecord,
-} from './memory-source.js';
-export { mergeSortedArrays } from './merge.js';
+} from './diff/dir-diff.js';
+export { diffDifferenceLines, diffGroupLines } from './diff/render-diff.js';
+export type { HostBackend } from './domain/host-backend.js';
 export {
   type CallObservation,
   NOOP_OBSERVER,
@@ -142,57 +25,7 @@ export {
   type WalkCounts,
   type WalkObservation,
   WalkTally,
-} from './observer.js';
-export {
-  baseName,
-  compareNames,
-  comparePaths,
-  entryComparator,
-  hostEntryComparator,
-  nameKey,
-} from './order.js';
-export {
-  assertAllowed,
-  isInside,
-  MAX_PATH_BYTES,
-  normalizeRequestPath,
-} from './path-policy.js';
-export {
-  PERM_HELP,
-  PERM_MATCHES,
-  type PermMatch,
-  type PermSpec,
-  parsePerm,
-  permArgument,
-  permMatches,
-} from './perm-spec.js';
-export { PSEUDO_FS_TYPES, prunedError } from './pseudo-fs.js';
-export {
-  exitFromStderr,
-  shellQuote,
-  stderrMessage,
-  timedOut,
-  timeoutSeconds,
-  validateRemotePath,
-} from './remote-shell.js';
-export { diffDifferenceLines, diffGroupLines } from './render-diff.js';
-export {
-  type AlignedOptions,
-  type Cell,
-  renderAligned,
-  renderTsv,
-  type TableRow,
-} from './render-table.js';
-export {
-  renderTree,
-  type TreeRenderOptions,
-  treeEntryLine,
-  treeTruncationLine,
-} from './render-tree.js';
-export { parseSize, SIZE_HELP } from './size-spec.js';
-export { compareInstant, type Instant, parseTime, TIME_HELP } from './time-spec.js';
-export { estimateTokens } from './token-estimate.js';
-export { TopN } from './top-n.js';
+} from './domain/observer.js';
 export {
   type DirSize,
   ENTRY_ERROR_CODES,
@@ -223,7 +56,178 @@ export {
   type Via,
   type WalkRequest,
   type WalkSummary,
-} from './types.js';
+} from './domain/types.js';
+export {
+  DU_BAR_WIDTH,
+  DU_MAX_DEPTH,
+  type DuRow,
+  type DuTotal,
+  type DuTotalSize,
+  type DuWalkRows,
+  duBar,
+  duPartialNote,
+  duSizeText,
+  duTotalFromListing,
+  parseDuDepth,
+  renderDuTable,
+  renderDuTotals,
+} from './du/disk-usage.js';
+export { parseDirSizes } from './du/find-dir-sizes.js';
+export { codeFromErrno, ERRNO_TABLE, entryErrorFromErrno, errnoFromMessage, errnoOf } from './errors/errno.js';
+export {
+  CODES,
+  type Code,
+  codeFromEntryError,
+  FleetError,
+  fleetErrorAt,
+  hostStatusFromCode,
+  invalidArgument,
+} from './errors/errors.js';
+export { codeFromSshError, errnoFromSftp, SFTP_STATUS_ERRNO, SSH_LEVEL_TABLE, sshCallFailure } from './errors/ssh.js';
+export { fleetErrorFromTls, type PeerCertificate, TLS_TABLE } from './errors/tls.js';
+export { type IdSpec, MAX_ID, parseIdSpec } from './filter/id-spec.js';
+export {
+  PERM_HELP,
+  PERM_MATCHES,
+  type PermMatch,
+  type PermSpec,
+  parsePerm,
+  permArgument,
+  permMatches,
+} from './filter/perm-spec.js';
+export { parseSize, SIZE_HELP } from './filter/size-spec.js';
+export { compareInstant, type Instant, parseTime, TIME_HELP } from './filter/time-spec.js';
+export {
+  buildDirSizeCommand,
+  buildRestatCommand,
+  buildStatCommand,
+  buildWalkCommand,
+  FIELDS,
+  type FindArgsOptions,
+  findArgs,
+  findEnv,
+  PROBE_COMMAND,
+  type ProbeResult,
+  parseProbe,
+  splitOf,
+  type WalkCommandOptions,
+} from './find/command.js';
+export {
+  checkFindFilter,
+  compileFindFilter,
+  FILTER_FEATURES,
+  type FilterFeature,
+  type FindFilter,
+  type FindFilterArgs,
+  filterFeatures,
+  filterNeedsStat,
+  parseFindFilterArgs,
+  withoutFeatures,
+} from './find/filter.js';
+export { filterExactRemotely, filterPredicates } from './find/filter-predicates.js';
+export { addDropped, type RankDropped, rankArgs, remoteRankable } from './find/rank.js';
+export {
+  collectListing,
+  type FindEnd,
+  type FindItem,
+  type FindListing,
+  FindRecordParser,
+  finishFindSummary,
+  parseRestat,
+  restatPath,
+} from './find/records.js';
+export {
+  exitFromStderr,
+  shellQuote,
+  stderrMessage,
+  timedOut,
+  timeoutSeconds,
+  validateRemotePath,
+} from './find/remote-shell.js';
+export { parseStat, pathError, rootErrorEntry } from './find/stat.js';
+export { MAX_GLOB_ALTERNATIVES } from './glob/braces.js';
+export { compileGlob, compileGlobs, MAX_GLOB_LENGTH } from './glob/glob.js';
+export {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_ANSWER_TOKENS,
+  fitRows,
+  type RowFit,
+} from './limits/budget.js';
+export {
+  type Ceilings,
+  DEFAULT_CEILINGS,
+  MAX_AFTER_BYTES,
+  resolveWalkRequest,
+  SHAPES,
+  WALK_DEFAULTS,
+  type WalkRequestInput,
+} from './limits/limits.js';
+export { estimateTokens } from './limits/token-estimate.js';
+export { mergeSortedArrays } from './order/merge.js';
+export {
+  baseName,
+  compareNames,
+  comparePaths,
+  entryComparator,
+  hostEntryComparator,
+  nameKey,
+} from './order/order.js';
+export { TopN } from './order/top-n.js';
+export { isLoopback } from './policy/loopback.js';
+export {
+  assertAllowed,
+  isInside,
+  MAX_PATH_BYTES,
+  normalizeRequestPath,
+} from './policy/path-policy.js';
+export { PSEUDO_FS_TYPES, prunedError } from './policy/pseudo-fs.js';
+export {
+  displayPath,
+  formatMtime,
+  humanSize,
+  modeString,
+  octalMode,
+  parseDisplayPath,
+} from './render/display.js';
+export { typeFromMode } from './render/file-mode.js';
+export {
+  type AlignedOptions,
+  type Cell,
+  renderAligned,
+  renderTsv,
+  type TableRow,
+} from './render/table.js';
+export {
+  renderTree,
+  type TreeRenderOptions,
+  treeEntryLine,
+  treeTruncationLine,
+} from './render/tree.js';
+export {
+  decodeCursor,
+  decodePathCursor,
+  decodeTreeCursor,
+  encodeCursor,
+  encodePathCursor,
+  encodeTreeCursor,
+  fnv1a64,
+  MAX_PATH_CURSOR_LENGTH,
+  MAX_TREE_CURSOR_LENGTH,
+  type PageCursor,
+  type PathCursor,
+  queryFingerprint,
+  type TreeCursor,
+} from './walk/cursor.js';
+export {
+  MemorySource,
+  type MemorySourceExtras,
+  pathKey,
+  type SourceRecord,
+} from './walk/memory-source.js';
+export type { ResumePoint } from './walk/resume.js';
+export { compareResumePoints, resumePointOf } from './walk/resume.js';
+export type { Frame, Mark, PieceRest, PieceResult, PlainFrame, TreeSplitter } from './walk/split.js';
+export { frameFromPlain, frameToPlain } from './walk/split.js';
 export {
   emptySummary,
   errorRawEntry,
@@ -234,8 +238,4 @@ export {
   WalkState,
   walk,
   walkPiece,
-} from './walk.js';
-export type { ResumePoint } from './walk-resume.js';
-export { compareResumePoints, resumePointOf } from './walk-resume.js';
-export type { Frame, Mark, PieceRest, PieceResult, PlainFrame, TreeSplitter } from './walk-split.js';
-export { frameFromPlain, frameToPlain } from './walk-split.js';
+} from './walk/walk.js';

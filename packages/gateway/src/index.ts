@@ -2,6 +2,14 @@
 // only side-effecting file). Symbols above are the gateway's product surface: its servers, the
 // fleet, the inventory, options and the tool registry.
 
+export {
+  AGENT_RETRY_MS,
+  createFallbackBackend,
+  type FallbackOptions,
+  type SshHostConfig,
+  viaOf,
+  type WithVia,
+} from '@fleetls/hosts';
 // Symbols below are the gateway's parts, for tests, the bench and other fleetls packages.
 export {
   AGENT_VERSION_METADATA,
@@ -9,23 +17,63 @@ export {
   type AgentTlsFiles,
   createAgentBackend,
   fleetErrorFromGrpc,
-} from './agent-client.js';
+} from '@fleetls/hosts/agent';
 export {
-  AGENT_RETRY_MS,
-  createFallbackBackend,
-  type FallbackOptions,
-  viaOf,
-  type WithVia,
-} from './fallback-backend.js';
+  classifySshError,
+  createSshBackend,
+  fingerprint,
+  type HostKeyVerdict,
+  resolveSshConfig,
+  resolveTarget,
+  SFTP_NOTE,
+  SFTP_STAT_NOTE,
+  type SshBackend,
+  type SshBackendOptions,
+  type SshConfigEntry,
+  SshConnection,
+  type SshTarget,
+  type SshWalkSummary,
+  verifyHostKey,
+} from '@fleetls/hosts/ssh';
+export { type FleetGrpcServer, type FleetTlsFiles, startFleetGrpcServer } from './faces/fleet-api/server.js';
+export {
+  FLEET_API_PREFIX,
+  type HttpServerDeps,
+  MCP_PATH,
+  METRICS_PATH,
+  startHttpServer,
+} from './faces/mcp/http.js';
+export {
+  createMcpServer,
+  type McpServerDeps,
+  SERVER_NAME,
+  SERVER_VERSION,
+} from './faces/mcp/server.js';
+export { serveStdio } from './faces/mcp/stdio.js';
 export {
   type FanOutOptions,
   fanOut,
   type HostResult,
   hostSignals,
   PartialFailure,
-} from './fan-out.js';
-export { type BackendFactories, createFleet, type LoadedFleet, type LoadFleetOptions, loadFleet } from './fleet.js';
-export { type FleetGrpcServer, type FleetTlsFiles, startFleetGrpcServer } from './fleet-api/server.js';
+} from './fleet/fan-out.js';
+export {
+  type BackendFactories,
+  createFleet,
+  type LoadedFleet,
+  type LoadFleetOptions,
+  loadFleet,
+} from './fleet/fleet.js';
+export {
+  DEFAULT_GATEWAY_OPTIONS,
+  type GatewayOptions,
+  resolveGatewayOptions,
+} from './fleet/options.js';
+export {
+  globToRegExp,
+  selectHosts,
+} from './fleet/selector.js';
+export { type InventoryLocation, loadInventory, resolveInventoryPath } from './inventory/file.js';
 export {
   type AgentTls,
   agentSocketProblem,
@@ -40,56 +88,14 @@ export {
   Problems,
   parseInventory,
   resolveFilePath,
-} from './inventory.js';
-export { type InventoryLocation, loadInventory, resolveInventoryPath } from './inventory-file.js';
+} from './inventory/inventory.js';
 export {
   createLogger,
   droppedLogLines,
   type Logger,
   SECRET_KEYS,
 } from './logger.js';
-export {
-  createMcpServer,
-  type McpServerDeps,
-  SERVER_NAME,
-  SERVER_VERSION,
-} from './mcp-server.js';
 export { createGatewayMetrics, type GatewayMetrics } from './metrics/metrics.js';
-export {
-  DEFAULT_GATEWAY_OPTIONS,
-  type GatewayOptions,
-  resolveGatewayOptions,
-} from './options.js';
-export {
-  globToRegExp,
-  selectHosts,
-} from './selector.js';
-export {
-  FLEET_API_PREFIX,
-  type HttpServerDeps,
-  MCP_PATH,
-  METRICS_PATH,
-  startHttpServer,
-} from './serve-http.js';
-export { serveStdio } from './serve-stdio.js';
-export {
-  classifySshError,
-  createSshBackend,
-  fingerprint,
-  type HostKeyVerdict,
-  resolveSshConfig,
-  resolveTarget,
-  SFTP_NOTE,
-  SFTP_STAT_NOTE,
-  type SshBackend,
-  type SshBackendOptions,
-  type SshConfigEntry,
-  SshConnection,
-  type SshHostConfig,
-  type SshTarget,
-  type SshWalkSummary,
-  verifyHostKey,
-} from './ssh/index.js';
 export {
   type AnyTool,
   type CliFace,

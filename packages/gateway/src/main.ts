@@ -2,7 +2,7 @@
 // The fleetls process: the only side-effecting file of the gateway. It binds the CLI to
 // this process's argv, streams and signals, and sets the exit code.
 import * as nodeModule from 'node:module';
-import { runCli } from './cli/run.js';
+import { runCli } from './faces/cli/run.js';
 import { GATEWAY_VERSION } from './version.js';
 
 // Node >= 22.1 keeps V8's compiled code of each module on disk (NODE_COMPILE_CACHE, else

@@ -1,7 +1,8 @@
 // Entries, source records and roots for tests, each a plain object with every stat given, so a
 // test names only the fields it is about. Pure: nothing here reads a file system.
-import type { SourceRecord } from '../memory-source.js';
-import type { Entry, RawEntry, Row, StatFields } from '../types.js';
+
+import type { Entry, RawEntry, Row, StatFields } from '../domain/types.js';
+import type { SourceRecord } from '../walk/memory-source.js';
 
 /**
  * A file's stats, every number 0 but a link count of 1 and the given inode. Spelled out rather

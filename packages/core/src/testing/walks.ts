@@ -1,8 +1,9 @@
 // Running the walk engine to the end in a test: the request with defaults, and the rows and
 // summary it yields.
-import { WALK_DEFAULTS } from '../limits.js';
-import type { Row, TreeSource, WalkRequest, WalkSummary } from '../types.js';
-import { walk } from '../walk.js';
+
+import type { Row, TreeSource, WalkRequest, WalkSummary } from '../domain/types.js';
+import { WALK_DEFAULTS } from '../limits/limits.js';
+import { walk } from '../walk/walk.js';
 
 /** The engine's defaults at `/r`, then `over`. */
 export function walkRequest(over: Partial<WalkRequest> = {}): WalkRequest {

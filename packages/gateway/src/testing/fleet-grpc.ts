@@ -2,7 +2,7 @@
 // a fleet with that client: what the Fleet API's unit tests each wrote by hand.
 import { type FleetClient, loadFleetContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
-import { type FleetGrpcServer, type FleetGrpcServerOptions, startFleetGrpcServer } from '../fleet-api/server.js';
+import { type FleetGrpcServer, type FleetGrpcServerOptions, startFleetGrpcServer } from '../faces/fleet-api/server.js';
 
 export interface FleetGrpcClient {
   /** A unary RPC by method name; `metadata` replaces the token's (e.g. none, to test the refusal). */

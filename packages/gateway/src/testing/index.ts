@@ -2,7 +2,7 @@
 // for tests in this package and in test/. Not part of the product's surface.
 
 // The agent client's channel alone, for the gRPC client bench (bench/src/sections/grpc-client.ts).
-export { createAgentChannel } from '../agent-channel.js';
+export { createAgentChannel } from '@fleetls/hosts/agent';
 export { assertCliJson, assertConforms, assertConformsTo, declaredOutputSchema, withContract } from './contract.js';
 export {
   DeadBackend,

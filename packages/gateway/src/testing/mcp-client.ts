@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createMcpServer, type McpServerDeps } from '../mcp-server.js';
+import { createMcpServer, type McpServerDeps } from '../faces/mcp/server.js';
 import { withContract } from './contract.js';
 
 export interface LinkedClient {

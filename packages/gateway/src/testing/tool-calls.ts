@@ -1,17 +1,17 @@
 // The tools called as the MCP face calls them (runTool, then the MCP presenter), typed by
 // their answers, for tests that check answers without an MCP client in between.
 import assert from 'node:assert/strict';
-import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../options.js';
+import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../fleet/options.js';
 
-import type { DiffDirectoryAnswer } from '../tools/diff-directory.js';
-import type { DiskUsageAnswer } from '../tools/disk-usage.js';
-import type { ListDirectoriesAnswer } from '../tools/list-directories.js';
-import type { ListDirectoryAnswer } from '../tools/list-directory.js';
-import type { ListFilesAnswer } from '../tools/list-files.js';
-import type { ListHostsAnswer } from '../tools/list-hosts.js';
+import type { DiffDirectoryAnswer } from '../tools/diff-directory/index.js';
+import type { DiskUsageAnswer } from '../tools/disk-usage/index.js';
+import type { ListDirectoriesAnswer } from '../tools/list-directories/index.js';
+import type { ListDirectoryAnswer } from '../tools/list-directory/index.js';
+import type { ListFilesAnswer } from '../tools/list-files/index.js';
+import type { ListHostsAnswer } from '../tools/list-hosts/index.js';
 import { findTool } from '../tools/registry.js';
 import { runTool } from '../tools/run-tool.js';
-import type { StatAnswer } from '../tools/stat.js';
+import type { StatAnswer } from '../tools/stat/index.js';
 import type { ToolContext } from '../tools/tool.js';
 import { assertConforms } from './contract.js';
 

@@ -1,7 +1,7 @@
 // Every tool of the registry called over MCP on one host and on all, at its defaults or at the
 // largest arguments its schema allows: the answer-size tests read each answer.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpServerDeps } from '../mcp-server.js';
+import type { McpServerDeps } from '../faces/mcp/server.js';
 import { connectMcp } from './mcp-client.js';
 
 /** What makes an answer bigger, at the largest value its schema allows. */

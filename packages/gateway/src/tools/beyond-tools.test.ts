@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { FleetError } from '@fleetls/core';
 import { DeadBackend, dir, FakeFleet, file, link, MemoryBackend } from '../testing/fake-fleet.js';
 import { diffDirectory, diskUsage, listFiles, toolContext } from '../testing/tool-calls.js';
-import { answerBytes } from './answer-size.js';
+import { answerBytes } from './shared/answer-size.js';
 
 const nginx = (over: Record<string, ReturnType<typeof file>> = {}, extra = {}) =>
   dir({

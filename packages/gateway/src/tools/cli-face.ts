@@ -5,8 +5,8 @@
 // The positional argument is the tool's `host` and `path` (`SELECTOR:PATH`), or `host` alone.
 import { Option } from 'commander';
 import type { z } from 'zod';
-import { intFlag } from '../cli/flags.js';
-import { parseTarget } from '../cli/target.js';
+import { intFlag } from '../faces/cli/flags.js';
+import { parseTarget } from '../faces/cli/target.js';
 import { cliHelp } from './schemas.js';
 import type { AnyTool } from './tool.js';
 

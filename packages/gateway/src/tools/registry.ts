@@ -1,5 +1,5 @@
 // The tools of fleetls, declared once. Every face iterates this list: the MCP server
-// registers each tool (mcp-server.ts), the CLI makes a subcommand of each tool that has a
+// registers each tool (faces/mcp/server.ts), the CLI makes a subcommand of each tool that has a
 // `cli` face (cli/tool-command.ts), the Fleet API serves each tool's `fleet` face as an RPC
 // (fleet-api/impl.ts), and the tests check every tool's answers against its outputSchema.
 //
@@ -10,7 +10,7 @@
 //   - output: zod shapes of the MCP structuredContent (each row lean: omit what is empty);
 //   - plan(args, ctx): validated arguments → per-host requests (no I/O; throw
 //     invalidArgument for what the schema cannot say);
-//   - collect(plan, ctx): fan out (host-walks.ts, ../fan-out.ts) and merge into a domain
+//   - collect(plan, ctx): fan out (tools/shared/host-walks.ts, ../fan-out.ts) and merge into a domain
 //     result: core types (Entry, HostStatus, Truncation), no MCP, CLI or gRPC types, with
 //     `hosts` (one status per host) and, for listings that page, `cursorAfter(shown)`;
 //   - mcp(result, ctx): the MCP answer {structured, text}, within ctx.options.maxAnswerBytes;
@@ -24,14 +24,14 @@
 // serve, for its typed result), call runTool() from run-tool.ts with the raw arguments and
 // a ToolContext, and present the domain result it returns. runTool is the one place a tool
 // call executes (parse → plan → collect), so audit logging and metrics hook in there.
-import { diffDirectoryTool } from './diff-directory.js';
-import { diskUsageTool } from './disk-usage.js';
-import { listDirectoriesTool } from './list-directories.js';
-import { listDirectoryTool } from './list-directory.js';
-import { listFilesTool } from './list-files.js';
-import { listHostsTool } from './list-hosts.js';
-import { scanStatusTool } from './scan-status.js';
-import { statTool } from './stat.js';
+import { diffDirectoryTool } from './diff-directory/index.js';
+import { diskUsageTool } from './disk-usage/index.js';
+import { listDirectoriesTool } from './list-directories/index.js';
+import { listDirectoryTool } from './list-directory/index.js';
+import { listFilesTool } from './list-files/index.js';
+import { listHostsTool } from './list-hosts/index.js';
+import { scanStatusTool } from './scan-status/index.js';
+import { statTool } from './stat/index.js';
 import type { AnyTool } from './tool.js';
 
 export const TOOLS: readonly AnyTool[] = [

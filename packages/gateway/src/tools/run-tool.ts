@@ -3,10 +3,10 @@
 // Each call is reported to the fleet's observer (metrics) with its outcome and wall time,
 // and written to the audit trail (audit.ts) when the face gave one.
 import { FleetError } from '@fleetls/core';
+import { isScanCursor } from '../scans/cursor.js';
+import { ScanRegistry } from '../scans/registry.js';
+import { runScanned } from '../scans/run.js';
 import { auditToolCall } from './audit.js';
-import { isScanCursor } from './scan-cursor.js';
-import { ScanRegistry } from './scan-registry.js';
-import { runScanned } from './scan-run.js';
 import { parseArgs } from './schemas.js';
 import type { AnyTool, ToolContext, ToolResult } from './tool.js';
 

@@ -3,8 +3,8 @@
 // so the CLI gets the same defaults, bounds and messages. Messages name the argument and its bounds.
 import { ENTRY_ERROR_CODES, HOST_STATUSES, invalidArgument, ORDER_BY, SORT_DIRECTIONS, VIAS } from '@fleetls/core';
 import { z } from 'zod';
-import { controlByteMessage, findControlBytes } from './control-bytes.js';
-import { nearestName } from './nearest-name.js';
+import { controlByteMessage, findControlBytes } from './shared/control-bytes.js';
+import { nearestName } from './shared/nearest-name.js';
 
 export const PATH_LENGTH = 4096;
 export const SELECTOR_LENGTH = 4096;
@@ -148,7 +148,7 @@ const argsObjects = new WeakMap<z.ZodRawShape, z.ZodObject>();
  * A tool's arguments as one strict object: its JSON Schema says `additionalProperties:
  * false` to clients, and an unknown argument is an error naming the nearest known one
  * (the MCP SDK validates with this same object before the handler, so nothing is dropped).
- * A string argument holding a C0 control character is refused here too (control-bytes.ts).
+ * A string argument holding a C0 control character is refused here too (tools/shared/control-bytes.ts).
  */
 export function argsObject<S extends z.ZodRawShape>(shape: S): z.ZodObject<S, z.core.$strict> {
   let o = argsObjects.get(shape);

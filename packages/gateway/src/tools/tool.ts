@@ -5,11 +5,11 @@
 import type { HostBackend, HostStatus } from '@fleetls/core';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { Style } from '../cli/format.js';
-import type { HostResult } from '../fan-out.js';
-import type { Fleet, FleetHost } from '../fleet-types.js';
-import type { GatewayOptions } from '../options.js';
-import type { PageStore } from './page-store.js';
+import type { Style } from '../faces/cli/format.js';
+import type { HostResult } from '../fleet/fan-out.js';
+import type { GatewayOptions } from '../fleet/options.js';
+import type { PageStore } from '../fleet/page-store.js';
+import type { Fleet, FleetHost } from '../fleet/types.js';
 
 /** Where a call's audit line goes (audit.ts), and who called. */
 export interface ToolAudit {
@@ -124,7 +124,7 @@ export function defineTool<A, P, R extends ToolResult>(tool: Tool<A, P, R>): Too
   return tool;
 }
 
-/** The scans a face keeps: scan-registry.ts's ScanRegistry (named by shape so tool.ts imports no scan module). */
+/** The scans a face keeps: scans/registry.ts's ScanRegistry (named by shape so tool.ts imports no scan module). */
 export interface ScanKeeper {
   readonly keepsScans: true;
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError } from '@fleetls/core';
-import type { GatewayOptions } from '../options.js';
+import type { GatewayOptions } from '../fleet/options.js';
+import { MemoryPageStore } from '../fleet/page-store.js';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, link, MemoryBackend } from '../testing/fake-fleet.js';
 import {
   listDirectories,
@@ -12,7 +13,6 @@ import {
   statPaths,
   toolContext,
 } from '../testing/tool-calls.js';
-import { MemoryPageStore } from './page-store.js';
 import type { ToolContext } from './tool.js';
 
 const ctx = (fleet: FakeFleet, options: Partial<GatewayOptions> = {}, signal?: AbortSignal): ToolContext =>

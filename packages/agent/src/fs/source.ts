@@ -1,0 +1,304 @@
+// The agent's TreeSource: the local file system, read with synchronous calls (the walk
+// runs in a worker thread). Names are raw bytes from end to end: every path here is a
+// Buffer, so a name that is not valid UTF-8 is listed and stat'ed unchanged.
+// Everything is read by descriptor (beneath.ts): the walk's root is opened from `/` one
+// component at a time without following a symlink, each directory from its parent's
+// descriptor (fs/dir-handles.ts), each entry lstat'ed through its directory's descriptor; a
+// followed symlink's target is opened the same way after checking it is inside the roots
+// (fs/link-target.ts). Directories are read lazily: by the native module's getdents64 on a
+// descriptor opened from the directory's own (fs/dents-reading.ts), in chunks, where it is
+// loaded, else through node:fs, in chunks when large (fs/dir-read.ts); files are never opened.
+import * as fs from 'node:fs';
+import * as nodePath from 'node:path';
+import type { DirSize, EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
+import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, prunedError } from '@fleetls/core';
+import { duApparentAt, UNREADABLE_DIR } from '../du/apparent.js';
+import type { DirSizeMemo } from '../du/sums.js';
+import { type CallProbe, watched } from '../walk/call-probe.js';
+import type { SkippedPath } from '../walk/hung-mounts.js';
+import { fdPath, openNoFollow } from './beneath.js';
+import { DentsReader } from './dents-reading.js';
+import { dentsEntries, type EntrySink, streamedEntries, wholeEntries } from './dir-entries.js';
+import { DirHandles } from './dir-handles.js';
+import { needsBufferNames, openDir, readWhole, readWholeBytes } from './dir-read.js';
+import { FdPaths } from './fd-paths.js';
+import { lstatAt } from './fsat.js';
+import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
+import { pseudoMountsUnder, readMounts, under } from './mounts.js';
+import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
+import { SmallDirs } from './small-dirs.js';
+
+export interface FsSourceOptions {
+  followSymlinks: boolean;
+  /** Real paths (already resolved) the walk may reach; a followed symlink leaving them is refused. */
+  allowedRoots: string[];
+  /** Polled while reading; when it returns true, listing throws WalkCancelled. */
+  isCancelled?: () => boolean;
+  /** Called once per directory entry read (for the worker's "entries seen" count). */
+  onEntry?: () => void;
+  /** Told of every file system call, so a call that never returns is noticed (walk/call-probe.ts). */
+  probe?: CallProbe;
+  /** Paths on hung mounts: listed as TIMEOUT errors without a system call. */
+  skip?: readonly SkippedPath[];
+  /** Pseudo file systems mounted below the root, point → type (default: from /proc/self/mountinfo, read now). */
+  pseudo?: ReadonlyMap<string, string>;
+}
+
+/** The agent's source: a TreeSource that holds descriptors until close(). */
+export interface FsSource extends TreeSource {
+  /** The walk root's directory descriptor (O_PATH), opened by root(); undefined when it is not a directory. */
+  rootDirFd(): number | undefined;
+  /** Closes every descriptor the source holds. */
+  close(): void;
+}
+
+const SLASH = Buffer.from('/');
+const EMPTY = Buffer.alloc(0);
+/** One options object for every entry's lstat, not a new one each. */
+const BIGINT = { bigint: true } as const;
+
+/** Directory sizes a walk keeps from one pass for its later questions (duApparent's memo). */
+const DIR_SIZES_KEPT = 65_536;
+
+/** A directory changed into something else between its lstat and its opening: its error. */
+function readError(err: unknown): EntryError {
+  return entryErrorFromErrno(errnoOf(err));
+}
+
+// Over 80 lines: the per-entry closures (fromName, entryAt) read the source's locals on the hot path; a class or parameters would cost every entry until an A/B says not.
+export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
+  const rootStr = nodePath.resolve(path);
+  const rootBuf = Buffer.from(rootStr);
+  /** What a child's path starts with before its "/": the root, or nothing when the root is "/". */
+  const base = rootStr === '/' ? EMPTY : rootBuf;
+  const follow = opts.followSymlinks;
+  // Compared byte-exactly: both sides as latin1 strings of their bytes.
+  const roots = opts.allowedRoots.map((r) => Buffer.from(nodePath.resolve(r)).toString('latin1'));
+  const hardLinks = new Set<number>();
+  const sizes: DirSizeMemo = { sizes: new Map(), max: DIR_SIZES_KEPT };
+  const isCancelled = opts.isCancelled ?? (() => false);
+  const onEntry = opts.onEntry;
+  const probe = opts.probe;
+  const skip = opts.skip ?? [];
+  const pseudo = opts.pseudo ?? pseudoMountsUnder(readMounts(), path);
+  const dents = DentsReader.ifLoaded();
+  /** Only node:fs reads a small directory differently (whole); getdents64 reads every one alike. */
+  const smallDirs = dents === undefined ? new SmallDirs() : undefined;
+  /** Logical paths (for the probe and the skip list) and descriptor paths (for the calls). */
+  const paths = new FdPaths(base);
+
+  /** The root's descriptor and the handles below it, opened on first use. */
+  let opened: { fd: number; st: fs.BigIntStats; dirs?: DirHandles } | { error: unknown } | undefined;
+  function openRoot(): { fd: number; st: fs.BigIntStats; dirs?: DirHandles } | { error: unknown } {
+    if (opened !== undefined) return opened;
+    try {
+      const fd = watched(probe, rootBuf, () => openNoFollow(rootBuf, false));
+      const st = fs.fstatSync(fd, { bigint: true });
+      const followLink = follow
+        ? (parentFd: number, name: Buffer) => openLinkTarget(paths.atFd(parentFd, name), roots, true)
+        : undefined;
+      opened = st.isDirectory() ? { fd, st, dirs: new DirHandles(fd, followLink) } : { fd, st };
+    } catch (err) {
+      opened = { error: err };
+    }
+    return opened;
+  }
+
+  /** The descriptor of directory `rel`, or throws. */
+  function dirFd(rel: Buffer, p: Buffer): number {
+    const r = openRoot();
+    if ('error' in r) throw r.error;
+    if (r.dirs === undefined) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    const dirs = r.dirs;
+    // The entries of one directory ask for its descriptor in a row: held, no call to watch.
+    const fd = dirs.held(rel);
+    if (fd !== undefined) return fd;
+    return watched(probe, p, () => dirs.fdOf(rel));
+  }
+
+  /** The PRUNED error of a pseudo file system's mount point (not the root's own). */
+  function prunedAt(p: Buffer): EntryError | undefined {
+    if (pseudo.size === 0) return undefined;
+    const type = pseudo.get(p.toString('latin1'));
+    if (type === undefined) return undefined;
+    return prunedError(type);
+  }
+
+  /** The TIMEOUT detail when `p` is on a hung mount the walk must not touch. */
+  function skippedAt(p: Buffer): string | undefined {
+    if (skip.length === 0) return undefined;
+    const s = p.toString('latin1');
+    for (const k of skip) if (k.exact ? s === k.point : under(k.point, s)) return k.detail;
+    return undefined;
+  }
+
+  function full(rel: Buffer): Buffer {
+    return rel.length === 0 ? rootBuf : Buffer.concat([base, SLASH, rel]);
+  }
+
+  function readLink(p: Buffer, at: Buffer): Buffer | undefined {
+    try {
+      return watched(probe, p, () => fs.readlinkSync(at, { encoding: 'buffer' }));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A symlink's entry when following: its target's stat, inside the allowed roots, or the link with the error. */
+  function followed(name: Buffer, p: Buffer, at: Buffer, st: fs.BigIntStats): RawEntry {
+    const linkTarget = readLink(p, at);
+    const asLink = (error?: EntryError): RawEntry => {
+      const raw = rawFromStats(name, st);
+      if (linkTarget) raw.linkTarget = linkTarget;
+      if (error) raw.error = error;
+      return raw;
+    };
+    if (!follow) return asLink();
+    let target: fs.BigIntStats;
+    try {
+      target = watched(probe, p, () => statLinkTarget(at, roots), true);
+    } catch (err) {
+      if (err instanceof OutsideRoots)
+        return asLink({ code: 'DENIED', detail: 'symlink target outside allowed roots' });
+      const code = errnoOf(err);
+      return asLink(entryErrorFromErrno(code, code === 'ENOENT' ? 'symlink target does not exist' : undefined));
+    }
+    const raw = rawFromStats(name, target);
+    if (linkTarget) raw.linkTarget = linkTarget;
+    return raw;
+  }
+
+  /** One entry of directory `rel`: lstat through the directory's descriptor (and its target's stat when following). */
+  function entryAt(rel: Buffer, name: Buffer, hint: EntryType): RawEntry {
+    const p = paths.child(rel, name);
+    const hung = skippedAt(p);
+    if (hung !== undefined)
+      return errorRawEntry(name, hint === 'unknown' ? 'dir' : hint, { code: 'TIMEOUT', detail: hung });
+    let st: fs.BigIntStats;
+    let at: Buffer;
+    try {
+      const fd = dirFd(rel, p);
+      // watched() inlined: a closure per entry was garbage for every lstat of a walk.
+      probe?.enter(p);
+      try {
+        // By fstatat where the native module is loaded; a symlink is lstat'ed again below,
+        // through the magic link, because following it (fs/link-target.ts) goes by that path.
+        const f = lstatAt(fd, name);
+        if (f !== undefined && !fieldsAreLink(f)) return rawFromFields(name, f);
+        at = paths.atFd(fd, name);
+        st = fs.lstatSync(at, BIGINT);
+      } finally {
+        probe?.leave();
+      }
+    } catch (err) {
+      return errorRawEntry(name, hint, readError(err));
+    }
+    if (!st.isSymbolicLink()) return rawFromStats(name, st);
+    return followed(name, p, at, st);
+  }
+
+  /** The RawEntry of one directory entry: lazy when the read gave its type, lstat'ed now when not. */
+  function fromName(rel: Buffer, name: Buffer, type: EntryType): RawEntry {
+    // The directory read gives the type; lstat waits until the engine keeps the entry.
+    if (type !== 'unknown') return lazyRawEntry(name, type);
+    const raw = entryAt(rel, name, type);
+    smallDirs?.note(rel, name, raw);
+    return raw;
+  }
+
+  const sink: EntrySink = { probe, isCancelled, onEntry, fromName, dirFd };
+
+  return {
+    root(): RawEntry {
+      const name = Buffer.from(nodePath.basename(rootStr));
+      const hung = skippedAt(rootBuf);
+      if (hung !== undefined) return errorRawEntry(name, 'dir', { code: 'TIMEOUT', detail: hung });
+      const r = openRoot();
+      if ('error' in r) return errorRawEntry(name, 'dir', readError(r.error));
+      // The path was resolved before the walk (policy.ts): a symlink here was swapped in since.
+      if (r.st.isSymbolicLink())
+        return errorRawEntry(name, 'dir', {
+          code: 'ERROR',
+          detail: 'path changed into a symlink while it was resolved',
+        });
+      const raw = rawFromStats(name, r.st);
+      smallDirs?.note(EMPTY, undefined, raw);
+      return raw;
+    },
+
+    fill(rel: Buffer, raw: RawEntry): RawEntry {
+      const filled = entryAt(rel, raw.name, raw.type);
+      if (filled.type === 'dir') smallDirs?.note(rel, raw.name, filled);
+      return filled;
+    },
+
+    list(rel: Buffer): Iterable<RawEntry> | { error: EntryError } {
+      const p = full(rel);
+      const hung = skippedAt(p);
+      if (hung !== undefined) return { error: { code: 'TIMEOUT', detail: hung } };
+      const pruned = prunedAt(p);
+      if (pruned) return { error: pruned };
+      try {
+        const fd = dirFd(rel, p);
+        if (dents !== undefined)
+          return dentsEntries(
+            sink,
+            rel,
+            p,
+            watched(probe, p, () => dents.open(fd)),
+          );
+        const link = Buffer.from(fdPath(fd));
+        if (smallDirs?.take(rel)) {
+          let dirents: fs.Dirent[];
+          try {
+            dirents = watched(probe, p, () => readWhole(link));
+          } catch (err) {
+            if (!needsBufferNames(err)) throw err;
+            dirents = watched(probe, p, () => readWholeBytes(link));
+          }
+          return wholeEntries(sink, rel, dirents);
+        }
+        return streamedEntries(
+          sink,
+          rel,
+          p,
+          watched(probe, p, () => openDir(link)),
+        );
+      } catch (err) {
+        return { error: readError(err) };
+      }
+    },
+
+    dirSize(rel: Buffer, deadlineAt: number, levels = 0): DirSize {
+      const relStr = rel.toString('latin1');
+      const known = sizes.sizes.get(relStr);
+      if (known !== undefined) {
+        sizes.sizes.delete(relStr);
+        return known;
+      }
+      const p = full(rel);
+      if (skippedAt(p) !== undefined || prunedAt(p)) return { size: 0, partial: true };
+      let fd: number;
+      try {
+        fd = dirFd(rel, p);
+      } catch {
+        return { ...UNREADABLE_DIR };
+      }
+      const keep = levels > 0 ? { rel: relStr, levels, memo: sizes } : undefined;
+      return duApparentAt(p, fd, deadlineAt, { isCancelled, seenInodes: hardLinks, probe, skippedAt, keep, dents });
+    },
+
+    rootDirFd(): number | undefined {
+      const r = openRoot();
+      return 'error' in r || r.dirs === undefined ? undefined : r.fd;
+    },
+
+    close(): void {
+      const r = opened;
+      if (r === undefined || 'error' in r) return;
+      if (r.dirs) r.dirs.close();
+      else fs.closeSync(r.fd);
+      opened = { error: new Error('source closed') };
+    },
+  };
+}

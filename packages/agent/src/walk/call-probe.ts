@@ -1,0 +1,102 @@
+// Which file system call a walk worker is in, shared with the main thread: the worker
+// writes the path before each call and bumps a counter after it; the main thread samples
+// the pair and calls a worker stuck when one call outlasts the timeout and the worker's
+// thread is blocked in the kernel (walk/thread-state.ts), not merely waiting for a CPU. A thread
+// blocked in a system call on a hung mount cannot be interrupted; it can only be noticed.
+import { ownThreadId, threadActivity } from './thread-state.js';
+
+export const PROBE_PATH_MAX = 4096;
+const HEADER = 32;
+export const PROBE_BYTES = HEADER + PROBE_PATH_MAX;
+const STATE = 0;
+const SEQ = 1;
+const LEN = 2;
+const FOLLOWS = 3;
+/** The worker thread's id, for its state in /proc (0: unknown). */
+const TID = 4;
+/** Samples in a row that must find the thread blocked before a call counts as stuck. */
+const BLOCKED_SAMPLES = 2;
+
+/** Worker side: brackets each call. */
+export class CallProbe {
+  private readonly ctl: Int32Array;
+  private readonly path: Uint8Array;
+
+  constructor(shared: SharedArrayBuffer) {
+    this.ctl = new Int32Array(shared, 0, HEADER / 4);
+    this.path = new Uint8Array(shared, HEADER, PROBE_PATH_MAX);
+    Atomics.store(this.ctl, TID, ownThreadId() ?? 0);
+  }
+
+  /** Before a call on `p`; `follows`: the call resolves symlinks (realpath, stat), so it may reach another mount. */
+  enter(p: Uint8Array, follows = false): void {
+    const n = Math.min(p.length, PROBE_PATH_MAX);
+    this.path.set(n === p.length ? p : p.subarray(0, n));
+    this.ctl[LEN] = n;
+    this.ctl[FOLLOWS] = follows ? 1 : 0;
+    Atomics.store(this.ctl, STATE, 1);
+  }
+
+  leave(): void {
+    Atomics.add(this.ctl, SEQ, 1);
+    Atomics.store(this.ctl, STATE, 0);
+  }
+}
+
+export interface StuckCall {
+  /** latin1 string of the path's bytes (cut at PROBE_PATH_MAX). */
+  path: string;
+  follows: boolean;
+}
+
+/** Main-thread side: one per running worker, sampled by a timer. */
+export class CallWatch {
+  private readonly ctl: Int32Array;
+  private readonly path: Uint8Array;
+  private seq = -1;
+  private since: number | undefined;
+  private blocked = 0;
+
+  constructor(readonly shared: SharedArrayBuffer = new SharedArrayBuffer(PROBE_BYTES)) {
+    this.ctl = new Int32Array(shared, 0, HEADER / 4);
+    this.path = new Uint8Array(shared, HEADER, PROBE_PATH_MAX);
+  }
+
+  /** The call in progress when it has not returned for `timeoutMs` of samples, else undefined. */
+  sample(now: number, timeoutMs: number): StuckCall | undefined {
+    if (Atomics.load(this.ctl, STATE) === 0) {
+      this.since = undefined;
+      return undefined;
+    }
+    const seq = Atomics.load(this.ctl, SEQ);
+    if (this.since === undefined || seq !== this.seq) {
+      this.seq = seq;
+      this.since = now;
+      this.blocked = 0;
+      return undefined;
+    }
+    if (now - this.since < timeoutMs) return undefined;
+    // Hung or starved: a thread running, runnable or waiting for work is not stuck in the
+    // kernel, however long its call has taken (where /proc does not say, the time decides).
+    const tid = Atomics.load(this.ctl, TID);
+    const activity = tid > 0 ? threadActivity(tid) : 'unknown';
+    if (activity === 'running' || activity === 'waiting') {
+      this.blocked = 0;
+      return undefined;
+    }
+    if (activity === 'blocked' && ++this.blocked < BLOCKED_SAMPLES) return undefined;
+    const n = this.ctl[LEN];
+    return { path: Buffer.from(this.path.subarray(0, n)).toString('latin1'), follows: this.ctl[FOLLOWS] === 1 };
+  }
+}
+
+/** `fn()` bracketed by the probe on `p`, when there is one (brackets never nest: one call at a time). */
+export function watched<T>(probe: CallProbe | undefined, p: Uint8Array, fn: () => T, follows = false): T {
+  if (probe === undefined) return fn();
+  probe.enter(p, follows);
+  try {
+    return fn();
+  } finally {
+    probe.leave();
+  }
+}

@@ -1,0 +1,141 @@
+// The walk, run in a worker thread so the agent's event loop never blocks on the file
+// system. Rows leave in batches (count, bytes, or time); the main thread grants credits
+// for batches it has consumed, and the worker sleeps (Atomics.wait) when it has none.
+// A cancel flag in the same shared buffer stops the walk within one directory entry.
+// The worker is kept in a pool: it runs one walk per message, one at a time.
+import { type MessagePort, parentPort } from 'node:worker_threads';
+import type { WalkSummary } from '@fleetls/core';
+import { walk } from '@fleetls/core';
+import { FIND_AFTER_ENTRIES } from '../find/route.js';
+import { type HeldWalk, held, smallWalk } from '../find/small-walk.js';
+import { loadFindWalk } from '../find/source.js';
+import { createFsSource } from '../fs/source.js';
+import { CallProbe } from './call-probe.js';
+import { WalkCancelled } from './cancelled.js';
+import { RowBatches } from './row-batches.js';
+import { type HelperInput, runHelper } from './split/helper.js';
+import { ThreadSplitter } from './split/split.js';
+import { summaryToPlain, type WorkerInput, type WorkerMessage } from './transit.js';
+
+const port = parentPort;
+if (!port) throw new Error('walk-worker must run in a worker thread');
+
+async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
+  const out = new RowBatches(to, input);
+  const { cancelled } = out;
+  /**
+   * Set while a walk meant for find runs in the JS walker first (find/small-walk.ts). Not when
+   * sizing directories: one entry's size is a whole subtree, which the count does not see.
+   */
+  let trying = input.find && FIND_AFTER_ENTRIES > 0 && !input.req.dirSizes;
+  /** The trial saw more than it may: its listing stops as on a cancel, and find starts. */
+  const tooBig = (): boolean => trying && out.seen > FIND_AFTER_ENTRIES;
+  const newSource = () =>
+    createFsSource(input.req.path, {
+      followSymlinks: input.req.followSymlinks,
+      allowedRoots: input.allowedRoots,
+      isCancelled: () => tooBig() || cancelled(),
+      onEntry: out.onEntry,
+      probe: new CallProbe(input.probe),
+      skip: input.skip,
+      pseudo: input.pseudo,
+    });
+  let source = newSource();
+  // The root's lstat is held by the source: no system call.
+  const split = splitter(input, out, () => source.root().dev);
+
+  try {
+    let small: HeldWalk | undefined;
+    if (trying) {
+      try {
+        small = smallWalk(input.req, source, tooBig, cancelled);
+      } finally {
+        trying = false;
+      }
+      if (!small) {
+        // A big tree: find lists it from the start, with a source of its own.
+        out.seen = 0;
+        source.close();
+        source = newSource();
+      }
+    }
+    const loaded =
+      input.find && !small ? await loadFindWalk(input.req, { fs: source, isCancelled: cancelled }) : undefined;
+    const found = loaded && 'source' in loaded ? loaded : undefined;
+    const gen = small
+      ? held(small)
+      : walk(input.req, found?.source ?? source, found?.now ?? (() => Date.now()), found ? undefined : split);
+    for (;;) {
+      const r = gen.next();
+      if (r.done) {
+        found?.finish(r.value);
+        out.tally.summary(r.value);
+        out.finish(doneMessage(r.value, out, loaded, split));
+        return;
+      }
+      out.add(r.value);
+      if (cancelled()) throw new WalkCancelled('walk cancelled');
+    }
+  } catch (err) {
+    if (err instanceof WalkCancelled || cancelled()) {
+      out.post({ t: 'cancelled', seen: out.seen });
+      return;
+    }
+    out.post({ t: 'error', message: err instanceof Error ? err.message : String(err), seen: out.seen });
+  } finally {
+    split?.quit();
+    input.split?.port.close();
+    // The walk's directory descriptors (a worker runs many walks).
+    source.close();
+    out.release();
+  }
+}
+
+/** A tree walk's helper thread (walk-split.ts), when the walk was given one (wire mode only). */
+function splitter(input: WorkerInput, out: RowBatches, rootDev: () => number): ThreadSplitter | undefined {
+  if (!input.split || !out.encoder) return undefined;
+  const { port: splitPort, shared, timeoutMs } = input.split;
+  return new ThreadSplitter(
+    splitPort,
+    shared,
+    rootDev,
+    Date.now(),
+    out.sink,
+    out.cancelled,
+    timeoutMs,
+    out.helperCounts,
+  );
+}
+
+/** The walk's last message: its summary, what it counted, and which source listed it. */
+function doneMessage(
+  summary: WalkSummary,
+  out: RowBatches,
+  loaded: Awaited<ReturnType<typeof loadFindWalk>> | undefined,
+  split: ThreadSplitter | undefined,
+): Extract<WorkerMessage, { t: 'done' }> {
+  const found = loaded && 'source' in loaded;
+  const fallback = loaded && 'fallback' in loaded ? { fallback: loaded.fallback } : {};
+  return {
+    t: 'done',
+    summary: summaryToPlain(summary),
+    seen: found ? summary.entriesSeen : out.seen,
+    counts: out.tally,
+    route: found ? 'find' : 'js',
+    ...fallback,
+    ...(split ? { split: { given: split.given, spliced: split.spliced } } : {}),
+  };
+}
+
+port.on('message', (input: WorkerInput | HelperInput) => {
+  if ('role' in input) {
+    try {
+      runHelper(input);
+    } finally {
+      input.port.close();
+      port.postMessage({ t: 'helper-done' });
+    }
+    return;
+  }
+  void runWalk(input, port);
+});

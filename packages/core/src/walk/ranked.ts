@@ -1,0 +1,52 @@
+// The ranked shape: one list over the whole walk, keeping the best offset + topN with a
+// bounded heap (memory O(offset + topN), not O(entries)).
+
+import type { Entry, RawEntry, Row } from '../domain/types.js';
+import { TopN } from '../order/top-n.js';
+import { type Ancestors, errorRow, type Pending, type WalkState } from './state.js';
+
+export function* walkRanked(
+  state: WalkState,
+  rootRaw: RawEntry,
+  rootEntry: Entry,
+  rootChain: Ancestors | undefined,
+): Generator<Row, void> {
+  const { req, summary, filter } = state;
+  const keep = new TopN<Pending>(req.offset + req.topN, (a, b) => state.compare(a.entry as Entry, b.entry as Entry));
+  const offer = (p: Pending): void => {
+    if (!filter.accepts(state.entryOf(p))) return;
+    summary.entriesMatched++;
+    keep.push(p);
+  };
+  const stack: { dir: Buffer; depth: number; chain: Ancestors | undefined; raw: RawEntry; entry: Entry }[] = [
+    { dir: rootEntry.path, depth: 1, chain: rootChain, raw: rootRaw, entry: rootEntry },
+  ];
+  while (stack.length > 0 && !state.stopped) {
+    const { dir, depth, chain, raw, entry: dirEntry } = stack.pop()!;
+    if (state.outOfTime()) {
+      state.stop('deadline', dir);
+      break;
+    }
+    const error = state.readDir(dir, depth, true, (p) => {
+      offer(p);
+      const entry = p.entry as Entry;
+      const d = state.descent(entry, p.raw.dev, chain);
+      if (d.go) stack.push({ dir: entry.path, depth: depth + 1, chain: d.chain, raw: p.raw, entry });
+      else if (d.error) offer({ raw: p.raw, dir, depth, entry: errorRow(entry, d.error) });
+    });
+    if (error) offer({ raw, dir, depth: dirEntry.depth, entry: errorRow(dirEntry, error) });
+  }
+  const ranked = keep.sorted().slice(req.offset);
+  for (const p of ranked) {
+    summary.entriesSent++;
+    yield { kind: 'entry', entry: state.materialize(p) };
+  }
+  if (summary.entriesMatched > req.offset + req.topN) {
+    summary.truncations.push({
+      dir: Buffer.alloc(0),
+      shown: ranked.length,
+      total: summary.entriesMatched,
+      reason: 'top_n',
+    });
+  }
+}

@@ -1,0 +1,119 @@
+// One subcommand per tool of the registry with a CLI face (ls, tree, diff, du, stat, hosts):
+// its flags derived from the tool's declaration (tools/cli-face.ts), --json for scripts.
+import type { HostStatus } from '@fleetls/core';
+import { type Command, Option } from 'commander';
+import type { AnyTool, CliFace, ToolContext, ToolResult } from '../../tools/tool.js';
+import { gatewayOptions, openFleet } from './globals.js';
+import type { CliIo } from './io.js';
+
+/**
+ * Each CLI verb's tool module, so that a known verb loads its own tool alone and not the
+ * registry's eight (every tool's schemas and collectors: ~50 ms of `fleetls ls`'s start).
+ * verb.test.ts checks this table against the registry's cli faces.
+ */
+export const VERB_TOOLS: Readonly<Record<string, () => Promise<AnyTool>>> = {
+  ls: async () => (await import('../../tools/list-files/index.js')).listFilesTool,
+  tree: async () => (await import('../../tools/list-directory/index.js')).listDirectoryTool,
+  stat: async () => (await import('../../tools/stat/index.js')).statTool,
+  hosts: async () => (await import('../../tools/list-hosts/index.js')).listHostsTool,
+  diff: async () => (await import('../../tools/diff-directory/index.js')).diffDirectoryTool,
+  du: async () => (await import('../../tools/disk-usage/index.js')).diskUsageTool,
+};
+
+/**
+ * Adds the tools' subcommands to `program`: the one of `verb` when it is a tool's, else every
+ * one (help, and the nearest verb to a mistyped one, need them all). `onFailure` runs when a
+ * host of a command failed.
+ */
+export async function addToolCommands(
+  program: Command,
+  io: CliIo,
+  verb: string | undefined,
+  onFailure: () => void,
+): Promise<void> {
+  const own = verb !== undefined && Object.hasOwn(VERB_TOOLS, verb) ? VERB_TOOLS[verb] : undefined;
+  const [tools, { cliWording, toolArgs, toolFlags }] = await Promise.all([
+    own ? own().then((t) => [t]) : import('../../tools/registry.js').then((m) => m.TOOLS),
+    import('../../tools/cli-face.js'),
+  ]);
+  for (const tool of tools) {
+    const face = tool.cli;
+    if (!face) continue;
+    const command = program
+      .command(face.command)
+      .description(face.description)
+      .argument(face.argument.syntax, face.argument.description);
+    for (const { option } of toolFlags(tool)) command.addOption(option);
+    command
+      .addOption(new Option('--json', 'print the structured answer as JSON'))
+      .action(async (positional: string | undefined, o: Record<string, unknown>, cmd: Command) => {
+        try {
+          if (await runToolCommand(io, tool, face, toolArgs(tool, positional, o), cmd, o.json === true)) onFailure();
+        } catch (e) {
+          // A bad argument is named as the flag the user typed (cli-face.ts).
+          const { FleetError } = await import('@fleetls/core');
+          const fe = FleetError.from(e);
+          throw fe.code === 'invalid_argument' ? new FleetError('invalid_argument', cliWording(fe.message, tool)) : e;
+        }
+      });
+  }
+}
+
+/** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet; true if a host failed. */
+async function runToolCommand(
+  io: CliIo,
+  tool: AnyTool,
+  face: CliFace<ToolResult>,
+  args: unknown,
+  cmd: Command,
+  json: boolean,
+): Promise<boolean> {
+  const err = (line: string) => io.stderr.write(`${line}\n`);
+  const [{ runTool }, { hostStatusJson }, { formatFailures, pickStyle, progressLine }] = await Promise.all([
+    import('../../tools/run-tool.js'),
+    import('../../tools/shared/present.js'),
+    import('./format.js'),
+  ]);
+  const style = pickStyle(io.stdout.isTTY, io.env);
+  const errStyle = pickStyle(io.stderr.isTTY, io.env);
+  const { g, logger, fleet } = await openFleet(io, cmd, 'warn');
+  try {
+    // The CLI waits for every host as a scan does (its host budget, concurrency and whole
+    // deadline), up to --timeout; an MCP call stays under the client's timeout instead.
+    const base = await gatewayOptions(fleet, g);
+    const options = {
+      ...base,
+      deadlineMs: g.deadlineMs ?? base.scanHostDeadlineMs,
+      concurrency: g.concurrency ?? base.scanConcurrency,
+      callDeadlineMs: g.timeout !== undefined ? g.timeout * 1000 : base.scanDeadlineMs,
+    };
+    const progress = io.stderr.isTTY === true && !json;
+    const ctx: ToolContext = {
+      fleet,
+      options,
+      signal: io.signal ?? new AbortController().signal,
+      audit: { logger, caller: `cli:${io.env.USER ?? io.env.LOGNAME ?? 'unknown'}` },
+      onProgress: progress
+        ? (done: number, total: number, s: HostStatus) =>
+            io.stderr.write(`\r\x1b[2K${progressLine(done, total, { host: s.host, status: s.status })}`)
+        : undefined,
+    };
+    let result: ToolResult;
+    try {
+      result = await runTool(tool, args, ctx);
+    } finally {
+      if (progress) io.stderr.write('\r\x1b[2K');
+    }
+    if (json) io.stdout.write(`${JSON.stringify(tool.mcp(result, ctx).structured, null, 2)}\n`);
+    else {
+      const { out: lines, err: notes } = face.render(result, style);
+      if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
+      for (const line of notes) err(line);
+    }
+    const statuses = result.hosts.map(hostStatusJson);
+    for (const line of formatFailures(statuses, errStyle)) err(line);
+    return statuses.some((r) => r.status !== 'ok' && r.status !== 'pending');
+  } finally {
+    await fleet.close();
+  }
+}

@@ -1,0 +1,84 @@
+// The one implementation of every Fleet RPC, in protobuf-es messages (the one runtime of the
+// Fleet face): each tool of the registry is the RPC its Fleet face names, run through runTool
+// and presented by that face; Walk streams. The gRPC server (service.ts) and the
+// Connect/gRPC-Web handler on the HTTP port (connect.ts) are adapters around it that decode
+// and encode with the same generated code, so all three protocols answer alike.
+import { create, type Message, type MessageInitShape } from '@bufbuild/protobuf';
+import { Fleet, type FleetWalkEvent, type FleetWalkRequest, FleetWalkRequestSchema } from '@fleetls/proto/fleet_pb';
+import type { GatewayOptions } from '../../fleet/options.js';
+import type { Fleet as FleetOfHosts } from '../../fleet/types.js';
+import type { Logger } from '../../logger.js';
+import type { ScanRegistry } from '../../scans/registry.js';
+import { TOOLS } from '../../tools/registry.js';
+import { runTool } from '../../tools/run-tool.js';
+import type { ToolContext } from '../../tools/tool.js';
+import { requestArgs } from './args.js';
+import { scanToWire } from './present.js';
+import { streamWalk, WALK_INPUT } from './walk.js';
+
+export interface FleetServiceDeps {
+  fleet: FleetOfHosts;
+  options: GatewayOptions;
+  logger: Logger;
+  /**
+   * The serving gateway's scans: a fan-out RPC past its deadline answers a page of a scan its
+   * next_cursor continues (none: every RPC answers whole within its deadline).
+   */
+  scans?: ScanRegistry;
+}
+
+/** What an adapter knows of a call: its cancellation, and who made it (for the audit line). */
+export interface CallInfo {
+  signal: AbortSignal;
+  /** e.g. `grpc:<client certificate or peer>`, `http:bearer`. */
+  caller: string;
+  /** Whose scans the call reaches, when the adapter knows it better than `caller` (the HTTP port's token). */
+  principal?: string;
+}
+
+export type Unary = (request: Message, call: CallInfo) => Promise<Message>;
+/** `send` resolves when the client can take more. */
+export type ServerStream = (
+  request: FleetWalkRequest,
+  call: CallInfo,
+  send: (e: FleetWalkEvent) => Promise<void>,
+) => Promise<void>;
+
+export interface FleetImpl {
+  /** By method name (`ListFiles`). */
+  unary: Record<string, Unary>;
+  Walk: ServerStream;
+}
+
+export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
+  const { fleet, options, logger } = deps;
+  const context = ({ signal, caller, principal }: CallInfo): ToolContext => ({
+    fleet,
+    options,
+    signal,
+    audit: { logger, caller },
+    // A scan outlives its RPC (a closed connection does not stop it; ScanStatus cancel does),
+    // and belongs to who called: the client certificate, else the bearer token's holders.
+    scans: deps.scans,
+    principal: `fleet-api:${principal ?? (caller.startsWith('grpc:plaintext:') ? 'grpc:bearer' : caller)}`,
+  });
+  const unary: Record<string, Unary> = {};
+  for (const tool of TOOLS) {
+    const face = tool.fleet;
+    if (!face) continue;
+    const method = Fleet.methods.find((m) => m.name === face.method);
+    if (!method) throw new Error(`fleet.proto: no RPC ${face.method} for the tool ${tool.name}`);
+    unary[face.method] = async (request, call) => {
+      const result = await runTool(tool, requestArgs(tool.input, method.input, request), context(call));
+      // The face's init shape for this method's output (the tool's presenter is typed so);
+      // a page of a scan says where the scan stands beside it.
+      const init = face.present(result) as MessageInitShape<typeof method.output> & { nextCursor?: string };
+      return create(method.output, result.scan ? { ...init, scan: scanToWire(result.scan, !init.nextCursor) } : init);
+    };
+  }
+  return {
+    unary,
+    Walk: (request, call, send) =>
+      streamWalk(requestArgs(WALK_INPUT, FleetWalkRequestSchema, request), context(call), send),
+  };
+}

@@ -1,0 +1,47 @@
+// What every tool's Fleet face (its `fleet` presenter, in tools/<tool>.ts) shares: host
+// statuses, cuts, notes and a scan's progress as Fleet API messages (protobuf-es init shapes,
+// as text-paths.ts says why).
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { HostStatus } from '@fleetls/core';
+import type { HostNoteSchema, HostStatusSchema, HostTruncationSchema, ScanInfoSchema } from '@fleetls/proto/fleet_pb';
+import { scanJson } from '../../scans/answer.js';
+import type { HostNote, HostTruncation } from '../../tools/shared/host-walks.js';
+import type { ScanInfo } from '../../tools/tool.js';
+import { int64, truncationOut } from './text-paths.js';
+
+export function hostStatusToWire(s: HostStatus): MessageInitShape<typeof HostStatusSchema> {
+  return {
+    host: s.host,
+    status: s.status,
+    via: s.via,
+    elapsedMs: int64(s.elapsedMs),
+    message: s.message ?? '',
+  };
+}
+
+export function hostTruncationToWire(t: HostTruncation): MessageInitShape<typeof HostTruncationSchema> {
+  return { host: t.host, truncation: truncationOut(t.truncation) };
+}
+
+/** A scan page's `scan` (complete: no next_cursor follows), as scan_status says it. */
+export function scanToWire(s: ScanInfo, complete: boolean): MessageInitShape<typeof ScanInfoSchema> {
+  const j = scanJson(s, complete);
+  return {
+    id: j.id,
+    state: j.state,
+    complete: j.complete,
+    hostsDone: j.hosts_done,
+    hostsTotal: j.hosts_total,
+    hostsDelivered: j.hosts_delivered,
+    failed: j.failed,
+    failedCount: j.failed_count,
+    entriesSeen: int64(j.entries_seen),
+    elapsedMs: int64(j.elapsed_ms),
+    estimateMs: j.estimate_ms !== undefined ? int64(j.estimate_ms) : undefined,
+    rankingFinal: j.ranking_final,
+  };
+}
+
+export function notesToWire(notes: HostNote[]): MessageInitShape<typeof HostNoteSchema>[] {
+  return notes.map((n) => ({ host: n.host, note: n.note }));
+}

@@ -1,0 +1,315 @@
+// `fleetls serve --http HOST:PORT`: Streamable HTTP, stateless (a fresh server and transport
+// per POST, as the SDK's stateless example), at /mcp, behind a bearer token (always, loopback
+// included: any local process or user could call the tools otherwise; `noAuth` is the
+// explicit, loopback-only way to run open).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { FleetError, isLoopback } from '@fleetls/core';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { resolveGatewayOptions } from '../../fleet/options.js';
+import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
+import { createScanRegistry, type ScanRegistry } from '../../scans/registry.js';
+import { writeFleetHttpError } from '../fleet-api/http-errors.js';
+import { bearerTokens, setRequestPrincipal, tokenCheck } from './http-principal.js';
+import { createMcpServer, type McpServerDeps } from './server.js';
+
+export const MCP_PATH = '/mcp';
+/** Largest request body accepted (tool calls are small). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface HttpServerDeps extends McpServerDeps {
+  host: string;
+  port: number;
+  /**
+   * Required on every request as `Authorization: Bearer <token>`; mandatory unless `noAuth`.
+   * Several tokens, one per line, are several principals (faces/mcp/http-principal.ts).
+   */
+  token?: string;
+  /** `--no-auth`: serve without a token, on a loopback address only (logged at start). */
+  noAuth?: boolean;
+  /** Served at /metrics (Prometheus text), behind the same checks as /mcp. */
+  metrics?: { contentType: string; metrics(): Promise<string> };
+  /**
+   * /readyz: undefined when ready, else why not; until then every other path answers 503.
+   * /healthz and /readyz need no token: they tell nothing.
+   */
+  notReady?: () => string | undefined;
+  /** The Fleet API (Connect, gRPC-Web) at /fleetls.v1.Fleet/*, behind the same checks as /mcp. */
+  fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The dashboard's cached host status at /dashboard/api/* (web/dashboard-api.ts), behind the same checks as /mcp. */
+  dashboardApi?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /**
+   * Browser origins besides this server's own that may call /mcp, /metrics and the Fleet API
+   * (CORS), exactly as a browser sends them (scheme, host, port); read per request.
+   */
+  corsOrigins?: readonly string[];
+  /** The web dashboard at / (GET, no token: the page asks for it and holds no secret). */
+  dashboard?: { serve(pathname: string, res: ServerResponse): boolean };
+}
+
+export const FLEET_API_PREFIX = '/fleetls.v1.Fleet/';
+const DASHBOARD_API_PREFIX = '/dashboard/api/';
+
+/** What a Connect or gRPC-Web call from a page of an allowed origin may send and read. */
+const CORS_HEADERS = {
+  'access-control-allow-methods': 'POST, GET',
+  'access-control-allow-headers':
+    'authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent, mcp-protocol-version',
+  'access-control-expose-headers': 'grpc-status, grpc-message, grpc-status-details-bin',
+  'access-control-max-age': '600',
+};
+
+export const METRICS_PATH = '/metrics';
+
+/** Refuses to start open unless asked (`noAuth`), and open off loopback at all. */
+export function checkAuth(token: string | undefined, noAuth: boolean, host: string, loopbackBound: boolean): void {
+  if (noAuth && token) {
+    throw new FleetError(
+      'invalid_argument',
+      '--no-auth and a bearer token (--token-file or $FLEETLS_TOKEN) exclude each other',
+    );
+  }
+  if (noAuth && !loopbackBound) {
+    throw new FleetError(
+      'invalid_argument',
+      `--no-auth serves the tools without a token and is refused on ${host}, which is not a loopback address; give a bearer token (--token-file or $FLEETLS_TOKEN)`,
+    );
+  }
+  if (!noAuth && !token) {
+    throw new FleetError(
+      'invalid_argument',
+      `refusing to serve MCP over HTTP on ${host} without a bearer token: give one with --token-file FILE or $FLEETLS_TOKEN (or --no-auth to run open, on loopback only)`,
+    );
+  }
+}
+
+/** "127.0.0.1:8765" → "127.0.0.1", "[::1]:80" → "::1". */
+function hostOfHeader(h: string | undefined): string {
+  if (!h) return '';
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
+  const colon = h.lastIndexOf(':');
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
+/**
+ * Whether a browser's Origin is this server itself: scheme, host and port of the address the
+ * request was sent to (its Host header, which a browser always sets to the target). Another
+ * port of the same host is another origin (another local web service), and so is another
+ * loopback name. Behind a TLS proxy the page's origin is https:, so it goes on the allow-list.
+ */
+export function isOwnOrigin(origin: string, hostHeader: string | undefined): boolean {
+  if (!hostHeader) return false;
+  try {
+    return new URL(origin).origin === origin && new URL(`http://${hostHeader}`).origin === origin;
+  } catch {
+    return false; // includes "null" (sandboxed frames, file: pages)
+  }
+}
+
+function jsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(`${text}\n`);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      throw new FleetError('resource_exhausted', `request body is over the limit of ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Every URL this port answers at, as the start-up log names them (an operator's first question). */
+export function servedUrls(base: string, deps: Pick<HttpServerDeps, 'dashboard' | 'fleetApi' | 'metrics'>) {
+  return {
+    mcp: `${base}${MCP_PATH}`,
+    ...(deps.dashboard ? { dashboard: `${base}/` } : {}),
+    ...(deps.fleetApi ? { fleet_api: `${base}${FLEET_API_PREFIX}` } : {}),
+    ...(deps.metrics ? { metrics: `${base}${METRICS_PATH}` } : {}),
+    healthz: `${base}/healthz`,
+    readyz: `${base}/readyz`,
+  };
+}
+
+/** What every request of one HTTP server reads: its settings and the state its MCP servers share. */
+interface HttpScope {
+  deps: HttpServerDeps;
+  loopbackBound: boolean;
+  wanted: ReturnType<typeof tokenCheck> | undefined;
+  // One MCP server per request (stateless transport), one store of kept rankings for them all.
+  pages: PageStore;
+  // The scans of every request's server (made at the first call: the options come with the inventory).
+  scans: ScanRegistry | undefined;
+}
+
+export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: string; close(): Promise<void> }> {
+  const tokens = bearerTokens(deps.token);
+  const token = tokens.length === 0 ? undefined : deps.token;
+  const loopbackBound = isLoopback(deps.host);
+  checkAuth(token, deps.noAuth === true, deps.host, loopbackBound);
+  const wanted = token === undefined ? undefined : tokenCheck(tokens);
+  const log = deps.logger.child({ transport: 'http' });
+  const scope: HttpScope = {
+    deps,
+    loopbackBound,
+    wanted,
+    pages: deps.pages ?? new MemoryPageStore(),
+    scans: deps.scans,
+  };
+  if (!token) log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
+
+  const http = createServer((req, res) => {
+    handle(scope, req, res).catch((err: unknown) => {
+      log.error({ err }, 'HTTP request failed');
+      if (!res.headersSent) jsonError(res, 500, 'internal error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(deps.port, deps.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = http.address();
+  const port = typeof addr === 'object' && addr ? addr.port : deps.port;
+  const hostPart = deps.host.includes(':') && !deps.host.startsWith('[') ? `[${deps.host}]` : deps.host;
+  const base = `http://${hostPart}:${port}`;
+  const url = `${base}${MCP_PATH}`;
+  log.info({ url, urls: servedUrls(base, deps), auth: token ? 'bearer' : 'none' }, 'HTTP server listening');
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!deps.scans) scope.scans?.close();
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+type Refuse = (status: number, message: string, headers?: Record<string, string>) => void;
+
+async function handle(scope: HttpScope, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { deps } = scope;
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  // A Fleet API caller (connect-es, gRPC-Web) reads refusals in its own protocol, not JSON-RPC.
+  const refuse: Refuse = (status, message, headers) =>
+    url.pathname.startsWith(FLEET_API_PREFIX)
+      ? writeFleetHttpError(req, res, status, message, headers)
+      : jsonError(res, status, message, headers);
+  if (url.pathname === '/healthz') return plain(res, 200, 'ok');
+  const why = deps.notReady?.();
+  if (url.pathname === '/readyz') {
+    return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
+  }
+  // Nothing else before the inventory is loaded (the tools would have no fleet), nor once shutting down.
+  if (why !== undefined) return refuse(503, `not ready: ${why}`);
+  // The page itself, still only to loopback Host names on a loopback server (DNS rebinding).
+  if (deps.dashboard && req.method === 'GET' && (!scope.loopbackBound || isLoopback(hostOfHeader(req.headers.host)))) {
+    if (deps.dashboard.serve(url.pathname, res)) return;
+  }
+  const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
+  const fleetApi = url.pathname.startsWith(FLEET_API_PREFIX) ? deps.fleetApi : undefined;
+  const dashboardApi = url.pathname.startsWith(DASHBOARD_API_PREFIX) ? deps.dashboardApi : undefined;
+  if (url.pathname !== MCP_PATH && !metrics && !fleetApi && !dashboardApi) {
+    return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
+  }
+  const principal = admit(scope, req, res, refuse);
+  if (principal === undefined) return;
+  setRequestPrincipal(req, principal);
+  if (fleetApi) {
+    fleetApi(req, res);
+    return;
+  }
+  if (dashboardApi) return dashboardApi(req, res);
+  if (metrics) {
+    if (req.method !== 'GET') return jsonError(res, 405, 'method not allowed: GET /metrics', { allow: 'GET' });
+    const text = await metrics.metrics();
+    res.writeHead(200, { 'content-type': metrics.contentType });
+    res.end(text);
+    return;
+  }
+  return serveMcp(scope, req, res, principal);
+}
+
+/**
+ * The caller's principal, or undefined once refused. DNS rebinding: a page of evil.example whose
+ * name now resolves to 127.0.0.1 sends `Host: evil.example` and its own Origin. A loopback server
+ * answers loopback names only, token or not; and no server answers a browser page of another origin.
+ */
+function admit(scope: HttpScope, req: IncomingMessage, res: ServerResponse, refuse: Refuse): string | undefined {
+  const host = hostOfHeader(req.headers.host);
+  if (scope.loopbackBound && !isLoopback(host)) {
+    return void refuse(403, 'forbidden: Host header must name a loopback address');
+  }
+  const origin = req.headers.origin;
+  const corsOrigin = origin !== undefined && scope.deps.corsOrigins?.includes(origin) ? origin : undefined;
+  if (origin !== undefined && !corsOrigin && !isOwnOrigin(origin, req.headers.host)) {
+    return void refuse(403, `forbidden: Origin ${JSON.stringify(origin.slice(0, 100))} is not this server`);
+  }
+  if (corsOrigin) {
+    res.setHeader('access-control-allow-origin', corsOrigin);
+    res.setHeader('vary', 'Origin');
+    // A preflight carries no credentials: it only asks what the real call may send.
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS_HEADERS);
+      res.end();
+      return undefined;
+    }
+    for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+  }
+  // A scan belongs to the token that started it (faces/mcp/http-principal.ts).
+  const principal = scope.wanted ? scope.wanted.principal(req.headers.authorization) : 'http:no-auth';
+  if (principal === undefined) {
+    refuse(401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+  }
+  return principal;
+}
+
+/** POST /mcp: the body read within its bound, answered by a fresh MCP server and transport. */
+async function serveMcp(scope: HttpScope, req: IncomingMessage, res: ServerResponse, principal: string): Promise<void> {
+  const { deps } = scope;
+  if (req.method !== 'POST') {
+    return jsonError(res, 405, 'method not allowed: this server is stateless, POST only', { allow: 'POST' });
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    return jsonError(res, 413, `request body of ${declared} bytes is over the limit of ${MAX_BODY_BYTES}`, {
+      connection: 'close',
+    });
+  }
+  let body: unknown;
+  try {
+    body = await readJson(req);
+  } catch (err) {
+    const fe = FleetError.from(err);
+    if (fe.code === 'resource_exhausted') return jsonError(res, 413, fe.message, { connection: 'close' });
+    return jsonError(res, 400, `bad request body: ${fe.message}`);
+  }
+  scope.scans ??= createScanRegistry(resolveGatewayOptions(deps.options), deps.logger, deps.stateDir);
+  const server = createMcpServer({
+    ...deps,
+    pages: scope.pages,
+    scans: scope.scans,
+    principal,
+    caller: scope.wanted ? 'http:bearer' : 'http:no-auth',
+  });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}

@@ -1,0 +1,260 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { pino } from 'pino';
+import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../../testing/fake-fleet.js';
+import { linkClient } from '../../testing/mcp-client.js';
+import { TOOLS } from '../../tools/registry.js';
+import { createMcpServer } from './server.js';
+
+const logger = pino({ level: 'silent' });
+
+const connect = (fleet: FakeFleet, options = {}) => linkClient(createMcpServer({ fleet, logger, options }));
+
+const tree = (names: string[]) => dir({ r: dir(Object.fromEntries(names.map((n, i) => [n, file((i + 1) * 10)]))) });
+
+function fleet() {
+  return new FakeFleet({
+    a: new MemoryBackend(tree(['x', 'y'])),
+    b: new MemoryBackend(tree(['w', 'z', 'q'])),
+    dead: new DeadBackend(),
+  });
+}
+
+function text(r: CallToolResult): string {
+  return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+test('tools/list: every tool of the registry, read-only, with input and output schemas', async () => {
+  const { client, close } = await connect(fleet());
+  const { tools } = await client.listTools();
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    TOOLS.map((t) => t.name),
+  );
+  for (const seed of ['list_directories', 'list_directory', 'list_files', 'list_hosts', 'stat']) {
+    assert.ok(
+      tools.some((t) => t.name === seed),
+      seed,
+    );
+  }
+  for (const t of tools) {
+    assert.equal(t.annotations?.readOnlyHint, true, t.name);
+    assert.equal(t.annotations?.idempotentHint, true, t.name);
+    // Left at the spec's defaults (openWorldHint true; destructiveHint means nothing beside readOnlyHint).
+    assert.equal(t.annotations?.openWorldHint ?? true, true, t.name);
+    assert.equal('destructiveHint' in (t.annotations ?? {}), false, t.name);
+    assert.equal(t.outputSchema?.type, 'object', t.name);
+  }
+  const lf = tools.find((t) => t.name === 'list_files');
+  assert.ok(lf);
+  const limit = (lf.inputSchema.properties as Record<string, { minimum?: number; maximum?: number }>).limit;
+  assert.deepEqual([limit.minimum, limit.maximum], [1, 5000]);
+  assert.deepEqual(lf.inputSchema.required, ['host', 'path']);
+  await close();
+});
+
+test('list_files over MCP: merged across hosts, structured and text, dead host as a status row', async () => {
+  const { client, close } = await connect(fleet());
+  const r = (await client.callTool({
+    name: 'list_files',
+    arguments: { host: 'all', path: '/r', order_by: 'size', sort: 'descending', top_n: 4 },
+  })) as CallToolResult;
+  assert.equal(r.isError, undefined);
+  const sc = r.structuredContent as {
+    items: { host: string; name: string; size: number }[];
+    hosts: { host: string; status: string }[];
+  };
+  assert.deepEqual(
+    sc.items.map((i) => `${i.host}:${i.name}:${i.size}`),
+    ['b:q:30', 'a:y:20', 'b:z:20', 'b:w:10'],
+  );
+  assert.deepEqual(
+    sc.hosts.map((h) => `${h.host}:${h.status}`),
+    ['a:ok', 'b:ok', 'dead:unreachable'],
+  );
+  assert.match(text(r), /^Showing 1-4 of 4 files \(top 4 of 5 found\)/);
+  await close();
+});
+
+test('bad arguments are tool errors naming the argument and its bounds', async () => {
+  const { client, close } = await connect(fleet());
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['list_directory', { host: 'a', path: '/r', depth: 0 }, /depth must be an integer from 1 to 10/],
+    ['list_files', { host: 'a', path: '/r', limit: 9999 }, /limit must be an integer from 1 to 5000/],
+    ['list_files', { host: 'a', path: '/r', type: 'blob' }, /type must be one of file, directory, symlink, any/],
+    ['list_directories', { host: 'a', path: '/r', top_n: 0 }, /top_n must be an integer from 1 to 1000/],
+    ['list_directory', { host: 'a', path: 'relative' }, /path must be absolute/],
+    ['list_directory', { host: 'a' }, /path is required/],
+    ['stat', { host: 'nope', path: '/r' }, /unknown host/],
+  ];
+  for (const [name, args, re] of cases) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    assert.equal(r.isError, true, name);
+    assert.match(text(r), re);
+  }
+  // One style: a wrong type is the gateway's own tool error too, never the SDK's -32602 text.
+  const oneStyle: [string, Record<string, unknown>, RegExp][] = [
+    [
+      'list_directory',
+      { host: 'a', path: '/r', depth: 'deep' },
+      /^Invalid arguments: depth must be an integer from 1 to 10/,
+    ],
+    [
+      'list_directory',
+      { host: 'a', path: '/r', depth: 99 },
+      /^Invalid arguments: depth must be an integer from 1 to 10/,
+    ],
+    ['list_files', { host: 'a', path: 42 }, /^Invalid arguments: path/],
+    ['list_files', { host: 'a', path: '/r', max_depth: 1.5 }, /^Invalid arguments: max_depth must be an integer/],
+    ['list_hosts', { check: 'yes' }, /^Invalid arguments: check/],
+  ];
+  for (const [name, args, re] of oneStyle) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    assert.equal(r.isError, true, name);
+    assert.doesNotMatch(text(r), /-32602|Input validation error/);
+    assert.match(text(r), re);
+  }
+  await close();
+});
+
+test('unknown arguments are refused, naming the nearest known one, and every schema says so', async () => {
+  const { client, close } = await connect(fleet());
+  const { tools } = await client.listTools();
+  for (const t of tools) assert.equal(t.inputSchema.additionalProperties, false, t.name);
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['list_files', { host: 'a', path: '/r', maxDepth: 3 }, /\bmaxDepth: unknown argument; did you mean max_depth\?/],
+    ['list_files', { host: 'a', path: '/r', bogus: 1 }, /\bbogus: unknown argument; known: host, path, order_by/],
+    ['list_directory', { host: 'a', path: '/r', dpeth: 3 }, /\bdpeth: unknown argument; did you mean depth\?/],
+    ['list_hosts', { chek: true }, /\bchek: unknown argument; did you mean check\?/],
+    ['stat', { host: 'a', path: '/r', follow: true }, /\bfollow: unknown argument; known: host, path, cursor$/],
+  ];
+  for (const [name, args, re] of cases) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    assert.equal(r.isError, true, name);
+    assert.match(text(r), re);
+  }
+  // The server keeps serving, and the same call without the stray argument answers.
+  const ok = (await client.callTool({ name: 'list_files', arguments: { host: 'a', path: '/r' } })) as CallToolResult;
+  assert.equal(ok.isError, undefined);
+  await close();
+});
+
+test('progress: hosts done of total, at most one notification a second', async () => {
+  const { client, close } = await connect(fleet());
+  const seen: { progress: number; total?: number }[] = [];
+  await client.callTool({ name: 'list_directory', arguments: { host: 'all', path: '/r' } }, CallToolResultSchema, {
+    onprogress: (p) => seen.push({ progress: p.progress, total: p.total }),
+  });
+  // The three hosts answer within a second: the first host's count goes out, the rest wait
+  // for the second to pass, and the answer came first (no progress after it).
+  assert.deepEqual(seen, [{ progress: 1, total: 3 }]);
+  await close();
+});
+
+test('progress keeps flowing while a host walks, rising with each beat', async () => {
+  const hang = new HangingBackend();
+  const { client, close } = await linkClient(
+    createMcpServer({
+      fleet: new FakeFleet({ slow: hang, a: new MemoryBackend(tree(['x'])) }),
+      logger,
+      progressIntervalMs: 10,
+    }),
+  );
+  const seen: number[] = [];
+  const ctrl = new AbortController();
+  let enough: () => void = () => {};
+  const beats = new Promise<void>((resolve) => {
+    enough = resolve;
+  });
+  const call = client
+    .callTool({ name: 'list_directory', arguments: { host: 'all', path: '/r' } }, CallToolResultSchema, {
+      signal: ctrl.signal,
+      onprogress: (p) => {
+        seen.push(p.progress);
+        if (seen.length >= 4) enough();
+      },
+    })
+    .catch(() => undefined);
+  await beats;
+  ctrl.abort();
+  await call;
+  // Before the hung host answers: host a's count, and beats in between that only rise.
+  assert.ok(
+    seen.every((p, i) => i === 0 || p > seen[i - 1]),
+    seen.join(', '),
+  );
+  assert.ok(
+    seen.every((p) => p < 2),
+    seen.join(', '),
+  );
+  await close();
+});
+
+test("the client's cancellation reaches every in-flight host", async () => {
+  const h1 = new HangingBackend();
+  const h2 = new HangingBackend();
+  const { client, close } = await connect(new FakeFleet({ h1, h2 }));
+  const ctrl = new AbortController();
+  const call = client.callTool({ name: 'list_files', arguments: { host: 'all', path: '/r' } }, CallToolResultSchema, {
+    signal: ctrl.signal,
+  });
+  await Promise.all([h1.whenCalled(), h2.whenCalled()]);
+  ctrl.abort('user pressed stop');
+  await assert.rejects(call);
+  for (let i = 0; i < 50 && h1.aborts + h2.aborts < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(h1.aborts, 1);
+  assert.equal(h2.aborts, 1);
+  await close();
+});
+
+test('the whole result (text and structuredContent) stays within the byte budget, cut at the same row', async () => {
+  const names = Array.from({ length: 3000 }, (_, i) => `entry-${String(i).padStart(5, '0')}`);
+  const { client, close } = await connect(new FakeFleet({ a: new MemoryBackend(tree(names)) }), {
+    maxAnswerBytes: 8192,
+  });
+  for (const [name, args] of [
+    ['list_directory', { host: 'a', path: '/r' }],
+    ['list_files', { host: 'a', path: '/r', limit: 5000 }],
+    ['list_directories', { host: 'a', path: '/' }],
+  ] as const) {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const whole = Buffer.byteLength(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }));
+    assert.ok(whole <= 8192, `${name}: ${whole} bytes`);
+    const sc = r.structuredContent as { entries?: { path: string }[]; items?: { path: string }[]; truncated: boolean };
+    if (name === 'list_directories') continue;
+    assert.match(text(r), /\[WARNING\] answer cut at 8192 bytes after \d+/, name);
+    assert.equal(sc.truncated, true);
+    // Text and rows end at the same row.
+    const rows = sc.entries ?? sc.items ?? [];
+    const lastRow = rows.at(-1)?.path ?? '';
+    const rowLines = text(r)
+      .split('\n')
+      .filter((l) => /entry-\d{5}/.test(l));
+    assert.equal(rowLines.length, rows.length, name);
+    assert.ok(rowLines.at(-1)?.includes(lastRow), `${name}: ${rowLines.at(-1)} vs ${lastRow}`);
+  }
+  await close();
+});
+
+test('tools/list is small and speaks the model’s terms: no other products named, defaults in each schema', async () => {
+  const { client, close } = await connect(fleet());
+  const listed = await client.listTools();
+  const bytes = Buffer.byteLength(JSON.stringify(listed));
+  // Issue 22: ≤ 10 KB whole (24.4 KB before it, 14.0 KB with scans; 9.9 KB then). Issue 21's
+  // MCP tasks add `execution: {taskSupport: optional}` to the five fan-out tools (195 bytes):
+  // ≤ 10 KiB, 10.1 KB now.
+  assert.ok(bytes <= 10_240, `tools/list is ${bytes} bytes`);
+  for (const t of listed.tools) {
+    assert.doesNotMatch(t.description ?? '', /DesktopCommander|Jupyter|Linux MCP Server|as .* prints it/, t.name);
+    assert.match(t.description ?? '', /\?/, `${t.name}: the description says what question it answers`);
+  }
+  const props = (name: string) =>
+    (listed.tools.find((t) => t.name === name)?.inputSchema.properties ?? {}) as Record<string, { default?: unknown }>;
+  assert.equal(props('list_directory').depth.default, 2);
+  assert.equal(props('list_directory').max_items_per_dir.default, 100);
+  assert.equal(props('list_files').type.default, 'file');
+  assert.equal(props('list_files').order_by.default, 'name');
+  assert.equal(props('list_files').limit.default, 200);
+  await close();
+});

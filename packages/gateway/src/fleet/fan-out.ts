@@ -1,0 +1,195 @@
+// Asks many hosts the same thing: bounded concurrency, a deadline per host within the
+// call's own, the caller's cancellation reaching every in-flight host, and a failing host
+// turned into a status row.
+import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode, isVia, type Via } from '@fleetls/core';
+import type { Fleet, FleetHost } from './types.js';
+
+export interface FanOutOptions {
+  concurrency: number;
+  deadlineMs: number;
+  /** When the whole call must be done (performance.now() time): no host runs past it. */
+  deadlineAt?: number;
+  signal?: AbortSignal;
+  /** Called once per host as it finishes, in finishing order. */
+  onHostDone?: (status: HostStatus, done: number, total: number) => void;
+  /** Called once per host with its result (value included) as it finishes: a scan keeps them as they come. */
+  onResult?: (index: number, result: HostResult<unknown>) => void;
+}
+
+/** A host whose turn leaves less of the call than this is not asked at all. */
+const MIN_HOST_MS = 250;
+
+export interface HostResult<T> {
+  host: FleetHost;
+  /** Not `ok` with a value: what the host sent before it failed (a partial answer). */
+  status: HostStatus;
+  value?: T;
+}
+
+/**
+ * A task that failed after part of its answer arrived (an agent killed mid-walk): the host's
+ * status is `error`, saying so, and what arrived is kept as its value.
+ */
+export class PartialFailure<T> extends FleetError {
+  constructor(
+    readonly partial: T,
+    what: string,
+    cause: unknown,
+  ) {
+    super('internal', `partial answer: ${what}, then ${FleetError.from(cause).message}`, { cause });
+  }
+}
+
+/**
+ * The hosts' signals of one fan-out. Each aborts when the call's signal does or after its
+ * own timeout, with a FleetError reason (cancelled or deadline_exceeded). The call's signal
+ * gets one listener for the whole fan-out, however many hosts are in flight: a listener per
+ * host would pile up on it (Node warns past ten) and outlive nothing but the host.
+ * `forHost(...).dispose` releases the host's timer; `close` the call's listener.
+ */
+export function hostSignals(parent: AbortSignal | undefined): {
+  forHost: (timeoutMs: number) => { signal: AbortSignal; dispose: () => void };
+  close: () => void;
+} {
+  const live = new Set<AbortController>();
+  const cancelled = () => new FleetError('cancelled', 'cancelled by the client', { cause: parent?.reason });
+  const onAbort = () => {
+    for (const c of live) c.abort(cancelled());
+  };
+  parent?.addEventListener('abort', onAbort, { once: true });
+  return {
+    forHost(timeoutMs) {
+      const ctrl = new AbortController();
+      if (parent?.aborted) {
+        ctrl.abort(cancelled());
+        return { signal: ctrl.signal, dispose: () => {} };
+      }
+      live.add(ctrl);
+      const t = setTimeout(
+        () => ctrl.abort(new FleetError('deadline_exceeded', `no answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      return {
+        signal: ctrl.signal,
+        dispose: () => {
+          clearTimeout(t);
+          live.delete(ctrl);
+        },
+      };
+    },
+    close: () => parent?.removeEventListener('abort', onAbort),
+  };
+}
+
+/** Rejects with the signal's reason when it aborts, so a hung backend cannot hold a host past its deadline. */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    // The task's own failure (it saw the aborted signal too) is not the answer, and must not
+    // go unhandled: a call cancelled with hosts still waiting for a slot crashed the gateway.
+    p.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const on = () => reject(signal.reason);
+    signal.addEventListener('abort', on, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', on);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', on);
+        reject(e);
+      },
+    );
+  });
+}
+
+export async function fanOut<T>(
+  fleet: Fleet,
+  hosts: FleetHost[],
+  task: (backend: HostBackend, host: FleetHost, signal: AbortSignal, budgetMs: number) => Promise<T>,
+  opts: FanOutOptions,
+): Promise<HostResult<T>[]> {
+  const results: HostResult<T>[] = new Array(hosts.length);
+  const total = hosts.length;
+  let next = 0;
+  let done = 0;
+  const signals = hostSignals(opts.signal);
+
+  const runOne = async (i: number): Promise<void> => {
+    const host = hosts[i];
+    const started = performance.now();
+    const left = opts.deadlineAt === undefined ? opts.deadlineMs : Math.floor(opts.deadlineAt - started);
+    if (opts.deadlineAt !== undefined && left < MIN_HOST_MS) {
+      // Its turn came too late in the call: say so rather than hold the whole answer.
+      const status: HostStatus = {
+        host: host.name,
+        status: 'timeout',
+        via: host.via,
+        elapsedMs: 0,
+        message: `not asked: the call's deadline ran out while ${total - i} of ${total} hosts waited for one of ${opts.concurrency} fan-out slots; ask fewer hosts at once or raise --concurrency`,
+      };
+      results[i] = { host, status };
+      done++;
+      fleet.observer?.hostDone(status);
+      opts.onResult?.(i, results[i]);
+      opts.onHostDone?.(status, done, total);
+      return;
+    }
+    const budgetMs = Math.min(opts.deadlineMs, left);
+    const { signal, dispose } = signals.forHost(budgetMs);
+    let status: HostStatus;
+    let value: T | undefined;
+    let backend: HostBackend | undefined;
+    try {
+      const b = fleet.backend(host.name);
+      backend = b;
+      // A host whose turn comes after the call was cancelled is not asked at all.
+      if (signal.aborted) throw signal.reason;
+      value = await raceAbort(
+        Promise.resolve().then(() => task(b, host, signal, budgetMs)),
+        signal,
+      );
+      status = { host: host.name, status: 'ok', via: b.via, elapsedMs: elapsed(started) };
+    } catch (err) {
+      if (err instanceof PartialFailure) value = err.partial as T;
+      const fe = signal.aborted && !(err instanceof FleetError) ? FleetError.from(signal.reason) : FleetError.from(err);
+      status = {
+        host: host.name,
+        status: hostStatusFromCode(fe.code),
+        via: viaOf(err, backend?.via ?? host.via),
+        elapsedMs: elapsed(started),
+        message: fe.message,
+      };
+    } finally {
+      dispose();
+    }
+    results[i] = value === undefined ? { host, status } : { host, status, value };
+    done++;
+    fleet.observer?.hostDone(status);
+    opts.onResult?.(i, results[i]);
+    opts.onHostDone?.(status, done, total);
+  };
+
+  const worker = async (): Promise<void> => {
+    while (next < hosts.length) await runOne(next++);
+  };
+  const n = Math.max(1, Math.min(opts.concurrency, hosts.length));
+  try {
+    await Promise.all(Array.from({ length: n }, worker));
+  } finally {
+    signals.close();
+  }
+  return results;
+}
+
+/** The transport that failed: an agent→SSH fallback tags its errors with `via`. */
+function viaOf(err: unknown, fallback: Via): Via {
+  const v = (err as { via?: unknown } | undefined)?.via;
+  return isVia(v) ? v : fallback;
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

@@ -1,0 +1,67 @@
+// A scan page as MCP presents it: the tool's own answer (within the budget less a reserve)
+// with the scan's state as `scan` in structuredContent and one `[SCAN]` line of text.
+import type { z } from 'zod';
+import type { scanSchema } from '../tools/schemas.js';
+import type { AnyTool, McpAnswer, ToolContext, ToolResult } from '../tools/tool.js';
+import type { ScanInfo } from './face.js';
+
+/** What the scan's field and line may take of the answer budget. */
+const RESERVE_BYTES = 2048;
+const RESERVE_TOKENS = 600;
+const FAILED_NAMES = 50;
+
+export type ScanJson = z.infer<typeof scanSchema>;
+
+export function scanJson(s: ScanInfo, complete: boolean): ScanJson {
+  const out: ScanJson = {
+    id: s.id,
+    state: s.state,
+    complete,
+    hosts_done: s.hostsDone,
+    hosts_total: s.hostsTotal,
+    hosts_delivered: s.hostsDelivered,
+    failed: s.failed.slice(0, FAILED_NAMES),
+    failed_count: s.failed.length,
+    entries_seen: s.entriesSeen,
+    elapsed_ms: s.elapsedMs,
+  };
+  if (s.estimateMs !== undefined) out.estimate_ms = s.estimateMs;
+  if (s.rankingFinal !== undefined) out.ranking_final = s.rankingFinal;
+  return out;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}
+
+/** The `[SCAN]` line: how far the scan is, and what to do next. */
+export function scanLine(s: ScanInfo, tool: string, next: string | undefined): string {
+  const failed =
+    s.failed.length === 0
+      ? ''
+      : `; ${s.failed.length} failed: ${s.failed.slice(0, 10).join(', ')}${s.failed.length > 10 ? ', …' : ''}`;
+  const done = `${s.hostsDone} of ${s.hostsTotal} hosts done${failed}, ${s.entriesSeen} entries seen in ${seconds(s.elapsedMs)}`;
+  if (next === undefined) return `[SCAN] ${s.id} complete: ${done}; every row has been shown`;
+  const left = s.estimateMs !== undefined && s.state === 'running' ? `, about ${seconds(s.estimateMs)} left` : '';
+  const ranked = s.rankingFinal === false ? '; ranked over the hosts so far: later rows may rank higher' : '';
+  const word = s.state === 'running' ? 'still scanning' : s.state;
+  return `[SCAN] ${s.id} ${word}: ${done}${left}${ranked}. For the rest call ${tool} again with the same arguments and cursor: ${next}`;
+}
+
+/** The MCP answer of a result: a scan page gets its scan field and line. */
+export function presentMcp(tool: AnyTool, result: ToolResult, ctx: ToolContext): McpAnswer {
+  const scan = result.scan;
+  if (!scan) return tool.mcp(result, ctx);
+  const options = {
+    ...ctx.options,
+    maxAnswerBytes: Math.max(1024, ctx.options.maxAnswerBytes - RESERVE_BYTES),
+    maxAnswerTokens: Math.max(256, ctx.options.maxAnswerTokens - RESERVE_TOKENS),
+  };
+  const answer = tool.mcp(result, { ...ctx, options });
+  const next = (answer.structured as { next_cursor?: unknown }).next_cursor;
+  const cursor = typeof next === 'string' ? next : undefined;
+  return {
+    structured: { ...answer.structured, scan: scanJson(scan, cursor === undefined) },
+    text: `${answer.text}\n${scanLine(scan, tool.name, cursor)}`,
+  };
+}

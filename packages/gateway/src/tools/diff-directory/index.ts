@@ -1,0 +1,335 @@
+// diff_directory: the same tree on every selected host, hosts grouped by identical listings
+// under the compared attributes (the largest group is the baseline), then only the entries
+// that differ, each with which hosts have which value. Metadata only, never contents.
+// Identical hosts cost one line however many there are; a host that failed is a status row.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import {
+  COMPARE_ATTRIBUTES,
+  DEFAULT_COMPARE,
+  type DiffDifference,
+  type DiffValue,
+  type DirDiff,
+  decodeCursor,
+  diffDifferenceLines,
+  diffGroupLines,
+  diffListings,
+  displayPath,
+  type Entry,
+  formatMtime,
+  type HostTree,
+  octalMode,
+  queryFingerprint,
+  resolveWalkRequest,
+  type WalkRequest,
+} from '@fleetls/core';
+import type { DiffDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
+import { z } from 'zod';
+import { hostStatusToWire, hostTruncationToWire } from '../../faces/fleet-api/present.js';
+import { entryOut, int64, textOf } from '../../faces/fleet-api/text-paths.js';
+import type { FleetHost } from '../../fleet/types.js';
+import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
+import * as s from '../schemas.js';
+import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
+import { decodeCursorArg } from '../shared/cursor-arg.js';
+import { fitHostStatuses } from '../shared/host-statuses.js';
+import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from '../shared/host-walks.js';
+import { failureLines, hostFailureLine, pageCuts, pageEnd, truncationWarning } from '../shared/present.js';
+import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
+
+const DEPTH = { ...s.DEPTH, default: 2 } as const;
+const ITEMS = { ...s.ITEMS_PER_DIR, default: 1000 } as const;
+/**
+ * Rows one host may send. The gateway holds every host's tree to compare them, so the
+ * rows are shared out: at most about a million over the call, 200,000 per host, never
+ * fewer than 10,000. A host cut there is compared only where it listed, and says so.
+ */
+function maxEntriesPerHost(hosts: number): number {
+  return Math.min(200_000, Math.max(10_000, Math.floor(1_000_000 / Math.max(1, hosts))));
+}
+
+const input = {
+  host: s.host(),
+  path: s.path,
+  depth: s
+    .int('depth', DEPTH.min, DEPTH.max)
+    .default(DEPTH.default)
+    .describe('Levels compared (1 = the path’s own entries)'),
+  compare: z
+    .array(
+      z.enum(COMPARE_ATTRIBUTES, {
+        error: (iss) =>
+          `compare: ${JSON.stringify(iss.input)} is not an attribute; use any of ${COMPARE_ATTRIBUTES.join(', ')}`,
+      }),
+      { error: `compare must be a list of ${COMPARE_ATTRIBUTES.join(', ')}` },
+    )
+    .min(1, { error: 'compare must name at least one attribute' })
+    .max(COMPARE_ATTRIBUTES.length * 2, { error: 'compare lists too many attributes' })
+    .default([...DEFAULT_COMPARE])
+    .describe('Attributes compared (owner: uid and gid)'),
+  max_items_per_dir: s
+    .int('max_items_per_dir', ITEMS.min, ITEMS.max)
+    .default(ITEMS.default)
+    .describe('Entries compared per nested directory'),
+  cursor: s.cursor(2048, 'same arguments'),
+};
+
+const valueSchema = z.object({
+  hosts: z.array(z.string()),
+  present: z.boolean(),
+  type: z.string().optional(),
+  link_target: z.string().optional(),
+  size: z.number().optional(),
+  mode: z.string().optional(),
+  uid: z.number().optional(),
+  gid: z.number().optional(),
+  mtime: z.string().optional(),
+  error: z.string().optional(),
+});
+
+const output = {
+  path: z.string(),
+  compare: z.array(z.string()),
+  depth: z.number(),
+  groups: z.array(z.object({ id: z.string(), count: z.number(), baseline: z.boolean(), hosts: z.array(z.string()) })),
+  differences: z.array(
+    z.object({ path: z.string(), values: z.array(valueSchema), not_compared: z.array(z.string()).optional() }),
+  ),
+  total: z.number(),
+  start_index: z.number(),
+  count: z.number(),
+  next_cursor: z.string().optional(),
+  ...s.cutFields,
+  hosts: z.array(s.hostStatusSchema),
+  scan: s.scanSchema.optional(),
+};
+
+type Args = z.output<z.ZodObject<typeof input>>;
+type ValueJson = z.infer<typeof valueSchema>;
+export type DiffDirectoryAnswer = z.infer<z.ZodObject<typeof output>>;
+
+interface Plan {
+  hosts: FleetHost[];
+  req: WalkRequest;
+  compare: Args['compare'];
+  fingerprint: string;
+  start: number;
+}
+
+export interface DirectoryDiff extends ToolResult {
+  path: string;
+  depth: number;
+  compare: readonly string[];
+  diff: DirDiff;
+  /** Hosts whose listings were compared. */
+  compared: number;
+  start: number;
+  cursorAfter(shown: number): string | undefined;
+}
+
+function valueJson(v: DiffValue, hosts: string[]): ValueJson {
+  const out: ValueJson = { hosts, present: v.present };
+  if (v.type !== undefined) out.type = v.type === 'dir' ? 'directory' : v.type;
+  if (v.linkTarget !== undefined) out.link_target = displayPath(v.linkTarget);
+  if (v.size !== undefined) out.size = v.size;
+  if (v.mode !== undefined) out.mode = octalMode(v.mode);
+  if (v.uid !== undefined) out.uid = v.uid;
+  if (v.gid !== undefined) out.gid = v.gid;
+  if (v.mtimeSec !== undefined) out.mtime = formatMtime(v.mtimeSec, v.mtimeNsec ?? 0, 0);
+  if (v.error !== undefined) out.error = v.error;
+  return out;
+}
+
+function differenceJson(d: DiffDifference): DiffDirectoryAnswer['differences'][number] {
+  const out: DiffDirectoryAnswer['differences'][number] = {
+    path: displayPath(d.path),
+    values: d.values.map((x) => valueJson(x.value, x.hosts)),
+  };
+  if (d.notCompared.length > 0) out.not_compared = d.notCompared;
+  return out;
+}
+
+function headline(l: DirectoryDiff): string {
+  const asked = l.hosts.length;
+  const on = l.compared === asked ? `${asked} host${asked === 1 ? '' : 's'}` : `${l.compared} of ${asked} hosts`;
+  const how = `depth ${l.depth}; compared: ${l.compare.join(', ')}`;
+  const pending = l.hosts.filter((h) => h.status === 'pending').length;
+  if (pending > 0)
+    return `diff ${l.path}: waiting for ${pending} of ${asked} hosts; the groups come once every host has answered (${how})`;
+  if (l.compared === 0) return `diff ${l.path}: no host could be listed (${how})`;
+  const groups = l.diff.groups.length;
+  if (groups === 1 && l.diff.differences.length === 0) return `diff ${l.path} on ${on}: all identical (${how})`;
+  const n = l.diff.differences.length;
+  return `diff ${l.path} on ${on}: ${groups} group${groups === 1 ? '' : 's'}, ${n} difference${n === 1 ? '' : 's'} (${how})`;
+}
+
+/** Caps that bit, per host: where only what both sides listed was compared. */
+function cuts(l: DirectoryDiff): HostTruncation[] {
+  return l.diff.capped.map(({ host, truncation }) => ({ host, truncation }));
+}
+
+const diffScan: ScanFace<Plan, HostWalk, DirectoryDiff> = {
+  hosts: (p) => p.hosts,
+  task: (p) => walkTask(p.req),
+  entries: (w) => w.summary.entriesSeen,
+  rows: (w) => w.rows.length,
+  // Groups are of every host: a scan's pages carry statuses until the last, which has the diff.
+  whole: true,
+  scannable: (p) => p.start === 0,
+  merge(p, results, _ctx, page?: ScanPage) {
+    const trees: HostTree[] = [];
+    for (const r of results) {
+      if (!r.value) continue;
+      const entries = r.value.rows.flatMap((row) => (row.kind === 'entry' ? [row.entry] : []));
+      const dirCuts = r.value.rows.flatMap((row) => (row.kind === 'truncation' ? [row.truncation] : []));
+      trees.push({ host: r.host.name, entries, truncations: [...dirCuts, ...r.value.summary.truncations] });
+    }
+    const diff = diffListings(trees, p.compare);
+    return {
+      path: p.req.path,
+      depth: p.req.maxDepth,
+      compare: p.compare,
+      diff,
+      compared: trees.length,
+      hosts: results.map((r) => r.status),
+      ...offsetPage(p, diff.differences.length, page),
+    };
+  },
+};
+
+/** A diff value as an Entry of the agent contract: its compared attributes set, the rest zero. */
+function diffEntry(v: DiffValue): Entry {
+  const e: Entry = {
+    path: Buffer.alloc(0),
+    type: v.type ?? 'unknown',
+    size: v.size ?? 0,
+    mtimeSec: v.mtimeSec ?? 0,
+    mtimeNsec: v.mtimeNsec ?? 0,
+    utcOffsetMin: 0,
+    mode: v.mode ?? 0,
+    uid: v.uid ?? 0,
+    gid: v.gid ?? 0,
+    inode: 0,
+    nlink: 0,
+    depth: 0,
+  };
+  if (v.linkTarget !== undefined) e.linkTarget = v.linkTarget;
+  if (v.error !== undefined) e.error = { code: v.error, detail: '' };
+  return e;
+}
+
+function diffToFleet(l: DirectoryDiff): MessageInitShape<typeof DiffDirectoryResponseSchema> {
+  return {
+    path: l.path,
+    compare: [...l.compare],
+    groups: l.diff.groups.map((g) => ({ id: g.id, hosts: g.hosts })),
+    differences: l.diff.differences.slice(l.start).map((d) => ({
+      path: d.path,
+      values: d.values.map(({ value, hosts }) =>
+        value.present ? { hosts, present: true, entry: entryOut(diffEntry(value)) } : { hosts, present: false },
+      ),
+      notCompared: d.notCompared,
+      ...textOf('pathText', d.path),
+    })),
+    startIndex: int64(l.start),
+    total: int64(l.diff.differences.length),
+    truncations: l.diff.capped.map(hostTruncationToWire),
+    // Whole here (no byte budget): only a scan's page has one to follow.
+    nextCursor: l.cursorAfter(l.diff.differences.length - l.start) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
+export const diffDirectoryTool = defineTool({
+  name: 'diff_directory',
+  title: 'Compare across hosts',
+  description:
+    'Do these hosts have the same tree under path? Hosts grouped by identical listing (largest group first), then only what differs and which hosts have each value.',
+  input,
+  output,
+
+  plan(a: Args, ctx): Plan {
+    const hosts = ctx.fleet.select(a.host);
+    const compare = COMPARE_ATTRIBUTES.filter((c) => a.compare.includes(c));
+    const fingerprint = queryFingerprint({
+      tool: 'diff_directory',
+      host: a.host,
+      path: a.path,
+      depth: a.depth,
+      compare,
+      max_items_per_dir: a.max_items_per_dir,
+    });
+    const start =
+      a.cursor === undefined
+        ? 0
+        : decodeCursorArg(decodeCursor, a.cursor, fingerprint, 'host, path, depth, compare and max_items_per_dir')
+            .offset;
+    const req = resolveWalkRequest({
+      path: a.path,
+      shape: 'tree',
+      maxDepth: a.depth,
+      maxItemsPerDir: a.max_items_per_dir,
+      maxEntries: maxEntriesPerHost(hosts.length),
+      deadlineMs: walkDeadlineMs(ctx.options),
+    });
+    return { hosts, req, compare, fingerprint, start };
+  },
+
+  ...withScan(diffScan),
+
+  mcp(l: DirectoryDiff, ctx) {
+    const head = [headline(l), ...diffGroupLines(l.diff.groups)];
+    const page = l.diff.differences.slice(l.start);
+    const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups));
+    const jsons = page.map(differenceJson);
+    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, true));
+    const failures = [...failureLines(hs.listed, l.path, true), ...hs.lines];
+    const build = (count: number, cut: AnswerCut): McpAnswer => {
+      const next = l.cursorAfter(count);
+      const hostCuts = cuts(l);
+      const { truncations, warnings } = pageCuts({
+        hostCuts,
+        path: l.path,
+        statusCut: hs.truncation,
+        lines:
+          hostCuts.length > 0
+            ? ['[NOTE] where a host listed a directory in part, only what both sides listed is compared']
+            : [],
+        count,
+        total: page.length,
+        noun: 'differences',
+        cut,
+      });
+      const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
+      const structured: DiffDirectoryAnswer = {
+        path: l.path,
+        compare: [...l.compare],
+        depth: l.depth,
+        groups: l.diff.groups.map((g, i) => ({ id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts })),
+        differences: jsons.slice(0, count),
+        total: l.diff.differences.length,
+        ...pageEnd({ start: l.start, count, truncations, hosts: hs.json, next }),
+      };
+      return { structured, text: [...head, ...body, ...warnings, ...failures].join('\n') };
+    };
+    return fitAnswer({
+      rows: page.length,
+      rowCost: (i) => rowSize(texts[i].join('\n'), jsons[i]),
+      build,
+      options: ctx.options,
+    }).answer;
+  },
+
+  cli: {
+    command: 'diff',
+    description: 'compare PATH across the selected hosts: groups of identical hosts, then what differs',
+    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-*:/etc/nginx' },
+    render(l, style) {
+      const out = [style.bold(headline(l)), ...diffGroupLines(l.diff.groups)];
+      for (const d of l.diff.differences.slice(l.start)) out.push('', ...diffDifferenceLines(d, l.diff.groups));
+      const err = cuts(l).map((t) => style.warn(`fleetls: ${truncationWarning(t, l.path)}`));
+      return { out, err };
+    },
+  },
+
+  fleet: { method: 'DiffDirectory', present: diffToFleet },
+});

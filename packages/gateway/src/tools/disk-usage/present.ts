@@ -1,0 +1,77 @@
+// disk_usage's answer as a model reads it: a table of the largest directories within the
+// answer budget, each host's total of path, beside the JSON rows.
+import { type DuRow, type DuTotal, displayPath, duPartialNote, renderDuTable, renderDuTotals } from '@fleetls/core';
+import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
+import { fitHostStatuses } from '../shared/host-statuses.js';
+import { failureLines, hostFailureLine, noteLine, pageCuts, pageEnd } from '../shared/present.js';
+import type { McpAnswer, ToolContext } from '../tool.js';
+import type { DiskUsage, DiskUsageAnswer, RowJson, TotalJson } from './shape.js';
+
+function totalJson(t: DuTotal): TotalJson {
+  const out: TotalJson = { host: t.host, size: t.size };
+  if (t.partial) out.size_partial = true;
+  if (t.unreadableDirs) out.unreadable_dirs = t.unreadableDirs;
+  return out;
+}
+
+function rowJson(r: DuRow): RowJson {
+  const out: RowJson = { host: r.host, path: displayPath(r.path), size: r.size };
+  if (r.allocated !== undefined) out.allocated = r.allocated;
+  if (r.partial) out.size_partial = true;
+  if (r.unreadableDirs) out.unreadable_dirs = r.unreadableDirs;
+  return out;
+}
+
+/** `Largest directories under /p on N hosts (…): 1-20 of …`, or why there are none. */
+export function headline(l: DiskUsage, count: number): string {
+  const hosts = l.hosts.filter((h) => h.status === 'ok').length;
+  const on = `${hosts} host${hosts === 1 ? '' : 's'}`;
+  // No host could size the path (not a directory, missing, denied): the failure lines below say why.
+  if (hosts === 0 && l.hosts.length > 0) return `Could not size ${l.path} on any host:`;
+  if (l.rows.length === 0) return `No directories under ${l.path} on ${on} (depth ${l.depth})`;
+  const range = l.start > 0 || count < l.rows.length ? ` ${l.start + 1}-${l.start + count} of` : '';
+  return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system${l.rows.some((r) => r.allocated !== undefined) ? '; ON DISK as du' : ''}):${range} ${l.rows.length} of ${l.found}`;
+}
+
+/** The MCP answer: the page's rows as a table and as JSON, cut to the answer budget. */
+export function presentDiskUsage(l: DiskUsage, ctx: ToolContext): McpAnswer {
+  const page = l.rows.slice(l.start);
+  const jsons = page.map(rowJson);
+  const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
+  const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
+  const build = (count: number, cut: AnswerCut): McpAnswer => {
+    const next = l.cursorAfter(count);
+    const why = duPartialNote(page.slice(0, count), l.path, l.multi);
+    const { truncations, warnings } = pageCuts({
+      hostCuts: l.truncations,
+      path: l.path,
+      statusCut: hs.truncation,
+      lines: [...l.notes.map((n) => noteLine(n, true)), ...(why ? [why] : [])],
+      count,
+      total: page.length,
+      noun: 'rows',
+      cut,
+    });
+    const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];
+    if (l.totals.length > 0) body.push('', ...renderDuTotals(l.totals, l.path, l.multi));
+    const structured: DiskUsageAnswer = {
+      path: l.path,
+      depth: l.depth,
+      rows: jsons.slice(0, count),
+      path_totals: l.totals.map(totalJson),
+      total: l.rows.length,
+      found: l.found,
+      ...pageEnd({ start: l.start, count, truncations, hosts: hs.json, next }),
+    };
+    if (l.notes.length > 0) structured.notes = l.notes;
+    return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
+  };
+  // A table line is at most its widest cells: the size, a full bar, the host and the path.
+  const widest = (r: DuRow) => `1023.9 MiB  ${'#'.repeat(40)}  ${r.host}  ${l.path}/${displayPath(r.path)}`;
+  return fitAnswer({
+    rows: page.length,
+    rowCost: (i) => rowSize(widest(page[i]), jsons[i]),
+    build,
+    options: ctx.options,
+  }).answer;
+}

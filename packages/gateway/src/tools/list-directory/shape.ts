@@ -1,0 +1,103 @@
+// list_directory's arguments, answer schema and the shapes its plan, collection and presenters share.
+import {
+  type HostStatus,
+  MAX_TREE_CURSOR_LENGTH,
+  type Row,
+  type TreeCursor,
+  type Truncation,
+  type WalkRequest,
+} from '@fleetls/core';
+import { z } from 'zod';
+import type { FleetHost } from '../../fleet/types.js';
+import * as s from '../schemas.js';
+import type { HostNote } from '../shared/host-walks.js';
+import type { ToolResult } from '../tool.js';
+
+const DEPTH = { ...s.DEPTH, default: 2 } as const;
+const MAX_ITEMS_PER_DIR = { ...s.ITEMS_PER_DIR, default: 100 } as const;
+
+export const input = {
+  host: s.host(),
+  path: s.path,
+  depth: s
+    .int('depth', DEPTH.min, DEPTH.max)
+    .default(DEPTH.default)
+    .describe('Levels listed (1 = the path’s own entries)'),
+  max_items_per_dir: s
+    .int('max_items_per_dir', MAX_ITEMS_PER_DIR.min, MAX_ITEMS_PER_DIR.max)
+    .default(MAX_ITEMS_PER_DIR.default)
+    .describe('Entries shown per nested directory (not path)'),
+  cursor: s.cursor(MAX_TREE_CURSOR_LENGTH, 'same arguments'),
+};
+
+const treeEntrySchema = z.object({
+  /** Only when several hosts were asked. */
+  host: z.string().optional(),
+  path: z.string(),
+  type: z
+    .string()
+    .optional()
+    .describe('directory, symlink, fifo, socket, char, block, or warning (a capped directory); absent = file'),
+  /** Bytes (lstat), for everything but directories. */
+  size: z.number().optional(),
+  link_target: z.string().optional(),
+  error: s.entryErrorSchema.optional(),
+  /** A per-directory [WARNING]: how many of its entries were hidden. */
+  hidden: z.object({ shown: z.number(), total: z.number() }).optional(),
+});
+
+export const output = {
+  path: z.string(),
+  entries: z.array(treeEntrySchema),
+  ...s.cutFields,
+  /** Present exactly when the listing was cut: pass it as `cursor` for the next page. */
+  next_cursor: z.string().optional(),
+  ...s.hostFields,
+};
+
+export type Args = z.output<z.ZodObject<typeof input>>;
+export type TreeEntryJson = z.infer<typeof treeEntrySchema>;
+export type ListDirectoryAnswer = z.infer<z.ZodObject<typeof output>>;
+
+export interface Plan {
+  /** Every host the selector names (the cursor's host index counts in this list). */
+  allHosts: FleetHost[];
+  /** The hosts this page lists: from the cursor's host on. */
+  hosts: FleetHost[];
+  start: TreeCursor;
+  req: WalkRequest;
+  /** The first host's request: resumed after the cursor's row. */
+  resumed: WalkRequest;
+  fingerprint: string;
+}
+
+/** One host's part of a tree page. */
+export interface TreeSection {
+  status: HostStatus;
+  /** Its rows in depth-first order (none when the host failed). */
+  rows: Row[];
+  /** Whole-walk caps that bit (max_entries, deadline). */
+  losses: Truncation[];
+}
+
+/** A page of trees, host after host. */
+export interface TreeListing extends ToolResult {
+  path: string;
+  multi: boolean;
+  sections: TreeSection[];
+  notes: HostNote[];
+  /**
+   * The cursor after the first `shown` rows of the page (over all sections, in order);
+   * undefined when nothing follows them.
+   */
+  cursorAfter(shown: number): string | undefined;
+}
+
+/** Why a host has no rows on this page: a later page lists it. */
+export const PENDING_MESSAGE = 'continued on the next page: call again with next_cursor';
+
+/** A host this page does not list (it comes after the cut, or after a host that stopped early). */
+export function pending(s: HostStatus): HostStatus {
+  // No message per host: the status says it, and the text says it once for all of them.
+  return s.status === 'pending' ? s : { host: s.host, status: 'pending', via: s.via, elapsedMs: 0 };
+}

@@ -1,0 +1,116 @@
+// list_files: one list over every host (Jupyter MCP's TableAnswer), paged with
+// start_index/limit or a cursor. In name order it is path order, paged by resuming the
+// hosts' walks (tools/list-files/paths.ts), so every entry is reachable. In a ranked order (size,
+// modified) each host returns its best start+limit rows; the gateway merges them and cuts
+// the page, so pages cover the merged ranking exactly once, up to the kept top-K.
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { encodeCursor } from '@fleetls/core';
+import type { ListFilesResponseSchema } from '@fleetls/proto/fleet_pb';
+import { type FileItem as CliFileItem, formatFileTable } from '../../faces/cli/format.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../../faces/fleet-api/present.js';
+import { entryOut, int64 } from '../../faces/fleet-api/text-paths.js';
+import type { HostResult } from '../../fleet/fan-out.js';
+import type { ScanPage } from '../../scans/face.js';
+import { type HostWalk, walkHosts, walkTask } from '../shared/host-walks.js';
+import { defineTool } from '../tool.js';
+import { collectPathPage, listingOf, planListFiles, rankingOf } from './plan.js';
+import { headline, itemJson, presentFiles } from './present.js';
+import { type Args, type FileListing, input, output, type Plan } from './shape.js';
+
+export {
+  FILE_COLUMNS,
+  FILE_TYPES,
+  type FileListing,
+  LIMIT,
+  type ListFilesAnswer,
+  START_INDEX,
+} from './shape.js';
+
+function filesToFleet(l: FileListing): MessageInitShape<typeof ListFilesResponseSchema> {
+  return {
+    path: l.path,
+    entries: l.rows.map((r) => ({ host: r.host, entry: entryOut(r.entry) })),
+    startIndex: int64(l.start),
+    total: int64(l.total ?? 0),
+    found: int64(l.found ?? 0),
+    truncations: l.truncations.map(hostTruncationToWire),
+    notes: notesToWire(l.notes),
+    nextCursor: l.cursorAfter(l.rows.length) ?? '',
+    hosts: l.hosts.map(hostStatusToWire),
+  };
+}
+
+export const listFilesTool = defineTool({
+  name: 'list_files',
+  title: 'Find and rank files',
+  description:
+    'Which files are under path, or which are largest or newest? One table over the hosts, max_depth levels down, find-like filters. Name order is path order, next_cursor reaching every entry; size and modified rank a top 100,000.',
+  input,
+  output,
+
+  plan: (a: Args, ctx): Plan => planListFiles(a, ctx),
+
+  async collect(p: Plan, ctx): Promise<FileListing> {
+    if (p.path) return collectPathPage(p, ctx);
+    let ranking = p.snapshot !== undefined ? await ctx.pages?.get(p.snapshot, p.fingerprint) : undefined;
+    let handle = ranking ? p.snapshot : undefined;
+    if (!ranking) {
+      ranking = rankingOf(p, await walkHosts(ctx, p.hosts, p.req));
+      if (p.keep && ranking.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(ranking);
+    }
+    const total = Math.min(p.cap, ranking.found);
+    return listingOf(p, ranking, p.start, total, (shown) =>
+      p.start + shown < total ? encodeCursor(p.start + shown, p.fingerprint, handle) : undefined,
+    );
+  },
+
+  scan: {
+    hosts: (p: Plan) => p.hosts,
+    task: (p: Plan) => walkTask(p.req),
+    entries: (w: HostWalk) => w.summary.entriesSeen,
+    rows: (w: HostWalk) => w.rows.length,
+    ranked: () => true,
+    // Ranked orders only: name order pages by resuming walks (collectPathPage), and start_index
+    // re-ranks from a row of the merged list; both page a whole answer.
+    scannable: (p: Plan) => p.path === undefined && p.start === 0 && !p.keep,
+    merge(p: Plan, results: HostResult<HostWalk>[], _ctx, page?: ScanPage): FileListing {
+      if (!page) {
+        const ranking = rankingOf(p, results);
+        const total = Math.min(p.cap, ranking.found);
+        return listingOf(p, ranking, 0, total, (shown) =>
+          shown < total ? encodeCursor(shown, p.fingerprint) : undefined,
+        );
+      }
+      // A scan page: the batch's hosts' rows, all of them (up to the ranking's cap), in order.
+      const ranking = rankingOf({ ...p, keep: true }, results);
+      const total = ranking.rows.length;
+      return listingOf(p, ranking, page.start, total, (shown) => page.next(page.start + shown, total));
+    },
+  },
+  mcp: (l: FileListing, ctx) => presentFiles(l, ctx),
+
+  cli: {
+    command: 'ls',
+    description:
+      'list the entries under PATH on the selected hosts (every type, as ls; in path order, or ranked by size or modified), paged',
+    argument: {
+      syntax: '<SELECTOR:PATH>',
+      description: 'hosts and absolute path, e.g. localhost:/var/log, web-*:/etc, @prod:/srv',
+    },
+    // Every type by default, as ls lists them (MCP's default stays type=file).
+    defaults: { type: 'any' },
+    switches: [{ flag: '--desc', help: 'same as --sort descending', sets: { sort: 'descending' } }],
+    render(l, style) {
+      const out = formatFileTable(
+        l.rows.map((r) => ({ type: 'file', ...itemJson(r.host, r.entry) }) as CliFileItem),
+        { showHost: l.multi, style },
+      );
+      const err = l.rows.length > 0 ? [style.dim(headline(l, l.rows.length))] : [];
+      const next = l.cursorAfter(l.rows.length);
+      if (next) err.push(style.dim(`more: --cursor ${next}`));
+      return { out, err };
+    },
+  },
+
+  fleet: { method: 'ListFiles', present: filesToFleet },
+});

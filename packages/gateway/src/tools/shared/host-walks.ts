@@ -1,0 +1,188 @@
+// What the tools' collect steps share: the fan-out options of a call, the walk of one host
+// (following a symlinked path to its directory) and of many, and the merge of ranked walks
+// into one list. Domain data only: presenting it is present.ts's job.
+import {
+  codeFromEntryError,
+  type Entry,
+  FleetError,
+  hostEntryComparator,
+  mergeSortedArrays,
+  type Row,
+  type Truncation,
+  type WalkRequest,
+  type WalkSummary,
+} from '@fleetls/core';
+import { type FanOutOptions, fanOut, type HostResult, PartialFailure } from '../../fleet/fan-out.js';
+import type { GatewayOptions } from '../../fleet/options.js';
+import type { FleetHost } from '../../fleet/types.js';
+import type { HostTask, ToolContext } from '../tool.js';
+import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
+
+export type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
+
+export function fanOutOptions(ctx: ToolContext): FanOutOptions {
+  return {
+    concurrency: ctx.options.concurrency,
+    deadlineMs: ctx.options.deadlineMs,
+    deadlineAt: ctx.deadlineAt,
+    signal: ctx.signal,
+    onHostDone: ctx.onProgress ? (status, done, total) => ctx.onProgress?.(done, total, status) : undefined,
+  };
+}
+
+/**
+ * The walk's own time budget: under the host's share of the call, so a slow tree comes
+ * back partial with a `deadline` truncation rather than as a timed-out host.
+ */
+export function walkDeadlineMs(options: GatewayOptions): number {
+  return walkBudget(Math.min(options.deadlineMs, options.callDeadlineMs));
+}
+
+function walkBudget(hostBudgetMs: number): number {
+  return Math.max(1, Math.floor(hostBudgetMs * 0.8));
+}
+
+/** The request as one host runs it: its walk ends within what is left of that host's budget. */
+export function withinBudget(req: WalkRequest, hostBudgetMs: number): WalkRequest {
+  const ms = walkBudget(hostBudgetMs);
+  return ms < req.deadlineMs ? { ...req, deadlineMs: ms } : req;
+}
+
+export interface HostWalk {
+  rows: Row[];
+  summary: WalkSummary;
+}
+
+/** A root that could not be listed → the host's failure (status not_found, denied or error). */
+function rootFailure(rows: Row[]): FleetError | undefined {
+  const first = rows[0];
+  if (rows.length !== 1 || first.kind !== 'entry' || first.entry.path.length !== 0 || !first.entry.error) {
+    return undefined;
+  }
+  const { code, detail } = first.entry.error;
+  return new FleetError(codeFromEntryError(code), detail);
+}
+
+/**
+ * Runs one host's walk to the end, handing its rows on batch by batch as the host yields
+ * them. A symlinked path is followed where the host resolves it (the agent walks the real
+ * path, SSH runs `find -H`); a root that cannot be listed throws, so it becomes the host's
+ * status row: a lone first row that may be that is held back until more rows follow.
+ */
+export async function streamHostWalk(
+  walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
+  req: WalkRequest,
+  signal: AbortSignal,
+  onRows: (rows: Row[]) => void | Promise<void>,
+): Promise<WalkSummary> {
+  let handed = 0;
+  let held: Row[] | undefined;
+  const hand = async (rows: Row[]) => {
+    handed += rows.length;
+    await onRows(rows);
+  };
+  const it = walkFn(req, signal);
+  let summary: WalkSummary;
+  try {
+    let r = await it.next();
+    while (!r.done) {
+      if (r.value.length > 0) {
+        if (held) await hand(held);
+        held = handed === 0 && rootFailure(r.value) ? r.value : undefined;
+        if (!held) await hand(r.value);
+      }
+      r = await it.next();
+    }
+    summary = r.value;
+  } catch (err) {
+    // The host broke mid-walk (its agent died, its stream was reset): what it sent stands.
+    if (held) await hand(held);
+    if (handed === 0 || signal.aborted) throw err;
+    throw new PartialFailure<number>(handed, `the walk broke after ${handed} rows`, err);
+  }
+  const failed = held && rootFailure(held);
+  if (failed) throw failed;
+  return summary;
+}
+
+/** Runs one host's walk to the end and keeps its rows (streamHostWalk's rules). */
+export async function walkHost(
+  walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
+  req: WalkRequest,
+  signal: AbortSignal,
+): Promise<HostWalk> {
+  const rows: Row[] = [];
+  try {
+    const summary = await streamHostWalk(walkFn, req, signal, (batch) => {
+      for (const row of batch) rows.push(row);
+    });
+    return { rows, summary };
+  } catch (err) {
+    if (!(err instanceof PartialFailure)) throw err;
+    const sent = rows.filter((row) => row.kind === 'entry').length;
+    const summary: WalkSummary = {
+      entriesSent: sent,
+      entriesSeen: sent,
+      entriesMatched: sent,
+      truncations: [],
+      elapsedMs: 0,
+      depthLimitedDirs: 0,
+    };
+    throw new PartialFailure<HostWalk>({ rows, summary }, `the walk broke after ${rows.length} rows`, err.cause);
+  }
+}
+
+/** One host's walk of `req` within its budget: the fan-out task of the tools that walk. */
+export function walkTask(req: WalkRequest): HostTask<HostWalk> {
+  return (b, _h, signal, budgetMs) => walkHost(b.walk.bind(b), withinBudget(req, budgetMs), signal);
+}
+
+/** Every host's walk of `req`, in host order; a host that failed (or whose root did) is a status only. */
+export function walkHosts(ctx: ToolContext, hosts: FleetHost[], req: WalkRequest): Promise<HostResult<HostWalk>[]> {
+  return fanOut(ctx.fleet, hosts, walkTask(req), fanOutOptions(ctx));
+}
+
+/** The notes of the hosts that answered (how they were listed), in host order. */
+export function walkNotes(results: HostResult<HostWalk>[]): HostNote[] {
+  return results.flatMap((r) => (r.value?.summary.notes ?? []).map((note) => ({ host: r.host.name, note })));
+}
+
+/** Whole-walk truncations worth telling (top_n is the ranking asked for, not a loss). */
+export function lossTruncations(summary: WalkSummary): Truncation[] {
+  return summary.truncations.filter((t) => t.reason !== 'top_n' && t.reason !== 'items_per_dir');
+}
+
+export interface MergedWalks {
+  /** The hosts' ranked rows merged into one list in the request's order. */
+  merged: HostEntry[];
+  /** Entries that passed the filters, over all hosts: the full length of the ranking. */
+  found: number;
+  truncations: HostTruncation[];
+  notes: HostNote[];
+}
+
+/**
+ * Merges the ranked walks of the hosts that answered, keeping the entries `keep` accepts;
+ * `limit` rows at most (the first of them are the same as without it).
+ */
+export function mergeRankedWalks(
+  results: HostResult<HostWalk>[],
+  req: WalkRequest,
+  keep: (e: Entry) => boolean = () => true,
+  limit = Number.POSITIVE_INFINITY,
+): MergedWalks {
+  const lists: HostEntry[][] = [];
+  const truncations: HostTruncation[] = [];
+  let found = 0;
+  for (const r of results) {
+    if (!r.value) continue;
+    const host = r.host.name;
+    found += r.value.summary.entriesMatched;
+    const list: HostEntry[] = [];
+    for (const row of r.value.rows) if (row.kind === 'entry' && keep(row.entry)) list.push({ host, entry: row.entry });
+    lists.push(list);
+    for (const t of lossTruncations(r.value.summary)) truncations.push({ host, truncation: t });
+  }
+  const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction), limit);
+  return { merged, found, truncations, notes: walkNotes(results) };
+}

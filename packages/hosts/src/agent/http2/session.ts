@@ -1,0 +1,161 @@
+// One HTTP/2 session to an agent: the socket (ours, so TLS failures are seen), the wait for the
+// agent's SETTINGS that tells a stalled agent from an unreachable one, and the keepalive.
+import * as http2 from 'node:http2';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import { status } from '@grpc/grpc-js';
+import { GrpcError } from './call-status.js';
+import { type AgentTlsMaterial, checkIdentity, hostOfAddress, tlsIdentity } from './tls.js';
+
+const KEEPALIVE_MS = 30_000;
+const KEEPALIVE_TIMEOUT_MS = 10_000;
+
+export interface AgentChannelOptions {
+  /** "host:port", "[v6]:port" or "unix:PATH". */
+  address: string;
+  /** mTLS to the agent; plaintext when undefined. */
+  tls?: AgentTlsMaterial;
+  /** Sent as `authorization` on every call. */
+  authorization?: string;
+  connectTimeoutMs: number;
+}
+
+export interface Session {
+  session: http2.ClientHttp2Session;
+  /** Settles once the agent has spoken (resolves) or the connection failed (rejects with a GrpcError). */
+  ready: Promise<void>;
+  /** The agent has spoken: calls go straight on. */
+  spoken: boolean;
+  /** Calls in flight: the session keeps the process alive and pings only while there are some. */
+  active: number;
+}
+
+/** Does HOST:PORT (IPv6 in brackets) accept a TCP connection within `ms`? A unix: address is not asked. */
+export function acceptsTcp(address: string, ms: number): Promise<boolean> {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
+  if (!m) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: m[1] ?? m[2], port: Number(m[3]) });
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * The socket is ours, not http2's: a peer that fails the TLS handshake after it completed (a
+ * TLS 1.3 agent refusing our certificate) errors the socket and the session never says so.
+ */
+function connectSocket(o: AgentChannelOptions): net.Socket {
+  if (o.address.startsWith('unix:')) return net.connect(o.address.slice('unix:'.length).replace(/^\/\/(?=\/)/, ''));
+  const { host, port } = hostOfAddress(o.address);
+  if (!o.tls) return net.connect({ host, port });
+  const { name, sni } = tlsIdentity(o.address, o.tls);
+  return tls.connect({
+    host,
+    port,
+    ca: o.tls.ca,
+    cert: o.tls.cert,
+    key: o.tls.key,
+    // An IP is never sent as SNI (RFC 6066); the certificate is checked against the name itself.
+    servername: sni,
+    checkServerIdentity: checkIdentity(name),
+    ALPNProtocols: ['h2'],
+  });
+}
+
+/**
+ * A new session; `forget` is called once whatever ends it (goaway, close, error, a failed
+ * start), so the channel's next call makes a new one.
+ */
+export function openSession(o: AgentChannelOptions, forget: (entry: Session) => void): Session {
+  const socket = connectSocket(o);
+  const authority = o.address.startsWith('unix:') ? 'http://localhost' : `${o.tls ? 'https' : 'http'}://${o.address}`;
+  const session = http2.connect(authority, {
+    createConnection: () => socket,
+    // Node's default (10 MiB) is reached by a few hundred concurrent calls, and then it
+    // resets the session (ENHANCE_YOUR_CALM); grpc-js turns the limit off for the same reason.
+    maxSessionMemory: Number.MAX_SAFE_INTEGER,
+  });
+  const entry: Session = { session, ready: Promise.resolve(), spoken: false, active: 0 };
+  const gone = () => forget(entry);
+  session.once('goaway', gone);
+  session.once('close', gone);
+  // Streams carry the session's error; a session error must never be unhandled.
+  session.on('error', gone);
+  const lost = (err?: Error) => {
+    gone();
+    if (!session.destroyed) session.destroy(err);
+  };
+  socket.on('error', lost);
+  socket.once('close', () => lost());
+  entry.ready = untilSpoken(o, entry, socket, gone);
+  keepAlive(entry);
+  // An idle session does not keep the process alive (a CLI call exits when it is done).
+  session.unref();
+  return entry;
+}
+
+/** Resolves at the agent's SETTINGS; rejects with UNAVAILABLE, or DEADLINE_EXCEEDED for a port that stays silent. */
+function untilSpoken(o: AgentChannelOptions, entry: Session, socket: net.Socket, gone: () => void): Promise<void> {
+  const { session } = entry;
+  return new Promise<void>((resolve, reject) => {
+    const done = (err?: GrpcError) => {
+      clearTimeout(timer);
+      session.off('remoteSettings', onSettings);
+      socket.off('error', onError);
+      socket.off('close', onClose);
+      if (err) {
+        gone();
+        session.destroy();
+        reject(err);
+      } else resolve();
+    };
+    const onSettings = () => {
+      entry.spoken = true;
+      done();
+    };
+    const onError = (err: Error) => done(new GrpcError(status.UNAVAILABLE, err.message));
+    const onClose = () => done(new GrpcError(status.UNAVAILABLE, 'the connection closed before the agent spoke'));
+    const timer = setTimeout(() => {
+      // A port that takes the connection and then says nothing is a stalled agent (timeout),
+      // not a host that cannot be reached.
+      void acceptsTcp(o.address, Math.min(1000, o.connectTimeoutMs)).then((accepts) =>
+        done(
+          accepts
+            ? new GrpcError(
+                status.DEADLINE_EXCEEDED,
+                `accepts connections but did not answer within ${o.connectTimeoutMs} ms`,
+              )
+            : new GrpcError(status.UNAVAILABLE, `no connection within ${o.connectTimeoutMs} ms`),
+        ),
+      );
+    }, o.connectTimeoutMs);
+    session.once('remoteSettings', onSettings);
+    socket.once('error', onError);
+    socket.once('close', onClose);
+  });
+}
+
+/**
+ * A dead peer under a long walk: a ping every 30 s while calls run, the session dropped
+ * when one is not answered within 10 s.
+ */
+function keepAlive(entry: Session): void {
+  const { session } = entry;
+  const keepalive = setInterval(() => {
+    if (entry.active === 0 || session.destroyed) return;
+    const t = setTimeout(() => session.destroy(new Error('keepalive ping not answered')), KEEPALIVE_TIMEOUT_MS);
+    session.ping((err) => {
+      clearTimeout(t);
+      if (err && !session.destroyed) session.destroy(err);
+    });
+  }, KEEPALIVE_MS);
+  keepalive.unref();
+  session.once('close', () => clearInterval(keepalive));
+}

@@ -1,0 +1,159 @@
+// A walk over NATS. The reply stream is read in order (a missing slice is a broken stream),
+// acknowledged as it is consumed (the agent holds at most a window), watched for liveness (an
+// agent lost mid-walk is a failure after the rows already yielded: a partial answer, as on
+// gRPC), and cancelled on abort.
+
+import { FleetError, filterFeatures, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
+import { decodeWalkResponse, requestToWire } from '@fleetls/proto';
+import { FrameReader, HDR } from '@fleetls/runtime/nats';
+import { type Msg, headers as natsHeaders, nuid } from '@nats-io/transport-node';
+import { refuseMissing } from '../filters.js';
+import { failureOf, listOf, type NatsHost, refuseStale } from './host.js';
+import { muxOf, publishSoon, type Replies } from './reply-mux.js';
+
+const WALK_GRACE_MS = 2000;
+
+/** The request's bytes, once per call: a fan-out asks every host the same request. */
+const encoded = new WeakMap<WalkRequest, Uint8Array>();
+
+type Control = (set: (h: ReturnType<typeof natsHeaders>) => void) => void;
+
+export async function* natsWalk(
+  host: NatsHost,
+  req: WalkRequest,
+  signal: AbortSignal,
+): AsyncGenerator<Row[], WalkSummary, void> {
+  refuseStale(host);
+  if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
+  const { name } = host;
+  const requested = filterFeatures(req.filter);
+  const call = nuid.next();
+  const { subject: inbox, replies, close } = muxOf(host.nc).open(call);
+  const control = controlOf(host, call);
+  const stopAt = Date.now() + req.deadlineMs + 2 * WALK_GRACE_MS;
+  let expect = 0;
+  let acked = 0;
+  let finished = false;
+  let rows = 0;
+  let summary: WalkSummary | undefined;
+  let version = 'unknown';
+  const reader = new FrameReader();
+  try {
+    sendWalk(host, req, call, inbox, replies);
+    for (;;) {
+      const msg = await nextReply(host, replies, expect, stopAt, signal);
+      const failed = failureOf(msg, name);
+      if (failed && msg.headers?.code === 503) throw failed;
+      if (msg.headers?.get(HDR.keepalive)) {
+        // An agent that waits on its window while sending keepalives may have lost our last
+        // Ack (a cluster node died between us): say it again, or both would wait for the deadline.
+        if (expect > 1) control((c) => c.set(HDR.ack, String(expect - 1)));
+        continue;
+      }
+      const seq = Number(msg.headers?.get(HDR.seq));
+      if (seq !== expect) {
+        throw new FleetError('unavailable', `agent ${name}: reply stream broke (message ${expect} lost, got ${seq})`);
+      }
+      expect++;
+      if (failed) throw failed;
+      if (seq === 0) {
+        version = msg.headers?.get(HDR.version) || 'unknown';
+        refuseMissing(host.name, requested, listOf(msg.headers?.get(HDR.features)), version, 'not in its features');
+        continue;
+      }
+      if (msg.data.length > 0) {
+        for (const bytes of reader.push(msg.data)) {
+          const m = decodeWalkResponse(bytes);
+          if (m.summary) summary = m.summary;
+          if (m.rows.length > 0) {
+            rows += m.rows.length;
+            yield m.rows;
+            if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
+          }
+        }
+      }
+      if (msg.headers?.get(HDR.end)) {
+        finished = true;
+        break;
+      }
+      // Acknowledged once consumed: a slow consumer holds the agent to its window.
+      if (seq - acked >= Math.max(1, host.window >> 1)) {
+        acked = seq;
+        control((c) => c.set(HDR.ack, String(seq)));
+      }
+    }
+  } catch (err) {
+    throw walkFailure(err, signal);
+  } finally {
+    close();
+    if (!finished) control((c) => c.set(HDR.cancel, '1'));
+  }
+  if (!summary) throw new FleetError('internal', `agent ${name}: walk ended without a summary (${rows} rows)`);
+  refuseMissing(host.name, requested, summary.applied ?? [], version, 'not echoed in its summary');
+  return summary;
+}
+
+/** Publishes a control message (ack, cancel) for walk `call`, best effort. */
+function controlOf(host: NatsHost, call: string): Control {
+  const { nc } = host;
+  return (set) => {
+    const h = natsHeaders();
+    set(h);
+    publishSoon(nc, () => {
+      try {
+        if (!nc.isClosed()) nc.publish(host.subjects.ctl(call), undefined, { headers: h });
+      } catch {
+        // draining or closed: the agent's own timeout ends its side
+      }
+    });
+  };
+}
+
+function sendWalk(host: NatsHost, req: WalkRequest, call: string, inbox: string, replies: Replies): void {
+  const h = natsHeaders();
+  h.set(HDR.call, call);
+  h.set(HDR.timeoutMs, String(req.deadlineMs + WALK_GRACE_MS));
+  h.set(HDR.window, String(host.window));
+  if (host.caller) h.set(HDR.caller, host.caller);
+  let body = encoded.get(req);
+  if (!body) {
+    body = host.methods.Walk.requestSerialize(requestToWire(req));
+    encoded.set(req, body);
+  }
+  const request = body;
+  const { nc } = host;
+  publishSoon(nc, () => {
+    try {
+      nc.publish(host.subjects.walk, request, { reply: inbox, headers: h });
+    } catch (err) {
+      replies.fail(err as Error);
+    }
+  });
+}
+
+/** The next reply; silence is no answer (before the first), the deadline, or a lost agent. */
+async function nextReply(
+  host: NatsHost,
+  replies: Replies,
+  expect: number,
+  stopAt: number,
+  signal: AbortSignal,
+): Promise<Msg> {
+  const { name, connectTimeoutMs } = host;
+  const wait = Math.min(expect === 0 ? connectTimeoutMs : host.livenessMs, Math.max(1, stopAt - Date.now()));
+  const msg = await replies.next(wait, signal);
+  if (msg) return msg;
+  if (expect === 0)
+    throw new FleetError('unavailable', `agent ${name}: no answer on NATS within ${connectTimeoutMs} ms`);
+  if (Date.now() >= stopAt) throw new FleetError('deadline_exceeded', `agent ${name}: deadline exceeded`);
+  throw new FleetError('unavailable', `agent ${name}: lost on NATS (nothing for ${wait} ms)`);
+}
+
+function walkFailure(err: unknown, signal: AbortSignal): FleetError {
+  if (signal.aborted) {
+    return signal.reason instanceof FleetError
+      ? signal.reason
+      : new FleetError('cancelled', 'cancelled', { cause: signal.reason });
+  }
+  return FleetError.from(err);
+}

@@ -1,0 +1,287 @@
+// One walk's remote listing over SSH with GNU find (core's find/command.ts): the listing
+// exec (pre-ranked by awk when the walk allows it, its kept candidates as stubs), the
+// restat that completes them, and du for directory sizes, read into what core's
+// MemorySource takes.
+import type { DirSize, RawEntry, SourceRecord, WalkRequest } from '@fleetls/core';
+import {
+  buildDirSizeCommand,
+  buildRestatCommand,
+  buildWalkCommand,
+  collectListing,
+  exitFromStderr,
+  type FindItem,
+  type FindListing,
+  FindRecordParser,
+  FleetError,
+  type ProbeResult,
+  parseDirSizes,
+  parseRestat,
+  type RankDropped,
+  remoteRankable,
+  restatPath,
+  rootErrorEntry,
+  splitOf,
+  stderrMessage,
+  timedOut,
+  timeoutSeconds,
+} from '@fleetls/core';
+import type { Logger } from 'pino';
+import type { ExecResult, SshConnection } from './connection.js';
+
+/** What a listing needs of its host. */
+export interface FindHost {
+  /** The host's name, for messages. */
+  host: string;
+  connection(): SshConnection;
+  logger: Logger;
+  /** Records one walk reads from the remote at most. */
+  maxRecords: number;
+}
+
+/** A walk's listing, as MemorySource takes it, and how it ended. */
+export interface LoadedListing {
+  root: RawEntry;
+  records: SourceRecord[];
+  dirErrors: FindListing['dirErrors'];
+  dirSizes: Map<string, DirSize> | undefined;
+  capped: boolean;
+  killed: boolean;
+  dropped: RankDropped | undefined;
+  notes: string[];
+}
+
+/** A restat exec open before its input is known. */
+interface Restat {
+  give(paths: Buffer): void;
+  result: Promise<ExecResult>;
+}
+
+/** One listing exec read to its end. */
+interface ListingRun {
+  exit: number | undefined;
+  code: number | null;
+  /** Its stderr without the markers. */
+  stderr: string;
+  /** A half: whether it split the tree. */
+  split: boolean | undefined;
+  parser: FindRecordParser;
+  items: FindItem[];
+}
+
+/** How the listing runs: pre-ranked, with stubs, in two halves. */
+interface ListingPlan {
+  rank: boolean;
+  stubs: boolean;
+  halves: boolean;
+}
+
+/**
+ * The listing of `req`. `small`: the path was seen before with few entries, so it is listed
+ * by one pipeline of full records (the restat's channel and processes cost more than they
+ * save there). A ranked walk with stubs on a host with two cores or more runs as two
+ * listings at once, each stat'ing half of a tree of directories (core's splitClause), as
+ * the agent's find route does.
+ */
+export async function loadFind(
+  h: FindHost,
+  req: WalkRequest,
+  info: ProbeResult,
+  small: boolean,
+  signal: AbortSignal,
+  deadlineAt: number,
+): Promise<LoadedListing> {
+  const rank = info.awk && remoteRankable(req);
+  const stubs = rank && !small;
+  const plan: ListingPlan = { rank, stubs, halves: stubs && info.cpus >= 2 };
+  // The path itself on a pseudo file system comes back as its P record: listed again
+  // with that type not pruned (rare: /proc or /sys asked for by path). The restat's
+  // channel is asked for after the listing's (FIFO), never before, so a restat waiting
+  // for its input never holds a channel its own listing waits for.
+  let restat: Restat | undefined;
+  const listingRun = listHalves(h, req, plan, signal);
+  if (stubs) restat = openRestat(h, req, deadlineAt, signal);
+  const listed = listingRun.then((runs) => {
+    const own = runs[0].items.find((it) => it.depth === 0)?.pseudo;
+    if (own === undefined) return runs;
+    restat?.give(Buffer.alloc(0));
+    const again = listHalves(h, req, plan, signal, own);
+    if (stubs) restat = openRestat(h, req, deadlineAt, signal);
+    return again;
+  });
+  try {
+    return await readListing(h, req, info, listed, () => restat, deadlineAt, signal);
+  } finally {
+    restat?.give(Buffer.alloc(0));
+  }
+}
+
+/** One listing exec (the whole tree or one half), read to its end. */
+async function runListing(
+  h: FindHost,
+  req: WalkRequest,
+  plan: ListingPlan,
+  signal: AbortSignal,
+  half: 0 | 1 | undefined,
+  ownFsType?: string,
+): Promise<ListingRun> {
+  const parser = new FindRecordParser(req.followSymlinks);
+  const items: FindItem[] = [];
+  const cmd = buildWalkCommand(req, {
+    maxRecords: h.maxRecords,
+    rank: plan.rank,
+    stubs: plan.stubs,
+    ownFsType,
+    half,
+  });
+  const r = await h.connection().exec(cmd, signal, (chunk) => {
+    for (const it of parser.push(chunk)) items.push(it);
+  });
+  const { split, stderr } = splitOf(r.stderr);
+  return { exit: exitFromStderr(stderr), code: r.code, stderr: stderrMessage(stderr), split, parser, items };
+}
+
+/** The listing as two halves at once (two channels) when the plan says so, else as one. */
+async function listHalves(
+  h: FindHost,
+  req: WalkRequest,
+  plan: ListingPlan,
+  signal: AbortSignal,
+  ownFsType?: string,
+): Promise<ListingRun[]> {
+  if (!plan.halves) return [await runListing(h, req, plan, signal, undefined, ownFsType)];
+  const halves = await Promise.all([
+    runListing(h, req, plan, signal, 0, ownFsType),
+    runListing(h, req, plan, signal, 1, ownFsType),
+  ]);
+  // No subtrees to share: half 0 listed it whole, half 1 nothing.
+  if (halves[0].split === false && halves[1].split === false) return [halves[0]];
+  if (halves[0].split === true && halves[1].split === true) return halves;
+  h.logger.debug('the two halves of a listing disagreed: listed again whole');
+  return [await runListing(h, req, plan, signal, undefined, ownFsType)];
+}
+
+/**
+ * The restat of a pre-ranked listing's kept candidates (listed as stubs: type and path):
+ * stat'ed again on the host in one exec, so the few rows of the answer, not every file
+ * of the tree, cross find's -printf and awk in full. Its channel, and the remote shell,
+ * open beside the listing; the paths follow on stdin when the listing has been read
+ * (`give`, which the caller must call on every path, with nothing if need be).
+ */
+function openRestat(h: FindHost, req: WalkRequest, deadlineAt: number, signal: AbortSignal): Restat {
+  let give: (paths: Buffer) => void = () => {};
+  const input = new Promise<Buffer>((resolve) => {
+    give = resolve;
+  });
+  const timeoutSec = timeoutSeconds(Math.max(1000, deadlineAt - Date.now()));
+  const result = h.connection().exec(buildRestatCommand(req, { root: false, timeoutSec }), signal, undefined, input);
+  // Awaited by completeStubs; a listing that failed never reads it.
+  result.catch(() => {});
+  return { give, result };
+}
+
+/** Completes the stubs of `listing` in place; true when the restat was cut at the deadline. */
+async function completeStubs(
+  h: FindHost,
+  req: WalkRequest,
+  listing: FindListing,
+  restat: Restat,
+  deadlineAt: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const nul = Buffer.alloc(1);
+  const input = (rels: Buffer[]) => Buffer.concat(rels.flatMap((rel) => [restatPath(req.path, rel), nul]));
+  let r: ExecResult;
+  if (listing.rootStub) {
+    // The path itself is a file (the only stub): stat'ed as the listing started there (-H).
+    restat.give(Buffer.alloc(0));
+    const timeoutSec = timeoutSeconds(Math.max(1000, deadlineAt - Date.now()));
+    const cmd = buildRestatCommand(req, { root: true, timeoutSec });
+    r = await h.connection().exec(cmd, signal, undefined, input([Buffer.alloc(0)]));
+  } else {
+    restat.give(input(listing.stubs.map((s) => s.path)));
+    r = await restat.result;
+  }
+  const wanted = listing.rootStub ? 1 : listing.stubs.length;
+  if (wanted === 0) return false;
+  const got = parseRestat(r.stdout, req.path);
+  if (got.size < wanted) h.logger.debug({ stderr: r.stderr.slice(0, 2000) }, 'kept candidates gone before restat');
+  if (listing.rootStub) listing.root = got.get('');
+  else
+    for (const s of listing.stubs) {
+      const rec = got.get(s.path.toString('latin1'));
+      if (rec) listing.records.push(rec);
+    }
+  listing.stubs = [];
+  return timedOut(exitFromStderr(r.stderr));
+}
+
+/** The listing's runs (and du, run beside them) read into one listing; its stubs completed. */
+async function readListing(
+  h: FindHost,
+  req: WalkRequest,
+  info: ProbeResult,
+  listingRun: Promise<ListingRun[]>,
+  restatOf: () => Restat | undefined,
+  deadlineAt: number,
+  signal: AbortSignal,
+): Promise<LoadedListing> {
+  const sizesCmd = req.dirSizes ? buildDirSizeCommand(req, { ionice: info.ionice }) : undefined;
+  const sizesRun = sizesCmd ? h.connection().exec(sizesCmd, signal) : undefined;
+  const [runs, du] = await Promise.all([listingRun, sizesRun]);
+  const failed = runs.find((run) => run.exit === undefined);
+  if (failed) {
+    throw new FleetError('internal', `${h.host}: remote listing failed: ${failed.stderr || `exit ${failed.code}`}`);
+  }
+  const items = runs.length === 1 ? runs[0].items : runs.flatMap((run) => run.items);
+  const garbled = runs.reduce((n, run) => n + run.parser.garbled, 0);
+  const stderr = runs
+    .map((run) => run.stderr)
+    .filter((e) => e !== '')
+    .join('\n');
+  const listing = collectListing(items, h.maxRecords);
+  const restat = restatOf();
+  const restatKilled = restat ? await completeStubs(h, req, listing, restat, deadlineAt, signal) : false;
+  if (garbled > 0) h.logger.warn({ garbled }, 'dropped garbled find records');
+  if (stderr && listing.root) h.logger.debug({ stderr: stderr.slice(0, 2000) }, 'find reported problems');
+  const root: RawEntry = listing.root
+    ? { ...withoutPath(listing.root), name: Buffer.alloc(0) }
+    : rootErrorEntry(stderr);
+  return {
+    root,
+    records: listing.records,
+    dirErrors: listing.dirErrors,
+    dirSizes: du ? dirSizesOf(h, du, listing) : undefined,
+    capped: listing.capped,
+    killed: runs.some((run) => timedOut(run.exit)) || runs.some((run) => run.parser.incomplete()) || restatKilled,
+    dropped: sumDropped(runs.map((run) => run.parser.dropped)),
+    notes: [],
+  };
+}
+
+/** du's sizes; a directory du never reached (killed at the deadline) has its own size, partial. */
+function dirSizesOf(h: FindHost, du: ExecResult, listing: FindListing): Map<string, DirSize> {
+  const dirSizes = parseDirSizes(du.stdout);
+  const duExit = exitFromStderr(du.stderr);
+  if (duExit !== 0) h.logger.debug({ exit: duExit, stderr: stderrMessage(du.stderr).slice(0, 2000) }, 'du incomplete');
+  for (const rec of listing.records) {
+    const key = rec.path.toString('latin1');
+    if (rec.type === 'dir' && !dirSizes.has(key)) dirSizes.set(key, { size: rec.size, partial: true });
+  }
+  return dirSizes;
+}
+
+/** What the remote rankings dropped, summed; undefined when one of them sent no trailer. */
+function sumDropped(ds: (RankDropped | undefined)[]): RankDropped | undefined {
+  if (ds.length === 0 || ds.some((d) => d === undefined)) return undefined;
+  const all = ds as RankDropped[];
+  return {
+    seen: all.reduce((n, d) => n + d.seen, 0),
+    matched: all.reduce((n, d) => n + d.matched, 0),
+    depthLimited: all.reduce((n, d) => n + d.depthLimited, 0),
+  };
+}
+
+function withoutPath(rec: SourceRecord): Omit<RawEntry, 'name'> {
+  const { path: _path, ...rest } = rec;
+  return rest;
+}

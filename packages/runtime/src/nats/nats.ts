@@ -1,0 +1,22 @@
+// @fleetls/runtime/nats: the NATS contract the gateway shares with the agent (subjects,
+// headers, framing, the registration) and the connection settings; no responder, no gRPC.
+
+export { frame } from '../grpc/frame.js';
+export { type AgentNatsConfig, natsHostOf, parseAgentNats, parseNatsServers } from './config.js';
+export { connectNats, type NatsSettings, natsAuthenticator, natsConnectOptions } from './connect.js';
+export {
+  agentSubjects,
+  CHUNK_BYTES,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_SUBJECT_PREFIX,
+  DEFAULT_WINDOW,
+  FrameReader,
+  HDR,
+  hostFromToken,
+  hostToken,
+  KEEPALIVE_MS,
+  MISSED_HEARTBEATS,
+  REGISTRY_BUCKET,
+  REGISTRY_FORGET_MS,
+  type Registration,
+} from './protocol.js';
