@@ -209,7 +209,14 @@ function arrowName(tokens, k) {
   return '(arrow)';
 }
 
-const dirs = ['proto/src', ...readdirSync(join(root, 'packages')).filter((p) => p !== 'testkit').map((p) => `packages/${p}/src`)];
+// The dashboard (packages/gateway/web) is shipped to browsers: production code as much as src/.
+const dirs = [
+  'proto/src',
+  ...readdirSync(join(root, 'packages'))
+    .filter((p) => p !== 'testkit')
+    .map((p) => `packages/${p}/src`),
+  'packages/gateway/web',
+];
 const files = dirs.flatMap((d) => sources(join(root, d)));
 const longFunctions = [];
 const longFiles = [];

@@ -5,18 +5,20 @@
 import type { ViewContext } from './context.js';
 import { query } from './context.js';
 import { fill, h } from './dom.js';
-import { errorCode, humanSize, type JsonEntry, kindOf, modeText, mtimeText, nameText } from './format.js';
+import {
+  errorCode,
+  humanSize,
+  type JsonEntry,
+  type JsonStatus,
+  kindOf,
+  modeText,
+  mtimeText,
+  nameText,
+} from './format.js';
 import { breadcrumbs, childPath } from './paths.js';
 import { followScan, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
-export interface JsonStatus {
-  host: string;
-  status: string;
-  via?: string;
-  elapsedMs?: string;
-  message?: string;
-}
 interface JsonTruncation {
   dir?: string;
   shown?: string;
@@ -61,14 +63,28 @@ function compare(col: Column, a: Item, b: Item): number {
   }
 }
 
-export async function browseView(section: HTMLElement, ctx: ViewContext): Promise<void> {
-  const p = ctx.params;
-  const host = p.get('host') ?? 'all';
-  const path = p.get('path') ?? '/';
-  const depth = Math.min(3, Math.max(1, Number(p.get('depth') ?? 1) || 1));
-  const sort = (COLUMNS.includes(p.get('sort') as Column) ? p.get('sort') : 'name') as Column;
-  const order = p.get('order') === 'desc' ? 'desc' : 'asc';
-  const state = {
+/** The view's URL state: what it lists and how it sorts. */
+interface BrowseState {
+  host: string;
+  path: string;
+  depth: number;
+  sort: Column;
+  order: 'asc' | 'desc';
+  /** Several hosts: a host column. */
+  multi: boolean;
+  /** A link to this view with some of its state changed. */
+  link(over: Record<string, string | undefined>): string;
+  /** The state as it goes in the URL (defaults left out). */
+  url: Record<string, string | undefined>;
+}
+
+function browseState(params: URLSearchParams): BrowseState {
+  const host = params.get('host') ?? 'all';
+  const path = params.get('path') ?? '/';
+  const depth = Math.min(3, Math.max(1, Number(params.get('depth') ?? 1) || 1));
+  const sort = (COLUMNS.includes(params.get('sort') as Column) ? params.get('sort') : 'name') as Column;
+  const order = params.get('order') === 'desc' ? 'desc' : 'asc';
+  const url = {
     view: 'browse',
     host,
     path,
@@ -76,40 +92,31 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
     sort: sort === 'name' ? undefined : sort,
     order: order === 'asc' ? undefined : order,
   };
-  const link = (over: Record<string, string | undefined>) => query({ ...state, ...over });
-
-  const depthSelect = h(
-    'select',
-    { id: 'browse-depth' },
-    ...[1, 2, 3].map((d) =>
-      h('option', { value: d, selected: d === depth }, d === 1 ? '1 (this directory)' : String(d)),
-    ),
-  );
-  const notices = h('div', { id: 'browse-notices' });
-  const scanMount = h('div', {});
-  const body = h('tbody');
-  const more = h('button', { type: 'button', id: 'load-more', hidden: true }, 'Load more');
-  const count = h('p', { id: 'browse-count', class: 'muted', role: 'status' });
   const multi =
     host.includes(',') || host.includes('*') || host.startsWith('@') || host.startsWith('label:') || host === 'all';
-  const head = h(
+  return { host, path, depth, sort, order, multi, url, link: (over) => query({ ...url, ...over }) };
+}
+
+/** The column headers: each a link that sorts by it (again: the other way). */
+function browseHead(st: BrowseState): HTMLTableRowElement {
+  return h(
     'tr',
     {},
-    multi ? h('th', { scope: 'col' }, 'host') : undefined,
+    st.multi ? h('th', { scope: 'col' }, 'host') : undefined,
     ...COLUMNS.map((c) => {
-      const active = c === sort;
-      const next = active && order === 'asc' ? 'desc' : 'asc';
+      const active = c === st.sort;
+      const next = active && st.order === 'asc' ? 'desc' : 'asc';
       return h(
         'th',
         {
           scope: 'col',
           class: c === 'size' ? 'num' : undefined,
-          'aria-sort': active ? (order === 'asc' ? 'ascending' : 'descending') : undefined,
+          'aria-sort': active ? (st.order === 'asc' ? 'ascending' : 'descending') : undefined,
         },
         h(
           'a',
           {
-            href: link({
+            href: st.link({
               sort: c === 'name' && next === 'asc' ? undefined : c,
               order: next === 'asc' ? undefined : 'desc',
             }),
@@ -117,142 +124,182 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
             title: `Sort by ${c}`,
           },
           c,
-          active ? (order === 'asc' ? ' ▲' : ' ▼') : '',
+          active ? (st.order === 'asc' ? ' ▲' : ' ▼') : '',
         ),
       );
     }),
   );
+}
+
+/** The elements the view fills as pages arrive. */
+interface BrowseParts {
+  notices: HTMLElement;
+  scanMount: HTMLElement;
+  body: HTMLTableSectionElement;
+  more: HTMLButtonElement;
+  count: HTMLElement;
+}
+
+function renderBrowse(section: HTMLElement, ctx: ViewContext, st: BrowseState): BrowseParts {
+  const depthSelect = h(
+    'select',
+    { id: 'browse-depth' },
+    ...[1, 2, 3].map((d) =>
+      h('option', { value: d, selected: d === st.depth }, d === 1 ? '1 (this directory)' : String(d)),
+    ),
+  );
+  const parts = {
+    notices: h('div', { id: 'browse-notices' }),
+    scanMount: h('div', {}),
+    body: h('tbody'),
+    more: h('button', { type: 'button', id: 'load-more', hidden: true }, 'Load more'),
+    count: h('p', { id: 'browse-count', class: 'muted', role: 'status' }),
+  };
+  const form = { id: 'browse', state: st.url, host: st.host, path: st.path, depth: depthSelect };
   fill(
     section,
     h('h1', { id: 'h-browse' }, 'Browse'),
-    targetForm(ctx, { id: 'browse', state, host, path, depth: depthSelect, defaultDepth: '1', submit: 'List' }),
-    breadcrumbs(path, (to) => link({ path: to })),
-    scanMount,
-    notices,
-    h('table', { id: 'listing' }, h('thead', {}, head), body),
-    h('div', { class: 'row' }, more, count),
+    targetForm(ctx, { ...form, defaultDepth: '1', submit: 'List' }),
+    breadcrumbs(st.path, (to) => st.link({ path: to })),
+    parts.scanMount,
+    parts.notices,
+    h('table', { id: 'listing' }, h('thead', {}, browseHead(st)), parts.body),
+    h('div', { class: 'row' }, parts.more, parts.count),
   );
+  return parts;
+}
 
-  const items: Item[] = [];
-  const failed = new Map<string, JsonStatus>();
-  let seq = 0;
-  const draw = () => {
-    body.replaceChildren();
-    for (const s of failed.values()) {
-      body.append(
-        h(
-          'tr',
-          { class: s.status === 'pending' ? 'capped' : 'failed', 'data-host-status': s.status },
-          h(
-            'td',
-            { colspan: COLUMNS.length + (multi ? 1 : 0) },
-            `${s.host}: ${s.status}`,
-            s.message ? ` — ${s.message}` : s.status === 'pending' ? ' — listed on a later page' : '',
-          ),
-        ),
-      );
-    }
-    const sorted = [...items].sort((a, b) => {
-      const c = compare(sort, a, b);
-      return (order === 'asc' ? c : -c) || a.seq - b.seq;
-    });
-    for (const it of sorted) {
-      const e = it.entry;
-      const kind = kindOf(e.type);
-      if (e.error) {
-        body.append(
-          h(
-            'tr',
-            { class: 'failed' },
-            multi ? h('td', {}, it.host) : undefined,
-            h('td', { class: 'name' }, it.name || path),
-            h('td', { colspan: COLUMNS.length - 1 }, `[${errorCode(e.error.code)}] ${e.error.detail ?? ''}`),
-          ),
-        );
-        continue;
-      }
-      const to = kind === 'dir' ? childPath(path, e.path) : undefined;
-      const shown = kind === 'symlink' ? `${it.name} → ${nameText(e.linkTarget)}` : it.name;
-      body.append(
-        h(
-          'tr',
-          { 'data-name': it.name, 'data-kind': kind },
-          multi ? h('td', {}, it.host) : undefined,
-          h('td', { class: 'name' }, to ? h('a', { href: link({ path: to }) }, `${it.name}/`) : shown),
-          h('td', {}, kind),
-          h(
-            'td',
-            { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' },
-            humanSize(Number(e.size ?? 0)),
-          ),
-          h('td', { class: 'mono' }, mtimeText(e)),
-          h('td', { class: 'mono' }, `${e.uid ?? 0}:${e.gid ?? 0}`),
-          h('td', { class: 'mono' }, modeText(e)),
-        ),
-      );
-    }
-    const partial = cursor !== undefined || following;
-    count.textContent = `${items.length} entries${partial ? ' so far' : ''}${sort !== 'name' && partial ? ` (sorted as loaded; ${following ? 'the scan adds the rest' : 'load more for the rest'})` : ''}`;
-  };
+/** What the pages brought so far. */
+interface Listing {
+  items: Item[];
+  failed: Map<string, JsonStatus>;
+  seq: number;
+  /** The tool's own next_cursor ("Load more"). */
+  cursor: string | undefined;
+  /** A scan's pages are being followed. */
+  following: boolean;
+}
 
-  let cursor: string | undefined;
-  let following = false;
-  const call = (c?: string) =>
-    ctx.call<TreeAnswer>('ListDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
-  const merge = (res: TreeAnswer) => {
-    for (const s of res.hosts ?? []) {
-      if (s.status !== 'ok') failed.set(s.host, s);
-      else failed.delete(s.host);
-    }
-    for (const r of res.rows ?? []) {
-      if (r.row.truncation) {
-        const t = r.row.truncation;
-        const hidden = Number(t.total ?? 0) - Number(t.shown ?? 0);
-        notices.append(
-          h(
-            'p',
-            { class: 'banner warn', 'data-cap': '' },
-            `${multi ? `${r.host}: ` : ''}${nameText(t.dir) || path}: ${hidden} items hidden (showing first ${t.shown ?? 0} of ${t.total ?? 0} total)`,
-          ),
-        );
-        continue;
-      }
-      const e = r.row.entry ?? {};
-      if (!e.path && !e.error) continue; // the path itself
-      items.push({ host: r.host, entry: e, name: nameText(e.path), seq: seq++ });
-    }
-    for (const t of res.truncations ?? [])
-      notices.append(
+function failedRow(st: BrowseState, status: JsonStatus): HTMLTableRowElement {
+  const why = status.message ? ` — ${status.message}` : status.status === 'pending' ? ' — listed on a later page' : '';
+  return h(
+    'tr',
+    { class: status.status === 'pending' ? 'capped' : 'failed', 'data-host-status': status.status },
+    h('td', { colspan: COLUMNS.length + (st.multi ? 1 : 0) }, `${status.host}: ${status.status}`, why),
+  );
+}
+
+function entryRow(st: BrowseState, item: Item): HTMLTableRowElement {
+  const e = item.entry;
+  const kind = kindOf(e.type);
+  if (e.error) {
+    return h(
+      'tr',
+      { class: 'failed' },
+      st.multi ? h('td', {}, item.host) : undefined,
+      h('td', { class: 'name' }, item.name || st.path),
+      h('td', { colspan: COLUMNS.length - 1 }, `[${errorCode(e.error.code)}] ${e.error.detail ?? ''}`),
+    );
+  }
+  const to = kind === 'dir' ? childPath(st.path, e.path) : undefined;
+  const shown = kind === 'symlink' ? `${item.name} → ${nameText(e.linkTarget)}` : item.name;
+  return h(
+    'tr',
+    { 'data-name': item.name, 'data-kind': kind },
+    st.multi ? h('td', {}, item.host) : undefined,
+    h('td', { class: 'name' }, to ? h('a', { href: st.link({ path: to }) }, `${item.name}/`) : shown),
+    h('td', {}, kind),
+    h(
+      'td',
+      { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' },
+      humanSize(Number(e.size ?? 0)),
+    ),
+    h('td', { class: 'mono' }, mtimeText(e)),
+    h('td', { class: 'mono' }, `${e.uid ?? 0}:${e.gid ?? 0}`),
+    h('td', { class: 'mono' }, modeText(e)),
+  );
+}
+
+function drawListing(st: BrowseState, parts: BrowseParts, listing: Listing): void {
+  parts.body.replaceChildren();
+  for (const s of listing.failed.values()) parts.body.append(failedRow(st, s));
+  const sorted = [...listing.items].sort((a, b) => {
+    const c = compare(st.sort, a, b);
+    return (st.order === 'asc' ? c : -c) || a.seq - b.seq;
+  });
+  for (const it of sorted) parts.body.append(entryRow(st, it));
+  const partial = listing.cursor !== undefined || listing.following;
+  const rest = listing.following ? 'the scan adds the rest' : 'load more for the rest';
+  parts.count.textContent = `${listing.items.length} entries${partial ? ' so far' : ''}${st.sort !== 'name' && partial ? ` (sorted as loaded; ${rest})` : ''}`;
+}
+
+/** A page's rows, host statuses, caps, cuts and notes, added to the listing and its notices. */
+function mergePage(st: BrowseState, parts: BrowseParts, listing: Listing, res: TreeAnswer): void {
+  for (const s of res.hosts ?? []) {
+    if (s.status !== 'ok') listing.failed.set(s.host, s);
+    else listing.failed.delete(s.host);
+  }
+  for (const r of res.rows ?? []) {
+    if (r.row.truncation) {
+      const t = r.row.truncation;
+      const hidden = Number(t.total ?? 0) - Number(t.shown ?? 0);
+      parts.notices.append(
         h(
           'p',
-          { class: 'banner warn', 'data-cut': '' },
-          `${t.host}: walk cut (${reasonText(t.truncation.reason)}) after ${t.truncation.shown ?? 0} rows`,
+          { class: 'banner warn', 'data-cap': '' },
+          `${st.multi ? `${r.host}: ` : ''}${nameText(t.dir) || st.path}: ${hidden} items hidden (showing first ${t.shown ?? 0} of ${t.total ?? 0} total)`,
         ),
       );
-    for (const n of res.notes ?? []) notices.append(h('p', { class: 'banner info' }, `${n.host}: ${n.note}`));
-    // A scan's cursor is followed by the scan panel; the tool's own cursor is "Load more".
-    cursor = following ? undefined : res.nextCursor || undefined;
-    more.hidden = !cursor;
-    more.disabled = false;
-    draw();
-  };
-  const page = async (c?: string) => {
-    more.disabled = true;
-    merge(await call(c));
-  };
-  more.addEventListener('click', () => void page(cursor));
-  count.textContent = 'listing…';
+      continue;
+    }
+    const e = r.row.entry ?? {};
+    if (!e.path && !e.error) continue; // the path itself
+    listing.items.push({ host: r.host, entry: e, name: nameText(e.path), seq: listing.seq++ });
+  }
+  for (const t of res.truncations ?? [])
+    parts.notices.append(
+      h(
+        'p',
+        { class: 'banner warn', 'data-cut': '' },
+        `${t.host}: walk cut (${reasonText(t.truncation.reason)}) after ${t.truncation.shown ?? 0} rows`,
+      ),
+    );
+  for (const n of res.notes ?? []) parts.notices.append(h('p', { class: 'banner info' }, `${n.host}: ${n.note}`));
+  // A scan's cursor is followed by the scan panel; the tool's own cursor is "Load more".
+  listing.cursor = listing.following ? undefined : res.nextCursor || undefined;
+  parts.more.hidden = !listing.cursor;
+  parts.more.disabled = false;
+  drawListing(st, parts, listing);
+}
+
+export async function browseView(section: HTMLElement, ctx: ViewContext): Promise<void> {
+  const st = browseState(ctx.params);
+  const parts = renderBrowse(section, ctx, st);
+  const listing: Listing = { items: [], failed: new Map(), seq: 0, cursor: undefined, following: false };
+  const call = (cursor?: string) =>
+    ctx.call<TreeAnswer>('ListDirectory', {
+      host: st.host,
+      path: st.path,
+      depth: st.depth,
+      ...(cursor ? { cursor } : {}),
+    });
+  const merge = (res: TreeAnswer) => mergePage(st, parts, listing, res);
+  parts.more.addEventListener('click', async () => {
+    parts.more.disabled = true;
+    merge(await call(listing.cursor));
+  });
+  parts.count.textContent = 'listing…';
   const first = await call();
-  following = first.scan !== undefined && !!first.nextCursor;
+  listing.following = first.scan !== undefined && !!first.nextCursor;
   merge(first);
-  await followScan(ctx, scanMount, first, 'browse', {
+  await followScan(ctx, parts.scanMount, first, 'browse', {
     page: call,
     merge,
     kept: () => {
-      const ok = new Set(items.map((i) => i.host));
-      return `${items.length.toLocaleString('en-US')} entries of ${ok.size} host${ok.size === 1 ? '' : 's'}`;
+      const ok = new Set(listing.items.map((i) => i.host));
+      return `${listing.items.length.toLocaleString('en-US')} entries of ${ok.size} host${ok.size === 1 ? '' : 's'}`;
     },
   });
-  following = false;
-  draw();
+  listing.following = false;
+  drawListing(st, parts, listing);
 }

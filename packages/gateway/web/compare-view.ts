@@ -1,10 +1,9 @@
 // Compare: diff_directory as a view. Which hosts agree (groups, A the largest), and each path
 // that differs with what each set of hosts has there (absent, or the compared attributes).
 // State: ?view=compare&host&path&depth.
-import type { JsonStatus } from './browse-view.js';
 import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
-import { humanSize, type JsonEntry, kindOf, modeText, mtimeText, nameText } from './format.js';
+import { humanSize, type JsonEntry, type JsonStatus, kindOf, modeText, mtimeText, nameText } from './format.js';
 import { breadcrumbs } from './paths.js';
 import { followScan, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
@@ -38,46 +37,108 @@ function valueText(v: { present?: boolean; entry?: JsonEntry }, compare: string[
   return parts.join(', ');
 }
 
-export async function compareView(section: HTMLElement, ctx: ViewContext): Promise<void> {
-  const p = ctx.params;
-  const host = p.get('host') ?? 'all';
-  const path = p.get('path') ?? '/';
-  const depth = Math.min(10, Math.max(1, Number(p.get('depth') ?? 2) || 2));
-  const state = { view: 'compare', host, path, depth: depth === 2 ? undefined : String(depth) };
+/** The elements the view fills as pages arrive. */
+interface CompareParts {
+  groups: HTMLElement;
+  summary: HTMLElement;
+  notices: HTMLElement;
+  scanMount: HTMLElement;
+  body: HTMLTableSectionElement;
+  more: HTMLButtonElement;
+}
+
+function renderCompare(
+  section: HTMLElement,
+  ctx: ViewContext,
+  state: Record<string, string | undefined>,
+  target: { host: string; path: string; depth: number },
+): CompareParts {
+  const { host, path, depth } = target;
   const depthInput = h('input', { id: 'compare-depth', type: 'number', min: 1, max: 10, value: depth });
-  const groups = h('div', { class: 'groups', id: 'diff-groups' });
-  const summary = h('p', { id: 'diff-summary', role: 'status' }, 'comparing…');
-  const notices = h('div', {});
-  const scanMount = h('div', {});
-  const body = h('tbody');
-  const more = h('button', { type: 'button', id: 'diff-more', hidden: true }, 'Load more');
+  const parts = {
+    groups: h('div', { class: 'groups', id: 'diff-groups' }),
+    summary: h('p', { id: 'diff-summary', role: 'status' }, 'comparing…'),
+    notices: h('div', {}),
+    scanMount: h('div', {}),
+    body: h('tbody'),
+    more: h('button', { type: 'button', id: 'diff-more', hidden: true }, 'Load more'),
+  };
+  const head = ['path', 'hosts', 'what they have'].map((c) => h('th', { scope: 'col' }, c));
   fill(
     section,
     h('h1', { id: 'h-compare' }, 'Compare hosts'),
     targetForm(ctx, { id: 'compare', state, host, path, depth: depthInput, defaultDepth: '2', submit: 'Compare' }),
     breadcrumbs(path, (to) => query({ ...state, path: to })),
-    scanMount,
-    summary,
-    groups,
-    notices,
-    h(
-      'table',
-      { id: 'differences' },
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          h('th', { scope: 'col' }, 'path'),
-          h('th', { scope: 'col' }, 'hosts'),
-          h('th', { scope: 'col' }, 'what they have'),
-        ),
-      ),
-      body,
-    ),
-    more,
+    parts.scanMount,
+    parts.summary,
+    parts.groups,
+    parts.notices,
+    h('table', { id: 'differences' }, h('thead', {}, h('tr', {}, ...head)), parts.body),
+    parts.more,
   );
+  return parts;
+}
+
+/** The groups of hosts that agree, and the notices of hosts not compared and listings cut. */
+function showGroups(parts: CompareParts, res: DiffAnswer, statuses: Map<string, JsonStatus>, path: string): void {
+  for (const g of res.groups ?? [])
+    parts.groups.append(
+      h(
+        'div',
+        { class: 'card', 'data-group': g.id },
+        h('strong', {}, `${g.id}${g.id === 'A' ? ' (baseline)' : ''}: `),
+        g.hosts.join(', '),
+      ),
+    );
+  for (const s of statuses.values())
+    if (s.status !== 'ok')
+      parts.notices.append(
+        h(
+          'p',
+          { class: 'banner bad', 'data-host-status': s.status },
+          `${s.host}: ${s.status}${s.message ? ` — ${s.message}` : ''} (not compared)`,
+        ),
+      );
+  for (const t of res.truncations ?? [])
+    parts.notices.append(
+      h(
+        'p',
+        { class: 'banner warn' },
+        `${t.host}: ${nameText(t.truncation.dir) || path} listed in part; only what both sides listed was compared`,
+      ),
+    );
+}
+
+type Difference = NonNullable<DiffAnswer['differences']>[number];
+
+/** A differing path's rows: one per set of hosts with what they have, and the hosts not compared. */
+function differenceRows(d: Difference, compare: string[]): HTMLTableRowElement[] {
+  const values = d.values ?? [];
+  const rows = values.map((v, i) =>
+    h(
+      'tr',
+      { 'data-path': i === 0 ? nameText(d.path) : undefined },
+      i === 0
+        ? h('td', { class: 'name', rowspan: values.length + (d.notCompared?.length ? 1 : 0) }, nameText(d.path))
+        : undefined,
+      h('td', {}, v.hosts.join(', ')),
+      h('td', { class: v.present ? 'mono' : 'lb' }, valueText(v, compare)),
+    ),
+  );
+  if (d.notCompared?.length)
+    rows.push(
+      h('tr', {}, h('td', {}, d.notCompared.join(', ')), h('td', { class: 'muted' }, 'could not say (listed in part)')),
+    );
+  return rows;
+}
+
+export async function compareView(section: HTMLElement, ctx: ViewContext): Promise<void> {
+  const params = ctx.params;
+  const host = params.get('host') ?? 'all';
+  const path = params.get('path') ?? '/';
+  const depth = Math.min(10, Math.max(1, Number(params.get('depth') ?? 2) || 2));
+  const state = { view: 'compare', host, path, depth: depth === 2 ? undefined : String(depth) };
+  const parts = renderCompare(section, ctx, state, { host, path, depth });
 
   let cursor: string | undefined;
   let shown = 0;
@@ -92,78 +153,30 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
     const waiting = !!res.scan && !!res.nextCursor && !grouped && (res.groups ?? []).length === 0;
     if (!grouped && !waiting) {
       grouped = true;
-      for (const g of res.groups ?? [])
-        groups.append(
-          h(
-            'div',
-            { class: 'card', 'data-group': g.id },
-            h('strong', {}, `${g.id}${g.id === 'A' ? ' (baseline)' : ''}: `),
-            g.hosts.join(', '),
-          ),
-        );
-      for (const s of statuses.values())
-        if (s.status !== 'ok')
-          notices.append(
-            h(
-              'p',
-              { class: 'banner bad', 'data-host-status': s.status },
-              `${s.host}: ${s.status}${s.message ? ` — ${s.message}` : ''} (not compared)`,
-            ),
-          );
-      for (const t of res.truncations ?? [])
-        notices.append(
-          h(
-            'p',
-            { class: 'banner warn' },
-            `${t.host}: ${nameText(t.truncation.dir) || path} listed in part; only what both sides listed was compared`,
-          ),
-        );
+      showGroups(parts, res, statuses, path);
     }
     for (const d of res.differences ?? []) {
-      const values = d.values ?? [];
-      values.forEach((v, i) => {
-        body.append(
-          h(
-            'tr',
-            { 'data-path': i === 0 ? nameText(d.path) : undefined },
-            i === 0
-              ? h('td', { class: 'name', rowspan: values.length + (d.notCompared?.length ? 1 : 0) }, nameText(d.path))
-              : undefined,
-            h('td', {}, v.hosts.join(', ')),
-            h('td', { class: v.present ? 'mono' : 'lb' }, valueText(v, compare)),
-          ),
-        );
-      });
-      if (d.notCompared?.length)
-        body.append(
-          h(
-            'tr',
-            {},
-            h('td', {}, d.notCompared.join(', ')),
-            h('td', { class: 'muted' }, 'could not say (listed in part)'),
-          ),
-        );
+      parts.body.append(...differenceRows(d, compare));
       shown++;
     }
     const groupsN = (res.groups ?? []).length;
-    summary.textContent = waiting
+    parts.summary.textContent = waiting
       ? 'Waiting for every host: a comparison needs them all (the scan above says how far it is).'
       : groupsN <= 1 && shown === 0
         ? `All ${(res.groups ?? [])[0]?.hosts.length ?? 0} hosts that answered have the same listing of ${path} (comparing ${compare.join(', ')}).`
         : `${groupsN} groups of hosts; ${shown} of ${res.total ?? shown} differing paths shown (comparing ${compare.join(', ')}).`;
     // A scan's cursor is followed by the scan panel; the tool's own cursor is "Load more".
     cursor = res.scan ? undefined : res.nextCursor || undefined;
-    more.hidden = !cursor;
-    more.disabled = false;
+    parts.more.hidden = !cursor;
+    parts.more.disabled = false;
   };
-  const page = async (c?: string) => {
-    more.disabled = true;
-    merge(await call(c));
-  };
-  more.addEventListener('click', () => void page(cursor));
+  parts.more.addEventListener('click', async () => {
+    parts.more.disabled = true;
+    merge(await call(cursor));
+  });
   const first = await call();
   merge(first);
-  await followScan(ctx, scanMount, first, 'compare', {
+  await followScan(ctx, parts.scanMount, first, 'compare', {
     page: call,
     merge,
     kept: () =>

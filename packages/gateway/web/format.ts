@@ -34,6 +34,15 @@ export interface JsonEntry {
   error?: { code?: string; detail?: string };
 }
 
+/** A host's status in an answer (HostStatus as Connect JSON). */
+export interface JsonStatus {
+  host: string;
+  status: string;
+  via?: string;
+  elapsedMs?: string;
+  message?: string;
+}
+
 export const modeText = (e: JsonEntry): string => modeString(e.mode ?? 0, kindOf(e.type));
 export const mtimeText = (e: JsonEntry): string =>
   e.mtimeSec === undefined ? '' : formatMtime(Number(e.mtimeSec), e.mtimeNsec ?? 0, e.utcOffsetMin ?? 0);

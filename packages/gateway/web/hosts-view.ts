@@ -44,8 +44,28 @@ function statusBadge(r: HostRow) {
   return h('span', { class: `badge ${r.status === 'ok' ? 'ok' : 'bad'}` }, r.status);
 }
 
-export async function hostsView(section: HTMLElement, ctx: ViewContext): Promise<void> {
-  const selector = ctx.params.get('q') ?? '';
+const COLUMNS = [
+  'host',
+  'status',
+  'checked',
+  'latency',
+  'transport',
+  'address',
+  'version',
+  'certificate',
+  'labels',
+  'groups',
+];
+
+/** The elements the view fills from each read of the cache. */
+interface HostsParts {
+  status: HTMLElement;
+  body: HTMLTableSectionElement;
+  error: HTMLElement;
+  check: HTMLButtonElement;
+}
+
+function renderHosts(section: HTMLElement, ctx: ViewContext, selector: string): HostsParts {
   const input = h('input', {
     id: 'host-filter',
     name: 'q',
@@ -54,121 +74,91 @@ export async function hostsView(section: HTMLElement, ctx: ViewContext): Promise
     size: 32,
     'aria-describedby': 'host-filter-help',
   });
-  const status = h('p', { id: 'hosts-state', class: 'muted', role: 'status' });
-  const body = h('tbody');
-  const table = h(
-    'table',
-    { id: 'hosts' },
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        ...[
-          'host',
-          'status',
-          'checked',
-          'latency',
-          'transport',
-          'address',
-          'version',
-          'certificate',
-          'labels',
-          'groups',
-        ].map((c) => h('th', { scope: 'col', class: c === 'latency' ? 'num' : undefined }, c)),
-      ),
-    ),
-    body,
-  );
-  const error = h('p', { id: 'hosts-error', class: 'banner bad', role: 'alert', hidden: true });
-  const check = h('button', { type: 'button', id: 'check-now' }, 'Check now');
+  const parts = {
+    status: h('p', { id: 'hosts-state', class: 'muted', role: 'status' }),
+    body: h('tbody'),
+    error: h('p', { id: 'hosts-error', class: 'banner bad', role: 'alert', hidden: true }),
+    check: h('button', { type: 'button', id: 'check-now' }, 'Check now'),
+  };
+  const head = COLUMNS.map((c) => h('th', { scope: 'col', class: c === 'latency' ? 'num' : undefined }, c));
+  const onsubmit = (ev: Event) => {
+    ev.preventDefault();
+    ctx.navigate({ view: 'hosts', q: input.value.trim() });
+  };
   fill(
     section,
     h('h1', { id: 'h-hosts' }, 'Hosts'),
     h(
       'form',
-      {
-        class: 'bar',
-        role: 'search',
-        onsubmit: (ev: Event) => {
-          ev.preventDefault();
-          ctx.navigate({ view: 'hosts', q: input.value.trim() });
-        },
-      },
+      { class: 'bar', role: 'search', onsubmit },
       h('label', { for: 'host-filter' }, 'Filter', input),
       h('button', { type: 'submit', class: 'primary' }, 'Filter'),
-      check,
+      parts.check,
       h('span', { id: 'host-filter-help', class: 'muted' }, 'a name, a glob, @group or label:key=value'),
     ),
-    error,
-    status,
-    table,
+    parts.error,
+    parts.status,
+    h('table', { id: 'hosts' }, h('thead', {}, h('tr', {}, ...head)), parts.body),
   );
+  return parts;
+}
 
+function hostRow(r: HostRow): HTMLTableRowElement {
+  const cert = certDays(r);
+  return h(
+    'tr',
+    { 'data-host': r.host },
+    h('td', { class: 'name' }, h('a', { href: `?view=browse&host=${encodeURIComponent(r.host)}&path=/` }, r.host)),
+    h('td', {}, statusBadge(r), r.message ? h('div', { class: 'muted' }, r.message) : undefined),
+    h('td', { title: r.checked_at ?? '' }, r.checked_at ? ago(r.checked_at) : '—'),
+    h('td', { class: 'num' }, r.elapsed_ms !== undefined ? `${r.elapsed_ms} ms` : '—'),
+    h('td', {}, r.via && r.via !== r.transport ? `${r.transport} (via ${r.via})` : r.transport),
+    h('td', { class: 'mono' }, r.address),
+    h('td', {}, r.version ?? '—'),
+    h('td', { class: cert !== undefined && cert < 30 ? 'lb' : undefined }, cert === undefined ? '—' : `${cert} days`),
+    h(
+      'td',
+      { class: 'mono' },
+      Object.entries(r.labels ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', '),
+    ),
+    h('td', {}, (r.groups ?? []).map((g) => `@${g}`).join(', ')),
+  );
+}
+
+function drawHosts(parts: HostsParts, view: HostStatusView): void {
+  parts.body.replaceChildren(...view.hosts.map(hostRow));
+  const ok = view.hosts.filter((r) => r.status === 'ok').length;
+  parts.status.textContent =
+    `${view.hosts.length} hosts, ${ok} ok` +
+    (view.checking ? ' · checking now…' : '') +
+    ` · the gateway checks every ${Math.round(view.interval_ms / 1000)} s for all open pages` +
+    (view.next_check_at ? `, next ${new Date(view.next_check_at).toLocaleTimeString()}` : '');
+}
+
+export async function hostsView(section: HTMLElement, ctx: ViewContext): Promise<void> {
+  const selector = ctx.params.get('q') ?? '';
+  const parts = renderHosts(section, ctx, selector);
   let view: HostStatusView | undefined;
-  const draw = () => {
-    if (!view) return;
-    body.replaceChildren();
-    for (const r of view.hosts) {
-      const cert = certDays(r);
-      body.append(
-        h(
-          'tr',
-          { 'data-host': r.host },
-          h(
-            'td',
-            { class: 'name' },
-            h('a', { href: `?view=browse&host=${encodeURIComponent(r.host)}&path=/` }, r.host),
-          ),
-          h('td', {}, statusBadge(r), r.message ? h('div', { class: 'muted' }, r.message) : undefined),
-          h('td', { title: r.checked_at ?? '' }, r.checked_at ? ago(r.checked_at) : '—'),
-          h('td', { class: 'num' }, r.elapsed_ms !== undefined ? `${r.elapsed_ms} ms` : '—'),
-          h('td', {}, r.via && r.via !== r.transport ? `${r.transport} (via ${r.via})` : r.transport),
-          h('td', { class: 'mono' }, r.address),
-          h('td', {}, r.version ?? '—'),
-          h(
-            'td',
-            { class: cert !== undefined && cert < 30 ? 'lb' : undefined },
-            cert === undefined ? '—' : `${cert} days`,
-          ),
-          h(
-            'td',
-            { class: 'mono' },
-            Object.entries(r.labels ?? {})
-              .map(([k, v]) => `${k}=${v}`)
-              .join(', '),
-          ),
-          h('td', {}, (r.groups ?? []).map((g) => `@${g}`).join(', ')),
-        ),
-      );
-    }
-    const ok = view.hosts.filter((r) => r.status === 'ok').length;
-    status.textContent =
-      `${view.hosts.length} hosts, ${ok} ok` +
-      (view.checking ? ' · checking now…' : '') +
-      ` · the gateway checks every ${Math.round(view.interval_ms / 1000)} s for all open pages` +
-      (view.next_check_at ? `, next ${new Date(view.next_check_at).toLocaleTimeString()}` : '');
-  };
-  const path = (p: string) => `${p}?host=${encodeURIComponent(selector || 'all')}`;
-  const read = async (method: 'GET' | 'POST', p: string) => {
+  const read = async (method: 'GET' | 'POST', path: string) => {
     try {
-      view = await ctx.api<HostStatusView>(method, path(p));
-      error.hidden = true;
-      draw();
+      view = await ctx.api<HostStatusView>(method, `${path}?host=${encodeURIComponent(selector || 'all')}`);
+      parts.error.hidden = true;
+      drawHosts(parts, view);
     } catch (err) {
       if (ctx.signal.aborted) return;
-      error.hidden = false;
-      error.textContent = (err as Error).message;
-      body.replaceChildren();
-      status.textContent = '';
+      parts.error.hidden = false;
+      parts.error.textContent = (err as Error).message;
+      parts.body.replaceChildren();
+      parts.status.textContent = '';
     }
   };
-  check.addEventListener('click', async () => {
-    check.disabled = true;
-    status.textContent = 'checking now…';
+  parts.check.addEventListener('click', async () => {
+    parts.check.disabled = true;
+    parts.status.textContent = 'checking now…';
     await read('POST', 'hosts/check');
-    check.disabled = false;
+    parts.check.disabled = false;
   });
   // Soon while the first probe of an empty cache is out, then at the cache's own pace.
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -5,9 +5,9 @@
 // the gateway for hosts to answer; the view merges its rows), reads ScanStatus in between,
 // and Cancel ends the scan's walks (ScanStatus cancel=true), then takes what was kept. The
 // scans a tab started are kept in its sessionStorage for the Scans view.
-import type { JsonStatus } from './browse-view.js';
 import { query, type ViewContext } from './context.js';
 import { h } from './dom.js';
+import type { JsonStatus } from './format.js';
 
 /** ScanInfo of the Fleet API as Connect JSON (uint64 as strings, defaults left out). */
 export interface ScanJson {
@@ -75,8 +75,19 @@ export interface ScanProgress {
   cancel: HTMLButtonElement;
 }
 
-/** The progress block (shared with the Scans view): bar, figures, pending and failed hosts. */
-export function scanProgress(idPrefix: string): ScanProgress {
+/** The progress block's elements that each ScanInfo rewrites. */
+interface ProgressParts {
+  bar: HTMLElement;
+  meter: HTMLElement;
+  state: HTMLElement;
+  status: HTMLElement;
+  fields: Record<'done' | 'entries' | 'elapsed' | 'left', HTMLElement>;
+  pendingLine: HTMLElement;
+  failedLine: HTMLElement;
+  cancel: HTMLButtonElement;
+}
+
+function renderProgress(idPrefix: string): { root: HTMLElement; parts: ProgressParts } {
   const bar = h('div', {});
   const meter = h(
     'div',
@@ -90,22 +101,22 @@ export function scanProgress(idPrefix: string): ScanProgress {
     },
     bar,
   );
-  const state = h('span', { class: 'badge unknown', 'data-state': '', 'data-k': 'state' }, 'running');
-  const status = h('p', { class: 'scan-line', role: 'status', id: `${idPrefix}-status` });
   const dd = (k: string) => h('dd', { 'data-k': k });
-  const fields = {
-    done: dd('done'),
-    entries: dd('entries'),
-    elapsed: dd('elapsed'),
-    left: dd('left'),
+  const parts = {
+    bar,
+    meter,
+    state: h('span', { class: 'badge unknown', 'data-state': '', 'data-k': 'state' }, 'running'),
+    status: h('p', { class: 'scan-line', role: 'status', id: `${idPrefix}-status` }),
+    fields: { done: dd('done'), entries: dd('entries'), elapsed: dd('elapsed'), left: dd('left') },
+    pendingLine: h('p', { class: 'muted', 'data-k': 'pending' }),
+    failedLine: h('p', { class: 'muted', 'data-k': 'failed' }),
+    cancel: h('button', { type: 'button', class: 'danger', id: `${idPrefix}-cancel` }, 'Cancel scan'),
   };
-  const pendingLine = h('p', { class: 'muted', 'data-k': 'pending' });
-  const failedLine = h('p', { class: 'muted', 'data-k': 'failed' });
-  const cancel = h('button', { type: 'button', class: 'danger', id: `${idPrefix}-cancel` }, 'Cancel scan');
+  const { fields } = parts;
   const root = h(
     'div',
     { class: 'scan-progress' },
-    h('div', { class: 'row' }, state, status),
+    h('div', { class: 'row' }, parts.state, parts.status),
     meter,
     h(
       'dl',
@@ -119,50 +130,56 @@ export function scanProgress(idPrefix: string): ScanProgress {
       h('dt', {}, 'time left (estimate)'),
       fields.left,
     ),
-    pendingLine,
-    failedLine,
+    parts.pendingLine,
+    parts.failedLine,
   );
+  return { root, parts };
+}
+
+/** The pending hosts' line: named when the last page named them all, else counted. */
+function pendingText(word: string, left: number, names: string[]): string {
+  const list = `${names.slice(0, 12).join(', ')}${names.length > 12 ? `, … ${names.length - 12} more` : ''}`;
+  if (word !== 'running' || left === 0) return '';
+  if (names.length === left) return `Pending (${left}): ${list}`;
+  return `Pending: ${left} host${left === 1 ? '' : 's'}${names.length ? ` (not on a page yet: ${list})` : ''}`;
+}
+
+function showProgress(parts: ProgressParts, scan: ScanJson, lastPending: string[]): void {
+  const done = scan.hostsDone ?? 0;
+  const total = scan.hostsTotal ?? 0;
+  const word = scan.state ?? 'running';
+  parts.state.textContent = word;
+  parts.state.dataset.state = word;
+  parts.state.className = `badge ${word === 'complete' ? 'ok' : word === 'cancelled' ? 'bad' : 'unknown'}`;
+  parts.bar.style.width = `${total ? (100 * done) / total : 100}%`;
+  parts.meter.setAttribute('aria-valuemax', String(total));
+  parts.meter.setAttribute('aria-valuenow', String(done));
+  parts.fields.done.textContent = `${done} of ${total}`;
+  parts.fields.entries.textContent = count(scan.entriesSeen);
+  parts.fields.elapsed.textContent = seconds(scan.elapsedMs);
+  parts.fields.left.textContent =
+    word !== 'running' ? '—' : scan.estimateMs !== undefined ? `about ${seconds(scan.estimateMs)}` : 'not known yet';
+  parts.status.textContent = `Scan ${scan.id} ${word === 'running' ? 'running' : word}: ${done} of ${total} hosts done, ${count(scan.entriesSeen)} entries seen in ${seconds(scan.elapsedMs)}`;
+  // The names are the last page's pending hosts: a host done since (or one a whole-answer
+  // tool such as a diff holds back until every host is done) is named until the next page.
+  parts.pendingLine.textContent = pendingText(word, Math.max(0, total - done), word === 'running' ? lastPending : []);
+  const failed = scan.failed ?? [];
+  parts.failedLine.textContent = failed.length
+    ? `Failed (${scan.failedCount ?? failed.length}): ${failed.slice(0, 12).join(', ')}${(scan.failedCount ?? failed.length) > 12 ? ', …' : ''}`
+    : '';
+  parts.cancel.disabled = word !== 'running';
+}
+
+/** The progress block (shared with the Scans view): bar, figures, pending and failed hosts. */
+export function scanProgress(idPrefix: string): ScanProgress {
+  const { root, parts } = renderProgress(idPrefix);
   let lastPending: string[] = [];
   return {
     root,
-    cancel,
+    cancel: parts.cancel,
     show(scan, pending) {
       if (pending) lastPending = pending;
-      const done = scan.hostsDone ?? 0;
-      const total = scan.hostsTotal ?? 0;
-      const word = scan.state ?? 'running';
-      state.textContent = word;
-      state.dataset.state = word;
-      state.className = `badge ${word === 'complete' ? 'ok' : word === 'cancelled' ? 'bad' : 'unknown'}`;
-      bar.style.width = `${total ? (100 * done) / total : 100}%`;
-      meter.setAttribute('aria-valuemax', String(total));
-      meter.setAttribute('aria-valuenow', String(done));
-      fields.done.textContent = `${done} of ${total}`;
-      fields.entries.textContent = count(scan.entriesSeen);
-      fields.elapsed.textContent = seconds(scan.elapsedMs);
-      fields.left.textContent =
-        word !== 'running'
-          ? '—'
-          : scan.estimateMs !== undefined
-            ? `about ${seconds(scan.estimateMs)}`
-            : 'not known yet';
-      status.textContent = `Scan ${scan.id} ${word === 'running' ? 'running' : word}: ${done} of ${total} hosts done, ${count(scan.entriesSeen)} entries seen in ${seconds(scan.elapsedMs)}`;
-      // The names are the last page's pending hosts: a host done since (or one a whole-answer
-      // tool such as a diff holds back until every host is done) is named until the next page.
-      const left = Math.max(0, total - done);
-      const names = word === 'running' ? lastPending : [];
-      const list = `${names.slice(0, 12).join(', ')}${names.length > 12 ? `, … ${names.length - 12} more` : ''}`;
-      pendingLine.textContent =
-        word !== 'running' || left === 0
-          ? ''
-          : names.length === left
-            ? `Pending (${left}): ${list}`
-            : `Pending: ${left} host${left === 1 ? '' : 's'}${names.length ? ` (not on a page yet: ${list})` : ''}`;
-      const failed = scan.failed ?? [];
-      failedLine.textContent = failed.length
-        ? `Failed (${scan.failedCount ?? failed.length}): ${failed.slice(0, 12).join(', ')}${(scan.failedCount ?? failed.length) > 12 ? ', …' : ''}`
-        : '';
-      cancel.disabled = word !== 'running';
+      showProgress(parts, scan, lastPending);
     },
   };
 }
@@ -176,22 +193,8 @@ export interface Follow<T extends ScanPageLike> {
   kept(): string;
 }
 
-/**
- * When `first` is a page of a scan: the panel in `mount`, and the scan followed to its end
- * (or until the view is left: the scan goes on, the Scans view still shows it).
- */
-export async function followScan<T extends ScanPageLike>(
-  ctx: ViewContext,
-  mount: HTMLElement,
-  first: T,
-  view: string,
-  f: Follow<T>,
-): Promise<void> {
-  const scan = first.scan;
-  let cursor = first.nextCursor;
-  if (!scan || !cursor) return;
-  keep({ id: scan.id, cursor, view, href: location.search, started: Date.now() });
-  const progress = scanProgress('scan');
+/** The panel that heads the view while its call goes on as a scan. */
+function renderPanel(mount: HTMLElement, progress: ScanProgress, cursor: string): HTMLElement {
   const ended = h('p', { id: 'scan-ended', role: 'status', hidden: true });
   mount.replaceChildren(
     h(
@@ -210,54 +213,92 @@ export async function followScan<T extends ScanPageLike>(
       ended,
     ),
   );
-  const pendingOf = (res: ScanPageLike) => (res.hosts ?? []).filter((s) => s.status === 'pending').map((s) => s.host);
-  progress.show(scan, pendingOf(first));
-  let latest = scan;
-  let cancelled = false;
+  return ended;
+}
+
+/** Where a followed scan stands: its cursor, its latest ScanInfo, whether Cancel was pressed. */
+interface Followed {
+  cursor: string | undefined;
+  latest: ScanJson;
+  cancelled: boolean;
+}
+
+/** Cancel ends the scan's walks (ScanStatus cancel=true); a refusal is said under the panel. */
+function bindCancel(ctx: ViewContext, progress: ScanProgress, ended: HTMLElement, followed: Followed): void {
   progress.cancel.addEventListener('click', () => {
+    const cursor = followed.cursor;
     if (!cursor) return;
     progress.cancel.disabled = true;
-    cancelled = true;
+    followed.cancelled = true;
     void ctx.call<{ scan: ScanJson }>('ScanStatus', { cursor, cancel: true }).then(
       (r) => progress.show(r.scan),
       (err: Error) => {
-        cancelled = false;
+        followed.cancelled = false;
         progress.cancel.disabled = false;
         ended.hidden = false;
         ended.textContent = `Cancel failed: ${err.message}`;
       },
     );
   });
-  // ScanStatus while a page waits on the gateway (a page returns when hosts answer, or at its deadline).
+}
+
+/** ScanStatus while a page waits on the gateway (a page returns when hosts answer, or at its deadline). */
+function pollStatus(ctx: ViewContext, progress: ScanProgress, followed: Followed): () => void {
   const timer = setInterval(() => {
-    if (!cursor || latest.state !== 'running') return;
+    const cursor = followed.cursor;
+    if (!cursor || followed.latest.state !== 'running') return;
     ctx.call<{ scan: ScanJson }>('ScanStatus', { cursor }).then(
       (r) => {
-        if (r.scan.state && latest.state === 'running') progress.show(r.scan);
+        if (r.scan.state && followed.latest.state === 'running') progress.show(r.scan);
       },
       () => undefined, // the next page says what went wrong
     );
   }, STATUS_EVERY_MS);
-  ctx.signal.addEventListener('abort', () => clearInterval(timer));
+  const stop = () => clearInterval(timer);
+  ctx.signal.addEventListener('abort', stop);
+  return stop;
+}
+
+/**
+ * When `first` is a page of a scan: the panel in `mount`, and the scan followed to its end
+ * (or until the view is left: the scan goes on, the Scans view still shows it).
+ */
+export async function followScan<T extends ScanPageLike>(
+  ctx: ViewContext,
+  mount: HTMLElement,
+  first: T,
+  view: string,
+  follow: Follow<T>,
+): Promise<void> {
+  const scan = first.scan;
+  if (!scan || !first.nextCursor) return;
+  const followed: Followed = { cursor: first.nextCursor, latest: scan, cancelled: false };
+  keep({ id: scan.id, cursor: first.nextCursor, view, href: location.search, started: Date.now() });
+  const progress = scanProgress('scan');
+  const ended = renderPanel(mount, progress, first.nextCursor);
+  const pendingOf = (res: ScanPageLike) => (res.hosts ?? []).filter((s) => s.status === 'pending').map((s) => s.host);
+  progress.show(scan, pendingOf(first));
+  bindCancel(ctx, progress, ended, followed);
+  const stop = pollStatus(ctx, progress, followed);
   try {
-    while (cursor && !ctx.signal.aborted) {
-      const res = await f.page(cursor);
+    while (followed.cursor && !ctx.signal.aborted) {
+      const res = await follow.page(followed.cursor);
       if (ctx.signal.aborted) return;
-      f.merge(res);
+      follow.merge(res);
       if (res.scan) {
-        latest = res.scan;
+        followed.latest = res.scan;
         progress.show(res.scan, pendingOf(res));
       }
-      cursor = res.nextCursor || undefined;
+      followed.cursor = res.nextCursor || undefined;
     }
   } finally {
-    clearInterval(timer);
+    stop();
   }
   ended.hidden = false;
-  const state = latest.state ?? 'complete';
+  const state = followed.latest.state ?? 'complete';
   ended.dataset.state = state;
   ended.textContent =
-    state === 'cancelled' || cancelled
-      ? `Cancelled: every walk still running was stopped. Kept: ${f.kept()}.`
-      : `Complete: ${f.kept()}.`;
+    state === 'cancelled' || followed.cancelled
+      ? `Cancelled: every walk still running was stopped. Kept: ${follow.kept()}.`
+      : `Complete: ${follow.kept()}.`;
 }
