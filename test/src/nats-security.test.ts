@@ -1,7 +1,8 @@
 // NATS with the shipped permissions (deploy/nats/nats-server.conf's accounts block, the keys
 // replaced by this test's own nkeys) and TLS with client-certificate verification: agents and
 // a gateway work through them, and one agent's credentials can neither take another host's
-// requests, read other hosts' answers, nor overwrite another host's registration.
+// requests, read other hosts' answers, nor overwrite another host's registration; nor, with
+// its own key, make itself a member of another group (issue 35 F3).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -189,6 +190,80 @@ describe('NATS with per-host permissions and verified TLS', () => {
     const hosts = await client.callTool({ name: 'list_hosts', arguments: { host: 'db-1' } });
     const [row] = (hosts.structuredContent as { hosts: Record<string, unknown>[] }).hosts;
     assert.deepEqual(row.labels ?? {}, {});
+  });
+
+  // After the tests that need web-1's agent: this one stops it, so that web-1's own key speaks for web-1.
+  it("web-1's own registration claiming db's group and label selects it nowhere; its heartbeat is held to the gateway's bound", async () => {
+    const inventory = join(dir, 'fleet.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts_from: nats',
+        'nats:',
+        `  servers: ["${url}"]`,
+        `  creds: ${keys.gw.seedFile}`,
+        `  tls: { ca: ${pki.ca}, cert: ${pki.clientCert}, key: ${pki.clientKey} }`,
+        '  max_heartbeat_ms: 1000',
+        '  hosts:',
+        '    db-1: { groups: [db], labels: { role: db } }',
+        '    web-1: { groups: [web], labels: { role: web } }',
+        '',
+      ].join('\n'),
+    );
+    await agents[0].stop();
+    // A compromised web-1: its own key, its own registry key, another host's identity, a heartbeat of 24 days.
+    const nc = await connect({ servers: [url], tls: tlsOpts(pki), authenticator: nkeyAuthenticator(keys.web.seed) });
+    let asked = 0;
+    nc.subscribe('fleetls.agent.web-1.>', { callback: () => void asked++ });
+    const forged = {
+      name: 'web-1',
+      labels: { role: 'db' },
+      groups: ['db'],
+      version: '0',
+      capabilities: ['walk', 'stat'],
+      heartbeatMs: 2147483647,
+      startedAt: new Date().toISOString(),
+    };
+    nc.publish('$KV.fleetls-hosts.web-1', JSON.stringify(forged));
+    await nc.flush();
+    let log = '';
+    const { client: g2 } = await stdioClient(
+      'nats-sec-identity',
+      { FLEETLS_INVENTORY: inventory },
+      {
+        stderr: (chunk) => {
+          log += chunk;
+        },
+      },
+    );
+    try {
+      await waitFor(() => /host web-1 registers claiming groups db and labels role=db/.test(log), {
+        timeoutMs: 20_000,
+        what: 'the gateway warning of the claim, naming web-1',
+      });
+      assert.match(log, /host web-1 announces a heartbeat of 2147483647 ms: held to 1000 ms/);
+      for (const selector of ['@db', 'label:role=db']) {
+        const r = await g2.callTool({ name: 'list_files', arguments: { host: selector, path: tree, max_depth: 1 } });
+        assert.ok(!r.isError, JSON.stringify(r.content));
+        const hosts = (r.structuredContent as { hosts: { host: string }[] }).hosts.map((h) => h.host);
+        assert.deepEqual(hosts, ['db-1'], selector);
+      }
+      assert.equal(asked, 0, 'web-1 was sent no request meant for db');
+      const listed = await g2.callTool({ name: 'list_hosts', arguments: { host: 'web-1' } });
+      const [row] = (listed.structuredContent as { hosts: Record<string, unknown>[] }).hosts;
+      assert.deepEqual({ labels: row.labels, groups: row.groups }, { labels: { role: 'web' }, groups: ['web'] });
+      // It announced 24 days between heartbeats; the gateway believes 1 s, so silence makes it stale.
+      await waitFor(
+        async () => {
+          const s = await g2.callTool({ name: 'list_hosts', arguments: { host: 'web-1' } });
+          return /last seen/.test(String((s.structuredContent as { hosts: { address: string }[] }).hosts[0].address));
+        },
+        { timeoutMs: 30_000, everyMs: 250, what: 'web-1 stale once its bounded heartbeats are missed' },
+      );
+    } finally {
+      await g2.close();
+      await nc.close();
+    }
   });
 
   it('TLS is verified both ways: a server certificate of another CA, or no client certificate, is refused', async () => {

@@ -64,7 +64,17 @@ describe('agents on NATS', () => {
       natsAgent(url, 'web-1.example', tree, ['--label', 'role=web', '--group', 'web']),
       natsAgent(url, 'db-1', tree, ['--label', 'role=db']),
     ]);
-    client = await gateway(['--nats', url]);
+    // Labels and groups are the operator's (the inventory), whatever an agent registers.
+    const inventory = join(dir, 'fleet.yaml');
+    writeFileSync(
+      inventory,
+      [
+        'hosts_from: nats',
+        `nats: { servers: ["${url}"], hosts: { web-1.example: { labels: { role: web }, groups: [web] }, db-1: { labels: { role: db } } } }`,
+        '',
+      ].join('\n'),
+    );
+    client = (await stdioClient('nats-test', { FLEETLS_INVENTORY: inventory })).client;
     nc = await connect({ servers: [url] });
   });
 

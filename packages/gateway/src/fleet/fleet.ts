@@ -154,7 +154,11 @@ export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
   }
   const inventory = loaded && kubernetes ? withKubernetesAgents(loaded, kubernetes.hosts()) : loaded;
   const factories = { ...(await defaultFactories(inventory)), ...opts.factories };
-  const nats = opts.nats ?? inventory?.nats;
+  // --nats says how to reach the cluster; what the operator says of its hosts stays the inventory's.
+  const nats =
+    opts.nats && inventory?.nats
+      ? { ...opts.nats, hosts: inventory.nats.hosts, maxHeartbeatMs: inventory.nats.maxHeartbeatMs }
+      : (opts.nats ?? inventory?.nats);
   if (inventory?.hostsFrom === 'nats' && !nats) {
     throw new FleetError('invalid_argument', 'hosts_from: nats needs NATS servers (`nats: { servers }` or --nats)');
   }

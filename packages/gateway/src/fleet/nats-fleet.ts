@@ -11,9 +11,10 @@ import {
   type RegisteredHost,
   watchRegistry,
 } from '@fleetls/hosts/nats';
-import { connectNats, type NatsSettings } from '@fleetls/runtime/nats';
+import { connectNats } from '@fleetls/runtime/nats';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import type { GatewayNatsSettings } from '../inventory/nats.js';
 import { openJetStreamPageStore } from './jetstream-page-store.js';
 import type { PageStore } from './page-store.js';
 import type { FleetHost } from './types.js';
@@ -29,19 +30,21 @@ export interface NatsFleetPart {
   close(): Promise<void>;
 }
 
-function fleetHostOf({ registration: r, seenAt }: RegisteredHost, now: number): FleetHost {
+/** A registered host as the selector sees it: its name, and the operator's labels and groups (never its own claim). */
+function fleetHostOf(h: RegisteredHost, now: number): FleetHost {
+  const name = h.registration.name;
   return {
-    name: r.name,
+    name,
     via: 'agent+nats',
-    address: `nats:${r.name}${isFresh({ registration: r, seenAt }, now) ? '' : ` (last seen ${seenAt.toISOString()})`}`,
-    labels: r.labels,
-    groups: r.groups,
+    address: `nats:${name}${isFresh(h, now) ? '' : ` (last seen ${h.seenAt.toISOString()})`}`,
+    labels: h.identity.labels,
+    groups: h.identity.groups,
     sshFallback: false,
   };
 }
 
 export async function openNatsFleet(deps: {
-  settings: NatsSettings;
+  settings: GatewayNatsSettings;
   logger: Logger;
   connectTimeoutMs: number;
   /** JetStream replicas of the registry and the page store (the cluster's size, up to 3). */
@@ -55,7 +58,14 @@ export async function openNatsFleet(deps: {
         logger.info({ event: s.type, server: nc.getServer() }, `nats ${s.type}`);
     }
   })().catch(() => undefined);
-  const registry = await watchRegistry({ nc, logger, replicas: deps.replicas });
+  const operatorHosts = deps.settings.hosts;
+  const registry = await watchRegistry({
+    nc,
+    logger,
+    replicas: deps.replicas,
+    identity: operatorHosts && ((name) => operatorHosts.get(name)),
+    maxHeartbeatMs: deps.settings.maxHeartbeatMs,
+  });
   const pages = await openRetried(
     'page store',
     () => openJetStreamPageStore({ nc, logger, replicas: deps.replicas }),

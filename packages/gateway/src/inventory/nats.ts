@@ -1,16 +1,28 @@
 // The inventory's NATS keys: `hosts_from: nats` (the live registry's hosts beside the
-// file's) and `nats: { servers, creds, tls: { ca, cert, key }, replicas }`, how the gateway
-// reaches the cluster. Pure: problems go to the caller's list with their key path.
-import type { NatsSettings } from '@fleetls/runtime/nats';
+// file's) and `nats: { servers, creds, tls: { ca, cert, key }, replicas, hosts,
+// max_heartbeat_ms }`, how the gateway reaches the cluster and what it believes of the hosts
+// registered there. Pure: problems go to the caller's list with their key path.
+//
+// `hosts` is the operator's word on each registered host: its labels and groups, the ones
+// selectors use. A host's registration may say otherwise (the host may be the one
+// compromised); the gateway ignores such a claim and logs it naming the host.
+import { MAX_HEARTBEAT_MS, MIN_HEARTBEAT_MS, type NatsSettings } from '@fleetls/runtime/nats';
 
 export interface GatewayNatsSettings extends NatsSettings {
   /** JetStream replicas of the registry and page store buckets (1, or the cluster's 3). */
   replicas?: number;
+  /** The labels and groups of registered hosts, by name (a host named nowhere has none). */
+  hosts?: Map<string, { labels: Record<string, string>; groups: string[] }>;
+  /** The longest heartbeat a registration may announce (default and ceiling MAX_HEARTBEAT_MS). */
+  maxHeartbeatMs?: number;
 }
 
 type Value = unknown;
 
-const NATS_KEYS = ['servers', 'creds', 'tls', 'replicas'] as const;
+const NATS_KEYS = ['servers', 'creds', 'tls', 'replicas', 'hosts', 'max_heartbeat_ms'] as const;
+const HOST_KEYS = ['labels', 'groups'];
+const NAME_RE = /^[A-Za-z0-9._-]{1,63}$/;
+const LABEL_KEY_RE = /^[A-Za-z0-9._/-]{1,63}$/;
 const URL_RE = /^(nats|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/;
 
 export function parseInventoryNats(
@@ -57,6 +69,54 @@ export function parseInventoryNats(
     if (o.replicas !== 1 && o.replicas !== 3 && o.replicas !== 5)
       add('nats.replicas', `expected 1, 3 or 5, got ${JSON.stringify(o.replicas)}`);
     else out.replicas = o.replicas as number;
+  }
+  if (o.hosts !== undefined) out.hosts = parseNatsHosts(o.hosts, add);
+  if (o.max_heartbeat_ms !== undefined) {
+    const m = o.max_heartbeat_ms;
+    if (typeof m !== 'number' || !Number.isInteger(m) || m < MIN_HEARTBEAT_MS || m > MAX_HEARTBEAT_MS)
+      add('nats.max_heartbeat_ms', `expected ${MIN_HEARTBEAT_MS}..${MAX_HEARTBEAT_MS} ms, got ${JSON.stringify(m)}`);
+    else out.maxHeartbeatMs = m;
+  }
+  return out;
+}
+
+/** `hosts: { NAME: { labels: { K: V }, groups: [G, …] } }`: the operator's identity of each registered host. */
+function parseNatsHosts(v: Value, add: (path: string, message: string) => void): GatewayNatsSettings['hosts'] {
+  const out: NonNullable<GatewayNatsSettings['hosts']> = new Map();
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    add('nats.hosts', 'expected a mapping of host names to { labels, groups }');
+    return out;
+  }
+  for (const [name, spec] of Object.entries(v as Record<string, Value>)) {
+    const at = `nats.hosts.${name}`;
+    const identity = { labels: {} as Record<string, string>, groups: [] as string[] };
+    out.set(name, identity);
+    if (spec === null) continue; // a host named with nothing: registered, selected by name only
+    if (typeof spec !== 'object' || Array.isArray(spec)) {
+      add(at, 'expected { labels: { KEY: VALUE }, groups: [NAME, …] }');
+      continue;
+    }
+    const o = spec as Record<string, Value>;
+    for (const k of Object.keys(o))
+      if (!HOST_KEYS.includes(k)) add(`${at}.${k}`, 'unknown key (known: labels, groups)');
+    if (o.labels !== undefined) {
+      if (typeof o.labels !== 'object' || o.labels === null || Array.isArray(o.labels))
+        add(`${at}.labels`, 'expected a mapping of label names to values');
+      else
+        for (const [k, val] of Object.entries(o.labels as Record<string, Value>)) {
+          if (!LABEL_KEY_RE.test(k))
+            add(`${at}.labels.${k}`, 'label names are 1-63 of letters, digits, ".", "_", "/", "-"');
+          else if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean')
+            identity.labels[k] = String(val);
+          else add(`${at}.labels.${k}`, `expected a string, got ${JSON.stringify(val)}`);
+        }
+    }
+    if (o.groups !== undefined) {
+      const g = o.groups;
+      if (!Array.isArray(g) || g.some((x) => typeof x !== 'string' || !NAME_RE.test(x)))
+        add(`${at}.groups`, 'expected a list of group names (1-63 of letters, digits, ".", "_", "-")');
+      else identity.groups = [...new Set(g as string[])];
+    }
   }
   return out;
 }

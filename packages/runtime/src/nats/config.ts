@@ -3,7 +3,7 @@
 import * as os from 'node:os';
 import { isLoopback } from '@fleetls/core';
 import type { NatsSettings } from './connect.js';
-import { DEFAULT_HEARTBEAT_MS } from './protocol.js';
+import { DEFAULT_HEARTBEAT_MS, MAX_HEARTBEAT_MS, MIN_HEARTBEAT_MS } from './protocol.js';
 
 export interface AgentNatsConfig extends NatsSettings {
   /** The host's name in the fleet: its subjects and its registry key (default: the hostname). */
@@ -106,12 +106,17 @@ export function parseAgentNats(
     }
     groups = g as string[];
   }
+  const heartbeatMs = input.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  // Gateways hold a heartbeat to these bounds: one outside would read as a host gone stale.
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs < MIN_HEARTBEAT_MS || heartbeatMs > MAX_HEARTBEAT_MS) {
+    throw fail(`heartbeat_ms: expected ${MIN_HEARTBEAT_MS}..${MAX_HEARTBEAT_MS} ms, got ${heartbeatMs}`);
+  }
   const out: AgentNatsConfig = {
     servers,
     name,
     labels: labelMap(input.labels, fail),
     groups,
-    heartbeatMs: input.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    heartbeatMs,
   };
   if (input.creds) out.creds = input.creds;
   if (tls) out.tls = tls;

@@ -20,6 +20,13 @@ export const KEEPALIVE_MS = 2000;
 /** The JetStream KV bucket agents register in. */
 export const REGISTRY_BUCKET = 'fleetls-hosts';
 export const DEFAULT_HEARTBEAT_MS = 10_000;
+/**
+ * The heartbeats a gateway believes: a registration announcing a longer (or shorter) one is
+ * held within these, so a host cannot stay "up" for days after it stopped by announcing
+ * `heartbeatMs: 2147483647`. An inventory may lower the upper bound (`nats.max_heartbeat_ms`).
+ */
+export const MIN_HEARTBEAT_MS = 100;
+export const MAX_HEARTBEAT_MS = 60_000;
 /** Registrations are forgotten (the bucket's max age) a day after their host's last heartbeat. */
 export const REGISTRY_FORGET_MS = 24 * 3600_000;
 /** A registration older than this many heartbeats is a host that stopped: unreachable. */

@@ -3,11 +3,19 @@
 // then hears every heartbeat on a plain subscription to the bucket's subjects. A host is
 // fresh while its last heartbeat is younger than MISSED_HEARTBEATS heartbeats; after that it
 // answers `unreachable`, naming when it was last seen.
+//
+// A registration is the host's word, and the host may be the one compromised: only its name
+// is bound (the server lets its credentials write its own key alone). The labels and groups
+// selectors use are the operator's (`identity`, from the inventory); a claim beyond them is
+// ignored and logged naming the host. The heartbeat it announces is held within the gateway's
+// bounds, so no host stays "up" by announcing a heartbeat of days.
 
 import { FleetError } from '@fleetls/core';
 import {
   DEFAULT_HEARTBEAT_MS,
   hostFromToken,
+  MAX_HEARTBEAT_MS,
+  MIN_HEARTBEAT_MS,
   MISSED_HEARTBEATS,
   REGISTRY_BUCKET,
   REGISTRY_FORGET_MS,
@@ -19,10 +27,21 @@ import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { openRetried } from './open-retried.js';
 
+/** The labels and groups a host is selected by. */
+export interface HostIdentity {
+  labels: Record<string, string>;
+  groups: string[];
+}
+
 export interface RegisteredHost {
+  /** As the host sent it: its labels, groups and heartbeat are claims, not what is used. */
   registration: Registration;
   /** When the host's last heartbeat was heard (the server's clock for what the bucket held at start). */
   seenAt: Date;
+  /** What the operator gives it (none when the operator names it nowhere). */
+  identity: HostIdentity;
+  /** Its heartbeat held within the gateway's bounds: staleness is computed from this. */
+  heartbeatMs: number;
 }
 
 export interface NatsRegistry {
@@ -33,9 +52,32 @@ export interface NatsRegistry {
   close(): void;
 }
 
-export function isFresh(h: RegisteredHost, now: number): boolean {
-  const beat = h.registration.heartbeatMs > 0 ? h.registration.heartbeatMs : DEFAULT_HEARTBEAT_MS;
-  return now - h.seenAt.getTime() <= MISSED_HEARTBEATS * beat;
+export function isFresh(h: Pick<RegisteredHost, 'seenAt' | 'heartbeatMs'>, now: number): boolean {
+  return now - h.seenAt.getTime() <= MISSED_HEARTBEATS * h.heartbeatMs;
+}
+
+/** The announced heartbeat within [MIN_HEARTBEAT_MS, max]; none (or not a number) is the default. */
+export function boundHeartbeat(announced: unknown, max = MAX_HEARTBEAT_MS): number {
+  if (typeof announced !== 'number' || !Number.isFinite(announced) || announced <= 0) return DEFAULT_HEARTBEAT_MS;
+  return Math.min(Math.max(announced, MIN_HEARTBEAT_MS), max);
+}
+
+const NO_IDENTITY: HostIdentity = { labels: {}, groups: [] };
+
+/** What a registration claims beyond the operator's identity for it, in words; undefined = nothing. */
+export function claimsBeyond(r: Registration, given: HostIdentity): string | undefined {
+  const groups = Array.isArray(r.groups) ? r.groups.map(String).filter((g) => !given.groups.includes(g)) : [];
+  const labels =
+    typeof r.labels === 'object' && r.labels !== null && !Array.isArray(r.labels)
+      ? Object.entries(r.labels)
+          .filter(([k, v]) => given.labels[k] !== String(v))
+          .map(([k, v]) => `${k}=${String(v)}`)
+      : [];
+  const parts = [
+    groups.length > 0 ? `groups ${groups.join(', ')}` : '',
+    labels.length > 0 ? `labels ${labels.join(', ')}` : '',
+  ].filter((p) => p !== '');
+  return parts.length > 0 ? parts.join(' and ') : undefined;
 }
 
 /** The bucket, created when missing (an agent's credentials may only write its own key). */
@@ -56,8 +98,13 @@ export async function watchRegistry(deps: {
   bucket?: string;
   replicas?: number;
   now?: () => number;
+  /** The operator's labels and groups for a host (the inventory's `nats.hosts`); none by default. */
+  identity?: (name: string) => HostIdentity | undefined;
+  /** The longest heartbeat believed (default MAX_HEARTBEAT_MS). */
+  maxHeartbeatMs?: number;
 }): Promise<NatsRegistry> {
   const now = deps.now ?? Date.now;
+  const maxHeartbeatMs = deps.maxHeartbeatMs ?? MAX_HEARTBEAT_MS;
   const bucket = deps.bucket ?? REGISTRY_BUCKET;
   const kv = await openRetried('registry', () => openRegistryBucket(deps.nc, bucket, deps.replicas), deps.logger);
   const prefix = `$KV.${bucket}.`;
@@ -81,10 +128,26 @@ export async function watchRegistry(deps: {
       const registration = JSON.parse(
         Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString(),
       ) as Registration;
-      if (registration.name !== hostFromToken(key)) throw new Error(`key ${key} names another host`);
-      const before = byName.get(registration.name);
+      const name = hostFromToken(key);
+      if (registration.name !== name) throw new Error(`key ${key} names another host`);
+      const before = byName.get(name);
       if (before && before.seenAt > seenAt) return; // the bucket's copy is older than a heartbeat heard
-      byName.set(registration.name, { registration, seenAt });
+      const identity = deps.identity?.(name) ?? NO_IDENTITY;
+      const claimed = claimsBeyond(registration, identity);
+      if (claimed) {
+        deps.logger.warn(
+          { host: name, claimed },
+          `host ${name} registers claiming ${claimed}, which the operator does not give it: ignored (labels and groups of NATS hosts come from the inventory's nats.hosts)`,
+        );
+      }
+      const heartbeatMs = boundHeartbeat(registration.heartbeatMs, maxHeartbeatMs);
+      if (heartbeatMs !== registration.heartbeatMs) {
+        deps.logger.warn(
+          { host: name, announced: registration.heartbeatMs, heartbeatMs },
+          `host ${name} announces a heartbeat of ${registration.heartbeatMs} ms: held to ${heartbeatMs} ms`,
+        );
+      }
+      byName.set(name, { registration, seenAt, identity, heartbeatMs });
       bodies.set(key, data.slice());
     } catch (err) {
       deps.logger.warn({ key, err: (err as Error).message }, 'registry entry ignored');
