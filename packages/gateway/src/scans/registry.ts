@@ -4,7 +4,6 @@
 // at once (per principal and in all), and the store their rows wait in. Each scan's start and
 // end is an audit line with its principal (its pages are, in scans/run.ts).
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { FleetError, invalidArgument } from '@fleetls/core';
 import type { Logger } from 'pino';
 import type { GatewayOptions } from '../fleet/options.js';
@@ -169,8 +168,6 @@ export class ScanRegistry implements ScanKeeper {
  * under `stateDir`/scans (none given: they stay in memory, the bound then counted only).
  */
 export function createScanRegistry(options: GatewayOptions, logger?: Logger, stateDir?: string): ScanRegistry {
-  const spill =
-    stateDir === undefined ? undefined : join(stateDir, 'scans', `${process.pid}-${randomBytes(4).toString('hex')}`);
   return new ScanRegistry({
     limits: {
       hostDeadlineMs: options.scanHostDeadlineMs,
@@ -180,7 +177,7 @@ export function createScanRegistry(options: GatewayOptions, logger?: Logger, sta
     ttlMs: options.scanTtlMs,
     perPrincipal: options.scansPerPrincipal,
     total: options.scansTotal,
-    store: new LocalScanStore(options.scanMemoryRows, spill),
+    store: new LocalScanStore(options.scanMemoryRows, stateDir),
     logger,
   });
 }
