@@ -5,7 +5,7 @@
 // agent_tls.server_name, and is `auth` without it. `fleetls hosts --check` shows the
 // days to expiry; a missing file the inventory names fails the load, naming its key.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -182,5 +182,57 @@ describe('fleetls pki', () => {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /agent_tls\.ca: cannot read .*nope\.crt \(no such file\)/);
     assert.match(r.stderr, /agent_token_file: cannot read .*no-token \(no such file\)/);
+  });
+});
+
+describe('fleetls pki, as docs/operators.md runs it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-pki-order-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const run = (args: string[]) => fleetls(args, { cwd: dir });
+
+  it('issues for an inventory with no agent_tls yet (the certificates come first, agent_tls after)', async () => {
+    const file = join(dir, 'fleet.yaml');
+    writeFileSync(file, ['hosts:', '  web-1:', '    agent: 10.0.0.7:7443', ''].join('\n'));
+    const pki = join(dir, 'pki');
+    assert.equal((await run(['pki', 'init', '--dir', pki])).code, 0);
+    const r = await run(['--inventory', file, 'pki', 'issue', 'web-1', '--dir', pki]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /web-1\.crt .*names 10\.0\.0\.7/);
+  });
+
+  it('names each CA apart (host, date, random), so a CA mismatch can say which', async () => {
+    const names: string[] = [];
+    for (const d of ['ca-a', 'ca-b']) {
+      const r = await run(['pki', 'init', '--dir', join(dir, d)]);
+      assert.equal(r.code, 0, r.stderr);
+      names.push(/CA "([^"]+)"/.exec(r.stdout)?.[1] ?? '');
+    }
+    const today = new Date().toISOString().slice(0, 10);
+    for (const n of names) assert.match(n, new RegExp(`^fleetls CA \\S+ ${today} [0-9a-f]{6}$`));
+    assert.notEqual(names[0], names[1]);
+    const { X509Certificate } = await import('node:crypto');
+    const subject = new X509Certificate(readFileSync(join(dir, 'ca-a', 'ca.crt'))).subject;
+    assert.equal(subject, `CN=${names[0]}`);
+  });
+
+  it('refuses to write a key or certificate through a symlink planted in the pki directory', async () => {
+    const pki = join(dir, 'planted');
+    assert.equal((await run(['pki', 'init', '--dir', pki])).code, 0);
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'precious\n', { mode: 0o644 });
+    symlinkSync(victim, join(pki, 'web-2.key'));
+    const r = await run(['pki', 'issue', 'web-2', '--dir', pki]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /refusing to write .*web-2\.key: it is a symlink/);
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n', 'the victim is not overwritten');
+    assert.equal(statSync(victim).mode & 0o777, 0o644, 'nor chmodded');
+    // A dangling link where init would put the CA key: refused too, not created through.
+    const fresh = join(dir, 'fresh');
+    mkdirSync(fresh);
+    symlinkSync(join(dir, 'made-through-link'), join(fresh, 'ca.key'));
+    const init = await run(['pki', 'init', '--dir', fresh]);
+    assert.equal(init.code, 1, init.stderr);
+    assert.match(init.stderr, /refusing to write .*ca\.key: it is a symlink/);
+    assert.throws(() => statSync(join(dir, 'made-through-link')), /ENOENT/);
   });
 });

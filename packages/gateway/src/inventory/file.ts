@@ -11,7 +11,8 @@ export { type InventoryLocation, resolveInventoryPath } from './path.js';
 
 /**
  * Reads and parses the inventory that applies, or undefined when there is none. Every file
- * it names is read too (`checkFiles: false` skips that: `fleetls pki` is making them).
+ * it names is read too (`checkFiles: false` skips that, and lets agent_tls be missing: `fleetls
+ * pki` is making them, before the inventory names them).
  */
 export function loadInventory(loc: InventoryLocation & { home?: string; checkFiles?: boolean }): Inventory | undefined {
   const file = resolveInventoryPath(loc);
@@ -24,10 +25,8 @@ export function loadInventory(loc: InventoryLocation & { home?: string; checkFil
     throw new FleetError('invalid_argument', `inventory ${file}: cannot read it (${why})`, { cause: err });
   }
   const format = inventoryFormat(text, file);
-  const inv =
-    format === 'fleetls'
-      ? parseInventory(text, { source: file, home: loc.home })
-      : parseAnsibleInventory(text, format, { source: file, home: loc.home });
+  const opts = { source: file, home: loc.home, tlsPending: loc.checkFiles === false };
+  const inv = format === 'fleetls' ? parseInventory(text, opts) : parseAnsibleInventory(text, format, opts);
   if (loc.checkFiles === false) return inv;
   // A missing certificate or key fails the load, naming its key, not every call later.
   const p = new Problems();

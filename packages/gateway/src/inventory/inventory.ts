@@ -36,9 +36,12 @@ const TOP_KEYS = [
 ] as const;
 /**
  * Parses inventory YAML. `source` is the file's path: relative paths inside resolve
- * against its directory. Throws one FleetError('invalid_argument') listing every problem.
+ * against its directory. `tlsPending`: agent_tls may be missing (`fleetls pki` is making it). Throws one FleetError('invalid_argument') listing every problem.
  */
-export function parseInventory(text: string, opts: { source: string; home?: string }): Inventory {
+export function parseInventory(
+  text: string,
+  opts: { source: string; home?: string; tlsPending?: boolean },
+): Inventory {
   const source = resolve(opts.source);
   const baseDir = dirname(source);
   const home = opts.home ?? homedir();
@@ -60,7 +63,7 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
   }
   if (root.groups !== undefined) inv.groups = parseGroups(p, root.groups, inv.hosts);
   if (root.agent_tls !== undefined) inv.agentTls = parseAgentTls(p, root.agent_tls, file);
-  else if (inv.hosts.some((h) => h.agent)) {
+  else if (inv.hosts.some((h) => h.agent) && !opts.tlsPending) {
     // Not for "ssh:PATH" agents: their calls travel inside the host-key-verified SSH connection.
     p.add('agent_tls', 'required when a host has an `agent` "host:port": { ca, cert, key } or "insecure" (plaintext)');
   }

@@ -36,7 +36,7 @@ export function addPkiCommand(program: Command, io: CliIo): void {
       const p = await import('./pki.js');
       const days = o.days === undefined ? p.CA_DAYS : p.parseDays('--days', o.days);
       const f = await p.initCa(o.dir, { days });
-      out(`wrote ${f.caCert} and ${f.caKey} (CA, ${days} days)`);
+      out(`wrote ${f.caCert} and ${f.caKey} (CA "${f.name}", ${days} days)`);
     });
 
   dirOption(pki.command('issue'))

@@ -4,10 +4,22 @@
 // Built on @peculiar/x509 over Node's WebCrypto; nothing here encodes ASN.1 by hand.
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
 import { isIP } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { invalidArgument } from '@fleetls/core';
+import { FleetError, invalidArgument } from '@fleetls/core';
 import * as x509 from '@peculiar/x509';
 
 type CryptoKey = webcrypto.CryptoKey;
@@ -32,14 +44,52 @@ export function pkiFiles(dir: string): PkiFiles {
   return { dir, caCert: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key') };
 }
 
+/**
+ * Writes `file` `mode`, never through a symlink or into a file linked elsewhere too (issue 35,
+ * I1): a link planted in the pki directory would have had a key written over its target and
+ * the target chmodded. Opened O_NOFOLLOW, checked, then truncated and chmodded by descriptor.
+ */
+function writeOwn(file: string, pem: string, mode: number): void {
+  const { O_WRONLY, O_CREAT, O_NOFOLLOW } = constants;
+  let fd: number;
+  try {
+    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
+    throw new FleetError('permission_denied', `pki: refusing to write ${file}: it is a symlink (remove it, or use another --dir)`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink > 1) {
+      const what = st.isFile() ? `a file with ${st.nlink} links` : 'not a regular file';
+      throw new FleetError('permission_denied', `pki: refusing to write ${file}: it is ${what} (remove it, or use another --dir)`);
+    }
+    ftruncateSync(fd, 0);
+    fchmodSync(fd, mode);
+    writeSync(fd, pem);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Key material written for its owner only; certificates are public. */
 function writeKey(file: string, pem: string): void {
-  writeFileSync(file, pem, { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writeOwn(file, pem, 0o600);
 }
 
 function writeCert(file: string, pem: string): void {
-  writeFileSync(file, pem, { mode: 0o644 });
+  writeOwn(file, pem, 0o644);
+}
+
+/**
+ * The CA's common name: `fleetls CA HOST DATE RANDOM`, so that two CAs are told apart in a
+ * certificate mismatch (the agent's log, `openssl x509 -subject`), which `fleetls CA` alone
+ * could not (issue 40, item 8).
+ */
+export function caName(now = new Date(), host = hostname()): string {
+  const h = host.replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 40) || 'host';
+  const suffix = Buffer.from(webcrypto.getRandomValues(new Uint8Array(3))).toString('hex');
+  return `fleetls CA ${h} ${now.toISOString().slice(0, 10)} ${suffix}`;
 }
 
 async function keyPem(key: CryptoKey): Promise<string> {
@@ -68,16 +118,20 @@ export function checkName(what: string, name: string): void {
 }
 
 /** `fleetls pki init`: a CA certificate and key in `dir` (refuses to overwrite an existing CA). */
-export async function initCa(dir: string, opts: { days?: number; name?: string } = {}): Promise<PkiFiles> {
+export async function initCa(
+  dir: string,
+  opts: { days?: number; name?: string } = {},
+): Promise<PkiFiles & { name: string }> {
   const f = pkiFiles(dir);
   if (existsSync(f.caKey) || existsSync(f.caCert)) {
     throw invalidArgument(`pki init: ${dir} already holds a CA (ca.crt, ca.key); use another --dir`);
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const name = opts.name ?? caName();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
-    name: `CN=${opts.name ?? 'fleetls CA'}`,
+    name: `CN=${name}`,
     ...validity(opts.days ?? CA_DAYS),
     keys,
     signingAlgorithm: ALG,
@@ -89,7 +143,7 @@ export async function initCa(dir: string, opts: { days?: number; name?: string }
   });
   writeKey(f.caKey, await keyPem(keys.privateKey));
   writeCert(f.caCert, cert.toString('pem'));
-  return f;
+  return { ...f, name };
 }
 
 async function loadCa(f: PkiFiles): Promise<{ cert: x509.X509Certificate; key: CryptoKey }> {

@@ -77,7 +77,7 @@ const ALL_ONLY_VARS = ['fleetls_agent_tls', 'fleetls_agent_tls_ca', 'fleetls_age
 export function parseAnsibleInventory(
   text: string,
   format: 'ansible-ini' | 'ansible-yaml',
-  opts: { source: string; home?: string },
+  opts: { source: string; home?: string; tlsPending?: boolean },
 ): Inventory {
   const source = resolve(opts.source);
   const file = (s: string) => resolveFilePath(s, dirname(source), opts.home);
@@ -142,7 +142,7 @@ export function parseAnsibleInventory(
     inv.agentTls = { ca: file(allVars.fleetls_agent_tls_ca) };
     if (typeof allVars.fleetls_agent_tls_cert === 'string') inv.agentTls.cert = file(allVars.fleetls_agent_tls_cert);
     if (typeof allVars.fleetls_agent_tls_key === 'string') inv.agentTls.key = file(allVars.fleetls_agent_tls_key);
-  } else if (inv.hosts.some((h) => h.agent)) {
+  } else if (inv.hosts.some((h) => h.agent) && !opts.tlsPending) {
     p.add(
       'all.vars',
       'a host has fleetls_agent: set fleetls_agent_tls_ca (and _cert, _key) or fleetls_agent_tls=insecure',
