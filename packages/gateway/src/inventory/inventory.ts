@@ -38,10 +38,7 @@ const TOP_KEYS = [
  * Parses inventory YAML. `source` is the file's path: relative paths inside resolve
  * against its directory. `tlsPending`: agent_tls may be missing (`fleetls pki` is making it). Throws one FleetError('invalid_argument') listing every problem.
  */
-export function parseInventory(
-  text: string,
-  opts: { source: string; home?: string; tlsPending?: boolean },
-): Inventory {
+export function parseInventory(text: string, opts: { source: string; home?: string; tlsPending?: boolean }): Inventory {
   const source = resolve(opts.source);
   const baseDir = dirname(source);
   const home = opts.home ?? homedir();

@@ -56,13 +56,19 @@ function writeOwn(file: string, pem: string, mode: number): void {
     fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW, mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
-    throw new FleetError('permission_denied', `pki: refusing to write ${file}: it is a symlink (remove it, or use another --dir)`);
+    throw new FleetError(
+      'permission_denied',
+      `pki: refusing to write ${file}: it is a symlink (remove it, or use another --dir)`,
+    );
   }
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.nlink > 1) {
       const what = st.isFile() ? `a file with ${st.nlink} links` : 'not a regular file';
-      throw new FleetError('permission_denied', `pki: refusing to write ${file}: it is ${what} (remove it, or use another --dir)`);
+      throw new FleetError(
+        'permission_denied',
+        `pki: refusing to write ${file}: it is ${what} (remove it, or use another --dir)`,
+      );
     }
     ftruncateSync(fd, 0);
     fchmodSync(fd, mode);
