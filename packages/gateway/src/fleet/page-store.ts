@@ -15,7 +15,7 @@
 // them out; LocalScanStore (scans/store.ts) holds them in memory and spills to files.
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_CEILINGS, type HostStatus } from '@fleetls/core';
-import type { HostEntry, HostNote, HostTruncation } from '../tools/shared/host-rows.js';
+import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 
 /** Rows one snapshot holds: the agents' top-N ceiling. */
 export const SNAPSHOT_ROWS = DEFAULT_CEILINGS.maxTopN;

@@ -13,12 +13,12 @@ import {
   type WalkSummary,
 } from '@fleetls/core';
 import { type FanOutOptions, fanOut, type HostResult, PartialFailure } from '../../fleet/fan-out.js';
+import type { HostEntry, HostNote, HostTruncation } from '../../fleet/host-rows.js';
 import type { GatewayOptions } from '../../fleet/options.js';
 import type { FleetHost } from '../../fleet/types.js';
 import type { HostTask, ToolContext } from '../tool.js';
-import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 
-export type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
+export type { HostEntry, HostNote, HostTruncation } from '../../fleet/host-rows.js';
 
 export function fanOutOptions(ctx: ToolContext): FanOutOptions {
   return {
