@@ -1,6 +1,6 @@
 // The inventory's settings sections: `agent_tls`, `defaults` (bounded numbers) and `kubernetes`.
 
-import { originProblem } from '../faces/mcp/origins.js';
+import { originProblem } from './origins.js';
 import { describe, isObject, type Json, type Problems, unknownKeys } from './problems.js';
 import type { AgentTls, InventoryDefaults, KubernetesAgents } from './types.js';
 

@@ -2,10 +2,10 @@
 // API over gRPC (a bearer token, client certificates, or --no-auth on loopback), its TLS
 // files, and the browser origins --http admits.
 import { invalidArgument, isLoopback } from '@fleetls/core';
+import { originProblem } from '../../inventory/origins.js';
 import type { Logger } from '../../logger.js';
 import type { FleetTlsFiles } from '../fleet-api/server.js';
 import { bearerTokens } from '../mcp/http-principal.js';
-import { originProblem } from '../mcp/origins.js';
 
 interface TlsFlags {
   grpc?: string;
