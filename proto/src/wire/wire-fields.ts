@@ -43,7 +43,7 @@ export const ENTRY = fieldNumbers('fleetls.v1.Entry', {
   sizePartial: 'TYPE_BOOL',
   allocated: 'TYPE_UINT64',
   unreadableDirs: 'TYPE_UINT64',
-  // The Fleet face's text of path (fleet-api/text-paths.ts): agents never send it, the decoder skips it.
+  // The Fleet face's text of path (gateway tools/shared/fleet-entries.ts): agents never send it, the decoder skips it.
   pathText: 'TYPE_STRING',
 });
 export const ENTRY_ERROR = fieldNumbers('fleetls.v1.EntryError', { code: 'TYPE_ENUM', detail: 'TYPE_STRING' });

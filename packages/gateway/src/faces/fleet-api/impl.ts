@@ -11,9 +11,9 @@ import type { Logger } from '../../logger.js';
 import type { ScanRegistry } from '../../scans/registry.js';
 import { TOOLS } from '../../tools/registry.js';
 import { runTool } from '../../tools/run-tool.js';
+import { scanToWire } from '../../tools/shared/fleet-present.js';
 import type { ToolContext } from '../../tools/tool.js';
 import { requestArgs } from './args.js';
-import { scanToWire } from './present.js';
 import { streamWalk, WALK_INPUT } from './walk.js';
 
 export interface FleetServiceDeps {

@@ -11,6 +11,8 @@ import { fanOut } from '../../fleet/fan-out.js';
 import type { FleetHost } from '../../fleet/types.js';
 import { runTool } from '../../tools/run-tool.js';
 import * as s from '../../tools/schemas.js';
+import { int64, rowOut } from '../../tools/shared/fleet-entries.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../../tools/shared/fleet-present.js';
 import {
   fanOutOptions,
   type HostNote,
@@ -21,8 +23,6 @@ import {
   withinBudget,
 } from '../../tools/shared/host-walks.js';
 import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../tools/tool.js';
-import { hostStatusToWire, hostTruncationToWire, notesToWire } from './present.js';
-import { int64, rowOut } from './text-paths.js';
 
 export const WALK_INPUT = {
   host: s.host(),

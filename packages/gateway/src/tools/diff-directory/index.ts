@@ -24,13 +24,13 @@ import {
 } from '@fleetls/core';
 import type { DiffDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
-import { hostStatusToWire, hostTruncationToWire } from '../../faces/fleet-api/present.js';
-import { entryOut, int64, textOf } from '../../faces/fleet-api/text-paths.js';
 import type { FleetHost } from '../../fleet/types.js';
 import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
 import { decodeCursorArg } from '../shared/cursor-arg.js';
+import { entryOut, int64, textOf } from '../shared/fleet-entries.js';
+import { hostStatusToWire, hostTruncationToWire } from '../shared/fleet-present.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from '../shared/host-walks.js';
 import { failureLines, hostFailureLine, pageCuts, pageEnd, truncationWarning } from '../shared/present.js';

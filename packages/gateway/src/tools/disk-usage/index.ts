@@ -19,10 +19,10 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import type { DiskUsageResponseSchema } from '@fleetls/proto/fleet_pb';
-import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../../faces/fleet-api/present.js';
-import { entryOut, int64 } from '../../faces/fleet-api/text-paths.js';
 import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import { decodeCursorArg } from '../shared/cursor-arg.js';
+import { entryOut, int64 } from '../shared/fleet-entries.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import {
   type HostWalk,
   lossTruncations,

@@ -13,14 +13,14 @@ import {
 } from '@fleetls/core';
 import type { ListDirectoriesResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
-import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../../faces/fleet-api/present.js';
-import { entryOut, int64 } from '../../faces/fleet-api/text-paths.js';
 import type { FleetHost } from '../../fleet/types.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import { LIMIT } from '../list-files/index.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from '../shared/answer-size.js';
 import { invalidCursor } from '../shared/cursor-arg.js';
+import { entryOut, int64 } from '../shared/fleet-entries.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
 import {
   type HostEntry,

@@ -19,11 +19,11 @@ import {
 } from '@fleetls/core';
 import type { ListDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import { formatTree } from '../../faces/cli/format.js';
-import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../../faces/fleet-api/present.js';
-import { rowOut } from '../../faces/fleet-api/text-paths.js';
 import type { HostResult } from '../../fleet/fan-out.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import { decodeCursorArg, invalidCursor } from '../shared/cursor-arg.js';
+import { rowOut } from '../shared/fleet-entries.js';
+import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import {
   type HostWalk,
   lossTruncations,

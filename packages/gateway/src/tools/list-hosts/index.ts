@@ -5,11 +5,11 @@ import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow } from '
 import type { ListHostsResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { formatHosts } from '../../faces/cli/format.js';
-import { hostStatusToWire } from '../../faces/fleet-api/present.js';
 import { fanOut } from '../../fleet/fan-out.js';
 import type { FleetHost } from '../../fleet/types.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
+import { hostStatusToWire } from '../shared/fleet-present.js';
 import { fanOutOptions } from '../shared/host-walks.js';
 import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
 import { type HostRow, hostRowSchema } from './row.js';

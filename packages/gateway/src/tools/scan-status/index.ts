@@ -5,12 +5,12 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { invalidArgument } from '@fleetls/core';
 import type { ScanStatusResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
-import { scanToWire } from '../../faces/fleet-api/present.js';
 import { scanJson, scanLine } from '../../scans/answer.js';
 import { decodeScanCursor, isScanCursor } from '../../scans/cursor.js';
 import type { ScanInfo } from '../../scans/face.js';
 import { ScanRegistry } from '../../scans/registry.js';
 import * as s from '../schemas.js';
+import { scanToWire } from '../shared/fleet-present.js';
 import { defineTool, type ToolResult } from '../tool.js';
 
 const input = {

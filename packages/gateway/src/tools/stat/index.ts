@@ -12,13 +12,13 @@ import {
 import type { FleetStatResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { formatStat } from '../../faces/cli/format.js';
-import { hostStatusToWire } from '../../faces/fleet-api/present.js';
-import { statOut } from '../../faces/fleet-api/text-paths.js';
 import type { FleetHost } from '../../fleet/types.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
 import { invalidCursor } from '../shared/cursor-arg.js';
+import { statOut } from '../shared/fleet-entries.js';
+import { hostStatusToWire } from '../shared/fleet-present.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
 import { failureLine, pendingLine, typeWord } from '../shared/present.js';
 import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';

@@ -1,13 +1,13 @@
 // What every tool's Fleet face (its `fleet` presenter, in tools/<tool>.ts) shares: host
 // statuses, cuts, notes and a scan's progress as Fleet API messages (protobuf-es init shapes,
-// as text-paths.ts says why).
+// as fleet-entries.ts says why). In tools/shared/, below the faces: the tools present with it.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { HostStatus } from '@fleetls/core';
 import type { HostNoteSchema, HostStatusSchema, HostTruncationSchema, ScanInfoSchema } from '@fleetls/proto/fleet_pb';
 import { scanJson } from '../../scans/answer.js';
-import type { HostNote, HostTruncation } from '../../tools/shared/host-walks.js';
-import type { ScanInfo } from '../../tools/tool.js';
-import { int64, truncationOut } from './text-paths.js';
+import type { ScanInfo } from '../tool.js';
+import { int64, truncationOut } from './fleet-entries.js';
+import type { HostNote, HostTruncation } from './host-walks.js';
 
 export function hostStatusToWire(s: HostStatus): MessageInitShape<typeof HostStatusSchema> {
   return {

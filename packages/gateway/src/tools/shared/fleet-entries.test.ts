@@ -6,11 +6,11 @@ import { test } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { RowSchema } from '@fleetls/proto/agent_pb';
 import { pino } from 'pino';
+import { createFleetHttpHandler } from '../../faces/fleet-api/connect.js';
+import { startHttpServer } from '../../faces/mcp/http.js';
 import { DEFAULT_GATEWAY_OPTIONS } from '../../fleet/options.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../../testing/fake-fleet.js';
-import { startHttpServer } from '../mcp/http.js';
-import { createFleetHttpHandler } from './connect.js';
-import { entryOut, int64, rowOut, textOf } from './text-paths.js';
+import { entryOut, int64, rowOut, textOf } from './fleet-entries.js';
 
 const logger = pino({ level: 'silent' });
 const many = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, file(i)]));
