@@ -5,11 +5,11 @@
 import type { HostBackend, HostStatus } from '@fleetls/core';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { Style } from '../faces/cli/format.js';
 import type { HostResult } from '../fleet/fan-out.js';
 import type { GatewayOptions } from '../fleet/options.js';
 import type { PageStore } from '../fleet/page-store.js';
 import type { Fleet, FleetHost } from '../fleet/types.js';
+import type { Style } from './shared/cli-format.js';
 
 /** Where a call's audit line goes (audit.ts), and who called. */
 export interface ToolAudit {

@@ -61,7 +61,10 @@ export async function runCli(io: CliIo): Promise<number> {
       }
       return EXIT_USAGE;
     }
-    const [{ FleetError }, { pickStyle }] = await Promise.all([import('@fleetls/core'), import('./format.js')]);
+    const [{ FleetError }, { pickStyle }] = await Promise.all([
+      import('@fleetls/core'),
+      import('../../tools/shared/cli-format.js'),
+    ]);
     const errStyle = pickStyle(io.stderr.isTTY, io.env);
     const fe = FleetError.from(e);
     if (fe.code === 'invalid_argument') {

@@ -72,7 +72,7 @@ async function runToolCommand(
   const [{ runTool }, { hostStatusJson }, { formatFailures, pickStyle, progressLine }] = await Promise.all([
     import('../../tools/run-tool.js'),
     import('../../tools/shared/present.js'),
-    import('./format.js'),
+    import('../../tools/shared/cli-format.js'),
   ]);
   const style = pickStyle(io.stdout.isTTY, io.env);
   const errStyle = pickStyle(io.stderr.isTTY, io.env);

@@ -18,9 +18,9 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import type { ListDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
-import { formatTree } from '../../faces/cli/format.js';
 import type { HostResult } from '../../fleet/fan-out.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
+import { formatTree } from '../shared/cli-format.js';
 import { decodeCursorArg, invalidCursor } from '../shared/cursor-arg.js';
 import { rowOut } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';

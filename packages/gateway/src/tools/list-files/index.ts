@@ -6,9 +6,9 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { encodeCursor } from '@fleetls/core';
 import type { ListFilesResponseSchema } from '@fleetls/proto/fleet_pb';
-import { type FileItem as CliFileItem, formatFileTable } from '../../faces/cli/format.js';
 import type { HostResult } from '../../fleet/fan-out.js';
 import type { ScanPage } from '../../scans/face.js';
+import { type FileItem as CliFileItem, formatFileTable } from '../shared/cli-format.js';
 import { entryOut, int64 } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import { type HostWalk, walkHosts, walkTask } from '../shared/host-walks.js';

@@ -1,5 +1,5 @@
 // list_hosts' row: the schema of its answer's rows and their type, for the tool and for the
-// CLI's hosts table (cli/format.ts), which prints the same rows.
+// CLI's hosts table (tools/shared/cli-format.ts), which prints the same rows.
 import { VIAS } from '@fleetls/core';
 import { z } from 'zod';
 import * as s from '../schemas.js';

@@ -11,11 +11,11 @@ import {
 } from '@fleetls/core';
 import type { FleetStatResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
-import { formatStat } from '../../faces/cli/format.js';
 import type { FleetHost } from '../../fleet/types.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
+import { formatStat } from '../shared/cli-format.js';
 import { invalidCursor } from '../shared/cursor-arg.js';
 import { statOut } from '../shared/fleet-entries.js';
 import { hostStatusToWire } from '../shared/fleet-present.js';

@@ -1,8 +1,9 @@
 // Rendering for people: the tools' structured answers as aligned columns, an indented
 // tree, stat blocks and a host table, with human sizes and optional colour. Pure: the
-// caller decides where lines go and whether colour is on.
+// caller decides where lines go and whether colour is on. In tools/shared/, below the faces:
+// each tool's CLI face (its `cli.render`) renders with it.
 import { humanSize, renderAligned, type TableRow } from '@fleetls/core';
-import type { HostRow } from '../../tools/list-hosts/row.js';
+import type { HostRow } from '../list-hosts/row.js';
 
 export interface HostStatusRow {
   host: string;

@@ -9,7 +9,7 @@ import {
   NO_STYLE,
   pickStyle,
   shortTime,
-} from './format.js';
+} from './cli-format.js';
 
 describe('formatTree', () => {
   it('draws nested directories, hidden counts and several hosts', () => {
