@@ -1,6 +1,6 @@
 // A scan's cursor: `scan.<id>.<batch>.<row>`, the scan's handle and where in its deliveries
 // the next page starts. A tool's own cursors are base64url (no dots), so the two never meet.
-import { invalidArgument } from '@fleetls/core';
+import { type FleetError, invalidArgument } from '@fleetls/core';
 
 export interface ScanPosition {
   id: string;
@@ -23,4 +23,14 @@ export function decodeScanCursor(cursor: string, argument = 'cursor'): ScanPosit
   const m = PATTERN.exec(cursor);
   if (!m) throw invalidArgument(`${argument} is not a scan cursor: pass next_cursor unchanged`);
   return { id: m[1], batch: Number(m[2]), row: Number(m[3]) };
+}
+
+/**
+ * A cursor of another query, or garbage (a tool's own cursor or a scan's). `unchanged`: the
+ * arguments a page must repeat, as the tool names them.
+ */
+export function invalidCursor(unchanged: string): FleetError {
+  return invalidArgument(
+    `cursor is not valid for this query: pass next_cursor unchanged, with ${unchanged} as on the first page`,
+  );
 }

@@ -1,12 +1,11 @@
 // What a tool declares so that its calls can outlive their deadline as scans (scan.ts): the
-// types live in tool.ts (beside Tool, which holds a ScanFace); this is the collect they share,
+// types live in call.ts (tool.ts re-exports them beside Tool); this is the collect they share,
 // and where a merged answer's page starts and goes on (offsetPage).
 import { encodeCursor } from '@fleetls/core';
 import { fanOut } from '../fleet/fan-out.js';
-import { fanOutOptions } from '../tools/shared/host-walks.js';
-import type { ScanFace, ScanPage, ToolContext, ToolResult } from '../tools/tool.js';
+import { fanOutOptions, type ScanFace, type ScanPage, type ToolContext, type ToolResult } from './call.js';
 
-export type { HostTask, ScanFace, ScanInfo, ScanPage } from '../tools/tool.js';
+export type { HostTask, ScanFace, ScanInfo, ScanPage } from './call.js';
 
 /**
  * A fan-out tool's `collect` and `scan`, both from its scan face: its collect is the face's

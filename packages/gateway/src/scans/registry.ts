@@ -2,13 +2,13 @@
 // principal's cursor is refused), how long each lives (its TTL restarts with every page or
 // status; an abandoned scan is cancelled, its walks stopped, when it runs out), how many run
 // at once (per principal and in all), and the store their rows wait in. Each scan's start and
-// end is an audit line with its principal (its pages are, in scans/run.ts).
+// end is an audit line with its principal (its pages are, in tools/run-scanned.ts).
 import { randomBytes } from 'node:crypto';
 import { FleetError, invalidArgument } from '@fleetls/core';
 import type { Logger } from 'pino';
 import type { GatewayOptions } from '../fleet/options.js';
 import type { ScanStore } from '../fleet/page-store.js';
-import type { ScanKeeper } from '../tools/tool.js';
+import type { ScanKeeper } from './call.js';
 import { Scan, type ScanInit, type ScanLimits } from './scan.js';
 import { LocalScanStore } from './store.js';
 

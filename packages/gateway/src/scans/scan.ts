@@ -8,9 +8,8 @@ import { FleetError, type HostStatus } from '@fleetls/core';
 import { fanOut, type HostResult } from '../fleet/fan-out.js';
 import type { ScanStore } from '../fleet/page-store.js';
 import type { FleetHost } from '../fleet/types.js';
-import { invalidCursor } from '../tools/shared/cursor-arg.js';
-import type { ToolContext, ToolResult } from '../tools/tool.js';
-import { encodeScanCursor } from './cursor.js';
+import type { ToolContext, ToolResult } from './call.js';
+import { encodeScanCursor, invalidCursor } from './cursor.js';
 import type { ScanFace, ScanInfo, ScanPage } from './face.js';
 
 export interface ScanLimits {

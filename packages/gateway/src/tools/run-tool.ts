@@ -5,8 +5,8 @@
 import { FleetError } from '@fleetls/core';
 import { isScanCursor } from '../scans/cursor.js';
 import { ScanRegistry } from '../scans/registry.js';
-import { runScanned } from '../scans/run.js';
 import { auditToolCall } from './audit.js';
+import { runScanned } from './run-scanned.js';
 import { parseArgs } from './schemas.js';
 import type { AnyTool, ToolContext, ToolResult } from './tool.js';
 

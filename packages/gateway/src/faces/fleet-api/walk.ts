@@ -9,12 +9,12 @@ import { type FleetWalkEvent, FleetWalkEventSchema } from '@fleetls/proto/fleet_
 import { z } from 'zod';
 import { fanOut } from '../../fleet/fan-out.js';
 import type { FleetHost } from '../../fleet/types.js';
+import { fanOutOptions } from '../../scans/call.js';
 import { runTool } from '../../tools/run-tool.js';
 import * as s from '../../tools/schemas.js';
 import { int64, rowOut } from '../../tools/shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../../tools/shared/fleet-present.js';
 import {
-  fanOutOptions,
   type HostNote,
   type HostTruncation,
   lossTruncations,

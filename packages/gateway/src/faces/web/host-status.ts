@@ -8,9 +8,9 @@ import { fanOut } from '../../fleet/fan-out.js';
 import type { GatewayOptions } from '../../fleet/options.js';
 import type { Fleet, FleetHost } from '../../fleet/types.js';
 import type { Logger } from '../../logger.js';
+import { fanOutOptions } from '../../scans/call.js';
 import { type HostListing, type HostRow, hostRow, listHostsTool } from '../../tools/list-hosts/index.js';
 import { runTool } from '../../tools/run-tool.js';
-import { fanOutOptions } from '../../tools/shared/host-walks.js';
 import type { ToolContext } from '../../tools/tool.js';
 
 /** `checking`: a probe of this host is out now (its row is the last check's, if any). */

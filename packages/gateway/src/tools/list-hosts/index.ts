@@ -6,11 +6,11 @@ import type { ListHostsResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { fanOut } from '../../fleet/fan-out.js';
 import type { FleetHost } from '../../fleet/types.js';
+import { fanOutOptions } from '../../scans/call.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
 import { formatHosts } from '../shared/cli-format.js';
 import { hostStatusToWire } from '../shared/fleet-present.js';
-import { fanOutOptions } from '../shared/host-walks.js';
 import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
 import { type HostRow, hostRowSchema } from './row.js';
 

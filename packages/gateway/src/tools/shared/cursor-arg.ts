@@ -1,4 +1,7 @@
-import { type FleetError, invalidArgument } from '@fleetls/core';
+import { invalidCursor } from '../../scans/cursor.js';
+
+// Declared with the scan cursor (scans/, below tools/, refuses with it too); tools take it here.
+export { invalidCursor };
 
 /**
  * A cursor argument decoded against this query's fingerprint. A cursor of another query (or
@@ -15,11 +18,4 @@ export function decodeCursorArg<T>(
   } catch {
     throw invalidCursor(unchanged);
   }
-}
-
-/** `unchanged`: the arguments a page must repeat, as the tool names them. */
-export function invalidCursor(unchanged: string): FleetError {
-  return invalidArgument(
-    `cursor is not valid for this query: pass next_cursor unchanged, with ${unchanged} as on the first page`,
-  );
 }

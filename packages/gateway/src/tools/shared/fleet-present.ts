@@ -4,7 +4,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { HostStatus } from '@fleetls/core';
 import type { HostNoteSchema, HostStatusSchema, HostTruncationSchema, ScanInfoSchema } from '@fleetls/proto/fleet_pb';
-import { scanJson } from '../../scans/answer.js';
+import { scanJson } from '../scan-answer.js';
 import type { ScanInfo } from '../tool.js';
 import { int64, truncationOut } from './fleet-entries.js';
 import type { HostNote, HostTruncation } from './host-walks.js';

@@ -1,4 +1,4 @@
-// What the tools' collect steps share: the fan-out options of a call, the walk of one host
+// What the tools' collect steps share: the walk of one host
 // (following a symlinked path to its directory) and of many, and the merge of ranked walks
 // into one list. Domain data only: presenting it is present.ts's job.
 import {
@@ -12,23 +12,14 @@ import {
   type WalkRequest,
   type WalkSummary,
 } from '@fleetls/core';
-import { type FanOutOptions, fanOut, type HostResult, PartialFailure } from '../../fleet/fan-out.js';
+import { fanOut, type HostResult, PartialFailure } from '../../fleet/fan-out.js';
 import type { HostEntry, HostNote, HostTruncation } from '../../fleet/host-rows.js';
 import type { GatewayOptions } from '../../fleet/options.js';
 import type { FleetHost } from '../../fleet/types.js';
+import { fanOutOptions } from '../../scans/call.js';
 import type { HostTask, ToolContext } from '../tool.js';
 
 export type { HostEntry, HostNote, HostTruncation } from '../../fleet/host-rows.js';
-
-export function fanOutOptions(ctx: ToolContext): FanOutOptions {
-  return {
-    concurrency: ctx.options.concurrency,
-    deadlineMs: ctx.options.deadlineMs,
-    deadlineAt: ctx.deadlineAt,
-    signal: ctx.signal,
-    onHostDone: ctx.onProgress ? (status, done, total) => ctx.onProgress?.(done, total, status) : undefined,
-  };
-}
 
 /**
  * The walk's own time budget: under the host's share of the call, so a slow tree comes

@@ -4,12 +4,11 @@
 // arrived, the hosts still walking as `pending`, and a next_cursor to the rest.
 import { queryFingerprint } from '@fleetls/core';
 import type { GatewayOptions } from '../fleet/options.js';
-import { invalidCursor } from '../tools/shared/cursor-arg.js';
-import type { AnyTool, ToolContext, ToolResult } from '../tools/tool.js';
-import { decodeScanCursor } from './cursor.js';
-import type { ScanFace } from './face.js';
-import type { ScanRegistry } from './registry.js';
-import type { Scan } from './scan.js';
+import { decodeScanCursor, invalidCursor } from '../scans/cursor.js';
+import type { ScanFace } from '../scans/face.js';
+import type { ScanRegistry } from '../scans/registry.js';
+import type { Scan } from '../scans/scan.js';
+import type { AnyTool, ToolContext, ToolResult } from './tool.js';
 
 /**
  * Time kept back from the call's deadline to merge and present the page: a fifth of the call,

@@ -1,9 +1,9 @@
 // A scan page as MCP presents it: the tool's own answer (within the budget less a reserve)
 // with the scan's state as `scan` in structuredContent and one `[SCAN]` line of text.
 import type { z } from 'zod';
-import type { scanSchema } from '../tools/schemas.js';
-import type { AnyTool, McpAnswer, ToolContext, ToolResult } from '../tools/tool.js';
-import type { ScanInfo } from './face.js';
+import type { ScanInfo } from '../scans/face.js';
+import type { scanSchema } from './schemas.js';
+import type { AnyTool, McpAnswer, ToolContext, ToolResult } from './tool.js';
 
 /** What the scan's field and line may take of the answer budget. */
 const RESERVE_BYTES = 2048;
