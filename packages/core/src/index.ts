@@ -173,6 +173,15 @@ export {
   nameKey,
 } from './order/order.js';
 export { TopN } from './order/top-n.js';
+export {
+  confinedResolution,
+  isBelow,
+  MAX_SYMLINKS,
+  type NameKind,
+  OutsideRoots,
+  pathComponents,
+  type ResolveStep,
+} from './policy/confined-resolution.js';
 export { isLoopback } from './policy/loopback.js';
 export {
   assertAllowed,

@@ -10,6 +10,7 @@
 // getdents64, fs/dents-reading.ts), or, without the module, by opening its magic link.
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
+import { pathComponents as components } from '@fleetls/core';
 import { openPathAt } from './fsat.js';
 
 /** Linux O_PATH (asm-generic, x86-64, arm64); Node does not export it. */
@@ -34,19 +35,6 @@ export function atFd(fd: number, name: Buffer): Buffer {
   out.write(prefix, 0, 'latin1');
   name.copy(out, prefix.length);
   return out;
-}
-
-/** The non-empty components of an absolute path (bytes). */
-export function components(path: Buffer): Buffer[] {
-  const parts: Buffer[] = [];
-  let start = 0;
-  for (let i = 0; i <= path.length; i++) {
-    if (i === path.length || path[i] === 0x2f) {
-      if (i > start) parts.push(path.subarray(start, i));
-      start = i + 1;
-    }
-  }
-  return parts;
 }
 
 function closeQuietly(fd: number): void {

@@ -1,35 +1,38 @@
-// A symlink followed (follow_symlinks) without leaving the allowed roots. The kernel's own
-// resolution of the link (realpath of `/proc/self/fd/N/<name>`) is only a hint: it reads
-// paths by string and may be raced. The answer is the hint opened again from `/` one
-// component at a time without following anything (beneath.ts), so what is stat'ed is what
-// is at a path that was checked to be inside a root, never a link swapped in meanwhile.
+// A symlink followed (follow_symlinks) without leaving the allowed roots. Its target is
+// read through its directory's descriptor and resolved by descriptor beneath the roots
+// (confined-path.ts): a name outside them is refused before it is looked up, so a link to
+// an outside path answers DENIED whether or not that path exists. The answer is then opened
+// again from `/` one component at a time without following anything (beneath.ts), so what
+// is stat'ed is what is at a path that was checked to be inside a root.
 import * as fs from 'node:fs';
-import { openNoFollow } from './beneath.js';
-import { under } from './mounts.js';
+import { isBelow, OutsideRoots } from '@fleetls/core';
+import { atFd, fdPath, openNoFollow } from './beneath.js';
+import { resolveConfinedSync } from './confined-path.js';
 
-/** Thrown when a link's target is outside every allowed root. */
-export class OutsideRoots extends Error {
-  override name = 'OutsideRoots';
-  /** As errno EACCES: a directory listing that meets it shows a DENIED row. */
-  readonly code = 'EACCES';
-}
+const SLASH = Buffer.from('/');
 
-/** The real path (latin1) of what `at` (a `/proc/self/fd/N/<name>` path) resolves to, checked inside `roots`. */
-function targetInside(at: Buffer, roots: readonly string[]): Buffer {
-  const real = fs.realpathSync.native(at, { encoding: 'buffer' });
-  const s = real.toString('latin1');
-  if (!roots.some((r) => under(r, s))) throw new OutsideRoots('symlink target outside allowed roots');
+/** The real path of what the link `name` in directory `dirFd` points to, checked inside `roots`. */
+function targetInside(dirFd: number, name: Buffer, roots: readonly Buffer[]): Buffer {
+  const target = fs.readlinkSync(atFd(dirFd, name), { encoding: 'buffer' });
+  // A relative target starts at the link's directory: its real path, as the kernel keeps it for the descriptor.
+  const from =
+    target[0] === SLASH[0]
+      ? target
+      : Buffer.concat([fs.readlinkSync(fdPath(dirFd), { encoding: 'buffer' }), SLASH, target]);
+  const real = resolveConfinedSync(from, roots, true);
+  // A way down to a root (an ancestor of one) is not a place to read.
+  if (!roots.some((r) => isBelow(r, real))) throw new OutsideRoots();
   return real;
 }
 
-/** Opens what the link `at` points to (O_PATH; `dir`: a directory), inside the roots, by descriptor. */
-export function openLinkTarget(at: Buffer, roots: readonly string[], dir: boolean): number {
-  return openNoFollow(targetInside(at, roots), dir);
+/** Opens what the link `name` in `dirFd` points to (O_PATH; `dir`: a directory), inside the roots, by descriptor. */
+export function openLinkTarget(dirFd: number, name: Buffer, roots: readonly Buffer[], dir: boolean): number {
+  return openNoFollow(targetInside(dirFd, name, roots), dir);
 }
 
-/** stat of the link `at`'s target, inside the roots, by descriptor. */
-export function statLinkTarget(at: Buffer, roots: readonly string[]): fs.BigIntStats {
-  const fd = openLinkTarget(at, roots, false);
+/** stat of the link `name` in `dirFd`'s target, inside the roots, by descriptor. */
+export function statLinkTarget(dirFd: number, name: Buffer, roots: readonly Buffer[]): fs.BigIntStats {
+  const fd = openLinkTarget(dirFd, name, roots, false);
   try {
     return fs.fstatSync(fd, { bigint: true });
   } finally {

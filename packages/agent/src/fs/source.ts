@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { DirSize, EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
-import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, prunedError } from '@fleetls/core';
+import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, OutsideRoots, prunedError } from '@fleetls/core';
 import { duApparentAt, UNREADABLE_DIR } from '../du/apparent.js';
 import type { DirSizeMemo } from '../du/sums.js';
 import { type CallProbe, watched } from '../walk/call-probe.js';
@@ -23,7 +23,7 @@ import { DirHandles } from './dir-handles.js';
 import { needsBufferNames, openDir, readWhole, readWholeBytes } from './dir-read.js';
 import { FdPaths } from './fd-paths.js';
 import { lstatAt } from './fsat.js';
-import { OutsideRoots, openLinkTarget, statLinkTarget } from './link-target.js';
+import { openLinkTarget, statLinkTarget } from './link-target.js';
 import { pseudoMountsUnder, readMounts, under } from './mounts.js';
 import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
 import { SmallDirs } from './small-dirs.js';
@@ -72,8 +72,8 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   /** What a child's path starts with before its "/": the root, or nothing when the root is "/". */
   const base = rootStr === '/' ? EMPTY : rootBuf;
   const follow = opts.followSymlinks;
-  // Compared byte-exactly: both sides as latin1 strings of their bytes.
-  const roots = opts.allowedRoots.map((r) => Buffer.from(nodePath.resolve(r)).toString('latin1'));
+  // Compared byte-exactly, as bytes.
+  const roots = opts.allowedRoots.map((r) => Buffer.from(nodePath.resolve(r)));
   const hardLinks = new Set<number>();
   const sizes: DirSizeMemo = { sizes: new Map(), max: DIR_SIZES_KEPT };
   const isCancelled = opts.isCancelled ?? (() => false);
@@ -95,7 +95,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       const fd = watched(probe, rootBuf, () => openNoFollow(rootBuf, false));
       const st = fs.fstatSync(fd, { bigint: true });
       const followLink = follow
-        ? (parentFd: number, name: Buffer) => openLinkTarget(paths.atFd(parentFd, name), roots, true)
+        ? (parentFd: number, name: Buffer) => openLinkTarget(parentFd, name, roots, true)
         : undefined;
       opened = st.isDirectory() ? { fd, st, dirs: new DirHandles(fd, followLink) } : { fd, st };
     } catch (err) {
@@ -145,7 +145,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   }
 
   /** A symlink's entry when following: its target's stat, inside the allowed roots, or the link with the error. */
-  function followed(name: Buffer, p: Buffer, at: Buffer, st: fs.BigIntStats): RawEntry {
+  function followed(parentFd: number, name: Buffer, p: Buffer, at: Buffer, st: fs.BigIntStats): RawEntry {
     const linkTarget = readLink(p, at);
     const asLink = (error?: EntryError): RawEntry => {
       const raw = rawFromStats(name, st);
@@ -156,7 +156,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
     if (!follow) return asLink();
     let target: fs.BigIntStats;
     try {
-      target = watched(probe, p, () => statLinkTarget(at, roots), true);
+      target = watched(probe, p, () => statLinkTarget(parentFd, name, roots), true);
     } catch (err) {
       if (err instanceof OutsideRoots)
         return asLink({ code: 'DENIED', detail: 'symlink target outside allowed roots' });
@@ -176,13 +176,14 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       return errorRawEntry(name, hint === 'unknown' ? 'dir' : hint, { code: 'TIMEOUT', detail: hung });
     let st: fs.BigIntStats;
     let at: Buffer;
+    let fd: number;
     try {
-      const fd = dirFd(rel, p);
+      fd = dirFd(rel, p);
       // watched() inlined: a closure per entry was garbage for every lstat of a walk.
       probe?.enter(p);
       try {
         // By fstatat where the native module is loaded; a symlink is lstat'ed again below,
-        // through the magic link, because following it (fs/link-target.ts) goes by that path.
+        // through the magic link, as its target is read (fs/link-target.ts) by that path.
         const f = lstatAt(fd, name);
         if (f !== undefined && !fieldsAreLink(f)) return rawFromFields(name, f);
         at = paths.atFd(fd, name);
@@ -194,7 +195,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       return errorRawEntry(name, hint, readError(err));
     }
     if (!st.isSymbolicLink()) return rawFromStats(name, st);
-    return followed(name, p, at, st);
+    return followed(fd, name, p, at, st);
   }
 
   /** The RawEntry of one directory entry: lazy when the read gave its type, lstat'ed now when not. */

@@ -1,10 +1,12 @@
 // Where a request may go: its path must be absolute and normalised (core's path policy),
 // inside the allowed roots as written AND after resolving symlinks, and it must exist (its
-// parent here; a last name left unresolved, by the call that reads it).
+// parent here; a last name left unresolved, by the call that reads it). A refusal names the
+// path asked for only: what lies outside the roots is neither looked up nor told.
 // Used by the gRPC service and the embedded backend alike; errors are FleetErrors.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { assertAllowed, FleetError, fleetErrorAt, normalizeRequestPath } from '@fleetls/core';
+import { assertAllowed, FleetError, fleetErrorAt, isInside, normalizeRequestPath, OutsideRoots } from '@fleetls/core';
+import { resolveConfinedAsync } from '../fs/confined-path.js';
 import { bounded, defaultFsGuard, type FsGuard } from '../walk/bounded-call.js';
 
 export interface AllowedRoots {
@@ -59,26 +61,23 @@ export async function resolveAllowedPath(
     );
   }
   assertAllowed(path, [...roots.configured, ...roots.real]);
+  // Resolved by descriptor, beneath the roots: a name outside them is refused before it is
+  // looked up, and the refusal names the path asked for, never where it led (confined-path.ts).
+  const lookable = [...roots.configured, ...roots.real].map((r) => Buffer.from(r));
   let real: string;
   try {
-    real = await bounded(path, guard, async () => {
-      if (followFinal || path === '/') return fs.promises.realpath(path);
-      // The last name is not looked up here: Stat reaches it by its parent's descriptor
-      // (stat.ts), which says whether it exists; a lookup by this string could be led
-      // elsewhere by a directory swapped for a symlink since the realpath.
-      return nodePath.join(await fs.promises.realpath(nodePath.dirname(path)), nodePath.basename(path));
-    });
+    const resolved = await bounded(path, guard, () => resolveConfinedAsync(Buffer.from(path), lookable, followFinal));
+    real = resolved.toString();
   } catch (err) {
+    if (err instanceof OutsideRoots) throw leadsOutside(arg, path, err);
     throw fleetErrorAt(err, path);
   }
-  if (real !== path) {
-    try {
-      assertAllowed(real, roots.real);
-    } catch (err) {
-      throw new FleetError('permission_denied', `${arg}: ${path} resolves to ${real}, outside the allowed roots`, {
-        cause: err,
-      });
-    }
-  }
+  // A way down to a root (an ancestor of one) is not a place to read.
+  if (real !== path && !roots.real.some((root) => isInside(root, real))) throw leadsOutside(arg, path);
   return real;
+}
+
+/** The refusal of a path whose resolution leaves the roots: the path as asked, nothing of where it led. */
+function leadsOutside(arg: string, path: string, cause?: unknown): FleetError {
+  return new FleetError('permission_denied', `${arg}: ${path} leads outside the allowed roots`, { cause });
 }
