@@ -16,6 +16,8 @@ export interface CallOutcome {
   textBytes: number;
   /** Bytes of the whole JSON result (text + structuredContent). */
   jsonBytes: number;
+  /** Characters of the same: what Claude Code's 50,000-character threshold counts. */
+  jsonChars: number;
   isError: boolean;
   text: string;
   structured: Record<string, unknown> | undefined;
@@ -26,6 +28,8 @@ export interface McpServerProc {
   pid: number | undefined;
   call(tool: string, args: Record<string, unknown>, timeoutMs?: number): Promise<CallOutcome>;
   memory(): { hwm: number; rss: number } | undefined;
+  /** The server's `instructions` from its initialize answer. */
+  instructions(): string | undefined;
   stderr(): string;
   /** Times the server was started again after it died. */
   restarts(): number;
@@ -115,16 +119,19 @@ export async function startMcp(o: StartOptions): Promise<McpServerProc> {
       const ms = performance.now() - t0;
       const content = (res.content ?? []) as { type: string; text?: string }[];
       const text = content.map((x) => x.text ?? '').join('\n');
+      const json = JSON.stringify(res);
       return {
         ms,
         textBytes: content.reduce((n, x) => n + Buffer.byteLength(x.text ?? ''), 0),
-        jsonBytes: Buffer.byteLength(JSON.stringify(res)),
+        jsonBytes: Buffer.byteLength(json),
+        jsonChars: json.length,
         isError: res.isError === true,
         text,
         structured: res.structuredContent as Record<string, unknown> | undefined,
       };
     },
     memory: () => (c.pid ? memoryOf(c.pid) : undefined),
+    instructions: () => c.client.getInstructions(),
     stderr: () => c.err(),
     restarts: () => restarts,
     async close() {

@@ -1,7 +1,9 @@
 // Answer size: for every tool of the registry, at its defaults and at the largest arguments
 // its schema allows, what one answer costs a client (the whole CallToolResult, its text, its
 // rows, tokens as o200k counts them) beside DesktopCommander and server-filesystem on the
-// same calls; and what paging a whole tree with list_files costs against one ranked walk.
+// same calls; what clients read whole (48,000 characters of a result, 8,000 of an error, 2,048
+// of the server's instructions: Claude Code's limits with room); and what paging a whole tree
+// with list_files costs against one ranked walk.
 import os from 'node:os';
 import { createLocalBackend } from '@fleetls/agent';
 import { DEFAULT_CEILINGS, DEFAULT_MAX_ANSWER_BYTES, resolveWalkRequest } from '@fleetls/core';
@@ -25,6 +27,14 @@ export const limitMs = (args: BenchArgs): number => (args.full ? 30 : 15) * 60_0
 
 /** Claude Code refuses a tool result over this many tokens (MAX_MCP_OUTPUT_TOKENS). */
 const CLIENT_TOKEN_CAP = 25_000;
+/** A whole result a client reads whole: Claude Code writes one over 50,000 characters to a file instead. */
+const WHOLE_CHARS = 48_000;
+/** Error text a client reads whole: Claude Code cuts an isError text at about 11,000 characters. */
+const ERROR_CHARS = 8000;
+/** Claude Code keeps this much of a server's instructions. */
+const INSTRUCTIONS_CHARS = 2048;
+/** A tree page (list_directory, cut at the budget) holds at least this many rows. */
+const TREE_PAGE_ROWS = 400;
 /** The arguments that make an answer bigger: each at the largest value its tool's schema allows. */
 const GROWS = ['depth', 'max_depth', 'max_items_per_dir', 'limit', 'top_n'];
 
@@ -42,6 +52,8 @@ interface Measured {
   server: string;
   call: string;
   whole: number;
+  /** The whole result in characters. */
+  chars: number;
   text: number;
   rows: number;
   tokens: number;
@@ -71,13 +83,23 @@ async function measure(srv: McpServerProc, tool: string, args: Record<string, un
       server: srv.name,
       call: `${tool} ${label}`,
       whole: o.jsonBytes,
+      chars: o.jsonChars,
       text: o.textBytes,
       rows: o.isError ? 0 : rowsOf(tool, o),
       tokens,
       ...(o.isError ? { error: o.text.slice(0, 120) } : {}),
     } satisfies Measured;
   } catch (err) {
-    return { server: srv.name, call: `${tool} ${label}`, whole: 0, text: 0, rows: 0, tokens: 0, error: String(err) };
+    return {
+      server: srv.name,
+      call: `${tool} ${label}`,
+      whole: 0,
+      chars: 0,
+      text: 0,
+      rows: 0,
+      tokens: 0,
+      error: String(err),
+    };
   }
 }
 
@@ -124,6 +146,8 @@ export async function run(ctx: BenchContext): Promise<void> {
     });
     const fleetls: Measured[] = [];
     const treeRows: Record<string, { fleetls?: Measured; dc?: Measured }> = {};
+    /** list_directory at its largest arguments, a page cut at the budget, per tree. */
+    const treePages: Measured[] = [];
     for (const [label, t] of list) {
       for (const tool of TOOLS) {
         // scan_status names a scan (a cursor), not hosts and a path: nothing to size here.
@@ -144,6 +168,8 @@ export async function run(ctx: BenchContext): Promise<void> {
           fleetls.push(m);
           table.rows.push(row(label, m));
           if (tool.name === 'list_directory' && how === '(defaults)') treeRows[label] = { fleetls: m };
+          if (tool.name === 'list_directory' && how !== '(defaults)')
+            treePages.push({ ...m, call: `${label} ${m.call}` });
           ctx.log(`${label} ${m.call}: ${fmtBytes(m.whole)} whole, ${m.rows} rows`);
         }
       }
@@ -170,6 +196,21 @@ export async function run(ctx: BenchContext): Promise<void> {
       `largest ${fmtBytes(biggest?.whole ?? Number.NaN)} (${biggest?.call}); ${fleetls.length - ok.length} failed`,
       ok.length === fleetls.length && ok.every((m) => m.whole <= DEFAULT_MAX_ANSWER_BYTES),
     );
+    const widest = ok.reduce((a, b) => (b.chars > a.chars ? b : a), ok[0]);
+    ctx.report.target(
+      `Every fleetls answer ≤ ${fmtInt(WHOLE_CHARS)} characters whole (text and structuredContent): Claude Code reads it whole, not from a file`,
+      `largest ${fmtInt(widest?.chars ?? Number.NaN)} characters (${widest?.call})`,
+      ok.length === fleetls.length && ok.every((m) => m.chars <= WHOLE_CHARS),
+    );
+    const fewest = treePages.reduce((a, b) => (b.rows < a.rows ? b : a), treePages[0]);
+    ctx.report.target(
+      `A tree page cut at the default budget (list_directory at its largest arguments) holds ≥ ${TREE_PAGE_ROWS} rows`,
+      treePages
+        .map((m) => `${m.call}: ${fmtInt(m.rows)} rows, ${(m.whole / Math.max(1, m.rows)).toFixed(1)} B/row`)
+        .join('; '),
+      treePages.length > 0 && (fewest?.rows ?? 0) >= TREE_PAGE_ROWS,
+    );
+    await clientLimits(ctx, fleet);
     const defaults = ok.filter((m) => m.call.endsWith('(defaults)'));
     ctx.report.target(
       `Every fleetls answer at default arguments well under Claude Code's ${fmtInt(CLIENT_TOKEN_CAP)}-token cap (o200k, ≤ 60% of it)`,
@@ -201,6 +242,28 @@ export async function run(ctx: BenchContext): Promise<void> {
   } finally {
     await Promise.all([fleet.close(), dc?.close(), sf?.close()]);
   }
+}
+
+/**
+ * The error text and the instructions, as a client reads them: an error over 2,000 unknown
+ * arguments (each named, so its words run to ~200,000 characters before the gateway's cut) and
+ * the initialize answer's instructions.
+ */
+async function clientLimits(ctx: BenchContext, fleet: McpServerProc): Promise<void> {
+  const args: Record<string, unknown> = { host: 'localhost', path: '/' };
+  for (let i = 0; i < 2000; i++) args[`unknown_argument_${i}`] = i;
+  const e = await fleet.call('list_files', args);
+  ctx.report.target(
+    `Error text ≤ ${fmtInt(ERROR_CHARS)} characters (Claude Code cuts at ~11,000), saying it was cut`,
+    `list_files with 2,000 unknown arguments: ${fmtInt(e.text.length)} characters, isError ${e.isError}; ends “${e.text.slice(-60)}”`,
+    e.isError && e.text.length <= ERROR_CHARS && /error cut at/.test(e.text),
+  );
+  const words = fleet.instructions() ?? '';
+  ctx.report.target(
+    `Server instructions ≤ ${fmtInt(INSTRUCTIONS_CHARS)} characters (Claude Code's cut), the essentials first`,
+    `${fmtInt(words.length)} characters, starting “${words.slice(0, 80)}…”`,
+    words.length > 0 && words.length <= INSTRUCTIONS_CHARS,
+  );
 }
 
 /**

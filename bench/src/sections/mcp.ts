@@ -93,7 +93,7 @@ export async function run(ctx: BenchContext): Promise<void> {
 
     const big = ctx.report.table({
       title: 'MCP tools over stdio: full listings',
-      intro: `${intro} fleetls pages (list_files type=any, following next_cursor) on trees of up to 20,000 entries: the first page ranks the tree once and the gateway keeps that ranking (up to 100,000 rows), later pages are slices of it, each answer cut at 64 KiB or 20,000 tokens; on the larger trees its row is one list_directory answer, cut at that budget, so its entries/s is that of one bounded answer, not of a full listing. server-filesystem directory_tree has no depth limit; DesktopCommander depth=10 still caps nested directories at 100 entries.`,
+      intro: `${intro} fleetls pages (list_files type=any, following next_cursor) on trees of up to 20,000 entries: the first page ranks the tree once and the gateway keeps that ranking (up to 100,000 rows), later pages are slices of it, each answer cut at 48,000 bytes or 20,000 tokens; on the larger trees its row is one list_directory answer, cut at that budget, so its entries/s is that of one bounded answer, not of a full listing. server-filesystem directory_tree has no depth limit; DesktopCommander depth=10 still caps nested directories at 100 entries.`,
       header,
       rows: [],
     });

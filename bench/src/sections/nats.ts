@@ -205,7 +205,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       return { ...t, cpuPerHost: cpu / hosts };
     };
     await measure(
-      'list_hosts all (answer cut at 64 KiB: it says how many of all)',
+      'list_hosts all (answer cut at 48,000 bytes: it says how many of all)',
       'list_hosts',
       { host: 'all' },
       total,

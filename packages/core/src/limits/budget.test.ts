@@ -41,7 +41,7 @@ describe('fitRows', () => {
     assert.ok(100 + (n + 1) * 13 + 40 > 4096);
   });
 
-  it('defaults to 64 KiB', () => {
-    assert.equal(DEFAULT_MAX_ANSWER_BYTES, 65_536);
+  it("defaults to 48,000 bytes: under Claude Code's 50,000 characters", () => {
+    assert.equal(DEFAULT_MAX_ANSWER_BYTES, 48_000);
   });
 });

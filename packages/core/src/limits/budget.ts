@@ -1,13 +1,17 @@
 // Every answer is bounded in bytes, whole: what a client receives (text and structured rows
-// together) stays under a budget well inside what MCP clients accept (Claude Code refuses a
-// tool result over 25,000 tokens). A listing that does not fit is cut after a row.
+// together) stays under a budget well inside what MCP clients accept (Claude Code writes a
+// result over 50,000 characters to a file and hands its model a path instead, and refuses one
+// over 25,000 tokens). A listing that does not fit is cut after a row.
 
-/** Default budget of one whole answer in bytes: 64 KiB. */
-export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024;
+/**
+ * Default budget of one whole answer in bytes: 48,000, so in characters (never more than its
+ * UTF-8 bytes) too, under Claude Code's 50,000 with room for the JSON-RPC frame around it.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 48_000;
 /**
  * Default budget of an answer's text, and of its structured rows, in tokens as estimateTokens
  * counts them (high; a client gives its model one of the two): 20,000, a fifth under Claude
- * Code's 25,000 cap. On dense names (digits, short names, non-ASCII) 64 KiB
+ * Code's 25,000 cap. On dense names (digits, short names, non-ASCII) 48,000 bytes
  * can be 33,000 o200k tokens; whichever budget is reached first cuts the answer.
  */
 export const DEFAULT_MAX_ANSWER_TOKENS = 20_000;

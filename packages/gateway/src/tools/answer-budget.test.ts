@@ -1,12 +1,15 @@
 // Done when: no tool call, with any valid arguments, returns a whole result above the
-// configured budget. Every tool of the registry, over a real MCP client, at the largest
+// configured budget: 48,000 characters by default (Claude Code writes a result over 50,000 to a
+// file and gives its model a path instead), text and structuredContent together. Every tool of the registry, over a real MCP client, at the largest
 // arguments its schema allows on a 10,000+ entry tree and at its defaults on one directory
 // of 50,000 entries, on one host and on two.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_MAX_ANSWER_BYTES } from '@fleetls/core';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { dir, FakeFleet, type FakeNode, file, link, MemoryBackend } from '../testing/fake-fleet.js';
+import { connectMcp } from '../testing/mcp-client.js';
 import { sweepTools } from '../testing/tool-sweep.js';
 
 /** 12,000+ entries: 12 directories of 40 subdirectories of 25 files (long names), links among them. */
@@ -42,15 +45,17 @@ async function sweep(tree: () => FakeNode, largest: boolean): Promise<string[]> 
   // The token budget (answer-tokens.test) out of the way: this sweep holds the byte budget.
   const deps = { fleet, logger: pino({ level: 'silent' }), options: { maxAnswerTokens: 1 << 20 } };
   await sweepTools(deps, largest, ({ tool, host, call, result }) => {
+    const whole = JSON.stringify({ content: result.content, structuredContent: result.structuredContent });
     const bytes = Buffer.byteLength(JSON.stringify(result));
     assert.ok(bytes <= DEFAULT_MAX_ANSWER_BYTES, `${call}: ${bytes} bytes`);
+    assert.ok(whole.length <= 48_000, `${call}: ${whole.length} characters`);
     assert.equal(result.isError, undefined, `${call}: ${JSON.stringify(result.content)}`);
     seen.push(`${tool}@${host}:${bytes}`);
   });
   return seen;
 }
 
-test('every tool at its largest arguments on a 12,000-entry tree stays within 64 KiB whole', async () => {
+test('every tool at its largest arguments on a 12,000-entry tree stays within 48,000 characters whole', async () => {
   const seen = await sweep(bigTree, true);
   // The listings were big enough to be cut: some answer is within 10% of the budget.
   assert.ok(
@@ -59,10 +64,38 @@ test('every tool at its largest arguments on a 12,000-entry tree stays within 64
   );
 });
 
-test('every tool at its defaults on one 50,000-entry directory stays within 64 KiB whole', async () => {
+test('every tool at its defaults on one 50,000-entry directory stays within 48,000 characters whole', async () => {
   const seen = await sweep(flatDirectory, false);
   assert.ok(
     seen.some((s) => Number(s.split(':')[1]) > DEFAULT_MAX_ANSWER_BYTES * 0.9),
     seen.join(' '),
   );
+});
+
+/** An /etc-like tree: 40 directories of 30 files, names as long as a system's usually are. */
+function etcLike(): FakeNode {
+  const top: Record<string, FakeNode> = {};
+  for (let a = 0; a < 40; a++) {
+    const files: Record<string, FakeNode> = {};
+    for (let b = 0; b < 30; b++) files[`settings-${String(b).padStart(2, '0')}.conf`] = file(1000 + a * 30 + b);
+    top[`service-${String(a).padStart(2, '0')}.d`] = dir(files);
+  }
+  return dir({ r: dir(top) });
+}
+
+test('a tree page at the default budget holds at least 400 rows of an /etc-like tree', async () => {
+  const fleet = new FakeFleet({ h1: new MemoryBackend(etcLike()) });
+  const { client, close } = await connectMcp({ fleet, logger: pino({ level: 'silent' }) }, 'rows');
+  try {
+    const r = (await client.callTool({
+      name: 'list_directory',
+      arguments: { host: 'h1', path: '/r', depth: 2 },
+    })) as CallToolResult;
+    const page = r.structuredContent as { entries: unknown[]; next_cursor?: string };
+    // 1,240 rows: the page is cut at the budget, and holds 400 of them at least.
+    assert.ok(page.next_cursor, 'the page was cut');
+    assert.ok(page.entries.length >= 400, `${page.entries.length} rows`);
+  } finally {
+    await close();
+  }
 });

@@ -4,7 +4,8 @@
 // each of the two must fit the cap on its own; the byte budget holds them together
 // (answer-budget.test). Token-dense names (digits, short names, CJK, astral-plane and
 // combining characters) make 64 KiB 30,000+ o200k tokens; the token budget must cut first,
-// and say so with a cursor.
+// and say so with a cursor. The sweep runs at a 64 KiB byte budget (the default was that), so
+// the tokens, not the bytes, are what cuts: the token budget holds whatever the byte budget is.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
@@ -50,7 +51,8 @@ for (const [kind, name] of Object.entries(NAMES)) {
   test(`every tool at its largest arguments over ${kind} names stays under ${CLIENT_TOKEN_CAP} o200k tokens`, async () => {
     const fleet = new FakeFleet({ h1: new MemoryBackend(denseTree(name)), h2: new MemoryBackend(denseTree(name)) });
     const seen: string[] = [];
-    await sweepTools({ fleet, logger: pino({ level: 'silent' }) }, true, ({ tool, host, call, result: r }) => {
+    const options = { maxAnswerBytes: 64 * 1024 };
+    await sweepTools({ fleet, logger: pino({ level: 'silent' }), options }, true, ({ tool, host, call, result: r }) => {
       assert.equal(r.isError, undefined, `${call}: ${JSON.stringify(r.content).slice(0, 300)}`);
       const tokens = Math.max(countTokens(JSON.stringify(r.content)), countTokens(JSON.stringify(r.structuredContent)));
       assert.ok(tokens <= WITH_MARGIN, `${call}: ${tokens} o200k tokens`);

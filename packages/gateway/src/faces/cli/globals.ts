@@ -1,6 +1,6 @@
 // The global flags of `fleetls` (before the verb) and what they open: the logger, the fleet
 // and the gateway options every verb runs with.
-import type { Observer } from '@fleetls/core';
+import { DEFAULT_MAX_ANSWER_BYTES, type Observer } from '@fleetls/core';
 import type { Command } from 'commander';
 import type { LoadedFleet } from '../../fleet/fleet.js';
 import type { GatewayOptions } from '../../fleet/options.js';
@@ -50,7 +50,7 @@ export function globalProgram(io: CliIo): FleetlsCommand {
     .option('--connect-timeout-ms <ms>', 'connecting to one host (default 3000)', intFlag('--connect-timeout-ms', 1))
     .option(
       '--max-answer-bytes <n>',
-      'one whole MCP answer (text and structured rows) at most (default 65536)',
+      `one whole MCP answer (text and structured rows) at most (default ${DEFAULT_MAX_ANSWER_BYTES})`,
       intFlag('--max-answer-bytes', 1),
     )
     .option(

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../../testing/fake-fleet.js';
 import { linkClient } from '../../testing/mcp-client.js';
 import { TOOLS } from '../../tools/registry.js';
-import { createMcpServer } from './server.js';
+import { createMcpServer, MAX_ERROR_CHARS, MAX_INSTRUCTIONS_CHARS } from './server.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -137,6 +137,31 @@ test('unknown arguments are refused, naming the nearest known one, and every sch
   // The server keeps serving, and the same call without the stray argument answers.
   const ok = (await client.callTool({ name: 'list_files', arguments: { host: 'a', path: '/r' } })) as CallToolResult;
   assert.equal(ok.isError, undefined);
+  await close();
+});
+
+test('instructions fit what Claude Code keeps of them (2,048 characters), the essentials first', async () => {
+  const { client, close } = await connect(fleet());
+  const words = client.getInstructions() ?? '';
+  assert.ok(words.length > 0 && words.length <= MAX_INSTRUCTIONS_CHARS, `${words.length} characters`);
+  // What a model needs before anything else: what it lists, and how `host` names hosts.
+  assert.match(words.slice(0, 300), /lists directories across a fleet/);
+  assert.match(words.slice(0, 300), /`host`/);
+  assert.match(words, /next_cursor/);
+  await close();
+});
+
+test('error text is at most 8,000 characters, saying it was cut', async () => {
+  const { client, close } = await connect(fleet());
+  // 2,000 unknown arguments: one clause each, about 200,000 characters of error before the cut.
+  const args: Record<string, unknown> = { host: 'a', path: '/r' };
+  for (let i = 0; i < 2000; i++) args[`unknown_argument_${i}`] = i;
+  const r = (await client.callTool({ name: 'list_files', arguments: args })) as CallToolResult;
+  assert.equal(r.isError, true);
+  const t = text(r);
+  assert.ok(t.length <= MAX_ERROR_CHARS, `${t.length} characters`);
+  assert.match(t, /^Invalid arguments: unknown_argument_0: unknown argument/);
+  assert.match(t, /error cut at 8000 characters of \d+\)$/);
   await close();
 });
 

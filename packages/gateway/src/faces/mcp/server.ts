@@ -53,12 +53,38 @@ const PROGRESS_INTERVAL_MS = 5000;
 // nothing beside readOnlyHint, and openWorldHint is true by default (these tools reach other hosts).
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true } as const;
 
-const INSTRUCTIONS =
-  'fleetls lists directories across a fleet of Linux hosts. Every tool takes `host`: localhost, a name, ' +
+/**
+ * Read into every conversation, and cut by Claude Code at 2,048 characters: the essentials
+ * first (what it is, `host`, what an answer holds), then how to go on when an answer is cut or
+ * a call outlives its deadline. server.test.ts holds it to MAX_INSTRUCTIONS_CHARS.
+ */
+export const INSTRUCTIONS =
+  'fleetls lists directories across a fleet of Linux hosts, read-only. Every tool takes `host`: localhost, a name, ' +
   'a comma list, a glob like web-*, @group, label:key=value, or all (list_hosts shows the names). ' +
   'Answers from several hosts carry `host` on every row, are merged in the requested order, and have one ' +
   'status row per host in `hosts`; a failed host never fails the call. Long listings are cut at a size ' +
-  'limit and say so; list_files and list_directory go on from next_cursor.';
+  'limit and say so; list_files and list_directory go on from next_cursor. A call over slow hosts answers ' +
+  'within its deadline with the rows so far, the others `pending`, and a next_cursor (scan.…) that pages ' +
+  'on as they answer; scan_status shows or cancels such a scan.';
+
+/** Claude Code's cut of a server's instructions. */
+export const MAX_INSTRUCTIONS_CHARS = 2048;
+
+/**
+ * Error text a client shows its model whole: Claude Code cuts an isError result's text at about
+ * 11,000 characters; an error is cut here first, saying so, where its words are still the caller's.
+ */
+export const MAX_ERROR_CHARS = 8000;
+
+/** `text` within MAX_ERROR_CHARS, saying how much was left out when cut. */
+export function errorText(text: string): string {
+  if (text.length <= MAX_ERROR_CHARS) return text;
+  const tail = ` … (error cut at ${MAX_ERROR_CHARS} characters of ${text.length})`;
+  let end = MAX_ERROR_CHARS - tail.length;
+  // Not between the two halves of a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  return text.slice(0, end) + tail;
+}
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -155,7 +181,7 @@ async function callTool(
     // Every call already has its audit line (run-tool.ts); a failure that is not the caller's gets its stack.
     if (fe.code !== 'invalid_argument') log.error({ err }, 'tool call failed');
     const text = fe.code === 'invalid_argument' ? `Invalid arguments: ${fe.message}` : `${fe.code}: ${fe.message}`;
-    return { isError: true, content: [{ type: 'text', text }] };
+    return { isError: true, content: [{ type: 'text', text: errorText(text) }] };
   } finally {
     progress.end();
     extra.signal.removeEventListener('abort', onAbort);

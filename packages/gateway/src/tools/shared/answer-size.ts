@@ -52,7 +52,7 @@ export function rowSize(line: string, item: unknown): { bytes: number; tokens: n
 export interface AnswerCut {
   unit: 'bytes' | 'tokens';
   limit: number;
-  /** "65536 bytes", "20000 tokens". */
+  /** "48000 bytes", "20000 tokens". */
   words: string;
 }
 

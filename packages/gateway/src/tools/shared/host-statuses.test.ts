@@ -1,4 +1,4 @@
-// An answer over thousands of hosts fits the default budget (64 KiB, 20,000 tokens): the ok
+// An answer over thousands of hosts fits the default budget (48,000 bytes, 20,000 tokens): the ok
 // hosts are counted, the failed ones listed (up to a quarter of the budget), and the cut is a
 // truncation record (host_statuses, with the count of each status) and a text line, never silent. Over a few hosts every host
 // keeps its status row. Every tool that fans out, over a real MCP client, contract-checked.

@@ -1,5 +1,5 @@
 // An answer's host status rows when it asks many hosts. A row per host fits a few hundred
-// hosts in the default answer (64 KiB, 20,000 tokens: an ok row is ~36 tokens); at 5,000 hosts
+// hosts in the default answer (48,000 bytes, 20,000 tokens: an ok row is ~36 tokens); at 5,000 hosts
 // (a NATS fleet) the rows alone would be over the budget and the call refused. So every host's
 // row is listed while the rows take at most 3/4 of each budget (about 400 hosts at the
 // defaults; the rest is the rows'); past that `hosts` lists the failed hosts, up to a quarter
