@@ -35,6 +35,8 @@ export {
   type SshWalkSummary,
   verifyHostKey,
 } from '@fleetls/hosts/ssh';
+// A tool's CLI flags are the CLI face's (faces/cli/tool-flags.ts): exported here, not by tools/.
+export { type ToolFlag, toolArgs, toolFlags } from './faces/cli/tool-flags.js';
 export { type FleetGrpcServer, type FleetTlsFiles, startFleetGrpcServer } from './faces/fleet-api/server.js';
 export {
   FLEET_API_PREFIX,
@@ -107,8 +109,5 @@ export {
   TOOLS,
   type Tool,
   type ToolContext,
-  type ToolFlag,
   type ToolResult,
-  toolArgs,
-  toolFlags,
 } from './tools/index.js';

@@ -1,7 +1,6 @@
 // The tool registry and what a face needs to run and present a tool. Tools are reached
 // through TOOLS (or findTool), never named here: the registry is the one list of them.
 
-export { cliWording, type ToolFlag, toolArgs, toolFlags } from './cli-face.js';
 export { findTool, TOOLS } from './registry.js';
 export { runTool } from './run-tool.js';
 export { inputJsonSchema } from './schemas.js';

@@ -42,7 +42,7 @@ export const path = z
 
 /**
  * Help for a CLI flag where the argument's `.describe()` is missing or too terse for it
- * (cli-face.ts reads it). A registry of its own: MCP's inputSchema does not carry it.
+ * (faces/cli/tool-flags.ts reads it). A registry of its own: MCP's inputSchema does not carry it.
  */
 export const cliHelp = z.registry<{ help: string }>();
 

@@ -26,7 +26,7 @@ export interface McpAnswer<S = Record<string, unknown>> {
 }
 
 /**
- * The CLI face: one subcommand. Its flags are derived from the tool's input (cli-face.ts);
+ * The CLI face: one subcommand. Its flags are derived from the tool's input (faces/cli/tool-flags.ts);
  * the face says only what the schema cannot.
  */
 export interface CliFace<R> {

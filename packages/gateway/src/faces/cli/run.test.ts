@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createLogger } from '../../logger.js';
-import { cliWording } from '../../tools/cli-face.js';
 import { diffDirectoryTool } from '../../tools/diff-directory/index.js';
 import { listFilesTool } from '../../tools/list-files/index.js';
 import type { AnyTool } from '../../tools/tool.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, runCli } from './run.js';
+import { cliWording } from './tool-flags.js';
 
 const ESC = String.fromCharCode(0x1b);
 const logger = createLogger({ name: 'test', level: 'silent' });

@@ -1,5 +1,5 @@
 // One subcommand per tool of the registry with a CLI face (ls, tree, diff, du, stat, hosts):
-// its flags derived from the tool's declaration (tools/cli-face.ts), --json for scripts.
+// its flags derived from the tool's declaration (faces/cli/tool-flags.ts), --json for scripts.
 import type { HostStatus } from '@fleetls/core';
 import { type Command, Option } from 'commander';
 import type { AnyTool, CliFace, ToolContext, ToolResult } from '../../tools/tool.js';
@@ -34,7 +34,7 @@ export async function addToolCommands(
   const own = verb !== undefined && Object.hasOwn(VERB_TOOLS, verb) ? VERB_TOOLS[verb] : undefined;
   const [tools, { cliWording, toolArgs, toolFlags }] = await Promise.all([
     own ? own().then((t) => [t]) : import('../../tools/registry.js').then((m) => m.TOOLS),
-    import('../../tools/cli-face.js'),
+    import('./tool-flags.js'),
   ]);
   for (const tool of tools) {
     const face = tool.cli;
@@ -50,7 +50,7 @@ export async function addToolCommands(
         try {
           if (await runToolCommand(io, tool, face, toolArgs(tool, positional, o), cmd, o.json === true)) onFailure();
         } catch (e) {
-          // A bad argument is named as the flag the user typed (cli-face.ts).
+          // A bad argument is named as the flag the user typed (tool-flags.ts).
           const { FleetError } = await import('@fleetls/core');
           const fe = FleetError.from(e);
           throw fe.code === 'invalid_argument' ? new FleetError('invalid_argument', cliWording(fe.message, tool)) : e;

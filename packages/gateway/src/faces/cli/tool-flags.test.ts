@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
-import { toolArgs, toolFlags } from './cli-face.js';
-import { findTool, TOOLS } from './registry.js';
+import { findTool, TOOLS } from '../../tools/registry.js';
+import { toolArgs, toolFlags } from './tool-flags.js';
 
 /** Parses `argv` with a tool's derived flags, as its subcommand does. */
 function parse(name: string, argv: string[]) {

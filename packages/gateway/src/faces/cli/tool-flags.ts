@@ -5,10 +5,10 @@
 // The positional argument is the tool's `host` and `path` (`SELECTOR:PATH`), or `host` alone.
 import { Option } from 'commander';
 import type { z } from 'zod';
-import { intFlag } from '../faces/cli/flags.js';
-import { parseTarget } from '../faces/cli/target.js';
-import { cliHelp } from './schemas.js';
-import type { AnyTool } from './tool.js';
+import { cliHelp } from '../../tools/schemas.js';
+import type { AnyTool } from '../../tools/tool.js';
+import { intFlag } from './flags.js';
+import { parseTarget } from './target.js';
 
 /** Arguments the positional argument carries: no flag of their own. */
 const POSITIONAL = new Set(['host', 'path']);
