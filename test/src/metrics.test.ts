@@ -3,6 +3,7 @@
 // walks run. Also /healthz and /readyz of the gateway.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import parsePrometheus, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
@@ -90,6 +91,23 @@ describe('agent --metrics', () => {
   it('serves nothing but /metrics', async () => {
     const res = await fetch(metricsUrl.replace('/metrics', '/'));
     assert.equal(res.status, 404);
+  });
+
+  it('answers loopback Host names only, and no browser page (issue 35, I4)', async () => {
+    /** GET /metrics with these headers (fetch would set Host itself): the status. */
+    const get = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.get(metricsUrl, { headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+      });
+    const { host } = new URL(metricsUrl);
+    assert.equal(await get({ host }), 200);
+    assert.equal(await get({ host: `localhost:${new URL(metricsUrl).port}` }), 200);
+    assert.equal(await get({ host: 'evil.example' }), 403);
+    assert.equal(await get({ host, origin: 'http://evil.example' }), 403);
   });
 });
 

@@ -182,7 +182,7 @@ export {
   pathComponents,
   type ResolveStep,
 } from './policy/confined-resolution.js';
-export { isLoopback } from './policy/loopback.js';
+export { hostHeaderAllowed, hostOfHostHeader, isLoopback } from './policy/loopback.js';
 export {
   assertAllowed,
   isInside,

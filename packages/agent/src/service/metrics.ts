@@ -2,7 +2,7 @@
 // Walk handler and the runtime's server interceptor), and the plain HTTP listener of `--metrics`.
 // Labels are closed sets (outcomes, reasons, codes, method names), never paths or peers.
 import { createServer, type Server } from 'node:http';
-import type { CallObservation, Observer, WalkObservation } from '@fleetls/core';
+import { type CallObservation, hostHeaderAllowed, type Observer, type WalkObservation } from '@fleetls/core';
 import { createMetricsRegistry, logLinesDroppedCounter, metricsOn } from '@fleetls/runtime/metrics';
 import type { Registry } from 'prom-client';
 
@@ -47,13 +47,25 @@ export function createAgentMetrics(): AgentMetrics {
   return { registry, observer };
 }
 
-/** `--metrics HOST:PORT`: GET /metrics, nothing else. The registry is read on the event loop; walks run in workers. */
+/**
+ * `--metrics HOST:PORT`: GET /metrics, nothing else. The registry is read on the event loop;
+ * walks run in workers. As the gateway's HTTP face: on loopback, only to loopback Host names
+ * (a DNS-rebound page names its own host), and never to a browser page (a scraper sends no Origin).
+ */
 export async function startMetricsServer(
   registry: Registry,
   host: string,
   port: number,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
+    if (!hostHeaderAllowed(host, req.headers.host)) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden: Host header must name a loopback address\n');
+      return;
+    }
+    if (req.headers.origin !== undefined) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden: metrics are not served to browser pages\n');
+      return;
+    }
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found; metrics are at /metrics\n');

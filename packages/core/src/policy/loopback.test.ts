@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isLoopback } from './loopback.js';
+import { hostHeaderAllowed, hostOfHostHeader, isLoopback } from './loopback.js';
 
 describe('isLoopback', () => {
   const TABLE: [string, boolean][] = [
@@ -36,4 +36,20 @@ describe('isLoopback', () => {
     ['fe80::1', false],
   ];
   for (const [host, want] of TABLE) it(`${host || '(empty)'} → ${want}`, () => assert.equal(isLoopback(host), want));
+});
+
+describe('hostHeaderAllowed', () => {
+  it('takes the host of a Host header, with a port, in brackets, or absent', () => {
+    assert.equal(hostOfHostHeader('127.0.0.1:9100'), '127.0.0.1');
+    assert.equal(hostOfHostHeader('[::1]:80'), '::1');
+    assert.equal(hostOfHostHeader('localhost'), 'localhost');
+    assert.equal(hostOfHostHeader(undefined), '');
+  });
+
+  it('answers loopback names only on a loopback server, any name elsewhere', () => {
+    for (const h of ['127.0.0.1:9100', 'localhost:9100', '[::1]:9100']) assert.ok(hostHeaderAllowed('127.0.0.1', h), h);
+    for (const h of ['evil.example', 'evil.example:9100', '10.0.0.1:9100', undefined, ''])
+      assert.ok(!hostHeaderAllowed('127.0.0.1', h), String(h));
+    assert.ok(hostHeaderAllowed('0.0.0.0', 'evil.example'));
+  });
 });

@@ -52,3 +52,21 @@ export function isLoopback(host: string): boolean {
   if (zeroUpTo(7) && v6[7] === 1) return true;
   return zeroUpTo(5) && v6[5] === 0xffff && v6[6] >> 8 === 127;
 }
+
+/** The host of an HTTP Host header: "127.0.0.1:8765" → "127.0.0.1", "[::1]:80" → "::1"; '' when absent. */
+export function hostOfHostHeader(header: string | undefined): string {
+  if (!header) return '';
+  if (header.startsWith('[')) return header.slice(1, header.indexOf(']'));
+  const colon = header.lastIndexOf(':');
+  return colon < 0 ? header : header.slice(0, colon);
+}
+
+/**
+ * Whether a server bound to `boundHost` may answer a request with this Host header. DNS
+ * rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends
+ * `Host: evil.example`, so a loopback server answers loopback names only. A server bound
+ * elsewhere is reached by names this cannot know: any is accepted.
+ */
+export function hostHeaderAllowed(boundHost: string, header: string | undefined): boolean {
+  return !isLoopback(boundHost) || isLoopback(hostOfHostHeader(header));
+}
