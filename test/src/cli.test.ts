@@ -1,14 +1,14 @@
 // The fleetls CLI as users run it: a real process, no inventory (the embedded agent),
 // an inventory with a real agent and an address where nothing listens, and bad arguments.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort, makeTree } from '@fleetls/testkit';
+import { freePort, makeTree, run } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
-import { startGateway } from './helpers/gateway-process.js';
+import { GATEWAY_MAIN, startGateway } from './helpers/gateway-process.js';
 
 /** A --json answer's hosts as [host, status] pairs. */
 const hostStatuses = (a: { hosts: { host: string; status: string }[] }) => a.hosts.map((h) => [h.host, h.status]);
@@ -147,7 +147,8 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     // The help is derived from list_files' schema, with the CLI's own default for --type.
     assert.match(help.stdout, /--type <type> +row type \(default any\)/);
     assert.match(help.stdout, /--order-by <order-by> +sort key \(name = path order\) \(default\s+name\)/);
-    assert.match(help.stdout, /--limit <n> +rows per page \(default 200; 1-5000\)/);
+    // The CLI shows every row (it follows the pages) unless --limit asks for a page.
+    assert.match(help.stdout, /--limit <n> +rows per page \(default: every row,\s+fetched a page at a time; 1-5000\)/);
   });
 
   it('stat describes one path', async () => {
@@ -228,5 +229,72 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 401);
     assert.equal(await gw.stop('SIGTERM'), 0);
     assert.equal(gw.stdout(), '');
+  });
+});
+
+describe('fleetls CLI shows every entry once, and says when a path failed', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-cli-all-'));
+  const many = join(tmp, 'many');
+  const locked = join(tmp, 'locked');
+  const FILES = 5_050; // past one page of the largest --limit (5,000)
+  before(() => {
+    mkdirSync(many);
+    for (let i = 0; i < FILES; i++) writeFileSync(join(many, `f${String(i).padStart(5, '0')}`), '');
+    makeTree(locked, { 'open/y.txt': 'y', 'private/x.txt': 'x' });
+    chmodSync(join(locked, 'private'), 0o700);
+    // nobody reaches the tree but not into private/ (the test runs as root, which reads everything).
+    for (const d of [tmp, locked, join(locked, 'open')]) chmodSync(d, 0o755);
+  });
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  /** The CLI as the user nobody (uid 65534), who cannot read private/. */
+  const asNobody = (args: string[]) =>
+    run('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, GATEWAY_MAIN, ...args], {
+      cwd: tmp,
+      env: { ...process.env, FLEETLS_INVENTORY: '', NO_COLOR: '1' },
+    });
+
+  it('ls follows the pages to the last entry; --limit prints one page and its cursor', async () => {
+    const all = await fleetls(['ls', `localhost:${many}`], { cwd: tmp });
+    assert.equal(all.code, 0, all.stderr);
+    const rows = all.stdout.trimEnd().split('\n').slice(1);
+    assert.equal(rows.length, FILES);
+    assert.match(rows.at(-1) ?? '', / f05049$/);
+    assert.doesNotMatch(all.stderr, /more: --cursor/);
+    assert.match(all.stderr, new RegExp(`Showing 1-${FILES} of ${FILES} entries`));
+    const page = await fleetls(['ls', `localhost:${many}`, '--limit', '10'], { cwd: tmp });
+    assert.equal(page.code, 0, page.stderr);
+    assert.equal(page.stdout.trimEnd().split('\n').length, 11);
+    assert.match(page.stderr, /more: --cursor \S+/);
+  });
+
+  it('--help gives examples and the exit codes', async () => {
+    const r = await fleetls(['--help'], { cwd: tmp });
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /Examples:\n {2}fleetls tree localhost:\/etc --depth 1\n/);
+    assert.match(
+      r.stdout,
+      /Exit status:\n {2}0 {2}every host answered and every path was listed\n {2}1 {2}some host or path failed.*\n {2}2 {2}usage: /,
+    );
+  });
+
+  it('tree shows a directory it cannot read once, with its error, and exits 1', async () => {
+    const r = await asNobody(['tree', `localhost:${locked}`]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(
+      r.stdout,
+      [locked, '├── open/', '│   └── y.txt  1 B', '└── private/ [DENIED] permission denied', ''].join('\n'),
+    );
+  });
+
+  it('ls shows it once too, and exits 1', async () => {
+    const r = await asNobody(['ls', `localhost:${locked}`, '--max-depth', '2']);
+    assert.equal(r.code, 1, r.stderr);
+    const paths = r.stdout
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(/ {2,}/).at(-1));
+    assert.deepEqual(paths, ['open', 'open/y.txt', 'private [DENIED] permission denied']);
   });
 });

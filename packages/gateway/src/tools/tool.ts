@@ -40,8 +40,13 @@ export interface CliFace<R> {
   omits?: string[];
   /** Switches that set arguments, e.g. `--desc` for sort=descending. */
   switches?: CliSwitch[];
-  /** Lines for stdout, and notes (cuts, cursors) for stderr. */
-  render(result: R, style: Style): { out: string[]; err: string[] };
+  /**
+   * The CLI shows every row, following the result's pages (`cursorAfter`), unless a page is
+   * asked for (--limit, --cursor, --start-index): `ls`, as ls and kubectl get list everything.
+   */
+  follows?: boolean;
+  /** Lines for stdout, and notes (cuts, cursors) for stderr; `failed`: a path could not be listed (exit 1). */
+  render(result: R, style: Style): { out: string[]; err: string[]; failed?: boolean };
 }
 
 /**

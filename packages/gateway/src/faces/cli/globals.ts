@@ -26,6 +26,28 @@ export interface GlobalFlags {
   natsTlsKey?: string;
 }
 
+/** Examples and exit codes, after the commands in `fleetls --help` (and in the man page, faces/cli/man.ts). */
+export const EXAMPLES: readonly [string, string][] = [
+  ['fleetls tree localhost:/etc --depth 1', 'this machine, no inventory or daemon'],
+  ["fleetls ls 'web-*:/var/log' --order-by size --desc --top-n 10", 'the ten largest, over the web hosts'],
+  ['fleetls du @prod:/srv --depth 2', 'where the space goes, per host'],
+  ['fleetls diff all:/etc/nginx', 'which hosts differ from the others'],
+  ['fleetls hosts --check', 'the inventory, each host probed'],
+];
+export const EXIT_CODES: readonly [number, string][] = [
+  [0, 'every host answered and every path was listed'],
+  [1, 'some host or path failed (the rest is printed)'],
+  [2, 'usage: a bad argument, flag or inventory; nothing was asked of any host'],
+];
+const HELP_AFTER = [
+  '',
+  'Examples:',
+  ...EXAMPLES.map(([cmd, what]) => `  ${cmd}\n      ${what}`),
+  '',
+  'Exit status:',
+  ...EXIT_CODES.map(([code, what]) => `  ${code}  ${what}`),
+].join('\n');
+
 /** The `fleetls` command with its global flags, writing to `io` and throwing instead of exiting. */
 export function globalProgram(io: CliIo): FleetlsCommand {
   return new FleetlsCommand('fleetls')
@@ -63,6 +85,7 @@ export function globalProgram(io: CliIo): FleetlsCommand {
     .option('--nats-tls-ca <file>', 'CA of the NATS servers (TLS)')
     .option('--nats-tls-cert <file>', 'client certificate for NATS (PEM)')
     .option('--nats-tls-key <file>', 'client key for NATS (PEM)')
+    .addHelpText('after', HELP_AFTER)
     .showHelpAfterError('(run fleetls --help for usage)')
     .exitOverride()
     .configureOutput({

@@ -2,6 +2,7 @@
 // its flags derived from the tool's declaration (faces/cli/tool-flags.ts), --json for scripts.
 import type { HostStatus } from '@fleetls/core';
 import { type Command, Option } from 'commander';
+import type { FileListing } from '../../tools/list-files/shape.js';
 import type { AnyTool, CliFace, ToolContext, ToolResult } from '../../tools/tool.js';
 import { gatewayOptions, openFleet } from './globals.js';
 import type { CliIo } from './io.js';
@@ -48,7 +49,10 @@ export async function addToolCommands(
       .addOption(new Option('--json', 'print the structured answer as JSON'))
       .action(async (positional: string | undefined, o: Record<string, unknown>, cmd: Command) => {
         try {
-          if (await runToolCommand(io, tool, face, toolArgs(tool, positional, o), cmd, o.json === true)) onFailure();
+          const args = toolArgs(tool, positional, o) as Record<string, unknown>;
+          // `ls` shows every entry, as ls does, following the pages unless a page was asked for.
+          const all = face.follows === true && o.json !== true && !PAGE_FLAGS.some((k) => o[k] !== undefined);
+          if (await runToolCommand(io, tool, face, args, cmd, { json: o.json === true, all })) onFailure();
         } catch (e) {
           // A bad argument is named as the flag the user typed (tool-flags.ts).
           const { FleetError } = await import('@fleetls/core');
@@ -59,14 +63,20 @@ export async function addToolCommands(
   }
 }
 
-/** Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet; true if a host failed. */
+/** The flags that ask for one page (commander's attribute names): with any of them `ls` prints that page alone. */
+const PAGE_FLAGS = ['limit', 'cursor', 'startIndex'];
+
+/**
+ * Loads the fleet, runs one tool with a progress line, prints its result, closes the fleet;
+ * true if a host or a path failed. `all`: every page, followed by its cursor (ls).
+ */
 async function runToolCommand(
   io: CliIo,
   tool: AnyTool,
   face: CliFace<ToolResult>,
-  args: unknown,
+  args: Record<string, unknown>,
   cmd: Command,
-  json: boolean,
+  { json, all }: { json: boolean; all: boolean },
 ): Promise<boolean> {
   const err = (line: string) => io.stderr.write(`${line}\n`);
   const [{ runTool }, { hostStatusJson }, { formatFailures, pickStyle, progressLine }] = await Promise.all([
@@ -100,19 +110,29 @@ async function runToolCommand(
     };
     let result: ToolResult;
     try {
-      result = await runTool(tool, args, ctx);
+      if (all) {
+        const [{ followPages }, { MemoryPageStore }] = await Promise.all([
+          import('./follow.js'),
+          import('../../fleet/page-store.js'),
+        ]);
+        // A ranked order's pages read the ranking the first page kept, not a walk each.
+        const paged = { ...ctx, pages: fleet.pages ?? new MemoryPageStore() };
+        result = await followPages(args, (a) => runTool(tool, a, paged) as Promise<FileListing>);
+      } else result = await runTool(tool, args, ctx);
     } finally {
       if (progress) io.stderr.write('\r\x1b[2K');
     }
+    let pathFailed = false;
     if (json) io.stdout.write(`${JSON.stringify(tool.mcp(result, ctx).structured, null, 2)}\n`);
     else {
-      const { out: lines, err: notes } = face.render(result, style);
+      const { out: lines, err: notes, failed } = face.render(result, style);
+      pathFailed = failed === true;
       if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
       for (const line of notes) err(line);
     }
     const statuses = result.hosts.map(hostStatusJson);
     for (const line of formatFailures(statuses, errStyle)) err(line);
-    return statuses.some((r) => r.status !== 'ok' && r.status !== 'pending');
+    return pathFailed || statuses.some((r) => r.status !== 'ok' && r.status !== 'pending');
   } finally {
     await fleet.close();
   }

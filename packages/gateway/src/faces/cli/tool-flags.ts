@@ -58,7 +58,9 @@ function optionOf(tool: AnyTool, key: string, schema: z.core.$ZodType): Option |
   const name = flagName(key);
   const notes: string[] = [];
   const d = shown(cliDefault ?? dflt);
-  if (d !== undefined) notes.push(`default ${d}`);
+  // A face that follows pages shows every row unless --limit asks for a page (faces/cli/follow.ts).
+  if (key === 'limit' && tool.cli?.follows) notes.push('default: every row, fetched a page at a time');
+  else if (d !== undefined) notes.push(`default ${d}`);
   if (def.type === 'boolean') {
     // A switch only turns a thing on: an argument that is on by default is turned off by a
     // switch the tool's face names (du's --cross-file-systems).

@@ -20,7 +20,7 @@ import {
 import type { ListDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import type { HostResult } from '../../fleet/fan-out.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
-import { formatTree } from '../shared/cli-format.js';
+import { formatTree, pathFailed } from '../shared/cli-format.js';
 import { decodeCursorArg, invalidCursor } from '../shared/cursor-arg.js';
 import { rowOut } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
@@ -228,7 +228,7 @@ export const listDirectoryTool = defineTool({
       }
       const next = l.cursorAfter(items.length);
       if (next) err.push(style.dim(`more: --cursor ${next}`));
-      return { out, err };
+      return { out, err, failed: pathFailed(items) };
     },
   },
 

@@ -8,7 +8,7 @@ import { encodeCursor } from '@fleetls/core';
 import type { ListFilesResponseSchema } from '@fleetls/proto/fleet_pb';
 import type { HostResult } from '../../fleet/fan-out.js';
 import type { ScanPage } from '../../scans/face.js';
-import { type FileItem as CliFileItem, formatFileTable } from '../shared/cli-format.js';
+import { type FileItem as CliFileItem, formatFileTable, pathFailed } from '../shared/cli-format.js';
 import { entryOut, int64 } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import { type HostWalk, walkHosts, walkTask } from '../shared/host-walks.js';
@@ -100,15 +100,14 @@ export const listFilesTool = defineTool({
     // Every type by default, as ls lists them (MCP's default stays type=file).
     defaults: { type: 'any' },
     switches: [{ flag: '--desc', help: 'same as --sort descending', sets: { sort: 'descending' } }],
+    follows: true,
     render(l, style) {
-      const out = formatFileTable(
-        l.rows.map((r) => ({ type: 'file', ...itemJson(r.host, r.entry) }) as CliFileItem),
-        { showHost: l.multi, style },
-      );
+      const items = l.rows.map((r) => ({ type: 'file', ...itemJson(r.host, r.entry) }) as CliFileItem);
+      const out = formatFileTable(items, { showHost: l.multi, style });
       const err = l.rows.length > 0 ? [style.dim(headline(l, l.rows.length))] : [];
       const next = l.cursorAfter(l.rows.length);
       if (next) err.push(style.dim(`more: --cursor ${next}`));
-      return { out, err };
+      return { out, err, failed: pathFailed(items) };
     },
   },
 

@@ -55,6 +55,33 @@ function colourName(name: string, type: string, style: Style): string {
   return name;
 }
 
+/**
+ * A directory that could not be read comes twice from a walk: its entry, then its error row
+ * (same host and path). People read it once, the entry with its error (`sub/ [DENIED] …`).
+ */
+export function foldErrors<T extends { host: string; path: string; error?: { code: string; detail: string } }>(
+  items: readonly T[],
+): T[] {
+  const at = new Map<string, number>();
+  const out: T[] = [];
+  for (const it of items) {
+    const key = `${it.host}\0${it.path}`;
+    const seen = at.get(key);
+    if (it.error && seen !== undefined && !out[seen].error) {
+      out[seen] = { ...out[seen], error: it.error };
+      continue;
+    }
+    at.set(key, out.length);
+    out.push(it);
+  }
+  return out;
+}
+
+/** A row says a path could not be listed (a pruned one was left out by policy: not a failure). */
+export function pathFailed(items: readonly { error?: { code: string } }[]): boolean {
+  return items.some((it) => it.error !== undefined && it.error.code !== 'PRUNED');
+}
+
 // ---- ls ----
 
 export interface FileItem {
@@ -69,8 +96,9 @@ export interface FileItem {
 }
 
 /** list_files items as aligned columns: type, size, modified, [host], path (-> target). */
-export function formatFileTable(items: readonly FileItem[], opts: { showHost: boolean; style: Style }): string[] {
-  if (items.length === 0) return [];
+export function formatFileTable(given: readonly FileItem[], opts: { showHost: boolean; style: Style }): string[] {
+  if (given.length === 0) return [];
+  const items = foldErrors(given);
   const columns = ['type', 'size', 'modified', ...(opts.showHost ? ['host'] : []), 'path'];
   const rows: TableRow[] = items.map((it) => ({
     type: it.type,
@@ -129,7 +157,7 @@ export function formatTree(
   opts: { root: string; showHost: boolean; style: Style },
 ): string[] {
   const byHost = new Map<string, TreeItem[]>();
-  for (const e of entries) {
+  for (const e of foldErrors(entries)) {
     const list = byHost.get(e.host);
     if (list) list.push(e);
     else byHost.set(e.host, [e]);
