@@ -2,8 +2,8 @@
 // chunks' continue tokens) show them. The pages are the tool's own (its largest, then its
 // cursor), joined into one listing so the table is aligned once and the headline counts all.
 import type { HostStatus } from '@fleetls/core';
-import { LIMIT } from '../../tools/list-files/shape.js';
 import type { FileListing } from '../../tools/list-files/shape.js';
+import { LIMIT } from '../../tools/list-files/shape.js';
 
 /** Runs `page` from `args` (at the largest page) and on through each next cursor; one listing of them all. */
 export async function followPages(
