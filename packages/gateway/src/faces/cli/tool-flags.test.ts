@@ -51,7 +51,10 @@ describe('CLI flags derived from the tool declarations', () => {
   });
 
   it('read the help from the schema: description, default and bounds', () => {
+    const depth = toolFlags(findTool('list_directory') as never).find((f) => f.key === 'depth');
+    assert.match(depth?.option.description ?? '', /\(default 2; 1-\d+\)$/);
+    // ls follows the pages (faces/cli/follow.ts): its --limit says so in place of the MCP default.
     const limit = toolFlags(findTool('list_files') as never).find((f) => f.key === 'limit');
-    assert.equal(limit?.option.description, 'rows per page (default 200; 1-5000)');
+    assert.equal(limit?.option.description, 'rows per page (default: every row, fetched a page at a time; 1-5000)');
   });
 });
