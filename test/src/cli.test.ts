@@ -298,3 +298,47 @@ describe('fleetls CLI shows every entry once, and says when a path failed', () =
     assert.deepEqual(paths, ['open', 'open/y.txt', 'private [DENIED] permission denied']);
   });
 });
+
+describe("fleetls CLI on a gateway host reads the installed gateway's inventory", () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'fleetls-cli-system-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  /**
+   * The CLI in a mount namespace whose /etc has the gateway package's inventory (an overlay:
+   * the machine's /etc is left as it is), run with `env`, from a directory without fleetls.yaml.
+   */
+  const onGatewayHost = (args: string[], env: NodeJS.ProcessEnv) => {
+    const inventory = join(tmp, 'gateway.yaml');
+    writeFileSync(inventory, ['hosts:', '  gw-web-1: { agent: "127.0.0.1:1" }', 'agent_tls: insecure', ''].join('\n'));
+    const ovl = join(tmp, 'ovl');
+    mkdirSync(ovl, { recursive: true });
+    const script = [
+      'set -e',
+      'mount --make-rprivate /',
+      `mount -t tmpfs tmpfs ${ovl}`,
+      `mkdir ${ovl}/up ${ovl}/work`,
+      `mount -t overlay overlay -o lowerdir=/etc,upperdir=${ovl}/up,workdir=${ovl}/work /etc`,
+      'mkdir -p /etc/fleetls',
+      `cp ${inventory} /etc/fleetls/gateway.yaml`,
+      'exec "$@"',
+    ].join('\n');
+    return run('unshare', ['-m', 'sh', '-c', script, 'sh', process.execPath, GATEWAY_MAIN, ...args], {
+      cwd: tmp,
+      env,
+    });
+  };
+  const hostsOf = (stdout: string) => (JSON.parse(stdout) as { hosts: { host: string }[] }).hosts.map((h) => h.host);
+
+  it('lists the hosts of /etc/fleetls/gateway.yaml when nothing else names an inventory', async () => {
+    const { FLEETLS_INVENTORY: _, ...env } = process.env;
+    const r = await onGatewayHost(['hosts', '--json'], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(hostsOf(r.stdout), ['gw-web-1']);
+  });
+
+  it('keeps to none when $FLEETLS_INVENTORY is set empty (localhost only)', async () => {
+    const r = await onGatewayHost(['hosts', '--json'], { ...process.env, FLEETLS_INVENTORY: '' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(hostsOf(r.stdout), ['localhost']);
+  });
+});

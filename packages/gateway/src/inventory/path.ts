@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const DEFAULT_INVENTORY_FILE = 'fleetls.yaml';
+/** The gateway package's inventory (deploy/packaging/gateway.yaml, installed by the .deb and .rpm). */
+export const SYSTEM_INVENTORY_FILE = '/etc/fleetls/gateway.yaml';
 
 export interface InventoryLocation {
   /** `--inventory`. */
@@ -24,4 +26,18 @@ export function resolveInventoryPath(loc: InventoryLocation): string | undefined
   if (fromEnv !== undefined) return fromEnv === '' ? undefined : resolve(cwd, fromEnv);
   const local = join(cwd, DEFAULT_INVENTORY_FILE);
   return existsSync(local) ? local : undefined;
+}
+
+/**
+ * The CLI's inventory on a gateway host: as kubectl reads its one config wherever it runs, the
+ * CLI reads the installed gateway's when nothing else names one (no --inventory, no
+ * $FLEETLS_INVENTORY, no ./fleetls.yaml). `serve` does not: its unit names its inventory, and
+ * a development server beside an installed one keeps to its own.
+ */
+export function cliInventoryPath(loc: InventoryLocation, system = SYSTEM_INVENTORY_FILE): string | undefined {
+  if (loc.inventoryPath !== undefined && loc.inventoryPath !== '') return loc.inventoryPath;
+  if (resolveInventoryPath(loc) !== undefined || (loc.env ?? process.env).FLEETLS_INVENTORY !== undefined) {
+    return loc.inventoryPath;
+  }
+  return existsSync(system) ? system : loc.inventoryPath;
 }

@@ -55,7 +55,7 @@ export function globalProgram(io: CliIo): FleetlsCommand {
     .version(io.version ?? '0.0.0', '-V, --version')
     .option(
       '--inventory <file>',
-      'inventory YAML (default: $FLEETLS_INVENTORY, else ./fleetls.yaml; none = localhost only)',
+      "inventory YAML (default: $FLEETLS_INVENTORY, else ./fleetls.yaml, else the gateway package's /etc/fleetls/gateway.yaml; none = localhost only)",
     )
     .option('--log-level <level>', 'JSON log level on stderr (default: warn; info for serve)')
     .option('--concurrency <n>', 'hosts asked at once (default 32)', intFlag('--concurrency', 1))
@@ -123,7 +123,10 @@ export async function fleetOf(
 
 /** The global flags of `cmd`, a logger and the fleet they load; the caller closes the fleet. */
 export async function openFleet(io: CliIo, cmd: Command, defaultLevel: string, observer?: Observer) {
-  const g = cmd.optsWithGlobals() as GlobalFlags;
+  const given = cmd.optsWithGlobals() as GlobalFlags;
+  const { cliInventoryPath } = await import('../../inventory/path.js');
+  // On a gateway host, the installed gateway's inventory when nothing else names one.
+  const g = { ...given, inventory: cliInventoryPath({ inventoryPath: given.inventory, env: io.env, cwd: io.cwd }) };
   const logger = await loggerOf(io, g, defaultLevel);
   return { g, logger, fleet: await fleetOf(io, g, logger, observer) };
 }

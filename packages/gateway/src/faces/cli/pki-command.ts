@@ -14,9 +14,11 @@ const repeat = (v: string, prev: string[] = []) => [...prev, v];
 /** The address part the gateway dials for `host` (its `agent: HOST:PORT`), else undefined. */
 async function dialledName(io: CliIo, inventoryPath: string | undefined, host: string): Promise<string | undefined> {
   const { loadInventory } = await import('../../inventory/file.js');
+  const { cliInventoryPath } = await import('../../inventory/path.js');
   const { hostOfAddress } = await import('@fleetls/hosts/agent');
+  const loc = { inventoryPath, env: io.env, cwd: io.cwd };
   // Not checking the files it names: the certificates are being made now.
-  const inv = loadInventory({ inventoryPath, env: io.env, cwd: io.cwd, checkFiles: false });
+  const inv = loadInventory({ ...loc, inventoryPath: cliInventoryPath(loc), checkFiles: false });
   const h = inv?.hosts.find((x) => x.name === host);
   if (!h?.agent) return undefined;
   return hostOfAddress(h.agent).host;
