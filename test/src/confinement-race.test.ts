@@ -211,7 +211,7 @@ describe('confinement under a symlink race', () => {
       env: { FLEETLS_INVENTORY: '' },
       cwd: work,
       logger,
-      factories: { local: () => createLocalBackend({ allowedRoots: [root] }) },
+      factories: { embedded: () => createLocalBackend({ allowedRoots: [root] }) },
     });
     const viaEmbedded: ToolContext = { fleet: embedded, options, signal };
 

@@ -60,11 +60,11 @@ export {
   PartialFailure,
 } from './fleet/fan-out.js';
 export {
-  type BackendFactories,
   createFleet,
   type LoadedFleet,
   type LoadFleetOptions,
   loadFleet,
+  type TransportFactories,
 } from './fleet/fleet.js';
 export {
   DEFAULT_GATEWAY_OPTIONS,

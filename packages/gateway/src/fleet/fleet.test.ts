@@ -8,7 +8,7 @@ import { createFallbackBackend, viaOf } from '@fleetls/hosts';
 import { parseInventory } from '../inventory/inventory.js';
 import { createLogger } from '../logger.js';
 import { DeadBackend, dir, file, MemoryBackend } from '../testing/fake-fleet.js';
-import { type BackendFactories, createFleet, loadFleet } from './fleet.js';
+import { createFleet, loadFleet, type TransportFactories } from './fleet.js';
 
 const logger = createLogger({ name: 'test', level: 'silent' });
 const signal = () => new AbortController().signal;
@@ -41,23 +41,23 @@ function failing(code: FleetError['code'], message: string): HostBackend {
 function counting() {
   const made: string[] = [];
   const roots: (string[] | undefined)[] = [];
-  const f: BackendFactories = {
-    local: (allow) => {
+  const f: TransportFactories = {
+    embedded: (spec) => {
       made.push('local');
-      roots.push(allow);
+      roots.push(spec.embedded?.allow);
       return new MemoryBackend(TREE, { via: 'embedded' });
     },
-    agent: (address) => {
-      made.push(`agent ${address}`);
-      return address.startsWith('dead') ? new DeadBackend() : new MemoryBackend(TREE);
+    agent: (spec) => {
+      made.push(`agent ${spec.agent}`);
+      return spec.agent?.startsWith('dead') ? new DeadBackend() : new MemoryBackend(TREE);
     },
-    ssh: (cfg) => {
-      made.push(`ssh ${cfg.host}`);
+    ssh: (spec) => {
+      made.push(`ssh ${spec.ssh?.host}`);
       return new MemoryBackend(TREE, { via: 'ssh' });
     },
-    agentOverSsh: (socketPath, cfg) => {
-      made.push(`agent+ssh ${cfg.host} ${socketPath}`);
-      const agent = socketPath.includes('dead')
+    'agent+ssh': (spec) => {
+      made.push(`agent+ssh ${spec.ssh?.host} ${spec.agentSocket}`);
+      const agent = spec.agentSocket?.includes('dead')
         ? failing('unavailable', 'agent socket /run/dead.sock: no such socket')
         : new MemoryBackend(TREE, { via: 'agent+ssh' });
       return { agent, find: new MemoryBackend(TREE, { via: 'ssh' }) };

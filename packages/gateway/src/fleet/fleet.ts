@@ -1,9 +1,7 @@
 // The gateway's fleet: the inventory's hosts (or the embedded localhost when there is
 // none), the selector over them, and one lazily created, reused backend per host.
-import { createLocalBackend } from '@fleetls/agent/embedded';
-import { FleetError, type HostBackend, NOOP_OBSERVER, type Observer } from '@fleetls/core';
-import type { SshHostConfig } from '@fleetls/hosts';
-import { createFallbackBackend } from '@fleetls/hosts';
+import { FleetError, type HostBackend, NOOP_OBSERVER, type Observer, type Via } from '@fleetls/core';
+import { type HostSpec, TRANSPORTS, type TransportContext, type TransportFactory, transportOf } from '@fleetls/hosts';
 import type { Logger } from 'pino';
 import { LOCALHOST } from '../inventory/hosts.js';
 import { KUBERNETES_REFRESH_MS, KubernetesDiscovery, type Resolver } from '../inventory/kubernetes.js';
@@ -25,8 +23,8 @@ export interface LoadFleetOptions {
   connectTimeoutMs?: number;
   /** Without an inventory: the roots of the embedded localhost (`serve --allow`); default `/`. */
   localAllow?: string[];
-  /** Backend factories; tests replace them with doubles. */
-  factories?: Partial<BackendFactories>;
+  /** Transports' factories by via (TRANSPORTS' `load`); tests replace them with doubles. */
+  factories?: TransportFactories;
   /** Where walks, host outcomes and SSH connections are reported (metrics). */
   observer?: Observer;
   /** NATS (--nats, --nats-creds…): the registry's hosts beside the inventory's, and a shared page store. */
@@ -37,21 +35,8 @@ export interface LoadFleetOptions {
   kubernetesRefreshMs?: number;
 }
 
-export interface BackendFactories {
-  /** The embedded localhost, under `allow` (default `/`). */
-  local(allow?: string[]): HostBackend;
-  agent(address: string, inv: Inventory, connectTimeoutMs: number, logger: Logger): HostBackend;
-  ssh(cfg: SshHostConfig, connectTimeoutMs: number, logger: Logger, observer: Observer): HostBackend;
-  /** `agent: "ssh:PATH"`: the agent through the host's SSH, and `find` over the same connection. */
-  agentOverSsh(
-    socketPath: string,
-    cfg: SshHostConfig,
-    inv: Inventory,
-    connectTimeoutMs: number,
-    logger: Logger,
-    observer: Observer,
-  ): { agent: HostBackend; find: HostBackend };
-}
+/** The loaded factory of each transport a fleet uses, by via. */
+export type TransportFactories = Partial<Record<Via, TransportFactory<unknown>>>;
 
 /** Hosts that come and go (the NATS registry), beside the inventory's; the inventory's win a name. */
 export interface DynamicHosts {
@@ -74,64 +59,26 @@ export interface LoadedFleet extends Fleet {
 const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
 
 /**
- * The real backends. gRPC and ssh2 are loaded only when the inventory has hosts that need
- * them, so `fleetls tree localhost:/etc` starts without either.
+ * The factories of the transports the fleet's hosts use (without an inventory, the embedded
+ * localhost's): each transport's entry point loads only when a host needs it, so
+ * `fleetls tree localhost:/etc` starts without gRPC or ssh2.
  */
-async function defaultFactories(inventory: Inventory | undefined): Promise<BackendFactories> {
-  const needsAgent = inventory?.hosts.some((h) => h.agent) ?? false;
-  const needsSsh = inventory?.hosts.some((h) => h.ssh) ?? false;
-  const agentClient = needsAgent ? await import('@fleetls/hosts/agent') : undefined;
-  const sshBackend = needsSsh ? await import('@fleetls/hosts/ssh') : undefined;
-  const overSsh = inventory?.hosts.some((h) => h.agentSocket) ? await import('@fleetls/hosts/over-ssh') : undefined;
-  return {
-    local: (allow) => createLocalBackend({ allowedRoots: allow }),
-    agent: (address, inv, connectTimeoutMs, logger) =>
-      agentClient!.createAgentBackend(address, {
-        tls: inv.agentTls ?? 'insecure',
-        tokenFile: inv.agentTokenFile,
-        connectTimeoutMs,
-        logger,
-      }),
-    ssh: (cfg, connectTimeoutMs, logger, observer) =>
-      sshBackend!.createSshBackend({ ...cfg, connectTimeoutMs }, { logger, connectTimeoutMs, observer }),
-    agentOverSsh: (socketPath, cfg, inv, connectTimeoutMs, logger, observer) =>
-      overSsh!.createAgentSshPair(cfg, socketPath, {
-        tokenFile: inv.agentTokenFile,
-        connectTimeoutMs,
-        logger,
-        observer,
-      }),
-  };
+async function loadFactories(inventory: Inventory | undefined): Promise<TransportFactories> {
+  const specs: HostSpec[] = inventory?.hosts ?? [{ name: LOCALHOST, embedded: {} }];
+  const used = TRANSPORTS.filter((t) => specs.some((spec) => t.keys.every((key) => spec[key] !== undefined)));
+  return Object.fromEntries(await Promise.all(used.map(async (t) => [t.via, await t.load()])));
 }
 
 function embeddedLocalhost(): FleetHost {
   return { name: LOCALHOST, via: 'embedded', address: 'embedded', labels: {}, groups: [], sshFallback: false };
 }
 
-function sshAddress(ssh: SshHostConfig): string {
-  return `${ssh.user ? `${ssh.user}@` : ''}${ssh.host}${ssh.port ? `:${ssh.port}` : ''}`;
-}
-
 function fleetHost(h: InventoryHost): FleetHost {
-  if (h.agentSocket && h.ssh) {
-    const address = `${sshAddress(h.ssh)}:${h.agentSocket}`;
-    return { name: h.name, via: 'agent+ssh', address, labels: h.labels, groups: h.groups, sshFallback: true };
-  }
-  if (h.agent) {
-    return { name: h.name, via: 'agent', address: h.agent, labels: h.labels, groups: h.groups, sshFallback: !!h.ssh };
-  }
-  if (h.ssh) {
-    return {
-      name: h.name,
-      via: 'ssh',
-      address: sshAddress(h.ssh),
-      labels: h.labels,
-      groups: h.groups,
-      sshFallback: false,
-    };
-  }
-  if (h.embedded) return { ...embeddedLocalhost(), labels: h.labels, groups: h.groups };
-  throw new FleetError('invalid_argument', `host ${h.name}: neither agent, ssh nor embedded`);
+  const transport = transportOf(h);
+  if (!transport) throw new FleetError('invalid_argument', `host ${h.name}: neither agent, ssh nor embedded`);
+  const { via } = transport;
+  const address = transport.address(h);
+  return { name: h.name, via, address, labels: h.labels, groups: h.groups, sshFallback: transport.fallsBack(h) };
 }
 
 /** Loads the inventory that applies and builds the fleet over it. */
@@ -153,7 +100,7 @@ export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
     );
   }
   const inventory = loaded && kubernetes ? withKubernetesAgents(loaded, kubernetes.hosts()) : loaded;
-  const factories = { ...(await defaultFactories(inventory)), ...opts.factories };
+  const factories = { ...(await loadFactories(inventory)), ...opts.factories };
   // --nats says how to reach the cluster; what the operator says of its hosts stays the inventory's.
   const nats =
     opts.nats && inventory?.nats
@@ -186,7 +133,7 @@ function withKubernetesAgents(inv: Inventory, found: InventoryHost[]): Inventory
 interface CreateFleetOptions {
   logger: Logger;
   connectTimeoutMs?: number;
-  factories: BackendFactories;
+  factories: TransportFactories;
   observer?: Observer;
   dynamic?: DynamicHosts;
   /** Without an inventory: the embedded localhost's roots (`--allow`); undefined = `/`. */
@@ -203,7 +150,7 @@ interface FleetHosts {
   listed?: InventoryHost[];
 }
 
-/** The fleet of an inventory (undefined = localhost only, embedded), over the given backend factories. */
+/** The fleet of an inventory (undefined = localhost only, embedded), over the given transports' factories. */
 export function createFleet(inventory: Inventory | undefined, opts: CreateFleetOptions): LoadedFleet {
   const dynamic = opts.dynamic;
   const connectTimeoutMs = opts.connectTimeoutMs ?? inventory?.defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -285,7 +232,7 @@ function relisted(own: FleetHosts, k: CreateFleetOptions['kubernetes']): void {
   own.named = new Set(own.hosts.map((h) => h.name));
 }
 
-/** A host's backend by its transport; an agent with SSH configured falls back to SSH. */
+/** A host's backend by its transport (TRANSPORTS); one on NATS, by the NATS registry. */
 function makeBackend(
   host: FleetHost,
   own: FleetHosts,
@@ -293,21 +240,28 @@ function makeBackend(
   opts: CreateFleetOptions,
   connectTimeoutMs: number,
 ): HostBackend {
-  const { factories, dynamic } = opts;
-  const observer = opts.observer ?? NOOP_OBSERVER;
+  if (host.via === 'agent+nats' && opts.dynamic) return opts.dynamic.backend(host.name);
+  const listed = own.byInventoryName.get(host.name);
   // The inventory's localhost has its own roots; without an inventory, --allow's (or `/`).
-  if (host.via === 'embedded')
-    return factories.local(own.byInventoryName.get(host.name)?.embedded?.allow ?? opts.localAllow);
-  if (host.via === 'agent+nats' && dynamic) return dynamic.backend(host.name);
-  const log = opts.logger.child({ host: host.name });
-  const spec = own.byInventoryName.get(host.name)!;
-  if (host.via === 'ssh') return factories.ssh(spec.ssh!, connectTimeoutMs, log, observer);
-  if (host.via === 'agent+ssh') {
-    const pair = factories.agentOverSsh(spec.agentSocket!, spec.ssh!, inventory!, connectTimeoutMs, log, observer);
-    return createFallbackBackend(pair.agent, () => pair.find, log, Date.now, { primary: 'agent+ssh', note: true });
-  }
-  const agent = factories.agent(spec.agent!, inventory!, connectTimeoutMs, log);
-  if (!spec.ssh) return agent;
-  const ssh = spec.ssh;
-  return createFallbackBackend(agent, () => factories.ssh(ssh, connectTimeoutMs, log, observer), log);
+  const spec: HostSpec =
+    host.via === 'embedded'
+      ? { name: host.name, embedded: { allow: listed?.embedded?.allow ?? opts.localAllow } }
+      : listed!;
+  const ctx: TransportContext = {
+    agentTls: inventory?.agentTls,
+    agentTokenFile: inventory?.agentTokenFile,
+    connectTimeoutMs,
+    logger: opts.logger.child({ host: host.name }),
+    observer: opts.observer ?? NOOP_OBSERVER,
+    backend: (via, of) => transportBackend(via, of, ctx, opts.factories),
+  };
+  return transportBackend(host.via, spec, ctx, opts.factories);
+}
+
+/** The backend `via`'s transport makes for a host, from its loaded factory. */
+function transportBackend(via: Via, spec: HostSpec, ctx: TransportContext, factories: TransportFactories): HostBackend {
+  const transport = TRANSPORTS.find((t) => t.via === via);
+  const factory = factories[via];
+  if (!transport || !factory) throw new FleetError('internal', `host ${spec.name}: the ${via} transport is not loaded`);
+  return transport.create(factory(spec, ctx), spec, ctx);
 }

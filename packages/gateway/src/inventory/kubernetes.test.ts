@@ -131,8 +131,8 @@ describe('inventory kubernetes:', () => {
     const ptr: Record<string, string[]> = { '10.1.0.1': ['node-1.internal'], '10.1.0.2': ['node-2.internal'] };
     const dns: Resolver = { ...fakeDns([], [], {}), resolve4: async () => a, reverse: async (ip) => ptr[ip] ?? [] };
     const dialled: string[] = [];
-    const agent = (address: string) => {
-      dialled.push(address);
+    const agent = ({ agent: address }: { agent?: string }) => {
+      dialled.push(address ?? '');
       return { via: 'agent' as const, close() {} } as never;
     };
     mock.timers.enable({ apis: ['setInterval'] });

@@ -3,7 +3,8 @@
 // `cli` face (cli/tool-command.ts), the Fleet API serves each tool's `fleet` face as an RPC
 // (fleet-api/impl.ts), and the tests check every tool's answers against its outputSchema.
 //
-// Adding a tool: write `tools/<name>.ts` exporting `defineTool({...})` (see tool.ts) with
+// Adding a tool (README.md lists the files it touches): write `tools/<name>/index.ts` exporting
+// `defineTool({...})` (see tool.ts) with
 //   - name, title, description: what MCP clients and the model see;
 //   - input: zod shapes of the arguments, with defaults, bounds and messages that name the
 //     argument (schemas.ts has the shared pieces: host, path, order_by, int, cursor);
