@@ -26,6 +26,7 @@ export const LAYERS = {
     ['faces'], // nothing below imports from here
     ['tools'],
     ['scans'],
+    ['grants'], // who may call what: a call's grant, below the scans that carry it
     ['fleet'],
     ['inventory'],
     ['metrics', 'logger.ts', 'version.ts'], // leaves: they import only other packages

@@ -40,6 +40,10 @@ void runCli({
   signal: abort.signal,
   version: GATEWAY_VERSION,
   untilShutdown: () => stopped,
+  onHangup: (fn) => {
+    process.on('SIGHUP', fn);
+    return () => process.off('SIGHUP', fn);
+  },
 }).then((code) => {
   // Interrupted (Ctrl-C, SIGTERM) with work cut short: the shell's convention, 128 + signal.
   const exit = code !== 0 && signalled ? (signalled === 'SIGINT' ? 130 : 143) : code;

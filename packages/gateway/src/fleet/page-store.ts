@@ -14,7 +14,7 @@
 // ScanStore is its other half: the host results a scan (scan.ts) keeps until a page hands
 // them out; LocalScanStore (scans/store.ts) holds them in memory and spills to files.
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_CEILINGS, type HostStatus } from '@fleetls/core';
+import { DEFAULT_CEILINGS, FleetError, type HostStatus } from '@fleetls/core';
 import type { HostEntry, HostNote, HostTruncation } from './host-rows.js';
 
 /** Rows one snapshot holds: the agents' top-N ceiling. */
@@ -36,6 +36,8 @@ export interface RankingSnapshot {
   base?: number;
   /** A chunk that ends the listing (no row follows its last). */
   complete?: boolean;
+  /** Who the ranking was made for (boundPages): another caller's cursor to it is refused. */
+  principal?: string;
 }
 
 /** Where rankings are kept between pages; async, as a shared store is remote. */
@@ -45,6 +47,24 @@ export interface PageStore {
   /** The snapshot behind a handle, if it is still kept and was made for this query. */
   get(id: string, fingerprint: string): Promise<RankingSnapshot | undefined>;
   close?(): Promise<void>;
+}
+
+/**
+ * The page store as one principal uses it: what it keeps is marked as its own, and a cursor
+ * naming another principal's ranking is refused, as a scan of another principal is (the
+ * ranking holds what the other caller's grant let it see, and the handle is only 64 bits).
+ */
+export function boundPages(store: PageStore, principal: string): PageStore {
+  return {
+    put: (snapshot) => store.put({ ...snapshot, principal }),
+    async get(id, fingerprint) {
+      const kept = await store.get(id, fingerprint);
+      if (kept?.principal !== undefined && kept.principal !== principal) {
+        throw new FleetError('permission_denied', 'cursor: the page it continues belongs to another caller');
+      }
+      return kept;
+    },
+  };
 }
 
 export class MemoryPageStore implements PageStore {

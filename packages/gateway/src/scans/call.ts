@@ -7,6 +7,7 @@ import type { FanOutOptions, HostResult } from '../fleet/fan-out.js';
 import type { GatewayOptions } from '../fleet/options.js';
 import type { PageStore } from '../fleet/page-store.js';
 import type { Fleet, FleetHost } from '../fleet/types.js';
+import type { CallerAccess } from '../grants/access.js';
 
 /** Where a call's audit line goes (audit.ts), and who called. */
 export interface ToolAudit {
@@ -34,6 +35,11 @@ export interface ToolContext {
   /** Who owns the scans this call starts or continues: the HTTP token, the stdio session. */
   principal?: string;
   /**
+   * The caller's grant (grants/access.ts): runTool refuses a tool, host or path outside it
+   * before any host is asked, and narrows wide selectors. Absent: everything, as without grants.
+   */
+  access?: CallerAccess;
+  /**
    * Aborts when the caller cancels the call itself (MCP notifications/cancelled, Ctrl-C), not
    * when its connection merely goes: a scan stops with it, and outlives a dropped connection.
    */
@@ -46,6 +52,8 @@ export interface ToolResult {
   hosts: HostStatus[];
   /** Set on a page of a scan (a call that outlived its deadline): where the scan stands. */
   scan?: ScanInfo;
+  /** Set when the caller's grant narrowed its selector (runTool): what it was narrowed to. */
+  narrowed?: string;
 }
 
 /** The scans a face keeps: scans/registry.ts's ScanRegistry (named by shape so tool.ts imports no scan module). */

@@ -1,8 +1,11 @@
 // The gateway's audit trail: one JSON line per tool call ("audit": "tool"), written where
 // every call runs (run-tool.ts), whichever face asked. The caller is the face's word for
-// who called: `stdio`, `http:bearer` / `http:loopback`, `cli:<user>`. Arguments are not
-// logged whole: the selector and path say what was asked, and nothing else may hold a secret.
+// who called: `stdio`, `http:bearer` / `http:loopback`, `cli:<user>`; the principal is whose
+// grant the call ran under, and the decision what the grant made of it (allowed, narrowed,
+// refused) and why. Arguments are not logged whole: the selector and path say what was asked,
+// and nothing else may hold a secret.
 import type { HostStatus } from '@fleetls/core';
+import type { GrantDecision } from '../grants/access.js';
 import type { AnyTool, ToolAudit, ToolContext, ToolResult } from './tool.js';
 
 export type { ToolAudit } from './tool.js';
@@ -28,6 +31,7 @@ export function auditToolCall(
   result: ToolResult | undefined,
   outcome: string,
   ms: number,
+  decision?: GrantDecision,
 ): void {
   const log = ctx.audit.logger;
   if (!log.isLevelEnabled('info')) return;
@@ -53,6 +57,14 @@ export function auditToolCall(
       bytes,
       ms: Math.round(ms),
       outcome,
+      // With grants (--grants), whose grant the call ran under and what it made of the call.
+      ...(ctx.access
+        ? {
+            principal: ctx.access.principal,
+            decision: decision?.decision ?? 'allowed',
+            ...(decision?.why !== undefined ? { why: decision.why } : {}),
+          }
+        : {}),
     },
     'audit',
   );

@@ -32,8 +32,17 @@ import { listDirectoryTool } from './list-directory/index.js';
 import { listFilesTool } from './list-files/index.js';
 import { listHostsTool } from './list-hosts/index.js';
 import { scanStatusTool } from './scan-status/index.js';
+import { narrowedSchema } from './schemas.js';
 import { statTool } from './stat/index.js';
 import type { AnyTool } from './tool.js';
+
+/**
+ * A tool whose calls name hosts may answer a selector its caller's grant narrowed, and says
+ * so (`narrowed`, run-tool.ts and scans/answer.ts): its outputSchema declares the field.
+ */
+function grantable(tool: AnyTool): AnyTool {
+  return 'host' in tool.input ? { ...tool, output: { ...tool.output, narrowed: narrowedSchema.optional() } } : tool;
+}
 
 export const TOOLS: readonly AnyTool[] = [
   listDirectoryTool,
@@ -44,7 +53,7 @@ export const TOOLS: readonly AnyTool[] = [
   diffDirectoryTool,
   diskUsageTool,
   scanStatusTool,
-];
+].map(grantable);
 
 export function findTool(name: string): AnyTool | undefined {
   return TOOLS.find((t) => t.name === name);

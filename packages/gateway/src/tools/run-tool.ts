@@ -1,8 +1,11 @@
-// The one place a tool call executes, whichever face asked: arguments parsed against the
+// The one place a tool call executes, whichever face asked: the caller's grant checked (tool,
+// path, rate) and its selector narrowed before any host is asked, arguments parsed against the
 // tool's input schema (unknown ones refused), planned, collected. Faces present the result.
 // Each call is reported to the fleet's observer (metrics) with its outcome and wall time,
 // and written to the audit trail (audit.ts) when the face gave one.
 import { FleetError } from '@fleetls/core';
+import { boundPages } from '../fleet/page-store.js';
+import { type CallerAccess, checkCallPath, checkTool, type GrantDecision, grantedFleet } from '../grants/access.js';
 import { isScanCursor } from '../scans/cursor.js';
 import { ScanRegistry } from '../scans/registry.js';
 import { auditToolCall } from './audit.js';
@@ -14,11 +17,15 @@ export async function runTool(tool: AnyTool, args: unknown, ctx: ToolContext): P
   const started = performance.now();
   let outcome = 'ok';
   let result: ToolResult | undefined;
+  const decision: GrantDecision = { decision: 'allowed' };
   try {
+    const call = grantedCall(tool, ctx, decision);
     const parsed = parseArgs(tool.input, args);
+    if (ctx.access)
+      refusing(decision, () => checkCallPath(ctx.access as CallerAccess, (parsed as { path?: unknown }).path));
     // The call's deadline starts here, whichever face asked, so no fan-out outlives it.
     const deadlineAt = ctx.deadlineAt ?? started + ctx.options.callDeadlineMs;
-    const call: ToolContext = { ...ctx, deadlineAt };
+    call.deadlineAt = deadlineAt;
     const cursor = (parsed as { cursor?: unknown }).cursor;
     // A first call (or a scan's page) of a fan-out tool on a face that keeps scans goes on past
     // its deadline as a scan; a tool's own cursor pages an answer that was whole.
@@ -28,22 +35,50 @@ export async function runTool(tool: AnyTool, args: unknown, ctx: ToolContext): P
         scans: ctx.scans,
         deadlineAt,
       });
-      return result;
+    } else {
+      const plan = tool.plan(parsed, call);
+      result = await tool.collect(plan, call);
     }
-    const plan = tool.plan(parsed, call);
-    result = await tool.collect(plan, call);
+    if (decision.decision === 'narrowed') result.narrowed = decision.why;
     return result;
   } catch (err) {
     outcome = FleetError.from(err).code;
     throw err;
   } finally {
     if (ctx.audit)
-      auditToolCall({ ...ctx, audit: ctx.audit }, tool, args, result, outcome, performance.now() - started);
+      auditToolCall({ ...ctx, audit: ctx.audit }, tool, args, result, outcome, performance.now() - started, decision);
     ctx.fleet.observer?.callEnded({
       kind: 'tool',
       name: tool.name,
       outcome,
       seconds: (performance.now() - started) / 1000,
     });
+  }
+}
+
+/**
+ * The call as the caller's grant lets it run: refused (rate, tool) before anything else
+ * happens, its fleet narrowed to the granted hosts, and the pages it keeps or reads marked
+ * as its principal's. `decision` is filled in for the audit line and the answer.
+ */
+function grantedCall(tool: AnyTool, ctx: ToolContext, decision: GrantDecision): ToolContext {
+  const { access } = ctx;
+  const principal = ctx.principal ?? access?.principal;
+  const pages = ctx.pages && principal !== undefined ? boundPages(ctx.pages, principal) : ctx.pages;
+  if (!access) return { ...ctx, pages };
+  refusing(decision, () => checkTool(access, tool.grantedAs ?? tool.name));
+  const spec = access.spec;
+  if (!spec) return { ...ctx, pages };
+  return { ...ctx, pages, fleet: grantedFleet(ctx.fleet, spec, decision) };
+}
+
+/** Runs a grant check; its refusal is the call's decision. */
+function refusing(decision: GrantDecision, check: () => void): void {
+  try {
+    check();
+  } catch (err) {
+    decision.decision = 'refused';
+    decision.why = FleetError.from(err).message;
+    throw err;
   }
 }

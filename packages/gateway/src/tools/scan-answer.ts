@@ -48,8 +48,22 @@ export function scanLine(s: ScanInfo, tool: string, next: string | undefined): s
   return `[SCAN] ${s.id} ${word}: ${done}${left}${ranked}. For the rest call ${tool} again with the same arguments and cursor: ${next}`;
 }
 
-/** The MCP answer of a result: a scan page gets its scan field and line. */
+/** What the narrowing note may take of the answer budget (its selector is cut at 256). */
+const NARROWED_BYTES = 640;
+
+/**
+ * The MCP answer of a result: a scan page gets its scan field and line; a call whose selector
+ * the caller's grant narrowed says so, as `narrowed` and a `[GRANT]` line.
+ */
 export function presentMcp(tool: AnyTool, result: ToolResult, ctx: ToolContext): McpAnswer {
+  const note = result.narrowed;
+  if (note === undefined) return presentScan(tool, result, ctx);
+  const options = { ...ctx.options, maxAnswerBytes: Math.max(1024, ctx.options.maxAnswerBytes - NARROWED_BYTES) };
+  const answer = presentScan(tool, result, { ...ctx, options });
+  return { structured: { ...answer.structured, narrowed: note }, text: `[GRANT] ${note}\n${answer.text}` };
+}
+
+function presentScan(tool: AnyTool, result: ToolResult, ctx: ToolContext): McpAnswer {
   const scan = result.scan;
   if (!scan) return tool.mcp(result, ctx);
   const options = {

@@ -74,6 +74,9 @@ export const hostStatusSchema = z.object({
 });
 
 /** A scan page's `scan`: where the scan that goes on past the call's deadline stands. */
+/** Set when the caller's grant narrowed a wide selector (`all`, a glob, @group) to the hosts it may ask. */
+export const narrowedSchema = z.string().describe("How the caller's grant narrowed the host selector");
+
 export const scanSchema = z.object({
   id: z.string(),
   /** running: hosts still walking; complete: every host done; cancelled: stopped. */

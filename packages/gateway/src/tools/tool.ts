@@ -87,6 +87,8 @@ export interface Tool<A = unknown, P = unknown, R extends ToolResult = ToolResul
   fleet?: FleetFace<R>;
   /** How a call of this tool goes on as a scan past its deadline (every fan-out tool has one). */
   scan?: ScanFace<P, unknown, R>;
+  /** The tool a grant must allow for a call of this one (the Fleet API's Walk is list_directory's); default its name. */
+  grantedAs?: string;
 }
 
 /** A tool as the registry holds it: its own types checked where it is written, erased here. */

@@ -18,6 +18,8 @@ export interface CliIo {
   signal?: AbortSignal;
   /** `serve` runs until this resolves (SIGINT/SIGTERM). */
   untilShutdown?: () => Promise<void>;
+  /** Calls `fn` at each SIGHUP (`serve --grants` reads its file again); returns the way to stop. */
+  onHangup?: (fn: () => void) => () => void;
   version?: string;
   /** Replaces the stderr JSON logger (tests). */
   logger?: Logger;

@@ -98,6 +98,10 @@ function addServeCommand(program: Command, io: CliIo): void {
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--token-file <file>', 'bearer token HTTP and gRPC clients must send (or $FLEETLS_TOKEN)')
+    .option(
+      '--grants <file>',
+      'who may call what: principals with hashed tokens, their tools, hosts and paths (reloaded on SIGHUP and change)',
+    )
     .option('--no-auth', 'serve --http without a bearer token (loopback addresses only; logged at start)')
     .action(async (o: ServeFlags, cmd: Command) => {
       // prom-client loads only with --http, whose /metrics is where the gateway's metrics are read.

@@ -33,9 +33,10 @@ export function grpcTls(flags: TlsFlags): FleetTlsFiles | undefined {
   return { cert, key, ...(ca !== undefined ? { ca } : {}) };
 }
 
-export function authWords(token: string | undefined, tls: FleetTlsFiles | undefined): string {
+export function authWords(token: string | undefined, tls: FleetTlsFiles | undefined, grants = false): string {
   const words = [tls ? (tls.ca ? 'TLS, client certificate required' : 'TLS') : 'plaintext'];
-  if (token) words.push('bearer token required');
+  if (grants) words.push('a token of the grants file required');
+  else if (token) words.push('bearer token required');
   else if (!tls?.ca) words.push('no auth: --no-auth, any local process may call');
   return ` (${words.join(', ')})`;
 }
@@ -77,7 +78,14 @@ export function checkGrpcFace(
   flags: { noAuth?: boolean },
   host: string,
   logger: Logger,
+  grants = false,
 ): void {
+  // With --grants every call carries a token of the file (fleet-api/service.ts), on loopback too.
+  if (grants) {
+    if (flags.noAuth)
+      throw invalidArgument("--grants names who may call, by their tokens' hashes: it excludes --no-auth");
+    return;
+  }
   checkGrpcAuth(token, tls, flags.noAuth === true, host);
   if (flags.noAuth && !tls?.ca)
     logger.warn(

@@ -6,6 +6,7 @@ import { invalidArgument, isLoopback } from '@fleetls/core';
 import type { LoadedFleet } from '../../fleet/fleet.js';
 import type { GatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
+import type { Grants } from '../../grants/source.js';
 import { EMBEDDED_EXAMPLE, parseEmbeddedAllow } from '../../inventory/localhost.js';
 import type { Logger } from '../../logger.js';
 import type { GatewayMetrics } from '../../metrics/metrics.js';
@@ -14,6 +15,7 @@ import { serveStdio } from '../mcp/stdio.js';
 import type { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
 import { authWords, checkGrpcFace, corsOrigins, grpcTls } from './serve-auth.js';
+import { grantedSelector, openGrants } from './serve-grants.js';
 
 export interface ServeFlags {
   http?: string;
@@ -27,6 +29,8 @@ export interface ServeFlags {
   noAuth?: boolean;
   /** `--allow DIR` (repeatable): without an inventory, the roots of the embedded localhost. */
   allow?: string[];
+  /** `--grants FILE`: who may call what (grants/file.ts); in place of the bearer token. */
+  grants?: string;
 }
 
 /**
@@ -117,12 +121,28 @@ interface ServeDeps {
 }
 
 export async function runServe(deps: ServeDeps): Promise<void> {
-  const { flags, open, logger, io, metrics } = deps;
+  const { flags, logger, io } = deps;
   if (flags.noAuth && flags.http === undefined && flags.grpc === undefined)
     throw invalidArgument('--no-auth applies to --http and --grpc only');
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
-  if (flags.http === undefined && flags.grpc === undefined) return runStdio(deps, shutdown);
-  const token = readServeToken(flags, io.env);
+  // Read before anything listens: a bad grants file refuses the start, naming the key.
+  const grants = await openGrants(flags, io, logger);
+  try {
+    if (flags.http === undefined && flags.grpc === undefined) return await runStdio(deps, shutdown, grants);
+    return await runNetwork(deps, shutdown, grants);
+  } finally {
+    grants?.close();
+  }
+}
+
+async function runNetwork(deps: ServeDeps, shutdown: Promise<unknown>, grants: Grants | undefined): Promise<void> {
+  const { flags, open, logger, io, metrics } = deps;
+  const token = grants ? undefined : readServeToken(flags, io.env);
+  if (grants && readServeToken(flags, io.env) !== undefined) {
+    throw invalidArgument(
+      "--grants names who may call, by their tokens' hashes: it excludes a bearer token (--token-file or $FLEETLS_TOKEN)",
+    );
+  }
   const flagOrigins = corsOrigins(flags.corsOrigin);
   const tls = grpcTls(flags);
   const http = flags.http === undefined ? undefined : parseListen(flags.http);
@@ -130,8 +150,8 @@ export async function runServe(deps: ServeDeps): Promise<void> {
   // Refused before anything listens: the token first, then a network face without an
   // inventory needs --allow.
   const web = http ? await loadWebFaces() : undefined;
-  if (http) web?.[0].checkAuth(token, flags.noAuth === true, http.host, isLoopback(http.host));
-  if (grpcAt) checkGrpcFace(token, tls, flags, grpcAt.host, logger);
+  if (http) web?.[0].checkAuth(token, flags.noAuth === true, http.host, isLoopback(http.host), grants !== undefined);
+  if (grpcAt) checkGrpcFace(token, tls, flags, grpcAt.host, logger, grants !== undefined);
   const localAllow = embeddedRoots(flags, deps.inventoryFile, deps.registry);
   // /readyz = inventory loaded and every transport listening. HTTP listens first, so the
   // probes answer (not ready) while the inventory loads (Kubernetes discovery asks DNS).
@@ -141,7 +161,7 @@ export async function runServe(deps: ServeDeps): Promise<void> {
   try {
     let httpUrl: string | undefined;
     if (http && web) {
-      const server = await startWebFaces(web, { deps, late, readiness, http, token, flagOrigins });
+      const server = await startWebFaces(web, { deps, late, readiness, http, token, flagOrigins, grants });
       closers.push(server.close);
       httpUrl = server.url;
     }
@@ -181,12 +201,12 @@ export async function runServe(deps: ServeDeps): Promise<void> {
     if (grpcAt) {
       // grpc-js and the Fleet API load only with --grpc.
       const { startFleetGrpcServer } = await import('../fleet-api/server.js');
-      const grpc = await startFleetGrpcServer({ fleet, logger, options, scans, ...grpcAt, token, tls });
+      const grpc = await startFleetGrpcServer({ fleet, logger, options, scans, ...grpcAt, token, tls, grants });
       closers.unshift(grpc.close);
       readiness.up(GRPC);
-      io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls)}\n`);
+      io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls, grants !== undefined)}\n`);
     }
-    if (httpUrl && web) announceHttp(io, web, httpUrl, token, late.fleetApi, metrics);
+    if (httpUrl && web) announceHttp(io, web, httpUrl, token, late.fleetApi, metrics, grants !== undefined);
     await shutdown;
   } finally {
     readiness.stop();
@@ -196,14 +216,22 @@ export async function runServe(deps: ServeDeps): Promise<void> {
 }
 
 /** stdio: the inventory first, then the MCP server until the client closes stdin, or a signal. */
-async function runStdio(deps: ServeDeps, shutdown: Promise<unknown>): Promise<void> {
+async function runStdio(deps: ServeDeps, shutdown: Promise<unknown>, grants: Grants | undefined): Promise<void> {
   const { flags, logger, io } = deps;
   if (flags.tokenFile !== undefined)
     logger.warn('--token-file applies to --http and --grpc only; stdio needs no token');
   const { fleet, options } = await deps.open(embeddedRoots(flags, deps.inventoryFile, deps.registry));
   try {
     await Promise.race([
-      serveStdio({ fleet, logger, options, pages: fleet.pages, stateDir: stateDirOf(io.env) }),
+      serveStdio({
+        fleet,
+        logger,
+        options,
+        pages: fleet.pages,
+        stateDir: stateDirOf(io.env),
+        // The one caller of stdio is `local`: all, unless the grants file names it.
+        ...(grants ? { access: () => grants.local() } : {}),
+      }),
       shutdown,
     ]);
   } finally {
@@ -238,10 +266,11 @@ function startWebFaces(
     http: { host: string; port: number };
     token: string | undefined;
     flagOrigins: string[];
+    grants: Grants | undefined;
   },
 ) {
   const [{ startHttpServer }, { loadDashboard }, { createDashboardApi }] = web;
-  const { deps, late, readiness, http, token, flagOrigins } = at;
+  const { deps, late, readiness, http, token, flagOrigins, grants } = at;
   return startHttpServer({
     // On NATS the fleet's JetStream store, shared by every gateway; else this process's memory.
     pages: sharedPages(() => late.loaded?.fleet),
@@ -258,6 +287,7 @@ function startWebFaces(
     port: http.port,
     token,
     noAuth: deps.flags.noAuth,
+    grants,
     metrics: deps.metrics?.registry,
     fleetApi: (req, res) => ready(late.fleetApi)(req, res),
     // The flag's origins, and the inventory's `cors_origins` once it is loaded.
@@ -265,7 +295,10 @@ function startWebFaces(
       return [...flagOrigins, ...(late.loaded?.fleet.inventory?.corsOrigins ?? [])];
     },
     dashboard: loadDashboard(),
-    dashboardApi: createDashboardApi(() => ready(late.hostStatus)),
+    dashboardApi: createDashboardApi(
+      () => ready(late.hostStatus),
+      (req, selector) => grantedSelector(req, selector, ready(late.loaded).fleet),
+    ),
     notReady: () => readiness.notReady(),
   });
 }
@@ -278,10 +311,14 @@ function announceHttp(
   token: string | undefined,
   fleetApi: LateFaces['fleetApi'],
   metrics: GatewayMetrics | undefined,
+  granted: boolean,
 ): void {
-  io.stderr.write(
-    `fleetls: MCP over HTTP at ${httpUrl}${token ? ' (bearer token required)' : ' (no auth: --no-auth, any local process may call)'}\n`,
-  );
+  const auth = granted
+    ? ' (a token of the grants file required)'
+    : token
+      ? ' (bearer token required)'
+      : ' (no auth: --no-auth, any local process may call)';
+  io.stderr.write(`fleetls: MCP over HTTP at ${httpUrl}${auth}\n`);
   const urls = web[0].servedUrls(httpUrl.replace(/\/mcp$/, ''), { fleetApi, metrics: metrics?.registry });
   const also = [
     urls.fleet_api && `Fleet API (Connect, gRPC-Web) at ${urls.fleet_api}`,

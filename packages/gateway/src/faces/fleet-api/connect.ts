@@ -17,7 +17,8 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { FleetError } from '@fleetls/core';
 import { FLEET_SERVICE_NAME, toStatus } from '@fleetls/proto';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest } from '@fleetls/proto/fleet_pb';
-import { requestPrincipal } from '../mcp/http-principal.js';
+import type { CallerAccess } from '../../grants/access.js';
+import { requestAccess, requestPrincipal } from '../mcp/http-principal.js';
 import { createFleetImpl, type FleetServiceDeps } from './impl.js';
 
 /** Path prefix of every Fleet method on the HTTP port. */
@@ -75,6 +76,8 @@ async function* events(
 
 /** The principal faces/mcp/http.ts found for the request (its bearer token), carried into the handler. */
 const PRINCIPAL = createContextKey<string | undefined>(undefined);
+/** Its grant, with --grants. */
+const ACCESS = createContextKey<CallerAccess | undefined>(undefined);
 
 /** `caller` names HTTP callers in the audit trail, as the MCP endpoint beside it does (`http:bearer`). */
 export function createFleetHttpHandler(
@@ -83,6 +86,15 @@ export function createFleetHttpHandler(
   const caller = deps.caller;
   const impl = createFleetImpl(deps);
 
+  const callOf = (ctx: HandlerContext) => {
+    const access = ctx.values.get(ACCESS);
+    return {
+      signal: ctx.signal,
+      caller: access ? `http:grant:${access.principal}` : caller,
+      principal: ctx.values.get(PRINCIPAL),
+      ...(access ? { access } : {}),
+    };
+  };
   const routes = (router: ConnectRouter) => {
     const handlers: Record<string, unknown> = {};
     for (const m of Fleet.methods) {
@@ -90,14 +102,14 @@ export function createFleetHttpHandler(
         const run = impl.unary[m.name];
         handlers[m.localName] = async (req: Message, ctx: HandlerContext) => {
           try {
-            return await run(req, { signal: ctx.signal, caller, principal: ctx.values.get(PRINCIPAL) });
+            return await run(req, callOf(ctx));
           } catch (err) {
             throw connectError(err);
           }
         };
       } else {
         handlers[m.localName] = (req: FleetWalkRequest, ctx: HandlerContext) => {
-          const call = { signal: ctx.signal, caller, principal: ctx.values.get(PRINCIPAL) };
+          const call = callOf(ctx);
           return events((send) => impl.Walk(req, call, send));
         };
       }
@@ -108,6 +120,9 @@ export function createFleetHttpHandler(
   return connectNodeAdapter({
     routes,
     readMaxBytes: READ_MAX_BYTES,
-    contextValues: (req) => createContextValues().set(PRINCIPAL, requestPrincipal(req as IncomingMessage)),
+    contextValues: (req) =>
+      createContextValues()
+        .set(PRINCIPAL, requestPrincipal(req as IncomingMessage))
+        .set(ACCESS, requestAccess(req as IncomingMessage)),
   });
 }

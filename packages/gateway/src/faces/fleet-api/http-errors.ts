@@ -12,6 +12,7 @@ const CODE_OF_STATUS: Record<number, { name: string; grpc: number }> = {
   404: { name: 'unimplemented', grpc: 12 },
   405: { name: 'unimplemented', grpc: 12 },
   413: { name: 'resource_exhausted', grpc: 8 },
+  429: { name: 'resource_exhausted', grpc: 8 },
   503: { name: 'unavailable', grpc: 14 },
 };
 

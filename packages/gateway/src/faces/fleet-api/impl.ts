@@ -4,9 +4,12 @@
 // Connect/gRPC-Web handler on the HTTP port (connect.ts) are adapters around it that decode
 // and encode with the same generated code, so all three protocols answer alike.
 import { create, type Message, type MessageInitShape } from '@bufbuild/protobuf';
+import { FleetError } from '@fleetls/core';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest, FleetWalkRequestSchema } from '@fleetls/proto/fleet_pb';
 import type { GatewayOptions } from '../../fleet/options.js';
 import type { Fleet as FleetOfHosts } from '../../fleet/types.js';
+import type { CallerAccess } from '../../grants/access.js';
+import type { Grants } from '../../grants/source.js';
 import type { Logger } from '../../logger.js';
 import type { ScanRegistry } from '../../scans/registry.js';
 import { TOOLS } from '../../tools/registry.js';
@@ -25,6 +28,11 @@ export interface FleetServiceDeps {
    * next_cursor continues (none: every RPC answers whole within its deadline).
    */
   scans?: ScanRegistry;
+  /**
+   * `--grants`: callers are the file's principals. The gRPC adapter finds each call's by its
+   * bearer token (none: UNAUTHENTICATED); on the HTTP port the door has found it already.
+   */
+  grants?: Grants;
 }
 
 /** What an adapter knows of a call: its cancellation, and who made it (for the audit line). */
@@ -34,6 +42,8 @@ export interface CallInfo {
   caller: string;
   /** Whose scans the call reaches, when the adapter knows it better than `caller` (the HTTP port's token). */
   principal?: string;
+  /** The caller's grant (with --grants): runTool holds the call to it. */
+  access?: CallerAccess;
 }
 
 export type Unary = (request: Message, call: CallInfo) => Promise<Message>;
@@ -52,16 +62,21 @@ export interface FleetImpl {
 
 export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
   const { fleet, options, logger } = deps;
-  const context = ({ signal, caller, principal }: CallInfo): ToolContext => ({
-    fleet,
-    options,
-    signal,
-    audit: { logger, caller },
-    // A scan outlives its RPC (a closed connection does not stop it; ScanStatus cancel does),
-    // and belongs to who called: the client certificate, else the bearer token's holders.
-    scans: deps.scans,
-    principal: `fleet-api:${principal ?? (caller.startsWith('grpc:plaintext:') ? 'grpc:bearer' : caller)}`,
-  });
+  const context = ({ signal, caller, principal, access }: CallInfo): ToolContext => {
+    if (deps.grants && !access) throw new FleetError('unauthenticated', 'missing or unknown bearer token');
+    return {
+      fleet,
+      options,
+      signal,
+      audit: { logger, caller },
+      // A scan outlives its RPC (a closed connection does not stop it; ScanStatus cancel does),
+      // and belongs to who called: the grant's principal, the client certificate, else the
+      // bearer token's holders.
+      scans: deps.scans,
+      principal: `fleet-api:${access?.principal ?? principal ?? (caller.startsWith('grpc:plaintext:') ? 'grpc:bearer' : caller)}`,
+      ...(access ? { access } : {}),
+    };
+  };
   const unary: Record<string, Unary> = {};
   for (const tool of TOOLS) {
     const face = tool.fleet;
@@ -78,7 +93,7 @@ export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
   }
   return {
     unary,
-    Walk: (request, call, send) =>
+    Walk: async (request, call, send) =>
       streamWalk(requestArgs(WALK_INPUT, FleetWalkRequestSchema, request), context(call), send),
   };
 }

@@ -48,7 +48,7 @@ function credentials(tls: FleetTlsFiles | undefined): grpc.ServerCredentials {
 
 export async function startFleetGrpcServer(opts: FleetGrpcServerOptions): Promise<FleetGrpcServer> {
   const token = opts.token === '' ? undefined : opts.token;
-  if (!token && !opts.tls?.ca && !isLoopback(opts.host)) {
+  if (!token && !opts.grants && !opts.tls?.ca && !isLoopback(opts.host)) {
     throw invalidArgument(
       `--grpc: refusing to serve the Fleet API on ${opts.host} without authentication: give a bearer token (--token-file or FLEETLS_TOKEN) or client certificates (--grpc-tls-ca), or bind 127.0.0.1`,
     );
@@ -56,7 +56,7 @@ export async function startFleetGrpcServer(opts: FleetGrpcServerOptions): Promis
   const observer = opts.fleet.observer ?? NOOP_OBSERVER;
   // Metrics first, so that calls the token check refuses are counted too.
   const interceptors = [metricsInterceptor(observer)];
-  if (token) {
+  if (token && !opts.grants) {
     // The agent's check: the SHA-256 of the whole header, compared in constant time.
     const expected = tokenDigest(`Bearer ${token}`);
     interceptors.push(tokenInterceptor(() => expected));
@@ -80,7 +80,7 @@ export async function startFleetGrpcServer(opts: FleetGrpcServerOptions): Promis
   );
   const address = opts.host.includes(':') ? `[${opts.host}]:${port}` : `${opts.host}:${port}`;
   opts.logger.info(
-    { address, auth: [token && 'bearer', opts.tls?.ca && 'mtls'].filter(Boolean) },
+    { address, auth: [opts.grants ? 'grants' : token && 'bearer', opts.tls?.ca && 'mtls'].filter(Boolean) },
     'Fleet API listening',
   );
   return {

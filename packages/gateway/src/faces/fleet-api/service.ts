@@ -10,7 +10,7 @@ import { toStatus } from '@fleetls/proto';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest } from '@fleetls/proto/fleet_pb';
 import { callerOf } from '@fleetls/runtime';
 import type * as grpc from '@grpc/grpc-js';
-import { createFleetImpl, type FleetServiceDeps } from './impl.js';
+import { type CallInfo, createFleetImpl, type FleetServiceDeps } from './impl.js';
 
 export type { FleetServiceDeps } from './impl.js';
 
@@ -51,6 +51,22 @@ function fleetServiceDefinition(): grpc.ServiceDefinition {
   return definition;
 }
 
+/**
+ * Who made a call: its peer or client certificate, and with --grants the principal its bearer
+ * token names (impl.ts refuses a call without one as UNAUTHENTICATED).
+ */
+function callInfo(
+  deps: FleetServiceDeps,
+  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+  signal: AbortSignal,
+): CallInfo {
+  const caller = `grpc:${callerOf(call)}`;
+  if (!deps.grants) return { signal, caller };
+  const header = call.metadata.get('authorization')[0];
+  const access = deps.grants.byBearer(typeof header === 'string' ? header : undefined);
+  return access ? { signal, caller: `grpc:grant:${access.principal}`, access } : { signal, caller };
+}
+
 export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): void {
   const impl = createFleetImpl(deps);
   const handlers: grpc.UntypedServiceImplementation = {};
@@ -58,7 +74,7 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
   for (const [method, run] of Object.entries(impl.unary)) {
     handlers[method] = (call: grpc.ServerUnaryCall<Message, Message>, callback: grpc.sendUnaryData<Message>) => {
       const { signal, done } = callSignal(call);
-      run(call.request, { signal, caller: `grpc:${callerOf(call)}` })
+      run(call.request, callInfo(deps, call, signal))
         .then(
           (response) => callback(null, response),
           (err: unknown) => {
@@ -92,7 +108,7 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
       return drained;
     };
     impl
-      .Walk(call.request, { signal, caller: `grpc:${callerOf(call)}` }, send)
+      .Walk(call.request, callInfo(deps, call, signal), send)
       .then(
         () => call.end(),
         (err: unknown) => {

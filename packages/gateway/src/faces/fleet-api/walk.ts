@@ -65,6 +65,8 @@ type WalkArgs = { [K in keyof typeof WALK_INPUT]: z.output<(typeof WALK_INPUT)[K
 function walkTool(send: (e: FleetWalkEvent) => Promise<void>): Tool<WalkArgs, WalkPlan, WalkResult> {
   return defineTool({
     name: 'walk',
+    // A grant allows the tree stream with the tree tool.
+    grantedAs: 'list_directory',
     title: 'Walk (Fleet API stream)',
     description: 'The tree under path on each host, streamed as hosts answer.',
     input: WALK_INPUT,

@@ -2,9 +2,11 @@
 // line; each is its own principal (a scan or task one token started is refused to another),
 // named by its digest: the token itself is never kept or logged. faces/mcp/http.ts checks the
 // token and records the principal of the request here; the Fleet API's Connect handler on
-// the same port reads it back, so both faces of a request agree on whose it is.
+// the same port reads it back, so both faces of a request agree on whose it is. With a grants
+// file (--grants) the principal is the file's, and its grant travels with the request too.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { CallerAccess } from '../../grants/access.js';
 
 /** The tokens a `--token-file` / `$FLEETLS_TOKEN` value holds: one per line, blank lines ignored. */
 export function bearerTokens(value: string | undefined): string[] {
@@ -53,4 +55,15 @@ export function setRequestPrincipal(req: IncomingMessage, principal: string): vo
 /** The principal faces/mcp/http.ts found for `req` (undefined: not checked there). */
 export function requestPrincipal(req: IncomingMessage): string | undefined {
   return principals.get(req);
+}
+
+const accesses = new WeakMap<IncomingMessage, CallerAccess>();
+
+export function setRequestAccess(req: IncomingMessage, access: CallerAccess): void {
+  accesses.set(req, access);
+}
+
+/** The grant faces/mcp/http.ts found for `req` (undefined: no grants file). */
+export function requestAccess(req: IncomingMessage): CallerAccess | undefined {
+  return accesses.get(req);
 }

@@ -7,9 +7,10 @@ import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { resolveGatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
+import type { Grants } from '../../grants/source.js';
 import { createScanRegistry, type ScanRegistry } from '../../scans/registry.js';
 import { writeFleetHttpError } from '../fleet-api/http-errors.js';
-import { bearerTokens, setRequestPrincipal, tokenCheck } from './http-principal.js';
+import { bearerTokens, requestAccess, setRequestAccess, setRequestPrincipal, tokenCheck } from './http-principal.js';
 import { createMcpServer, type McpServerDeps } from './server.js';
 
 export const MCP_PATH = '/mcp';
@@ -26,6 +27,11 @@ export interface HttpServerDeps extends McpServerDeps {
   token?: string;
   /** `--no-auth`: serve without a token, on a loopback address only (logged at start). */
   noAuth?: boolean;
+  /**
+   * `--grants FILE`: callers are the file's principals (by hashed token), each held to its
+   * grant and its rate; in place of `token`.
+   */
+  grants?: Grants;
   /** Served at /metrics (Prometheus text), behind the same checks as /mcp. */
   metrics?: { contentType: string; metrics(): Promise<string> };
   /**
@@ -61,7 +67,22 @@ const CORS_HEADERS = {
 export const METRICS_PATH = '/metrics';
 
 /** Refuses to start open unless asked (`noAuth`), and open off loopback at all. */
-export function checkAuth(token: string | undefined, noAuth: boolean, host: string, loopbackBound: boolean): void {
+export function checkAuth(
+  token: string | undefined,
+  noAuth: boolean,
+  host: string,
+  loopbackBound: boolean,
+  grants = false,
+): void {
+  if (grants) {
+    if (noAuth || token) {
+      throw new FleetError(
+        'invalid_argument',
+        `--grants names who may call, by their tokens' hashes: it excludes ${noAuth ? '--no-auth' : 'a bearer token (--token-file or $FLEETLS_TOKEN)'}`,
+      );
+    }
+    return;
+  }
   if (noAuth && token) {
     throw new FleetError(
       'invalid_argument',
@@ -155,7 +176,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const tokens = bearerTokens(deps.token);
   const token = tokens.length === 0 ? undefined : deps.token;
   const loopbackBound = isLoopback(deps.host);
-  checkAuth(token, deps.noAuth === true, deps.host, loopbackBound);
+  checkAuth(token, deps.noAuth === true, deps.host, loopbackBound, deps.grants !== undefined);
   const wanted = token === undefined ? undefined : tokenCheck(tokens);
   const log = deps.logger.child({ transport: 'http' });
   const scope: HttpScope = {
@@ -165,7 +186,8 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     pages: deps.pages ?? new MemoryPageStore(),
     scans: deps.scans,
   };
-  if (!token) log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
+  if (!token && !deps.grants)
+    log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
 
   const http = createServer((req, res) => {
     handle(scope, req, res).catch((err: unknown) => {
@@ -186,7 +208,10 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   const hostPart = deps.host.includes(':') && !deps.host.startsWith('[') ? `[${deps.host}]` : deps.host;
   const base = `http://${hostPart}:${port}`;
   const url = `${base}${MCP_PATH}`;
-  log.info({ url, urls: servedUrls(base, deps), auth: token ? 'bearer' : 'none' }, 'HTTP server listening');
+  log.info(
+    { url, urls: servedUrls(base, deps), auth: deps.grants ? 'grants' : token ? 'bearer' : 'none' },
+    'HTTP server listening',
+  );
   return {
     url,
     close: () =>
@@ -269,12 +294,35 @@ function admit(scope: HttpScope, req: IncomingMessage, res: ServerResponse, refu
     }
     for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
   }
+  if (scope.deps.grants) return admitGranted(scope.deps.grants, req, refuse);
   // A scan belongs to the token that started it (faces/mcp/http-principal.ts).
   const principal = scope.wanted ? scope.wanted.principal(req.headers.authorization) : 'http:no-auth';
   if (principal === undefined) {
     refuse(401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
   }
   return principal;
+}
+
+/**
+ * With a grants file: the principal whose token the request carries, held to its rate here
+ * (429 and Retry-After, before the body is read); its grant travels with the request.
+ */
+function admitGranted(grants: Grants, req: IncomingMessage, refuse: Refuse): string | undefined {
+  const access = grants.byBearer(req.headers.authorization);
+  if (!access) {
+    return void refuse(401, 'missing or unknown bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+  }
+  const wait = access.limiter?.tryTake() ?? 0;
+  if (wait > 0) {
+    const s = Math.ceil(wait / 1000);
+    return void refuse(
+      429,
+      `too many requests: ${access.principal} may make ${access.spec?.callsPerMinute} a minute; retry in ${s} s`,
+      { 'retry-after': String(s) },
+    );
+  }
+  setRequestAccess(req, { ...access, counted: true });
+  return access.principal;
 }
 
 /** POST /mcp: the body read within its bound, answered by a fresh MCP server and transport. */
@@ -298,12 +346,14 @@ async function serveMcp(scope: HttpScope, req: IncomingMessage, res: ServerRespo
     return jsonError(res, 400, `bad request body: ${fe.message}`);
   }
   scope.scans ??= createScanRegistry(resolveGatewayOptions(deps.options), deps.logger, deps.stateDir);
+  const access = requestAccess(req);
   const server = createMcpServer({
     ...deps,
     pages: scope.pages,
     scans: scope.scans,
     principal,
-    caller: scope.wanted ? 'http:bearer' : 'http:no-auth',
+    caller: access ? `http:grant:${access.principal}` : scope.wanted ? 'http:bearer' : 'http:no-auth',
+    ...(access ? { access: () => access } : {}),
   });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.on('close', () => {

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { type GatewayOptions, resolveGatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
 import type { Fleet } from '../../fleet/types.js';
+import type { CallerAccess } from '../../grants/access.js';
 import { createScanRegistry, type ScanRegistry } from '../../scans/registry.js';
 import { TOOLS } from '../../tools/registry.js';
 import { runTool } from '../../tools/run-tool.js';
@@ -21,7 +22,7 @@ import { registerMcpApps, toolUiMeta } from '../web/mcp-app.js';
 import { callProgress } from './progress.js';
 import { acceptToolInputAsIs, requestHandlers } from './sdk-patches.js';
 import { TASK_CAPABILITIES, type TaskKeeper, type TaskRun, tasksOf } from './tasks.js';
-import { compactToolList } from './tool-list.js';
+import { compactToolList, grantedToolList } from './tool-list.js';
 
 export const SERVER_NAME = 'fleetls';
 export const SERVER_VERSION = GATEWAY_VERSION;
@@ -45,6 +46,11 @@ export interface McpServerDeps {
   principal?: string;
   /** The gateway's state directory: scans spill rows beyond their memory bound under it. */
   stateDir?: string;
+  /**
+   * The caller's grant, read at each call (a reloaded grants file applies to a session's next
+   * call): its calls are checked by runTool and its tools/list holds what it may call.
+   */
+  access?: () => CallerAccess;
 }
 
 const PROGRESS_INTERVAL_MS = 5000;
@@ -129,6 +135,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
   }
   const scanned = new Map(TOOLS.filter((t) => t.scan !== undefined).map((t) => [t.name, t]));
   compactToolList(server, new Set(scanned.keys()));
+  if (deps.access) grantedToolList(server, deps.access);
   routeTaskCalls(scope, tasks, scanned);
   registerMcpApps(server);
   return server;
@@ -167,6 +174,7 @@ async function callTool(
     scans: scope.scans,
     principal: scope.principal,
     audit: { logger: deps.logger, caller: deps.caller ?? 'stdio' },
+    access: deps.access?.(),
   };
   try {
     const result = await runTool(tool, args, ctx);

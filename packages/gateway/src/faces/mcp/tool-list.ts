@@ -1,5 +1,7 @@
 // tools/list, made lean for the model that reads it.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallerAccess } from '../../grants/access.js';
+import { mayCall } from '../../grants/grant.js';
 import { requestHandlers } from './sdk-patches.js';
 
 type Json = Record<string, unknown>;
@@ -60,7 +62,25 @@ function shallowSchema(schema: Json): Json {
   const props = (schema.properties ?? {}) as Record<string, Json>;
   const shallow: Record<string, Json> = {};
   for (const [k, v] of Object.entries(props)) {
+    // Only an answer a grant narrowed has it (and its [GRANT] line says so): not worth every list's bytes.
+    if (k === 'narrowed') continue;
     shallow[k] = v.const !== undefined ? { const: v.const } : v.type !== undefined ? { type: v.type } : {};
   }
   return { type: 'object', properties: shallow };
+}
+
+/**
+ * tools/list as the caller's grant reads it: only the tools it may call (as MCP's SEP-1881
+ * drafts), so a model is never shown a tool it would be refused. A call of another tool is
+ * still refused by runTool, naming what the principal may call.
+ */
+export function grantedToolList(server: McpServer, access: () => CallerAccess): void {
+  const handlers = requestHandlers(server);
+  const list = handlers.get('tools/list');
+  if (!list) return;
+  handlers.set('tools/list', async (request, extra) => {
+    const r = (await list(request, extra)) as { tools: Json[] };
+    const spec = access().spec;
+    return spec ? { ...r, tools: r.tools.filter((t) => mayCall(spec, t.name as string)) } : r;
+  });
 }

@@ -13,14 +13,19 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+/**
+ * `granted`: the selector as the request's grant lets it reach (narrowed to the granted hosts,
+ * or refused with permission_denied), with --grants; the page shows only those hosts.
+ */
 export function createDashboardApi(
   cache: () => HostStatusCache,
+  granted: (req: IncomingMessage, selector: string) => string = (_req, selector) => selector,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = `${req.method} ${url.pathname.slice(DASHBOARD_API_PREFIX.length)}`;
-    const selector = url.searchParams.get('host') || 'all';
     try {
+      const selector = granted(req, url.searchParams.get('host') || 'all');
       if (route === 'GET hosts') return json(res, 200, await cache().read(selector));
       if (route === 'POST hosts/check') {
         await cache().check(selector);
@@ -29,7 +34,8 @@ export function createDashboardApi(
       return json(res, 404, { error: { code: 'not_found', message: `no dashboard call ${route}` } });
     } catch (err) {
       const fe = FleetError.from(err);
-      json(res, fe.code === 'invalid_argument' ? 400 : 500, { error: { code: fe.code, message: fe.message } });
+      const status = fe.code === 'invalid_argument' ? 400 : fe.code === 'permission_denied' ? 403 : 500;
+      json(res, status, { error: { code: fe.code, message: fe.message } });
     }
   };
 }
