@@ -9,9 +9,10 @@ export {
   launch,
   READY_TIMEOUT_MS,
   run,
-} from './launch.js';
-export { bindMountedOver } from './mount-namespace.js';
-export { freePort } from './ports.js';
+} from './processes/launch.js';
+export { freePort } from './processes/ports.js';
+export { type WaitOptions, waitFor } from './processes/wait-for.js';
+export { bindMountedOver } from './trees/mount-namespace.js';
 export {
   type EntryMeta,
   type FileNode,
@@ -20,5 +21,4 @@ export {
   type TreeNode,
   type TreeOptions,
   type TreeSpec,
-} from './tree.js';
-export { type WaitOptions, waitFor } from './wait-for.js';
+} from './trees/tree.js';
