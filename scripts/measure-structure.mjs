@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Measures issue 24's structure figures over the production sources (packages/*/src and
-// proto/src, without tests, `testing/` helpers, generated code or the test kit):
-// functions over 80 lines, files over 350 lines and `as unknown as` casts.
+// Measures issue 24's structure figures over the production sources (packages/*/src,
+// proto/src and the dashboard, packages/gateway/web; without tests, `testing/` helpers,
+// generated code or the test kit): functions over 80 lines, files over 350 lines, `as
+// unknown as` casts, exported functions with one-letter parameters, and src/ roots over 6
+// files (every package's, tests counted).
 // `node scripts/measure-structure.mjs [-v]` prints the counts, `-v` each hit.
 // No dependencies (TypeScript 7 has no JS compiler API): a small tokenizer that knows
 // strings, templates, comments and regular expressions finds function bodies by their braces,
@@ -13,6 +15,7 @@ const root = new URL('..', import.meta.url).pathname;
 const verbose = process.argv.includes('-v');
 const MAX_FUNCTION_LINES = 80;
 const MAX_FILE_LINES = 350;
+const MAX_ROOT_FILES = 6;
 
 function sources(dir, out = []) {
   for (const name of readdirSync(dir)) {
@@ -199,6 +202,71 @@ export function functions(tokens) {
   return found;
 }
 
+/**
+ * Exported functions (`export [async] function f(…)`, `export const f = [async] (…) =>`) with
+ * a one-letter parameter, as `{ name, line, params }`: an exported function is read where it
+ * is called, and its parameters' names are the reader's only help there.
+ */
+export function oneLetterParams(tokens) {
+  const found = [];
+  for (let k = 0; k < tokens.length; k++) {
+    if (tokens[k].t !== 'export') continue;
+    let j = k + 1;
+    if (tokens[j]?.t === 'default') j++;
+    if (tokens[j]?.t === 'async') j++;
+    let name;
+    let open;
+    if (tokens[j]?.t === 'function') {
+      j++;
+      if (tokens[j]?.t === '*') j++;
+      name = tokens[j]?.t;
+      j++;
+      if (tokens[j]?.t === '<') j = skipAngles(tokens, j);
+      open = j;
+    } else if (tokens[j]?.t === 'const' && tokens[j + 2]?.t === '=') {
+      name = tokens[j + 1].t;
+      j += 3;
+      if (tokens[j]?.t === 'async') j++;
+      if (tokens[j]?.t === '<') j = skipAngles(tokens, j);
+      if (tokens[j]?.t !== '(' || tokens[matchForward(tokens, j) + 1]?.t !== '=>') {
+        // `(…): T =>` has a return type between the parameters and the arrow
+        const close = tokens[j]?.t === '(' ? matchForward(tokens, j) : -1;
+        if (close < 0 || tokens[close + 1]?.t !== ':') continue;
+      }
+      open = j;
+    } else continue;
+    if (tokens[open]?.t !== '(') continue;
+    const params = [];
+    const close = matchForward(tokens, open);
+    for (let i = open + 1; i < close; i++) {
+      const t = tokens[i];
+      if (OPEN.has(t.t)) {
+        i = matchForward(tokens, i);
+        continue;
+      }
+      const first = tokens[i - 1].t === '(' || tokens[i - 1].t === ',' || tokens[i - 1].t === '...';
+      if (first && t.kind === 'word' && /^[A-Za-z_$]$/.test(t.t) && [':', ',', ')', '=', '?'].includes(tokens[i + 1]?.t))
+        params.push(t.t);
+    }
+    if (params.length) found.push({ name, line: tokens[k].line, params });
+  }
+  return found;
+}
+
+/** Index just past the `>` that closes the type parameters opened at `k`. */
+function skipAngles(tokens, k) {
+  let depth = 0;
+  for (let j = k; j < tokens.length; j++) {
+    if (tokens[j].t === '<') depth++;
+    else if (tokens[j].t === '>' && --depth === 0) return j + 1;
+    else if (tokens[j].t === '>>') {
+      depth -= 2;
+      if (depth <= 0) return j + 1;
+    }
+  }
+  return tokens.length;
+}
+
 /** The name an arrow is bound to (`const name = (…) =>` or `name: (…) =>`), else `(arrow)`. */
 function arrowName(tokens, k) {
   let j = k - 1;
@@ -221,6 +289,7 @@ const files = dirs.flatMap((d) => sources(join(root, d)));
 const longFunctions = [];
 const longFiles = [];
 const casts = [];
+const oneLetter = [];
 for (const f of files) {
   const text = readFileSync(f, 'utf8');
   const where = relative(root, f);
@@ -231,6 +300,7 @@ for (const f of files) {
     const n = fn.end - fn.start + 1;
     if (n > MAX_FUNCTION_LINES) longFunctions.push([n, `${where}:${fn.start} ${fn.name}`]);
   }
+  for (const fn of oneLetterParams(tokens)) oneLetter.push(`${where}:${fn.line} ${fn.name}(${fn.params.join(', ')})`);
   for (let k = 0; k + 2 < tokens.length; k++) {
     if (tokens[k].t === 'as' && tokens[k + 1].t === 'unknown' && tokens[k + 2].t === 'as') {
       casts.push([tokens[k].line, where]);
@@ -238,11 +308,18 @@ for (const f of files) {
   }
 }
 
+// Every package's src/ root (the test kit's too, tests counted): more files than this want a folder.
+const crowded = ['proto/src', ...readdirSync(join(root, 'packages')).map((p) => `packages/${p}/src`)]
+  .map((d) => [readdirSync(join(root, d), { withFileTypes: true }).filter((e) => e.isFile()).length, d])
+  .filter(([n]) => n > MAX_ROOT_FILES);
+
 const byLength = (a, b) => b[0] - a[0];
 const report = [
   [`functions over ${MAX_FUNCTION_LINES} lines`, longFunctions.sort(byLength).map(([n, w]) => `${n} ${w}`)],
   [`files over ${MAX_FILE_LINES} lines`, longFiles.sort(byLength).map(([n, w]) => `${n} ${w}`)],
   ['`as unknown as` casts', casts.map(([line, w]) => `${w}:${line}`)],
+  ['exported functions with one-letter parameters', oneLetter],
+  [`src/ roots over ${MAX_ROOT_FILES} files`, crowded.map(([n, d]) => `${n} ${d}`)],
 ];
 for (const [title, hits] of report) {
   console.log(`${title} (production): ${hits.length}`);
