@@ -201,4 +201,14 @@ document.addEventListener('keydown', (ev) => {
   if (ev.key === 'Backspace') document.querySelector<HTMLAnchorElement>('.view:not([hidden]) a[data-up]')?.click();
 });
 
+// `fleetls serve --http` on a terminal prints the dashboard's address with its token after '#'
+// (as Jupyter prints its URL): a fragment never reaches a server or a proxy log. It signs this
+// tab in and is cleared from the address bar and history at once.
+const linked = new URLSearchParams(location.hash.slice(1)).get('token');
+if (linked) {
+  sessionStorage.setItem(TOKEN_KEY, linked);
+  sessionStorage.removeItem(ACCEPTED_KEY);
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+}
+
 void start();

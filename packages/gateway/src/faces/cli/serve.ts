@@ -206,7 +206,10 @@ async function runNetwork(deps: ServeDeps, shutdown: Promise<unknown>, grants: G
       readiness.up(GRPC);
       io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls, grants !== undefined)}\n`);
     }
-    if (httpUrl && web) announceHttp(io, web, httpUrl, token, late.fleetApi, metrics, grants !== undefined);
+    if (httpUrl && web) {
+      const auth = { token, from: tokenSource(flags) };
+      announceHttp(io, web, httpUrl, auth, late.fleetApi, metrics, grants !== undefined);
+    }
     await shutdown;
   } finally {
     readiness.stop();
@@ -303,22 +306,42 @@ function startWebFaces(
   });
 }
 
+/** Where the bearer token came from, as a user would look for it. */
+function tokenSource(flags: ServeFlags): string {
+  return flags.tokenFile !== undefined ? `--token-file ${flags.tokenFile}` : '$FLEETLS_TOKEN';
+}
+
+/**
+ * The dashboard's address. On a terminal, with the token after '#' (as Jupyter prints its URL
+ * with its token): the user who started the server opens it signed in, though the token was
+ * made inside the command (the README's FLEETLS_TOKEN=$(openssl rand …)). Elsewhere (a unit's
+ * journal, a log file) the token is never written: the line says where it is.
+ */
+export function dashboardLine(base: string, auth: { token?: string; from: string }, terminal: boolean): string {
+  if (!auth.token) return `fleetls: dashboard at ${base}`;
+  // A file of several tokens (one principal each): the link signs in with the first.
+  const first = auth.token.split('\n')[0].trim();
+  if (terminal) return `fleetls: dashboard at ${base}#token=${encodeURIComponent(first)} (opens signed in)`;
+  return `fleetls: dashboard at ${base} (sign in with the bearer token of ${auth.from})`;
+}
+
 /** The address people paste into an MCP client (port 0 resolved), once it answers; never on stdout. */
 function announceHttp(
   io: CliIo,
   web: WebFaces,
   httpUrl: string,
-  token: string | undefined,
+  auth: { token?: string; from: string },
   fleetApi: LateFaces['fleetApi'],
   metrics: GatewayMetrics | undefined,
   granted: boolean,
 ): void {
-  const auth = granted
+  const { token } = auth;
+  const words = granted
     ? ' (a token of the grants file required)'
     : token
-      ? ' (bearer token required)'
+      ? ` (bearer token required: ${auth.from})`
       : ' (no auth: --no-auth, any local process may call)';
-  io.stderr.write(`fleetls: MCP over HTTP at ${httpUrl}${auth}\n`);
+  io.stderr.write(`fleetls: MCP over HTTP at ${httpUrl}${words}\n`);
   const urls = web[0].servedUrls(httpUrl.replace(/\/mcp$/, ''), { fleetApi, metrics: metrics?.registry });
   const also = [
     urls.fleet_api && `Fleet API (Connect, gRPC-Web) at ${urls.fleet_api}`,
@@ -326,7 +349,7 @@ function announceHttp(
     `health at ${urls.healthz} and ${urls.readyz}`,
   ];
   io.stderr.write(`fleetls: ${also.filter(Boolean).join('; ')}\n`);
-  io.stderr.write(`fleetls: dashboard at ${httpUrl.replace(/\/mcp$/, '/')}\n`);
+  io.stderr.write(`${dashboardLine(httpUrl.replace(/\/mcp$/, '/'), auth, io.stderr.isTTY === true)}\n`);
 }
 
 const GRPC = 'Fleet gRPC API';
