@@ -172,6 +172,7 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
           host,
           path: root,
           max_depth: 3,
+          type: 'file',
           order_by: 'size',
           ...filter,
         });
@@ -195,7 +196,14 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
       assert.equal(h.status, 'error', JSON.stringify(h));
       assert.match(String(h.message), /owner: no user named "no-such-user-here"/);
     }
-    const own = await call('list_files', { host: 'viassh', path: root, max_depth: 3, owner: sshd.user, name: 'tool' });
+    const own = await call('list_files', {
+      host: 'viassh',
+      path: root,
+      max_depth: 3,
+      type: 'file',
+      owner: sshd.user,
+      name: 'tool',
+    });
     assert.deepEqual(
       (own.structured.items as Json[]).map((i) => i.path),
       ['bin/tool'],

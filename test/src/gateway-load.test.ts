@@ -77,10 +77,26 @@ describe('300 concurrent heavy calls on the embedded localhost of a real gateway
 
   it(`${CALLS} concurrent ranked walks of ${FILES} files: each whole or refused as busy, RSS ≤ ${PEAK_MIB} MiB, no mount hung`, async () => {
     const { gateway, base } = http();
-    const args = { host: 'localhost', path: tree, max_depth: 5, order_by: 'size', sort: 'descending', top_n: TOP_N };
+    const args = {
+      host: 'localhost',
+      path: tree,
+      max_depth: 5,
+      type: 'file',
+      order_by: 'size',
+      sort: 'descending',
+      top_n: TOP_N,
+    };
     const heavy = callTool('list_files', args);
     // The same call on the Fleet API (Connect JSON): half the calls each way.
-    const heavyApi = { host: 'localhost', path: tree, maxDepth: 5, orderBy: 'size', sort: 'descending', topN: TOP_N };
+    const heavyApi = {
+      host: 'localhost',
+      path: tree,
+      maxDepth: 5,
+      type: 'file',
+      orderBy: 'size',
+      sort: 'descending',
+      topN: TOP_N,
+    };
     const auth = { authorization: `Bearer ${TOKEN}` };
     const expected = Array.from({ length: TOP_N }, (_, i) => FILES - i);
     const busyWalk = /too many concurrent walks: \d+ running, max_concurrent_walks is 8/;

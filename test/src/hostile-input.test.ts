@@ -158,7 +158,7 @@ describe('hostile input', () => {
       // A cursor from another query, to hand to every tool that takes one.
       const first = (await client.callTool({
         name: 'list_files',
-        arguments: { host: 'web-1', path: `${fx.data}/big`, limit: 2 },
+        arguments: { host: 'web-1', path: `${fx.data}/big`, limit: 2, type: 'file' },
       })) as CallToolResult;
       const cursor = (first.structuredContent as { next_cursor?: string } | undefined)?.next_cursor;
       const ctx = { data: fx.data, cursors: cursor ? [cursor] : [] };

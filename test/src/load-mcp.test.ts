@@ -77,7 +77,7 @@ describe('load on one gateway', () => {
       client.callTool(
         {
           name: 'list_files',
-          arguments: { host: 'all', path: dir, order_by: 'size', sort: 'descending', top_n: topN },
+          arguments: { host: 'all', path: dir, type: 'file', order_by: 'size', sort: 'descending', top_n: topN },
         },
         undefined,
         // Past the gateway's own call deadline (40 s): a call still open then is a stall.

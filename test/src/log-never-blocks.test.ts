@@ -69,7 +69,7 @@ describe('the gateway never waits on its log', () => {
           client.callTool(
             {
               name: 'list_files',
-              arguments: { host: (i + k) % REAL_EVERY === 0 ? 'all' : selector, path, top_n: 5 },
+              arguments: { host: (i + k) % REAL_EVERY === 0 ? 'all' : selector, path, top_n: 5, type: 'file' },
             },
             undefined,
             // A frozen gateway fails the call here instead of hanging the file.

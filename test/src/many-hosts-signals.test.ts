@@ -88,7 +88,7 @@ describe(`one call over ${HOSTS} hosts`, () => {
   it('every tool that fans out: all hosts answer, no listener warning', async () => {
     warnings.length = 0;
     const calls: [string, Record<string, unknown>][] = [
-      ['list_files', { host: 'all', path: data, order_by: 'size', top_n: 5 }],
+      ['list_files', { host: 'all', path: data, order_by: 'size', top_n: 5, type: 'file' }],
       ['list_directory', { host: 'all', path: data, depth: 1 }],
       ['list_directories', { host: 'all', path: data }],
       ['disk_usage', { host: 'all', path: data }],

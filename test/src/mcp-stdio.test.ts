@@ -64,6 +64,7 @@ describe('fleetls serve over stdio, with an inventory', () => {
       order_by: 'size',
       sort: 'descending',
       top_n: 5,
+      type: 'file',
     });
     assert.equal(r.isError, undefined);
     const sc = r.structuredContent as {

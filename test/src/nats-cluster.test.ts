@@ -145,7 +145,7 @@ describe('a 3-node NATS cluster losing nodes', () => {
   });
 
   it('a page cursor made by the gateway on n2 is served by the gateway on n3, every row once', async () => {
-    const args = { host: 'all', path: big, order_by: 'size', sort: 'descending', limit: 500 };
+    const args = { host: 'all', path: big, order_by: 'size', sort: 'descending', limit: 500, type: 'file' };
     const key = (i: Record<string, unknown>) => `${i.host}:${i.path}`;
     const a1 = await call(g1!, 'list_files', args);
     const a2 = await call(g1!, 'list_files', { ...args, cursor: a1.next_cursor });
@@ -215,7 +215,14 @@ describe('a 3-node NATS cluster losing nodes', () => {
     });
     // The other gateway too (its registry may take a few seconds to hear from a new consumer).
     await waitFor(() => allOk(g2!), { timeoutMs: 60_000, everyMs: 500, what: 'the second gateway sees both' });
-    const s = await call(g2!, 'list_files', { host: 'all', path: big, order_by: 'size', sort: 'descending', top_n: 5 });
+    const s = await call(g2!, 'list_files', {
+      host: 'all',
+      path: big,
+      order_by: 'size',
+      sort: 'descending',
+      top_n: 5,
+      type: 'file',
+    });
     assert.deepEqual(
       s.hosts.map((h) => h.status),
       ['ok', 'ok'],
@@ -225,7 +232,7 @@ describe('a 3-node NATS cluster losing nodes', () => {
 
   it('a node killed during a fan-out: the call answers, each host ok or saying why; called again, whole', async () => {
     await nodes[0].start(); // back, empty-handed: the other two hold the replicas
-    const args = { host: 'all', path: big, order_by: 'name', limit: 2000 };
+    const args = { host: 'all', path: big, order_by: 'name', limit: 2000, type: 'file' };
     const during = call(g1!, 'list_files', args);
     // n3 holds the second gateway and maybe agents: it goes while the first gateway's call runs.
     await Promise.race([agents[0].waitForLog((l) => l.msg === 'walk start', 30_000), during]);

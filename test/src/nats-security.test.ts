@@ -113,7 +113,10 @@ describe('NATS with per-host permissions and verified TLS', () => {
 
   it('agents register and answer through the shipped permissions, over TLS', async () => {
     const answer = async () => {
-      const r = await client.callTool({ name: 'list_files', arguments: { host: 'all', path: tree, max_depth: 1 } });
+      const r = await client.callTool({
+        name: 'list_files',
+        arguments: { host: 'all', path: tree, max_depth: 1, type: 'file' },
+      });
       assert.ok(!r.isError, JSON.stringify(r.content));
       return r.structuredContent as {
         hosts: { host: string; status: string }[];
@@ -243,7 +246,10 @@ describe('NATS with per-host permissions and verified TLS', () => {
       });
       assert.match(log, /host web-1 announces a heartbeat of 2147483647 ms: held to 1000 ms/);
       for (const selector of ['@db', 'label:role=db']) {
-        const r = await g2.callTool({ name: 'list_files', arguments: { host: selector, path: tree, max_depth: 1 } });
+        const r = await g2.callTool({
+          name: 'list_files',
+          arguments: { host: selector, path: tree, max_depth: 1, type: 'file' },
+        });
         assert.ok(!r.isError, JSON.stringify(r.content));
         const hosts = (r.structuredContent as { hosts: { host: string }[] }).hosts.map((h) => h.host);
         assert.deepEqual(hosts, ['db-1'], selector);

@@ -98,15 +98,21 @@ describe('agents on NATS', () => {
   });
 
   it('selectors resolve against the registry: @group and label:k=v', async () => {
-    const web = await call(client, 'list_files', { host: '@web', path: tree });
+    const web = await call(client, 'list_files', { host: '@web', path: tree, type: 'file' });
     assert.deepEqual([...new Set((web.hosts ?? []).map((h) => h.host))], ['web-1.example']);
-    const db = await call(client, 'list_files', { host: 'label:role=db', path: tree });
+    const db = await call(client, 'list_files', { host: 'label:role=db', path: tree, type: 'file' });
     assert.deepEqual([...new Set((db.hosts ?? []).map((h) => h.host))], ['db-1']);
     assert.equal((db.hosts ?? [])[0].status, 'ok');
   });
 
   it('a walk many messages long arrives whole and in order, through the same handlers as gRPC', async () => {
-    const s = await call(client, 'list_files', { host: 'all', path: join(tree, 'big'), order_by: 'name', limit: 5000 });
+    const s = await call(client, 'list_files', {
+      host: 'all',
+      path: join(tree, 'big'),
+      order_by: 'name',
+      limit: 5000,
+      type: 'file',
+    });
     assert.equal(s.total ?? s.count, 8000);
     const backend = createNatsBackend('web-1.example', { nc, logger, connectTimeoutMs: 5000 });
     const req = resolveWalkRequest({ path: join(tree, 'big'), shape: 'tree', maxDepth: 1, maxItemsPerDir: 100_000 });
@@ -171,7 +177,14 @@ describe('agents on NATS', () => {
   });
 
   it('stateless gateways: page 1 from one gateway, that gateway killed, page 2 from another, every row exactly once', async () => {
-    const args = { host: 'all', path: join(tree, 'big'), order_by: 'size', sort: 'descending', limit: 300 };
+    const args = {
+      host: 'all',
+      path: join(tree, 'big'),
+      order_by: 'size',
+      sort: 'descending',
+      limit: 300,
+      type: 'file',
+    };
     const key = (i: Record<string, unknown>) => `${i.host}:${i.path}`;
     // The same three pages from one gateway that lives: what the pages must be.
     const c1 = await call(client, 'list_files', args);

@@ -23,7 +23,7 @@ describe('a fleet of network namespaces over mTLS', () => {
   let client: Client;
 
   const call = async (args: Json): Promise<Json> => {
-    const res = await client.callTool({ name: 'list_files', arguments: args });
+    const res = await client.callTool({ name: 'list_files', arguments: { type: 'file', ...args } });
     assert.ok(!res.isError, JSON.stringify(res.content));
     return res.structuredContent as Json;
   };

@@ -177,11 +177,17 @@ describe('agent and SSH give the same answers', () => {
         else assert.ok((page.total as number) > 5000);
       }
     }
-    await same('list_files', { path: root, max_depth: 1, pattern: '*.dat', order_by: 'size', top_n: 25 });
+    await same('list_files', { path: root, max_depth: 1, pattern: '*.dat', order_by: 'size', top_n: 25, type: 'file' });
     await same('list_files', { path: root, max_depth: 3, type: 'symlink' });
     // Paging with start_index covers the same rows on both paths.
     for (const start_index of [0, 1000, 4990]) {
-      await same('list_files', { path: join(root, 'big'), order_by: 'modified', start_index, limit: 500 });
+      await same('list_files', {
+        path: join(root, 'big'),
+        order_by: 'modified',
+        start_index,
+        limit: 500,
+        type: 'file',
+      });
     }
   });
 
@@ -272,6 +278,7 @@ describe('agent and SSH give the same answers', () => {
         order_by: 'size',
         sort: 'descending',
         limit: 10,
+        type: 'file',
       },
     });
     assert.ok(!res.isError, JSON.stringify(res.content));

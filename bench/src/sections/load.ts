@@ -59,6 +59,7 @@ async function mcpBurst(ctx: BenchContext): Promise<void> {
         path: dir,
         order_by: 'size',
         sort: 'descending',
+        type: 'file',
         top_n: topN(i),
       });
       // One call first: channels to every agent open, as a running gateway has them.

@@ -211,7 +211,15 @@ export async function run(ctx: BenchContext): Promise<void> {
       total,
       5,
     );
-    const topArgs = { host: 'all', path: small, order_by: 'size', sort: 'descending', top_n: 10, max_depth: 10 };
+    const topArgs = {
+      host: 'all',
+      path: small,
+      order_by: 'size',
+      sort: 'descending',
+      top_n: 10,
+      max_depth: 10,
+      type: 'file',
+    };
     const top = await measure(`list_files top_n=10 over all ${total}`, 'list_files', topArgs, total, 3);
     await measure('diff_directory over 1,000 (sim-00*)', 'diff_directory', { host: 'sim-00*', path: '/sim' }, 1000, 3);
     ctx.report.target(

@@ -28,7 +28,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       ctx,
       fleet,
       'list_files',
-      { host: 'localhost', path: dir, order_by: 'size', sort: 'descending', top_n: 10 },
+      { host: 'localhost', path: dir, order_by: 'size', sort: 'descending', top_n: 10, type: 'file' },
       'order_by=size sort=descending top_n=10',
     );
     // same answer?
@@ -38,6 +38,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       order_by: 'size',
       sort: 'descending',
       top_n: 10,
+      type: 'file',
     });
     const got = ((o.structured?.items ?? []) as { size: number }[]).map((i) => i.size).sort((a, b) => a - b);
     const want = find.sample.out

@@ -8,7 +8,8 @@ import { drawTreemap, sizeLabel, tipLines } from './treemap.js';
 
 interface DuStructured {
   path: string;
-  rows: { host: string; path: string; size: number; size_partial?: boolean }[];
+  /** `host` only when several hosts were asked: a one-host answer's rows are its one total's host. */
+  rows: { host?: string; path: string; size: number; size_partial?: boolean }[];
   path_totals: { host: string; size: number; size_partial?: boolean }[];
   hosts?: { host: string; status: string; message?: string }[];
   next_cursor?: string;
@@ -77,8 +78,9 @@ function show(res: ToolResult): void {
     $('where').textContent = res.content?.[0]?.text ?? 'disk_usage gave no structured result';
     return;
   }
+  const only = s.path_totals[0]?.host ?? '';
   const items: DuItem[] = s.rows.map((r) => ({
-    host: r.host,
+    host: r.host ?? only,
     path: r.path,
     size: r.size,
     partial: r.size_partial === true,

@@ -67,7 +67,7 @@ const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.
 test('a call past its deadline: what arrived, pending hosts, and a cursor that delivers the rest once', async () => {
   const { slow, never, fleet, scans } = setup();
   const { client, close } = await connect(fleet, scans, 'p1');
-  const args = { host: 'all', path: '/r', order_by: 'size', sort: 'descending' };
+  const args = { host: 'all', path: '/r', order_by: 'size', sort: 'descending', type: 'file' };
   const first = (await client.callTool({ name: 'list_files', arguments: args })) as CallToolResult;
   const p1 = page(first);
   assert.deepEqual(

@@ -28,7 +28,7 @@ export const host = (dflt?: string) => {
       error: 'host must not be empty: a name, a comma list, a glob like web-*, @group, label:key=value, or all',
     })
     .max(SELECTOR_LENGTH, { error: `host must be at most ${SELECTOR_LENGTH} characters` })
-    .describe('Hosts: localhost, a,b, web-*, @group, label:k=v, all');
+    .describe('localhost, web-*, @group, label:k=v, all');
   return dflt === undefined ? s : s.default(dflt);
 };
 
@@ -49,10 +49,12 @@ export const cliHelp = z.registry<{ help: string }>();
 export const orderBy = z
   .enum(ORDER_BY, { error: `order_by must be one of ${ORDER_BY.join(', ')}` })
   .default('name')
+  .describe('name = path order')
   .register(cliHelp, { help: 'sort key (name = path order)' });
 export const sort = z
   .enum(SORT_DIRECTIONS, { error: `sort must be one of ${SORT_DIRECTIONS.join(', ')}` })
   .default('ascending')
+  .describe('descending: largest first')
   .register(cliHelp, { help: 'sort direction' });
 export const topN = int('top_n', TOP_N.min, TOP_N.max).optional().describe('The first N only');
 

@@ -153,7 +153,13 @@ test('list_files cut at its token budget: the record names tokens and the limit,
 });
 
 test('list_files: merged order across hosts, ties broken by host; dead host is a status row', async () => {
-  const r = await listFiles(ctx(fleet3()), { host: 'all', path: '/srv', order_by: 'size', sort: 'descending' });
+  const r = await listFiles(ctx(fleet3()), {
+    host: 'all',
+    path: '/srv',
+    order_by: 'size',
+    sort: 'descending',
+    type: 'file',
+  });
   assert.deepEqual(
     r.structured.items.map((i) => [i.host, i.path, i.size]),
     [
@@ -187,6 +193,7 @@ test('list_files: top_n applies to the merged list; max_depth, pattern and type 
     order_by: 'size',
     sort: 'descending',
     top_n: 2,
+    type: 'file',
   });
   assert.deepEqual(
     top.structured.items.map((i) => `${i.host}:${i.path}`),
@@ -194,7 +201,13 @@ test('list_files: top_n applies to the merged list; max_depth, pattern and type 
   );
   assert.equal(top.structured.total, 2);
   assert.equal(top.structured.found, 5);
-  const deep = await listFiles(ctx(fleet3()), { host: 'alpha,beta', path: '/srv', max_depth: 2, pattern: '*.log' });
+  const deep = await listFiles(ctx(fleet3()), {
+    host: 'alpha,beta',
+    path: '/srv',
+    max_depth: 2,
+    pattern: '*.log',
+    type: 'file',
+  });
   assert.deepEqual(
     deep.structured.items.map((i) => `${i.host}:${i.path}`),
     ['beta:a.log', 'alpha:b.log', 'beta:b.log', 'alpha:sub/deep.log', 'alpha:sub/inner/x.log'],
@@ -221,7 +234,14 @@ test('list_files: cursors cover the merged set exactly once, across hosts', asyn
     all.structured.items.map((i) => `${i.host}:${i.path}`),
   );
   assert.equal(new Set(seen).size, 51);
-  const second = await listFiles(ctx(f), { host: 'all', path: '/r', order_by: 'size', limit: 7, start_index: 7 });
+  const second = await listFiles(ctx(f), {
+    host: 'all',
+    path: '/r',
+    order_by: 'size',
+    limit: 7,
+    start_index: 7,
+    type: 'file',
+  });
   assert.match(second.text, /^Showing 8-14 of 51 files/);
   await assert.rejects(
     listFiles(ctx(f), { host: 'all', path: '/r', order_by: 'name', cursor: second.structured.next_cursor }),

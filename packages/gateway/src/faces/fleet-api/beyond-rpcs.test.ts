@@ -118,7 +118,7 @@ describe('Fleet API: diff_directory, disk_usage and filters', () => {
 
   it('ListFiles: the find-like filters as the tool takes them', async () => {
     type Res = { entries: { host: string; entry: { path: Buffer } }[] };
-    const res = await call<Res>('ListFiles', { host: 'a', path: '/srv', maxDepth: 2, minSize: '1K' });
+    const res = await call<Res>('ListFiles', { host: 'a', path: '/srv', maxDepth: 2, minSize: '1K', type: 'file' });
     assert.deepEqual(
       res.entries.map((e) => e.entry.path.toString()),
       ['big/x.bin'],

@@ -58,7 +58,7 @@ test('list_files over MCP: merged across hosts, structured and text, dead host a
   const { client, close } = await connect(fleet());
   const r = (await client.callTool({
     name: 'list_files',
-    arguments: { host: 'all', path: '/r', order_by: 'size', sort: 'descending', top_n: 4 },
+    arguments: { host: 'all', path: '/r', order_by: 'size', sort: 'descending', top_n: 4, type: 'file' },
   })) as CallToolResult;
   assert.equal(r.isError, undefined);
   const sc = r.structuredContent as {
@@ -162,6 +162,44 @@ test('error text is at most 8,000 characters, saying it was cut', async () => {
   assert.ok(t.length <= MAX_ERROR_CHARS, `${t.length} characters`);
   assert.match(t, /^Invalid arguments: unknown_argument_0: unknown argument/);
   assert.match(t, /error cut at 8000 characters of \d+\)$/);
+  await close();
+});
+
+test('every parameter of every tool is described', async () => {
+  const { client, close } = await connect(fleet());
+  const { tools } = await client.listTools();
+  const bare = tools.flatMap((t) =>
+    Object.entries((t.inputSchema.properties ?? {}) as Record<string, { description?: string }>)
+      .filter(([, p]) => !p.description)
+      .map(([k]) => `${t.name}.${k}`),
+  );
+  assert.deepEqual(bare, []);
+  await close();
+});
+
+test('rows carry `host` exactly when several hosts were asked, on every tool', async () => {
+  const nested = () => dir({ r: dir({ d: dir({ f: file(10) }, { du: 4096 }), g: file(20) }) });
+  const { client, close } = await connect(
+    new FakeFleet({ a: new MemoryBackend(nested()), b: new MemoryBackend(nested()) }),
+  );
+  // Per-host records (statuses, stat's results, disk_usage's path totals) name their host always.
+  const RECORDS = new Set(['hosts', 'truncations', 'notes', 'results', 'path_totals', 'columns']);
+  const rowsOf = (s: Record<string, unknown>) =>
+    Object.entries(s).flatMap(([k, v]) =>
+      RECORDS.has(k) || !Array.isArray(v) ? [] : (v as Record<string, unknown>[]),
+    );
+  for (const name of ['list_directory', 'list_files', 'list_directories', 'disk_usage']) {
+    for (const [host, multi] of [
+      ['a', false],
+      ['a,b', true],
+    ] as const) {
+      const r = (await client.callTool({ name, arguments: { host, path: '/r' } })) as CallToolResult;
+      assert.equal(r.isError, undefined, `${name} ${host}: ${text(r)}`);
+      const rows = rowsOf(r.structuredContent as Record<string, unknown>);
+      assert.ok(rows.length > 0, `${name} ${host}: rows`);
+      for (const row of rows) assert.equal('host' in row, multi, `${name} ${host}: ${JSON.stringify(row)}`);
+    }
+  }
   await close();
 });
 
@@ -278,7 +316,8 @@ test('tools/list is small and speaks the model’s terms: no other products name
     (listed.tools.find((t) => t.name === name)?.inputSchema.properties ?? {}) as Record<string, { default?: unknown }>;
   assert.equal(props('list_directory').depth.default, 2);
   assert.equal(props('list_directory').max_items_per_dir.default, 100);
-  assert.equal(props('list_files').type.default, 'file');
+  // Every type, as `fleetls ls`: what is in a directory includes its subdirectories.
+  assert.equal(props('list_files').type.default, 'any');
   assert.equal(props('list_files').order_by.default, 'name');
   assert.equal(props('list_files').limit.default, 200);
   await close();

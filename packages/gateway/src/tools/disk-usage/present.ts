@@ -14,8 +14,9 @@ function totalJson(t: DuTotal): TotalJson {
   return out;
 }
 
-function rowJson(r: DuRow): RowJson {
-  const out: RowJson = { host: r.host, path: displayPath(r.path), size: r.size };
+/** A row as JSON: its host only when several hosts were asked, as every tool's rows. */
+function rowJson(r: DuRow, multi: boolean): RowJson {
+  const out: RowJson = { ...(multi ? { host: r.host } : {}), path: displayPath(r.path), size: r.size };
   if (r.allocated !== undefined) out.allocated = r.allocated;
   if (r.partial) out.size_partial = true;
   if (r.unreadableDirs) out.unreadable_dirs = r.unreadableDirs;
@@ -36,7 +37,7 @@ export function headline(l: DiskUsage, count: number): string {
 /** The MCP answer: the page's rows as a table and as JSON, cut to the answer budget. */
 export function presentDiskUsage(l: DiskUsage, ctx: ToolContext): McpAnswer {
   const page = l.rows.slice(l.start);
-  const jsons = page.map(rowJson);
+  const jsons = page.map((r) => rowJson(r, l.multi));
   const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
   const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
   const build = (count: number, cut: AnswerCut): McpAnswer => {

@@ -27,7 +27,8 @@ export const input = {
 };
 
 const rowSchema = z.object({
-  host: z.string(),
+  /** Only when several hosts were asked, as on every tool's rows (path_totals name theirs always). */
+  host: z.string().optional(),
   path: z.string(),
   /** Apparent bytes, as du -b. */
   size: z.number(),

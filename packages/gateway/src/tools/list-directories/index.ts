@@ -140,7 +140,7 @@ export const listDirectoriesTool = defineTool({
   name: 'list_directories',
   title: 'Subdirectories',
   description:
-    'Which subdirectories does path have, and which are largest? Its immediate subdirectories on the hosts, merged; order_by=size sizes each recursively (du -b).',
+    'Which subdirectories does path have, and which are largest? Its immediate subdirectories on hosts, merged; order_by=size sizes each recursively (du -b).',
   input,
   output,
 

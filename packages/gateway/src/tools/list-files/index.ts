@@ -44,7 +44,7 @@ export const listFilesTool = defineTool({
   name: 'list_files',
   title: 'Find and rank files',
   description:
-    'Which files are under path, or which are largest or newest? One table over the hosts, max_depth levels down, find-like filters. Name order is path order, next_cursor reaching every entry; size and modified rank a top 100,000.',
+    'What is under path (all types; type=file: files), or which files are largest, newest? One table over hosts, find-like filters. Name order is path order, next_cursor reaching every entry; size, modified rank a top 100,000.',
   input,
   output,
 
@@ -97,7 +97,7 @@ export const listFilesTool = defineTool({
       syntax: '<SELECTOR:PATH>',
       description: 'hosts and absolute path, e.g. localhost:/var/log, web-*:/etc, @prod:/srv',
     },
-    // Every type by default, as ls lists them (MCP's default stays type=file).
+    // Every type, as ls lists them: the tool's own default, stated for the command whatever it becomes.
     defaults: { type: 'any' },
     switches: [{ flag: '--desc', help: 'same as --sort descending', sets: { sort: 'descending' } }],
     follows: true,

@@ -36,9 +36,11 @@ export const input = {
     .max(1024, { error: 'pattern must be at most 1024 characters' })
     .default('')
     .describe('Glob on the relative path (*.log at any depth, ** crosses /)'),
+  // Every type by default, as `fleetls ls` and ls: asked what is in /var/log, a model is shown
+  // apt/ and journal/ beside the files (type=file for files only, e.g. the largest files).
   type: z
     .enum(FILE_TYPES, { error: `type must be one of ${FILE_TYPES.join(', ')}` })
-    .default('file')
+    .default('any')
     .describe('Row type'),
   start_index: s.int('start_index', START_INDEX.min, START_INDEX.max).default(0).describe('Rows skipped'),
   limit: s.int('limit', LIMIT.min, LIMIT.max).default(LIMIT.default).describe('Rows per page'),
