@@ -102,6 +102,8 @@ function addServeCommand(program: Command, io: CliIo): void {
       '--grants <file>',
       'who may call what: principals with hashed tokens, their tools, hosts and paths (reloaded on SIGHUP and change)',
     )
+    .option('--oauth-issuer <url>', 'with --grants: accept JWT access tokens of this OAuth 2.1 issuer')
+    .option('--oauth-audience <uri>', "this gateway's resource URI, the audience those tokens must carry")
     .option('--no-auth', 'serve --http without a bearer token (loopback addresses only; logged at start)')
     .action(async (o: ServeFlags, cmd: Command) => {
       // prom-client loads only with --http, whose /metrics is where the gateway's metrics are read.

@@ -6,6 +6,7 @@ import { invalidArgument, isLoopback } from '@fleetls/core';
 import type { LoadedFleet } from '../../fleet/fleet.js';
 import type { GatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
+import type { OAuthVerifier } from '../../grants/oauth.js';
 import type { Grants } from '../../grants/source.js';
 import { EMBEDDED_EXAMPLE, parseEmbeddedAllow } from '../../inventory/localhost.js';
 import type { Logger } from '../../logger.js';
@@ -15,7 +16,7 @@ import { serveStdio } from '../mcp/stdio.js';
 import type { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
 import { authWords, checkGrpcFace, corsOrigins, grpcTls } from './serve-auth.js';
-import { grantedSelector, openGrants } from './serve-grants.js';
+import { grantedSelector, openGrants, openOAuth } from './serve-grants.js';
 
 export interface ServeFlags {
   http?: string;
@@ -31,6 +32,9 @@ export interface ServeFlags {
   allow?: string[];
   /** `--grants FILE`: who may call what (grants/file.ts); in place of the bearer token. */
   grants?: string;
+  /** `--oauth-issuer URL` and `--oauth-audience URI` (with --grants): an OAuth 2.1 resource server. */
+  oauthIssuer?: string;
+  oauthAudience?: string;
 }
 
 /**
@@ -126,16 +130,22 @@ export async function runServe(deps: ServeDeps): Promise<void> {
     throw invalidArgument('--no-auth applies to --http and --grpc only');
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
   // Read before anything listens: a bad grants file refuses the start, naming the key.
+  const oauth = await openOAuth(flags);
   const grants = await openGrants(flags, io, logger);
   try {
     if (flags.http === undefined && flags.grpc === undefined) return await runStdio(deps, shutdown, grants);
-    return await runNetwork(deps, shutdown, grants);
+    return await runNetwork(deps, shutdown, grants, oauth);
   } finally {
     grants?.close();
   }
 }
 
-async function runNetwork(deps: ServeDeps, shutdown: Promise<unknown>, grants: Grants | undefined): Promise<void> {
+async function runNetwork(
+  deps: ServeDeps,
+  shutdown: Promise<unknown>,
+  grants: Grants | undefined,
+  oauth: OAuthVerifier | undefined,
+): Promise<void> {
   const { flags, open, logger, io, metrics } = deps;
   const token = grants ? undefined : readServeToken(flags, io.env);
   if (grants && readServeToken(flags, io.env) !== undefined) {
@@ -161,7 +171,7 @@ async function runNetwork(deps: ServeDeps, shutdown: Promise<unknown>, grants: G
   try {
     let httpUrl: string | undefined;
     if (http && web) {
-      const server = await startWebFaces(web, { deps, late, readiness, http, token, flagOrigins, grants });
+      const server = await startWebFaces(web, { deps, late, readiness, http, token, flagOrigins, grants, oauth });
       closers.push(server.close);
       httpUrl = server.url;
     }
@@ -201,7 +211,7 @@ async function runNetwork(deps: ServeDeps, shutdown: Promise<unknown>, grants: G
     if (grpcAt) {
       // grpc-js and the Fleet API load only with --grpc.
       const { startFleetGrpcServer } = await import('../fleet-api/server.js');
-      const grpc = await startFleetGrpcServer({ fleet, logger, options, scans, ...grpcAt, token, tls, grants });
+      const grpc = await startFleetGrpcServer({ fleet, logger, options, scans, ...grpcAt, token, tls, grants, oauth });
       closers.unshift(grpc.close);
       readiness.up(GRPC);
       io.stderr.write(`fleetls: Fleet API (gRPC) at ${grpc.address}${authWords(token, tls, grants !== undefined)}\n`);
@@ -270,10 +280,11 @@ function startWebFaces(
     token: string | undefined;
     flagOrigins: string[];
     grants: Grants | undefined;
+    oauth: OAuthVerifier | undefined;
   },
 ) {
   const [{ startHttpServer }, { loadDashboard }, { createDashboardApi }] = web;
-  const { deps, late, readiness, http, token, flagOrigins, grants } = at;
+  const { deps, late, readiness, http, token, flagOrigins, grants, oauth } = at;
   return startHttpServer({
     // On NATS the fleet's JetStream store, shared by every gateway; else this process's memory.
     pages: sharedPages(() => late.loaded?.fleet),
@@ -291,6 +302,7 @@ function startWebFaces(
     token,
     noAuth: deps.flags.noAuth,
     grants,
+    oauth,
     metrics: deps.metrics?.registry,
     fleetApi: (req, res) => ready(late.fleetApi)(req, res),
     // The flag's origins, and the inventory's `cors_origins` once it is loaded.

@@ -9,6 +9,7 @@ import { Fleet, type FleetWalkEvent, type FleetWalkRequest, FleetWalkRequestSche
 import type { GatewayOptions } from '../../fleet/options.js';
 import type { Fleet as FleetOfHosts } from '../../fleet/types.js';
 import type { CallerAccess } from '../../grants/access.js';
+import type { OAuthVerifier } from '../../grants/oauth.js';
 import type { Grants } from '../../grants/source.js';
 import type { Logger } from '../../logger.js';
 import type { ScanRegistry } from '../../scans/registry.js';
@@ -33,6 +34,8 @@ export interface FleetServiceDeps {
    * bearer token (none: UNAUTHENTICATED); on the HTTP port the door has found it already.
    */
   grants?: Grants;
+  /** `--oauth-issuer`: access tokens of the issuer name principals too (gRPC; the HTTP door does its own). */
+  oauth?: OAuthVerifier;
 }
 
 /** What an adapter knows of a call: its cancellation, and who made it (for the audit line). */

@@ -10,6 +10,7 @@ import { toStatus } from '@fleetls/proto';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest } from '@fleetls/proto/fleet_pb';
 import { callerOf } from '@fleetls/runtime';
 import type * as grpc from '@grpc/grpc-js';
+import { authorize } from '../../grants/authorize.js';
 import { type CallInfo, createFleetImpl, type FleetServiceDeps } from './impl.js';
 
 export type { FleetServiceDeps } from './impl.js';
@@ -53,18 +54,20 @@ function fleetServiceDefinition(): grpc.ServiceDefinition {
 
 /**
  * Who made a call: its peer or client certificate, and with --grants the principal its bearer
- * token names (impl.ts refuses a call without one as UNAUTHENTICATED).
+ * token (or OAuth access token) names; without one the call is refused UNAUTHENTICATED (or
+ * PERMISSION_DENIED for a valid access token that names no principal) before it runs.
  */
-function callInfo(
+async function callInfo(
   deps: FleetServiceDeps,
   call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
   signal: AbortSignal,
-): CallInfo {
+): Promise<CallInfo> {
   const caller = `grpc:${callerOf(call)}`;
   if (!deps.grants) return { signal, caller };
   const header = call.metadata.get('authorization')[0];
-  const access = deps.grants.byBearer(typeof header === 'string' ? header : undefined);
-  return access ? { signal, caller: `grpc:grant:${access.principal}`, access } : { signal, caller };
+  const who = await authorize(deps.grants, deps.oauth, typeof header === 'string' ? header : undefined);
+  if ('refused' in who) throw new FleetError(who.refused.code, who.refused.message);
+  return { signal, caller: `grpc:grant:${who.access.principal}`, access: who.access };
 }
 
 export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): void {
@@ -74,7 +77,8 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
   for (const [method, run] of Object.entries(impl.unary)) {
     handlers[method] = (call: grpc.ServerUnaryCall<Message, Message>, callback: grpc.sendUnaryData<Message>) => {
       const { signal, done } = callSignal(call);
-      run(call.request, callInfo(deps, call, signal))
+      callInfo(deps, call, signal)
+        .then((info) => run(call.request, info))
         .then(
           (response) => callback(null, response),
           (err: unknown) => {
@@ -107,8 +111,8 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
       });
       return drained;
     };
-    impl
-      .Walk(call.request, callInfo(deps, call, signal), send)
+    callInfo(deps, call, signal)
+      .then((info) => impl.Walk(call.request, info, send))
       .then(
         () => call.end(),
         (err: unknown) => {

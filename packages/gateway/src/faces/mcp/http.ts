@@ -7,6 +7,9 @@ import { FleetError, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { resolveGatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
+import { authorize } from '../../grants/authorize.js';
+import { protectedResourceMetadata } from '../../grants/bearer.js';
+import type { OAuthVerifier } from '../../grants/oauth.js';
 import type { Grants } from '../../grants/source.js';
 import { createScanRegistry, type ScanRegistry } from '../../scans/registry.js';
 import { writeFleetHttpError } from '../fleet-api/http-errors.js';
@@ -32,6 +35,11 @@ export interface HttpServerDeps extends McpServerDeps {
    * grant and its rate; in place of `token`.
    */
   grants?: Grants;
+  /**
+   * `--oauth-issuer`/`--oauth-audience` (with grants): JWT access tokens of the issuer name
+   * principals by their claims; /.well-known/oauth-protected-resource says where to get one.
+   */
+  oauth?: OAuthVerifier;
   /** Served at /metrics (Prometheus text), behind the same checks as /mcp. */
   metrics?: { contentType: string; metrics(): Promise<string> };
   /**
@@ -60,7 +68,7 @@ const CORS_HEADERS = {
   'access-control-allow-methods': 'POST, GET',
   'access-control-allow-headers':
     'authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent, mcp-protocol-version',
-  'access-control-expose-headers': 'grpc-status, grpc-message, grpc-status-details-bin',
+  'access-control-expose-headers': 'grpc-status, grpc-message, grpc-status-details-bin, www-authenticate',
   'access-control-max-age': '600',
 };
 
@@ -234,6 +242,16 @@ async function handle(scope: HttpScope, req: IncomingMessage, res: ServerRespons
       ? writeFleetHttpError(req, res, status, message, headers)
       : jsonError(res, status, message, headers);
   if (url.pathname === '/healthz') return plain(res, 200, 'ok');
+  if (deps.oauth && deps.grants && isResourceMetadataPath(url.pathname, deps.oauth)) {
+    // Public, as RFC 9728 means it: a client reads it before it has any token.
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'cache-control': 'max-age=300',
+      'access-control-allow-origin': '*',
+    });
+    res.end(JSON.stringify(protectedResourceMetadata(deps.oauth.settings, deps.grants.scopes())));
+    return;
+  }
   const why = deps.notReady?.();
   if (url.pathname === '/readyz') {
     return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
@@ -250,7 +268,7 @@ async function handle(scope: HttpScope, req: IncomingMessage, res: ServerRespons
   if (url.pathname !== MCP_PATH && !metrics && !fleetApi && !dashboardApi) {
     return jsonError(res, 404, `not found; the MCP endpoint is ${MCP_PATH}`);
   }
-  const principal = admit(scope, req, res, refuse);
+  const principal = await admit(scope, req, res, refuse);
   if (principal === undefined) return;
   setRequestPrincipal(req, principal);
   if (fleetApi) {
@@ -273,7 +291,12 @@ async function handle(scope: HttpScope, req: IncomingMessage, res: ServerRespons
  * name now resolves to 127.0.0.1 sends `Host: evil.example` and its own Origin. A loopback server
  * answers loopback names only, token or not; and no server answers a browser page of another origin.
  */
-function admit(scope: HttpScope, req: IncomingMessage, res: ServerResponse, refuse: Refuse): string | undefined {
+async function admit(
+  scope: HttpScope,
+  req: IncomingMessage,
+  res: ServerResponse,
+  refuse: Refuse,
+): Promise<string | undefined> {
   const host = hostOfHeader(req.headers.host);
   if (scope.loopbackBound && !isLoopback(host)) {
     return void refuse(403, 'forbidden: Host header must name a loopback address');
@@ -294,7 +317,7 @@ function admit(scope: HttpScope, req: IncomingMessage, res: ServerResponse, refu
     }
     for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
   }
-  if (scope.deps.grants) return admitGranted(scope.deps.grants, req, refuse);
+  if (scope.deps.grants) return admitGranted(scope.deps.grants, scope.deps.oauth, req, refuse);
   // A scan belongs to the token that started it (faces/mcp/http-principal.ts).
   const principal = scope.wanted ? scope.wanted.principal(req.headers.authorization) : 'http:no-auth';
   if (principal === undefined) {
@@ -307,11 +330,17 @@ function admit(scope: HttpScope, req: IncomingMessage, res: ServerResponse, refu
  * With a grants file: the principal whose token the request carries, held to its rate here
  * (429 and Retry-After, before the body is read); its grant travels with the request.
  */
-function admitGranted(grants: Grants, req: IncomingMessage, refuse: Refuse): string | undefined {
-  const access = grants.byBearer(req.headers.authorization);
-  if (!access) {
-    return void refuse(401, 'missing or unknown bearer token', { 'www-authenticate': 'Bearer realm="fleetls"' });
+async function admitGranted(
+  grants: Grants,
+  oauth: OAuthVerifier | undefined,
+  req: IncomingMessage,
+  refuse: Refuse,
+): Promise<string | undefined> {
+  const who = await authorize(grants, oauth, req.headers.authorization);
+  if ('refused' in who) {
+    return void refuse(who.refused.status, who.refused.message, { 'www-authenticate': who.refused.challenge });
   }
+  const { access } = who;
   const wait = access.limiter?.tryTake() ?? 0;
   if (wait > 0) {
     const s = Math.ceil(wait / 1000);
@@ -323,6 +352,14 @@ function admitGranted(grants: Grants, req: IncomingMessage, refuse: Refuse): str
   }
   setRequestAccess(req, { ...access, counted: true });
   return access.principal;
+}
+
+/** `/.well-known/oauth-protected-resource`, and the same with the resource's path after it (RFC 9728 §3.1). */
+function isResourceMetadataPath(pathname: string, oauth: OAuthVerifier): boolean {
+  const base = '/.well-known/oauth-protected-resource';
+  if (pathname === base) return true;
+  const own = new URL(oauth.settings.audience).pathname.replace(/\/$/, '');
+  return own !== '' && pathname === `${base}${own}`;
 }
 
 /** POST /mcp: the body read within its bound, answered by a fresh MCP server and transport. */
