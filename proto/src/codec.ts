@@ -35,11 +35,11 @@ import type {
 } from './gen/fleetls/v1/WalkRequest.js';
 
 /** Bytes fields arrive as Buffers (bytes: Buffer), or base64 from a JSON writer. */
-export function toBuffer(b: Buffer | Uint8Array | string | undefined | null): Buffer {
-  if (b === undefined || b === null) return Buffer.alloc(0);
-  if (Buffer.isBuffer(b)) return b;
-  if (typeof b === 'string') return Buffer.from(b, 'base64');
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+export function toBuffer(bytes: Buffer | Uint8Array | string | undefined | null): Buffer {
+  if (bytes === undefined || bytes === null) return Buffer.alloc(0);
+  if (Buffer.isBuffer(bytes)) return bytes;
+  if (typeof bytes === 'string') return Buffer.from(bytes, 'base64');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 // ---- request ----
@@ -78,64 +78,64 @@ function idFromWire(w: WireIdMatchOut | null): IdSpec | undefined {
   return w.by === 'id' ? { id: w.id ?? 0 } : { name: w.name ?? '' };
 }
 
-export function filterToWire(f: FindFilter): WireFilter {
+export function filterToWire(filter: FindFilter): WireFilter {
   const w: WireFilter = {};
-  if (f.minSize !== undefined) w.minSize = { bytes: f.minSize };
-  if (f.maxSize !== undefined) w.maxSize = { bytes: f.maxSize };
-  if (f.modifiedAfter !== undefined) w.modifiedAfter = { ...f.modifiedAfter };
-  if (f.modifiedBefore !== undefined) w.modifiedBefore = { ...f.modifiedBefore };
-  if (f.owner !== undefined) w.owner = idToWire(f.owner);
-  if (f.group !== undefined) w.group = idToWire(f.group);
-  if (f.perm !== undefined) w.perm = { kind: PERM_KIND.toWire(f.perm.match), mode: f.perm.mode };
-  if (f.name !== undefined) w.name = f.name;
+  if (filter.minSize !== undefined) w.minSize = { bytes: filter.minSize };
+  if (filter.maxSize !== undefined) w.maxSize = { bytes: filter.maxSize };
+  if (filter.modifiedAfter !== undefined) w.modifiedAfter = { ...filter.modifiedAfter };
+  if (filter.modifiedBefore !== undefined) w.modifiedBefore = { ...filter.modifiedBefore };
+  if (filter.owner !== undefined) w.owner = idToWire(filter.owner);
+  if (filter.group !== undefined) w.group = idToWire(filter.group);
+  if (filter.perm !== undefined) w.perm = { kind: PERM_KIND.toWire(filter.perm.match), mode: filter.perm.mode };
+  if (filter.name !== undefined) w.name = filter.name;
   return w;
 }
 
 /** A decoded wire filter → core's (checked by resolveWalkRequest); an unknown perm kind is refused there. */
-export function filterFromWire(w: WireFilterOut | null): FindFilter | undefined {
-  if (!w) return undefined;
+export function filterFromWire(wire: WireFilterOut | null): FindFilter | undefined {
+  if (!wire) return undefined;
   const f: FindFilter = {};
-  if (w.minSize) f.minSize = Number(w.minSize.bytes);
-  if (w.maxSize) f.maxSize = Number(w.maxSize.bytes);
-  if (w.modifiedAfter) f.modifiedAfter = { sec: Number(w.modifiedAfter.sec), nsec: w.modifiedAfter.nsec };
-  if (w.modifiedBefore) f.modifiedBefore = { sec: Number(w.modifiedBefore.sec), nsec: w.modifiedBefore.nsec };
-  const owner = idFromWire(w.owner);
+  if (wire.minSize) f.minSize = Number(wire.minSize.bytes);
+  if (wire.maxSize) f.maxSize = Number(wire.maxSize.bytes);
+  if (wire.modifiedAfter) f.modifiedAfter = { sec: Number(wire.modifiedAfter.sec), nsec: wire.modifiedAfter.nsec };
+  if (wire.modifiedBefore) f.modifiedBefore = { sec: Number(wire.modifiedBefore.sec), nsec: wire.modifiedBefore.nsec };
+  const owner = idFromWire(wire.owner);
   if (owner) f.owner = owner;
-  const group = idFromWire(w.group);
+  const group = idFromWire(wire.group);
   if (group) f.group = group;
-  if (w.perm) {
-    f.perm = { match: PERM_KIND.fromWire(w.perm.kind) ?? (String(w.perm.kind) as 'exact'), mode: w.perm.mode };
+  if (wire.perm) {
+    f.perm = { match: PERM_KIND.fromWire(wire.perm.kind) ?? (String(wire.perm.kind) as 'exact'), mode: wire.perm.mode };
   }
-  if (w.name !== '') f.name = w.name;
+  if (wire.name !== '') f.name = wire.name;
   return f;
 }
 
 /** A decoded wire request → the input of core's `resolveWalkRequest` (0 = the default). */
-export function wireToRequestInput(w: WireWalkRequestOut): WalkRequestInput {
+export function wireToRequestInput(wire: WireWalkRequestOut): WalkRequestInput {
   return {
-    path: w.path,
-    maxDepth: w.maxDepth,
-    maxItemsPerDir: w.maxItemsPerDir,
-    capRoot: w.capRoot,
-    maxEntries: w.maxEntries,
-    order: ORDER.fromWire(w.order) ?? 'name',
-    direction: DIRECTION.fromWire(w.direction) ?? 'ascending',
-    shape: SHAPE.fromWire(w.shape) ?? 'tree',
-    topN: w.topN,
-    offset: w.offset,
-    include: w.include,
-    exclude: w.exclude,
-    types: w.types.map((t) => ENTRY_TYPE.fromWire(t) ?? 'unknown'),
-    excludeHidden: w.excludeHidden,
-    followSymlinks: w.followSymlinks,
-    oneFileSystem: w.oneFileSystem,
-    dirSizes: w.dirSizes,
-    deadlineMs: w.deadlineMs,
+    path: wire.path,
+    maxDepth: wire.maxDepth,
+    maxItemsPerDir: wire.maxItemsPerDir,
+    capRoot: wire.capRoot,
+    maxEntries: wire.maxEntries,
+    order: ORDER.fromWire(wire.order) ?? 'name',
+    direction: DIRECTION.fromWire(wire.direction) ?? 'ascending',
+    shape: SHAPE.fromWire(wire.shape) ?? 'tree',
+    topN: wire.topN,
+    offset: wire.offset,
+    include: wire.include,
+    exclude: wire.exclude,
+    types: wire.types.map((t) => ENTRY_TYPE.fromWire(t) ?? 'unknown'),
+    excludeHidden: wire.excludeHidden,
+    followSymlinks: wire.followSymlinks,
+    oneFileSystem: wire.oneFileSystem,
+    dirSizes: wire.dirSizes,
+    deadlineMs: wire.deadlineMs,
     // Empty `after` with RESUME_ROW_ENTRY (the defaults) is no resume point; core reads it so.
-    after: toBuffer(w.after),
+    after: toBuffer(wire.after),
     // An unknown kind passes through as is, so that core refuses it with its bounds.
-    afterRow: RESUME_ROW.fromWire(w.afterRow) ?? (String(w.afterRow) as ResumeRow),
-    filter: filterFromWire(w.filter),
+    afterRow: RESUME_ROW.fromWire(wire.afterRow) ?? (String(wire.afterRow) as ResumeRow),
+    filter: filterFromWire(wire.filter),
   };
 }
 
@@ -145,99 +145,104 @@ function errorToWire(e: EntryError): WireEntryError {
   return { code: ERROR_CODE.toWire(e.code), detail: e.detail };
 }
 
-export function entryToWire(e: Entry): WireEntry {
+export function entryToWire(entry: Entry): WireEntry {
   const w: WireEntry = {
-    path: e.path,
-    type: ENTRY_TYPE.toWire(e.type),
-    size: e.size,
-    mtimeSec: e.mtimeSec,
-    mtimeNsec: e.mtimeNsec,
-    utcOffsetMin: e.utcOffsetMin,
-    mode: e.mode,
-    uid: e.uid,
-    gid: e.gid,
-    inode: e.inode,
-    nlink: e.nlink,
-    depth: e.depth,
+    path: entry.path,
+    type: ENTRY_TYPE.toWire(entry.type),
+    size: entry.size,
+    mtimeSec: entry.mtimeSec,
+    mtimeNsec: entry.mtimeNsec,
+    utcOffsetMin: entry.utcOffsetMin,
+    mode: entry.mode,
+    uid: entry.uid,
+    gid: entry.gid,
+    inode: entry.inode,
+    nlink: entry.nlink,
+    depth: entry.depth,
   };
-  if (e.linkTarget) w.linkTarget = e.linkTarget;
-  if (e.error) w.error = errorToWire(e.error);
-  if (e.sizePartial) w.sizePartial = true;
-  if (e.allocated) w.allocated = e.allocated;
-  if (e.unreadableDirs) w.unreadableDirs = e.unreadableDirs;
+  if (entry.linkTarget) w.linkTarget = entry.linkTarget;
+  if (entry.error) w.error = errorToWire(entry.error);
+  if (entry.sizePartial) w.sizePartial = true;
+  if (entry.allocated) w.allocated = entry.allocated;
+  if (entry.unreadableDirs) w.unreadableDirs = entry.unreadableDirs;
   return w;
 }
 
-export function entryFromWire(w: WireEntryOut): Entry {
+export function entryFromWire(wire: WireEntryOut): Entry {
   const e: Entry = {
-    path: toBuffer(w.path),
-    type: ENTRY_TYPE.fromWire(w.type) ?? 'unknown',
-    size: Number(w.size),
-    mtimeSec: Number(w.mtimeSec),
-    mtimeNsec: w.mtimeNsec,
-    utcOffsetMin: w.utcOffsetMin,
-    mode: w.mode,
-    uid: w.uid,
-    gid: w.gid,
-    inode: Number(w.inode),
-    nlink: Number(w.nlink),
-    depth: w.depth,
+    path: toBuffer(wire.path),
+    type: ENTRY_TYPE.fromWire(wire.type) ?? 'unknown',
+    size: Number(wire.size),
+    mtimeSec: Number(wire.mtimeSec),
+    mtimeNsec: wire.mtimeNsec,
+    utcOffsetMin: wire.utcOffsetMin,
+    mode: wire.mode,
+    uid: wire.uid,
+    gid: wire.gid,
+    inode: Number(wire.inode),
+    nlink: Number(wire.nlink),
+    depth: wire.depth,
   };
-  const lt = toBuffer(w.linkTarget);
+  const lt = toBuffer(wire.linkTarget);
   if (lt.length > 0) e.linkTarget = lt;
-  if (w.error && w.error.code !== 'ERROR_CODE_NONE') {
-    e.error = { code: ERROR_CODE.fromWire(w.error.code) ?? 'ERROR', detail: w.error.detail };
+  if (wire.error && wire.error.code !== 'ERROR_CODE_NONE') {
+    e.error = { code: ERROR_CODE.fromWire(wire.error.code) ?? 'ERROR', detail: wire.error.detail };
   }
-  if (w.sizePartial) e.sizePartial = true;
-  if (Number(w.allocated) > 0) e.allocated = Number(w.allocated);
-  if (Number(w.unreadableDirs) > 0) e.unreadableDirs = Number(w.unreadableDirs);
+  if (wire.sizePartial) e.sizePartial = true;
+  if (Number(wire.allocated) > 0) e.allocated = Number(wire.allocated);
+  if (Number(wire.unreadableDirs) > 0) e.unreadableDirs = Number(wire.unreadableDirs);
   return e;
 }
 
-export function truncationToWire(t: Truncation): WireTruncation {
-  return { dir: t.dir, shown: t.shown, total: t.total, reason: TRUNCATION_REASON.toWire(t.reason) };
-}
-
-export function truncationFromWire(w: WireTruncationOut): Truncation {
+export function truncationToWire(truncation: Truncation): WireTruncation {
   return {
-    dir: toBuffer(w.dir),
-    shown: Number(w.shown),
-    total: Number(w.total),
-    reason: TRUNCATION_REASON.fromWire(w.reason) ?? 'bytes',
+    dir: truncation.dir,
+    shown: truncation.shown,
+    total: truncation.total,
+    reason: TRUNCATION_REASON.toWire(truncation.reason),
   };
 }
 
-export function rowToWire(r: Row): WireRow {
-  return r.kind === 'entry' ? { entry: entryToWire(r.entry) } : { truncation: truncationToWire(r.truncation) };
+export function truncationFromWire(wire: WireTruncationOut): Truncation {
+  return {
+    dir: toBuffer(wire.dir),
+    shown: Number(wire.shown),
+    total: Number(wire.total),
+    reason: TRUNCATION_REASON.fromWire(wire.reason) ?? 'bytes',
+  };
 }
 
-export function rowFromWire(w: WireRowOut): Row {
-  if (w.entry) return { kind: 'entry', entry: entryFromWire(w.entry) };
-  if (w.truncation) return { kind: 'truncation', truncation: truncationFromWire(w.truncation) };
+export function rowToWire(row: Row): WireRow {
+  return row.kind === 'entry' ? { entry: entryToWire(row.entry) } : { truncation: truncationToWire(row.truncation) };
+}
+
+export function rowFromWire(wire: WireRowOut): Row {
+  if (wire.entry) return { kind: 'entry', entry: entryFromWire(wire.entry) };
+  if (wire.truncation) return { kind: 'truncation', truncation: truncationFromWire(wire.truncation) };
   throw new Error('wire row carries neither an entry nor a truncation');
 }
 
-export function summaryToWire(s: WalkSummary): WireSummary {
+export function summaryToWire(summary: WalkSummary): WireSummary {
   return {
-    entriesSent: s.entriesSent,
-    entriesSeen: s.entriesSeen,
-    entriesMatched: s.entriesMatched,
-    truncations: s.truncations.map(truncationToWire),
-    elapsedMs: s.elapsedMs,
-    depthLimitedDirs: s.depthLimitedDirs,
-    applied: s.applied ?? [],
+    entriesSent: summary.entriesSent,
+    entriesSeen: summary.entriesSeen,
+    entriesMatched: summary.entriesMatched,
+    truncations: summary.truncations.map(truncationToWire),
+    elapsedMs: summary.elapsedMs,
+    depthLimitedDirs: summary.depthLimitedDirs,
+    applied: summary.applied ?? [],
   };
 }
 
-export function summaryFromWire(w: WireSummaryOut): WalkSummary {
+export function summaryFromWire(wire: WireSummaryOut): WalkSummary {
   return {
-    entriesSent: Number(w.entriesSent),
-    entriesSeen: Number(w.entriesSeen),
-    entriesMatched: Number(w.entriesMatched),
-    truncations: w.truncations.map(truncationFromWire),
-    elapsedMs: Number(w.elapsedMs),
-    depthLimitedDirs: Number(w.depthLimitedDirs),
-    ...(w.applied.length > 0 ? { applied: w.applied as FilterFeature[] } : {}),
+    entriesSent: Number(wire.entriesSent),
+    entriesSeen: Number(wire.entriesSeen),
+    entriesMatched: Number(wire.entriesMatched),
+    truncations: wire.truncations.map(truncationFromWire),
+    elapsedMs: Number(wire.elapsedMs),
+    depthLimitedDirs: Number(wire.depthLimitedDirs),
+    ...(wire.applied.length > 0 ? { applied: wire.applied as FilterFeature[] } : {}),
   };
 }
 
@@ -256,16 +261,16 @@ export function statToWire(info: StatInfo, version: string): WireStatResponse {
   };
 }
 
-export function statFromWire(w: WireStatResponseOut): StatInfo & { agentVersion: string } {
-  if (!w.entry) throw new Error('stat response carries no entry');
+export function statFromWire(wire: WireStatResponseOut): StatInfo & { agentVersion: string } {
+  if (!wire.entry) throw new Error('stat response carries no entry');
   return {
-    entry: entryFromWire(w.entry),
-    owner: w.owner,
-    group: w.group,
-    atimeSec: Number(w.atimeSec),
-    atimeNsec: w.atimeNsec,
-    ctimeSec: Number(w.ctimeSec),
-    ctimeNsec: w.ctimeNsec,
-    agentVersion: w.agentVersion,
+    entry: entryFromWire(wire.entry),
+    owner: wire.owner,
+    group: wire.group,
+    atimeSec: Number(wire.atimeSec),
+    atimeNsec: wire.atimeNsec,
+    ctimeSec: Number(wire.ctimeSec),
+    ctimeNsec: wire.ctimeNsec,
+    agentVersion: wire.agentVersion,
   };
 }

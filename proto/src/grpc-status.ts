@@ -20,11 +20,11 @@ const CODE_OF_STATUS = new Map<status, Code>(
 );
 
 /** What a client makes of a status. Statuses fleetls never sends (UNKNOWN, DATA_LOSS, …) are internal. */
-export function codeFromStatus(s: status): Code {
+export function codeFromStatus(grpcStatus: status): Code {
   // A CANCELLED the client did not initiate is the server going away (forceShutdown): a host
   // failure, not a cancel. A client's own cancel is recognised by its AbortSignal, not here.
-  if (s === status.CANCELLED) return 'unavailable';
-  return CODE_OF_STATUS.get(s) ?? 'internal';
+  if (grpcStatus === status.CANCELLED) return 'unavailable';
+  return CODE_OF_STATUS.get(grpcStatus) ?? 'internal';
 }
 
 /** Anything caught → the status object a server handler emits. */

@@ -57,15 +57,15 @@ function whoText(hosts: readonly string[], groups: readonly DiffGroup[], notComp
 }
 
 /** The lines of one differing entry: its path, then `  <hosts>  <value>` per value. */
-export function diffDifferenceLines(d: DiffDifference, groups: readonly DiffGroup[]): string[] {
-  const present = d.values.every((x) => x.value.present);
-  const oneType = present && new Set(d.values.map((x) => x.value.type)).size === 1;
+export function diffDifferenceLines(difference: DiffDifference, groups: readonly DiffGroup[]): string[] {
+  const present = difference.values.every((x) => x.value.present);
+  const oneType = present && new Set(difference.values.map((x) => x.value.type)).size === 1;
   const shown = ATTRS.filter(
-    (a) => !oneType || a === 'error' || new Set(d.values.map((x) => attrText(x.value, a) ?? '')).size > 1,
+    (a) => !oneType || a === 'error' || new Set(difference.values.map((x) => attrText(x.value, a) ?? '')).size > 1,
   );
-  const notCompared = new Set(d.notCompared);
-  const lines = [displayPath(d.path)];
-  for (const { value, hosts } of d.values) {
+  const notCompared = new Set(difference.notCompared);
+  const lines = [displayPath(difference.path)];
+  for (const { value, hosts } of difference.values) {
     const text = value.present
       ? shown
           .map((a) => attrText(value, a))
@@ -74,6 +74,7 @@ export function diffDifferenceLines(d: DiffDifference, groups: readonly DiffGrou
       : 'absent';
     lines.push(`  ${whoText(hosts, groups, notCompared)}: ${text}`);
   }
-  if (d.notCompared.length > 0) lines.push(`  not compared (listed in part): ${d.notCompared.join(', ')}`);
+  if (difference.notCompared.length > 0)
+    lines.push(`  not compared (listed in part): ${difference.notCompared.join(', ')}`);
   return lines;
 }

@@ -206,8 +206,8 @@ export interface StatInfo {
 export const VIAS = ['agent', 'agent+ssh', 'agent+nats', 'ssh', 'embedded'] as const;
 export type Via = (typeof VIAS)[number];
 
-export function isVia(v: unknown): v is Via {
-  return (VIAS as readonly unknown[]).includes(v);
+export function isVia(value: unknown): value is Via {
+  return (VIAS as readonly unknown[]).includes(value);
 }
 
 /** `pending`: not on this page yet (a paged answer lists the host on a later page); not a failure. */

@@ -46,8 +46,8 @@ export interface DuTotal {
 }
 
 /** `12 GiB`, or `≥12 GiB` for a lower bound. */
-export function duSizeText(r: { size: number; partial: boolean }): string {
-  return `${r.partial ? '≥' : ''}${humanSize(r.size)}`;
+export function duSizeText(measured: { size: number; partial: boolean }): string {
+  return `${measured.partial ? '≥' : ''}${humanSize(measured.size)}`;
 }
 
 /** A bar of `#` for `size` against the largest size shown: at least one for any non-empty directory. */

@@ -60,6 +60,6 @@ export function parseTime(arg: string, value: unknown, nowMs: number): Instant {
 }
 
 /** Compares an mtime with an instant: negative when it is earlier. */
-export function compareInstant(sec: number, nsec: number, t: Instant): number {
-  return sec !== t.sec ? sec - t.sec : nsec - t.nsec;
+export function compareInstant(sec: number, nsec: number, instant: Instant): number {
+  return sec !== instant.sec ? sec - instant.sec : nsec - instant.nsec;
 }

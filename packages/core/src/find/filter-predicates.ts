@@ -12,10 +12,10 @@ import type { Instant } from '../filter/time-spec.js';
 import type { FindFilter } from './filter.js';
 
 /** `@SEC.NNNNNNNNN`, find -newermt's form of an instant (negative seconds too). */
-export function newermtArgument(t: Instant): string {
-  if (t.sec >= 0 || t.nsec === 0) return `@${t.sec}.${String(t.nsec).padStart(9, '0')}`;
+export function newermtArgument(instant: Instant): string {
+  if (instant.sec >= 0 || instant.nsec === 0) return `@${instant.sec}.${String(instant.nsec).padStart(9, '0')}`;
   // -1.5 s is sec -2 + 0.5 s: written as -1.500000000.
-  return `@-${-t.sec - 1}.${String(1_000_000_000 - t.nsec).padStart(9, '0')}`;
+  return `@-${-instant.sec - 1}.${String(1_000_000_000 - instant.nsec).padStart(9, '0')}`;
 }
 
 function minusOneNs(t: Instant): Instant {

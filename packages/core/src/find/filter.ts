@@ -69,15 +69,15 @@ function id(arg: string, s: IdSpec): IdSpec {
  * Checks a filter that arrives already parsed (from the wire, or a tool): each value in its
  * bounds, the ranges not empty, the glob compilable. Returns a clean copy.
  */
-export function checkFindFilter(f: FindFilter): FindFilter {
+export function checkFindFilter(filter: FindFilter): FindFilter {
   const out: FindFilter = {};
-  if (f.minSize !== undefined) out.minSize = parseSize('min_size', f.minSize);
-  if (f.maxSize !== undefined) out.maxSize = parseSize('max_size', f.maxSize);
+  if (filter.minSize !== undefined) out.minSize = parseSize('min_size', filter.minSize);
+  if (filter.maxSize !== undefined) out.maxSize = parseSize('max_size', filter.maxSize);
   if (out.minSize !== undefined && out.maxSize !== undefined && out.minSize > out.maxSize) {
     throw invalidArgument(`min_size (${out.minSize} bytes) must not be larger than max_size (${out.maxSize} bytes)`);
   }
-  if (f.modifiedAfter !== undefined) out.modifiedAfter = instant('modified_after', f.modifiedAfter);
-  if (f.modifiedBefore !== undefined) out.modifiedBefore = instant('modified_before', f.modifiedBefore);
+  if (filter.modifiedAfter !== undefined) out.modifiedAfter = instant('modified_after', filter.modifiedAfter);
+  if (filter.modifiedBefore !== undefined) out.modifiedBefore = instant('modified_before', filter.modifiedBefore);
   if (
     out.modifiedAfter !== undefined &&
     out.modifiedBefore !== undefined &&
@@ -85,27 +85,27 @@ export function checkFindFilter(f: FindFilter): FindFilter {
   ) {
     throw invalidArgument('modified_after must be earlier than modified_before (nothing can match)');
   }
-  if (f.owner !== undefined) out.owner = id('owner', f.owner);
-  if (f.group !== undefined) out.group = id('group', f.group);
-  if (f.perm !== undefined) {
-    const { match, mode } = f.perm;
+  if (filter.owner !== undefined) out.owner = id('owner', filter.owner);
+  if (filter.group !== undefined) out.group = id('group', filter.group);
+  if (filter.perm !== undefined) {
+    const { match, mode } = filter.perm;
     if (!PERM_MATCHES.includes(match) || !Number.isInteger(mode) || mode < 0 || mode > 0o7777) {
       throw invalidArgument(`perm: mode must be within 07777 and match one of ${PERM_MATCHES.join(', ')}`);
     }
     out.perm = { match, mode };
   }
-  if (f.name !== undefined) {
-    if (typeof f.name !== 'string' || f.name.includes('/')) {
+  if (filter.name !== undefined) {
+    if (typeof filter.name !== 'string' || filter.name.includes('/')) {
       throw invalidArgument(
-        `name: a glob on the base name, without '/' (use pattern for paths), got ${JSON.stringify(f.name)}`,
+        `name: a glob on the base name, without '/' (use pattern for paths), got ${JSON.stringify(filter.name)}`,
       );
     }
     try {
-      compileGlob(f.name);
+      compileGlob(filter.name);
     } catch (err) {
       throw invalidArgument(`name: ${(err as Error).message}`);
     }
-    out.name = f.name;
+    out.name = filter.name;
   }
   return out;
 }
@@ -122,21 +122,21 @@ const FIELD_OF: Record<FilterFeature, keyof FindFilter> = {
 };
 
 /** The features a filter uses, in FILTER_FEATURES order: what an agent must echo as applied. */
-export function filterFeatures(f: FindFilter | undefined): FilterFeature[] {
-  if (f === undefined) return [];
-  return FILTER_FEATURES.filter((k) => f[FIELD_OF[k]] !== undefined);
+export function filterFeatures(filter: FindFilter | undefined): FilterFeature[] {
+  if (filter === undefined) return [];
+  return FILTER_FEATURES.filter((k) => filter[FIELD_OF[k]] !== undefined);
 }
 
 /** The filter without the given features (what a peer that lacks them would apply); undefined when nothing is left. */
-export function withoutFeatures(f: FindFilter, drop: readonly FilterFeature[]): FindFilter | undefined {
-  const out: FindFilter = { ...f };
+export function withoutFeatures(filter: FindFilter, drop: readonly FilterFeature[]): FindFilter | undefined {
+  const out: FindFilter = { ...filter };
   for (const k of drop) delete out[FIELD_OF[k]];
   return filterFeatures(out).length > 0 ? out : undefined;
 }
 
 /** Does the filter look at anything an lstat gives (all but the name)? */
-export function filterNeedsStat(f: FindFilter | undefined): boolean {
-  return filterFeatures(f).some((k) => k !== 'name');
+export function filterNeedsStat(filter: FindFilter | undefined): boolean {
+  return filterFeatures(filter).some((k) => k !== 'name');
 }
 
 function numericId(arg: string, s: IdSpec | undefined): number | undefined {
@@ -150,11 +150,11 @@ function numericId(arg: string, s: IdSpec | undefined): number | undefined {
  * size is its recursive size when dir sizes were asked for). Names in owner and group must
  * have been resolved to ids at the edge first.
  */
-export function compileFindFilter(f: FindFilter): (e: Entry) => boolean {
-  const uid = numericId('owner', f.owner);
-  const gid = numericId('group', f.group);
-  const name = f.name === undefined ? undefined : compileGlob(f.name);
-  const { minSize, maxSize, modifiedAfter: after, modifiedBefore: before, perm } = f;
+export function compileFindFilter(filter: FindFilter): (e: Entry) => boolean {
+  const uid = numericId('owner', filter.owner);
+  const gid = numericId('group', filter.group);
+  const name = filter.name === undefined ? undefined : compileGlob(filter.name);
+  const { minSize, maxSize, modifiedAfter: after, modifiedBefore: before, perm } = filter;
   return (e) =>
     (minSize === undefined || e.size >= minSize) &&
     (maxSize === undefined || e.size <= maxSize) &&

@@ -20,8 +20,8 @@ const TYPE_BITS: Record<string, [EntryType, number]> = {
 };
 
 /** find's `%T@` (`sec.fraction`, possibly negative) → [sec, nsec] as lstat gives them. */
-export function parseTimestamp(s: string): [number, number] {
-  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(s);
+export function parseTimestamp(text: string): [number, number] {
+  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text);
   if (!m) return [0, 0];
   const whole = Number(m[2]);
   const nsec = Number((m[3] ?? '').slice(0, 9).padEnd(9, '0'));
@@ -30,8 +30,8 @@ export function parseTimestamp(s: string): [number, number] {
 }
 
 /** find's `%Tz` (`+hhmm`) → minutes east of UTC. */
-export function parseUtcOffset(s: string): number {
-  const m = /^([+-])(\d\d)(\d\d)$/.exec(s);
+export function parseUtcOffset(text: string): number {
+  const m = /^([+-])(\d\d)(\d\d)$/.exec(text);
   if (!m) return 0;
   const min = Number(m[2]) * 60 + Number(m[3]);
   return m[1] === '-' ? -min : min;
@@ -52,12 +52,12 @@ export interface FindItem {
 }
 
 /** Fields of one R/D record (after the kind) → a record with the agent's RawEntry values. */
-export function toRecord(f: Buffer[], follow: boolean): SourceRecord {
-  const a = (i: number) => f[i].toString('latin1');
+export function toRecord(fields: Buffer[], follow: boolean): SourceRecord {
+  const a = (i: number) => fields[i].toString('latin1');
   const [type, bits] = TYPE_BITS[a(0)] ?? ['unknown', 0];
   const [mtimeSec, mtimeNsec] = parseTimestamp(a(3));
   const rec: SourceRecord = {
-    path: Buffer.from(f[13]),
+    path: Buffer.from(fields[13]),
     type,
     size: Number(a(2)),
     mtimeSec,
@@ -70,7 +70,7 @@ export function toRecord(f: Buffer[], follow: boolean): SourceRecord {
     nlink: Number(a(9)),
     dev: Number(a(10)),
   };
-  if (f[12].length > 0) rec.linkTarget = Buffer.from(f[12]);
+  if (fields[12].length > 0) rec.linkTarget = Buffer.from(fields[12]);
   // Following symlinks, find falls back to lstat for a link it cannot follow (%Y says why).
   if (follow && type === 'symlink') {
     const why = a(1);

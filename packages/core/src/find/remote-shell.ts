@@ -7,8 +7,8 @@ import { FleetError } from '../errors/errors.js';
 export const EXIT_MARK = 'fleetls-exit:';
 
 /** Quotes one argument for a POSIX shell: always single quotes, `'` as `'\''`. */
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A path that may be put on a remote command line: absolute, no NUL, no newline. */

@@ -12,13 +12,13 @@ export function shownPattern(pattern: string): string {
 }
 
 /** Index just past the ']' closing the class opened at `open`, or -1 when there is none. */
-export function classEnd(p: string, open: number): number {
+export function classEnd(pattern: string, open: number): number {
   let i = open + 1;
-  if (p[i] === '!' || p[i] === '^') i++;
-  if (p[i] === ']') i++; // a ']' first in the class is literal
-  while (i < p.length) {
-    if (p[i] === '\\') i += 2;
-    else if (p[i] === ']') return i + 1;
+  if (pattern[i] === '!' || pattern[i] === '^') i++;
+  if (pattern[i] === ']') i++; // a ']' first in the class is literal
+  while (i < pattern.length) {
+    if (pattern[i] === '\\') i += 2;
+    else if (pattern[i] === ']') return i + 1;
     else i++;
   }
   return -1;

@@ -31,24 +31,24 @@ export interface RowFit {
  * `minRows` rows fits (the caller says what is too small). Aims with the row costs, then
  * checks the exact size, so the bound holds whatever the answer's wording costs.
  */
-export function fitRows(f: RowFit, minRows = 0): number {
+export function fitRows(fit: RowFit, minRows = 0): number {
   let rowsCost = 0;
-  for (let i = 0; i < f.rows && rowsCost <= f.maxBytes; i++) rowsCost += f.rowCost(i);
+  for (let i = 0; i < fit.rows && rowsCost <= fit.maxBytes; i++) rowsCost += fit.rowCost(i);
   // Everything shown needs no cut warning and no cursor, so it can fit where one row fewer does
   // not; laying out everything is skipped when the rows alone are far over.
-  if (rowsCost <= f.maxBytes && f.size(f.rows) <= f.maxBytes) return f.rows;
+  if (rowsCost <= fit.maxBytes && fit.size(fit.rows) <= fit.maxBytes) return fit.rows;
   let n = 0;
-  let used = f.size(0);
-  while (n < f.rows && used + f.rowCost(n) <= f.maxBytes) used += f.rowCost(n++);
+  let used = fit.size(0);
+  while (n < fit.rows && used + fit.rowCost(n) <= fit.maxBytes) used += fit.rowCost(n++);
   // The answer's own words change with n (counts, positions, a cursor): step back until it fits...
-  let size = f.size(n);
-  while (size > f.maxBytes && n > minRows) {
+  let size = fit.size(n);
+  while (size > fit.maxBytes && n > minRows) {
     let drop = 0;
-    for (let freed = 0; freed < size - f.maxBytes && n - drop > minRows; drop++) freed += f.rowCost(n - drop - 1);
+    for (let freed = 0; freed < size - fit.maxBytes && n - drop > minRows; drop++) freed += fit.rowCost(n - drop - 1);
     n -= Math.max(1, drop);
-    size = f.size(n);
+    size = fit.size(n);
   }
   // ...or forward while the next row still fits.
-  while (n + 1 < f.rows && f.size(n + 1) <= f.maxBytes) n++;
-  return n >= minRows && f.size(n) <= f.maxBytes ? n : -1;
+  while (n + 1 < fit.rows && fit.size(n + 1) <= fit.maxBytes) n++;
+  return n >= minRows && fit.size(n) <= fit.maxBytes ? n : -1;
 }

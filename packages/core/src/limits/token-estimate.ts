@@ -11,24 +11,24 @@ const isDigit = (c: number) => c >= 48 && c <= 57;
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 const isPunct = (c: number) => c < 128 && !isLetter(c) && !isDigit(c) && !isSpace(c);
 
-/** Tokens of `s`, counted high: letter runs of 4, digit runs of 3, a whitespace run as one, punctuation 0.75 each, non-ASCII by its UTF-8 length. */
-export function estimateTokens(s: string): number {
+/** Tokens of `text`, counted high: letter runs of 4, digit runs of 3, a whitespace run as one, punctuation 0.75 each, non-ASCII by its UTF-8 length. */
+export function estimateTokens(text: string): number {
   let t = 0;
   let i = 0;
-  while (i < s.length) {
-    const c = s.charCodeAt(i);
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
     let j = i + 1;
     if (isLetter(c)) {
-      while (j < s.length && isLetter(s.charCodeAt(j))) j++;
+      while (j < text.length && isLetter(text.charCodeAt(j))) j++;
       t += Math.ceil((j - i) / 4);
     } else if (isDigit(c)) {
-      while (j < s.length && isDigit(s.charCodeAt(j))) j++;
+      while (j < text.length && isDigit(text.charCodeAt(j))) j++;
       t += Math.ceil((j - i) / 3);
     } else if (isSpace(c)) {
-      while (j < s.length && isSpace(s.charCodeAt(j))) j++;
+      while (j < text.length && isSpace(text.charCodeAt(j))) j++;
       t += 1;
     } else if (c < 128) {
-      while (j < s.length && isPunct(s.charCodeAt(j))) j++;
+      while (j < text.length && isPunct(text.charCodeAt(j))) j++;
       t += (j - i) * 0.75;
     } else {
       // Two UTF-8 bytes: 1.25; three (CJK, most scripts): 1.5; four (emoji, rare CJK: a surrogate

@@ -19,8 +19,8 @@ function fold(byte: number): number {
 }
 
 /** Bytes with ASCII letters folded; raw bytes break ties. */
-export function compareNames(a: Buffer, b: Buffer): number {
-  return compareRange(a, 0, a.length, b, 0, b.length);
+export function compareNames(left: Buffer, right: Buffer): number {
+  return compareRange(left, 0, left.length, right, 0, right.length);
 }
 
 const UPPER = /[A-Z]/;
@@ -56,20 +56,20 @@ function compareRange(a: Buffer, as: number, ae: number, b: Buffer, bs: number, 
  * -1 lists each level descending), and a directory always comes before what is under it,
  * in either direction, as a tree walk yields them.
  */
-export function comparePaths(a: Buffer, b: Buffer, sign = 1): number {
+export function comparePaths(left: Buffer, right: Buffer, sign = 1): number {
   // The requested path itself (empty) is above everything.
-  if (a.length === 0 || b.length === 0) return Number(b.length === 0) - Number(a.length === 0);
+  if (left.length === 0 || right.length === 0) return Number(right.length === 0) - Number(left.length === 0);
   let ai = 0;
   let bi = 0;
   for (;;) {
-    let ae = a.indexOf(SLASH, ai);
-    if (ae < 0) ae = a.length;
-    let be = b.indexOf(SLASH, bi);
-    if (be < 0) be = b.length;
-    const d = compareRange(a, ai, ae, b, bi, be);
+    let ae = left.indexOf(SLASH, ai);
+    if (ae < 0) ae = left.length;
+    let be = right.indexOf(SLASH, bi);
+    if (be < 0) be = right.length;
+    const d = compareRange(left, ai, ae, right, bi, be);
     if (d !== 0) return sign * d;
-    const aDone = ae >= a.length;
-    const bDone = be >= b.length;
+    const aDone = ae >= left.length;
+    const bDone = be >= right.length;
     if (aDone || bDone) return Number(bDone) - Number(aDone);
     ai = ae + 1;
     bi = be + 1;

@@ -31,32 +31,32 @@ function hexValue(s: string, at: number, digits: number): number {
 }
 
 /** Inverse of `displayPath`: a displayed name back to its raw bytes. Unknown escapes are refused. */
-export function parseDisplayPath(s: string): Buffer {
-  if (!s.includes('\\')) return Buffer.from(s, 'utf8');
+export function parseDisplayPath(text: string): Buffer {
+  if (!text.includes('\\')) return Buffer.from(text, 'utf8');
   const out: Buffer[] = [];
   let start = 0;
   let i = 0;
   const flush = (end: number) => {
-    if (end > start) out.push(Buffer.from(s.slice(start, end), 'utf8'));
+    if (end > start) out.push(Buffer.from(text.slice(start, end), 'utf8'));
   };
-  while (i < s.length) {
-    if (s[i] !== '\\') {
+  while (i < text.length) {
+    if (text[i] !== '\\') {
       i++;
       continue;
     }
     flush(i);
-    const c = s[i + 1];
+    const c = text[i + 1];
     let bytes: Buffer;
     let len = 2;
     if (c === '\\') bytes = Buffer.from([0x5c]);
     else if (c === 'n') bytes = Buffer.from([0x0a]);
     else if (c === 't') bytes = Buffer.from([0x09]);
     else if (c === 'r') bytes = Buffer.from([0x0d]);
-    else if (c === 'x' && hexValue(s, i + 2, 2) >= 0) {
-      bytes = Buffer.from([hexValue(s, i + 2, 2)]);
+    else if (c === 'x' && hexValue(text, i + 2, 2) >= 0) {
+      bytes = Buffer.from([hexValue(text, i + 2, 2)]);
       len = 4;
-    } else if (c === 'u' && hexValue(s, i + 2, 4) >= 0) {
-      bytes = Buffer.from(String.fromCharCode(hexValue(s, i + 2, 4)), 'utf8');
+    } else if (c === 'u' && hexValue(text, i + 2, 4) >= 0) {
+      bytes = Buffer.from(String.fromCharCode(hexValue(text, i + 2, 4)), 'utf8');
       len = 6;
     } else {
       throw invalidArgument(

@@ -32,19 +32,19 @@ export function treeEntryLine(entry: Entry, rootLabel = '.'): string {
 }
 
 /** A truncation's warning line: per directory (items_per_dir) or for the whole walk. */
-export function treeTruncationLine(t: Truncation, rootLabel = '.'): string {
-  const p = label(t.dir, rootLabel);
-  switch (t.reason) {
+export function treeTruncationLine(truncation: Truncation, rootLabel = '.'): string {
+  const p = label(truncation.dir, rootLabel);
+  switch (truncation.reason) {
     case 'items_per_dir':
-      return `[WARNING] ${p}: ${t.total - t.shown} items hidden (showing first ${t.shown} of ${t.total} total)`;
+      return `[WARNING] ${p}: ${truncation.total - truncation.shown} items hidden (showing first ${truncation.shown} of ${truncation.total} total)`;
     case 'max_entries':
-      return `[WARNING] listing stopped at ${p}: entry limit reached (showing ${t.shown} entries of ${t.total} seen so far)`;
+      return `[WARNING] listing stopped at ${p}: entry limit reached (showing ${truncation.shown} entries of ${truncation.total} seen so far)`;
     case 'deadline':
-      return `[WARNING] listing stopped at ${p}: time limit reached (showing ${t.shown} entries of ${t.total} seen so far)`;
+      return `[WARNING] listing stopped at ${p}: time limit reached (showing ${truncation.shown} entries of ${truncation.total} seen so far)`;
     case 'bytes':
-      return `[WARNING] answer cut at its size limit (showing ${t.shown} of ${t.total} lines)`;
+      return `[WARNING] answer cut at its size limit (showing ${truncation.shown} of ${truncation.total} lines)`;
     case 'top_n':
-      return `[WARNING] showing the first ${t.shown} of ${t.total} entries`;
+      return `[WARNING] showing the first ${truncation.shown} of ${truncation.total} entries`;
     case 'depth':
       return `[WARNING] ${p}: not listed below this depth`;
   }

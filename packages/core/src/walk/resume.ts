@@ -62,15 +62,15 @@ export function resumePointOf(row: Row): ResumePoint {
  * components compare by name; an ancestor comes before its subtree, and its [WARNING]
  * after it; at one path the entry comes first, then its error row, then its [WARNING].
  */
-export function compareResumePoints(a: ResumePoint, b: ResumePoint): number {
+export function compareResumePoints(left: ResumePoint, right: ResumePoint): number {
   const rank = { entry: 0, error: 1, warning: 2 } as const;
-  const pa = a.path.length === 0 ? [] : pathParts(a.path);
-  const pb = b.path.length === 0 ? [] : pathParts(b.path);
+  const pa = left.path.length === 0 ? [] : pathParts(left.path);
+  const pb = right.path.length === 0 ? [] : pathParts(right.path);
   for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
     const d = compareNames(pa[i], pb[i]);
     if (d !== 0) return d;
   }
-  if (pa.length < pb.length) return a.row === 'warning' ? 1 : -1;
-  if (pa.length > pb.length) return b.row === 'warning' ? -1 : 1;
-  return rank[a.row] - rank[b.row];
+  if (pa.length < pb.length) return left.row === 'warning' ? 1 : -1;
+  if (pa.length > pb.length) return right.row === 'warning' ? -1 : 1;
+  return rank[left.row] - rank[right.row];
 }

@@ -107,18 +107,18 @@ function chainOf(keys: string[]): Ancestors | undefined {
   return chain;
 }
 
-/** Children [from, to) of `f` as a plain frame (`end` set: a piece's range). */
-export function frameToPlain(f: Frame, from: number, to: number, piece: boolean): PlainFrame {
+/** Children [from, to) of `frame` as a plain frame (`end` set: a piece's range). */
+export function frameToPlain(frame: Frame, from: number, to: number, piece: boolean): PlainFrame {
   const n = to - from;
   const out: PlainFrame = {
-    dir: f.dir.toString('latin1'),
-    depth: f.depth,
-    chain: chainKeys(f.chain),
+    dir: frame.dir.toString('latin1'),
+    depth: frame.depth,
+    chain: chainKeys(frame.chain),
     off: from,
-    len: f.len,
+    len: frame.len,
     next: from,
-    total: f.total,
-    cap: f.cap,
+    total: frame.total,
+    cap: frame.cap,
     names: new Array(n),
     types: new Array(n),
     lazy: new Array(n),
@@ -129,7 +129,7 @@ export function frameToPlain(f: Frame, from: number, to: number, piece: boolean)
   };
   if (piece) out.end = to;
   for (let k = 0; k < n; k++) {
-    const p = f.kept[from + k - f.off];
+    const p = frame.kept[from + k - frame.off];
     const r = p.raw;
     out.names[k] = r.name.toString('latin1');
     out.types[k] = r.type;
