@@ -62,8 +62,8 @@ export function positiveInt(value: unknown, key: string, min = 1): number {
 }
 
 /** A non-empty string setting, or undefined when absent. */
-export function str(v: unknown, key: string): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || v === '') throw new ConfigError(`${key}: expected a non-empty string`);
-  return v;
+export function str(value: unknown, key: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value === '') throw new ConfigError(`${key}: expected a non-empty string`);
+  return value;
 }

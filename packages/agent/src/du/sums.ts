@@ -65,8 +65,8 @@ export function keepSizes(keep: DirSizeKeep, sized: SizedDir[]): void {
   }
 }
 
-export function dirSizeOf(d: SizedDir): DirSize {
-  const out: DirSize = { size: d.size, partial: d.partial, allocated: d.allocated };
-  if (d.unreadable > 0) out.unreadableDirs = d.unreadable;
+export function dirSizeOf(dir: SizedDir): DirSize {
+  const out: DirSize = { size: dir.size, partial: dir.partial, allocated: dir.allocated };
+  if (dir.unreadable > 0) out.unreadableDirs = dir.unreadable;
   return out;
 }

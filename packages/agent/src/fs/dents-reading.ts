@@ -42,9 +42,9 @@ export class DirReading implements Dirents {
 }
 
 /** Closes `reading` under the probe; a close that fails (already closed) is not the read's error. */
-export function closeReading(probe: CallProbe | undefined, p: Buffer, reading: DirReading): void {
+export function closeReading(probe: CallProbe | undefined, path: Buffer, reading: DirReading): void {
   try {
-    watched(probe, p, () => reading.close());
+    watched(probe, path, () => reading.close());
   } catch {
     // already closed
   }

@@ -29,12 +29,12 @@ export interface EntrySink {
 export function* dentsEntries(
   sink: EntrySink,
   rel: Buffer,
-  p: Buffer,
+  path: Buffer,
   reading: DirReading,
 ): Generator<RawEntry, void, void> {
   const { probe, isCancelled, onEntry, fromName } = sink;
   try {
-    while (watched(probe, p, () => reading.next())) {
+    while (watched(probe, path, () => reading.next())) {
       const { names, types } = reading;
       for (let i = 0; i < names.length; i++) {
         if (isCancelled()) throw new WalkCancelled('walk cancelled');
@@ -43,7 +43,7 @@ export function* dentsEntries(
       }
     }
   } finally {
-    closeReading(probe, p, reading);
+    closeReading(probe, path, reading);
   }
 }
 
@@ -70,7 +70,7 @@ export function* wholeEntries(sink: EntrySink, rel: Buffer, dirents: fs.Dirent[]
 export function* streamedEntries(
   sink: EntrySink,
   rel: Buffer,
-  p: Buffer,
+  path: Buffer,
   opened: fs.Dir,
 ): Generator<RawEntry, void, void> {
   const { probe, isCancelled, onEntry } = sink;
@@ -84,14 +84,14 @@ export function* streamedEntries(
       let d: fs.Dirent | null;
       try {
         const reading = dir;
-        d = watched(probe, p, () => reading.readSync());
+        d = watched(probe, path, () => reading.readSync());
       } catch (err) {
         if (bufferNames || !needsBufferNames(err)) throw err;
         const failed = dir;
-        watched(probe, p, () => failed.closeSync());
+        watched(probe, path, () => failed.closeSync());
         // The descriptor asked for again: the one the read began with may have been closed since.
-        const link = Buffer.from(fdPath(sink.dirFd(rel, p)));
-        dir = watched(probe, p, () => openDirBytes(link, 128));
+        const link = Buffer.from(fdPath(sink.dirFd(rel, path)));
+        dir = watched(probe, path, () => openDirBytes(link, 128));
         bufferNames = true;
         skip = yielded;
         continue;
@@ -108,7 +108,7 @@ export function* streamedEntries(
   } finally {
     try {
       const open = dir;
-      watched(probe, p, () => open.closeSync());
+      watched(probe, path, () => open.closeSync());
     } catch {
       // already closed
     }

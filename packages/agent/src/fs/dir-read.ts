@@ -21,13 +21,13 @@ export function isSmallDir(size: number): boolean {
 }
 
 /** opendir with latin1 names, 128 entries per native call. */
-export function openDir(p: Buffer): fsTypes.Dir {
-  return fs.opendirSync(p, { encoding: 'latin1', bufferSize: 128 });
+export function openDir(path: Buffer): fsTypes.Dir {
+  return fs.opendirSync(path, { encoding: 'latin1', bufferSize: 128 });
 }
 
 /** Every entry of a directory with a type, names as latin1 strings of their bytes. */
-export function readWhole(p: Buffer): fsTypes.Dirent[] {
-  return fs.readdirSync(p, { withFileTypes: true, encoding: 'latin1' });
+export function readWhole(path: Buffer): fsTypes.Dirent[] {
+  return fs.readdirSync(path, { withFileTypes: true, encoding: 'latin1' });
 }
 
 /**
@@ -41,15 +41,15 @@ export function needsBufferNames(err: unknown): boolean {
 }
 
 /** Every entry of a directory with a type, names as Buffers (the unknown-type fallback). */
-export function readWholeBytes(p: Buffer): fsTypes.Dirent[] {
+export function readWholeBytes(path: Buffer): fsTypes.Dirent[] {
   // Typed as the latin1 readers' Dirent so one walk loop takes both; fs-source's fromDirent tells the names apart.
-  return fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' }) as unknown as fsTypes.Dirent[];
+  return fs.readdirSync(path, { withFileTypes: true, encoding: 'buffer' }) as unknown as fsTypes.Dirent[];
 }
 
 /** opendir with raw-byte names, 1024 entries per system call by default (du sizing). */
-export function openDirBytes(p: Buffer, bufferSize = 1024): fsTypes.Dir {
+export function openDirBytes(path: Buffer, bufferSize = 1024): fsTypes.Dir {
   // @types/node types `encoding` as a BufferEncoding only; 'buffer' is supported at runtime.
-  return fs.opendirSync(p, { encoding: 'buffer', bufferSize } as unknown as fsTypes.OpenDirOptions);
+  return fs.opendirSync(path, { encoding: 'buffer', bufferSize } as unknown as fsTypes.OpenDirOptions);
 }
 
 type DirentKind = Pick<
@@ -57,13 +57,13 @@ type DirentKind = Pick<
   'isFile' | 'isDirectory' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'
 >;
 
-export function direntType(d: DirentKind): EntryType {
-  if (d.isFile()) return 'file';
-  if (d.isDirectory()) return 'dir';
-  if (d.isSymbolicLink()) return 'symlink';
-  if (d.isFIFO()) return 'fifo';
-  if (d.isSocket()) return 'socket';
-  if (d.isCharacterDevice()) return 'char';
-  if (d.isBlockDevice()) return 'block';
+export function direntType(dirent: DirentKind): EntryType {
+  if (dirent.isFile()) return 'file';
+  if (dirent.isDirectory()) return 'dir';
+  if (dirent.isSymbolicLink()) return 'symlink';
+  if (dirent.isFIFO()) return 'fifo';
+  if (dirent.isSocket()) return 'socket';
+  if (dirent.isCharacterDevice()) return 'char';
+  if (dirent.isBlockDevice()) return 'block';
   return 'unknown';
 }

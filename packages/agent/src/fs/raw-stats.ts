@@ -41,28 +41,28 @@ export function rawFromStats(name: Buffer, st: fs.BigIntStats): RawEntry {
 }
 
 /** An lstat by the native module (fsat.ts's fields) is of a symlink. */
-export function fieldsAreLink(f: Float64Array): boolean {
-  return typeFromMode(f[FIELDS.mode]) === 'symlink';
+export function fieldsAreLink(fields: Float64Array): boolean {
+  return typeFromMode(fields[FIELDS.mode]) === 'symlink';
 }
 
 /** rawFromStats of an lstat by the native module: the same entry. */
-export function rawFromFields(name: Buffer, f: Float64Array): RawEntry {
-  const mode = small(f[FIELDS.mode]);
+export function rawFromFields(name: Buffer, fields: Float64Array): RawEntry {
+  const mode = small(fields[FIELDS.mode]);
   // The kernel's own split (secAndNsec's): the second floored, the nanosecond never negative.
-  const mtimeSec = small(f[FIELDS.mtimeSec]);
+  const mtimeSec = small(fields[FIELDS.mtimeSec]);
   return {
     name,
     type: typeFromMode(mode),
-    size: small(f[FIELDS.size]),
+    size: small(fields[FIELDS.size]),
     mtimeSec,
-    mtimeNsec: small(f[FIELDS.mtimeNsec]),
+    mtimeNsec: small(fields[FIELDS.mtimeNsec]),
     utcOffsetMin: utcOffsetAt(mtimeSec),
     mode,
-    uid: small(f[FIELDS.uid]),
-    gid: small(f[FIELDS.gid]),
-    inode: small(f[FIELDS.ino]),
-    nlink: small(f[FIELDS.nlink]),
-    dev: small(f[FIELDS.dev]),
+    uid: small(fields[FIELDS.uid]),
+    gid: small(fields[FIELDS.gid]),
+    inode: small(fields[FIELDS.ino]),
+    nlink: small(fields[FIELDS.nlink]),
+    dev: small(fields[FIELDS.dev]),
   };
 }
 

@@ -16,6 +16,6 @@ export interface RpcAudit {
   outcome: string;
 }
 
-export function auditRpc(logger: Logger, a: RpcAudit): void {
-  logger.info({ audit: 'rpc', ...a }, 'audit');
+export function auditRpc(logger: Logger, audit: RpcAudit): void {
+  logger.info({ audit: 'rpc', ...audit }, 'audit');
 }

@@ -90,10 +90,10 @@ export class CallWatch {
   }
 }
 
-/** `fn()` bracketed by the probe on `p`, when there is one (brackets never nest: one call at a time). */
-export function watched<T>(probe: CallProbe | undefined, p: Uint8Array, fn: () => T, follows = false): T {
+/** `fn()` bracketed by the probe on `path`, when there is one (brackets never nest: one call at a time). */
+export function watched<T>(probe: CallProbe | undefined, path: Uint8Array, fn: () => T, follows = false): T {
   if (probe === undefined) return fn();
-  probe.enter(p, follows);
+  probe.enter(path, follows);
   try {
     return fn();
   } finally {

@@ -33,16 +33,16 @@ export function resumeRequest(
  * entries they saw added, the time since the walk started.
  */
 export function wholeWalkSummary(
-  s: PlainSummary,
+  summary: PlainSummary,
   sentBefore: number,
   seenBefore: number,
   elapsedMs: number,
 ): PlainSummary {
   return {
-    ...s,
-    entriesSent: s.entriesSent + sentBefore,
-    entriesMatched: s.entriesMatched + sentBefore,
-    entriesSeen: s.entriesSeen + seenBefore,
+    ...summary,
+    entriesSent: summary.entriesSent + sentBefore,
+    entriesMatched: summary.entriesMatched + sentBefore,
+    entriesSeen: summary.entriesSeen + seenBefore,
     elapsedMs,
   };
 }

@@ -85,32 +85,37 @@ function truncationFromPlain(t: PlainTruncation): Truncation {
   return { dir: Buffer.from(t.dir, 'latin1'), shown: t.shown, total: t.total, reason: t.reason };
 }
 
-export function rowToPlain(r: Row): PlainRow {
-  if (r.kind === 'truncation') return { t: truncationToPlain(r.truncation) };
-  const { path, linkTarget, ...rest } = r.entry;
+export function rowToPlain(row: Row): PlainRow {
+  if (row.kind === 'truncation') return { t: truncationToPlain(row.truncation) };
+  const { path, linkTarget, ...rest } = row.entry;
   const e: PlainEntry = { ...rest, path: path.toString('latin1') };
   if (linkTarget) e.linkTarget = linkTarget.toString('latin1');
   return { e };
 }
 
-export function rowFromPlain(p: PlainRow): Row {
-  if ('t' in p) return { kind: 'truncation', truncation: truncationFromPlain(p.t) };
-  const { path, linkTarget, ...rest } = p.e;
+export function rowFromPlain(plain: PlainRow): Row {
+  if ('t' in plain) return { kind: 'truncation', truncation: truncationFromPlain(plain.t) };
+  const { path, linkTarget, ...rest } = plain.e;
   const entry: Entry = { ...rest, path: Buffer.from(path, 'latin1') };
   if (linkTarget !== undefined) entry.linkTarget = Buffer.from(linkTarget, 'latin1');
   return { kind: 'entry', entry };
 }
 
-export function summaryToPlain(s: WalkSummary): PlainSummary {
-  return { ...s, truncations: s.truncations.map(truncationToPlain) };
+export function summaryToPlain(summary: WalkSummary): PlainSummary {
+  return { ...summary, truncations: summary.truncations.map(truncationToPlain) };
 }
 
-export function summaryFromPlain(s: PlainSummary): WalkSummary {
-  return { ...s, truncations: s.truncations.map(truncationFromPlain) };
+export function summaryFromPlain(plain: PlainSummary): WalkSummary {
+  return { ...plain, truncations: plain.truncations.map(truncationFromPlain) };
 }
 
 /** A rough wire size of a row, to cut batches well under gRPC's message limit. */
-export function plainRowBytes(p: PlainRow): number {
-  if ('t' in p) return 24 + p.t.dir.length;
-  return 64 + p.e.path.length + (p.e.linkTarget?.length ?? 0) + (p.e.error ? 16 + p.e.error.detail.length : 0);
+export function plainRowBytes(plain: PlainRow): number {
+  if ('t' in plain) return 24 + plain.t.dir.length;
+  return (
+    64 +
+    plain.e.path.length +
+    (plain.e.linkTarget?.length ?? 0) +
+    (plain.e.error ? 16 + plain.e.error.detail.length : 0)
+  );
 }
