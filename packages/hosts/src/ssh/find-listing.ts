@@ -83,7 +83,7 @@ interface ListingPlan {
  * the agent's find route does.
  */
 export async function loadFind(
-  h: FindHost,
+  host: FindHost,
   req: WalkRequest,
   info: ProbeResult,
   small: boolean,
@@ -98,18 +98,18 @@ export async function loadFind(
   // channel is asked for after the listing's (FIFO), never before, so a restat waiting
   // for its input never holds a channel its own listing waits for.
   let restat: Restat | undefined;
-  const listingRun = listHalves(h, req, plan, signal);
-  if (stubs) restat = openRestat(h, req, deadlineAt, signal);
+  const listingRun = listHalves(host, req, plan, signal);
+  if (stubs) restat = openRestat(host, req, deadlineAt, signal);
   const listed = listingRun.then((runs) => {
     const own = runs[0].items.find((it) => it.depth === 0)?.pseudo;
     if (own === undefined) return runs;
     restat?.give(Buffer.alloc(0));
-    const again = listHalves(h, req, plan, signal, own);
-    if (stubs) restat = openRestat(h, req, deadlineAt, signal);
+    const again = listHalves(host, req, plan, signal, own);
+    if (stubs) restat = openRestat(host, req, deadlineAt, signal);
     return again;
   });
   try {
-    return await readListing(h, req, info, listed, () => restat, deadlineAt, signal);
+    return await readListing(host, req, info, listed, () => restat, deadlineAt, signal);
   } finally {
     restat?.give(Buffer.alloc(0));
   }

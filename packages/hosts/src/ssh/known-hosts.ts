@@ -135,18 +135,18 @@ export function knownKeyTypes(text: string, host: string, port: number): string[
 export function hostKeyRefusal(
   label: string,
   verdict: Exclude<HostKeyVerdict, 'ok'>,
-  t: { host: string; port: number; knownHostsFile: string },
+  target: { host: string; port: number; knownHostsFile: string },
   keyBlob: Buffer,
 ): string {
-  const name = knownHostsName(t.host, t.port);
+  const name = knownHostsName(target.host, target.port);
   const type = keyTypeOf(keyBlob);
   const fp = fingerprint(keyBlob);
-  const file = t.knownHostsFile;
+  const file = target.knownHostsFile;
   if (verdict === 'revoked') return `host key for ${label} is revoked (${fp}): marked @revoked for ${name} in ${file}`;
   if (verdict === 'mismatch') {
     return `host key for ${label} is changed (${fp}): ${file} holds another ${type} key for ${name}; if the host was rebuilt, remove it with: ssh-keygen -R '${name}' -f ${file}`;
   }
-  const port = t.port === 22 ? '' : `-p ${t.port} `;
+  const port = target.port === 22 ? '' : `-p ${target.port} `;
   const scanType = type.startsWith('ssh-') ? type.slice(4) : type;
-  return `host key for ${label} is unknown (${fp}): no line for ${name} in ${file}; after checking that fingerprint on the host (ssh-keygen -lf), add the line "${name} ${type} ${keyBlob.toString('base64')}", e.g. with: ssh-keyscan ${port}-t ${scanType} ${t.host} >> ${file}`;
+  return `host key for ${label} is unknown (${fp}): no line for ${name} in ${file}; after checking that fingerprint on the host (ssh-keygen -lf), add the line "${name} ${type} ${keyBlob.toString('base64')}", e.g. with: ssh-keyscan ${port}-t ${scanType} ${target.host} >> ${file}`;
 }

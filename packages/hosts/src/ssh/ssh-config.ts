@@ -15,10 +15,10 @@ export interface SshConfigEntry {
   proxyJump?: string;
 }
 
-export function expandTilde(p: string, home = homedir()): string {
-  if (p === '~') return home;
-  if (p.startsWith('~/')) return join(home, p.slice(2));
-  return p;
+export function expandTilde(path: string, home = homedir()): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return join(home, path.slice(2));
+  return path;
 }
 
 /** The config text at `~/.ssh/config`, or '' when there is none. */

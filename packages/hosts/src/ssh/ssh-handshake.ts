@@ -71,14 +71,14 @@ function connectConfig(t: SshTarget, knownHosts: string, sock: Duplex | undefine
 
 /** A connected, authenticated client over `sock` (a jump host's forward) or a new TCP connection. */
 export function handshake(
-  t: SshTarget,
+  target: SshTarget,
   sock: Duplex | undefined,
   logger: Logger,
   on: HandshakeEvents,
 ): Promise<Client> {
   let knownHosts = '';
   try {
-    knownHosts = readFileSync(t.knownHostsFile, 'utf8');
+    knownHosts = readFileSync(target.knownHostsFile, 'utf8');
   } catch {
     // A missing known_hosts makes every key unknown.
   }
@@ -88,12 +88,12 @@ export function handshake(
     let settled = false;
     // Permanent: ssh2 may emit 'error' more than once, and an unhandled one kills the process.
     c.on('error', (err) => {
-      const fe = hostKeyError ?? classifySshError(err, t.label);
+      const fe = hostKeyError ?? classifySshError(err, target.label);
       if (!settled) {
         settled = true;
         reject(fe);
       } else {
-        logger.warn({ host: t.label, err: fe.message }, 'SSH connection error');
+        logger.warn({ host: target.label, err: fe.message }, 'SSH connection error');
       }
     });
     c.on('connect', () => c.setNoDelay(true));
@@ -107,17 +107,20 @@ export function handshake(
       on.closed(c);
       if (!settled) {
         settled = true;
-        reject(hostKeyError ?? new FleetError('unavailable', `${t.label}: connection closed during handshake`));
+        reject(hostKeyError ?? new FleetError('unavailable', `${target.label}: connection closed during handshake`));
       }
     });
     const refuse = (err: FleetError) => {
       hostKeyError = err;
     };
     try {
-      c.connect({ ...connectConfig(t, knownHosts, sock), hostVerifier: hostVerifier(t, knownHosts, logger, refuse) });
+      c.connect({
+        ...connectConfig(target, knownHosts, sock),
+        hostVerifier: hostVerifier(target, knownHosts, logger, refuse),
+      });
     } catch (err) {
       settled = true;
-      reject(classifySshError(err, t.label));
+      reject(classifySshError(err, target.label));
     }
   });
 }

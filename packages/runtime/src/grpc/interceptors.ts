@@ -7,8 +7,8 @@ import * as grpc from '@grpc/grpc-js';
 const HEALTH_PREFIX = '/grpc.health.v1.Health/';
 
 /** The digest `tokenInterceptor` compares: of the whole header value, `Bearer TOKEN`. */
-export function tokenDigest(s: string | Buffer): Buffer {
-  return createHash('sha256').update(s).digest();
+export function tokenDigest(token: string | Buffer): Buffer {
+  return createHash('sha256').update(token).digest();
 }
 
 /**

@@ -32,11 +32,11 @@ export function natsAuthenticator(file: string, key = 'nats_creds'): Authenticat
 }
 
 export function natsConnectOptions(
-  s: NatsSettings,
+  settings: NatsSettings,
   extra: { name: string; inboxPrefix?: string; key?: string },
 ): NodeConnectionOptions {
   const opts: NodeConnectionOptions = {
-    servers: s.servers,
+    servers: settings.servers,
     name: extra.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -46,19 +46,19 @@ export function natsConnectOptions(
     maxPingOut: 2,
   };
   if (extra.inboxPrefix) opts.inboxPrefix = extra.inboxPrefix;
-  if (s.creds) opts.authenticator = natsAuthenticator(s.creds, extra.key);
-  if (s.tls) {
+  if (settings.creds) opts.authenticator = natsAuthenticator(settings.creds, extra.key);
+  if (settings.tls) {
     opts.tls = {};
-    if (s.tls.ca) opts.tls.caFile = s.tls.ca;
-    if (s.tls.cert) opts.tls.certFile = s.tls.cert;
-    if (s.tls.key) opts.tls.keyFile = s.tls.key;
+    if (settings.tls.ca) opts.tls.caFile = settings.tls.ca;
+    if (settings.tls.cert) opts.tls.certFile = settings.tls.cert;
+    if (settings.tls.key) opts.tls.keyFile = settings.tls.key;
   }
   return opts;
 }
 
 export function connectNats(
-  s: NatsSettings,
+  settings: NatsSettings,
   extra: { name: string; inboxPrefix?: string; key?: string },
 ): Promise<NatsConnection> {
-  return connect(natsConnectOptions(s, extra));
+  return connect(natsConnectOptions(settings, extra));
 }
