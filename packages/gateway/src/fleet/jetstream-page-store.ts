@@ -29,8 +29,8 @@ function reviver(_k: string, v: unknown): unknown {
   return v;
 }
 
-export function encodeSnapshot(s: RankingSnapshot): Promise<Buffer> {
-  return zip(Buffer.from(JSON.stringify(s, replacer)));
+export function encodeSnapshot(snapshot: RankingSnapshot): Promise<Buffer> {
+  return zip(Buffer.from(JSON.stringify(snapshot, replacer)));
 }
 
 export async function decodeSnapshot(bytes: Uint8Array): Promise<RankingSnapshot> {

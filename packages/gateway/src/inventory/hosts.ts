@@ -26,8 +26,8 @@ const SSH_KEYS = [
 const AGENT_ADDRESS_RE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
 /** "host:port" with a port in 1..65535 (IPv6 in brackets). */
-export function isAgentAddress(s: string): boolean {
-  const m = AGENT_ADDRESS_RE.exec(s);
+export function isAgentAddress(address: string): boolean {
+  const m = AGENT_ADDRESS_RE.exec(address);
   if (!m) return false;
   const port = Number(m[2]);
   return port >= 1 && port <= 65535;
@@ -49,31 +49,31 @@ export function agentSocketProblem(path: string): string | undefined {
 export type FilePath = (s: string) => string;
 
 /** `hosts`: a mapping of host names to { agent, ssh, labels } (localhost may be bare). */
-export function parseHosts(p: Problems, hosts: Json, file: FilePath): InventoryHost[] {
+export function parseHosts(problems: Problems, hosts: Json, file: FilePath): InventoryHost[] {
   const out: InventoryHost[] = [];
   if (!isObject(hosts)) {
-    p.add('hosts', `expected a mapping of host names, got ${describe(hosts)}`);
+    problems.add('hosts', `expected a mapping of host names, got ${describe(hosts)}`);
     return out;
   }
   for (const [name, spec] of Object.entries(hosts)) {
     const at = keyPath('hosts', name);
-    if (!HOST_NAME_RE.test(name)) p.add(at, 'host names use only letters, digits, ".", "_" and "-"');
+    if (!HOST_NAME_RE.test(name)) problems.add(at, 'host names use only letters, digits, ".", "_" and "-"');
     const host: InventoryHost = { name, labels: {}, groups: [] };
     if (spec === null && name === LOCALHOST) {
-      p.add(at, LOCALHOST_NEEDS);
+      problems.add(at, LOCALHOST_NEEDS);
       continue;
     }
     if (!isObject(spec)) {
-      p.add(at, `expected a mapping with \`agent\` and/or \`ssh\`, got ${describe(spec)}`);
+      problems.add(at, `expected a mapping with \`agent\` and/or \`ssh\`, got ${describe(spec)}`);
       continue;
     }
-    unknownKeys(p, at, spec, HOST_KEYS);
-    parseAgent(p, at, spec, host);
-    if (spec.ssh !== undefined) host.ssh = parseSsh(p, `${at}.ssh`, spec.ssh, name, file);
-    if (spec.labels !== undefined) host.labels = parseLabels(p, `${at}.labels`, spec.labels);
-    if (spec.embedded !== undefined) host.embedded = parseEmbedded(p, at, name, spec);
+    unknownKeys(problems, at, spec, HOST_KEYS);
+    parseAgent(problems, at, spec, host);
+    if (spec.ssh !== undefined) host.ssh = parseSsh(problems, `${at}.ssh`, spec.ssh, name, file);
+    if (spec.labels !== undefined) host.labels = parseLabels(problems, `${at}.labels`, spec.labels);
+    if (spec.embedded !== undefined) host.embedded = parseEmbedded(problems, at, name, spec);
     else if (spec.agent === undefined && spec.ssh === undefined) {
-      p.add(
+      problems.add(
         at,
         name === LOCALHOST
           ? LOCALHOST_NEEDS
@@ -101,24 +101,24 @@ function parseAgent(p: Problems, at: string, spec: { [k: string]: Json }, host: 
 }
 
 /** `groups`: group names to host lists; each member host learns its groups, in the file's order. */
-export function parseGroups(p: Problems, groups: Json, hosts: InventoryHost[]): Inventory['groups'] {
+export function parseGroups(problems: Problems, groups: Json, hosts: InventoryHost[]): Inventory['groups'] {
   const out: Inventory['groups'] = {};
   if (!isObject(groups)) {
-    p.add('groups', `expected a mapping of group names to host lists, got ${describe(groups)}`);
+    problems.add('groups', `expected a mapping of group names to host lists, got ${describe(groups)}`);
     return out;
   }
   const byName = new Map(hosts.map((h) => [h.name, h]));
   for (const [group, members] of Object.entries(groups)) {
     const at = keyPath('groups', group);
-    if (!HOST_NAME_RE.test(group)) p.add(at, 'group names use only letters, digits, ".", "_" and "-"');
+    if (!HOST_NAME_RE.test(group)) problems.add(at, 'group names use only letters, digits, ".", "_" and "-"');
     if (!Array.isArray(members)) {
-      p.add(at, `expected a list of host names, got ${describe(members)}`);
+      problems.add(at, `expected a list of host names, got ${describe(members)}`);
       continue;
     }
     const names: string[] = [];
     members.forEach((m, i) => {
-      if (typeof m !== 'string') p.add(`${at}[${i}]`, `expected a host name, got ${describe(m)}`);
-      else if (!byName.has(m)) p.add(`${at}[${i}]`, `unknown host '${m}'`);
+      if (typeof m !== 'string') problems.add(`${at}[${i}]`, `expected a host name, got ${describe(m)}`);
+      else if (!byName.has(m)) problems.add(`${at}[${i}]`, `unknown host '${m}'`);
       else if (!names.includes(m)) {
         names.push(m);
         byName.get(m)!.groups.push(group);

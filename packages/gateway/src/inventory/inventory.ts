@@ -17,10 +17,10 @@ export { fail, Problems } from './problems.js';
 export type { AgentTls, Inventory, InventoryDefaults, InventoryHost, KubernetesAgents } from './types.js';
 
 /** `~` expanded, a relative path resolved against the inventory's directory. */
-export function resolveFilePath(p: string, baseDir: string, home: string = homedir()): string {
-  if (p === '~') return home;
-  if (p.startsWith('~/')) return join(home, p.slice(2));
-  return isAbsolute(p) ? p : resolve(baseDir, p);
+export function resolveFilePath(path: string, baseDir: string, home: string = homedir()): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return join(home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(baseDir, path);
 }
 
 const TOP_KEYS = [

@@ -30,10 +30,10 @@ function rootProblem(v: unknown): string | undefined {
  * relative to `at`.
  */
 export function parseEmbeddedAllow(
-  v: unknown,
+  value: unknown,
   at: string,
 ): { allow: string[]; problems: [] } | { allow?: undefined; problems: [string, string][] } {
-  const list = typeof v === 'string' ? v.split(',').map((s) => s.trim()) : v;
+  const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
   if (!Array.isArray(list) || list.length === 0) {
     return { problems: [[at, 'expected a non-empty list of absolute directories, as [/var/log]']] };
   }

@@ -26,15 +26,15 @@ const LABEL_KEY_RE = /^[A-Za-z0-9._/-]{1,63}$/;
 const URL_RE = /^(nats|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/;
 
 export function parseInventoryNats(
-  v: Value,
+  value: Value,
   add: (path: string, message: string) => void,
   file: (p: string) => string,
 ): GatewayNatsSettings | undefined {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     add('nats', 'expected { servers: [nats://HOST:PORT, …], creds, tls: { ca, cert, key } }');
     return undefined;
   }
-  const o = v as Record<string, Value>;
+  const o = value as Record<string, Value>;
   for (const k of Object.keys(o)) {
     if (!(NATS_KEYS as readonly string[]).includes(k)) add(`nats.${k}`, `unknown key (known: ${NATS_KEYS.join(', ')})`);
   }

@@ -16,33 +16,38 @@ export class Problems {
   }
 }
 
-export function describe(v: Json): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'string') return JSON.stringify(v);
-  return String(v);
+export function describe(value: Json): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return JSON.stringify(value);
+  return String(value);
 }
 
-export function isObject(v: Json): v is { [k: string]: Json } {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+export function isObject(value: Json): value is { [k: string]: Json } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export function keyPath(parent: string, key: string): string {
   return parent ? `${parent}.${key}` : key;
 }
 
-export function unknownKeys(p: Problems, path: string, obj: { [k: string]: Json }, known: readonly string[]): void {
+export function unknownKeys(
+  problems: Problems,
+  path: string,
+  obj: { [k: string]: Json },
+  known: readonly string[],
+): void {
   for (const k of Object.keys(obj)) {
-    if (!known.includes(k)) p.add(keyPath(path, k), `unknown key (expected one of: ${known.join(', ')})`);
+    if (!known.includes(k)) problems.add(keyPath(path, k), `unknown key (expected one of: ${known.join(', ')})`);
   }
 }
 
 /** One error listing every problem. */
-export function fail(source: string, p: Problems): never {
-  const n = p.list.length;
+export function fail(source: string, problems: Problems): never {
+  const n = problems.list.length;
   throw new FleetError(
     'invalid_argument',
-    `invalid inventory ${source}: ${n} problem${n === 1 ? '' : 's'}:\n${p.list.map((l) => `  - ${l}`).join('\n')}`,
+    `invalid inventory ${source}: ${n} problem${n === 1 ? '' : 's'}:\n${problems.list.map((l) => `  - ${l}`).join('\n')}`,
   );
 }

@@ -30,19 +30,19 @@ const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: numb
 };
 
 /** `agent_tls`: "insecure", or { ca, cert, key, server_name } with the files resolved by `file`. */
-export function parseAgentTls(p: Problems, tls: Json, file: (s: string) => string): AgentTls | undefined {
+export function parseAgentTls(problems: Problems, tls: Json, file: (s: string) => string): AgentTls | undefined {
   if (tls === 'insecure') return 'insecure';
   if (!isObject(tls)) {
-    p.add('agent_tls', `expected { ca, cert, key } or "insecure", got ${describe(tls)}`);
+    problems.add('agent_tls', `expected { ca, cert, key } or "insecure", got ${describe(tls)}`);
     return undefined;
   }
-  unknownKeys(p, 'agent_tls', tls, TLS_KEYS);
+  unknownKeys(problems, 'agent_tls', tls, TLS_KEYS);
   const out: { ca: string; cert?: string; key?: string; serverName?: string } = { ca: '' };
   const name = tls.server_name;
   if (name !== undefined) {
     if (typeof name === 'string' && name.length <= 253 && SERVER_NAME_RE.test(name)) out.serverName = name;
     else {
-      p.add(
+      problems.add(
         'agent_tls.server_name',
         `expected the DNS name (or IP) the agents' certificates carry, got ${describe(name)}`,
       );
@@ -51,63 +51,63 @@ export function parseAgentTls(p: Problems, tls: Json, file: (s: string) => strin
   for (const k of TLS_FILE_KEYS) {
     const v = tls[k];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || v === '') p.add(`agent_tls.${k}`, `expected a file path, got ${describe(v)}`);
+    if (typeof v !== 'string' || v === '') problems.add(`agent_tls.${k}`, `expected a file path, got ${describe(v)}`);
     else out[k] = file(v);
   }
-  if (tls.ca === undefined) p.add('agent_tls.ca', "required: the CA that signed the agents' certificates");
+  if (tls.ca === undefined) problems.add('agent_tls.ca', "required: the CA that signed the agents' certificates");
   if ((tls.cert === undefined) !== (tls.key === undefined)) {
-    p.add('agent_tls', "`cert` and `key` go together (the gateway's client certificate and its key)");
+    problems.add('agent_tls', "`cert` and `key` go together (the gateway's client certificate and its key)");
   }
   return out;
 }
 
 /** `cors_origins`: browser origins, each checked as the HTTP door checks --cors-origin. */
-export function parseCorsOrigins(p: Problems, v: Json): string[] | undefined {
-  if (!Array.isArray(v)) {
-    p.add('cors_origins', `expected a list of origins, as [https://dash.example], got ${describe(v)}`);
+export function parseCorsOrigins(problems: Problems, value: Json): string[] | undefined {
+  if (!Array.isArray(value)) {
+    problems.add('cors_origins', `expected a list of origins, as [https://dash.example], got ${describe(value)}`);
     return undefined;
   }
   const out: string[] = [];
-  v.forEach((o, i) => {
+  value.forEach((o, i) => {
     const why = originProblem(o);
-    if (why) p.add(`cors_origins[${i}]`, why);
+    if (why) problems.add(`cors_origins[${i}]`, why);
     else out.push(o as string);
   });
   return out;
 }
 
 /** `defaults`: each a bounded integer. */
-export function parseDefaults(p: Problems, d: Json): InventoryDefaults {
+export function parseDefaults(problems: Problems, defaults: Json): InventoryDefaults {
   const out: InventoryDefaults = {};
-  if (!isObject(d)) {
-    p.add('defaults', `expected a mapping, got ${describe(d)}`);
+  if (!isObject(defaults)) {
+    problems.add('defaults', `expected a mapping, got ${describe(defaults)}`);
     return out;
   }
-  unknownKeys(p, 'defaults', d, Object.keys(DEFAULT_BOUNDS));
+  unknownKeys(problems, 'defaults', defaults, Object.keys(DEFAULT_BOUNDS));
   for (const [k, b] of Object.entries(DEFAULT_BOUNDS)) {
-    const v = d[k];
+    const v = defaults[k];
     if (v === undefined) continue;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < b.min || v > b.max) {
-      p.add(`defaults.${k}`, `expected an integer in ${b.min}..${b.max}, got ${describe(v)}`);
+      problems.add(`defaults.${k}`, `expected an integer in ${b.min}..${b.max}, got ${describe(v)}`);
     } else out[b.field] = v;
   }
   return out;
 }
 
-export function parseKubernetes(p: Problems, v: Json): KubernetesAgents | undefined {
-  if (!isObject(v)) {
-    p.add('kubernetes', `expected { service, port }, got ${describe(v)}`);
+export function parseKubernetes(problems: Problems, value: Json): KubernetesAgents | undefined {
+  if (!isObject(value)) {
+    problems.add('kubernetes', `expected { service, port }, got ${describe(value)}`);
     return undefined;
   }
-  unknownKeys(p, 'kubernetes', v, KUBERNETES_KEYS);
-  const { service, port } = v;
+  unknownKeys(problems, 'kubernetes', value, KUBERNETES_KEYS);
+  const { service, port } = value;
   let ok = true;
   if (typeof service !== 'string' || !/^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?$/.test(service)) {
-    p.add('kubernetes.service', `expected the headless Service's DNS name, got ${describe(service ?? null)}`);
+    problems.add('kubernetes.service', `expected the headless Service's DNS name, got ${describe(service ?? null)}`);
     ok = false;
   }
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
-    p.add('kubernetes.port', `expected an integer in 1..65535, got ${describe(port ?? null)}`);
+    problems.add('kubernetes.port', `expected an integer in 1..65535, got ${describe(port ?? null)}`);
     ok = false;
   }
   return ok ? { service: service as string, port: port as number } : undefined;

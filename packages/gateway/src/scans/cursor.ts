@@ -10,8 +10,8 @@ export interface ScanPosition {
 
 const PATTERN = /^scan\.([0-9a-f]{16})\.(\d{1,9})\.(\d{1,9})$/;
 
-export function encodeScanCursor(p: ScanPosition): string {
-  return `scan.${p.id}.${p.batch}.${p.row}`;
+export function encodeScanCursor(position: ScanPosition): string {
+  return `scan.${position.id}.${position.batch}.${position.row}`;
 }
 
 export function isScanCursor(cursor: unknown): cursor is string {

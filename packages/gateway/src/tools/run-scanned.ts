@@ -20,8 +20,13 @@ const presentMs = (callDeadlineMs: number) => Math.max(2000, callDeadlineMs / 5)
 const PAGE_ROWS = 2000;
 
 /** The options a scan's hosts run with: the scan's budgets in place of a call's. */
-export function scanOptions(o: GatewayOptions): GatewayOptions {
-  return { ...o, deadlineMs: o.scanHostDeadlineMs, callDeadlineMs: o.scanDeadlineMs, concurrency: o.scanConcurrency };
+export function scanOptions(options: GatewayOptions): GatewayOptions {
+  return {
+    ...options,
+    deadlineMs: options.scanHostDeadlineMs,
+    callDeadlineMs: options.scanDeadlineMs,
+    concurrency: options.scanConcurrency,
+  };
 }
 
 /** The query a scan's cursor must come with again: the tool and its arguments but the cursor. */

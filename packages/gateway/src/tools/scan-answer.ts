@@ -12,21 +12,21 @@ const FAILED_NAMES = 50;
 
 export type ScanJson = z.infer<typeof scanSchema>;
 
-export function scanJson(s: ScanInfo, complete: boolean): ScanJson {
+export function scanJson(scan: ScanInfo, complete: boolean): ScanJson {
   const out: ScanJson = {
-    id: s.id,
-    state: s.state,
+    id: scan.id,
+    state: scan.state,
     complete,
-    hosts_done: s.hostsDone,
-    hosts_total: s.hostsTotal,
-    hosts_delivered: s.hostsDelivered,
-    failed: s.failed.slice(0, FAILED_NAMES),
-    failed_count: s.failed.length,
-    entries_seen: s.entriesSeen,
-    elapsed_ms: s.elapsedMs,
+    hosts_done: scan.hostsDone,
+    hosts_total: scan.hostsTotal,
+    hosts_delivered: scan.hostsDelivered,
+    failed: scan.failed.slice(0, FAILED_NAMES),
+    failed_count: scan.failed.length,
+    entries_seen: scan.entriesSeen,
+    elapsed_ms: scan.elapsedMs,
   };
-  if (s.estimateMs !== undefined) out.estimate_ms = s.estimateMs;
-  if (s.rankingFinal !== undefined) out.ranking_final = s.rankingFinal;
+  if (scan.estimateMs !== undefined) out.estimate_ms = scan.estimateMs;
+  if (scan.rankingFinal !== undefined) out.ranking_final = scan.rankingFinal;
   return out;
 }
 
@@ -35,17 +35,18 @@ function seconds(ms: number): string {
 }
 
 /** The `[SCAN]` line: how far the scan is, and what to do next. */
-export function scanLine(s: ScanInfo, tool: string, next: string | undefined): string {
+export function scanLine(scan: ScanInfo, tool: string, next: string | undefined): string {
   const failed =
-    s.failed.length === 0
+    scan.failed.length === 0
       ? ''
-      : `; ${s.failed.length} failed: ${s.failed.slice(0, 10).join(', ')}${s.failed.length > 10 ? ', …' : ''}`;
-  const done = `${s.hostsDone} of ${s.hostsTotal} hosts done${failed}, ${s.entriesSeen} entries seen in ${seconds(s.elapsedMs)}`;
-  if (next === undefined) return `[SCAN] ${s.id} complete: ${done}; every row has been shown`;
-  const left = s.estimateMs !== undefined && s.state === 'running' ? `, about ${seconds(s.estimateMs)} left` : '';
-  const ranked = s.rankingFinal === false ? '; ranked over the hosts so far: later rows may rank higher' : '';
-  const word = s.state === 'running' ? 'still scanning' : s.state;
-  return `[SCAN] ${s.id} ${word}: ${done}${left}${ranked}. For the rest call ${tool} again with the same arguments and cursor: ${next}`;
+      : `; ${scan.failed.length} failed: ${scan.failed.slice(0, 10).join(', ')}${scan.failed.length > 10 ? ', …' : ''}`;
+  const done = `${scan.hostsDone} of ${scan.hostsTotal} hosts done${failed}, ${scan.entriesSeen} entries seen in ${seconds(scan.elapsedMs)}`;
+  if (next === undefined) return `[SCAN] ${scan.id} complete: ${done}; every row has been shown`;
+  const left =
+    scan.estimateMs !== undefined && scan.state === 'running' ? `, about ${seconds(scan.estimateMs)} left` : '';
+  const ranked = scan.rankingFinal === false ? '; ranked over the hosts so far: later rows may rank higher' : '';
+  const word = scan.state === 'running' ? 'still scanning' : scan.state;
+  return `[SCAN] ${scan.id} ${word}: ${done}${left}${ranked}. For the rest call ${tool} again with the same arguments and cursor: ${next}`;
 }
 
 /** What the narrowing note may take of the answer budget (its selector is cut at 256). */

@@ -95,28 +95,28 @@ export function globalProgram(io: CliIo): FleetlsCommand {
 }
 
 /** A logger at `defaultLevel` unless --log-level or $FLEETLS_LOG_LEVEL say otherwise. */
-export async function loggerOf(io: CliIo, g: GlobalFlags, defaultLevel: string): Promise<Logger> {
+export async function loggerOf(io: CliIo, globals: GlobalFlags, defaultLevel: string): Promise<Logger> {
   if (io.logger) return io.logger;
   const { createLogger } = await import('../../logger.js');
-  return createLogger({ name: 'fleetls', level: g.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
+  return createLogger({ name: 'fleetls', level: globals.logLevel ?? io.env.FLEETLS_LOG_LEVEL ?? defaultLevel });
 }
 
 /** The fleet of the global flags (the inventory, --nats); the caller closes it. */
 export async function fleetOf(
   io: CliIo,
-  g: GlobalFlags,
+  globals: GlobalFlags,
   logger: Logger,
   observer?: Observer,
   localAllow?: string[],
 ): Promise<LoadedFleet> {
   return (await import('../../fleet/fleet.js')).loadFleet({
-    inventoryPath: g.inventory,
+    inventoryPath: globals.inventory,
     env: io.env,
     cwd: io.cwd,
     logger,
-    connectTimeoutMs: g.connectTimeoutMs,
+    connectTimeoutMs: globals.connectTimeoutMs,
     observer,
-    nats: await natsFlags(g),
+    nats: await natsFlags(globals),
     localAllow,
   });
 }
@@ -131,7 +131,7 @@ export async function openFleet(io: CliIo, cmd: Command, defaultLevel: string, o
   return { g, logger, fleet: await fleetOf(io, g, logger, observer) };
 }
 
-export async function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): Promise<GatewayOptions> {
+export async function gatewayOptions(fleet: LoadedFleet, globals: GlobalFlags): Promise<GatewayOptions> {
   const [{ FleetError }, { resolveGatewayOptions }] = await Promise.all([
     import('@fleetls/core'),
     import('../../fleet/options.js'),
@@ -140,11 +140,11 @@ export async function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): Promis
     return resolveGatewayOptions({
       ...fleet.inventory?.defaults,
       ...compact({
-        concurrency: g.concurrency,
-        deadlineMs: g.deadlineMs,
-        connectTimeoutMs: g.connectTimeoutMs,
-        maxAnswerBytes: g.maxAnswerBytes,
-        maxAnswerTokens: g.maxAnswerTokens,
+        concurrency: globals.concurrency,
+        deadlineMs: globals.deadlineMs,
+        connectTimeoutMs: globals.connectTimeoutMs,
+        maxAnswerBytes: globals.maxAnswerBytes,
+        maxAnswerTokens: globals.maxAnswerTokens,
       }),
     });
   } catch (e) {
@@ -153,8 +153,8 @@ export async function gatewayOptions(fleet: LoadedFleet, g: GlobalFlags): Promis
 }
 
 /** Drops undefined values, so the query's own defaults apply. */
-export function compact<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+export function compact<T extends Record<string, unknown>>(record: T): Partial<T> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** --nats and its companions → the fleet's NATS settings (the inventory's `nats:` otherwise). */

@@ -220,21 +220,21 @@ async function issue(
  * installs as the agent's certificate), its SANs the address the gateway dials plus `extra`.
  */
 export async function issueAgent(
-  f: PkiFiles,
+  pki: PkiFiles,
   host: { name: string; dialled?: string },
   extra: string[],
   days = LEAF_DAYS,
 ): Promise<{ cert: string; key: string; sans: string[] }> {
   checkName('pki issue HOST', host.name);
   const sans = [...new Set([...(host.dialled ? [host.dialled] : [host.name]), ...extra])];
-  const files = await issue(f, { cn: host.name, sans, usage: 'server', days, base: host.name });
+  const files = await issue(pki, { cn: host.name, sans, usage: 'server', days, base: host.name });
   return { ...files, sans };
 }
 
 /** `fleetls pki client`: gateway.crt and gateway.key, the client certificate agents require. */
-export async function issueClient(f: PkiFiles, name = 'fleetls-gateway', days = LEAF_DAYS) {
+export async function issueClient(files: PkiFiles, name = 'fleetls-gateway', days = LEAF_DAYS) {
   checkName('pki client --name', name);
-  return issue(f, { cn: name, sans: [], usage: 'client', days, base: 'gateway' });
+  return issue(files, { cn: name, sans: [], usage: 'client', days, base: 'gateway' });
 }
 
 /** Whole days until `pem`'s notAfter (negative once expired). */
@@ -242,10 +242,10 @@ export function daysToExpiry(notAfter: Date, now = Date.now()): number {
   return Math.floor((notAfter.getTime() - now) / DAY_MS);
 }
 
-export function parseDays(flag: string, v: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < 1 || n > MAX_DAYS) {
-    throw invalidArgument(`${flag}: expected whole days in 1..${MAX_DAYS}, got '${v}'`);
+export function parseDays(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_DAYS) {
+    throw invalidArgument(`${flag}: expected whole days in 1..${MAX_DAYS}, got '${value}'`);
   }
   return n;
 }

@@ -70,10 +70,10 @@ export function embeddedRoots(
 }
 
 /** "127.0.0.1:8765", "[::1]:8765", "localhost:0" → host and port. */
-export function parseListen(s: string, flag = '--http'): { host: string; port: number } {
-  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(s);
+export function parseListen(text: string, flag = '--http'): { host: string; port: number } {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(text);
   const port = m ? Number(m[2]) : -1;
-  if (!m || port > 65535) throw invalidArgument(`${flag}: expected HOST:PORT, as 127.0.0.1:8765, got '${s}'`);
+  if (!m || port > 65535) throw invalidArgument(`${flag}: expected HOST:PORT, as 127.0.0.1:8765, got '${text}'`);
   const host = m[1].startsWith('[') ? m[1].slice(1, -1) : m[1];
   return { host, port };
 }

@@ -70,7 +70,7 @@ function iniVars(p: Problems, at: string, text: string): Vars {
   return vars;
 }
 
-export function parseIni(text: string, source: string, p: Problems, b: Builder): void {
+export function parseIni(text: string, source: string, problems: Problems, builder: Builder): void {
   const name = source.split('/').pop();
   let section: { group: string; kind: 'hosts' | 'vars' | 'children' } = { group: 'ungrouped', kind: 'hosts' };
   text.split('\n').forEach((raw, i) => {
@@ -81,74 +81,76 @@ export function parseIni(text: string, source: string, p: Problems, b: Builder):
     if (header) {
       const kind = (header[2] ?? 'hosts') as typeof section.kind;
       if (!['hosts', 'vars', 'children'].includes(kind)) {
-        p.add(at, `unknown section kind :${kind} (expected [group], [group:vars] or [group:children])`);
+        problems.add(at, `unknown section kind :${kind} (expected [group], [group:vars] or [group:children])`);
       }
       section = { group: header[1] as string, kind };
-      b.group(section.group);
+      builder.group(section.group);
       return;
     }
     if (section.kind === 'vars') {
       const kv = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line.trimEnd());
-      if (!kv) p.add(at, `expected key=value in [${section.group}:vars], got ${JSON.stringify(line.trimEnd())}`);
-      else b.group(section.group).vars[kv[1] as string] = (kv[2] as string).replace(/^(["'])(.*)\1$/, '$2');
+      if (!kv) problems.add(at, `expected key=value in [${section.group}:vars], got ${JSON.stringify(line.trimEnd())}`);
+      else builder.group(section.group).vars[kv[1] as string] = (kv[2] as string).replace(/^(["'])(.*)\1$/, '$2');
       return;
     }
     const [first = '', ...more] = line.trimEnd().split(/\s+/);
     if (section.kind === 'children') {
-      if (more.length > 0) p.add(at, `a [${section.group}:children] line names one group, got ${JSON.stringify(line)}`);
-      const g = b.group(section.group);
+      if (more.length > 0)
+        problems.add(at, `a [${section.group}:children] line names one group, got ${JSON.stringify(line)}`);
+      const g = builder.group(section.group);
       if (!g.children.includes(first)) g.children.push(first);
-      b.group(first);
+      builder.group(first);
       return;
     }
-    const vars = iniVars(p, at, more.join(' '));
+    const vars = iniVars(problems, at, more.join(' '));
     // host:port, as Ansible's INI allows (not for IPv6 literals, which need ansible_host).
     const hp = /^([^:[\]]+(?:\[[^\]]+\][^:]*)?):(\d+)$/.exec(first);
     const pattern = hp ? (hp[1] as string) : first;
     if (hp) vars.ansible_port = hp[2];
-    for (const host of expandHostPattern(pattern)) b.host(host, at, section.group, vars);
+    for (const host of expandHostPattern(pattern)) builder.host(host, at, section.group, vars);
   });
 }
 
-export function isMapping(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
+export function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function parseYamlGroups(root: Record<string, unknown>, p: Problems, b: Builder): void {
+export function parseYamlGroups(root: Record<string, unknown>, problems: Problems, builder: Builder): void {
   const walk = (name: string, spec: unknown, at: string): void => {
-    b.group(name);
+    builder.group(name);
     if (spec === null) return;
     if (!isMapping(spec)) {
-      p.add(at, 'expected a group: a mapping with hosts, children and/or vars');
+      problems.add(at, 'expected a group: a mapping with hosts, children and/or vars');
       return;
     }
     for (const key of Object.keys(spec)) {
       if (!['hosts', 'children', 'vars'].includes(key)) {
-        p.add(`${at}.${key}`, 'unknown key (expected one of: hosts, children, vars)');
+        problems.add(`${at}.${key}`, 'unknown key (expected one of: hosts, children, vars)');
       }
     }
     if (spec.vars !== undefined) {
-      if (isMapping(spec.vars)) Object.assign(b.group(name).vars, spec.vars);
-      else p.add(`${at}.vars`, 'expected a mapping of variables');
+      if (isMapping(spec.vars)) Object.assign(builder.group(name).vars, spec.vars);
+      else problems.add(`${at}.vars`, 'expected a mapping of variables');
     }
     if (spec.hosts !== undefined && spec.hosts !== null) {
-      if (!isMapping(spec.hosts)) p.add(`${at}.hosts`, 'expected a mapping of host names to their variables');
+      if (!isMapping(spec.hosts)) problems.add(`${at}.hosts`, 'expected a mapping of host names to their variables');
       else {
         for (const [pattern, vars] of Object.entries(spec.hosts)) {
-          if (vars !== null && !isMapping(vars)) p.add(`${at}.hosts.${pattern}`, 'expected a mapping of variables');
+          if (vars !== null && !isMapping(vars))
+            problems.add(`${at}.hosts.${pattern}`, 'expected a mapping of variables');
           for (const host of expandHostPattern(pattern)) {
-            b.host(host, `${at}.hosts.${pattern}`, name, isMapping(vars) ? vars : {});
+            builder.host(host, `${at}.hosts.${pattern}`, name, isMapping(vars) ? vars : {});
           }
         }
       }
     }
     if (spec.children !== undefined && spec.children !== null) {
       if (!isMapping(spec.children)) {
-        p.add(`${at}.children`, 'expected a mapping of group names');
+        problems.add(`${at}.children`, 'expected a mapping of group names');
         return;
       }
       for (const [child, childSpec] of Object.entries(spec.children)) {
-        const g = b.group(name);
+        const g = builder.group(name);
         if (!g.children.includes(child)) g.children.push(child);
         walk(child, childSpec, `${at}.children.${child}`);
       }

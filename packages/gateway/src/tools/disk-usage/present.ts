@@ -24,51 +24,51 @@ function rowJson(r: DuRow, multi: boolean): RowJson {
 }
 
 /** `Largest directories under /p on N hosts (…): 1-20 of …`, or why there are none. */
-export function headline(l: DiskUsage, count: number): string {
-  const hosts = l.hosts.filter((h) => h.status === 'ok').length;
+export function headline(usage: DiskUsage, count: number): string {
+  const hosts = usage.hosts.filter((h) => h.status === 'ok').length;
   const on = `${hosts} host${hosts === 1 ? '' : 's'}`;
   // No host could size the path (not a directory, missing, denied): the failure lines below say why.
-  if (hosts === 0 && l.hosts.length > 0) return `Could not size ${l.path} on any host:`;
-  if (l.rows.length === 0) return `No directories under ${l.path} on ${on} (depth ${l.depth})`;
-  const range = l.start > 0 || count < l.rows.length ? ` ${l.start + 1}-${l.start + count} of` : '';
-  return `Largest directories under ${l.path} on ${on} (depth ${l.depth}, du -b --one-file-system${l.rows.some((r) => r.allocated !== undefined) ? '; ON DISK as du' : ''}):${range} ${l.rows.length} of ${l.found}`;
+  if (hosts === 0 && usage.hosts.length > 0) return `Could not size ${usage.path} on any host:`;
+  if (usage.rows.length === 0) return `No directories under ${usage.path} on ${on} (depth ${usage.depth})`;
+  const range = usage.start > 0 || count < usage.rows.length ? ` ${usage.start + 1}-${usage.start + count} of` : '';
+  return `Largest directories under ${usage.path} on ${on} (depth ${usage.depth}, du -b --one-file-system${usage.rows.some((r) => r.allocated !== undefined) ? '; ON DISK as du' : ''}):${range} ${usage.rows.length} of ${usage.found}`;
 }
 
 /** The MCP answer: the page's rows as a table and as JSON, cut to the answer budget. */
-export function presentDiskUsage(l: DiskUsage, ctx: ToolContext): McpAnswer {
-  const page = l.rows.slice(l.start);
-  const jsons = page.map((r) => rowJson(r, l.multi));
-  const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
-  const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
+export function presentDiskUsage(usage: DiskUsage, ctx: ToolContext): McpAnswer {
+  const page = usage.rows.slice(usage.start);
+  const jsons = page.map((r) => rowJson(r, usage.multi));
+  const hs = fitHostStatuses(usage.hosts, ctx.options, (h) => hostFailureLine(h, usage.path, usage.multi));
+  const failures = [...failureLines(hs.listed, usage.path, usage.multi), ...hs.lines];
   const build = (count: number, cut: AnswerCut): McpAnswer => {
-    const next = l.cursorAfter(count);
-    const why = duPartialNote(page.slice(0, count), l.path, l.multi);
+    const next = usage.cursorAfter(count);
+    const why = duPartialNote(page.slice(0, count), usage.path, usage.multi);
     const { truncations, warnings } = pageCuts({
-      hostCuts: l.truncations,
-      path: l.path,
+      hostCuts: usage.truncations,
+      path: usage.path,
       statusCut: hs.truncation,
-      lines: [...l.notes.map((n) => noteLine(n, true)), ...(why ? [why] : [])],
+      lines: [...usage.notes.map((n) => noteLine(n, true)), ...(why ? [why] : [])],
       count,
       total: page.length,
       noun: 'rows',
       cut,
     });
-    const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), l.path, l.multi)] : [];
-    if (l.totals.length > 0) body.push('', ...renderDuTotals(l.totals, l.path, l.multi));
+    const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), usage.path, usage.multi)] : [];
+    if (usage.totals.length > 0) body.push('', ...renderDuTotals(usage.totals, usage.path, usage.multi));
     const structured: DiskUsageAnswer = {
-      path: l.path,
-      depth: l.depth,
+      path: usage.path,
+      depth: usage.depth,
       rows: jsons.slice(0, count),
-      path_totals: l.totals.map(totalJson),
-      total: l.rows.length,
-      found: l.found,
-      ...pageEnd({ start: l.start, count, truncations, hosts: hs.json, next }),
+      path_totals: usage.totals.map(totalJson),
+      total: usage.rows.length,
+      found: usage.found,
+      ...pageEnd({ start: usage.start, count, truncations, hosts: hs.json, next }),
     };
-    if (l.notes.length > 0) structured.notes = l.notes;
-    return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
+    if (usage.notes.length > 0) structured.notes = usage.notes;
+    return { structured, text: [headline(usage, count), ...body, ...warnings, ...failures].join('\n') };
   };
   // A table line is at most its widest cells: the size, a full bar, the host and the path.
-  const widest = (r: DuRow) => `1023.9 MiB  ${'#'.repeat(40)}  ${r.host}  ${l.path}/${displayPath(r.path)}`;
+  const widest = (r: DuRow) => `1023.9 MiB  ${'#'.repeat(40)}  ${r.host}  ${usage.path}/${displayPath(r.path)}`;
   return fitAnswer({
     rows: page.length,
     rowCost: (i) => rowSize(widest(page[i]), jsons[i]),

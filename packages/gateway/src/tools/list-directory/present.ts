@@ -30,25 +30,28 @@ export function rowJson(host: string | undefined, row: Row): TreeEntryJson {
   };
 }
 
-export function presentTree(l: TreeListing, ctx: ToolContext): McpAnswer {
+export function presentTree(listing: TreeListing, ctx: ToolContext): McpAnswer {
   // Each row's line and lean JSON, once; build(n) lays out the page that shows the first n.
-  const rowHost = (host: string) => (l.multi ? host : undefined);
-  const lines = l.sections.map((sec) => {
-    const prefix = l.multi ? `${sec.status.host}: ` : '';
+  const rowHost = (host: string) => (listing.multi ? host : undefined);
+  const lines = listing.sections.map((sec) => {
+    const prefix = listing.multi ? `${sec.status.host}: ` : '';
     return sec.rows.map(
       (row) =>
-        prefix + (row.kind === 'entry' ? treeEntryLine(row.entry, l.path) : treeTruncationLine(row.truncation, l.path)),
+        prefix +
+        (row.kind === 'entry'
+          ? treeEntryLine(row.entry, listing.path)
+          : treeTruncationLine(row.truncation, listing.path)),
     );
   });
-  const items = l.sections.map((sec) => sec.rows.map((row) => rowJson(rowHost(sec.status.host), row)));
+  const items = listing.sections.map((sec) => sec.rows.map((row) => rowJson(rowHost(sec.status.host), row)));
   const flatLines = lines.flat();
   const flatItems = items.flat();
   const build = (n: number, budget: AnswerCut): McpAnswer => {
-    const { text, entries, truncations, listedHosts, shown, sent, cut } = sectionsUpTo(l, lines, items, n);
-    const notes = l.notes.filter((note) => listedHosts.has(note.host));
-    for (const note of notes) text.push(noteLine(note, l.multi));
+    const { text, entries, truncations, listedHosts, shown, sent, cut } = sectionsUpTo(listing, lines, items, n);
+    const notes = listing.notes.filter((note) => listedHosts.has(note.host));
+    for (const note of notes) text.push(noteLine(note, listing.multi));
     // Every host of the call has its status row on this page: those a later page lists are pending.
-    const hosts = l.hosts.map((h) => (listedHosts.has(h.host) ? h : pending(h)));
+    const hosts = listing.hosts.map((h) => (listedHosts.has(h.host) ? h : pending(h)));
     const later = hosts.filter((h) => h.status === 'pending').map((h) => h.host);
     if (later.length > 0) {
       const names = later.length > 20 ? `${later.length} hosts: ${later.slice(0, 20).join(', ')}, …` : later.join(', ');
@@ -57,7 +60,7 @@ export function presentTree(l: TreeListing, ctx: ToolContext): McpAnswer {
     const statuses = fitHostStatuses(hosts, ctx.options);
     text.push(...statuses.lines);
     if (statuses.truncation) truncations.push(statuses.truncation);
-    const nextCursor = l.cursorAfter(shown);
+    const nextCursor = listing.cursorAfter(shown);
     if (nextCursor) {
       const more = `to continue, call list_directory again with the same arguments and cursor: ${nextCursor}`;
       if (cut) {
@@ -66,7 +69,7 @@ export function presentTree(l: TreeListing, ctx: ToolContext): McpAnswer {
       } else text.push(`[WARNING] ${more}`);
     }
     const structured: ListDirectoryAnswer = {
-      path: l.path,
+      path: listing.path,
       entries,
       truncated: truncations.length > 0,
       truncations,

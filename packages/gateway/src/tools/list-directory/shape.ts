@@ -97,7 +97,7 @@ export interface TreeListing extends ToolResult {
 export const PENDING_MESSAGE = 'continued on the next page: call again with next_cursor';
 
 /** A host this page does not list (it comes after the cut, or after a host that stopped early). */
-export function pending(s: HostStatus): HostStatus {
+export function pending(status: HostStatus): HostStatus {
   // No message per host: the status says it, and the text says it once for all of them.
-  return s.status === 'pending' ? s : { host: s.host, status: 'pending', via: s.via, elapsedMs: 0 };
+  return status.status === 'pending' ? status : { host: status.host, status: 'pending', via: status.via, elapsedMs: 0 };
 }

@@ -25,57 +25,57 @@ import { hostRanks, PATH_CHUNK_ROWS, type PathChunk, pathCursorAfter, walkPathCh
 import { type Args, type FileListing, type Plan, TYPES } from './shape.js';
 
 /** The plan of a call: the hosts, their walk request, and where the page starts. */
-export function planListFiles(a: Args, ctx: ToolContext): Plan {
-  const hosts = ctx.fleet.select(a.host);
+export function planListFiles(args: Args, ctx: ToolContext): Plan {
+  const hosts = ctx.fleet.select(args.host);
   const fingerprint = queryFingerprint({
     tool: 'list_files',
-    host: a.host,
-    path: a.path,
-    order_by: a.order_by,
-    sort: a.sort,
-    top_n: a.top_n,
-    max_depth: a.max_depth,
-    pattern: a.pattern,
-    type: a.type,
-    ...filterFingerprint(a),
+    host: args.host,
+    path: args.path,
+    order_by: args.order_by,
+    sort: args.sort,
+    top_n: args.top_n,
+    max_depth: args.max_depth,
+    pattern: args.pattern,
+    type: args.type,
+    ...filterFingerprint(args),
   });
-  if (a.pattern !== '') {
+  if (args.pattern !== '') {
     try {
-      compileGlob(a.pattern);
+      compileGlob(args.pattern);
     } catch (err) {
       throw invalidArgument(`pattern: ${FleetError.from(err).message}`);
     }
   }
   // A caller who follows a cursor pages on: keep what the hosts sent beyond this page.
-  const following = a.cursor !== undefined && ctx.pages !== undefined;
+  const following = args.cursor !== undefined && ctx.pages !== undefined;
   const common = {
     hosts,
     fingerprint,
     keep: following,
-    limit: a.limit,
-    type: a.type,
-    pattern: a.pattern,
-    topN: a.top_n,
+    limit: args.limit,
+    type: args.type,
+    pattern: args.pattern,
+    topN: args.top_n,
   };
-  if (a.order_by === 'name') {
-    const path = a.cursor !== undefined ? pathStart(a.cursor, fingerprint) : { index: a.start_index };
-    const cap = a.top_n ?? Number.POSITIVE_INFINITY;
-    return { ...common, req: pathRequest(a, ctx), path, start: path.index, cap };
+  if (args.order_by === 'name') {
+    const path = args.cursor !== undefined ? pathStart(args.cursor, fingerprint) : { index: args.start_index };
+    const cap = args.top_n ?? Number.POSITIVE_INFINITY;
+    return { ...common, req: pathRequest(args, ctx), path, start: path.index, cap };
   }
-  const pos = a.cursor !== undefined ? pageStart(a.cursor, fingerprint) : { offset: a.start_index };
-  const cap = Math.min(a.top_n ?? SNAPSHOT_ROWS, SNAPSHOT_ROWS);
+  const pos = args.cursor !== undefined ? pageStart(args.cursor, fingerprint) : { offset: args.start_index };
+  const cap = Math.min(args.top_n ?? SNAPSHOT_ROWS, SNAPSHOT_ROWS);
   const req = resolveWalkRequest({
-    path: a.path,
+    path: args.path,
     shape: 'ranked',
-    maxDepth: a.max_depth + 1,
-    order: a.order_by,
-    direction: a.sort,
-    topN: Math.max(1, Math.min(cap, pos.offset + a.limit)),
+    maxDepth: args.max_depth + 1,
+    order: args.order_by,
+    direction: args.sort,
+    topN: Math.max(1, Math.min(cap, pos.offset + args.limit)),
     offset: 0,
-    include: a.pattern === '' ? [] : [a.pattern],
-    types: TYPES[a.type],
+    include: args.pattern === '' ? [] : [args.pattern],
+    types: TYPES[args.type],
     deadlineMs: walkDeadlineMs(ctx.options),
-    filter: planFilter(a, Date.now()),
+    filter: planFilter(args, Date.now()),
   });
   return {
     ...common,
@@ -127,34 +127,34 @@ function pathRequest(a: Args, ctx: { options: Parameters<typeof walkDeadlineMs>[
 }
 
 /** A page of the path-order listing: from the kept chunk when it holds the cursor's row, else a new chunk. */
-export async function collectPathPage(p: Plan, ctx: Parameters<typeof walkHosts>[0]): Promise<FileListing> {
-  const pos = p.path as PathCursor;
-  const kept = pos.snapshot !== undefined ? await ctx.pages?.get(pos.snapshot, p.fingerprint) : undefined;
+export async function collectPathPage(plan: Plan, ctx: Parameters<typeof walkHosts>[0]): Promise<FileListing> {
+  const pos = plan.path as PathCursor;
+  const kept = pos.snapshot !== undefined ? await ctx.pages?.get(pos.snapshot, plan.fingerprint) : undefined;
   let chunk = kept as PathChunk | undefined;
   let handle = chunk ? pos.snapshot : undefined;
   if (!chunk || chunk.base === undefined || pos.index < chunk.base || pos.index >= chunk.base + chunk.rows.length) {
     // Without a resume point the walk starts at row 0 and the page is cut at start_index.
     const from: PathCursor = pos.after ? pos : { index: 0 };
-    const need = p.cap - from.index;
-    const page = pos.index - from.index + p.limit;
+    const need = plan.cap - from.index;
+    const page = pos.index - from.index + plan.limit;
     const perHost = Math.max(
       1,
-      Math.min(need, p.keep ? Math.max(page, Math.ceil(PATH_CHUNK_ROWS / p.hosts.length)) : page),
+      Math.min(need, plan.keep ? Math.max(page, Math.ceil(PATH_CHUNK_ROWS / plan.hosts.length)) : page),
     );
-    chunk = await walkPathChunk(ctx, p.hosts, p.req, from, perHost, p.fingerprint);
+    chunk = await walkPathChunk(ctx, plan.hosts, plan.req, from, perHost, plan.fingerprint);
     handle = undefined;
     // The chunk that ends the listing is kept too, unless this page can show all of it: without
     // it each of the last ~150 pages of a paged tree walked the rest of the tree again.
     const more = !chunk.complete || chunk.rows.length > pos.index - chunk.base + 1;
-    if (p.keep && more && chunk.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(chunk);
+    if (plan.keep && more && chunk.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(chunk);
   }
   const c = chunk;
-  const end = Math.min(p.cap, c.base + c.rows.length);
-  const total = c.complete || c.base + c.rows.length >= p.cap ? end : undefined;
+  const end = Math.min(plan.cap, c.base + c.rows.length);
+  const total = c.complete || c.base + c.rows.length >= plan.cap ? end : undefined;
   const at = pos.index - c.base;
-  const rows = c.rows.slice(at, Math.max(at, Math.min(at + p.limit, end - c.base)));
-  const rank = hostRanks(p.hosts);
-  return pageOf(p, c, {
+  const rows = c.rows.slice(at, Math.max(at, Math.min(at + plan.limit, end - c.base)));
+  const rank = hostRanks(plan.hosts);
+  return pageOf(plan, c, {
     rows,
     start: pos.index,
     total,
@@ -163,23 +163,23 @@ export async function collectPathPage(p: Plan, ctx: Parameters<typeof walkHosts>
     cursorAfter: (shown) => {
       if (total !== undefined && pos.index + shown >= total) return undefined;
       const next = pathCursorAfter(c.rows, at + shown, c.base, (h) => rank.get(h) ?? 0, handle, pos);
-      return encodePathCursor(next, p.fingerprint);
+      return encodePathCursor(next, plan.fingerprint);
     },
   });
 }
 
 /** The merged ranking of the hosts' walks: up to the end of the page, or the whole kept ranking. */
-export function rankingOf(p: Plan, results: HostResult<HostWalk>[]): RankingSnapshot {
+export function rankingOf(plan: Plan, results: HostResult<HostWalk>[]): RankingSnapshot {
   // Only the rows up to the end of this page (or of the kept ranking) are merged.
   const { merged, found, truncations, notes } = mergeRankedWalks(
     results,
-    p.req,
+    plan.req,
     undefined,
-    p.keep ? p.cap : p.start + p.limit,
+    plan.keep ? plan.cap : plan.start + plan.limit,
   );
   return {
-    fingerprint: p.fingerprint,
-    rows: merged.slice(0, p.cap),
+    fingerprint: plan.fingerprint,
+    rows: merged.slice(0, plan.cap),
     found,
     truncations,
     notes,
@@ -189,14 +189,14 @@ export function rankingOf(p: Plan, results: HostResult<HostWalk>[]): RankingSnap
 
 /** The page of a ranking from `start`, `total` rows in all. */
 export function listingOf(
-  p: Plan,
+  plan: Plan,
   ranking: RankingSnapshot,
   start: number,
   total: number,
   cursorAfter: (shown: number) => string | undefined,
 ): FileListing {
-  const rows = ranking.rows.slice(start, Math.min(start + p.limit, total));
-  return pageOf(p, ranking, { rows, start, total, found: ranking.found, pathOrder: false, cursorAfter });
+  const rows = ranking.rows.slice(start, Math.min(start + plan.limit, total));
+  return pageOf(plan, ranking, { rows, start, total, found: ranking.found, pathOrder: false, cursorAfter });
 }
 
 type Page = Pick<FileListing, 'rows' | 'start' | 'total' | 'found' | 'pathOrder' | 'cursorAfter'>;

@@ -7,45 +7,48 @@ import type { McpAnswer, ToolContext } from '../tool.js';
 import { FILE_COLUMNS, type FileItem, type FileListing, type ListFilesAnswer, NOUN } from './shape.js';
 
 /** A row as JSON: lean (no host when one host was asked, no type for a plain file) or whole, for people. */
-export function itemJson(host: string | undefined, e: Entry): FileItem {
+export function itemJson(host: string | undefined, entry: Entry): FileItem {
   return {
     ...(host !== undefined ? { host } : {}),
-    path: displayPath(e.path),
-    name: displayPath(baseName(e.path)),
-    ...(e.type !== 'file' ? { type: typeWord(e) } : {}),
-    size: e.size,
-    modified: modified(e),
-    ...(e.linkTarget !== undefined ? { link_target: displayPath(e.linkTarget) } : {}),
-    ...(e.error ? { error: { code: e.error.code, detail: e.error.detail } } : {}),
+    path: displayPath(entry.path),
+    name: displayPath(baseName(entry.path)),
+    ...(entry.type !== 'file' ? { type: typeWord(entry) } : {}),
+    size: entry.size,
+    modified: modified(entry),
+    ...(entry.linkTarget !== undefined ? { link_target: displayPath(entry.linkTarget) } : {}),
+    ...(entry.error ? { error: { code: entry.error.code, detail: entry.error.detail } } : {}),
   };
 }
 
 /** "Showing 1-200 of 5000 files", or why nothing is shown. */
-export function headline(l: FileListing, count: number): string {
-  const noun = NOUN[l.type];
+export function headline(listing: FileListing, count: number): string {
+  const noun = NOUN[listing.type];
   let line: string;
-  const of = l.total !== undefined ? ` of ${l.total}` : '';
-  if (count > 0) line = `Showing ${l.start + 1}-${l.start + count}${of} ${noun}`;
-  else if (l.pathOrder && l.total === undefined)
-    line = `No ${noun} from ${l.start + 1} listed in this call (see below); call again with next_cursor`;
-  else if (l.start > 0 && (l.total ?? 1) > 0) line = `[WARNING] start_index ${l.start} is past the last${of} ${noun}`;
-  else if (l.pattern !== '') line = `No ${noun} matching pattern '${l.pattern}' found in path '${l.path}'`;
-  else line = `No ${noun} found in path '${l.path}'`;
-  if (count === 0 && l.total === 0 && l.filters.length > 0) line += ` (filtered by ${l.filters.join(', ')})`;
-  if (l.pathOrder) {
+  const of = listing.total !== undefined ? ` of ${listing.total}` : '';
+  if (count > 0) line = `Showing ${listing.start + 1}-${listing.start + count}${of} ${noun}`;
+  else if (listing.pathOrder && listing.total === undefined)
+    line = `No ${noun} from ${listing.start + 1} listed in this call (see below); call again with next_cursor`;
+  else if (listing.start > 0 && (listing.total ?? 1) > 0)
+    line = `[WARNING] start_index ${listing.start} is past the last${of} ${noun}`;
+  else if (listing.pattern !== '')
+    line = `No ${noun} matching pattern '${listing.pattern}' found in path '${listing.path}'`;
+  else line = `No ${noun} found in path '${listing.path}'`;
+  if (count === 0 && listing.total === 0 && listing.filters.length > 0)
+    line += ` (filtered by ${listing.filters.join(', ')})`;
+  if (listing.pathOrder) {
     if (count > 0) line += ' in path order';
-    if (l.total === undefined && count > 0) line += '; more follow: call again with next_cursor';
-  } else if (l.total !== undefined && l.found !== undefined && l.total < l.found) {
+    if (listing.total === undefined && count > 0) line += '; more follow: call again with next_cursor';
+  } else if (listing.total !== undefined && listing.found !== undefined && listing.total < listing.found) {
     line +=
-      l.topN !== undefined
-        ? ` (top ${l.total} of ${l.found} found)`
-        : ` (ranked: only the first ${l.total} of ${l.found} found are kept; order_by=name pages through all)`;
+      listing.topN !== undefined
+        ? ` (top ${listing.total} of ${listing.found} found)`
+        : ` (ranked: only the first ${listing.total} of ${listing.found} found are kept; order_by=name pages through all)`;
   }
   return line;
 }
 
-export function presentFiles(l: FileListing, ctx: ToolContext): McpAnswer {
-  const columns = l.multi ? ['host', 'path', 'type', 'size', 'modified'] : ['path', 'type', 'size', 'modified'];
+export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer {
+  const columns = listing.multi ? ['host', 'path', 'type', 'size', 'modified'] : ['path', 'type', 'size', 'modified'];
   const headers = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
   const [header] = renderTsv(columns, [], headers);
   // Rows are laid out as the budget reaches them: a page of a 5,000-row limit shows a few
@@ -53,13 +56,13 @@ export function presentFiles(l: FileListing, ctx: ToolContext): McpAnswer {
   const items: ReturnType<typeof itemJson>[] = [];
   const lines: string[] = [];
   const item = (i: number) => {
-    const { host, entry } = l.rows[i];
-    items[i] ??= itemJson(l.multi ? host : undefined, entry);
+    const { host, entry } = listing.rows[i];
+    items[i] ??= itemJson(listing.multi ? host : undefined, entry);
     return items[i];
   };
   const line = (i: number) => {
     if (lines[i] === undefined) {
-      const { host, entry } = l.rows[i];
+      const { host, entry } = listing.rows[i];
       const row: TableRow = {
         host,
         path: displayPath(entry.path),
@@ -72,39 +75,39 @@ export function presentFiles(l: FileListing, ctx: ToolContext): McpAnswer {
     return lines[i];
   };
   const first = <T>(count: number, at: (i: number) => T) => Array.from({ length: count }, (_, i) => at(i));
-  const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
-  const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
+  const hs = fitHostStatuses(listing.hosts, ctx.options, (h) => hostFailureLine(h, listing.path, listing.multi));
+  const failures = [...failureLines(hs.listed, listing.path, listing.multi), ...hs.lines];
   const build = (count: number, cut: AnswerCut): McpAnswer => {
-    const nextCursor = l.cursorAfter(count);
+    const nextCursor = listing.cursorAfter(count);
     const { truncations, warnings } = pageCuts({
-      hostCuts: l.truncations,
-      path: l.path,
+      hostCuts: listing.truncations,
+      path: listing.path,
       statusCut: hs.truncation,
-      lines: l.notes.map((n) => noteLine(n, true)),
+      lines: listing.notes.map((n) => noteLine(n, true)),
       count,
-      total: l.rows.length,
+      total: listing.rows.length,
       noun: 'rows',
       cut,
     });
     const body = count > 0 ? ['', header, ...first(count, line)] : [];
     const structured: ListFilesAnswer = {
       kind: 'files.list',
-      columns: l.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
+      columns: listing.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
       items: first(count, item),
       count,
-      ...(l.total !== undefined ? { total: l.total } : {}),
-      ...(l.found !== undefined ? { found: l.found } : {}),
-      start_index: l.start,
+      ...(listing.total !== undefined ? { total: listing.total } : {}),
+      ...(listing.found !== undefined ? { found: listing.found } : {}),
+      start_index: listing.start,
       truncated: truncations.length > 0 || nextCursor !== undefined,
       truncations,
       ...hs.json,
     };
     if (nextCursor !== undefined) structured.next_cursor = nextCursor;
-    if (l.notes.length > 0) structured.notes = l.notes;
-    return { structured, text: [headline(l, count), ...body, ...warnings, ...failures].join('\n') };
+    if (listing.notes.length > 0) structured.notes = listing.notes;
+    return { structured, text: [headline(listing, count), ...body, ...warnings, ...failures].join('\n') };
   };
   return fitAnswer({
-    rows: l.rows.length,
+    rows: listing.rows.length,
     rowCost: (i) => rowSize(line(i), item(i)),
     build,
     options: ctx.options,

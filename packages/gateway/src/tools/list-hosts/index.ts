@@ -60,8 +60,8 @@ function versionText(r: HostRow): string | undefined {
 }
 
 /** One host as list_hosts' structured rows show it (the dashboard's host cache keeps these, uncut). */
-export function hostRow(r: HostListing['rows'][number]): HostRow {
-  const h = r.host;
+export function hostRow(listed: HostListing['rows'][number]): HostRow {
+  const h = listed.host;
   const row: HostRow = {
     host: h.name,
     transport: h.via,
@@ -70,16 +70,16 @@ export function hostRow(r: HostListing['rows'][number]): HostRow {
     groups: [...h.groups],
     ssh_fallback: h.sshFallback,
   };
-  if (r.probe) {
-    const st = r.probe.status;
+  if (listed.probe) {
+    const st = listed.probe.status;
     row.reachable = st.status === 'ok';
-    if (r.probe.version !== undefined) row.version = r.probe.version;
-    if (r.probe.features !== undefined) row.features = r.probe.features;
+    if (listed.probe.version !== undefined) row.version = listed.probe.version;
+    if (listed.probe.features !== undefined) row.features = listed.probe.features;
     row.status = st.status;
     row.via = st.via;
     row.elapsed_ms = st.elapsedMs;
     if (st.message !== undefined) row.message = st.message;
-    if (r.probe.certNotAfter) row.cert_expires_in_days = daysUntil(r.probe.certNotAfter);
+    if (listed.probe.certNotAfter) row.cert_expires_in_days = daysUntil(listed.probe.certNotAfter);
   }
   return row;
 }

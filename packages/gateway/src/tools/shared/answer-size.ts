@@ -11,8 +11,8 @@ function serialized(a: McpAnswer): string {
 }
 
 /** Bytes of the CallToolResult the MCP face sends for this answer. */
-export function answerBytes(a: McpAnswer): number {
-  return Buffer.byteLength(serialized(a), 'utf8');
+export function answerBytes(answer: McpAnswer): number {
+  return Buffer.byteLength(serialized(answer), 'utf8');
 }
 
 /** What serialized() adds around the text's and the structured rows' JSON. */
@@ -25,9 +25,9 @@ const FRAME_BYTES = serialized({ text: '', structured: {} }).length - 4;
  * JSON of structuredContent when an answer has one (earlier versions the content array), so
  * each must fit the cap on its own; the byte budget still bounds the two together.
  */
-export function answerMeasure(a: McpAnswer): { bytes: number; tokens: number } {
-  const text = JSON.stringify(a.text);
-  const structured = JSON.stringify(a.structured);
+export function answerMeasure(answer: McpAnswer): { bytes: number; tokens: number } {
+  const text = JSON.stringify(answer.text);
+  const structured = JSON.stringify(answer.structured);
   return {
     bytes: Buffer.byteLength(text, 'utf8') + Buffer.byteLength(structured, 'utf8') + FRAME_BYTES,
     tokens: Math.max(estimateTokens(text), estimateTokens(structured)),
@@ -86,8 +86,8 @@ export interface FitOptions {
  * The answer with the most rows that fits both budgets whole. A page shows one row at least
  * (so following its cursor always moves on): a budget below that is a clear error.
  */
-export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
-  const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = o.options;
+export function fitAnswer(options: FitOptions): { answer: McpAnswer; shown: number } {
+  const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options.options;
   // fitRows fits one measure: tokens are scaled to bytes of the byte budget, so the larger of
   // the two is what must stay under maxBytes.
   const scale = maxBytes / maxTokens;
@@ -97,12 +97,12 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
   // rows pass first.
   const costs: { bytes: number; tokens: number }[] = [];
   const measured = (i: number) => {
-    costs[i] ??= o.rowCost(i);
+    costs[i] ??= options.rowCost(i);
     return costs[i];
   };
   let bytes = 0;
   let tokens = 0;
-  for (let i = 0; i < o.rows && bytes <= maxBytes && tokens * scale <= maxBytes; i++) {
+  for (let i = 0; i < options.rows && bytes <= maxBytes && tokens * scale <= maxBytes; i++) {
     const r = measured(i);
     bytes += r.bytes;
     tokens += r.tokens;
@@ -112,7 +112,7 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
   const build = (n: number) => {
     let a = built.get(n);
     if (!a) {
-      a = o.build(n, cutAt);
+      a = options.build(n, cutAt);
       built.set(n, a);
     }
     return a;
@@ -125,8 +125,8 @@ export function fitAnswer(o: FitOptions): { answer: McpAnswer; shown: number } {
     const r = measured(i);
     return cost(r.bytes, r.tokens);
   };
-  const minRows = Math.min(1, o.rows);
-  const shown = fitRows({ rows: o.rows, rowCost, size, maxBytes }, minRows);
+  const minRows = Math.min(1, options.rows);
+  const shown = fitRows({ rows: options.rows, rowCost, size, maxBytes }, minRows);
   if (shown < 0) {
     const m = answerMeasure(build(minRows));
     throw invalidArgument(

@@ -35,6 +35,6 @@ export function findControlBytes(value: unknown, at = ''): ControlByte[] {
 }
 
 /** `name must not contain control characters (U+0000–U+001F): found U+0000 at index 1`. */
-export function controlByteMessage(c: ControlByte): string {
-  return `${c.at || 'arguments'} must not contain control characters (U+0000–U+001F): found ${c.char} at index ${c.index}`;
+export function controlByteMessage(control: ControlByte): string {
+  return `${control.at || 'arguments'} must not contain control characters (U+0000–U+001F): found ${control.char} at index ${control.index}`;
 }

@@ -38,11 +38,11 @@ export const filterInput = {
 export type FilterArgs = { [K in keyof typeof filterInput]?: string | number };
 
 /** The filter of a call; relative times count back from `nowMs`, once for every host. */
-export function planFilter(a: FilterArgs, nowMs: number): FindFilter | undefined {
-  return parseFindFilterArgs(a as FindFilterArgs, nowMs);
+export function planFilter(args: FilterArgs, nowMs: number): FindFilter | undefined {
+  return parseFindFilterArgs(args as FindFilterArgs, nowMs);
 }
 
 /** The raw filter arguments, for a cursor's fingerprint (a cursor is valid for the same filters only). */
-export function filterFingerprint(a: FilterArgs): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(filterInput).map((k) => [k, a[k as keyof FilterArgs]]));
+export function filterFingerprint(args: FilterArgs): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(filterInput).map((k) => [k, args[k as keyof FilterArgs]]));
 }

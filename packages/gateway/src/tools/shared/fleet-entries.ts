@@ -16,8 +16,8 @@ import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from '@fleetls/proto/enums'
  * A 64-bit field of a count or time the domain keeps as a number: whole, as protobufjs wrote
  * it before; a value that is not finite is 0, never a failed answer (BigInt would throw).
  */
-export function int64(n: number): bigint {
-  return Number.isFinite(n) ? BigInt(Math.trunc(n)) : 0n;
+export function int64(value: number): bigint {
+  return Number.isFinite(value) ? BigInt(Math.trunc(value)) : 0n;
 }
 
 /** `{ [key]: text }` when the bytes are UTF-8 (and not empty: the path itself), else nothing. */
@@ -25,57 +25,57 @@ export function textOf<K extends string>(key: K, path: Buffer): { [k in K]?: str
   return path.length > 0 && isUtf8(path) ? ({ [key]: path.toString('utf8') } as { [k in K]: string }) : {};
 }
 
-export function entryOut(e: Entry): MessageInitShape<typeof EntrySchema> {
+export function entryOut(entry: Entry): MessageInitShape<typeof EntrySchema> {
   return {
-    path: e.path,
-    type: ENTRY_TYPE.number(e.type),
-    size: int64(e.size),
-    mtimeSec: int64(e.mtimeSec),
-    mtimeNsec: e.mtimeNsec,
-    utcOffsetMin: e.utcOffsetMin,
-    mode: e.mode,
-    uid: e.uid,
-    gid: e.gid,
-    inode: int64(e.inode),
-    nlink: int64(e.nlink),
-    depth: e.depth,
-    linkTarget: e.linkTarget,
-    error: e.error && { code: ERROR_CODE.number(e.error.code), detail: e.error.detail },
-    sizePartial: e.sizePartial,
-    allocated: e.allocated ? int64(e.allocated) : undefined,
-    unreadableDirs: e.unreadableDirs ? int64(e.unreadableDirs) : undefined,
-    ...textOf('pathText', e.path),
+    path: entry.path,
+    type: ENTRY_TYPE.number(entry.type),
+    size: int64(entry.size),
+    mtimeSec: int64(entry.mtimeSec),
+    mtimeNsec: entry.mtimeNsec,
+    utcOffsetMin: entry.utcOffsetMin,
+    mode: entry.mode,
+    uid: entry.uid,
+    gid: entry.gid,
+    inode: int64(entry.inode),
+    nlink: int64(entry.nlink),
+    depth: entry.depth,
+    linkTarget: entry.linkTarget,
+    error: entry.error && { code: ERROR_CODE.number(entry.error.code), detail: entry.error.detail },
+    sizePartial: entry.sizePartial,
+    allocated: entry.allocated ? int64(entry.allocated) : undefined,
+    unreadableDirs: entry.unreadableDirs ? int64(entry.unreadableDirs) : undefined,
+    ...textOf('pathText', entry.path),
   };
 }
 
-export function truncationOut(t: Truncation): MessageInitShape<typeof TruncationSchema> {
+export function truncationOut(truncation: Truncation): MessageInitShape<typeof TruncationSchema> {
   return {
-    dir: t.dir,
-    shown: int64(t.shown),
-    total: int64(t.total),
-    reason: TRUNCATION_REASON.number(t.reason),
-    ...textOf('dirText', t.dir),
+    dir: truncation.dir,
+    shown: int64(truncation.shown),
+    total: int64(truncation.total),
+    reason: TRUNCATION_REASON.number(truncation.reason),
+    ...textOf('dirText', truncation.dir),
   };
 }
 
-export function rowOut(r: Row): MessageInitShape<typeof RowSchema> {
+export function rowOut(row: Row): MessageInitShape<typeof RowSchema> {
   return {
     kind:
-      r.kind === 'entry'
-        ? { case: 'entry', value: entryOut(r.entry) }
-        : { case: 'truncation', value: truncationOut(r.truncation) },
+      row.kind === 'entry'
+        ? { case: 'entry', value: entryOut(row.entry) }
+        : { case: 'truncation', value: truncationOut(row.truncation) },
   };
 }
 
 /** A stat as the agent contract's answer, its agent_version empty (the gateway answers). */
-export function statOut(s: StatInfo): MessageInitShape<typeof StatResponseSchema> {
+export function statOut(stat: StatInfo): MessageInitShape<typeof StatResponseSchema> {
   return {
-    entry: entryOut(s.entry),
-    owner: s.owner,
-    group: s.group,
-    atimeSec: int64(s.atimeSec),
-    atimeNsec: s.atimeNsec,
-    ctimeSec: int64(s.ctimeSec),
-    ctimeNsec: s.ctimeNsec,
+    entry: entryOut(stat.entry),
+    owner: stat.owner,
+    group: stat.group,
+    atimeSec: int64(stat.atimeSec),
+    atimeNsec: stat.atimeNsec,
+    ctimeSec: int64(stat.ctimeSec),
+    ctimeNsec: stat.ctimeNsec,
   };
 }

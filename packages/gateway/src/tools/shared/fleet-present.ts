@@ -9,23 +9,23 @@ import type { ScanInfo } from '../tool.js';
 import { int64, truncationOut } from './fleet-entries.js';
 import type { HostNote, HostTruncation } from './host-walks.js';
 
-export function hostStatusToWire(s: HostStatus): MessageInitShape<typeof HostStatusSchema> {
+export function hostStatusToWire(status: HostStatus): MessageInitShape<typeof HostStatusSchema> {
   return {
-    host: s.host,
-    status: s.status,
-    via: s.via,
-    elapsedMs: int64(s.elapsedMs),
-    message: s.message ?? '',
+    host: status.host,
+    status: status.status,
+    via: status.via,
+    elapsedMs: int64(status.elapsedMs),
+    message: status.message ?? '',
   };
 }
 
-export function hostTruncationToWire(t: HostTruncation): MessageInitShape<typeof HostTruncationSchema> {
-  return { host: t.host, truncation: truncationOut(t.truncation) };
+export function hostTruncationToWire(cut: HostTruncation): MessageInitShape<typeof HostTruncationSchema> {
+  return { host: cut.host, truncation: truncationOut(cut.truncation) };
 }
 
 /** A scan page's `scan` (complete: no next_cursor follows), as scan_status says it. */
-export function scanToWire(s: ScanInfo, complete: boolean): MessageInitShape<typeof ScanInfoSchema> {
-  const j = scanJson(s, complete);
+export function scanToWire(scan: ScanInfo, complete: boolean): MessageInitShape<typeof ScanInfoSchema> {
+  const j = scanJson(scan, complete);
   return {
     id: j.id,
     state: j.state,

@@ -20,9 +20,14 @@ export interface HostStatusJson {
   message?: string;
 }
 
-export function hostStatusJson(s: HostStatus): HostStatusJson {
-  const out: HostStatusJson = { host: s.host, status: s.status, via: s.via, elapsed_ms: s.elapsedMs };
-  if (s.message !== undefined) out.message = s.message;
+export function hostStatusJson(status: HostStatus): HostStatusJson {
+  const out: HostStatusJson = {
+    host: status.host,
+    status: status.status,
+    via: status.via,
+    elapsed_ms: status.elapsedMs,
+  };
+  if (status.message !== undefined) out.message = status.message;
   return out;
 }
 
@@ -38,13 +43,19 @@ export interface TruncationJson {
   by_status?: Partial<Record<HostStatusCode, number>>;
 }
 
-export function truncationJson(host: string, t: Truncation): TruncationJson {
-  return { host, dir: displayPath(t.dir), shown: t.shown, total: t.total, reason: t.reason };
+export function truncationJson(host: string, truncation: Truncation): TruncationJson {
+  return {
+    host,
+    dir: displayPath(truncation.dir),
+    shown: truncation.shown,
+    total: truncation.total,
+    reason: truncation.reason,
+  };
 }
 
 /** `host: [WARNING] ...` for a cap that bit on a host's walk of `root`. */
-export function truncationWarning(t: HostTruncation, root: string): string {
-  return `${t.host}: ${treeTruncationLine(t.truncation, root)}`;
+export function truncationWarning(cut: HostTruncation, root: string): string {
+  return `${cut.host}: ${treeTruncationLine(cut.truncation, root)}`;
 }
 
 /** What a page of rows says it left out: its `truncations` and its warning lines. */
@@ -58,7 +69,7 @@ export interface PageCuts {
  * cuts, the host statuses' cut (fitHostStatuses) and the answer's own cut as records; as
  * lines the hosts' cuts, then the tool's `lines` (its notes), then the answer's cut.
  */
-export function pageCuts(o: {
+export function pageCuts(page: {
   hostCuts: readonly HostTruncation[];
   path: string;
   statusCut: TruncationJson | undefined;
@@ -68,13 +79,13 @@ export function pageCuts(o: {
   noun: string;
   cut: AnswerCut;
 }): PageCuts {
-  const truncations = o.hostCuts.map((t) => truncationJson(t.host, t.truncation));
-  if (o.statusCut) truncations.push(o.statusCut);
-  const warnings = [...o.hostCuts.map((t) => truncationWarning(t, o.path)), ...o.lines];
-  if (o.count < o.total) {
-    truncations.push(cutRecord(o.cut, o.count, o.total));
+  const truncations = page.hostCuts.map((t) => truncationJson(t.host, t.truncation));
+  if (page.statusCut) truncations.push(page.statusCut);
+  const warnings = [...page.hostCuts.map((t) => truncationWarning(t, page.path)), ...page.lines];
+  if (page.count < page.total) {
+    truncations.push(cutRecord(page.cut, page.count, page.total));
     warnings.push(
-      `[WARNING] answer cut at ${o.cut.words} after ${o.count} of ${o.total} ${o.noun}; next_cursor goes on from there`,
+      `[WARNING] answer cut at ${page.cut.words} after ${page.count} of ${page.total} ${page.noun}; next_cursor goes on from there`,
     );
   }
   return { truncations, warnings };
@@ -84,7 +95,7 @@ export function pageCuts(o: {
  * The fields that end a page's answer, in this order: where the page starts, its rows, what
  * was cut, the hosts' statuses (fitHostStatuses' json), and the next page's cursor if any.
  */
-export function pageEnd(o: {
+export function pageEnd(page: {
   start: number;
   count: number;
   truncations: TruncationJson[];
@@ -92,39 +103,39 @@ export function pageEnd(o: {
   next: string | undefined;
 }) {
   return {
-    start_index: o.start,
-    count: o.count,
-    truncated: o.truncations.length > 0 || o.next !== undefined,
-    truncations: o.truncations,
-    ...o.hosts,
-    ...(o.next !== undefined ? { next_cursor: o.next } : {}),
+    start_index: page.start,
+    count: page.count,
+    truncated: page.truncations.length > 0 || page.next !== undefined,
+    truncations: page.truncations,
+    ...page.hosts,
+    ...(page.next !== undefined ? { next_cursor: page.next } : {}),
   };
 }
 
 /** A note's text line: `[NOTE] ...`, prefixed with its host when asked. */
-export function noteLine(n: HostNote, withHost: boolean): string {
-  return `${withHost ? `${n.host}: ` : ''}[NOTE] ${n.note}`;
+export function noteLine(note: HostNote, withHost: boolean): string {
+  return `${withHost ? `${note.host}: ` : ''}[NOTE] ${note.note}`;
 }
 
-export function modified(e: Entry): string {
-  return formatMtime(e.mtimeSec, e.mtimeNsec, e.utcOffsetMin);
+export function modified(entry: Entry): string {
+  return formatMtime(entry.mtimeSec, entry.mtimeNsec, entry.utcOffsetMin);
 }
 
 /** The user-facing type word: `directory` (as the tools' `type` argument), else the entry type. */
-export function typeWord(e: Entry): string {
-  return e.type === 'dir' ? 'directory' : e.type;
+export function typeWord(entry: Entry): string {
+  return entry.type === 'dir' ? 'directory' : entry.type;
 }
 
 /** A failed host's line: `[NOT_FOUND] /p — detail`, `[DENIED] /p — detail`, `[ERROR] unreachable — msg`. */
-export function failureLine(s: HostStatus, path: string): string {
-  const msg = withoutPath(s.message ?? s.status, path);
-  if (s.status === 'not_found') return `[NOT_FOUND] ${path} — ${msg}`;
-  if (s.status === 'denied') return `[DENIED] ${path} — ${msg}`;
-  if (s.status === 'pending') return `[PENDING] ${msg}`;
+export function failureLine(status: HostStatus, path: string): string {
+  const msg = withoutPath(status.message ?? status.status, path);
+  if (status.status === 'not_found') return `[NOT_FOUND] ${path} — ${msg}`;
+  if (status.status === 'denied') return `[DENIED] ${path} — ${msg}`;
+  if (status.status === 'pending') return `[PENDING] ${msg}`;
   // A host that answered but could not list the path (not a directory, a listing that
   // failed) names the path, as [NOT_FOUND] does; a transport failure names its status.
-  if (s.status === 'error') return `[ERROR] ${path} — ${msg}`;
-  return `[ERROR] ${s.status} — ${msg}`;
+  if (status.status === 'error') return `[ERROR] ${path} — ${msg}`;
+  return `[ERROR] ${status.status} — ${msg}`;
 }
 
 /** The line names the path once: a message that ends with it (`path does not exist: /p`) drops it. */
@@ -145,9 +156,9 @@ export function failureLines(hosts: HostStatus[], path: string, multi: boolean):
 }
 
 /** A failed host's own line in failureLines (none for an ok or pending host). */
-export function hostFailureLine(s: HostStatus, path: string, multi: boolean): string | undefined {
-  if (s.status === 'ok' || s.status === 'pending') return undefined;
-  return `${multi ? `${s.host}: ` : ''}${failureLine(s, path)}`;
+export function hostFailureLine(status: HostStatus, path: string, multi: boolean): string | undefined {
+  if (status.status === 'ok' || status.status === 'pending') return undefined;
+  return `${multi ? `${status.host}: ` : ''}${failureLine(status, path)}`;
 }
 
 /** `[PENDING] 12 hosts: a, b, …` for the hosts a later page lists, or undefined when none is. */
