@@ -39,23 +39,23 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export async function unary<T>(method: string, request: object, o: CallOptions): Promise<T> {
+export async function unary<T>(method: string, request: object, options: CallOptions): Promise<T> {
   const res = await fetch(PREFIX + method, {
     method: 'POST',
-    headers: headers(o.token, 'application/json'),
+    headers: headers(options.token, 'application/json'),
     body: JSON.stringify(request),
-    signal: o.signal,
+    signal: options.signal,
   });
   if (!res.ok) throw await failure(res);
   return (await res.json()) as T;
 }
 
 /** GET or POST one of /dashboard/api/*. */
-export async function dashboardCall<T>(method: 'GET' | 'POST', path: string, o: CallOptions): Promise<T> {
+export async function dashboardCall<T>(method: 'GET' | 'POST', path: string, options: CallOptions): Promise<T> {
   const res = await fetch(`/dashboard/api/${path}`, {
     method,
-    headers: o.token ? { authorization: `Bearer ${o.token}` } : {},
-    signal: o.signal,
+    headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
+    signal: options.signal,
   });
   if (!res.ok) throw await failure(res);
   return (await res.json()) as T;

@@ -14,8 +14,8 @@ export function nameText(b64: string | undefined): string {
 export type EntryKind = 'file' | 'dir' | 'symlink' | 'fifo' | 'socket' | 'char' | 'block' | 'unknown';
 
 /** ENTRY_TYPE_DIR → dir. */
-export function kindOf(t: string | undefined): EntryKind {
-  const k = (t ?? 'ENTRY_TYPE_FILE').replace('ENTRY_TYPE_', '').toLowerCase();
+export function kindOf(type: string | undefined): EntryKind {
+  const k = (type ?? 'ENTRY_TYPE_FILE').replace('ENTRY_TYPE_', '').toLowerCase();
   return (['file', 'dir', 'symlink', 'fifo', 'socket', 'char', 'block'].includes(k) ? k : 'unknown') as EntryKind;
 }
 
@@ -43,9 +43,11 @@ export interface JsonStatus {
   message?: string;
 }
 
-export const modeText = (e: JsonEntry): string => modeString(e.mode ?? 0, kindOf(e.type));
-export const mtimeText = (e: JsonEntry): string =>
-  e.mtimeSec === undefined ? '' : formatMtime(Number(e.mtimeSec), e.mtimeNsec ?? 0, e.utcOffsetMin ?? 0);
+export const modeText = (entry: JsonEntry): string => modeString(entry.mode ?? 0, kindOf(entry.type));
+export const mtimeText = (entry: JsonEntry): string =>
+  entry.mtimeSec === undefined
+    ? ''
+    : formatMtime(Number(entry.mtimeSec), entry.mtimeNsec ?? 0, entry.utcOffsetMin ?? 0);
 /** Exact bytes with thousands separators: "70,000 bytes". */
-export const exactBytes = (n: number): string => `${n.toLocaleString('en-US')} bytes`;
+export const exactBytes = (bytes: number): string => `${bytes.toLocaleString('en-US')} bytes`;
 export const errorCode = (code: string | undefined): string => (code ?? 'ERROR_CODE_ERROR').replace('ERROR_CODE_', '');

@@ -15,8 +15,8 @@ export function childPath(dir: string, b64: string | undefined): string | undefi
   return `${dir.replace(/\/+$/, '')}/${rel}`;
 }
 
-export function parentPath(p: string): string {
-  const trimmed = p.replace(/\/+$/, '');
+export function parentPath(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
   const i = trimmed.lastIndexOf('/');
   return i <= 0 ? '/' : trimmed.slice(0, i);
 }

@@ -18,9 +18,9 @@ export interface TargetForm {
   extra?: Node[];
 }
 
-export function targetForm(ctx: ViewContext, f: TargetForm): HTMLFormElement {
-  const hostInput = h('input', { id: `${f.id}-host`, value: f.host, size: 22, spellcheck: 'false' });
-  const pathInput = h('input', { id: `${f.id}-path`, value: f.path, size: 40, spellcheck: 'false' });
+export function targetForm(ctx: ViewContext, form: TargetForm): HTMLFormElement {
+  const hostInput = h('input', { id: `${form.id}-host`, value: form.host, size: 22, spellcheck: 'false' });
+  const pathInput = h('input', { id: `${form.id}-path`, value: form.path, size: 40, spellcheck: 'false' });
   return h(
     'form',
     {
@@ -28,17 +28,17 @@ export function targetForm(ctx: ViewContext, f: TargetForm): HTMLFormElement {
       onsubmit: (ev: Event) => {
         ev.preventDefault();
         ctx.navigate({
-          ...f.state,
+          ...form.state,
           host: hostInput.value.trim() || 'all',
           path: pathInput.value.trim() || '/',
-          depth: f.depth.value === f.defaultDepth ? undefined : f.depth.value,
+          depth: form.depth.value === form.defaultDepth ? undefined : form.depth.value,
         });
       },
     },
-    h('label', { for: `${f.id}-host` }, 'Hosts', hostInput),
-    h('label', { for: `${f.id}-path` }, 'Path', pathInput),
-    h('label', { for: `${f.id}-depth` }, 'Levels', f.depth),
-    h('button', { type: 'submit', class: 'primary' }, f.submit),
-    ...(f.extra ?? []),
+    h('label', { for: `${form.id}-host` }, 'Hosts', hostInput),
+    h('label', { for: `${form.id}-path` }, 'Path', pathInput),
+    h('label', { for: `${form.id}-depth` }, 'Levels', form.depth),
+    h('button', { type: 'submit', class: 'primary' }, form.submit),
+    ...(form.extra ?? []),
   );
 }

@@ -25,8 +25,8 @@ function human(n: number): string {
   return `${i === 0 ? v : v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
-export function sizeLabel(n: SpaceNode): string {
-  return `${n.partial ? '≥ ' : ''}${human(n.size)}`;
+export function sizeLabel(node: SpaceNode): string {
+  return `${node.partial ? '≥ ' : ''}${human(node.size)}`;
 }
 
 function el<K extends keyof SVGElementTagNameMap>(
@@ -154,12 +154,15 @@ export function drawTreemap(svg: SVGSVGElement, root: SpaceNode, on: TreemapHand
 }
 
 /** The hover card: name, exact bytes, each host's value, and a lower bound said in words. */
-export function tipLines(d: SpaceNode, base: string): string[] {
+export function tipLines(node: SpaceNode, base: string): string[] {
   const lines = [
-    d.rest ? `${d.name} in ${base}${d.path ? `/${d.path}` : ''}` : `${base.replace(/\/$/, '')}/${d.path}`,
-    `${d.partial ? 'at least ' : ''}${d.size.toLocaleString('en-US')} bytes (${sizeLabel(d)})`,
+    node.rest
+      ? `${node.name} in ${base}${node.path ? `/${node.path}` : ''}`
+      : `${base.replace(/\/$/, '')}/${node.path}`,
+    `${node.partial ? 'at least ' : ''}${node.size.toLocaleString('en-US')} bytes (${sizeLabel(node)})`,
   ];
-  for (const p of d.perHost) lines.push(`${p.host}: ${p.partial ? '≥ ' : ''}${p.size.toLocaleString('en-US')} bytes`);
-  if (d.partial) lines.push('a lower bound: part of it could not be read in time, or was unreadable');
+  for (const p of node.perHost)
+    lines.push(`${p.host}: ${p.partial ? '≥ ' : ''}${p.size.toLocaleString('en-US')} bytes`);
+  if (node.partial) lines.push('a lower bound: part of it could not be read in time, or was unreadable');
   return lines;
 }
