@@ -238,14 +238,17 @@ export function oneLetterParams(tokens) {
     if (tokens[open]?.t !== '(') continue;
     const params = [];
     const close = matchForward(tokens, open);
+    let angle = 0; // inside a parameter's type arguments (`Tool<A, P, R>`): no parameter names there
     for (let i = open + 1; i < close; i++) {
       const t = tokens[i];
       if (OPEN.has(t.t)) {
         i = matchForward(tokens, i);
         continue;
       }
+      if (t.t === '<') angle++;
+      else if (t.t === '>' || t.t === '>>') angle = Math.max(0, angle - t.t.length);
       const first = tokens[i - 1].t === '(' || tokens[i - 1].t === ',' || tokens[i - 1].t === '...';
-      if (first && t.kind === 'word' && /^[A-Za-z_$]$/.test(t.t) && [':', ',', ')', '=', '?'].includes(tokens[i + 1]?.t))
+      if (angle === 0 && first && t.kind === 'word' && /^[A-Za-z_$]$/.test(t.t) && [':', ',', ')', '=', '?'].includes(tokens[i + 1]?.t))
         params.push(t.t);
     }
     if (params.length) found.push({ name, line: tokens[k].line, params });
