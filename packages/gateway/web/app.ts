@@ -6,7 +6,7 @@ import { browseView } from './browse-view.js';
 import { compareView } from './compare-view.js';
 import { makeContext, query, type View } from './context.js';
 import { $ } from './dom.js';
-import { FleetCallError, unary } from './fleet-client.js';
+import { dashboardCall, FleetCallError } from './fleet-client.js';
 import { hostsView } from './hosts-view.js';
 import { scansView } from './scans-view.js';
 import { spaceView } from './space-view.js';
@@ -24,8 +24,27 @@ const VIEWS: Record<string, View> = {
   scans: scansView,
 };
 
+/** The tool each view calls: a principal of a grants file sees the views of its tools only. */
+const VIEW_TOOL: Record<string, string> = {
+  hosts: 'list_hosts',
+  browse: 'list_directory',
+  space: 'disk_usage',
+  compare: 'diff_directory',
+  scans: 'scan_status',
+};
+
+/** GET /dashboard/api/me: who this tab is signed in as; `tools` absent means every tool (no grants file). */
+interface Me {
+  principal?: string;
+  tools?: string[];
+  hosts?: string[];
+  paths?: string[];
+}
+
 const token = (): string | undefined => sessionStorage.getItem(TOKEN_KEY) || undefined;
 let signedIn = false;
+/** The views this tab's principal may use, in nav order. */
+let allowed: string[] = Object.keys(VIEWS);
 let current: AbortController | undefined;
 
 class SignInNeeded extends Error {}
@@ -96,7 +115,11 @@ async function render(): Promise<void> {
   const ac = new AbortController();
   current = ac;
   const params = new URLSearchParams(location.search);
-  const name = VIEWS[params.get('view') ?? ''] ? (params.get('view') as string) : 'hosts';
+  const asked = params.get('view') ?? '';
+  const name = VIEWS[asked] && allowed.includes(asked) ? asked : allowed[0];
+  if (name === undefined) return;
+  // A refusal of the last view (a path outside the grant, say) is not this one's.
+  $('#fatal').hidden = true;
   for (const a of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
     if (a.dataset.view === name) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -112,11 +135,12 @@ async function render(): Promise<void> {
   }
 }
 
-/** The first call says whether a token is needed and whether this one is right. */
+/** The first call says whether a token is needed, whether this one is right, and what it may see. */
 async function start(): Promise<void> {
   $('#fatal').hidden = true;
+  let me: Me;
   try {
-    await guard(unary('ListHosts', { host: 'all' }, { token: token() }));
+    me = await guard(dashboardCall<Me>('GET', 'me', { token: token() }));
   } catch (err) {
     if (err instanceof SignInNeeded) return;
     $('#fatal').hidden = false;
@@ -127,7 +151,20 @@ async function start(): Promise<void> {
   $<HTMLFormElement>('#login').hidden = true;
   $('#nav').hidden = false;
   $('#forget').hidden = token() === undefined;
-  $('#conn').textContent = token() ? 'signed in (bearer token)' : 'no token needed (loopback, --no-auth)';
+  $('#conn').textContent = me.principal
+    ? `signed in as ${me.principal}`
+    : token()
+      ? 'signed in (bearer token)'
+      : 'no token needed (loopback, --no-auth)';
+  const tools = me.tools;
+  allowed = Object.keys(VIEWS).filter((v) => tools === undefined || tools.includes(VIEW_TOOL[v]));
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
+    a.hidden = !allowed.includes(a.dataset.view ?? '');
+  if (allowed.length === 0) {
+    $('#fatal').hidden = false;
+    $('#fatal').textContent =
+      `${me.principal} may call ${tools?.join(', ') || 'no tool'} on hosts ${me.hosts?.join(', ') || 'none'} under ${me.paths?.join(', ') || 'no path'}: the dashboard has no view for these (its views list hosts, browse, sizes, compare and scans).`;
+  }
   await render();
 }
 

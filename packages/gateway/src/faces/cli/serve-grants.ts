@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { invalidArgument } from '@fleetls/core';
 import type { Fleet } from '../../fleet/types.js';
-import { narrowSelector } from '../../grants/grant.js';
+import { grantedHosts, grantRefusal, mayCall, narrowSelector } from '../../grants/grant.js';
 import type { OAuthVerifier } from '../../grants/oauth.js';
 import { Grants } from '../../grants/source.js';
 import type { Logger } from '../../logger.js';
@@ -53,11 +53,32 @@ export async function openOAuth(flags: {
   return new OAuthVerifier(settings);
 }
 
-/** The dashboard's selector narrowed to the request's grant (a comma list of its hosts), or as given without one. */
+/**
+ * The dashboard's host status for the request's grant: list_hosts' to read, its selector
+ * narrowed to the granted hosts (a comma list of them); as given without grants.
+ */
 export function grantedSelector(req: IncomingMessage, selector: string, fleet: Fleet): string {
   const spec = requestAccess(req)?.spec;
   if (!spec) return selector;
+  if (!mayCall(spec, 'list_hosts')) throw grantRefusal(spec, `${spec.name} may not call list_hosts`);
   return narrowSelector(spec, selector, fleet.hosts())
     .hosts.map((h) => h.name)
     .join(',');
+}
+
+/**
+ * GET /dashboard/api/me: whom the page is signed in as and what it may see (its tools, hosts
+ * and roots), so it shows only those views; `{}` without grants (everything, as before).
+ */
+export function whoami(req: IncomingMessage, fleet: Fleet, tools: readonly string[]): object {
+  const access = requestAccess(req);
+  if (!access) return {};
+  const spec = access.spec;
+  if (!spec) return { principal: access.principal };
+  return {
+    principal: access.principal,
+    tools: tools.filter((t) => mayCall(spec, t)),
+    hosts: grantedHosts(spec, fleet.hosts()).map((h) => h.name),
+    paths: spec.paths,
+  };
 }

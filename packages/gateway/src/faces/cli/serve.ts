@@ -16,7 +16,7 @@ import { serveStdio } from '../mcp/stdio.js';
 import type { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
 import { authWords, checkGrpcFace, corsOrigins, grpcTls } from './serve-auth.js';
-import { grantedSelector, openGrants, openOAuth } from './serve-grants.js';
+import { grantedSelector, openGrants, openOAuth, whoami } from './serve-grants.js';
 
 export interface ServeFlags {
   http?: string;
@@ -206,6 +206,7 @@ async function runNetwork(
       // The dashboard's host status: one probe per interval for all its tabs (web/host-status.ts).
       const cache = new web[3].HostStatusCache({ fleet, options, logger });
       late.hostStatus = cache;
+      late.toolNames = (await import('../../tools/registry.js')).TOOLS.map((t) => t.name);
       closers.push(async () => cache.close());
     }
     if (grpcAt) {
@@ -268,6 +269,8 @@ interface LateFaces {
   loaded?: { fleet: LoadedFleet; options: GatewayOptions };
   fleetApi?: (req: IncomingMessage, res: ServerResponse) => void;
   hostStatus?: HostStatusCache;
+  /** The tools of the registry, for the dashboard's `me` (what its principal may call). */
+  toolNames?: string[];
 }
 
 function startWebFaces(
@@ -313,6 +316,7 @@ function startWebFaces(
     dashboardApi: createDashboardApi(
       () => ready(late.hostStatus),
       (req, selector) => grantedSelector(req, selector, ready(late.loaded).fleet),
+      (req) => whoami(req, ready(late.loaded).fleet, late.toolNames ?? []),
     ),
     notReady: () => readiness.notReady(),
   });

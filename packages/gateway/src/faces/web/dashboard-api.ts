@@ -2,6 +2,7 @@
 // checks (faces/mcp/http.ts): the gateway's cached host status, read by every tab alike.
 //   GET  /dashboard/api/hosts?host=SELECTOR        the cache (no probe unless it is empty)
 //   POST /dashboard/api/hosts/check?host=SELECTOR  check now, then the cache
+//   GET  /dashboard/api/me                         who the page is signed in as, and what it may see
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FleetError } from '@fleetls/core';
 import type { HostStatusCache } from './host-status.js';
@@ -20,11 +21,13 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 export function createDashboardApi(
   cache: () => HostStatusCache,
   granted: (req: IncomingMessage, selector: string) => string = (_req, selector) => selector,
+  whoami: (req: IncomingMessage) => object = () => ({}),
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const route = `${req.method} ${url.pathname.slice(DASHBOARD_API_PREFIX.length)}`;
     try {
+      if (route === 'GET me') return json(res, 200, whoami(req));
       const selector = granted(req, url.searchParams.get('host') || 'all');
       if (route === 'GET hosts') return json(res, 200, await cache().read(selector));
       if (route === 'POST hosts/check') {
