@@ -1,7 +1,16 @@
 // Asks many hosts the same thing: bounded concurrency, a deadline per host within the
 // call's own, the caller's cancellation reaching every in-flight host, and a failing host
 // turned into a status row.
-import { FleetError, type HostBackend, type HostStatus, hostStatusFromCode, isVia, type Via } from '@fleetls/core';
+import {
+  type Code,
+  FleetError,
+  type HostBackend,
+  type HostStatus,
+  hostStatusFromCode,
+  isVia,
+  type Via,
+} from '@fleetls/core';
+import { guardBackend } from '@fleetls/hosts';
 import type { Fleet, FleetHost } from './types.js';
 
 export interface FanOutOptions {
@@ -14,6 +23,8 @@ export interface FanOutOptions {
   onHostDone?: (status: HostStatus, done: number, total: number) => void;
   /** Called once per host with its result (value included) as it finishes: a scan keeps them as they come. */
   onResult?: (index: number, result: HostResult<unknown>) => void;
+  /** Once a host's rows began, the longest it may send none before it is ended (`timeout`). */
+  stallMs?: number;
 }
 
 /** A host whose turn leaves less of the call than this is not asked at all. */
@@ -28,15 +39,17 @@ export interface HostResult<T> {
 
 /**
  * A task that failed after part of its answer arrived (an agent killed mid-walk): the host's
- * status is `error`, saying so, and what arrived is kept as its value.
+ * status is `error` (or `code`'s, e.g. `timeout` for a host that stalled), saying so, and what
+ * arrived is kept as its value.
  */
 export class PartialFailure<T> extends FleetError {
   constructor(
     readonly partial: T,
     what: string,
     cause: unknown,
+    code: Code = 'internal',
   ) {
-    super('internal', `partial answer: ${what}, then ${FleetError.from(cause).message}`, { cause });
+    super(code, `partial answer: ${what}, then ${FleetError.from(cause).message}`, { cause });
   }
 }
 
@@ -143,7 +156,9 @@ export async function fanOut<T>(
     let value: T | undefined;
     let backend: HostBackend | undefined;
     try {
-      const b = fleet.backend(host.name);
+      // Every walk held to its request, whatever carries it: a host that sends more than it
+      // was asked, or stalls once its rows began, is cut off (@fleetls/hosts walk-guard.ts).
+      const b = guardBackend(fleet.backend(host.name), { stallMs: opts.stallMs });
       backend = b;
       // A host whose turn comes after the call was cancelled is not asked at all.
       if (signal.aborted) throw signal.reason;

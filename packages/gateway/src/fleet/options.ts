@@ -31,8 +31,18 @@ export interface GatewayOptions {
   scansPerPrincipal: number;
   /** Scans running at once in the gateway. */
   scansTotal: number;
-  /** Rows all scans keep in memory; the rest wait in files under the state directory. */
+  /**
+   * Rows all scans keep in memory; the rest wait in files under the state directory (without
+   * one, a host whose rows would pass it is an `error` row instead).
+   */
   scanMemoryRows: number;
+  /**
+   * Once a host's rows began, the longest it may send none: past it the host is ended
+   * (`timeout`, "no rows for N s"), so a host that keeps its stream alive and says nothing
+   * holds no call or scan. Before its first row the walk's own deadline applies (a ranked
+   * walk sends its rows only when done).
+   */
+  hostStallMs: number;
 }
 
 export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
@@ -49,6 +59,7 @@ export const DEFAULT_GATEWAY_OPTIONS: Readonly<GatewayOptions> = Object.freeze({
   scansPerPrincipal: 4,
   scansTotal: 32,
   scanMemoryRows: 200_000,
+  hostStallMs: 30_000,
 });
 
 /** Defaults overlaid with the given values (undefined ones ignored). */

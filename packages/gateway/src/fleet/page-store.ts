@@ -116,8 +116,11 @@ export class MemoryPageStore implements PageStore {
 }
 
 export interface ScanStore {
-  /** Keeps host `host`'s result of scan `scan`; `rows` is its weight against the memory bound. */
-  put(scan: string, host: number, value: unknown, rows: number): void;
+  /**
+   * Keeps host `host`'s result of scan `scan`; `rows` is its weight against the memory bound.
+   * False when it is not kept: it would pass the bound with nowhere to spill.
+   */
+  put(scan: string, host: number, value: unknown, rows: number): boolean;
   /** The result kept for a host, undefined if none (or released). */
   get(scan: string, host: number): Promise<unknown>;
   /** Releases one host's result (its page was passed). */

@@ -179,7 +179,7 @@ extra: 1
       "agent_tls.ca: required: the CA that signed the agents' certificates",
       "agent_tls: `cert` and `key` go together (the gateway's client certificate and its key)",
       'agent_token_file: expected a file path, got ""',
-      'defaults.retries: unknown key (expected one of: concurrency, connect_timeout_ms, deadline_ms, max_answer_bytes, max_answer_tokens, call_deadline_ms, scan_host_deadline_ms, scan_deadline_ms, scan_concurrency, scan_ttl_ms, scans_per_principal, scans_total, scan_memory_rows)',
+      'defaults.retries: unknown key (expected one of: concurrency, connect_timeout_ms, deadline_ms, max_answer_bytes, max_answer_tokens, call_deadline_ms, scan_host_deadline_ms, scan_deadline_ms, scan_concurrency, scan_ttl_ms, scans_per_principal, scans_total, scan_memory_rows, host_stall_ms)',
       'defaults.concurrency: expected an integer in 1..1024, got 0',
       'defaults.deadline_ms: expected an integer in 1..3600000, got "fast"',
     ];

@@ -27,6 +27,8 @@ const DEFAULT_BOUNDS: Record<string, { field: keyof InventoryDefaults; min: numb
   scans_total: { field: 'scansTotal', min: 1, max: 10_000 },
   // Rows of all scans held in memory; past it they spill to files under the state directory.
   scan_memory_rows: { field: 'scanMemoryRows', min: 100, max: 100_000_000 },
+  // A host whose rows began and then stopped this long is ended (a stalling host holds no scan).
+  host_stall_ms: { field: 'hostStallMs', min: 100, max: 3_600_000 },
 };
 
 /** `agent_tls`: "insecure", or { ca, cert, key, server_name } with the files resolved by `file`. */

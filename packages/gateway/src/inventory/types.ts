@@ -35,6 +35,7 @@ export interface InventoryDefaults {
   scansPerPrincipal?: number;
   scansTotal?: number;
   scanMemoryRows?: number;
+  hostStallMs?: number;
 }
 
 /** The agents of a Kubernetes DaemonSet, found through their headless Service (inventory/kubernetes.ts). */

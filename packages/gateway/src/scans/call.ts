@@ -68,6 +68,7 @@ export function fanOutOptions(ctx: ToolContext): FanOutOptions {
     deadlineMs: ctx.options.deadlineMs,
     deadlineAt: ctx.deadlineAt,
     signal: ctx.signal,
+    stallMs: ctx.options.hostStallMs,
     onHostDone: ctx.onProgress ? (status, done, total) => ctx.onProgress?.(done, total, status) : undefined,
   };
 }

@@ -43,26 +43,13 @@ export class ScanRegistry implements ScanKeeper {
   }
 
   /**
-   * Starts a scan for `init.principal`, or refuses when a cap is reached. The caps count the
-   * scans that outlived their call (a cursor to follow): a call still inside its deadline is an
-   * ordinary call, bounded by the walk admission and fan-out concurrency, so a client's burst of
-   * quick calls is not refused for scans it never made.
+   * Starts a scan for `init.principal`. Every call starts one and is refused nothing here: the
+   * caps count the scans that outlived their call (a cursor to follow), and are checked when a
+   * scan would (publish). A call that answers within its deadline is an ordinary call, bounded
+   * by the walk admission and fan-out concurrency, so a caller at its cap still gets `stat` and
+   * every other quick answer, and a burst of quick calls is not refused for scans it never made.
    */
   start(init: Omit<ScanInit, 'id' | 'store' | 'limits'>): Scan {
-    const running = [...this.held.values()].filter((h) => h.scan.running && h.caller !== undefined);
-    const mine = running.filter((h) => h.scan.principal === init.principal).length;
-    if (mine >= this.options.perPrincipal) {
-      throw new FleetError(
-        'resource_exhausted',
-        `${mine} scans of this caller are still running (at most ${this.options.perPrincipal}): follow their next_cursor, cancel one with scan_status cancel=true, or wait for one to end`,
-      );
-    }
-    if (running.length >= this.options.total) {
-      throw new FleetError(
-        'resource_exhausted',
-        `${running.length} scans are running on this gateway (at most ${this.options.total}): try again when one has ended`,
-      );
-    }
     const id = randomBytes(8).toString('hex');
     const scan = new Scan({ ...init, id, store: this.options.store, limits: this.options.limits });
     const held: Held = { scan, timer: this.expiry(scan) };
@@ -81,6 +68,25 @@ export class ScanRegistry implements ScanKeeper {
     return scan;
   }
 
+  /** Why one more scan of `principal` may not outlive its call, if it may not. */
+  private refusal(principal: string): FleetError | undefined {
+    const running = [...this.held.values()].filter((h) => h.scan.running && h.caller !== undefined);
+    const mine = running.filter((h) => h.scan.principal === principal).length;
+    if (mine >= this.options.perPrincipal) {
+      return new FleetError(
+        'resource_exhausted',
+        `${mine} scans of this caller are still running (at most ${this.options.perPrincipal}): follow their next_cursor, cancel one with scan_status cancel=true, or wait for one to end`,
+      );
+    }
+    if (running.length >= this.options.total) {
+      return new FleetError(
+        'resource_exhausted',
+        `${running.length} scans are running on this gateway (at most ${this.options.total}): try again when one has ended`,
+      );
+    }
+    return undefined;
+  }
+
   private expiry(scan: Scan): NodeJS.Timeout {
     const t = setTimeout(
       () => this.drop(scan.id, `expired: no page asked for ${this.options.ttlMs} ms`),
@@ -90,10 +96,18 @@ export class ScanRegistry implements ScanKeeper {
     return t;
   }
 
-  /** The scan outlived the call that started it: from now on it is audited (start, pages, end). */
+  /**
+   * The scan outlived the call that started it: from now on it counts in the caps and is
+   * audited (start, pages, end). Past a cap it is stopped instead, and the call refused.
+   */
   publish(scan: Scan, caller: string): void {
     const h = this.held.get(scan.id);
     if (!h || h.caller !== undefined) return;
+    const refused = scan.running ? this.refusal(scan.principal) : undefined;
+    if (refused) {
+      this.drop(scan.id, refused.message);
+      throw refused;
+    }
     h.caller = caller;
     this.audit(scan, 'start', caller, {
       hosts: scan.hosts.length,
@@ -173,6 +187,7 @@ export function createScanRegistry(options: GatewayOptions, logger?: Logger, sta
       hostDeadlineMs: options.scanHostDeadlineMs,
       deadlineMs: options.scanDeadlineMs,
       concurrency: options.scanConcurrency,
+      stallMs: options.hostStallMs,
     },
     ttlMs: options.scanTtlMs,
     perPrincipal: options.scansPerPrincipal,

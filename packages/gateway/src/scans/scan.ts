@@ -18,6 +18,8 @@ export interface ScanLimits {
   /** The whole scan: hosts whose turn comes after it are not asked. */
   deadlineMs: number;
   concurrency: number;
+  /** Once a host's rows began, the longest it may send none (fan-out's stallMs). */
+  stallMs?: number;
 }
 
 export interface ScanInit {
@@ -95,6 +97,7 @@ export class Scan {
       deadlineMs: init.limits.hostDeadlineMs,
       deadlineAt: this.ctx.deadlineAt,
       signal: this.ctrl.signal,
+      stallMs: init.limits.stallMs,
       onResult: (i, r) => this.arrived(i, r),
     }).then(
       () => this.end('complete'),
@@ -109,9 +112,16 @@ export class Scan {
     if (r.value !== undefined) {
       this.entriesSeen += this.face.entries?.(r.value) ?? 0;
       const rows = this.face.rows?.(r.value) ?? 1;
-      this.rowsOf[i] = rows;
-      this.readyRows += rows;
-      this.store.put(this.id, i, r.value, rows);
+      if (this.store.put(this.id, i, r.value, rows)) {
+        this.rowsOf[i] = rows;
+        this.readyRows += rows;
+      } else {
+        this.statuses[i] = {
+          ...r.status,
+          status: 'error',
+          message: `its ${rows} rows not kept: the scans in this gateway hold scan_memory_rows already, and it has no state directory to spill to (FLEETLS_STATE_DIR); follow or cancel the scans running, or set one`,
+        };
+      }
     }
     for (const l of this.listeners) l(this.hostsDone, this.hosts.length, r.status);
     this.wakeAll();

@@ -89,3 +89,17 @@ describe('LocalScanStore spills', () => {
     store.close();
   });
 });
+
+describe('LocalScanStore without a state directory', () => {
+  it('keeps no more than its memory bound: a result past it is refused, released rows make room', async () => {
+    const store = new LocalScanStore(100, undefined);
+    assert.equal(store.put('s', 0, 'first', 60), true);
+    assert.equal(store.put('s', 1, 'second', 60), false);
+    assert.equal(store.memoryRows, 60);
+    assert.equal(await store.get('s', 1), undefined);
+    store.take('s', 0);
+    assert.equal(store.put('s', 1, 'second', 60), true);
+    assert.equal(await store.get('s', 1), 'second');
+    store.close();
+  });
+});

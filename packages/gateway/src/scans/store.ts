@@ -1,7 +1,8 @@
 // The process-local ScanStore (the interface is fleet/page-store.ts's, beside PageStore: the seam a
 // JetStream store plugs into, issue 20). It keeps up to `memoryRows` rows in memory over all
 // scans and spills the rest, one file per host result, under the gateway's state directory; a
-// spilled result is read back for its page.
+// spilled result is read back for its page. Without a state directory it keeps no more than
+// `memoryRows`: a result past them is refused.
 //
 // The state directory may sit where other users write (FLEETLS_STATE_DIR under /tmp), so nothing
 // under it is trusted by name (issue 35, F4): scans/ and this process's directory are made 0700
@@ -124,20 +125,25 @@ export class LocalScanStore implements ScanStore {
     return this.spills;
   }
 
-  put(scan: string, host: number, value: unknown, rows: number): void {
+  put(scan: string, host: number, value: unknown, rows: number): boolean {
+    const fits = this.rowsInMemory + rows <= this.memoryRows_;
+    const stateDir = this.stateDir;
+    // Without a state directory the bound is the bound: a result past it is not kept at all
+    // (its host says so), so scans nobody pages cannot grow the gateway without end.
+    if (!fits && stateDir === undefined) return false;
     let m = this.kept.get(scan);
     if (!m) {
       m = new Map();
       this.kept.set(scan, m);
     }
-    if (this.stateDir === undefined || this.rowsInMemory + rows <= this.memoryRows_) {
+    if (fits || stateDir === undefined) {
       this.rowsInMemory += rows;
       m.set(host, { value, rows });
-      return;
+      return true;
     }
     if (this.dir === undefined) {
       try {
-        this.dir = openSpillDir(this.stateDir);
+        this.dir = openSpillDir(stateDir);
       } catch (err) {
         this.dir = err as Error;
       }
@@ -147,6 +153,7 @@ export class LocalScanStore implements ScanStore {
     // A failed write surfaces when the page reads it back; nothing is thrown here.
     written.catch(() => {});
     m.set(host, { rows, written });
+    return true;
   }
 
   private async write(dir: { own: number } | Error, name: string, text: string): Promise<string> {

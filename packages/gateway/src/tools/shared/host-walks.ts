@@ -12,6 +12,7 @@ import {
   type WalkRequest,
   type WalkSummary,
 } from '@fleetls/core';
+import { HostStalled } from '@fleetls/hosts';
 import { fanOut, type HostResult, PartialFailure } from '../../fleet/fan-out.js';
 import type { HostEntry, HostNote, HostTruncation } from '../../fleet/host-rows.js';
 import type { GatewayOptions } from '../../fleet/options.js';
@@ -86,10 +87,14 @@ export async function streamHostWalk(
     }
     summary = r.value;
   } catch (err) {
+    // Our own consumer failed with the walk still open: it is stopped (its stream cancelled).
+    await it.return(undefined as never).catch(() => {});
     // The host broke mid-walk (its agent died, its stream was reset): what it sent stands.
     if (held) await hand(held);
     if (handed === 0 || signal.aborted) throw err;
-    throw new PartialFailure<number>(handed, `the walk broke after ${handed} rows`, err);
+    // A host that stalled is a timeout, whatever it sent before.
+    const code = err instanceof HostStalled ? err.code : 'internal';
+    throw new PartialFailure<number>(handed, `the walk broke after ${handed} rows`, err, code);
   }
   const failed = held && rootFailure(held);
   if (failed) throw failed;
@@ -119,7 +124,12 @@ export async function walkHost(
       elapsedMs: 0,
       depthLimitedDirs: 0,
     };
-    throw new PartialFailure<HostWalk>({ rows, summary }, `the walk broke after ${rows.length} rows`, err.cause);
+    throw new PartialFailure<HostWalk>(
+      { rows, summary },
+      `the walk broke after ${rows.length} rows`,
+      err.cause,
+      err.code,
+    );
   }
 }
 

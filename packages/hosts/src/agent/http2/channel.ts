@@ -10,8 +10,9 @@ import * as http2 from 'node:http2';
 import type * as tls from 'node:tls';
 import { frame } from '@fleetls/runtime/grpc-frame';
 import { status } from '@grpc/grpc-js';
+import { Deframer } from '../deframer.js';
 import { endStatus, GrpcError } from './call-status.js';
-import { Deframer, grpcTimeout } from './framing.js';
+import { framingError, grpcTimeout } from './framing.js';
 import { type AgentChannelOptions, openSession, type Session } from './session.js';
 
 export { GrpcError } from './call-status.js';
@@ -116,7 +117,8 @@ function startCall(
   stream.on('data', (chunk: Buffer) => {
     if (failure) return;
     const bad = deframer.push(chunk, sink.onMessage);
-    if (bad) cancel(bad);
+    // Nothing more of it is read: a host past a message's bound is cut off, not buffered.
+    if (bad) cancel(framingError(bad));
   });
   stream.on('error', (err) => {
     streamError = err;

@@ -3,19 +3,47 @@
 
 import { FleetError } from '@fleetls/core';
 import { createInbox, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { HostOverrun } from '../../walk-guard.js';
 
-/** One queue of a walk's reply messages, read with a timeout. */
+/**
+ * What a walk's reply stream may hold: undefined when `m` may be queued behind `queued` others,
+ * else why the stream is broken (a slice past the window granted, a slice too large).
+ */
+export type ReplyBound = (m: Msg, queued: number) => string | undefined;
+
+/**
+ * One queue of a walk's reply messages, read with a timeout. Bounded: a message its bound
+ * refuses breaks the stream (the queue is emptied and nothing more is kept), and a keepalive
+ * behind a queued message is dropped (the queue already shows the host alive).
+ */
 export class Replies {
   private readonly queue: Msg[] = [];
   private waiter: ((m: Msg | Error | undefined) => void) | undefined;
   private failed: Error | undefined;
 
+  constructor(
+    private readonly bound: ReplyBound,
+    private readonly isKeepalive: (m: Msg) => boolean,
+  ) {}
+
   push(m: Msg): void {
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      w(m);
-    } else this.queue.push(m);
+    if (this.failed) return;
+    if (!this.waiter && this.queue.length > 0 && this.isKeepalive(m)) return;
+    const over = this.bound(m, this.queue.length);
+    if (over) {
+      this.overrun(over);
+      return;
+    }
+    const w = this.waiter;
+    this.waiter = undefined;
+    if (w) w(m);
+    else this.queue.push(m);
+  }
+
+  /** The stream broke past its bound: what it queued is dropped, and its reader fails now. */
+  private overrun(why: string): void {
+    this.queue.length = 0;
+    this.fail(new HostOverrun(why));
   }
 
   fail(err: Error): void {
@@ -73,9 +101,13 @@ class ReplyMux {
     return !this.dead;
   }
 
-  /** The reply subject of walk `token` and its queue, until close(). */
-  open(token: string): { subject: string; replies: Replies; close(): void } {
-    const replies = new Replies();
+  /** The reply subject of walk `token` and its queue (held to `bound`), until close(). */
+  open(
+    token: string,
+    bound: ReplyBound,
+    isKeepalive: (m: Msg) => boolean,
+  ): { subject: string; replies: Replies; close(): void } {
+    const replies = new Replies(bound, isKeepalive);
     this.walks.set(token, replies);
     return { subject: `${this.prefix}.${token}`, replies, close: () => this.walks.delete(token) };
   }

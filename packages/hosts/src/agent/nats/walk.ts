@@ -1,12 +1,15 @@
 // A walk over NATS. The reply stream is read in order (a missing slice is a broken stream),
 // acknowledged as it is consumed (the agent holds at most a window), watched for liveness (an
 // agent lost mid-walk is a failure after the rows already yielded: a partial answer, as on
-// gRPC), and cancelled on abort.
+// gRPC), and cancelled on abort. The window binds the host too: a slice past what was granted,
+// or larger than a slice, breaks its stream as it arrives, so a walk queues at most a window.
 
 import { FleetError, filterFeatures, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import { decodeWalkResponse, requestToWire } from '@fleetls/proto';
-import { FrameReader, HDR } from '@fleetls/runtime/nats';
+import { CHUNK_BYTES, HDR } from '@fleetls/runtime/nats';
 import { type Msg, headers as natsHeaders, nuid } from '@nats-io/transport-node';
+import { HostOverrun } from '../../walk-guard.js';
+import { Deframer } from '../deframer.js';
 import { refuseMissing } from '../filters.js';
 import { failureOf, listOf, type NatsHost, refuseStale } from './host.js';
 import { muxOf, publishSoon, type Replies } from './reply-mux.js';
@@ -28,8 +31,22 @@ export async function* natsWalk(
   const { name } = host;
   const requested = filterFeatures(req.filter);
   const call = nuid.next();
-  const { subject: inbox, replies, close } = muxOf(host.nc).open(call);
   const control = controlOf(host, call);
+  /** The highest slice acknowledged: the host may send up to `granted + window`, no further. */
+  let granted = 0;
+  const {
+    subject: inbox,
+    replies,
+    close,
+  } = muxOf(host.nc).open(
+    call,
+    (m, queued) => replyBound(m, queued, granted, host.window),
+    (m) => Boolean(m.headers?.get(HDR.keepalive)),
+  );
+  const ack = (seq: number) => {
+    granted = Math.max(granted, seq);
+    control((c) => c.set(HDR.ack, String(seq)));
+  };
   const stopAt = Date.now() + req.deadlineMs + 2 * WALK_GRACE_MS;
   let expect = 0;
   let acked = 0;
@@ -37,7 +54,8 @@ export async function* natsWalk(
   let rows = 0;
   let summary: WalkSummary | undefined;
   let version = 'unknown';
-  const reader = new FrameReader();
+  const deframer = new Deframer();
+  const messages: Buffer[] = [];
   try {
     sendWalk(host, req, call, inbox, replies);
     for (;;) {
@@ -47,7 +65,7 @@ export async function* natsWalk(
       if (msg.headers?.get(HDR.keepalive)) {
         // An agent that waits on its window while sending keepalives may have lost our last
         // Ack (a cluster node died between us): say it again, or both would wait for the deadline.
-        if (expect > 1) control((c) => c.set(HDR.ack, String(expect - 1)));
+        if (expect > 1) ack(expect - 1);
         continue;
       }
       const seq = Number(msg.headers?.get(HDR.seq));
@@ -62,7 +80,13 @@ export async function* natsWalk(
         continue;
       }
       if (msg.data.length > 0) {
-        for (const bytes of reader.push(msg.data)) {
+        const bad = deframer.push(msg.data, (bytes) => messages.push(bytes));
+        if (bad) {
+          throw new HostOverrun(
+            bad.kind === 'compressed' ? 'a compressed message' : `a message of ${bad.bytes} bytes, over ${bad.max}`,
+          );
+        }
+        for (const bytes of messages.splice(0)) {
           const m = decodeWalkResponse(bytes);
           if (m.summary) summary = m.summary;
           if (m.rows.length > 0) {
@@ -79,7 +103,7 @@ export async function* natsWalk(
       // Acknowledged once consumed: a slow consumer holds the agent to its window.
       if (seq - acked >= Math.max(1, host.window >> 1)) {
         acked = seq;
-        control((c) => c.set(HDR.ack, String(seq)));
+        ack(seq);
       }
     }
   } catch (err) {
@@ -91,6 +115,19 @@ export async function* natsWalk(
   if (!summary) throw new FleetError('internal', `agent ${name}: walk ended without a summary (${rows} rows)`);
   refuseMissing(host.name, requested, summary.applied ?? [], version, 'not echoed in its summary');
   return summary;
+}
+
+/**
+ * Whether reply `m` may be queued: a numbered slice within the window granted and no larger
+ * than an agent cuts (CHUNK_BYTES); a message without a number (a failure, the server's no
+ * responders) ends the walk when read, so only a window's worth of anything waits.
+ */
+function replyBound(m: Msg, queued: number, granted: number, window: number): string | undefined {
+  if (m.data.length > CHUNK_BYTES) return `a slice of ${m.data.length} bytes, over ${CHUNK_BYTES}`;
+  const seq = Number(m.headers?.get(HDR.seq) || Number.NaN);
+  if (seq > granted + window) return `slice ${seq} past the window of ${window} after slice ${granted}`;
+  if (queued >= window + 2) return `${queued} replies waiting, over the window of ${window}`;
+  return undefined;
 }
 
 /** Publishes a control message (ack, cancel) for walk `call`, best effort. */
