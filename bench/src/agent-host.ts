@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       stops.push(() => new Promise<void>((r) => server.tryShutdown(() => r())));
     } else {
       const config = parseAgentConfig(
-        ['--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure', '--allow', allow],
+        ['--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure-loopback', '--allow', allow],
         {},
       );
       const handlers = createAgentHandlers({ config, logger, version: AGENT_VERSION, pool });

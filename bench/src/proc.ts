@@ -1,6 +1,6 @@
 // Child processes of the bench: every one is registered and killed at exit (also on error or
 // a signal), every wait has a timeout, and every address is loopback.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,6 +139,18 @@ export interface AgentOptions {
   wrap?: string[];
 }
 
+const plaintextFlags = new Map<string, string>();
+/** How a build's agent is told to serve plaintext on loopback: builds before issue 35 know only --insecure. */
+function plaintextFlag(main: string): string {
+  let flag = plaintextFlags.get(main);
+  if (flag === undefined) {
+    const help = spawnSync(process.execPath, [main, '--help'], { encoding: 'utf8' }).stdout ?? '';
+    flag = help.includes('--insecure-loopback') ? '--insecure-loopback' : '--insecure';
+    plaintextFlags.set(main, flag);
+  }
+  return flag;
+}
+
 /** Starts packages/agent/dist/main.js on 127.0.0.1:0 and waits for its "listening" line. */
 export function startAgent(allow: string[], opts: AgentOptions = {}): Promise<AgentProc> {
   const { timeoutMs = 30_000, main = AGENT_MAIN } = opts;
@@ -153,7 +165,7 @@ export function startAgent(allow: string[], opts: AgentOptions = {}): Promise<Ag
     '/dev/null',
     '--listen',
     '127.0.0.1:0',
-    '--insecure',
+    plaintextFlag(main),
     ...allow.flatMap((a) => ['--allow', a]),
     ...(opts.args ?? []),
   ];

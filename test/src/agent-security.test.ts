@@ -1,13 +1,14 @@
 // Trust boundaries of the real agent: an unprivileged agent meets an unreadable directory,
 // mTLS with throwaway certificates, and the bearer token.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeTree } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
-import { agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
+import { AGENT_MAIN, agentClient, healthCheck, startAgent, walkAll } from './helpers/agent-process.js';
 import { agentTlsArgs, makePki, type TestPki } from './helpers/certs.js';
 
 let root: string;
@@ -112,5 +113,35 @@ describe('bearer token', () => {
       client.close();
       await agent.stop();
     }
+  });
+});
+
+describe('plaintext on loopback (issue 35, F7)', () => {
+  it('takes a token: --insecure without one refuses to start, naming both ways out', () => {
+    const r = spawnSync(
+      process.execPath,
+      [AGENT_MAIN, '--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure', '--allow', tree],
+      { encoding: 'utf8' },
+    );
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^fleetls-agent: insecure: plaintext on loopback needs token_file too .*insecure_loopback: true/m,
+    );
+  });
+
+  it('without a token only with insecure_loopback, which warns at start; with a token, no warning', async () => {
+    const warnings = (logs: Record<string, unknown>[]) =>
+      logs.filter((l) => l.level === 'warn' && l.insecure_loopback === true && /any local user/.test(String(l.msg)));
+    const open = await startAgent({ allow: [tree] });
+    await open.waitForLog((l) => warnings([l]).length === 1);
+    await open.stop();
+    assert.equal(warnings(open.logs()).length, 1);
+
+    const tokenFile = path.join(root, 'plain-token');
+    fs.writeFileSync(tokenFile, 'plain-token-value\n', { mode: 0o600 });
+    const withToken = await startAgent({ allow: [tree], args: ['--token-file', tokenFile] });
+    await withToken.stop();
+    assert.deepEqual(warnings(withToken.logs()), []);
   });
 });

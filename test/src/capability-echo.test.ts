@@ -35,7 +35,10 @@ describe('capability echo', () => {
     agent = await startAgent({ allow: [dir] });
     old = new grpc.Server();
     addAgentService(old, {
-      config: parseAgentConfig(['--config', '/dev/null', '--allow', dir, '--insecure', '--listen', '127.0.0.1:0'], {}),
+      config: parseAgentConfig(
+        ['--config', '/dev/null', '--allow', dir, '--insecure-loopback', '--listen', '127.0.0.1:0'],
+        {},
+      ),
       logger,
       version: '0.0.9-noperm',
       features: FILTER_FEATURES.filter((f) => f !== 'perm'),

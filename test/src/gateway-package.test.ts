@@ -48,7 +48,7 @@ describe('fleetls (gateway) .deb beside the agent, on a host without node', { co
     chmodSync(tmp, 0o755);
     for (const p of ['fleetls', 'fleetls-agent']) execFileSync('dpkg', ['--purge', p], { stdio: 'pipe' });
     sh('dpkg', ['--force-unsafe-io', '-i', gwDeb, agentDeb]);
-    writeFileSync(CONFIG, `listen: 127.0.0.1:0\ninsecure: true\nallow: [${tree}]\n`);
+    writeFileSync(CONFIG, `listen: 127.0.0.1:0\ninsecure_loopback: true\nallow: [${tree}]\n`);
     agent = await startAsUnit(UNIT_FILE, 15_000, true);
     // The operator's edit: the one host, through the agent the other package installed.
     writeFileSync(GATEWAY_YAML, `hosts:\n  here:\n    agent: 127.0.0.1:${agent.port}\nagent_tls: insecure\n`);

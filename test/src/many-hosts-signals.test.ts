@@ -52,7 +52,7 @@ describe(`one call over ${HOSTS} hosts`, () => {
     const addresses: string[] = [];
     for (let i = 0; i < HOSTS; i++) {
       const config = parseAgentConfig(
-        ['--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure', '--allow', work],
+        ['--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure-loopback', '--allow', work],
         {},
       );
       const server = createAgentServer(config, logger);

@@ -14,15 +14,26 @@
 // ansible-role.test.ts install packages too: each file holds holdPackageLock while it
 // runs, so no two install at once. Needs root.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launch } from '@fleetls/testkit';
-import { agentClient, walkAll } from './helpers/agent-process.js';
-import { startAsUnit, UNIT_FILE, userIds } from './helpers/installed-agent.js';
+import { agentClient, healthCheck, walkAll } from './helpers/agent-process.js';
+import { startAsUnit, UNIT_FILE, unitSetting, userIds } from './helpers/installed-agent.js';
 import { buildPackage, builtExecutables, holdPackageLock, sh } from './helpers/packages.js';
+import { tcpListenersOf } from './helpers/proc-sockets.js';
 import { entryPaths } from './helpers/walks.js';
 
 const CONFIG = '/etc/fleetls/agent.yaml';
@@ -65,9 +76,13 @@ before(holdPackageLock);
 describe('the executables npm run package writes', () => {
   it('fleetls-agent, run from beside its fsat.node (a downloaded copy), stats entries by fstatat through it', async () => {
     const dir = builtExecutables();
-    const agent = launch(join(dir, 'fleetls-agent'), ['--listen', '127.0.0.1:0', '--insecure', '--allow', dir], {
-      name: 'agent',
-    });
+    const agent = launch(
+      join(dir, 'fleetls-agent'),
+      ['--listen', '127.0.0.1:0', '--insecure-loopback', '--allow', dir],
+      {
+        name: 'agent',
+      },
+    );
     try {
       const line = await agent.waitFor(/^(\{.*"msg":"listening".*)\n/m, 15_000);
       assert.equal((JSON.parse(line) as { statRoute: string }).statRoute, `fstatat (${join(dir, 'fsat.node')})`);
@@ -129,8 +144,46 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     assert.equal(existsSync('/etc/systemd/system/multi-user.target.wants/fleetls-agent.service'), false);
   });
 
+  it('as installed, only group fleetls reaches the agent: a Unix socket, no TCP port (issue 35, F7)', async () => {
+    const unit = readFileSync(UNIT_FILE, 'utf8');
+    const ids = userIds('fleetls')!;
+    // What systemd makes before ExecStart: the unit's RuntimeDirectory, its mode, the unit's user and group.
+    const runDir = join('/run', unitSetting(unit, 'RuntimeDirectory'));
+    rmSync(runDir, { recursive: true, force: true });
+    mkdirSync(runDir);
+    chownSync(runDir, ids.uid, ids.gid);
+    chmodSync(runDir, Number.parseInt(unitSetting(unit, 'RuntimeDirectoryMode'), 8));
+    const agent = await startAsUnit(UNIT_FILE, 15_000);
+    try {
+      const sock = (agent.listening as { socket?: string }).socket;
+      assert.equal(sock, '/run/fleetls/agent.sock', 'the packaged agent.yaml as shipped');
+      assert.deepEqual(tcpListenersOf(agent.child.pid as number), [], 'no TCP port at all');
+      const st = statSync(sock);
+      assert.equal(st.mode & 0o777, 0o660);
+      assert.equal(st.gid, ids.gid);
+      assert.equal(await healthCheck(`unix:${sock}`), 'SERVING');
+      // A local user outside the group (nobody) is refused by the kernel, before any gRPC.
+      const nobody = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `require('net').connect(${JSON.stringify(sock)}).on('connect',()=>process.exit(0)).on('error',e=>{console.log(e.code);process.exit(3)})`,
+        ],
+        { uid: 65534, gid: 65534, encoding: 'utf8' },
+      );
+      assert.equal(nobody.stdout.trim(), 'EACCES');
+      assert.equal(nobody.status, 3);
+    } finally {
+      await agent.stop();
+      rmSync(runDir, { recursive: true, force: true });
+    }
+  });
+
   it('the installed agent, as its user with the edited config, on a host without node, stats by fstatat through the installed module and answers a Walk', async () => {
-    writeFileSync(CONFIG, `# edited by the .deb test\nlisten: 127.0.0.1:0\ninsecure: true\nallow: [${tree}]\n`);
+    writeFileSync(
+      CONFIG,
+      `# edited by the .deb test\nlisten: 127.0.0.1:0\ninsecure_loopback: true\nallow: [${tree}]\n`,
+    );
     const agent = await startAsUnit(UNIT_FILE, 15_000, true);
     const client = agentClient(`127.0.0.1:${agent.port}`);
     try {
@@ -290,7 +343,7 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
   });
 
   it('an upgrade keeps the edited agent.yaml and restarts the unit', async () => {
-    writeFileSync(CONFIG, '# edited by the .rpm test\nlisten: 127.0.0.1:0\ninsecure: true\nallow: []\n');
+    writeFileSync(CONFIG, '# edited by the .rpm test\nlisten: 127.0.0.1:0\ninsecure_loopback: true\nallow: []\n');
     const systemctl = rpmUnderSystemd(['-U', v2]);
     assert.match(readFileSync(CONFIG, 'utf8'), /edited by the \.rpm test/);
     assert.equal(rpm(['-q', 'fleetls-agent']).trim(), 'fleetls-agent-0.0.1~test2-1.x86_64');

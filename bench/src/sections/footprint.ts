@@ -56,7 +56,7 @@ async function measure(command: string[], root: string, allow: string): Promise<
   const [exe, ...pre] = command as [string, ...string[]];
   const child: ChildProcess = spawn(
     exe,
-    [...pre, '--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure', '--allow', allow],
+    [...pre, '--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure-loopback', '--allow', allow],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   track(child.pid);

@@ -87,6 +87,14 @@ function logListening(config: AgentConfig, logger: Logger, port: number, findRou
     },
     'listening',
   );
+  // The one way to run plaintext TCP without a token: said at every start, not only when chosen.
+  if (!config.unix && config.tls === undefined && config.tokenFile === undefined) {
+    logger.warn(
+      { insecure_loopback: true, address: `${config.host}:${port}` },
+      'plaintext gRPC on loopback without a token: any local user can list what this agent may list; ' +
+        'listen on a Unix socket (listen: unix:/run/fleetls/agent.sock) or give token_file',
+    );
+  }
 }
 
 async function main(): Promise<number> {

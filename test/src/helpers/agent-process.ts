@@ -42,9 +42,9 @@ export interface StartAgentOptions {
   allow: string[];
   /** The program to run (default AGENT_MAIN; the package tests pass the one-file bundle). */
   main?: string;
-  /** Extra flags; `--insecure` and `--listen 127.0.0.1:0` are given unless `tls` is set. */
+  /** Extra flags; `--insecure-loopback` and `--listen 127.0.0.1:0` are given unless `tls` is set. */
   args?: string[];
-  /** TLS instead of --insecure: the caller passes --tls-* in args. */
+  /** TLS instead of --insecure-loopback: the caller passes --tls-* in args. */
   tls?: boolean;
   /** Listen on this Unix socket instead (no TCP port; plaintext needs no flag there). */
   socket?: string;
@@ -71,7 +71,7 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
   const args = [opts.main ?? AGENT_MAIN];
   const listen = opts.listen ?? '127.0.0.1:0';
   if (!opts.natsOnly) args.push('--listen', opts.socket ? `unix:${opts.socket}` : listen);
-  if (!opts.tls && !opts.socket && !opts.natsOnly) args.push('--insecure');
+  if (!opts.tls && !opts.socket && !opts.natsOnly) args.push('--insecure-loopback');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));
   const [command, ...commandArgs] = [...(opts.wrap ?? []), process.execPath, ...args];

@@ -37,7 +37,7 @@ const config = parseAgentConfig(
     '/dev/null',
     '--listen',
     '127.0.0.1:0',
-    '--insecure',
+    '--insecure-loopback',
     '--allow',
     spec.root,
     '--max-concurrent-walks',

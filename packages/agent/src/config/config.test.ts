@@ -19,20 +19,23 @@ function rejects(argv: string[], key: RegExp): void {
 
 describe('parseAgentConfig', () => {
   it('--path-rootfs / path_rootfs: an absolute directory; / is the same as none', () => {
-    assert.equal(parse(['--insecure', '--path-rootfs', '/host/']).pathRootfs, '/host');
-    assert.equal(parse(['--insecure', '--path-rootfs', '/']).pathRootfs, undefined);
-    rejects(['--insecure', '--path-rootfs', 'host'], /^path_rootfs: expected an absolute directory, got "host"/);
+    assert.equal(parse(['--insecure-loopback', '--path-rootfs', '/host/']).pathRootfs, '/host');
+    assert.equal(parse(['--insecure-loopback', '--path-rootfs', '/']).pathRootfs, undefined);
+    rejects(
+      ['--insecure-loopback', '--path-rootfs', 'host'],
+      /^path_rootfs: expected an absolute directory, got "host"/,
+    );
   });
 
   it('takes flags, with defaults', () => {
-    const c = parse(['--insecure', '--allow', '/srv', '--allow', '/var/log/']);
+    const c = parse(['--insecure-loopback', '--allow', '/srv', '--allow', '/var/log/']);
     assert.equal(c.listen, '127.0.0.1:7443');
     assert.equal(c.port, 7443);
     assert.deepEqual(c.allow, ['/srv', '/var/log']);
     assert.equal(c.maxConcurrentWalks, 8);
     assert.deepEqual(c.ceilings, {});
     const d = parse([
-      '--insecure',
+      '--insecure-loopback',
       '--listen',
       '[::1]:0',
       '--max-depth',
@@ -58,13 +61,40 @@ describe('parseAgentConfig', () => {
     assert.deepEqual(c.tls, { cert: '/c.pem', key: '/k.pem', ca: '/ca.pem' });
   });
 
+  it('plaintext TCP takes a token, or the explicit insecure_loopback (issue 35, F7)', () => {
+    rejects(['--insecure'], /^insecure: plaintext on loopback needs token_file too .*insecure_loopback: true/);
+    const withToken = parse(['--insecure', '--token-file', '/etc/fleetls/token']);
+    assert.equal(withToken.insecure, true);
+    assert.equal(withToken.insecureLoopback, undefined);
+    const open = parse(['--insecure-loopback']);
+    assert.equal(open.insecure, true);
+    assert.equal(open.insecureLoopback, true);
+    rejects(['--insecure-loopback', '--listen', '0.0.0.0:7443'], /^insecure_loopback: refused on non-loopback/);
+    rejects(
+      ['--insecure-loopback', '--tls-cert', '/c.pem', '--tls-key', '/k.pem', '--tls-ca', '/ca.pem'],
+      /^insecure_loopback: cannot be combined with tls_cert/,
+    );
+    // A Unix socket needs neither: its mode and group are the boundary.
+    assert.equal(parse(['--insecure', '--listen', 'unix:/run/a.sock']).unix?.path, '/run/a.sock');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-cfg-'));
+    try {
+      const file = path.join(dir, 'agent.yaml');
+      fs.writeFileSync(file, 'insecure_loopback: true\n');
+      assert.equal(parse(['--config', file]).insecureLoopback, true);
+      fs.writeFileSync(file, 'insecure_loopback: "yes"\n');
+      rejects(['--config', file], /^insecure_loopback: expected true or false/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the key of a bad value', () => {
-    rejects(['--insecure', '--listen', 'nope'], /^listen:/);
-    rejects(['--insecure', '--listen', '127.0.0.1:70000'], /^listen: port/);
-    rejects(['--insecure', '--allow', 'relative'], /^allow:/);
-    rejects(['--insecure', '--max-depth', '0'], /^max_depth:/);
-    rejects(['--insecure', '--max-concurrent-walks', 'x'], /^max_concurrent_walks:/);
-    rejects(['--insecure', '--bogus'], /unknown option/);
+    rejects(['--insecure-loopback', '--listen', 'nope'], /^listen:/);
+    rejects(['--insecure-loopback', '--listen', '127.0.0.1:70000'], /^listen: port/);
+    rejects(['--insecure-loopback', '--allow', 'relative'], /^allow:/);
+    rejects(['--insecure-loopback', '--max-depth', '0'], /^max_depth:/);
+    rejects(['--insecure-loopback', '--max-concurrent-walks', 'x'], /^max_concurrent_walks:/);
+    rejects(['--insecure-loopback', '--bogus'], /unknown option/);
   });
 
   it('listens on a Unix socket: no TLS needed, mode and group from flags or the file', () => {
@@ -92,7 +122,7 @@ describe('parseAgentConfig', () => {
     rejects(['--listen', 'unix:/run/a.sock', '--socket-mode', '0o660'], /^socket_mode: expected an octal mode/);
     rejects(['--listen', 'unix:/run/a.sock', '--socket-mode', '0680'], /^socket_mode: expected an octal mode/);
     rejects(['--listen', 'unix:/run/a.sock', '--socket-group', 'a b'], /^socket_group: expected a group name/);
-    rejects(['--insecure', '--socket-group', 'ops'], /^socket_group: only applies to listen: unix:PATH/);
+    rejects(['--insecure-loopback', '--socket-group', 'ops'], /^socket_group: only applies to listen: unix:PATH/);
   });
 
   it('reads the same keys from YAML, flags winning', () => {

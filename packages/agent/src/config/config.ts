@@ -50,7 +50,10 @@ export interface AgentConfig {
   pathRootfs?: string;
   tls?: { cert: string; key: string; ca: string };
   tokenFile?: string;
+  /** Plaintext gRPC (TCP on loopback only); with a token file unless `insecureLoopback`. */
   insecure: boolean;
+  /** `insecure_loopback`: plaintext on loopback with no token allowed, warned at every start. */
+  insecureLoopback?: true;
   maxConcurrentWalks: number;
   /** A directory read or lstat of a walk that takes longer marks its mount hung (walk/hung-mounts.ts). */
   fsTimeoutMs: number;
@@ -111,26 +114,35 @@ function parsePathRootfs(o: Flags, file: FileSettings): string | undefined {
   return rootfsRaw === undefined ? undefined : nodePath.resolve(rootfsRaw);
 }
 
+/** A boolean setting: the flag, else the file's key (true or false). */
+function flagOrFile(flag: unknown, file: unknown, key: string): boolean {
+  if (file !== undefined && typeof file !== 'boolean') throw new ConfigError(`${key}: expected true or false`);
+  return flag === true || file === true;
+}
+
 /**
- * TLS (all three files or none) versus --insecure (loopback only). Plaintext without
- * --insecure is allowed only on a Unix socket or when there is no gRPC listener at all.
+ * TLS (all three files or none) versus plaintext on loopback. Plaintext TCP needs a token
+ * (`insecure` with `token_file`): any local user can reach a loopback port, and the agent
+ * lists with CAP_DAC_READ_SEARCH what that user may not. Without a token it takes the
+ * explicit `insecure_loopback`, warned at every start (main.ts). Plaintext without either is
+ * allowed only on a Unix socket (its mode and group are the boundary) or with no gRPC
+ * listener at all.
  */
 function resolveTransport(
   o: Flags,
   file: FileSettings,
   pick: (flag: string, key: FileKey) => string | undefined,
   where: { host: string; unix: UnixListen | undefined; grpcOff: boolean },
-): { tls: AgentConfig['tls']; insecure: boolean; tokenFile: string | undefined } {
+): { tls: AgentConfig['tls']; insecure: boolean; insecureLoopback: boolean; tokenFile: string | undefined } {
   const cert = pick('tlsCert', 'tls_cert');
   const keyFile = pick('tlsKey', 'tls_key');
   const ca = pick('tlsCa', 'tls_ca');
   const tokenFile = pick('tokenFile', 'token_file');
 
-  const insecureFile = file.insecure;
-  if (insecureFile !== undefined && typeof insecureFile !== 'boolean') {
-    throw new ConfigError('insecure: expected true or false');
-  }
-  const insecure = o.insecure === true || insecureFile === true;
+  const insecureLoopback = flagOrFile(o.insecureLoopback, file.insecure_loopback, 'insecure_loopback');
+  const insecure = flagOrFile(o.insecure, file.insecure, 'insecure') || insecureLoopback;
+  /** The plaintext key the operator gave, for the errors. */
+  const plainKey = insecureLoopback ? 'insecure_loopback' : 'insecure';
 
   const tlsAny = cert || keyFile || ca;
   let tls: AgentConfig['tls'];
@@ -140,19 +152,27 @@ function resolveTransport(
     if (!ca) throw new ConfigError('tls_ca: required with tls_cert and tls_key (--tls-ca)');
     tls = { cert, key: keyFile, ca };
   }
-  if (insecure && tls) throw new ConfigError('insecure: cannot be combined with tls_cert/tls_key/tls_ca');
+  if (insecure && tls) throw new ConfigError(`${plainKey}: cannot be combined with tls_cert/tls_key/tls_ca`);
   // On a Unix socket the file's mode and group are the boundary: plaintext needs no flag.
   if (!insecure && !tls && !where.unix && !where.grpcOff) {
     throw new ConfigError(
-      'tls_cert: TLS is required: give --tls-cert, --tls-key and --tls-ca, or --insecure on loopback',
+      'tls_cert: TLS is required: give --tls-cert, --tls-key and --tls-ca, listen on a Unix socket ' +
+        '(--listen unix:PATH), or --insecure with --token-file on loopback',
     );
   }
   if (insecure && !where.unix && !isLoopback(where.host)) {
     throw new ConfigError(
-      `insecure: refused on non-loopback address ${where.host}; use TLS (--tls-cert/--tls-key/--tls-ca)`,
+      `${plainKey}: refused on non-loopback address ${where.host}; use TLS (--tls-cert/--tls-key/--tls-ca)`,
     );
   }
-  return { tls, insecure, tokenFile };
+  if (insecure && !insecureLoopback && !tokenFile && !where.unix && !where.grpcOff) {
+    throw new ConfigError(
+      'insecure: plaintext on loopback needs token_file too (any local user could otherwise list what this ' +
+        'agent may list); or listen on a Unix socket (listen: unix:PATH), or set insecure_loopback: true to ' +
+        'run it open, warned at every start',
+    );
+  }
+  return { tls, insecure, insecureLoopback, tokenFile };
 }
 
 /** The NATS settings: file paths resolved against the config file's directory, flags over the file. */
@@ -216,7 +236,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
     if (v !== undefined) return v;
     return fromFile(str(file[key], key));
   };
-  const { tls, insecure, tokenFile } = resolveTransport(o, file, pick, { host, unix, grpcOff });
+  const { tls, insecure, insecureLoopback, tokenFile } = resolveTransport(o, file, pick, { host, unix, grpcOff });
 
   const num = (flag: string, key: FileKey): number | undefined => {
     const v = o[flag] ?? file[key];
@@ -237,6 +257,7 @@ export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = proces
   if (pathRootfs !== undefined && pathRootfs !== '/') config.pathRootfs = pathRootfs;
   if (tls) config.tls = tls;
   if (tokenFile) config.tokenFile = tokenFile;
+  if (insecureLoopback) config.insecureLoopback = true;
   const metrics = (o.metrics as string | undefined) ?? str(file.metrics, 'metrics');
   if (metrics !== undefined) config.metrics = parseListen(metrics, 'metrics');
   if (configFile) config.configFile = configFile;

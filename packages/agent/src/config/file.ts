@@ -16,6 +16,7 @@ const FILE_KEYS = [
   'tls_ca',
   'token_file',
   'insecure',
+  'insecure_loopback',
   'max_concurrent_walks',
   'fs_timeout_ms',
   'max_depth',

@@ -33,7 +33,11 @@ export function buildProgram(version: string): Command {
     .option('--tls-key <file>', 'server private key (PEM)')
     .option('--tls-ca <file>', 'CA that signs client certificates (mTLS)')
     .option('--token-file <file>', 'file holding the bearer token clients must send')
-    .option('--insecure', 'plaintext gRPC (loopback addresses only)')
+    .option('--insecure', 'plaintext gRPC (loopback addresses only; with --token-file)')
+    .option(
+      '--insecure-loopback',
+      'plaintext gRPC on loopback, a token optional: without one any local user may call (warned at every start)',
+    )
     .addOption(
       new Option('--max-concurrent-walks <n>', `walks served at once (default ${DEFAULT_MAX_CONCURRENT_WALKS})`),
     )

@@ -98,7 +98,7 @@ describe('a burst of walks that arrive at once', () => {
   // before its path was resolved, all 200 resolved their paths, and only then were 192 refused.
   it("the agent's handler refuses every call past max_concurrent_walks before resolving its path", async () => {
     const config = parseAgentConfig(
-      ['--config', '/dev/null', '--insecure', '--allow', root, '--max-concurrent-walks', '2'],
+      ['--config', '/dev/null', '--insecure-loopback', '--allow', root, '--max-concurrent-walks', '2'],
       {},
     );
     const handlers = createAgentHandlers({ config, logger: pino({ level: 'silent' }), version: '0.0.0' });
