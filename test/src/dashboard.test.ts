@@ -435,6 +435,52 @@ describe('web dashboard in headless Chromium', () => {
     await shot('compare');
   });
 
+  it('compare: a directory some hosts cannot read shows as denied there, not as an empty directory', async () => {
+    await page.goto(`${base}?view=compare&host=${encodeURIComponent('web-1,web-2')}&path=/data&depth=2`);
+    await page.locator('#diff-groups [data-group="B"]').waitFor();
+    // web-2's agent (nobody) lists secret/ but cannot read it; web-1 has none.
+    const cell = page.locator('#differences td[data-error="DENIED"]');
+    await cell.waitFor();
+    assert.match((await cell.textContent()) ?? '', /^\[DENIED\]/);
+    const text = (await page.locator('#differences tr').allInnerTexts()).join(' ').replace(/\s+/g, ' ');
+    assert.match(text, /secret web-1 absent web-2 \[DENIED\]/);
+    assert.doesNotMatch(text, /web-2 dir, 0 B/);
+    await audit('compare (denied)');
+  });
+
+  it('every view opens on a path the selected hosts allow (the README serve --allow), and keeps it across views', async () => {
+    // The README's gateway: no inventory, localhost under --allow only; `/` would be refused.
+    const allowed = path.join(root, 'h1', 'data');
+    const own = startGateway(['--http', '127.0.0.1:0', '--allow', allowed], { FLEETLS_TOKEN: TOKEN });
+    const tab = await context.newPage();
+    try {
+      const at = await own.waitFor(/dashboard at (http:\/\/\S+)/);
+      watch(tab);
+      await tab.addInitScript((tok) => sessionStorage.setItem('fleetls-token', tok), TOKEN);
+      await tab.goto(`${at}?view=browse`);
+      await tab.waitForURL((u) => u.searchParams.get('path') === allowed);
+      await tab.locator('#listing tbody tr[data-name="a.log"]').first().waitFor();
+      assert.equal(await tab.locator('#listing tr.failed').count(), 0, 'no host refuses it');
+      for (const view of ['space', 'compare', 'browse']) {
+        await tab.click(`#nav a[data-view="${view}"]`);
+        await tab.waitForURL((u) => u.searchParams.get('view') === view);
+        assert.equal(new URL(tab.url()).searchParams.get('path'), allowed, `${view} keeps the path`);
+      }
+      // A path and hosts picked in one view go along to the next.
+      await tab.goto(`${at}?view=browse&host=localhost&path=${encodeURIComponent(`${allowed}/big`)}`);
+      await tab.locator('#listing tbody tr').first().waitFor();
+      await tab.click('#nav a[data-view="space"]');
+      await tab.waitForURL((u) => u.searchParams.get('view') === 'space');
+      const u = new URL(tab.url());
+      assert.equal(u.searchParams.get('path'), `${allowed}/big`);
+      assert.equal(u.searchParams.get('host'), 'localhost');
+      assert.deepEqual(errors, []);
+    } finally {
+      await tab.close();
+      await own.stop();
+    }
+  });
+
   it('light and dark: the theme button switches, and both pass axe-core', async () => {
     await page.goto(`${base}?view=space&host=web-1&path=/data&depth=2`);
     await page.locator('#treemap g.node').first().waitFor();

@@ -45,6 +45,8 @@ const token = (): string | undefined => sessionStorage.getItem(TOKEN_KEY) || und
 let signedIn = false;
 /** The views this tab's principal may use, in nav order. */
 let allowed: string[] = Object.keys(VIEWS);
+/** The paths this tab's grant reaches (--grants), undefined when not narrowed. */
+let grantedPaths: string[] | undefined;
 let current: AbortController | undefined;
 
 class SignInNeeded extends Error {}
@@ -120,12 +122,23 @@ async function render(): Promise<void> {
   if (name === undefined) return;
   // A refusal of the last view (a path outside the grant, say) is not this one's.
   $('#fatal').hidden = true;
-  for (const a of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('#nav a')) {
     if (a.dataset.view === name) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
+    a.setAttribute('href', carried(`?view=${a.dataset.view}`));
+  }
   for (const [v] of Object.entries(VIEWS)) $(`#view-${v}`).hidden = v !== name;
   document.title = `${name[0].toUpperCase()}${name.slice(1)} · fleetls`;
   try {
+    if (PATHED.has(name) && !params.has('path')) {
+      // A view without a path opens where the selected hosts allow (`/` is refused by a
+      // gateway with roots): the gateway reads each host's roots (faces/web/roots.ts).
+      params.set('path', await openingPath(params.get('host') || 'all', ac.signal));
+      if (ac.signal.aborted) return;
+      history.replaceState(null, '', `?${params.toString()}`);
+      for (const a of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
+        a.setAttribute('href', carried(`?view=${a.dataset.view}`));
+    }
     await VIEWS[name]($(`#view-${name}`), makeContext(params, ac.signal, token, guard, navigate));
   } catch (err) {
     if (err instanceof SignInNeeded || ac.signal.aborted) return;
@@ -133,6 +146,40 @@ async function render(): Promise<void> {
     fatal.hidden = false;
     fatal.textContent = (err as Error).message;
   }
+}
+
+/** The views of a path: they open on an allowed one and keep it when another is picked. */
+const PATHED = new Set(['browse', 'space', 'compare']);
+const opening = new Map<string, string>();
+
+/** Where a view over `host` opens: a path those hosts all allow, asked once per selector. */
+async function openingPath(host: string, signal: AbortSignal): Promise<string> {
+  const known = opening.get(host);
+  if (known) return known;
+  const { path: hosts } = await guard(
+    dashboardCall<{ path: string }>('GET', `roots?host=${encodeURIComponent(host)}`, { token: token(), signal }),
+  );
+  // Within the grant too: the hosts' path if the grant reaches it, else a granted path under it.
+  const within = (root: string, p: string) => root === '/' || p === root || p.startsWith(`${root}/`);
+  const granted = grantedPaths;
+  const path =
+    granted === undefined || granted.length === 0 || granted.some((g) => within(g, hosts))
+      ? hosts
+      : (granted.find((g) => within(hosts, g)) ?? granted[0]);
+  opening.set(host, path);
+  return path;
+}
+
+/** A view's link from the one shown: the hosts and path go along (Browse → Space stays on /var/log). */
+function carried(href: string): string {
+  const to = new URLSearchParams(href.slice(1));
+  const from = new URLSearchParams(location.search);
+  if (!PATHED.has(to.get('view') ?? '')) return href;
+  for (const k of ['host', 'path']) {
+    const v = from.get(k);
+    if (v && !to.has(k)) to.set(k, v);
+  }
+  return `?${to.toString()}`;
 }
 
 /** The first call says whether a token is needed, whether this one is right, and what it may see. */
@@ -157,6 +204,7 @@ async function start(): Promise<void> {
       ? 'signed in (bearer token)'
       : 'no token needed (loopback, --no-auth)';
   const tools = me.tools;
+  grantedPaths = me.paths;
   allowed = Object.keys(VIEWS).filter((v) => tools === undefined || tools.includes(VIEW_TOOL[v]));
   for (const a of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
     a.hidden = !allowed.includes(a.dataset.view ?? '');

@@ -3,7 +3,16 @@
 // State: ?view=compare&host&path&depth.
 import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
-import { humanSize, type JsonEntry, type JsonStatus, kindOf, modeText, mtimeText, nameText } from './format.js';
+import {
+  errorCode,
+  humanSize,
+  type JsonEntry,
+  type JsonStatus,
+  kindOf,
+  modeText,
+  mtimeText,
+  nameText,
+} from './format.js';
 import { breadcrumbs } from './paths.js';
 import { followScan, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
@@ -25,6 +34,9 @@ interface DiffAnswer extends ScanPageLike {
 function valueText(v: { present?: boolean; entry?: JsonEntry }, compare: string[]): string {
   if (!v.present) return 'absent';
   const e = v.entry ?? {};
+  // What these hosts could not read is the difference (as the CLI's `B: [DENIED]`): its
+  // attributes are the directory's own, the same as on the hosts that read it.
+  if (e.error) return `[${errorCode(e.error.code)}] ${e.error.detail || 'could not be read here'}`;
   const parts: string[] = [];
   for (const c of compare) {
     if (c === 'type') parts.push(kindOf(e.type));
@@ -122,7 +134,14 @@ function differenceRows(d: Difference, compare: string[]): HTMLTableRowElement[]
         ? h('td', { class: 'name', rowspan: values.length + (d.notCompared?.length ? 1 : 0) }, nameText(d.path))
         : undefined,
       h('td', {}, v.hosts.join(', ')),
-      h('td', { class: v.present ? 'mono' : 'lb' }, valueText(v, compare)),
+      h(
+        'td',
+        {
+          class: v.entry?.error ? 'bad' : v.present ? 'mono' : 'lb',
+          'data-error': v.entry?.error ? errorCode(v.entry.error.code) : undefined,
+        },
+        valueText(v, compare),
+      ),
     ),
   );
   if (d.notCompared?.length)

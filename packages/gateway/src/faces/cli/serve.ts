@@ -317,6 +317,7 @@ function startWebFaces(
       () => ready(late.hostStatus),
       (req, selector) => grantedSelector(req, selector, ready(late.loaded).fleet),
       (req) => whoami(req, ready(late.loaded).fleet, late.toolNames ?? []),
+      () => ready(late.loaded),
     ),
     notReady: () => readiness.notReady(),
   });

@@ -3,9 +3,13 @@
 //   GET  /dashboard/api/hosts?host=SELECTOR        the cache (no probe unless it is empty)
 //   POST /dashboard/api/hosts/check?host=SELECTOR  check now, then the cache
 //   GET  /dashboard/api/me                         who the page is signed in as, and what it may see
+//   GET  /dashboard/api/roots?host=SELECTOR        where a view opens (web/roots.ts)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FleetError } from '@fleetls/core';
+import type { GatewayOptions } from '../../fleet/options.js';
+import type { Fleet } from '../../fleet/types.js';
 import type { HostStatusCache } from './host-status.js';
+import { rootsOf } from './roots.js';
 
 export const DASHBOARD_API_PREFIX = '/dashboard/api/';
 
@@ -17,11 +21,13 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 /**
  * `granted`: the selector as the request's grant lets it reach (narrowed to the granted hosts,
  * or refused with permission_denied), with --grants; the page shows only those hosts.
+ * `loaded`: the fleet and its options, for the roots a view opens on.
  */
 export function createDashboardApi(
   cache: () => HostStatusCache,
   granted: (req: IncomingMessage, selector: string) => string = (_req, selector) => selector,
   whoami: (req: IncomingMessage) => object = () => ({}),
+  loaded?: () => { fleet: Fleet; options: GatewayOptions },
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -30,6 +36,10 @@ export function createDashboardApi(
       if (route === 'GET me') return json(res, 200, whoami(req));
       const selector = granted(req, url.searchParams.get('host') || 'all');
       if (route === 'GET hosts') return json(res, 200, await cache().read(selector));
+      if (route === 'GET roots' && loaded) {
+        const { fleet, options } = loaded();
+        return json(res, 200, await rootsOf(fleet, options, selector));
+      }
       if (route === 'POST hosts/check') {
         await cache().check(selector);
         return json(res, 200, await cache().read(selector));
