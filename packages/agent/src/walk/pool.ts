@@ -53,6 +53,45 @@ function ownYoungGeneration(): void {
   v8.setFlagsFromString('--max-semi-space-size=0');
 }
 
+/** A walk worker's thread (the one place one is made: the bundles swap its source, scripts/package/bundle.mjs). */
+function newThread(): Worker {
+  ownYoungGeneration();
+  return new Worker(WORKER_URL, WORKER_OPTIONS);
+}
+
+/**
+ * A worker started before any pool asked for one (startSpareWorker), not yet owned: the first
+ * pool that needs a worker takes it. A thread's start (Node's bootstrap of the isolate, then
+ * the walk's ~90 modules) is ~100 ms on this 2-core machine, and a one-shot `fleetls ls
+ * localhost:/etc` spent it waiting after its own modules had loaded (startup.why.md); begun
+ * while the command still loads, the two overlap. Unref'd: it never holds a process open.
+ */
+let spare: Worker | undefined;
+
+/**
+ * Starts the spare walk worker if there is none (and returns it): for a process about to walk
+ * on this host (the CLI with the embedded localhost), whose first walk then finds its thread started.
+ */
+export function startSpareWorker(): Worker {
+  if (spare) return spare;
+  const worker = newThread();
+  worker.unref();
+  // A spare that dies unowned (a failed start) is not handed out.
+  worker.once('exit', () => {
+    if (spare === worker) spare = undefined;
+  });
+  spare = worker;
+  return worker;
+}
+
+/** The spare worker, now the caller's, or undefined. */
+function takeSpare(): Worker | undefined {
+  const worker = spare;
+  spare = undefined;
+  worker?.ref();
+  return worker;
+}
+
 /** A running worker's probe, sampled while it runs. */
 export interface Watched {
   watch: CallWatch;
@@ -117,10 +156,9 @@ export class WalkPool {
     void worker.terminate().catch(() => {});
   }
 
-  /** A new worker that leaves the idle list if it ever exits. */
+  /** A new worker (the spare if there is one) that leaves the idle list if it ever exits. */
   private newWorker(): Worker {
-    ownYoungGeneration();
-    const worker = new Worker(WORKER_URL, WORKER_OPTIONS);
+    const worker = takeSpare() ?? newThread();
     worker.once('exit', () => {
       const i = this.idle.indexOf(worker);
       if (i >= 0) this.idle.splice(i, 1);

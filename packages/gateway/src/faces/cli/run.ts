@@ -43,7 +43,8 @@ export async function runCli(io: CliIo): Promise<number> {
   const verb = verbOf(program, io.argv);
   const needsTools = verb === undefined ? !io.argv.some((a) => a === '-V' || a === '--version') : verb !== 'serve';
   if (needsTools) {
-    const { addToolCommands } = await import('./tool-command.js');
+    const { addToolCommands, startEmbeddedWalker } = await import('./tool-command.js');
+    startEmbeddedWalker(io, verb);
     await addToolCommands(program, io, verb, () => {
       exitCode = EXIT_FAILURE;
     });

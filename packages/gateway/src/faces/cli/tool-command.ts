@@ -63,6 +63,30 @@ export async function addToolCommands(
   }
 }
 
+/** The verbs whose tool walks its hosts' directories (stat and hosts ask for no walk). */
+const WALKING_VERBS: ReadonlySet<string> = new Set(['ls', 'tree', 'du', 'diff']);
+
+/**
+ * Starts the embedded agent's walk worker, not waiting for it, when `verb` walks and no
+ * inventory or --nats is given or found: the fleet is then the embedded localhost alone,
+ * so the command will walk in this process. The thread's start (~100 ms) then runs while
+ * the tool, the fleet and the logger load, instead of after them (bench/results/
+ * startup.why.md). It changes no answer: the first walk takes the started thread, an
+ * unused one holds nothing open, and an --inventory or --nats anywhere in argv (even as
+ * another flag's value) starts none.
+ */
+export function startEmbeddedWalker(io: CliIo, verb: string | undefined): void {
+  if (verb === undefined || !WALKING_VERBS.has(verb)) return;
+  if (io.argv.some((a) => /^--(inventory|nats)(=|$)/.test(a))) return;
+  const start = async () => {
+    const { cliInventoryPath } = await import('../../inventory/path.js');
+    if (cliInventoryPath({ inventoryPath: undefined, env: io.env, cwd: io.cwd }) !== undefined) return;
+    (await import('@fleetls/agent/embedded')).startSpareWorker();
+  };
+  // A failure here is the walk's own to meet and report, where it happens again.
+  start().catch(() => {});
+}
+
 /** The flags that ask for one page (commander's attribute names): with any of them `ls` prints that page alone. */
 const PAGE_FLAGS = ['limit', 'cursor', 'startIndex'];
 
