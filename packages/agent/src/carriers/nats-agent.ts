@@ -47,7 +47,7 @@ export async function startNatsAgent(deps: {
   };
   // Subscriptions reach the server before the registration says the host is there.
   await nc.flush();
-  const presence = startPresence({ nc, registration, logger });
+  const presence = startPresence({ nc, registration, logger, servers: nats.servers });
   await presence.beat();
   logger.info({ server: nc.getServer(), servers: nats.servers }, 'serving on NATS');
   return {

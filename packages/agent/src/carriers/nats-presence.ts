@@ -2,9 +2,17 @@
 // under its own key of the JetStream KV bucket, again every heartbeat. Gateways read the
 // bucket as the inventory (hosts_from: nats); a key whose last write is older than
 // MISSED_HEARTBEATS heartbeats is a host that stopped. The agent only ever publishes to its
-// own key ($KV.<bucket>.<host>), so its credentials need nothing of the bucket's stream API.
+// own key ($KV.<bucket>.<host>), a JetStream publish, so its credentials need nothing of the
+// stream API (`$JS.API.>`): the shipped permissions deny it, and a KV handle would ask it.
 
-import { hostToken, REGISTRY_BUCKET, REGISTRY_FORGET_MS, type Registration } from '@fleetls/runtime/nats';
+import {
+  clusterReplicas,
+  hostToken,
+  REGISTRY_BUCKET,
+  REGISTRY_FORGET_MS,
+  type Registration,
+} from '@fleetls/runtime/nats';
+import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -15,39 +23,63 @@ export interface Presence {
   stop(): void;
 }
 
+/** Why a registration was not stored, in the operator's words (which permission, which bucket). */
+export function registrationFailure(err: unknown, bucket: string, subject: string): string {
+  const e = err as { name?: string; message?: string; code?: number | string };
+  const m = e?.message ?? String(err);
+  if (/permissions? violation/i.test(m) || e?.name === 'PermissionViolationError') {
+    return `the server denies these credentials ${m.replace(/^.*?permissions? violation (for )?/i, '')} (see deploy/nats/nats-server.conf)`;
+  }
+  if (/no responders/i.test(m) || e?.code === 503 || /NoResponders/.test(e?.name ?? '')) {
+    return `no JetStream stream stores ${subject}: the registry bucket ${bucket} does not exist yet (a gateway makes it; these credentials could not)`;
+  }
+  if (/timeout/i.test(m) || /Timeout/.test(e?.name ?? '')) {
+    return `JetStream did not acknowledge ${subject} in time (the bucket ${bucket}'s nodes busy or down)`;
+  }
+  return m;
+}
+
 export function startPresence(deps: {
   nc: NatsConnection;
   registration: Registration;
   logger: Logger;
   bucket?: string;
+  /** The servers the agent was given: with the cluster's, how many replicas a bucket it makes has. */
+  servers?: string[];
 }): Presence {
   const { nc, registration, logger } = deps;
   const bucket = deps.bucket ?? REGISTRY_BUCKET;
   const key = hostToken(registration.name);
+  const subject = `$KV.${bucket}.${key}`;
   const body = new TextEncoder().encode(JSON.stringify(registration));
+  const js = jetstream(nc);
   let failing = false;
-  let kv: Awaited<ReturnType<Kvm['open']>> | undefined;
 
   async function beat(): Promise<void> {
     try {
-      kv ??= await new Kvm(nc).open(bucket);
-      await kv.put(key, body);
+      await js.publish(subject, body);
       if (failing) logger.info({ bucket, key }, 'registered again in the NATS registry');
       failing = false;
     } catch (err) {
-      // No bucket yet (no gateway has run): make it, where these credentials may.
-      kv = await new Kvm(nc).create(bucket, { history: 1, ttl: REGISTRY_FORGET_MS }).catch(() => undefined);
-      if (
-        kv &&
-        (await kv.put(key, body).then(
+      // No bucket yet (no gateway has run): make it, where these credentials may (the
+      // shipped permissions do not let an agent: it then waits for a gateway to).
+      const made = await new Kvm(nc)
+        .create(bucket, { history: 1, ttl: REGISTRY_FORGET_MS, replicas: clusterReplicas(nc, deps.servers ?? []) })
+        .then((kv) => kv.put(key, body))
+        .then(
           () => true,
           () => false,
-        ))
-      ) {
+        );
+      if (made) {
         failing = false;
         return;
       }
-      if (!failing) logger.warn({ bucket, key, err: (err as Error).message }, 'cannot register in the NATS registry');
+      if (!failing) {
+        logger.warn(
+          { bucket, key, err: (err as Error).message },
+          `cannot register in the NATS registry: ${registrationFailure(err, bucket, subject)}; gateways still hear each heartbeat, and the agent keeps trying`,
+        );
+      }
       failing = true;
     }
   }

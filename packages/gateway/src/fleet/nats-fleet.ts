@@ -2,6 +2,7 @@
 // beside the inventory's, a NATS backend per registered host, and the JetStream page store
 // that lets any gateway serve the page after another's.
 
+import { randomBytes } from 'node:crypto';
 import type { HostBackend } from '@fleetls/core';
 import {
   createNatsBackend,
@@ -11,11 +12,11 @@ import {
   type RegisteredHost,
   watchRegistry,
 } from '@fleetls/hosts/nats';
-import { connectNats } from '@fleetls/runtime/nats';
+import { clusterReplicas, connectNats } from '@fleetls/runtime/nats';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { GatewayNatsSettings } from '../inventory/nats.js';
-import { openJetStreamPageStore } from './jetstream-page-store.js';
+import { openJetStreamPageStore, PAGES_BUCKET } from './jetstream-page-store.js';
 import type { PageStore } from './page-store.js';
 import type { FleetHost } from './types.js';
 
@@ -31,15 +32,61 @@ export interface NatsFleetPart {
 }
 
 /** A registered host as the selector sees it: its name, and the operator's labels and groups (never its own claim). */
-function fleetHostOf(h: RegisteredHost, now: number): FleetHost {
+function fleetHostOf(h: RegisteredHost, now: number, registry: NatsRegistry): FleetHost {
   const name = h.registration.name;
-  return {
+  const fresh = isFresh(h, now);
+  const host: FleetHost = {
     name,
     via: 'agent+nats',
-    address: `nats:${name}${isFresh(h, now) ? '' : ` (last seen ${h.seenAt.toISOString()})`}`,
+    address: `nats:${name}${fresh ? '' : ` (last seen ${h.seenAt.toISOString()})`}`,
     labels: h.identity.labels,
     groups: h.identity.groups,
     sshFallback: false,
+  };
+  // Staleness at list time, from the last heartbeat heard: no probe needed to know it.
+  if (!fresh) host.unreachable = registry.stale(name)?.message;
+  return host;
+}
+
+/** After the page store failed to open, how long rankings go unkept before it is tried again. */
+const PAGES_RETRY_MS = 30_000;
+
+/**
+ * The page store, opened at first use: a gateway answers without it (a ranking not kept is a
+ * next page ranked again), so its bucket being unreachable (its one replica's node down) never
+ * holds a start or a one-shot CLI. A failed open is tried again PAGES_RETRY_MS later.
+ */
+function lazyPageStore(open: () => Promise<PageStore>, logger: Logger): PageStore {
+  let opening: Promise<PageStore> | undefined;
+  let failedAt = Number.NEGATIVE_INFINITY;
+  const store = () => {
+    if (!opening && Date.now() - failedAt < PAGES_RETRY_MS) return Promise.reject(new Error('page store: unavailable'));
+    opening ??= open().catch((err) => {
+      opening = undefined;
+      failedAt = Date.now();
+      throw err;
+    });
+    return opening;
+  };
+  const unkept = (err: unknown) =>
+    logger.warn({ err: (err as Error).message }, `${(err as Error).message}: rankings are not kept`);
+  return {
+    async put(snapshot) {
+      try {
+        return await (await store()).put(snapshot);
+      } catch (err) {
+        unkept(err);
+        return randomBytes(8).toString('hex'); // a handle nothing is kept under: the next page ranks again
+      }
+    },
+    async get(id, fingerprint) {
+      try {
+        return await (await store()).get(id, fingerprint);
+      } catch (err) {
+        unkept(err);
+        return undefined;
+      }
+    },
   };
 }
 
@@ -51,24 +98,31 @@ export async function openNatsFleet(deps: {
   replicas?: number;
 }): Promise<NatsFleetPart> {
   const logger = deps.logger.child({ nats: deps.settings.servers.join(',') });
-  const nc = await connectNats(deps.settings, { name: 'fleetls gateway', key: 'nats_creds' });
+  // A gateway (or a one-shot CLI) fails, naming the servers, once each was tried: an agent waits.
+  const nc = await connectNats(deps.settings, { name: 'fleetls gateway', key: 'nats_creds', waitForServers: false });
+  logger.debug({ server: nc.getServer() }, 'connected to NATS');
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnect')
         logger.info({ event: s.type, server: nc.getServer() }, `nats ${s.type}`);
     }
   })().catch(() => undefined);
+  const replicas = deps.replicas ?? clusterReplicas(nc, deps.settings.servers);
   const operatorHosts = deps.settings.hosts;
   const registry = await watchRegistry({
     nc,
     logger,
-    replicas: deps.replicas,
+    replicas,
     identity: operatorHosts && ((name) => operatorHosts.get(name)),
     maxHeartbeatMs: deps.settings.maxHeartbeatMs,
   });
-  const pages = await openRetried(
-    'page store',
-    () => openJetStreamPageStore({ nc, logger, replicas: deps.replicas }),
+  const pages = lazyPageStore(
+    () =>
+      openRetried(
+        `page store (object store ${PAGES_BUCKET})`,
+        () => openJetStreamPageStore({ nc, logger, replicas }),
+        logger,
+      ),
     logger,
   );
   return {
@@ -77,11 +131,11 @@ export async function openNatsFleet(deps: {
     pages,
     hosts: () => {
       const now = Date.now();
-      return registry.hosts().map((h) => fleetHostOf(h, now));
+      return registry.hosts().map((h) => fleetHostOf(h, now, registry));
     },
     host(name) {
       const h = registry.get(name);
-      return h && fleetHostOf(h, Date.now());
+      return h && fleetHostOf(h, Date.now(), registry);
     },
     backend: (name) =>
       createNatsBackend(name, {

@@ -12,6 +12,8 @@ export interface FleetHost {
   groups: string[];
   /** Also reachable over SSH when the agent is not. */
   sshFallback: boolean;
+  /** Known unreachable without asking it (a NATS host whose heartbeats stopped): why. */
+  unreachable?: string;
 }
 
 export interface Fleet {

@@ -1,6 +1,13 @@
 // One place that turns NATS settings (servers, credentials file, TLS files) into a
 // connection, for the agent and the gateway alike. Reconnects forever: a cluster node going
 // away is routine, and a client that gave up would drop its host from the fleet.
+//
+// The first connection tries the servers in a random order, each for at most
+// CONNECT_TIMEOUT_MS: a node that is down (or whose packets are dropped) costs one short try,
+// not nats.js's 20 s, so a one-shot CLI given three seeds with one of them down connects at
+// once. An agent waits for a server forever (it starts before NATS at boot); a gateway or a
+// CLI says, naming the servers, that none answered.
+import { FleetError } from '@fleetls/core';
 import {
   type Authenticator,
   connect,
@@ -23,6 +30,9 @@ export interface NatsSettings {
   tls?: { ca?: string; cert?: string; key?: string };
 }
 
+/** How long one server may take to accept a connection (TCP, TLS, INFO/CONNECT/PONG). */
+export const CONNECT_TIMEOUT_MS = 2000;
+
 export function natsAuthenticator(file: string, key = 'nats_creds'): Authenticator {
   const text = readSettingFile(file, key, 'utf8');
   if (text.includes('-----BEGIN NATS USER JWT-----')) return credsAuthenticator(new TextEncoder().encode(text));
@@ -31,17 +41,16 @@ export function natsAuthenticator(file: string, key = 'nats_creds'): Authenticat
   throw new Error(`${key}: ${file} holds neither a .creds file (user JWT and seed) nor an nkey user seed (SU…)`);
 }
 
-export function natsConnectOptions(
-  settings: NatsSettings,
-  extra: { name: string; inboxPrefix?: string; key?: string },
-): NodeConnectionOptions {
+export function natsConnectOptions(settings: NatsSettings, extra: ConnectExtra): NodeConnectionOptions {
   const opts: NodeConnectionOptions = {
     servers: settings.servers,
     name: extra.name,
+    noRandomize: false,
+    timeout: CONNECT_TIMEOUT_MS,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     reconnectJitter: 100,
-    waitOnFirstConnect: true,
+    waitOnFirstConnect: extra.waitForServers ?? true,
     pingInterval: 10_000,
     maxPingOut: 2,
   };
@@ -56,9 +65,37 @@ export function natsConnectOptions(
   return opts;
 }
 
-export function connectNats(
-  settings: NatsSettings,
-  extra: { name: string; inboxPrefix?: string; key?: string },
-): Promise<NatsConnection> {
-  return connect(natsConnectOptions(settings, extra));
+export interface ConnectExtra {
+  /** The client's name, as the server's monitoring shows it. */
+  name: string;
+  inboxPrefix?: string;
+  /** The setting the credentials file came from, named in its errors. */
+  key?: string;
+  /** true (default): keep trying until a server answers; false: fail once each was tried. */
+  waitForServers?: boolean;
+}
+
+export async function connectNats(settings: NatsSettings, extra: ConnectExtra): Promise<NatsConnection> {
+  const opts = natsConnectOptions(settings, extra);
+  try {
+    return await connect(opts);
+  } catch (err) {
+    const why = (err as Error).message || String(err);
+    throw new FleetError(
+      'unavailable',
+      `NATS connect: no server of ${settings.servers.join(', ')} accepted a connection within ${CONNECT_TIMEOUT_MS} ms each (${why})`,
+      { cause: err },
+    );
+  }
+}
+
+/**
+ * The JetStream replicas a fleet's buckets are made with when the operator gives none: 3 in a
+ * cluster of 3 or more nodes (the servers the client was given, or the cluster's nodes the
+ * server announces, whichever is more), so one node down loses neither the registry nor the
+ * pages; 1 on a single server.
+ */
+export function clusterReplicas(nc: NatsConnection, seeds: string[]): 1 | 3 {
+  const announced = nc.info?.connect_urls?.length ?? 0;
+  return Math.max(announced, new Set(seeds).size) >= 3 ? 3 : 1;
 }

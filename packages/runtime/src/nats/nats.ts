@@ -3,7 +3,15 @@
 
 export { frame } from '../grpc/frame.js';
 export { type AgentNatsConfig, natsHostOf, parseAgentNats, parseNatsServers } from './config.js';
-export { connectNats, type NatsSettings, natsAuthenticator, natsConnectOptions } from './connect.js';
+export {
+  CONNECT_TIMEOUT_MS,
+  type ConnectExtra,
+  clusterReplicas,
+  connectNats,
+  type NatsSettings,
+  natsAuthenticator,
+  natsConnectOptions,
+} from './connect.js';
 export {
   agentSubjects,
   CHUNK_BYTES,

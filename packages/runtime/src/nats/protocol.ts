@@ -29,8 +29,12 @@ export const MIN_HEARTBEAT_MS = 100;
 export const MAX_HEARTBEAT_MS = 60_000;
 /** Registrations are forgotten (the bucket's max age) a day after their host's last heartbeat. */
 export const REGISTRY_FORGET_MS = 24 * 3600_000;
-/** A registration older than this many heartbeats is a host that stopped: unreachable. */
-export const MISSED_HEARTBEATS = 3;
+/**
+ * A registration older than this many heartbeats is a host that stopped: unreachable. Two: a
+ * killed agent is unreachable within two of its heartbeats on every gateway (one missed beat
+ * is tolerated, a whole interval late).
+ */
+export const MISSED_HEARTBEATS = 2;
 
 export const HDR = {
   call: 'Fleetls-Call',

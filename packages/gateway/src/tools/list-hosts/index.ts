@@ -70,6 +70,12 @@ export function hostRow(listed: HostListing['rows'][number]): HostRow {
     groups: [...h.groups],
     ssh_fallback: h.sshFallback,
   };
+  if (!listed.probe && h.unreachable) {
+    // Known without a probe (its heartbeats stopped): said even when not checking.
+    row.reachable = false;
+    row.status = 'unreachable';
+    row.message = h.unreachable;
+  }
   if (listed.probe) {
     const st = listed.probe.status;
     row.reachable = st.status === 'ok';

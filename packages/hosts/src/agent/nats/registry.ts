@@ -21,7 +21,7 @@ import {
   REGISTRY_FORGET_MS,
   type Registration,
 } from '@fleetls/runtime/nats';
-import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -80,13 +80,38 @@ export function claimsBeyond(r: Registration, given: HostIdentity): string | und
   return parts.length > 0 ? parts.join(' and ') : undefined;
 }
 
-/** The bucket, created when missing (an agent's credentials may only write its own key). */
-export async function openRegistryBucket(nc: NatsConnection, bucket = REGISTRY_BUCKET, replicas = 1): Promise<KV> {
-  return new Kvm(nc).create(bucket, { history: 1, ttl: REGISTRY_FORGET_MS, replicas });
+/**
+ * The bucket, created when missing (an agent's credentials may only write its own key). One
+ * found with fewer replicas than asked (an agent made it first, on one node) is raised to
+ * them, so one node down does not take the registry with it.
+ */
+export async function openRegistryBucket(
+  nc: NatsConnection,
+  bucket = REGISTRY_BUCKET,
+  replicas = 1,
+  logger?: Logger,
+): Promise<KV> {
+  const kv = await new Kvm(nc).create(bucket, { history: 1, ttl: REGISTRY_FORGET_MS, replicas });
+  if (replicas > 1) {
+    const info = (await kv.status()).streamInfo;
+    if (info.config.num_replicas < replicas) {
+      await (await jetstreamManager(nc)).streams.update(info.config.name, { ...info.config, num_replicas: replicas });
+      logger?.info(
+        { bucket, from: info.config.num_replicas, to: replicas },
+        `registry bucket ${bucket}: replicas raised from ${info.config.num_replicas} to ${replicas}`,
+      );
+    }
+  }
+  return kv;
 }
 
+/** How often a registry that could not be read at start is tried again (hosts meanwhile come from heartbeats). */
+export const REGISTRY_READ_RETRY_MS = 5000;
+
 /**
- * Reads the bucket, then follows it; resolves once every registration already there is read.
+ * Reads the bucket, then follows it; resolves once every registration already there is read,
+ * or once reading it failed: then hosts appear as their heartbeats arrive, the failure is
+ * logged naming the bucket, and the read is tried again every REGISTRY_READ_RETRY_MS.
  * Heartbeats come on a core subscription to `$KV.<bucket>.>` (an agent's put is a publish
  * there), which the client re-subscribes on every node it reconnects to. A JetStream watch
  * would not do: its consumer lives on one node, and a watch whose node died was seen to stay
@@ -106,7 +131,6 @@ export async function watchRegistry(deps: {
   const now = deps.now ?? Date.now;
   const maxHeartbeatMs = deps.maxHeartbeatMs ?? MAX_HEARTBEAT_MS;
   const bucket = deps.bucket ?? REGISTRY_BUCKET;
-  const kv = await openRetried('registry', () => openRegistryBucket(deps.nc, bucket, deps.replicas), deps.logger);
   const prefix = `$KV.${bucket}.`;
   const byName = new Map<string, RegisteredHost>();
   /** Each key's last registration as sent: a heartbeat repeats it, and is then not parsed again. */
@@ -159,7 +183,21 @@ export async function watchRegistry(deps: {
     },
   });
   await deps.nc.flush();
-  if ((await kv.status()).values > 0) {
+  const what = `registry read (bucket ${bucket})`;
+  const readHeld = () =>
+    readAll().catch((err) => {
+      throw err instanceof FleetError
+        ? err
+        : new FleetError('unavailable', `${what}: ${(err as Error).message}`, { cause: err });
+    });
+  const readAll = async () => {
+    const kv = await openRetried(
+      what,
+      () => openRegistryBucket(deps.nc, bucket, deps.replicas, deps.logger),
+      deps.logger,
+    );
+    deps.logger.debug({ bucket }, `${what}: opened`);
+    if ((await kv.status()).values === 0) return;
     const consumer = await jetstream(deps.nc).consumers.get(`KV_${bucket}`, {
       // one subject: nats-server 2.9 (Debian) knows no list of them
       filter_subjects: `${prefix}>`,
@@ -171,7 +209,21 @@ export async function watchRegistry(deps: {
       if (m.info.pending === 0) break;
     }
     held.stop();
-  }
+  };
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  const readLater = (err: unknown) => {
+    if (closed) return;
+    deps.logger.warn(
+      { bucket, err: (err as Error).message },
+      `${(err as Error).message}; hosts are known from their heartbeats until it is read (tried again in ${REGISTRY_READ_RETRY_MS / 1000} s)`,
+    );
+    // Unref'd: a one-shot CLI ends without waiting for it.
+    retry = setTimeout(() => {
+      readHeld().then(() => deps.logger.info({ bucket }, `registry read (bucket ${bucket}): read`), readLater);
+    }, REGISTRY_READ_RETRY_MS).unref();
+  };
+  await readHeld().catch(readLater);
   return {
     hosts: () => [...byName.values()],
     get: (name) => byName.get(name),
@@ -181,9 +233,13 @@ export async function watchRegistry(deps: {
       const ago = Math.round((now() - h.seenAt.getTime()) / 1000);
       return new FleetError(
         'unavailable',
-        `agent ${name} stopped heartbeating on NATS: last seen ${h.seenAt.toISOString()} (${ago} s ago)`,
+        `agent ${name} stopped heartbeating on NATS: last seen ${h.seenAt.toISOString()} (${ago} s ago; heartbeat every ${h.heartbeatMs} ms)`,
       );
     },
-    close: () => live.unsubscribe(),
+    close() {
+      closed = true;
+      clearTimeout(retry);
+      live.unsubscribe();
+    },
   };
 }
