@@ -15,8 +15,10 @@ import { Fleet } from '@fleetls/proto/fleet_pb';
 import { waitFor } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { fleetls } from './helpers/cli.js';
 import { type GatewayProcess, httpClient, startGateway, stdioClient } from './helpers/gateway-process.js';
-import { type GrantsFleet, startGrantsFleet, TOKEN_A, TOKEN_B, TOKEN_C } from './helpers/grants-fleet.js';
+import { type GrantsFleet, sha256, startGrantsFleet, TOKEN_A, TOKEN_B, TOKEN_C } from './helpers/grants-fleet.js';
+import { type SlowFleet, startSlowFleet } from './helpers/slow-agents.js';
 
 const bearer =
   (token: string | undefined): Interceptor =>
@@ -317,5 +319,102 @@ describe('grants over MCP stdio: the caller is `local`', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("grants: the CLI runs as `local` of the inventory's grants file", () => {
+  let fleet: GrantsFleet;
+  let inventory: string;
+  before(async () => {
+    fleet = await startGrantsFleet();
+    const file = `${fleet.root}/grants-local.yaml`;
+    fleet.writeGrants(file, { local: true });
+    inventory = `${fleet.root}/fleetls-granted.yaml`;
+    fs.writeFileSync(inventory, `${fs.readFileSync(fleet.inventory, 'utf8')}grants: grants-local.yaml\n`);
+  });
+  after(async () => fleet?.close());
+
+  it("narrows `all`, and refuses a tool, host or path outside local's grant, naming it", async () => {
+    const env = { FLEETLS_INVENTORY: inventory };
+    const ok = await fleetls(['ls', `all:${fleet.log}`], { env });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /web-1\s+a\.log/);
+    assert.doesNotMatch(ok.stdout, /db-1/);
+    assert.match(ok.stderr, /host 'all' narrowed to the 2 hosts local may ask \(@web\)/);
+    for (const [args, why] of [
+      [['tree', `web-1:${fleet.log}`], 'local may not call list_directory'],
+      [['ls', `db-1:${fleet.log}`], "host 'db-1' is outside local's hosts"],
+      [['stat', `web-1:${fleet.etc}/secret.conf`], `path '${fleet.etc}/secret.conf' is outside local's roots`],
+    ] as const) {
+      const r = await fleetls([...args], { env });
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.ok(
+        r.stderr.includes(`fleetls: ${why}; local may call list_files, stat on hosts @web under ${fleet.log}`),
+        r.stderr,
+      );
+      assert.equal(r.stdout, '');
+    }
+  });
+});
+
+describe('grants: a scan belongs to its principal', () => {
+  // Host slow-0 answers at once, slow-1 after 20 s: a fan-out call answers past its 1 s deadline as a scan.
+  let slow: SlowFleet;
+  let gw: GatewayProcess;
+  let a: Client;
+  let b: Client;
+  before(async () => {
+    slow = await startSlowFleet({
+      tree: { 'f0.log': 'x', 'f1.log': 'xy' },
+      delays: [0, 20_000],
+      name: (i) => `slow-${i}`,
+      defaults: '{ call_deadline_ms: 1000, deadline_ms: 30000, scan_host_deadline_ms: 30000 }',
+    });
+    const grants = `${slow.work}/grants.yaml`;
+    fs.writeFileSync(
+      grants,
+      [
+        'principals:',
+        '  team-a:',
+        `    tokens: ["${sha256(TOKEN_A)}"]`,
+        '    tools: [list_files, stat, scan_status]',
+        '    hosts: [all]',
+        `    paths: ["${slow.data}"]`,
+        '  team-b:',
+        `    tokens: ["${sha256(TOKEN_B)}"]`,
+        '    tools: ["*"]',
+        '    hosts: [all]',
+        '    paths: ["/"]',
+        '',
+      ].join('\n'),
+    );
+    gw = startGateway(['--http', '127.0.0.1:0', '--grants', grants], { FLEETLS_INVENTORY: slow.inventory });
+    const url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);
+    a = await httpClient(url, TOKEN_A, 'team-a');
+    b = await httpClient(url, TOKEN_B, 'team-b');
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await gw?.stop();
+    await slow?.close();
+  });
+
+  it("refuses team-a team-b's scan cursor, to page it or to ask its status", async () => {
+    // A ranked order goes on as a scan (name order pages by resuming walks instead).
+    const args = { host: 'all', path: slow.data, order_by: 'size' };
+    const first = (await b.callTool({ name: 'list_files', arguments: args })) as CallToolResult;
+    const cursor = (first.structuredContent as { next_cursor?: string }).next_cursor;
+    assert.match(cursor ?? '', /^scan\./, text(first));
+    for (const [tool, call] of [
+      ['list_files', { ...args, cursor }],
+      ['scan_status', { cursor }],
+    ] as const) {
+      const r = (await a.callTool({ name: tool, arguments: call })) as CallToolResult;
+      assert.equal(r.isError, true, text(r));
+      assert.match(text(r), /^permission_denied: cursor names scan [0-9a-f]+, which another caller started/);
+    }
+    const own = (await b.callTool({ name: 'scan_status', arguments: { cursor } })) as CallToolResult;
+    assert.equal(own.isError, undefined, text(own));
   });
 });

@@ -161,7 +161,7 @@ defaults: { concurrency: 0, deadline_ms: fast, retries: 3 }
 extra: 1
 `);
     const expected = [
-      'extra: unknown key (expected one of: hosts, groups, agent_tls, agent_token_file, defaults, kubernetes, hosts_from, nats, cors_origins)',
+      'extra: unknown key (expected one of: hosts, groups, agent_tls, agent_token_file, defaults, kubernetes, hosts_from, nats, cors_origins, grants)',
       'hosts.web-1.agent: expected "host:port" or "ssh:/path/to/agent.sock", got "x"',
       'hosts.web-1.labels.role: expected a string, got a list',
       'hosts.bad name: host names use only letters, digits, ".", "_" and "-"',

@@ -33,6 +33,7 @@ const TOP_KEYS = [
   'hosts_from',
   'nats',
   'cors_origins',
+  'grants',
 ] as const;
 /**
  * Parses inventory YAML. `source` is the file's path: relative paths inside resolve
@@ -70,6 +71,11 @@ export function parseInventory(text: string, opts: { source: string; home?: stri
     else inv.agentTokenFile = file(v);
   }
   if (root.cors_origins !== undefined) inv.corsOrigins = parseCorsOrigins(p, root.cors_origins);
+  if (root.grants !== undefined) {
+    const v = root.grants;
+    if (typeof v !== 'string' || v === '') p.add('grants', `expected the path of a grants file, got ${describe(v)}`);
+    else inv.grantsFile = file(v);
+  }
   if (root.defaults !== undefined) inv.defaults = parseDefaults(p, root.defaults);
   if (p.list.length > 0) fail(source, p);
   return inv;

@@ -62,4 +62,6 @@ export interface Inventory {
   nats?: GatewayNatsSettings;
   /** Browser origins besides the gateway's own that may call its HTTP port (beside --cors-origin). */
   corsOrigins?: string[];
+  /** `grants:` the grants file (resolved) `serve` holds callers to when --grants is not given, and the CLI's `local`. */
+  grantsFile?: string;
 }

@@ -1,29 +1,61 @@
-// `fleetls serve --grants FILE`: the file read before anything listens (a bad one refuses the
-// start, naming the key), then read again on SIGHUP and whenever it changes; and the
-// dashboard's host selector as the request's grant lets it reach.
+// `fleetls serve --grants FILE` (or the inventory's `grants:`): the file read before anything
+// listens (a bad one refuses the start, naming the key), then read again on SIGHUP and
+// whenever it changes; the CLI's `local`; and the dashboard's view of the request's grant.
 import type { IncomingMessage } from 'node:http';
 import { invalidArgument } from '@fleetls/core';
 import type { Fleet } from '../../fleet/types.js';
+import type { CallerAccess } from '../../grants/access.js';
 import { grantedHosts, grantRefusal, mayCall, narrowSelector } from '../../grants/grant.js';
 import type { OAuthVerifier } from '../../grants/oauth.js';
 import { Grants } from '../../grants/source.js';
+import { loadInventory } from '../../inventory/file.js';
 import type { Logger } from '../../logger.js';
 import { requestAccess } from '../mcp/http-principal.js';
 import type { CliIo } from './io.js';
 
-/** The grants of --grants, watched and reloaded on SIGHUP until close(); undefined without the flag. */
-export async function openGrants(flags: { grants?: string }, io: CliIo, logger: Logger): Promise<Grants | undefined> {
-  if (flags.grants === undefined) return undefined;
-  const grants = Grants.fromFile(flags.grants, logger);
+/**
+ * The grants of --grants, else of the inventory's `grants:`, watched and reloaded on SIGHUP
+ * until close(); undefined without either.
+ */
+export async function openGrants(
+  flags: { grants?: string },
+  io: CliIo,
+  logger: Logger,
+  inventoryFile?: string,
+): Promise<Grants | undefined> {
+  const file = flags.grants ?? inventoryGrantsFile(inventoryFile, io);
+  if (file === undefined) return undefined;
+  const grants = Grants.fromFile(file, logger);
   grants.watch();
   const off = io.onHangup?.(() => grants.reload('SIGHUP'));
-  logger.info({ grants: flags.grants, principals: grants.principals.map((p) => p.name) }, 'grants loaded');
+  logger.info({ grants: file, principals: grants.principals.map((p) => p.name) }, 'grants loaded');
   const close = grants.close.bind(grants);
   grants.close = () => {
     off?.();
     close();
   };
   return grants;
+}
+
+/**
+ * The inventory's `grants:`, read before anything listens (the inventory itself loads once
+ * --http answers /readyz); an inventory that does not parse says so when it loads.
+ */
+function inventoryGrantsFile(inventoryFile: string | undefined, io: CliIo): string | undefined {
+  if (inventoryFile === undefined) return undefined;
+  try {
+    return loadInventory({ inventoryPath: inventoryFile, env: io.env, cwd: io.cwd, checkFiles: false })?.grantsFile;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A one-shot CLI run's caller: `local` of the inventory's grants file (everything unless it
+ * names `local`); undefined without one, as before grants.
+ */
+export function cliAccess(grantsFile: string | undefined, logger: Logger): CallerAccess | undefined {
+  return grantsFile === undefined ? undefined : Grants.fromFile(grantsFile, logger).local();
 }
 
 /**

@@ -131,7 +131,7 @@ export async function runServe(deps: ServeDeps): Promise<void> {
   const shutdown = io.untilShutdown?.() ?? new Promise<never>(() => {});
   // Read before anything listens: a bad grants file refuses the start, naming the key.
   const oauth = await openOAuth(flags);
-  const grants = await openGrants(flags, io, logger);
+  const grants = await openGrants(flags, io, logger, deps.inventoryFile);
   try {
     if (flags.http === undefined && flags.grpc === undefined) return await runStdio(deps, shutdown, grants);
     return await runNetwork(deps, shutdown, grants, oauth);

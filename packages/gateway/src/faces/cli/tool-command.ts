@@ -127,6 +127,10 @@ async function runToolCommand(
       options,
       signal: io.signal ?? new AbortController().signal,
       audit: { logger, caller: `cli:${io.env.USER ?? io.env.LOGNAME ?? 'unknown'}` },
+      // The CLI's caller is `local` of the inventory's grants file, when it has one.
+      ...(fleet.inventory?.grantsFile
+        ? { access: (await import('./serve-grants.js')).cliAccess(fleet.inventory.grantsFile, logger) }
+        : {}),
       onProgress: progress
         ? (done: number, total: number, s: HostStatus) =>
             io.stderr.write(`\r\x1b[2K${progressLine(done, total, { host: s.host, status: s.status })}`)
@@ -147,6 +151,7 @@ async function runToolCommand(
       if (progress) io.stderr.write('\r\x1b[2K');
     }
     let pathFailed = false;
+    if (result.narrowed && !json) err(`fleetls: ${result.narrowed}`);
     if (json) io.stdout.write(`${JSON.stringify(tool.mcp(result, ctx).structured, null, 2)}\n`);
     else {
       const { out: lines, err: notes, failed } = face.render(result, style);
