@@ -1,4 +1,5 @@
-// Hostile input at length: the seeded property test of test/src/hostile-input.test.ts
+// Hostile hosts and hostile input at length: floods of rows and slices from hosts in the fleet
+// (hostile-floods.ts, issue 35), then the seeded property test of test/src/hostile-input.test.ts
 // (random and adversarial arguments to every MCP tool and agent gRPC method), run with many
 // more cases and several seeds than .ci/run gives it. A failing seed is printed with its
 // shrunk case; rerun it with FLEETLS_FUZZ_SEED=<seed>.
@@ -6,6 +7,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
+import { runFloods } from '../hostile-floods.js';
 import { REPO_ROOT } from '../proc.js';
 import { fmtMs } from '../stats.js';
 
@@ -34,6 +36,7 @@ function runSeed(seed: number): Promise<{ ok: boolean; ms: number; tail: string 
 }
 
 export async function run(ctx: BenchContext): Promise<void> {
+  await runFloods(ctx);
   const rows: string[][] = [];
   ctx.report.table({
     title: 'Hostile input: the property test with more cases',
