@@ -5,7 +5,9 @@
 // config/values.ts (each value's parser); here, how they combine into an AgentConfig.
 import * as nodePath from 'node:path';
 import { isLoopback } from '@fleetls/core';
-import { type AgentNatsConfig, parseAgentNats } from '@fleetls/runtime/nats';
+// The settings' parser alone: the NATS client (~50 modules, ~4 MiB of an idle agent's RSS)
+// loads only for an agent told to --connect (main.ts).
+import { type AgentNatsConfig, parseAgentNats } from '@fleetls/runtime/nats-config';
 import { DEFAULT_MAX_CONCURRENT_WALKS } from '../service/walk-admission.js';
 import { DEFAULT_FS_TIMEOUT_MS } from '../walk/hung-mounts.js';
 import { type FileKey, type FileSettings, findConfigFile, readFileSettings } from './file.js';
