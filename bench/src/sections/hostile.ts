@@ -10,6 +10,7 @@ import type { BenchContext } from '../context.js';
 import { runFloods } from '../hostile-floods.js';
 import { REPO_ROOT } from '../proc.js';
 import { fmtMs } from '../stats.js';
+import { rankedMillion } from './hostile-ranked.js';
 
 export const name = 'hostile';
 export const limitMs = (_args: BenchArgs): number => 20 * 60_000;
@@ -62,4 +63,5 @@ export async function run(ctx: BenchContext): Promise<void> {
     `${failed} of ${SEEDS.length} seeds failed`,
     failed === 0,
   );
+  await rankedMillion(ctx);
 }

@@ -154,9 +154,11 @@ export {
   type RowFit,
 } from './limits/budget.js';
 export {
+  assertRankedHold,
   type Ceilings,
   DEFAULT_CEILINGS,
   MAX_AFTER_BYTES,
+  MAX_RANKED_HELD,
   resolveWalkRequest,
   SHAPES,
   WALK_DEFAULTS,

@@ -34,7 +34,7 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend 
     async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
       if (signal.aborted) throw new FleetError('cancelled', 'walk cancelled');
       // As the agent: the slot is taken before the path is resolved (service/walk-admission.ts).
-      const release = admission.enter();
+      const release = admission.enter(req);
       try {
         const prepared = await resolveFilterNames(await prepareWalk(req, roots, guard));
         const running = startWalk(prepared, { pool, allowedRoots: roots.real, maxStuckWorkers: admission.max });

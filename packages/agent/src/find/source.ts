@@ -18,6 +18,7 @@
 // check of what it opened (fts_safe_changedir). Records name paths relative to the start
 // (%P), so the descriptor's path never shows.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { RawEntry, SourceRecord, TreeSource, WalkRequest, WalkSummary } from '@fleetls/core';
 import {
@@ -40,11 +41,38 @@ import { WalkCancelled } from '../walk/cancelled.js';
 /** Where find starts: its fd 3, the walk root's descriptor. */
 const INHERITED_ROOT = '/proc/self/fd/3';
 
-/** Records (directories, links, kept candidates) past which the JS walker lists the walk instead. */
-export const FIND_MAX_RECORDS = 500_000;
+/**
+ * Records (directories, links, kept candidates) past which the JS walker lists the walk
+ * instead. They are held in the walk's thread until the listing ends: at 500,000, a ranked
+ * walk of a directory of a million equal-sized files (every one a candidate) took the agent
+ * 177 MiB above idle before falling back (issue 35, F6); at this, 54 MiB.
+ */
+export const FIND_MAX_RECORDS = 100_000;
 /** Share of the deadline find may take; the rest is the engine's, over what arrived. */
 const FIND_SHARE = 0.9;
 const CANCEL_POLL_MS = 20;
+/**
+ * awk's resident memory past which the pipeline stops and the JS walker lists the walk. awk
+ * keeps every candidate tied with the K-th best key until its input ends: a million files
+ * of one size are a million candidates, and took awk to 220 MiB (issue 35, F6), counted in
+ * the agent's unit. The JS walker's heap holds offset + top_n entries whatever the ties.
+ */
+export const AWK_MAX_BYTES = 32 * 1024 * 1024;
+const PAGE_BYTES = 4096;
+
+function bytesShown(n: number): string {
+  return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
+}
+
+/** A process's resident bytes (/proc/PID/statm), or 0 once it is gone. */
+function residentBytes(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    return Number(readFileSync(`/proc/${pid}/statm`, 'latin1').split(' ')[1]) * PAGE_BYTES;
+  } catch {
+    return 0;
+  }
+}
 const STDERR_MAX = 64 * 1024;
 
 export interface FindWalk {
@@ -60,6 +88,8 @@ export interface FindWalkOptions {
   fs: FsSource;
   isCancelled: () => boolean;
   maxRecords?: number;
+  /** awk's resident bytes past which the JS walker lists the walk instead (default AWK_MAX_BYTES). */
+  awkMaxBytes?: number;
   /** Two finds, each stat'ing half the tree, or one (default: two for a tree of directories, given two CPUs). */
   halves?: 1 | 2;
 }
@@ -132,6 +162,7 @@ function list(
   rootFd: number,
 ): Promise<Listed> {
   const { finds, awks, parsers } = spawnPipelines(req, opts, rootFd);
+  const awkMaxBytes = opts.awkMaxBytes ?? AWK_MAX_BYTES;
   const all = [...finds, ...awks];
   const items: FindItem[] = [];
   let stderr = '';
@@ -160,7 +191,10 @@ function list(
     );
     const hardDeadline = setTimeout(() => kill(awks), Math.max(0, t0 + req.deadlineMs - Date.now()));
     const poll = setInterval(() => {
-      if (opts.isCancelled()) done(new WalkCancelled('walk cancelled'));
+      if (opts.isCancelled()) return done(new WalkCancelled('walk cancelled'));
+      const held = awks.find((awk) => residentBytes(awk.pid) > awkMaxBytes);
+      if (held)
+        done(new Error(`awk held more than ${bytesShown(awkMaxBytes)} of candidates (ties at the K-th best key)`));
     }, CANCEL_POLL_MS);
     let exits = 0;
     const exited = (what: string) => (code: number | null, signal: NodeJS.Signals | null) => {

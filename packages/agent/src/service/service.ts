@@ -152,7 +152,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       const resolved = resolveWalkRequest(wireToRequestInput(call.request), ceilings);
       // The slot is taken before the path is resolved: the calls of a burst see each other's
       // slots, and an excess walk is refused at once, costing no file system call.
-      release = admission.enter();
+      release = admission.enter(resolved);
       req = await resolveFilterNames(await prepareWalk(knownFilterOnly(resolved, features), roots, guard));
       req = withinCallDeadline(req, call.deadline());
       log.info({ path: req.path, req: { ...req, path: undefined } }, 'walk start');

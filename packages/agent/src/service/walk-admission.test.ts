@@ -11,7 +11,7 @@ import { createLocalBackend } from '../carriers/local-backend.js';
 import { parseAgentConfig } from '../config/config.js';
 import { WalkPool } from '../walk/pool.js';
 import { createAgentHandlers } from './service.js';
-import { createWalkAdmission } from './walk-admission.js';
+import { BIG_RANKED_HOLD, createWalkAdmission, MAX_BIG_RANKED_WALKS } from './walk-admission.js';
 import type { CallStatus, WalkCall } from './walk-call.js';
 
 // The directory every walk below lists: 300 empty files, read and never changed by the tests.
@@ -23,6 +23,26 @@ before(() => {
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe('createWalkAdmission', () => {
+  it('admits at most MAX_BIG_RANKED_WALKS ranked walks holding more than BIG_RANKED_HOLD entries (issue 35, F6)', () => {
+    const a = createWalkAdmission(8, new WalkPool());
+    const big = { shape: 'ranked', topN: 1000, offset: BIG_RANKED_HOLD } as const;
+    const leaves = Array.from({ length: MAX_BIG_RANKED_WALKS }, () => a.enter(big));
+    assert.throws(
+      () => a.enter(big),
+      (err: unknown) =>
+        err instanceof FleetError &&
+        err.code === 'resource_exhausted' &&
+        err.message ===
+          'too many big ranked walks: 2 running that hold more than 10000 entries (offset + top_n), at most 2 at once; ask for fewer or try again',
+    );
+    // Small ranked walks and tree walks still run beside them, up to max_concurrent_walks.
+    a.enter({ shape: 'ranked', topN: BIG_RANKED_HOLD, offset: 0 });
+    a.enter({ shape: 'tree', topN: 1000, offset: 99_000 });
+    assert.equal(a.active(), MAX_BIG_RANKED_WALKS + 2);
+    leaves[0]();
+    a.enter(big);
+  });
+
   it('admits max walks, refuses the next with resource_exhausted naming the limit, and takes a slot back once', () => {
     const a = createWalkAdmission(2, new WalkPool());
     const first = a.enter();

@@ -38,7 +38,19 @@ const WORKER_URL = new URL('./worker.js', import.meta.url);
  * (its sources' close in finally blocks); a worker abandoned in a hung call keeps its
  * walk's descriptors until that call returns, as the native ones always did.
  */
-const WORKER_OPTIONS = { resourceLimits: { maxYoungGenerationSizeMb: 8 }, trackUnmanagedFds: false };
+/**
+ * Each walk worker's old generation, at most this: V8 grows a heap well past what it holds
+ * before it collects (a ranked walk holding 100,000 entries of a million-entry directory
+ * took the agent to 401 MiB; bounded so, 144 MiB), and the unit's MemoryMax is 256M for
+ * every walk at once. A walk holds at most MAX_RANKED_HELD ranked entries or the find
+ * route's FIND_MAX_RECORDS records; one that still runs out fails alone, its worker
+ * replaced (walker.ts: "walk worker exited unexpectedly").
+ */
+const WORKER_OLD_GENERATION_MB = 96;
+const WORKER_OPTIONS = {
+  resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
+  trackUnmanagedFds: false,
+};
 
 let workerYoungGeneration = false;
 

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FleetError } from '../errors/errors.js';
-import { type Ceilings, DEFAULT_CEILINGS, resolveWalkRequest, WALK_DEFAULTS, type WalkRequestInput } from './limits.js';
+import {
+  type Ceilings,
+  DEFAULT_CEILINGS,
+  MAX_RANKED_HELD,
+  resolveWalkRequest,
+  WALK_DEFAULTS,
+  type WalkRequestInput,
+} from './limits.js';
 
 const isInvalid = (re: RegExp) => (e: unknown) =>
   e instanceof FleetError && e.code === 'invalid_argument' && re.test(e.message);
@@ -38,7 +45,8 @@ describe('resolveWalkRequest', () => {
       maxEntries: 1_000_000,
       order: 'size',
       direction: 'descending',
-      shape: 'ranked',
+      // The tree shape: a ranked walk takes at most MAX_RANKED_HELD for top_n + offset together (below).
+      shape: 'tree',
       topN: 100_000,
       offset: 1_000_000,
       include: ['*.log', 'a/**'],
@@ -55,6 +63,24 @@ describe('resolveWalkRequest', () => {
       path: '/a/c',
       types: ['file', 'symlink'],
     });
+  });
+
+  it('bounds what a ranked walk holds: offset + top_n at most MAX_RANKED_HELD (issue 35, F6)', () => {
+    assert.equal(MAX_RANKED_HELD, DEFAULT_CEILINGS.maxTopN, "the gateway's deepest page fits");
+    const ranked = (topN: number, offset: number) => resolveWalkRequest({ path: '/', shape: 'ranked', topN, offset });
+    assert.equal(ranked(1000, MAX_RANKED_HELD - 1000).offset, MAX_RANKED_HELD - 1000);
+    assert.equal(ranked(MAX_RANKED_HELD, 0).topN, MAX_RANKED_HELD);
+    assert.throws(
+      () => ranked(1000, 999_000),
+      (e) =>
+        e instanceof FleetError &&
+        e.code === 'invalid_argument' &&
+        e.message ===
+          'offset + top_n must be at most 100000 for a ranked walk (the entries it holds at once), got offset 999000 + top_n 1000',
+    );
+    assert.throws(() => ranked(MAX_RANKED_HELD, 1), /offset \+ top_n must be at most 100000/);
+    // The tree shape holds no heap: its top_n and offset are not summed.
+    assert.equal(resolveWalkRequest({ path: '/', topN: 1000, offset: 999_000 }).offset, 999_000);
   });
 
   it('cuts defaults to a lower server ceiling', () => {

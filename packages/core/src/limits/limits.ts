@@ -69,6 +69,24 @@ export const DEFAULT_CEILINGS: Readonly<Ceilings> = Object.freeze({
 
 export const SHAPES = ['tree', 'ranked'] as const satisfies readonly Shape[];
 
+/**
+ * Entries a ranked walk holds at once, `top_n + offset`: its heap is that big whatever the
+ * tree's size (walk/ranked.ts), so this bounds a ranked walk's memory (issue 35, F6: a top
+ * 1000 at offset 999,000 held a million entries, 750 MiB). The gateway's deepest ranked page
+ * asks for DEFAULT_CEILINGS.maxTopN at offset 0, which fits.
+ */
+export const MAX_RANKED_HELD = 100_000;
+
+/** Refuses a ranked walk that would hold more than MAX_RANKED_HELD entries, naming both arguments and the bound. */
+export function assertRankedHold(topN: number, offset: number): void {
+  if (topN + offset > MAX_RANKED_HELD) {
+    throw invalidArgument(
+      `offset + top_n must be at most ${MAX_RANKED_HELD} for a ranked walk (the entries it holds at once), ` +
+        `got offset ${offset} + top_n ${topN}`,
+    );
+  }
+}
+
 /** Defaults of every optional field. A default above a lower server ceiling is cut to it. */
 export const WALK_DEFAULTS: Readonly<Omit<WalkRequest, 'path'>> = Object.freeze({
   maxDepth: 2,
@@ -182,7 +200,7 @@ function findFilter(v: FindFilter | undefined): Pick<WalkRequest, 'filter'> {
 export function resolveWalkRequest(input: WalkRequestInput, ceilings: Ceilings = DEFAULT_CEILINGS): WalkRequest {
   if (typeof input !== 'object' || input === null) throw invalidArgument('walk request must be an object');
   const d = WALK_DEFAULTS;
-  return {
+  const req: WalkRequest = {
     path: normalizeRequestPath(input.path, 'path'),
     maxDepth: int('max_depth', input.maxDepth, d.maxDepth, 1, ceilings.maxDepth),
     maxItemsPerDir: int('max_items_per_dir', input.maxItemsPerDir, d.maxItemsPerDir, 1, ceilings.maxItemsPerDir),
@@ -204,4 +222,6 @@ export function resolveWalkRequest(input: WalkRequestInput, ceilings: Ceilings =
     ...resumePoint(input.after, input.afterRow, oneOf('shape', input.shape, SHAPES, d.shape)),
     ...findFilter(input.filter),
   };
+  if (req.shape === 'ranked') assertRankedHold(req.topN, req.offset);
+  return req;
 }

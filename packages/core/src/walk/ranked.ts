@@ -1,7 +1,10 @@
 // The ranked shape: one list over the whole walk, keeping the best offset + topN with a
-// bounded heap (memory O(offset + topN), not O(entries)).
+// bounded heap (memory O(offset + topN), not O(entries)); offset + topN itself is bounded
+// (MAX_RANKED_HELD). Children not kept are dropped as they are offered: nothing is held
+// per directory entry beyond the heap.
 
 import type { Entry, RawEntry, Row } from '../domain/types.js';
+import { assertRankedHold } from '../limits/limits.js';
 import { TopN } from '../order/top-n.js';
 import { type Ancestors, errorRow, type Pending, type WalkState } from './state.js';
 
@@ -12,6 +15,9 @@ export function* walkRanked(
   rootChain: Ancestors | undefined,
 ): Generator<Row, void> {
   const { req, summary, filter } = state;
+  // Checked where the request was resolved too; asserted here, where the heap is made, for
+  // every caller (the embedded backend's requests come resolved by the gateway's tools).
+  assertRankedHold(req.topN, req.offset);
   const keep = new TopN<Pending>(req.offset + req.topN, (a, b) => state.compare(a.entry as Entry, b.entry as Entry));
   const offer = (p: Pending): void => {
     if (!filter.accepts(state.entryOf(p))) return;

@@ -235,3 +235,13 @@ describe('walk, lazy sources', () => {
     }
   });
 });
+
+describe('walk, ranked shape, bounded', () => {
+  it('refuses to hold more than MAX_RANKED_HELD entries, wherever its request was resolved (issue 35, F6)', () => {
+    const source = new MemorySource(ROOT, [rec('a'), rec('b')]);
+    const req = walkRequest({ shape: 'ranked', order: 'size', topN: 1000, offset: 99_001 });
+    assert.throws(() => runWalk(req, source), /offset \+ top_n must be at most 100000/);
+    const fits = runWalk(walkRequest({ shape: 'ranked', order: 'size', topN: 1000, offset: 99_000 }), source);
+    assert.equal(fits.rows.length, 0);
+  });
+});
