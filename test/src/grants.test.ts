@@ -186,11 +186,17 @@ describe('grants: two principals over MCP HTTP, Connect and gRPC', () => {
           : createConnectTransport({ baseUrl: base, httpVersion: '1.1', interceptors: [bearer(token)] });
       const fa = createClient(Fleet, transport(TOKEN_A));
       const fb = createClient(Fleet, transport(TOKEN_B));
-      const files = await fa.listFiles({ host: 'all', path: fleet.log, type: 'any' });
+      let narrowed: string | null = null;
+      const files = await fa.listFiles(
+        { host: 'all', path: fleet.log, type: 'any' },
+        { onHeader: (h) => (narrowed = h.get('fleetls-narrowed')) },
+      );
       assert.deepEqual(
         files.hosts.map((h) => h.host),
         ['web-1', 'web-2'],
       );
+      // The wire messages have no field for it: a response header says so.
+      assert.equal(narrowed, "host 'all' narrowed to the 2 hosts team-a may ask (@web)");
       assert.equal(await code(fa.listDirectory({ host: 'web-1', path: fleet.log })), Code.PermissionDenied);
       assert.equal(await code(fa.listHosts({ host: 'all' })), Code.PermissionDenied);
       assert.equal(await code(fa.stat({ host: 'db-1', path: fleet.log })), Code.PermissionDenied);

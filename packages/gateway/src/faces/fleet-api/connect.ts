@@ -19,7 +19,7 @@ import { FLEET_SERVICE_NAME, toStatus } from '@fleetls/proto';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest } from '@fleetls/proto/fleet_pb';
 import type { CallerAccess } from '../../grants/access.js';
 import { requestAccess, requestPrincipal } from '../mcp/http-principal.js';
-import { createFleetImpl, type FleetServiceDeps } from './impl.js';
+import { createFleetImpl, type FleetServiceDeps, NARROWED_HEADER, narrowedHeaderValue } from './impl.js';
 
 /** Path prefix of every Fleet method on the HTTP port. */
 export const FLEET_HTTP_PREFIX = `/${FLEET_SERVICE_NAME}/`;
@@ -93,6 +93,7 @@ export function createFleetHttpHandler(
       caller: access ? `http:grant:${access.principal}` : caller,
       principal: ctx.values.get(PRINCIPAL),
       ...(access ? { access } : {}),
+      onNarrowed: (note: string) => ctx.responseHeader.set(NARROWED_HEADER, narrowedHeaderValue(note)),
     };
   };
   const routes = (router: ConnectRouter) => {

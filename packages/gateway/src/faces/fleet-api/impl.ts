@@ -47,6 +47,17 @@ export interface CallInfo {
   principal?: string;
   /** The caller's grant (with --grants): runTool holds the call to it. */
   access?: CallerAccess;
+  /**
+   * Hears how the grant narrowed the call's selector, before the answer is sent: the adapter
+   * says so in a response header (`fleetls-narrowed`), the wire messages having no field for it.
+   */
+  onNarrowed?: (note: string) => void;
+}
+
+/** The response header a narrowed answer carries (printable ASCII: a header value is no place for a selector's bytes). */
+export const NARROWED_HEADER = 'fleetls-narrowed';
+export function narrowedHeaderValue(note: string): string {
+  return note.replace(/[^\x20-\x7e]/g, '?');
 }
 
 export type Unary = (request: Message, call: CallInfo) => Promise<Message>;
@@ -88,6 +99,7 @@ export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
     if (!method) throw new Error(`fleet.proto: no RPC ${face.method} for the tool ${tool.name}`);
     unary[face.method] = async (request, call) => {
       const result = await runTool(tool, requestArgs(tool.input, method.input, request), context(call));
+      if (result.narrowed) call.onNarrowed?.(result.narrowed);
       // The face's init shape for this method's output (the tool's presenter is typed so);
       // a page of a scan says where the scan stands beside it.
       const init = face.present(result) as MessageInitShape<typeof method.output> & { nextCursor?: string };

@@ -9,9 +9,9 @@ import { FleetError } from '@fleetls/core';
 import { toStatus } from '@fleetls/proto';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest } from '@fleetls/proto/fleet_pb';
 import { callerOf } from '@fleetls/runtime';
-import type * as grpc from '@grpc/grpc-js';
+import * as grpc from '@grpc/grpc-js';
 import { authorize } from '../../grants/authorize.js';
-import { type CallInfo, createFleetImpl, type FleetServiceDeps } from './impl.js';
+import { type CallInfo, createFleetImpl, type FleetServiceDeps, NARROWED_HEADER, narrowedHeaderValue } from './impl.js';
 
 export type { FleetServiceDeps } from './impl.js';
 
@@ -78,7 +78,16 @@ export function addFleetService(server: grpc.Server, deps: FleetServiceDeps): vo
     handlers[method] = (call: grpc.ServerUnaryCall<Message, Message>, callback: grpc.sendUnaryData<Message>) => {
       const { signal, done } = callSignal(call);
       callInfo(deps, call, signal)
-        .then((info) => run(call.request, info))
+        .then((info) =>
+          run(call.request, {
+            ...info,
+            onNarrowed: (note) => {
+              const md = new grpc.Metadata();
+              md.set(NARROWED_HEADER, narrowedHeaderValue(note));
+              call.sendMetadata(md);
+            },
+          }),
+        )
         .then(
           (response) => callback(null, response),
           (err: unknown) => {

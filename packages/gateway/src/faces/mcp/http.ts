@@ -336,7 +336,15 @@ async function admitGranted(
   req: IncomingMessage,
   refuse: Refuse,
 ): Promise<string | undefined> {
-  const who = await authorize(grants, oauth, req.headers.authorization);
+  let who: Awaited<ReturnType<typeof authorize>>;
+  try {
+    who = await authorize(grants, oauth, req.headers.authorization);
+  } catch (err) {
+    // The issuer's keys could not be had: the caller may retry; nothing was decided about it.
+    const fe = FleetError.from(err);
+    if (fe.code !== 'unavailable') throw err;
+    return void refuse(503, fe.message, { 'retry-after': '5' });
+  }
   if ('refused' in who) {
     return void refuse(who.refused.status, who.refused.message, { 'www-authenticate': who.refused.challenge });
   }
