@@ -14,6 +14,7 @@ import { auditRpc } from '../service/audit.js';
 import { resolveRoots } from '../service/policy.js';
 import { type AgentCallHandlers, addAgentService } from '../service/service.js';
 import { AGENT_VERSION } from '../version.js';
+import { logTlsRefusals } from './tls-refusals.js';
 import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';
 
 export interface AgentServer {
@@ -75,7 +76,9 @@ export function createAgentServer(
         return { port: 0 };
       }
       const address = config.host.includes(':') ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
-      return { port: await bind(address) };
+      const port = await bind(address);
+      if (config.tls) logTlsRefusals(server, logger, config.tls.ca);
+      return { port };
     },
 
     reload: () => credentials.reload(),
