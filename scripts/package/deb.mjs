@@ -12,9 +12,9 @@ function treeKiB(dir) {
   return Math.ceil(bytes / 1024);
 }
 
-export function buildDeb({ repoRoot, spec, executable, nativeModule, outDir, workDir, version }) {
+export function buildDeb({ repoRoot, spec, executable, nativeModule, outDir, workDir, version, docs }) {
   const root = path.join(workDir, `deb-${spec.name}`);
-  stagePackage({ repoRoot, spec, executable, nativeModule, root, version });
+  stagePackage({ repoRoot, spec, executable, nativeModule, root, version, docs, format: 'deb' });
   const control = path.join(root, 'DEBIAN');
   fs.mkdirSync(control, { mode: 0o755 });
   fs.writeFileSync(

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundle } from './bundle.mjs';
+import { loadPrograms, renderDocs } from './docs.mjs';
 import { buildDeb } from './deb.mjs';
 import { buildRpm } from './rpm.mjs';
 import { MissingTool, requireTools } from './runtime.mjs';
@@ -82,6 +83,9 @@ async function main() {
         console.log(`wrote ${file}`);
       }
     }
+    // The man pages and completions, from the built programs' declarations (what --help prints).
+    const programs = packaging ? await loadPrograms(repoRoot, versions) : undefined;
+    const date = new Date(Number(process.env.SOURCE_DATE_EPOCH ?? Date.now() / 1000) * 1000).toISOString().slice(0, 10);
     for (const spec of packaging ? specs : []) {
       const executable = path.join(exeDir ?? outDir, spec.exe);
       if (!fs.existsSync(executable)) throw new Usage(`--executables: no ${spec.exe} in ${exeDir}`);
@@ -90,7 +94,8 @@ async function main() {
         throw new Usage(`--executables: no ${NATIVE_MODULE} in ${exeDir ?? outDir} (--only exe writes it beside the executables)`);
       }
       const version = packageVersion ?? (spec.name === 'fleetls' ? versions.gateway : versions.agent);
-      const args = { repoRoot, spec, executable, nativeModule, outDir, workDir, version };
+      const docs = renderDocs({ ...programs[spec.name], version }, date);
+      const args = { repoRoot, spec, executable, nativeModule, outDir, workDir, version, docs };
       if (only.includes('deb')) console.log(`wrote ${buildDeb(args)}`);
       if (only.includes('rpm')) console.log(`wrote ${buildRpm(args)}`);
     }

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fillTemplate, stagePackage } from './stage.mjs';
 
-export function buildRpm({ repoRoot, spec, executable, nativeModule, outDir, workDir, version }) {
+export function buildRpm({ repoRoot, spec, executable, nativeModule, outDir, workDir, version, docs }) {
   const stage = path.join(workDir, `rpm-stage-${spec.name}`);
-  stagePackage({ repoRoot, spec, executable, nativeModule, root: stage, version });
+  stagePackage({ repoRoot, spec, executable, nativeModule, root: stage, version, docs, format: 'rpm' });
   const top = path.join(workDir, `rpmbuild-${spec.name}`);
   fs.rmSync(top, { recursive: true, force: true });
   fs.mkdirSync(top, { recursive: true });

@@ -5,6 +5,7 @@
 // the executable carries its own runtime.
 import fs from 'node:fs';
 import path from 'node:path';
+import { docPaths } from './docs.mjs';
 
 /**
  * The two packages. `user` runs the unit (each package its own, so removing one never
@@ -13,6 +14,8 @@ import path from 'node:path';
 export const PACKAGES = {
   'fleetls-agent': {
     exe: 'fleetls-agent',
+    // fleetls-agent(8): a daemon an administrator runs.
+    section: 8,
     unit: 'fleetls-agent.service',
     config: 'etc/fleetls/agent.yaml',
     configFrom: 'deploy/packaging/agent.yaml',
@@ -32,6 +35,7 @@ export const PACKAGES = {
   },
   fleetls: {
     exe: 'fleetls',
+    section: 1,
     unit: 'fleetls.service',
     config: 'etc/fleetls/gateway.yaml',
     configFrom: 'deploy/packaging/gateway.yaml',
@@ -80,6 +84,7 @@ export function fillTemplate(text, spec) {
     SUMMARY: spec.summary,
     DESCRIPTION: spec.description.join('\n'),
     EXE: spec.exe,
+    SECTION: String(spec.section),
   };
   return text.replace(/@([A-Z]+)@/g, (m, key) => {
     if (!(key in values)) throw new Error(`unknown placeholder ${m}`);
@@ -87,8 +92,11 @@ export function fillTemplate(text, spec) {
   });
 }
 
-/** Writes the tree of `spec` under `root` (emptied first); `nativeModule` is fsat.node. */
-export function stagePackage({ repoRoot, spec, executable, nativeModule, root, version }) {
+/**
+ * Writes the tree of `spec` under `root` (emptied first); `nativeModule` is fsat.node; `docs`
+ * its man page and completions (docs.mjs renderDocs), placed as `format` (deb, rpm) reads them.
+ */
+export function stagePackage({ repoRoot, spec, executable, nativeModule, root, version, docs, format = 'deb' }) {
   fs.rmSync(root, { recursive: true, force: true });
   const put = (rel, from, mode) => {
     const to = path.join(root, rel);
@@ -105,4 +113,12 @@ export function stagePackage({ repoRoot, spec, executable, nativeModule, root, v
   fs.mkdirSync(path.dirname(doc), { recursive: true });
   fs.writeFileSync(doc, `${spec.name} ${version}: ${spec.summary}.\n${spec.readme}`);
   fs.chmodSync(doc, 0o644);
+  if (docs) {
+    for (const [kind, rel] of Object.entries(docPaths(spec.exe, spec.section, format))) {
+      const to = path.join(root, rel);
+      fs.mkdirSync(path.dirname(to), { recursive: true, mode: 0o755 });
+      fs.writeFileSync(to, docs[kind], { mode: 0o644 });
+      fs.chmodSync(to, 0o644);
+    }
+  }
 }

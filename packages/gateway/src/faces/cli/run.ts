@@ -33,6 +33,19 @@ export function verbOf(program: Command, argv: string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The whole `fleetls` program, every verb declared, parsing nothing: what the man page and the
+ * shell completions are written from (scripts/package/docs.mjs), the same declarations as --help.
+ */
+export async function cliProgram(io: CliIo): Promise<Command> {
+  const program = globalProgram(io);
+  const { addToolCommands } = await import('./tool-command.js');
+  await addToolCommands(program, io, undefined, () => {});
+  addServeCommand(program, io);
+  addPkiCommand(program, io);
+  return program;
+}
+
 export async function runCli(io: CliIo): Promise<number> {
   let exitCode = EXIT_OK;
   const err = (line: string) => io.stderr.write(`${line}\n`);
