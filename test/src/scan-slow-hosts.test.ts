@@ -64,6 +64,7 @@ function delayOf(i: number): number | null {
 const name = (i: number) => `h${String(i).padStart(3, '0')}`;
 
 interface Page {
+  /** list_directory's rows (list_files' `items` are read into it). */
   entries: { host?: string; path: string }[];
   next_cursor?: string;
   hosts: { host: string; status: string }[];
@@ -72,7 +73,8 @@ interface Page {
 
 const pageOf = (r: CallToolResult) => {
   assert.ok(!r.isError, JSON.stringify(r.content));
-  return r.structuredContent as unknown as Page;
+  const s = r.structuredContent as unknown as Page & { items?: Page['entries'] };
+  return s.items ? { ...s, entries: s.items } : s;
 };
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
@@ -134,10 +136,14 @@ type Call = (args: Record<string, unknown>, signal?: AbortSignal) => Promise<Cal
 
 /**
  * The first call and every page its next_cursor leads to, through `callFor(page)` (a new
- * client per page over HTTP): the rows of each host, every status a host was given.
+ * client per page over HTTP): the rows of each host, every status a host was given. `args`:
+ * list_directory's one level (the default), or list_files' in name order.
  */
-async function followScan(fx: Fixture, callFor: (page: number) => Promise<Call>) {
-  const args = { host: 'all', path: fx.data, depth: 1 };
+async function followScan(
+  fx: Fixture,
+  callFor: (page: number) => Promise<Call>,
+  args: Record<string, unknown> = { host: 'all', path: fx.data, depth: 1 },
+) {
   // Timed from the call itself (a new HTTP client's initialize is not the call).
   const call0 = await callFor(0);
   const started = performance.now();
@@ -238,6 +244,10 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
         signal,
         timeout: 60_000,
       })) as CallToolResult;
+    const callFiles: Call = async (args) =>
+      (await client.callTool({ name: 'list_files', arguments: args }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult;
     before(async () => {
       const env = { FLEETLS_INVENTORY: fx().inventory, FLEETLS_STATE_DIR: fx().state };
       ({ client, transport } = await stdioClient('scan-stdio', env));
@@ -261,6 +271,16 @@ describe(`a scan over ${HOSTS} slow hosts (scale ${SCALE})`, { concurrency: fals
       );
       // Bounded: the rows of 300 hosts are small, the gateway's own heap dominates.
       assert.ok(peakMiB < 400, `gateway RSS peaked at ${peakMiB.toFixed(0)} MiB`);
+    });
+
+    it('list_files in name order, its default, scans the same: every answering host once, none lost at the deadline', async (t) => {
+      // Issue 37: in name order the call answered at its deadline with the slow hosts `timeout`
+      // and no cursor; hosts that would have answered a little later were lost.
+      const value = await followScan(fx(), async () => callFiles, { host: 'all', path: fx().data });
+      checkScan(value);
+      t.diagnostic(
+        `first answer ${Math.round(value.firstMs)} ms, whole scan ${Math.round(value.wholeMs)} ms over ${value.pages.length} pages`,
+      );
     });
 
     it('notifications/cancelled (the client aborts the call) ends every walk at once', async (t) => {

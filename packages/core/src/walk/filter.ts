@@ -18,6 +18,8 @@ export interface WalkFilter {
   needsStat(raw: RawEntry): boolean;
   /** Is the row shown? Error rows always are. Directories are walked whatever this says. */
   accepts(entry: Entry): boolean;
+  /** Does `accepts` refuse any row? Then a directory's children are not all rows. */
+  refuses: boolean;
 }
 
 interface RowTest {
@@ -56,5 +58,6 @@ export function compileFilter(req: WalkRequest): WalkFilter {
     needsStat: (raw) =>
       statAll || raw.type === 'dir' || raw.type === 'unknown' || (req.followSymlinks && raw.type === 'symlink'),
     accepts: tests.length === 0 ? () => true : (e) => e.error !== undefined || tests.every((t) => t.test(e)),
+    refuses: tests.length > 0,
   };
 }

@@ -95,8 +95,11 @@ function treeWalker(state: WalkState) {
     }
     const cap = depth === 1 && !req.capRoot ? Number.POSITIVE_INFINITY : req.maxItemsPerDir;
     // On the resume path the directory keeps what an uncut walk keeps (cap only), then skips.
+    // Under a row filter too: children it refuses send no row, so the first `room` of them
+    // need not hold the rows that max_entries leaves room for (a walk kept 5 children for
+    // top_n=5, and a type=file filter left 4 rows, or none, and a stop at max_entries).
     const sentAtOpen = summary.entriesSent;
-    const room = mode === 'path' ? Number.POSITIVE_INFINITY : req.maxEntries - sentAtOpen;
+    const room = mode === 'path' || filter.refuses ? Number.POSITIVE_INFINITY : req.maxEntries - sentAtOpen;
     const keep = keepBest(Math.min(cap, room), compare);
     let total = 0;
     const error = state.readDir(dir, depth, !byName, (p) => {

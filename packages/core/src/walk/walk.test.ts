@@ -73,6 +73,19 @@ describe('walk, tree shape', () => {
     assert.equal(summary.truncations[0].reason, 'max_entries');
   });
 
+  it('under a row filter, max_entries counts the rows it sends, not the children it looked at', () => {
+    // Directories first in name order, files after: a walk that kept the first max_entries
+    // children before the filter sent fewer rows (none here) and said it stopped at max_entries.
+    const records = [rec('a', 'dir'), rec('b', 'dir'), rec('c', 'dir'), rec('d'), rec('e'), rec('f'), rec('g')];
+    const req = walkRequest({ maxEntries: 3, maxDepth: 1, types: ['file'] });
+    const { rows, summary } = runWalk(req, new MemorySource(ROOT, records));
+    assert.deepEqual(lines(rows), ['file d', 'file e', 'file f']);
+    assert.equal(summary.truncations[0].reason, 'max_entries');
+    const few = runWalk({ ...req, maxEntries: 10 }, new MemorySource(ROOT, records));
+    assert.deepEqual(lines(few.rows), ['file d', 'file e', 'file f', 'file g']);
+    assert.deepEqual(few.summary.truncations, []);
+  });
+
   it('lists a directory it cannot read as an error row and goes on', () => {
     const source = new MemorySource(ROOT, [rec('locked', 'dir'), rec('open', 'dir'), rec('open/x')], {
       dirErrors: new Map([['locked', { code: 'DENIED', detail: 'permission denied' }]]),

@@ -102,6 +102,12 @@ export interface ScanFace<P, T, R extends ToolResult> {
    * collect); with it, a scan page: rows from page.start, next_cursor from page.next.
    */
   merge(plan: P, results: HostResult<T>[], ctx: ToolContext, page?: ScanPage): R;
+  /**
+   * The whole answer when every host came back within the call, where it is more than a merge
+   * (default: merge without a page): list_files in name order walks on from the hosts' first
+   * rows when the page is not full yet.
+   */
+  finish?(plan: P, results: HostResult<T>[], ctx: ToolContext): Promise<R>;
   /** Entries a host's walk looked at (for scan_status). */
   entries?(value: T): number;
   /** Rows a host's value holds: its weight in the scan store's memory bound (default 1). */

@@ -195,6 +195,8 @@ test('every fan-out tool goes on as a scan, its pages valid answers', async () =
   const calls: [string, Record<string, unknown>][] = [
     ['list_directory', { host: 'all', path: '/r' }],
     ['list_files', { host: 'all', path: '/r', order_by: 'size' }],
+    // Name order, the default, too (issue 37: it answered at its deadline, the slow hosts lost).
+    ['list_files', { host: 'all', path: '/r' }],
     ['list_directories', { host: 'all', path: '/r' }],
     ['diff_directory', { host: 'all', path: '/r' }],
     ['disk_usage', { host: 'all', path: '/r' }],

@@ -49,6 +49,9 @@ async function sweep(tree: () => FakeNode, largest: boolean): Promise<string[]> 
     const bytes = Buffer.byteLength(JSON.stringify(result));
     assert.ok(bytes <= DEFAULT_MAX_ANSWER_BYTES, `${call}: ${bytes} bytes`);
     assert.ok(whole.length <= 48_000, `${call}: ${whole.length} characters`);
+    // Any cut is reported: an answer that says it was truncated says what was.
+    const s = result.structuredContent as { truncated?: boolean; truncations?: unknown[] } | undefined;
+    if (s?.truncated === true) assert.ok((s.truncations ?? []).length > 0, `${call}: truncated, no truncations`);
     assert.equal(result.isError, undefined, `${call}: ${JSON.stringify(result.content)}`);
     seen.push(`${tool}@${host}:${bytes}`);
   });

@@ -84,15 +84,18 @@ export async function runScanned(
     }
   }
   const scanCtx: ToolContext = { ...ctx, options: scanOptions(ctx.options), onProgress: undefined };
+  // One plan per call: a call that cannot be a scan is collected from the same plan (its hosts'
+  // walks are held to the call's own budget by the fan-out, whatever the scan's deadlines).
   const plan = tool.plan(args, scanCtx);
-  if (face.scannable?.(plan) === false) return tool.collect(tool.plan(args, ctx), ctx);
+  if (face.scannable?.(plan) === false) return tool.collect(plan, ctx);
   const scan = ctx.scans.start({ principal, toolName: tool.name, face, plan, fingerprint, ctx: scanCtx });
   const detach = attach(scan, ctx);
   try {
     await scan.wait(until, ctx.signal);
     if (scan.state === 'complete') {
       // Every host answered within the call: the tool's whole answer, and no scan to follow.
-      const result = face.merge(plan, await scan.all(), ctx);
+      const results = await scan.all();
+      const result = face.finish ? await face.finish(plan, results, ctx) : face.merge(plan, results, ctx);
       ctx.scans.drop(scan.id, 'answered whole');
       return result;
     }

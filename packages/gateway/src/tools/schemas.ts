@@ -101,14 +101,18 @@ export const scanSchema = z.object({
 /**
  * A cut: a host's walk (host, dir, reason depth, items_per_dir, max_entries, deadline, top_n),
  * the answer itself cut to its budget (reason bytes or tokens with that budget's limit, no
- * host or dir), as the [WARNING] line beside it says, or the host statuses of a call over many
- * hosts (reason host_statuses: `shown` of `total` hosts listed in `hosts`, `by_status` counts all).
+ * host or dir), as the [WARNING] line beside it says, the host statuses of a call over many
+ * hosts (reason host_statuses: `shown` of `total` hosts listed in `hosts`, `by_status` counts
+ * all), the listing cut at top_n (reason top_n, no host: `shown` of `total` found) or at the
+ * ranking's 100,000 kept rows (reason kept), or the rows after this page (reason page: a
+ * next_cursor goes on). `truncated` is true exactly when one of these is there.
  */
 export const truncationSchema = z.object({
   host: z.string().optional(),
   dir: z.string().optional(),
   shown: z.number(),
-  total: z.number(),
+  /** Absent where it is not known yet (a page of a name-order listing before its end). */
+  total: z.number().optional(),
   reason: z.string(),
   limit: z.number().optional(),
   by_status: z.partialRecord(z.enum(HOST_STATUSES), z.number()).optional(),

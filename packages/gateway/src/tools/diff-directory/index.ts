@@ -307,7 +307,7 @@ export const diffDirectoryTool = defineTool({
         groups: l.diff.groups.map((g, i) => ({ id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts })),
         differences: jsons.slice(0, count),
         total: l.diff.differences.length,
-        ...pageEnd({ start: l.start, count, truncations, hosts: hs.json, next }),
+        ...pageEnd({ start: l.start, count, total: l.diff.differences.length, truncations, hosts: hs.json, next }),
       };
       return { structured, text: [...head, ...body, ...warnings, ...failures].join('\n') };
     };

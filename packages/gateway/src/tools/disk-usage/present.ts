@@ -3,7 +3,7 @@
 import { type DuRow, type DuTotal, displayPath, duPartialNote, renderDuTable, renderDuTotals } from '@fleetls/core';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
-import { failureLines, hostFailureLine, noteLine, pageCuts, pageEnd } from '../shared/present.js';
+import { failureLines, hostFailureLine, noteLine, pageCuts, pageEnd, topNRecord } from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import type { DiskUsage, DiskUsageAnswer, RowJson, TotalJson } from './shape.js';
 
@@ -62,7 +62,15 @@ export function presentDiskUsage(usage: DiskUsage, ctx: ToolContext): McpAnswer 
       path_totals: usage.totals.map(totalJson),
       total: usage.rows.length,
       found: usage.found,
-      ...pageEnd({ start: usage.start, count, truncations, hosts: hs.json, next }),
+      ...pageEnd({
+        start: usage.start,
+        count,
+        total: usage.rows.length,
+        truncations:
+          usage.rows.length < usage.found ? [...truncations, topNRecord(usage.rows.length, usage.found)] : truncations,
+        hosts: hs.json,
+        next,
+      }),
     };
     if (usage.notes.length > 0) structured.notes = usage.notes;
     return { structured, text: [headline(usage, count), ...body, ...warnings, ...failures].join('\n') };

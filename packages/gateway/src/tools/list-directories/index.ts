@@ -36,8 +36,10 @@ import {
   hostFailureLine,
   modified,
   noteLine,
+  topNRecord,
   truncationJson,
   truncationWarning,
+  withNextPage,
 } from '../shared/present.js';
 import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
 
@@ -191,7 +193,8 @@ export const listDirectoriesTool = defineTool({
       if (hs.truncation) truncations.push(hs.truncation);
       const warnings = l.truncations.map((t) => truncationWarning(t, l.path));
       for (const n of l.notes) warnings.push(noteLine(n, true));
-      const truncated = shown < l.found || truncations.length > 0;
+      // What top_n left out of what was found.
+      if (l.rows.length < l.found) truncations.push(topNRecord(l.rows.length, l.found));
       const next = l.cursorAfter?.(shown);
       if (shown < l.rows.length) {
         truncations.push(cutRecord(cut, shown, l.rows.length));
@@ -213,14 +216,15 @@ export const listDirectoriesTool = defineTool({
               headers: { host: 'HOST', name: 'NAME', size: 'SIZE', modified: 'MODIFIED' },
             })
           : [];
+      const cuts = withNextPage(truncations, next, shown, l.rows.length);
       const structured: ListDirectoriesAnswer = {
         path: l.path,
         nodes: nodes.slice(0, shown),
         total: shown,
         found: l.found,
         shown,
-        truncated,
-        truncations,
+        truncated: cuts.length > 0,
+        truncations: cuts,
         ...(l.notes.length > 0 ? { notes: l.notes } : {}),
         ...(next !== undefined ? { next_cursor: next } : {}),
         ...hs.json,

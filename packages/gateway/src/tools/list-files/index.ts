@@ -13,7 +13,17 @@ import { entryOut, int64 } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import { type HostWalk, walkHosts, walkTask } from '../shared/host-walks.js';
 import { defineTool } from '../tool.js';
-import { collectPathPage, listingOf, planListFiles, rankingOf } from './plan.js';
+import { firstChunkRequest } from './paths.js';
+import {
+  collectPathPage,
+  finishPathPage,
+  firstPagePerHost,
+  listingOf,
+  planListFiles,
+  rankingOf,
+  scanPathPage,
+  wholePathPage,
+} from './plan.js';
 import { headline, itemJson, presentFiles } from './present.js';
 import { type Args, type FileListing, input, output, type Plan } from './shape.js';
 
@@ -38,6 +48,13 @@ function filesToFleet(l: FileListing): MessageInitShape<typeof ListFilesResponse
     nextCursor: l.cursorAfter(l.rows.length) ?? '',
     hosts: l.hosts.map(hostStatusToWire),
   };
+}
+
+/** A ranked first page over every host's walk: the tool's own answer, its cursor re-ranking from there. */
+function wholeRanking(p: Plan, results: HostResult<HostWalk>[]): FileListing {
+  const ranking = rankingOf(p, results);
+  const total = Math.min(p.cap, ranking.found);
+  return listingOf(p, ranking, 0, total, (shown) => (shown < total ? encodeCursor(shown, p.fingerprint) : undefined));
 }
 
 export const listFilesTool = defineTool({
@@ -66,21 +83,20 @@ export const listFilesTool = defineTool({
 
   scan: {
     hosts: (p: Plan) => p.hosts,
-    task: (p: Plan) => walkTask(p.req),
+    // Name order: each host's first page of rows (collectPathPage's first chunk); a host cut
+    // there says so on a scan page, and the whole answer walks on from the chunk's end.
+    task: (p: Plan) => walkTask(p.path ? firstChunkRequest(p.req, firstPagePerHost(p)) : p.req),
     entries: (w: HostWalk) => w.summary.entriesSeen,
     rows: (w: HostWalk) => w.rows.length,
-    ranked: () => true,
-    // Ranked orders only: name order pages by resuming walks (collectPathPage), and start_index
-    // re-ranks from a row of the merged list; both page a whole answer.
-    scannable: (p: Plan) => p.path === undefined && p.start === 0 && !p.keep,
+    ranked: (p: Plan) => p.path === undefined,
+    // A first call, in either order: a cursor of the tool's own pages (resumed walks, a kept
+    // ranking) or a start_index pages a whole answer.
+    scannable: (p: Plan) => p.start === 0 && !p.keep,
+    finish: (p: Plan, results: HostResult<HostWalk>[], ctx): Promise<FileListing> =>
+      p.path ? finishPathPage(p, results, ctx) : Promise.resolve(wholeRanking(p, results)),
     merge(p: Plan, results: HostResult<HostWalk>[], _ctx, page?: ScanPage): FileListing {
-      if (!page) {
-        const ranking = rankingOf(p, results);
-        const total = Math.min(p.cap, ranking.found);
-        return listingOf(p, ranking, 0, total, (shown) =>
-          shown < total ? encodeCursor(shown, p.fingerprint) : undefined,
-        );
-      }
+      if (p.path) return page ? scanPathPage(p, results, page) : wholePathPage(p, results);
+      if (!page) return wholeRanking(p, results);
       // A scan page: the batch's hosts' rows, all of them (up to the ranking's cap), in order.
       const ranking = rankingOf({ ...p, keep: true }, results);
       const total = ranking.rows.length;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { comparePaths, emptySummary, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import type { GatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, SNAPSHOT_ROWS } from '../../fleet/page-store.js';
-import { dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../../testing/fake-fleet.js';
+import { DeadBackend, dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../../testing/fake-fleet.js';
 import { listFiles, listFilesPages, toolContext } from '../../testing/tool-calls.js';
 import type { ToolContext } from '../tool.js';
 import { PATH_CHUNK_ROWS } from './paths.js';
@@ -62,7 +62,8 @@ test(`name order pages through every entry of a tree larger than a ranking keeps
   // No total until the end is in sight; then it is the whole listing, and no page says "top".
   assert.equal(pages[0].total, undefined);
   assert.equal(pages.at(-1)?.total, rows.length);
-  assert.ok(pages.every((p) => p.truncations.every((t) => t.reason === 'bytes' || t.reason === 'tokens')));
+  // Nothing cut but by the budget: a page's only other record says the rows after it follow (page).
+  assert.ok(pages.every((p) => p.truncations.every((t) => ['bytes', 'tokens', 'page'].includes(t.reason))));
 
   // A ranked order keeps its top-K and says so.
   const ranked = await listFiles(c, { ...args, order_by: 'size' });
@@ -161,4 +162,67 @@ test('a resumed walk its deadline stops before its first row: an empty page that
   const { rows } = await listFilesPages(c, { ...args, cursor: stalled.structured.next_cursor });
   assert.equal(50 + rows.length, 3 * 101 + 6, 'every entry, once');
   assert.equal(new Set(rows).size, rows.length);
+});
+
+/**
+ * A host whose walk counts an entry it looked at but did not send (as a walk that filters
+ * after counting would): it stops one row short of max_entries, saying it stopped there.
+ */
+class ShortAgent extends MemoryBackend {
+  override walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    return super.walk({ ...req, maxEntries: Math.max(1, req.maxEntries - 1) }, signal);
+  }
+}
+
+test('top_n in name order gives min(top_n, found) rows over hosts that stop short, and reports the cut', async () => {
+  const late: Record<string, FakeNode> = {};
+  for (let i = 0; i < 10; i++) late[`x${i}`] = file(i);
+  // b's names all sort after a's fourth row, where a stopped: the chunk ended there, at 4 rows.
+  const fleet = new FakeFleet({
+    a: new ShortAgent(bigTree(3, 10)),
+    b: new ShortAgent(dir({ r: dir(late) })),
+    gone: new DeadBackend(),
+  });
+  const r = await listFiles(ctx(fleet), { host: 'all', path: '/r', max_depth: 1, type: 'any', top_n: 5 });
+  // Each host stopped after 4 of the 5 asked: the page walked on to its 5 rows.
+  assert.deepEqual(
+    r.structured.items.map((i) => `${i.host}:${i.path}`),
+    ['a:.pwd.lock', 'a:a', 'a:a/.z', 'a:a/b', 'a:a-b'],
+  );
+  assert.equal(r.structured.count, 5);
+  assert.equal(r.structured.total, 5);
+  assert.equal(r.structured.next_cursor, undefined);
+  assert.equal(r.structured.truncated, true);
+  assert.deepEqual(
+    r.structured.truncations.map((t) => `${t.reason}:${t.shown}`),
+    ['top_n:5'],
+  );
+  assert.match(r.text, /^Showing 1-5 of 5 entries in path order \(top_n 5: more were found\)/);
+  // Fewer found than top_n: every row, and no cut.
+  const few = await listFiles(ctx(fleet), { host: 'a', path: '/r/a', type: 'any', top_n: 50 });
+  assert.equal(few.structured.count, 2);
+  assert.equal(few.structured.truncated, false);
+  assert.deepEqual(few.structured.truncations, []);
+});
+
+test("a one-level listing's first page says its total: the hosts read the whole directory to order it", async () => {
+  const files: Record<string, FakeNode> = {};
+  for (let i = 0; i < 250; i++) files[`e${String(i).padStart(3, '0')}`] = file(i);
+  const fleet = new FakeFleet({ h: new MemoryBackend(dir({ r: dir(files) })) });
+  const { rows, pages } = await listFilesPages(ctx(fleet), { host: 'h', path: '/r', limit: 100 });
+  assert.equal(rows.length, 250);
+  assert.deepEqual(
+    pages.map((p) => [p.count, p.total]),
+    [
+      [100, 250],
+      [100, 250],
+      [50, 250],
+    ],
+  );
+  // A page with a cursor says why it is not all: the rows after it.
+  assert.deepEqual(pages[0].truncations, [{ reason: 'page', shown: 100, total: 250 }]);
+  // Filtered, the count of the directory is not the listing's: no total before the end.
+  const filtered = await listFilesPages(ctx(fleet), { host: 'h', path: '/r', limit: 100, min_size: 100 });
+  assert.equal(filtered.pages[0].total, undefined);
+  assert.equal(filtered.rows.length, 150);
 });

@@ -8,6 +8,7 @@
 import {
   type Entry,
   entryComparator,
+  filterFeatures,
   hostEntryComparator,
   mergeSortedArrays,
   type PathCursor,
@@ -36,6 +37,42 @@ export interface PathChunk extends RankingSnapshot {
   base: number;
   /** No row follows the chunk's last: the listing ends there. */
   complete: boolean;
+  /**
+   * Rows of the whole listing, when the hosts' walks tell it before its end: a listing of one
+   * directory's own entries, nothing filtered, is each host's read of that directory (the walk
+   * reads all of it to order it), summed over the hosts.
+   */
+  whole?: number;
+}
+
+/** One directory's own entries, every one a row: what a host read of it is the listing. */
+function readsWhole(req: WalkRequest): boolean {
+  return (
+    req.maxDepth === 1 &&
+    req.types.length === 0 &&
+    req.include.length === 0 &&
+    req.exclude.length === 0 &&
+    !req.excludeHidden &&
+    filterFeatures(req.filter).length === 0
+  );
+}
+
+/**
+ * The listing's rows as the hosts' reads of the directory count them: every host ok, each
+ * either done (its entries seen) or stopped at its entry limit after reading the directory
+ * whole (the stop's count of entries seen). Undefined when any host cannot say.
+ */
+function wholeCount(results: HostResult<HostWalk>[], req: WalkRequest): number | undefined {
+  if (!readsWhole(req)) return undefined;
+  let sum = 0;
+  for (const r of results) {
+    if (r.status.status !== 'ok' || !r.value) return undefined;
+    const s = r.value.summary;
+    const stop = s.truncations.find((t) => t.reason === 'max_entries' || t.reason === 'deadline');
+    if (stop?.reason === 'deadline') return undefined;
+    sum += stop ? stop.total : s.entriesSeen;
+  }
+  return sum;
 }
 
 const SLASH = 0x2f;
@@ -69,7 +106,7 @@ const ROW_RANK: Record<ResumeRow, number> = { entry: 0, error: 1, warning: 2 };
  * not shown the cut's path yet (the cut fell inside its group), after that path's parent,
  * dropping what sorts before the path on arrival (`parent`, with `from`).
  */
-function hostRequests(req: WalkRequest, start: PathCursor) {
+function hostRequests(req: WalkRequest, start: PathCursor): { shown: WalkRequest; parent: WalkRequest; from?: Entry } {
   const after = start.after;
   if (!after) return { shown: req, parent: req };
   const shown: WalkRequest = { ...req, after: after.path, afterRow: after.row };
@@ -78,9 +115,15 @@ function hostRequests(req: WalkRequest, start: PathCursor) {
   return { shown, parent, from: { path: after.path } as Entry };
 }
 
+/** The request every host walks for the first chunk of a listing (no cursor): `perHost` rows at most. */
+export function firstChunkRequest(req: WalkRequest, perHost: number): WalkRequest {
+  return hostRequests({ ...req, maxEntries: perHost }, { index: 0 }).shown;
+}
+
 /**
  * Walks the hosts from the cursor, `perHost` rows each at most, and merges what every host
- * has listed: the chunk of the listing from row `start.index`.
+ * has listed: the chunk of the listing from row `start.index`, of `want` rows at least when
+ * the listing has them (fillPathChunk).
  */
 export async function walkPathChunk(
   ctx: ToolContext,
@@ -89,15 +132,76 @@ export async function walkPathChunk(
   start: PathCursor,
   perHost: number,
   fingerprint: string,
+  want = 0,
 ): Promise<PathChunk> {
-  const compare = entryComparator(req.order, req.direction);
+  const chunk = await walkChunkOnce(ctx, allHosts, req, start, perHost, fingerprint);
+  return fillPathChunk(ctx, allHosts, req, start, chunk, want, fingerprint);
+}
+
+/**
+ * The chunk, walked on from its end until it holds `want` rows, the listing ends, or a walk
+ * adds nothing (a stall, every host failing). A host stops at its entry limit, and the chunk
+ * ends at the first such stop over all hosts (whole groups of a path): a chunk can end before
+ * the page is full though rows follow (top_n=5 over two hosts gave 4 rows and a cursor).
+ */
+export async function fillPathChunk(
+  ctx: ToolContext,
+  allHosts: FleetHost[],
+  req: WalkRequest,
+  start: PathCursor,
+  chunk: PathChunk,
+  want: number,
+  fingerprint: string,
+): Promise<PathChunk> {
+  const rank = hostRanks(allHosts);
+  let c = chunk;
+  while (!c.complete && c.rows.length > 0 && c.rows.length < want) {
+    const from = pathCursorAfter(c.rows, c.rows.length, start.index, (h) => rank.get(h) ?? 0, undefined, start);
+    const more = await walkChunkOnce(ctx, allHosts, req, from, want - c.rows.length, fingerprint);
+    if (more.rows.length === 0 && !more.complete) break;
+    c = {
+      ...c,
+      rows: [...c.rows, ...more.rows],
+      complete: more.complete,
+      found: more.found,
+      whole: more.whole ?? c.whole,
+      truncations: [...c.truncations, ...more.truncations],
+      notes: more.notes,
+      // A host that failed on either walk says so: its rows of the other may be missing.
+      hosts: c.hosts.map((h, i) => (more.hosts[i]?.status !== 'ok' ? (more.hosts[i] ?? h) : h)),
+    };
+  }
+  return c;
+}
+
+async function walkChunkOnce(
+  ctx: ToolContext,
+  allHosts: FleetHost[],
+  req: WalkRequest,
+  start: PathCursor,
+  perHost: number,
+  fingerprint: string,
+): Promise<PathChunk> {
   const reqs = hostRequests({ ...req, maxEntries: perHost }, start);
   const rank = hostRanks(allHosts);
   const fromParent = (i: number) => start.host !== undefined && (rank.get(allHosts[i].name) ?? 0) > start.host;
   const results = await walkGrouped(ctx, allHosts, (i) => (fromParent(i) ? reqs.parent : reqs.shown));
+  return mergePathChunk(results, req, start, fromParent, reqs.from, fingerprint);
+}
+
+/** The hosts' walks from `start` merged: what every host has listed (whole groups), in path order. */
+export function mergePathChunk(
+  results: HostResult<HostWalk>[],
+  req: WalkRequest,
+  start: PathCursor,
+  fromParent: (i: number) => boolean,
+  parentFrom: Entry | undefined,
+  fingerprint: string,
+): PathChunk {
+  const compare = entryComparator(req.order, req.direction);
   const taken: Taken = { lists: [], truncations: [], bound: undefined, stall: false };
   results.forEach((r, i) => {
-    if (r.value) takeHost(taken, r, r.value, start.after, fromParent(i) ? reqs.from : undefined, compare);
+    if (r.value) takeHost(taken, r, r.value, start.after, fromParent(i) ? parentFrom : undefined, compare);
   });
   const { bound, stall } = taken;
   let rows = mergeSortedArrays(taken.lists, hostEntryComparator(req.order, req.direction));
@@ -109,10 +213,12 @@ export async function walkPathChunk(
     const end = rows.findIndex((h) => compare(h.entry, b) > 0 && !samePath(h.entry, b));
     if (end >= 0) rows = rows.slice(0, end);
   }
+  const whole = wholeCount(results, req);
   return {
     fingerprint,
     rows,
     base: start.index,
+    ...(whole !== undefined ? { whole } : {}),
     complete: !stall && bound === undefined,
     found: start.index + rows.length,
     truncations: taken.truncations,

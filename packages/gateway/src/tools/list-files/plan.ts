@@ -1,27 +1,47 @@
 // list_files' plan and pages: a ranked order's merged ranking cut at the page (kept for the
 // pages after it), or a name-order page from resumed walks (tools/list-files/paths.ts).
 import {
-  compileGlob,
   DEFAULT_CEILINGS,
   decodeCursor,
   decodePathCursor,
   encodePathCursor,
   FleetError,
   filterFeatures,
+  hostEntryComparator,
   invalidArgument,
+  mergeSortedArrays,
   type PageCursor,
   type PathCursor,
   queryFingerprint,
   resolveWalkRequest,
   type WalkRequest,
+  type WalkRequestInput,
 } from '@fleetls/core';
 import type { HostResult } from '../../fleet/fan-out.js';
 import { type RankingSnapshot, SNAPSHOT_ROWS } from '../../fleet/page-store.js';
+import type { ScanPage } from '../../scans/call.js';
 import { decodeCursorArg } from '../shared/cursor-arg.js';
 import { filterFingerprint, planFilter } from '../shared/filter-args.js';
-import { type HostWalk, mergeRankedWalks, walkDeadlineMs, type walkHosts } from '../shared/host-walks.js';
+import {
+  type HostEntry,
+  type HostTruncation,
+  type HostWalk,
+  lossTruncations,
+  mergeRankedWalks,
+  walkDeadlineMs,
+  type walkHosts,
+  walkNotes,
+} from '../shared/host-walks.js';
 import type { ToolContext } from '../tool.js';
-import { hostRanks, PATH_CHUNK_ROWS, type PathChunk, pathCursorAfter, walkPathChunk } from './paths.js';
+import {
+  fillPathChunk,
+  hostRanks,
+  mergePathChunk,
+  PATH_CHUNK_ROWS,
+  type PathChunk,
+  pathCursorAfter,
+  walkPathChunk,
+} from './paths.js';
 import { type Args, type FileListing, type Plan, TYPES } from './shape.js';
 
 /** The plan of a call: the hosts, their walk request, and where the page starts. */
@@ -39,13 +59,6 @@ export function planListFiles(args: Args, ctx: ToolContext): Plan {
     type: args.type,
     ...filterFingerprint(args),
   });
-  if (args.pattern !== '') {
-    try {
-      compileGlob(args.pattern);
-    } catch (err) {
-      throw invalidArgument(`pattern: ${FleetError.from(err).message}`);
-    }
-  }
   // A caller who follows a cursor pages on: keep what the hosts sent beyond this page.
   const following = args.cursor !== undefined && ctx.pages !== undefined;
   const common = {
@@ -64,7 +77,7 @@ export function planListFiles(args: Args, ctx: ToolContext): Plan {
   }
   const pos = args.cursor !== undefined ? pageStart(args.cursor, fingerprint) : { offset: args.start_index };
   const cap = Math.min(args.top_n ?? SNAPSHOT_ROWS, SNAPSHOT_ROWS);
-  const req = resolveWalkRequest({
+  const req = walkRequest({
     path: args.path,
     shape: 'ranked',
     maxDepth: args.max_depth + 1,
@@ -84,6 +97,22 @@ export function planListFiles(args: Args, ctx: ToolContext): Plan {
     snapshot: following ? pos.snapshot : undefined,
     cap,
   };
+}
+
+/**
+ * The hosts' walk request: the one place the call's pattern is compiled (resolveWalkRequest
+ * checks each include glob), its error naming the tool's `pattern`, not the request's include[0].
+ */
+function walkRequest(input: WalkRequestInput): WalkRequest {
+  try {
+    return resolveWalkRequest(input);
+  } catch (err) {
+    const fe = FleetError.from(err);
+    const include = 'include[0]: ';
+    if (fe.code === 'invalid_argument' && fe.message.startsWith(include))
+      throw invalidArgument(`pattern: ${fe.message.slice(include.length)}`);
+    throw err;
+  }
 }
 
 /** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
@@ -110,7 +139,7 @@ function pathStart(cursor: string, fingerprint: string): PathCursor {
 
 /** The request of a name-order listing: the tree shape, no cap per directory below the ceiling, filters while walking. */
 function pathRequest(a: Args, ctx: { options: Parameters<typeof walkDeadlineMs>[0] }): WalkRequest {
-  return resolveWalkRequest({
+  return walkRequest({
     path: a.path,
     shape: 'tree',
     maxDepth: a.max_depth + 1,
@@ -141,29 +170,118 @@ export async function collectPathPage(plan: Plan, ctx: Parameters<typeof walkHos
       1,
       Math.min(need, plan.keep ? Math.max(page, Math.ceil(PATH_CHUNK_ROWS / plan.hosts.length)) : page),
     );
-    chunk = await walkPathChunk(ctx, plan.hosts, plan.req, from, perHost, plan.fingerprint);
+    // The page's rows at least, when the listing has them (top_n=5 shows 5 rows, not what the
+    // first stop left).
+    const want = Math.min(need, page);
+    chunk = await walkPathChunk(ctx, plan.hosts, plan.req, from, perHost, plan.fingerprint, want);
     handle = undefined;
     // The chunk that ends the listing is kept too, unless this page can show all of it: without
     // it each of the last ~150 pages of a paged tree walked the rest of the tree again.
     const more = !chunk.complete || chunk.rows.length > pos.index - chunk.base + 1;
     if (plan.keep && more && chunk.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(chunk);
   }
-  const c = chunk;
-  const end = Math.min(plan.cap, c.base + c.rows.length);
-  const total = c.complete || c.base + c.rows.length >= plan.cap ? end : undefined;
+  return pathPage(plan, chunk, pos, handle);
+}
+
+/** Rows each host walks for a first page (no cursor): the page, or top_n when smaller. */
+export function firstPagePerHost(plan: Plan): number {
+  return Math.max(1, Math.min(plan.cap, plan.limit));
+}
+
+/**
+ * The whole answer of a name-order first page whose hosts' walks (of firstChunkRequest, as a
+ * scan ran them) all came back within the call: what collectPathPage answers, without walking again.
+ */
+export async function finishPathPage(
+  plan: Plan,
+  results: HostResult<HostWalk>[],
+  ctx: Parameters<typeof walkHosts>[0],
+): Promise<FileListing> {
+  const start: PathCursor = { index: 0 };
+  const first = mergePathChunk(results, plan.req, start, () => false, undefined, plan.fingerprint);
+  const want = Math.min(plan.cap, plan.start + plan.limit);
+  const chunk = await fillPathChunk(ctx, plan.hosts, plan.req, start, first, want, plan.fingerprint);
+  return pathPage(plan, chunk, start, undefined);
+}
+
+/** finishPathPage without walking on: the page of what the hosts' first walks merged to. */
+export function wholePathPage(plan: Plan, results: HostResult<HostWalk>[]): FileListing {
+  const start: PathCursor = { index: 0 };
+  return pathPage(
+    plan,
+    mergePathChunk(results, plan.req, start, () => false, undefined, plan.fingerprint),
+    start,
+    undefined,
+  );
+}
+
+/**
+ * A scan page in name order: the batch's hosts' rows (each host's first page of rows; a host
+ * cut there says so and is not resumed), merged in path order from `page.start`.
+ */
+export function scanPathPage(plan: Plan, results: HostResult<HostWalk>[], page: ScanPage): FileListing {
+  const lists: HostEntry[][] = [];
+  const truncations: HostTruncation[] = [];
+  for (const r of results) {
+    if (!r.value) continue;
+    const host = r.host.name;
+    const list: HostEntry[] = [];
+    for (const row of r.value.rows) {
+      if (row.kind === 'entry') list.push({ host, entry: row.entry });
+      else truncations.push({ host, truncation: row.truncation });
+    }
+    lists.push(list);
+    for (const t of lossTruncations(r.value.summary)) truncations.push({ host, truncation: t });
+  }
+  const merged = mergeSortedArrays(lists, hostEntryComparator(plan.req.order, plan.req.direction));
+  const total = merged.length;
+  const rows = merged.slice(page.start, Math.min(page.start + plan.limit, total));
+  return pageOf(
+    plan,
+    {
+      fingerprint: plan.fingerprint,
+      rows: merged,
+      found: total,
+      truncations,
+      notes: walkNotes(results),
+      hosts: results.map((r) => r.status),
+    },
+    {
+      rows,
+      start: page.start,
+      total,
+      found: total,
+      pathOrder: true,
+      cursorAfter: (shown) => page.next(page.start + shown, total),
+    },
+  );
+}
+
+/** The page of a path-order chunk at `pos` (a kept chunk's handle goes into its cursors). */
+function pathPage(p: Plan, c: PathChunk, pos: PathCursor, handle: string | undefined): FileListing {
+  const known = c.base + c.rows.length;
+  const end = Math.min(p.cap, known);
+  // The listing's end, seen: in this chunk, or at top_n. Only this ends the cursors.
+  const last = c.complete || known >= p.cap ? end : undefined;
+  // Its total as the page says it: that end, or the hosts' count of the directory they read.
+  const total = last ?? (c.whole !== undefined ? Math.min(p.cap, c.whole) : undefined);
+  // What was found beyond top_n: the count when the hosts tell it, else only that more follow.
+  const found = c.complete ? known : c.whole;
+  const topCut = p.topN !== undefined && last === p.cap && (known > p.cap || !c.complete);
   const at = pos.index - c.base;
-  const rows = c.rows.slice(at, Math.max(at, Math.min(at + plan.limit, end - c.base)));
-  const rank = hostRanks(plan.hosts);
-  return pageOf(plan, c, {
+  const rows = c.rows.slice(at, Math.max(at, Math.min(at + p.limit, end - c.base)));
+  const rank = hostRanks(p.hosts);
+  return pageOf(p, c, {
     rows,
     start: pos.index,
     total,
-    found: total,
+    found: topCut ? found : total,
     pathOrder: true,
+    topCut,
     cursorAfter: (shown) => {
-      if (total !== undefined && pos.index + shown >= total) return undefined;
+      if (last !== undefined && pos.index + shown >= last) return undefined;
       const next = pathCursorAfter(c.rows, at + shown, c.base, (h) => rank.get(h) ?? 0, handle, pos);
-      return encodePathCursor(next, plan.fingerprint);
+      return encodePathCursor(next, p.fingerprint);
     },
   });
 }
@@ -199,7 +317,7 @@ export function listingOf(
   return pageOf(plan, ranking, { rows, start, total, found: ranking.found, pathOrder: false, cursorAfter });
 }
 
-type Page = Pick<FileListing, 'rows' | 'start' | 'total' | 'found' | 'pathOrder' | 'cursorAfter'>;
+type Page = Pick<FileListing, 'rows' | 'start' | 'total' | 'found' | 'pathOrder' | 'cursorAfter' | 'topCut'>;
 
 /** A page of either order: the plan's words, the page's rows, and the hosts and cuts of what they came from. */
 function pageOf(p: Plan, from: RankingSnapshot, page: Page): FileListing {
@@ -214,6 +332,7 @@ function pageOf(p: Plan, from: RankingSnapshot, page: Page): FileListing {
     total: page.total,
     found: page.found,
     pathOrder: page.pathOrder,
+    ...(page.topCut ? { topCut: true } : {}),
     topN: p.topN,
     truncations: from.truncations,
     notes: from.notes,

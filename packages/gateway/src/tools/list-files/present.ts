@@ -2,7 +2,17 @@
 import { baseName, displayPath, type Entry, humanSize, renderTsv, type TableRow } from '@fleetls/core';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
-import { failureLines, hostFailureLine, modified, noteLine, pageCuts, typeWord } from '../shared/present.js';
+import {
+  failureLines,
+  hostFailureLine,
+  modified,
+  noteLine,
+  pageCuts,
+  type TruncationJson,
+  topNRecord,
+  typeWord,
+  withNextPage,
+} from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import { FILE_COLUMNS, type FileItem, type FileListing, type ListFilesAnswer, NOUN } from './shape.js';
 
@@ -37,7 +47,10 @@ export function headline(listing: FileListing, count: number): string {
     line += ` (filtered by ${listing.filters.join(', ')})`;
   if (listing.pathOrder) {
     if (count > 0) line += ' in path order';
-    if (listing.total === undefined && count > 0) line += '; more follow: call again with next_cursor';
+    if (listing.topCut)
+      line += ` (top_n ${listing.total}: ${listing.found !== undefined ? `of ${listing.found} found` : 'more were found'})`;
+    else if (count > 0 && (listing.total === undefined || listing.start + count < listing.total))
+      line += '; more follow: call again with next_cursor';
   } else if (listing.total !== undefined && listing.found !== undefined && listing.total < listing.found) {
     line +=
       listing.topN !== undefined
@@ -45,6 +58,14 @@ export function headline(listing: FileListing, count: number): string {
         : ` (ranked: only the first ${listing.total} of ${listing.found} found are kept; order_by=name pages through all)`;
   }
   return line;
+}
+
+/** The record of what top_n (or the kept ranking's 100,000) left out, if anything. */
+function topCut(listing: FileListing): TruncationJson[] {
+  const { total, found } = listing;
+  if (listing.pathOrder) return listing.topCut && total !== undefined ? [topNRecord(total, found)] : [];
+  if (total === undefined || found === undefined || total >= found) return [];
+  return [listing.topN !== undefined ? topNRecord(total, found) : { reason: 'kept', shown: total, total: found }];
 }
 
 export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer {
@@ -90,6 +111,7 @@ export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer 
       cut,
     });
     const body = count > 0 ? ['', header, ...first(count, line)] : [];
+    const cuts = withNextPage([...truncations, ...topCut(listing)], nextCursor, count, listing.total);
     const structured: ListFilesAnswer = {
       kind: 'files.list',
       columns: listing.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
@@ -98,8 +120,8 @@ export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer 
       ...(listing.total !== undefined ? { total: listing.total } : {}),
       ...(listing.found !== undefined ? { found: listing.found } : {}),
       start_index: listing.start,
-      truncated: truncations.length > 0 || nextCursor !== undefined,
-      truncations,
+      truncated: cuts.length > 0,
+      truncations: cuts,
       ...hs.json,
     };
     if (nextCursor !== undefined) structured.next_cursor = nextCursor;

@@ -128,6 +128,8 @@ export interface FileListing extends ToolResult {
   found?: number;
   /** Path order (name): rows are not ranked, nothing is left out but by top_n. */
   pathOrder: boolean;
+  /** Path order: top_n cut the listing (more entries follow its first top_n). */
+  topCut?: boolean;
   /** top_n as asked. */
   topN?: number;
   truncations: HostTruncation[];

@@ -36,7 +36,7 @@ export interface TruncationJson {
   host?: string;
   dir?: string;
   shown: number;
-  total: number;
+  total?: number;
   reason: string;
   limit?: number;
   /** reason host_statuses: how many hosts of each status the call asked. */
@@ -92,21 +92,49 @@ export function pageCuts(page: {
 }
 
 /**
+ * What a page with a next_cursor left out when no cut of its own says so: the rows after it
+ * (`reason: page`, `shown` on this page of `total` when known). A page is `truncated` exactly
+ * when its `truncations` say why.
+ */
+export function nextPageRecord(shown: number, total: number | undefined): TruncationJson {
+  return { reason: 'page', shown, ...(total !== undefined ? { total } : {}) };
+}
+
+/** `truncations` with the next page's record added when a cursor follows and nothing says why. */
+export function withNextPage(
+  truncations: TruncationJson[],
+  next: string | undefined,
+  shown: number,
+  total: number | undefined,
+): TruncationJson[] {
+  const said = truncations.some((t) => t.reason === 'bytes' || t.reason === 'tokens' || t.reason === 'page');
+  return next === undefined || said ? truncations : [...truncations, nextPageRecord(shown, total)];
+}
+
+/** A top_n cut: `shown` of the `total` found (absent when the count is not known). */
+export function topNRecord(shown: number, total: number | undefined): TruncationJson {
+  return { reason: 'top_n', shown, ...(total !== undefined ? { total } : {}) };
+}
+
+/**
  * The fields that end a page's answer, in this order: where the page starts, its rows, what
  * was cut, the hosts' statuses (fitHostStatuses' json), and the next page's cursor if any.
  */
 export function pageEnd(page: {
   start: number;
   count: number;
+  /** Rows of the whole listing, when known (for the next page's record). */
+  total?: number;
   truncations: TruncationJson[];
   hosts: { hosts: HostStatusJson[] };
   next: string | undefined;
 }) {
+  const truncations = withNextPage(page.truncations, page.next, page.count, page.total);
   return {
     start_index: page.start,
     count: page.count,
-    truncated: page.truncations.length > 0 || page.next !== undefined,
-    truncations: page.truncations,
+    truncated: truncations.length > 0,
+    truncations,
     ...page.hosts,
     ...(page.next !== undefined ? { next_cursor: page.next } : {}),
   };
