@@ -17,14 +17,15 @@ export const limitMs = (_args: BenchArgs): number => 3 * 60_000;
 
 const RUNS = 9;
 
-function wallMs(args: string[]): number {
+/** `command` is node with its arguments, or an executable with its own. */
+function wallMs(command: string[]): number {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, {
+  const r = spawnSync(command[0], command.slice(1), {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, FLEETLS_INVENTORY: '' },
   });
   const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${command.join(' ')} exited ${r.status}: ${r.stderr}`);
   return ms;
 }
 
@@ -73,16 +74,6 @@ function serveReady(command: string[]): Promise<Ready> {
 
 export async function run(ctx: BenchContext): Promise<void> {
   const load = loadAverage();
-  const cases: [string, string[]][] = [
-    ['node -e 0 (anchor)', ['-e', '0']],
-    ['fleetls --version', [GATEWAY_MAIN, '--version']],
-    ['fleetls ls localhost:/etc', [GATEWAY_MAIN, 'ls', 'localhost:/etc']],
-  ];
-  const times: number[][] = cases.map(() => []);
-  for (const [, args] of cases) wallMs(args); // warm the page cache
-  for (let i = 0; i < RUNS; i++) {
-    for (const [k, [, args]] of cases.entries()) times[k].push(wallMs(args));
-  }
   const out = ctx.home('startup-package');
   execFileSync(
     process.execPath,
@@ -91,6 +82,24 @@ export async function run(ctx: BenchContext): Promise<void> {
       stdio: 'ignore',
     },
   );
+  const node = process.execPath;
+  // The target is the workspace build's row (the first `ls`); the bundle and the executable
+  // the packages ship run the same command in the same turns, beside it.
+  const cases: [string, string[]][] = [
+    ['node -e 0 (anchor)', [node, '-e', '0']],
+    ['fleetls --version', [node, GATEWAY_MAIN, '--version']],
+    ['fleetls ls localhost:/etc', [node, GATEWAY_MAIN, 'ls', 'localhost:/etc']],
+    ['fleetls ls localhost:/etc: one-file bundle', [node, path.join(out, 'fleetls.mjs'), 'ls', 'localhost:/etc']],
+    ['fleetls ls localhost:/etc: shipped executable', [path.join(out, 'fleetls'), 'ls', 'localhost:/etc']],
+  ];
+  const times: number[][] = cases.map(() => []);
+  for (const [, command] of cases) wallMs(command); // warm the page cache
+  for (let i = 0; i < RUNS; i++) {
+    // In turns, the order reversed every other turn: a load that rises or falls weighs on all alike.
+    const order = [...cases.keys()];
+    if (i % 2 === 1) order.reverse();
+    for (const k of order) times[k].push(wallMs(cases[k][1]));
+  }
   const serves: [string, string[]][] = [
     ['fleetls serve, ready: workspace build (packages/gateway/dist)', [process.execPath, GATEWAY_MAIN]],
     ['fleetls serve, ready: one-file bundle (dist/fleetls.mjs)', [process.execPath, path.join(out, 'fleetls.mjs')]],
@@ -106,7 +115,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   const ready = readyOf(serves.length - 1);
   ctx.report.table({
     title: 'CLI start',
-    intro: `Wall time from spawn to exit, median of ${RUNS} runs interleaved with the anchor's (no inventory: localhost is the embedded agent); serve: spawn to its answer to MCP initialize over stdio, median of 5 runs of each build in turns, and the CPU (user + system) it had used by then. Load average at start ${load}, at end ${loadAverage()}.`,
+    intro: `Wall time from spawn to exit, median of ${RUNS} runs in turns with the anchor's, the order reversed every other turn (no inventory: localhost is the embedded agent; the target is the workspace build's ls, the bundle's and the executable's run beside it); serve: spawn to its answer to MCP initialize over stdio, median of 5 runs of each build in turns, and the CPU (user + system) it had used by then. Load average at start ${load}, at end ${loadAverage()}.`,
     header: ['Command', 'Wall (median)', 'Ratio to node -e 0', 'CPU to ready (median)'],
     rows: [
       ...cases.map(([label], k) => [label, fmtMs(median(times[k])), `${(median(times[k]) / anchor).toFixed(2)}×`, '']),
