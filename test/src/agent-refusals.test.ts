@@ -1,6 +1,7 @@
 // A real TLS agent turning connections away before any call says so in its log, with the
 // peer and a reason an operator can act on (issue 40, item 8): no client certificate, one of
-// another CA (naming this agent's CA), plaintext.
+// another CA (naming this agent's CA), plaintext; and the gateway that spoke plaintext to it
+// reads that it speaks TLS.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -10,6 +11,7 @@ import { waitFor } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
 import { agentTlsArgs, makePki, type TestPki } from './helpers/certs.js';
+import { fleetls } from './helpers/cli.js';
 
 interface LogLine {
   msg?: string;
@@ -67,5 +69,18 @@ describe('agent: refused connections are logged with a reason', () => {
       grpc.credentials.createSsl(read(pki.ca), read(pki.strangerKey), read(pki.strangerCert)),
     );
     assert.match(line.reason ?? '', /^a client certificate this agent's CA \(.*CN=.+\) did not issue/);
+  });
+
+  it('a gateway reaching it in plaintext reads that the agent speaks TLS, not a bare closed connection', async () => {
+    const inventory = path.join(dir, 'plaintext.yaml');
+    fs.writeFileSync(inventory, ['hosts:', `  a: { agent: "${agent.address}" }`, 'agent_tls: insecure', ''].join('\n'));
+    const r = await fleetls(['--inventory', inventory, 'hosts', '--check', '--json']);
+    assert.equal(r.code, 1);
+    const [row] = (JSON.parse(r.stdout) as { hosts: { status: string; message?: string }[] }).hosts;
+    assert.equal(row?.status, 'unreachable');
+    assert.match(
+      row?.message ?? '',
+      /the agent speaks TLS and this connection was plaintext: name its CA, certificate and key in agent_tls/,
+    );
   });
 });

@@ -48,6 +48,34 @@ export function acceptsTcp(address: string, ms: number): Promise<boolean> {
 }
 
 /**
+ * Does HOST:PORT answer a TLS handshake within `ms`? Asked only after a plaintext connection
+ * closed before the agent spoke: a TLS agent drops a client that does not speak TLS, and the
+ * operator should read that, not a bare closed connection (issue 40, item 8). Nothing is
+ * verified: whether it speaks TLS at all is the question.
+ */
+export function speaksTls(address: string, ms: number): Promise<boolean> {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
+  if (!m) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = tls.connect({
+      host: m[1] ?? m[2],
+      port: Number(m[3]),
+      rejectUnauthorized: false,
+      ALPNProtocols: ['h2'],
+    });
+    const done = (yes: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(yes);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    socket.once('secureConnect', () => done(true));
+    // A TLS alert (a client certificate required, say) is a TLS peer too; a reset is not.
+    socket.once('error', (err: NodeJS.ErrnoException) => done(/SSL|TLS/.test(err.code ?? '')));
+  });
+}
+
+/**
  * The socket is ours, not http2's: a peer that fails the TLS handshake after it completed (a
  * TLS 1.3 agent refusing our certificate) errors the socket and the session never says so.
  */
@@ -121,7 +149,21 @@ function untilSpoken(o: AgentChannelOptions, entry: Session, socket: net.Socket,
       done();
     };
     const onError = (err: Error) => done(new GrpcError(status.UNAVAILABLE, err.message));
-    const onClose = () => done(new GrpcError(status.UNAVAILABLE, 'the connection closed before the agent spoke'));
+    const onClose = () => {
+      const closed = new GrpcError(status.UNAVAILABLE, 'the connection closed before the agent spoke');
+      if (o.tls || o.address.startsWith('unix:')) return done(closed);
+      // Plaintext to a TLS agent reads as what it is.
+      void speaksTls(o.address, Math.min(1000, o.connectTimeoutMs)).then((yes) =>
+        done(
+          yes
+            ? new GrpcError(
+                status.UNAVAILABLE,
+                'the agent speaks TLS and this connection was plaintext: name its CA, certificate and key in agent_tls (not insecure)',
+              )
+            : closed,
+        ),
+      );
+    };
     const timer = setTimeout(() => {
       // A port that takes the connection and then says nothing is a stalled agent (timeout),
       // not a host that cannot be reached.
