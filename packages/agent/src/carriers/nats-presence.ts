@@ -8,6 +8,7 @@
 import {
   clusterReplicas,
   hostToken,
+  natsProblem,
   REGISTRY_BUCKET,
   REGISTRY_FORGET_MS,
   type Registration,
@@ -25,18 +26,14 @@ export interface Presence {
 
 /** Why a registration was not stored, in the operator's words (which permission, which bucket). */
 export function registrationFailure(err: unknown, bucket: string, subject: string): string {
-  const e = err as { name?: string; message?: string; code?: number | string };
-  const m = e?.message ?? String(err);
-  if (/permissions? violation/i.test(m) || e?.name === 'PermissionViolationError') {
-    return `the server denies these credentials ${m.replace(/^.*?permissions? violation (for )?/i, '')} (see deploy/nats/nats-server.conf)`;
+  const e = err as { name?: string; message?: string };
+  if (e?.name === 'JetStreamNotEnabled' || /jetstream is not enabled|no responders/i.test(e?.message ?? '')) {
+    return `no JetStream stream stores ${subject}: the registry bucket ${bucket} is not made yet (a gateway makes it at start), or JetStream is off on the server or for this account`;
   }
-  if (/no responders/i.test(m) || e?.code === 503 || /NoResponders/.test(e?.name ?? '')) {
-    return `no JetStream stream stores ${subject}: the registry bucket ${bucket} does not exist yet (a gateway makes it; these credentials could not)`;
+  if (/timeout/i.test(e?.message ?? '') || /Timeout/.test(e?.name ?? '')) {
+    return `JetStream did not acknowledge ${subject} in time (the nodes of bucket ${bucket} busy or down)`;
   }
-  if (/timeout/i.test(m) || /Timeout/.test(e?.name ?? '')) {
-    return `JetStream did not acknowledge ${subject} in time (the bucket ${bucket}'s nodes busy or down)`;
-  }
-  return m;
+  return natsProblem(err);
 }
 
 export function startPresence(deps: {
@@ -63,21 +60,23 @@ export function startPresence(deps: {
     } catch (err) {
       // No bucket yet (no gateway has run): make it, where these credentials may (the
       // shipped permissions do not let an agent: it then waits for a gateway to).
-      const made = await new Kvm(nc)
-        .create(bucket, { history: 1, ttl: REGISTRY_FORGET_MS, replicas: clusterReplicas(nc, deps.servers ?? []) })
-        .then((kv) => kv.put(key, body))
-        .then(
-          () => true,
-          () => false,
-        );
-      if (made) {
+      let made: unknown;
+      try {
+        const kv = await new Kvm(nc).create(bucket, {
+          history: 1,
+          ttl: REGISTRY_FORGET_MS,
+          replicas: clusterReplicas(nc, deps.servers ?? []),
+        });
+        await kv.put(key, body);
         failing = false;
         return;
+      } catch (err2) {
+        made = err2;
       }
       if (!failing) {
         logger.warn(
-          { bucket, key, err: (err as Error).message },
-          `cannot register in the NATS registry: ${registrationFailure(err, bucket, subject)}; gateways still hear each heartbeat, and the agent keeps trying`,
+          { bucket, key, err: (err as Error).message, create: (made as Error).message },
+          `cannot register in the NATS registry: ${registrationFailure(err, bucket, subject)}; making the bucket: ${natsProblem(made)}. Gateways still hear each heartbeat; the agent keeps trying`,
         );
       }
       failing = true;

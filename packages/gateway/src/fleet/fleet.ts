@@ -46,6 +46,8 @@ export interface DynamicHosts {
   backend(name: string): HostBackend;
   /** A page store every gateway of this fleet shares (JetStream), if any. */
   readonly pages?: PageStore;
+  /** Why there may be no host yet, said when a selector selects none (no agent registered). */
+  whyNone?(): string;
   close(): Promise<void>;
 }
 
@@ -185,7 +187,17 @@ export function createFleet(inventory: Inventory | undefined, opts: CreateFleetO
     observer: opts.observer,
     pages: dynamic?.pages,
     hosts: current,
-    select: (selector) => selectHosts(selector, current()),
+    select(selector) {
+      const hosts = current();
+      try {
+        return selectHosts(selector, hosts);
+      } catch (err) {
+        // An empty fleet on NATS: say where hosts come from, not only that there are none.
+        const why = hosts.length === 0 ? dynamic?.whyNone?.() : undefined;
+        if (why && err instanceof FleetError) throw new FleetError(err.code, `${err.message}. ${why}`);
+        throw err;
+      }
+    },
     backend(name) {
       if (closed) throw new FleetError('unavailable', 'the fleet is closed');
       relisted(own, opts.kubernetes);

@@ -12,7 +12,7 @@ import {
   type RegisteredHost,
   watchRegistry,
 } from '@fleetls/hosts/nats';
-import { clusterReplicas, connectNats } from '@fleetls/runtime/nats';
+import { clusterReplicas, connectNats, REGISTRY_BUCKET } from '@fleetls/runtime/nats';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { GatewayNatsSettings } from '../inventory/nats.js';
@@ -28,6 +28,7 @@ export interface NatsFleetPart {
   host(name: string): FleetHost | undefined;
   backend(name: string): HostBackend;
   readonly pages: PageStore;
+  whyNone(): string;
   close(): Promise<void>;
 }
 
@@ -136,6 +137,13 @@ export async function openNatsFleet(deps: {
     host(name) {
       const h = registry.get(name);
       return h && fleetHostOf(h, Date.now(), registry);
+    },
+    whyNone() {
+      const unread = registry.problem();
+      return (
+        `No agent has registered on NATS (${deps.settings.servers.join(', ')}): agents register in the bucket ${REGISTRY_BUCKET} at start and every heartbeat (is one running with --connect, and may its credentials publish to $KV.${REGISTRY_BUCKET}.<its name>?)` +
+        (unread ? `; and the registry could not be read: ${unread}` : '')
+      );
     },
     backend: (name) =>
       createNatsBackend(name, {

@@ -99,3 +99,23 @@ export function clusterReplicas(nc: NatsConnection, seeds: string[]): 1 | 3 {
   const announced = nc.info?.connect_urls?.length ?? 0;
   return Math.max(announced, new Set(seeds).size) >= 3 ? 3 : 1;
 }
+
+/**
+ * What a NATS or JetStream failure means for the operator: which permission the server
+ * denied, or that JetStream does not answer. nats.js reports a subject no stream stores,
+ * and JetStream off, both as "jetstream is not enabled", and a denied `$JS.API.INFO` as a
+ * request error: neither says what to change.
+ */
+export function natsProblem(err: unknown): string {
+  const e = err as { name?: string; message?: string };
+  const m = e?.message ?? String(err);
+  const denied = /Permissions Violation for (Publish|Subscription) to "([^"]+)"/i.exec(m);
+  if (denied) {
+    const what = denied[1].toLowerCase() === 'publish' ? 'publish to' : 'subscribe to';
+    return `the server's permissions deny these credentials to ${what} ${denied[2]} (\`fleetls nats issue\` writes the permissions each user needs)`;
+  }
+  if (e?.name === 'JetStreamNotEnabled' || /jetstream is not enabled/i.test(m)) {
+    return 'JetStream does not answer: it is not enabled on the server (`jetstream {}`) or for this account (`jetstream: enabled`), or no stream stores the subject';
+  }
+  return m;
+}

@@ -11,7 +11,9 @@ export {
   type NatsSettings,
   natsAuthenticator,
   natsConnectOptions,
+  natsProblem,
 } from './connect.js';
+export { accountsConf, agentPermissions, gatewayPermissions, NATS_ACCOUNT } from './permissions.js';
 export {
   agentSubjects,
   CHUNK_BYTES,

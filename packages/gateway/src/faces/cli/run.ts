@@ -7,6 +7,7 @@
 import { type Command, CommanderError } from 'commander';
 import { fleetOf, type GlobalFlags, gatewayOptions, globalProgram, loggerOf } from './globals.js';
 import type { CliIo } from './io.js';
+import { addNatsCommand } from './nats-command.js';
 import { addPkiCommand } from './pki-command.js';
 import type { ServeFlags } from './serve.js';
 
@@ -64,6 +65,7 @@ export async function runCli(io: CliIo): Promise<number> {
   }
   addServeCommand(program, io);
   addPkiCommand(program, io);
+  addNatsCommand(program, io);
 
   try {
     await program.parseAsync(io.argv, { from: 'user' });

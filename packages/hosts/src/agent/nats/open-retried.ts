@@ -3,6 +3,7 @@
 // two R3 creates at once from two nodes of a 3-node cluster, 3 of 10 rounds (2026-12-06),
 // which stopped a gateway at start. Asked again, the bucket is there.
 import { FleetError } from '@fleetls/core';
+import { natsProblem } from '@fleetls/runtime/nats';
 import type { Logger } from 'pino';
 
 export const OPEN_ATTEMPTS = 5;
@@ -17,10 +18,10 @@ export async function openRetried<T>(what: string, open: () => Promise<T>, logge
       return await open();
     } catch (err) {
       if (attempt >= OPEN_ATTEMPTS) {
-        const why = (err as Error).message || String(err);
+        const why = natsProblem(err);
         throw new FleetError('unavailable', `${what}: ${why} (tried ${OPEN_ATTEMPTS} times)`, { cause: err });
       }
-      logger.warn({ err: (err as Error).message, attempt }, `${what}: could not open it, trying again`);
+      logger.warn({ err: (err as Error).message, attempt }, `${what}: ${natsProblem(err)}; trying again`);
       await new Promise((resolve) => setTimeout(resolve, delayMs * 2 ** (attempt - 1)));
     }
   }

@@ -17,6 +17,7 @@ import {
   MAX_HEARTBEAT_MS,
   MIN_HEARTBEAT_MS,
   MISSED_HEARTBEATS,
+  natsProblem,
   REGISTRY_BUCKET,
   REGISTRY_FORGET_MS,
   type Registration,
@@ -49,6 +50,8 @@ export interface NatsRegistry {
   get(name: string): RegisteredHost | undefined;
   /** The error a host that stopped heartbeating answers with; undefined while it is fresh (or unknown). */
   stale(name: string): FleetError | undefined;
+  /** Why the bucket could not be read, while it could not (hosts are then known from heartbeats only). */
+  problem(): string | undefined;
   close(): void;
 }
 
@@ -188,7 +191,7 @@ export async function watchRegistry(deps: {
     readAll().catch((err) => {
       throw err instanceof FleetError
         ? err
-        : new FleetError('unavailable', `${what}: ${(err as Error).message}`, { cause: err });
+        : new FleetError('unavailable', `${what}: ${natsProblem(err)}`, { cause: err });
     });
   const readAll = async () => {
     const kv = await openRetried(
@@ -212,7 +215,9 @@ export async function watchRegistry(deps: {
   };
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
+  let problem: string | undefined;
   const readLater = (err: unknown) => {
+    problem = (err as Error).message;
     if (closed) return;
     deps.logger.warn(
       { bucket, err: (err as Error).message },
@@ -220,7 +225,10 @@ export async function watchRegistry(deps: {
     );
     // Unref'd: a one-shot CLI ends without waiting for it.
     retry = setTimeout(() => {
-      readHeld().then(() => deps.logger.info({ bucket }, `registry read (bucket ${bucket}): read`), readLater);
+      readHeld().then(() => {
+        problem = undefined;
+        deps.logger.info({ bucket }, `registry read (bucket ${bucket}): read`);
+      }, readLater);
     }, REGISTRY_READ_RETRY_MS).unref();
   };
   await readHeld().catch(readLater);
@@ -236,6 +244,7 @@ export async function watchRegistry(deps: {
         `agent ${name} stopped heartbeating on NATS: last seen ${h.seenAt.toISOString()} (${ago} s ago; heartbeat every ${h.heartbeatMs} ms)`,
       );
     },
+    problem: () => problem,
     close() {
       closed = true;
       clearTimeout(retry);

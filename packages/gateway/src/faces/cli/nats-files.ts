@@ -1,0 +1,172 @@
+// What a NATS fleet needs, made in one directory: an nkey user seed per host (HOST.nk) and one
+// for the gateways (gateway.nk), the server's `accounts` block with each one's permissions
+// (accounts.conf), a gateway inventory (fleet.yaml), and a node's configuration (NAME.conf)
+// that includes the accounts. Seeds are made once and kept: issuing again adds hosts and
+// rewrites accounts.conf from every seed in the directory.
+//
+// Users are nkeys listed in the server's configuration (no operator JWTs): Debian's
+// nats-server 2.9 needs no resolver for it, and the account is the configuration's
+// `FLEETLS` block, which takes no key of its own in this mode.
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { FleetError, invalidArgument } from '@fleetls/core';
+import { accountsConf, parseNatsServers } from '@fleetls/runtime/nats';
+import { createUser, fromSeed } from '@nats-io/nkeys';
+import { HOST_NAME_RE } from '../../inventory/hosts.js';
+
+export const GATEWAY_KEY = 'gateway.nk';
+const ACCOUNTS = 'accounts.conf';
+const INVENTORY = 'fleet.yaml';
+
+/** Writes `file` (mode), never through a symlink nor into a file linked elsewhere; `fresh`: only if absent. */
+function writeOwn(file: string, text: string, mode: number, fresh = false): void {
+  const { O_WRONLY, O_CREAT, O_NOFOLLOW, O_EXCL } = constants;
+  let fd: number;
+  try {
+    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (fresh ? O_EXCL : 0), mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
+    throw new FleetError('permission_denied', `nats: refusing to write ${file}: it is a symlink`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink > 1)
+      throw new FleetError('permission_denied', `nats: refusing to write ${file}: not a regular file of one link`);
+    ftruncateSync(fd, 0);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readSeed(file: string): string {
+  const seed = readFileSync(file, 'utf8').trim();
+  if (!/^SU[A-Z2-7]{56}$/.test(seed)) throw invalidArgument(`nats: ${file} holds no nkey user seed (SU…)`);
+  return seed;
+}
+
+const publicKey = (seed: string) => fromSeed(new TextEncoder().encode(seed)).getPublicKey();
+
+/** The seed at `file`, made when absent. */
+function ensureSeed(file: string): { made: boolean; nkey: string } {
+  try {
+    return { made: false, nkey: publicKey(readSeed(file)) };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const u = createUser();
+  writeOwn(file, `${new TextDecoder().decode(u.getSeed())}\n`, 0o600, true);
+  return { made: true, nkey: u.getPublicKey() };
+}
+
+export function checkHost(host: string): void {
+  if (!HOST_NAME_RE.test(host) || host.length > 253 || `${host}.nk` === GATEWAY_KEY)
+    throw invalidArgument(
+      `host: expected a host name of letters, digits, ".", "_", "-" (not "gateway"), got ${JSON.stringify(host)}`,
+    );
+}
+
+/** Seeds for `hosts` and the gateways (kept when there), accounts.conf from every seed, fleet.yaml when asked. */
+export function issue(dir: string, hosts: string[], servers?: string): string[] {
+  for (const h of hosts) checkHost(h);
+  const urls = servers === undefined ? undefined : parseNatsServers(servers, (m) => invalidArgument(m), '--servers');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const said: string[] = [];
+  const gw = ensureSeed(join(dir, GATEWAY_KEY));
+  if (gw.made) said.push(`wrote ${join(dir, GATEWAY_KEY)} (the gateways' nkey seed, 0600)`);
+  for (const host of hosts) {
+    const k = ensureSeed(join(dir, `${host}.nk`));
+    said.push(
+      k.made ? `wrote ${join(dir, `${host}.nk`)} (${host}'s nkey seed, 0600)` : `kept ${join(dir, `${host}.nk`)}`,
+    );
+  }
+  const agents = readdirSync(dir)
+    .filter((f) => f.endsWith('.nk') && f !== GATEWAY_KEY)
+    .sort()
+    .map((f) => ({ host: f.slice(0, -3), nkey: publicKey(readSeed(join(dir, f))) }));
+  writeOwn(join(dir, ACCOUNTS), accountsConf({ agents, gateways: [gw.nkey] }), 0o644);
+  said.push(`wrote ${join(dir, ACCOUNTS)} (${agents.length} agents and the gateways, each with its permissions)`);
+  if (urls) {
+    const yaml = [
+      "# The gateways' inventory: the registered hosts, and what the operator says of them.",
+      'hosts_from: nats',
+      'nats:',
+      `  servers: [${urls.map((u) => JSON.stringify(u)).join(', ')}]`,
+      `  creds: ${GATEWAY_KEY}`,
+      '  hosts:',
+      ...agents.map((a) => `    ${JSON.stringify(a.host)}: { labels: {}, groups: [] }`),
+      '',
+    ].join('\n');
+    try {
+      // Made once: the operator's labels and groups in it are not overwritten.
+      writeOwn(join(dir, INVENTORY), yaml, 0o644, true);
+      said.push(
+        `wrote ${join(dir, INVENTORY)} (the gateways' inventory: fleetls --inventory ${join(dir, INVENTORY)} …)`,
+      );
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      said.push(`kept ${join(dir, INVENTORY)} (add new hosts' labels and groups under nats.hosts)`);
+    }
+  }
+  return said;
+}
+
+const ADDRESS_RE = /^([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
+
+function checkAddress(flag: string, v: string): string {
+  const m = ADDRESS_RE.exec(v);
+  if (!m || Number(m[2]) > 65535) throw invalidArgument(`${flag}: expected HOST:PORT, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+export interface NodeSpec {
+  name: string;
+  listen: string;
+  clusterListen?: string;
+  routes: string[];
+  store: string;
+  tls?: { cert: string; key: string; ca?: string };
+}
+
+/** NAME.conf: one node of the cluster, including accounts.conf. */
+export function node(dir: string, spec: NodeSpec): string {
+  if (!/^[A-Za-z0-9_-]{1,63}$/.test(spec.name))
+    throw invalidArgument(`name: expected letters, digits, "_", "-", got ${JSON.stringify(spec.name)}`);
+  checkAddress('--listen', spec.listen);
+  if (spec.clusterListen) checkAddress('--cluster-listen', spec.clusterListen);
+  for (const r of spec.routes) checkAddress('--route', r);
+  if (spec.routes.length > 0 && !spec.clusterListen) throw invalidArgument('--route: only with --cluster-listen');
+  readFileSync(join(dir, ACCOUNTS)); // made by `fleetls nats issue` first
+  const q = JSON.stringify;
+  const lines = [
+    `# nats-server -c ${join(dir, `${spec.name}.conf`)}`,
+    `server_name: ${spec.name}`,
+    `listen: ${spec.listen}`,
+    `jetstream { store_dir: ${q(spec.store)} }`,
+  ];
+  if (spec.clusterListen) {
+    lines.push(
+      `cluster { name: fleetls, listen: ${spec.clusterListen}, routes: [${spec.routes.map((r) => q(`nats-route://${r}`)).join(', ')}] }`,
+    );
+  }
+  if (spec.tls) {
+    // With a CA, every client must show a certificate it signed (agents: nats_tls cert and key).
+    lines.push(
+      `tls { cert_file: ${q(spec.tls.cert)}, key_file: ${q(spec.tls.key)}${spec.tls.ca ? `, ca_file: ${q(spec.tls.ca)}, verify: true` : ''} }`,
+    );
+  }
+  lines.push(`include ${q(ACCOUNTS)}`, '');
+  const file = join(dir, `${spec.name}.conf`);
+  writeOwn(file, lines.join('\n'), 0o644);
+  return file;
+}
