@@ -23,7 +23,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
+import { openChromium } from './helpers/chromium.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+
+// The page's globals, inside page.waitForFunction callbacks (this package compiles without the DOM lib).
+declare const document: { querySelector(sel: string): { textContent: string | null } | null };
 
 type Key = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
@@ -76,11 +80,21 @@ describe('grants: the gateway as an OAuth 2.1 resource server, against a real is
           response_types: [],
           scope: 'fleetls.web fleetls.other',
         },
+        {
+          // The dashboard: a public client (no secret: PKCE), back to the dashboard's address.
+          client_id: 'dashboard',
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          redirect_uris: [`${base}/`],
+          scope: 'fleetls.web',
+        },
       ],
       scopes: ['fleetls.web', 'fleetls.other'],
       jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'idp-1', alg: 'RS256', use: 'sig' }] },
       features: {
-        devInteractions: { enabled: false },
+        // Its development login and consent pages stand in for a real one's (any login is accepted).
+        devInteractions: { enabled: true },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,
@@ -128,6 +142,8 @@ describe('grants: the gateway as an OAuth 2.1 resource server, against a real is
         issuer,
         '--oauth-audience',
         audience,
+        '--oauth-dashboard-client',
+        'dashboard',
       ],
       {},
     );
@@ -288,6 +304,38 @@ describe('grants: the gateway as an OAuth 2.1 resource server, against a real is
       assert.match(JSON.stringify(denied.content), /permission_denied: path .* is outside web-agents's roots/);
     } finally {
       await client.close();
+    }
+  });
+
+  it('signs the dashboard in with the issuer (authorization code + PKCE) as web-agents, and out', async () => {
+    const browser = await openChromium();
+    try {
+      const { page } = browser;
+      await page.goto(`${base}/`);
+      await page.locator('#oauth-signin').waitFor({ state: 'visible' });
+      assert.equal(await page.locator('#oauth-signin').textContent(), `Sign in with ${new URL(issuer).host}`);
+      await page.click('#oauth-signin');
+      // The issuer's own pages (oidc-provider's development login and consent).
+      await page.locator('input[name=login]').waitFor();
+      await page.fill('input[name=login]', 'alice');
+      await page.fill('input[name=password]', 'any');
+      await page.click('button[type=submit]');
+      await page.locator('button[type=submit]:has-text("Continue")').click();
+      await page.waitForFunction(() => document.querySelector('#conn')?.textContent === 'signed in as web-agents');
+      assert.equal(new URL(page.url()).search, '', 'the code and state are gone from the address');
+      const token = String(await page.evaluate('sessionStorage.getItem("fleetls-token")'));
+      assert.equal(token.split('.').length, 3, 'a JWT access token');
+      assert.equal(await page.evaluate('sessionStorage.getItem("fleetls-pkce")'), null);
+      // web-agents may call list_files and stat: the dashboard has no view for them, and says so.
+      assert.match(
+        (await page.locator('#fatal').textContent()) ?? '',
+        /^web-agents may call list_files, stat on hosts localhost under .*: the dashboard has no view for these/,
+      );
+      await page.click('#forget');
+      await page.locator('#login').waitFor({ state: 'visible' });
+      assert.equal(await page.evaluate('sessionStorage.getItem("fleetls-token")'), null);
+    } finally {
+      await browser.close();
     }
   });
 });

@@ -15,6 +15,8 @@ const TOKEN_KEY = 'fleetls-token';
 /** Set once the gateway accepted this tab's token: a later refusal is then a changed or expired token. */
 const ACCEPTED_KEY = 'fleetls-token-accepted';
 const THEME_KEY = 'fleetls-theme';
+/** The PKCE verifier and state of a sign-in with the issuer, between leaving for it and coming back. */
+const PKCE_KEY = 'fleetls-pkce';
 
 const VIEWS: Record<string, View> = {
   hosts: hostsView,
@@ -286,6 +288,103 @@ document.addEventListener('keydown', (ev) => {
   if (ev.key === 'Backspace') document.querySelector<HTMLAnchorElement>('.view:not([hidden]) a[data-up]')?.click();
 });
 
+// ---- sign-in with the gateway's OAuth issuer (authorization code + PKCE), when it names one ----
+/** GET /dashboard/oauth: the issuer's endpoints and the dashboard's public client (204: token only). */
+interface SignIn {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  client_id: string;
+  resource: string;
+  scope: string;
+}
+
+const b64url = (bytes: Uint8Array): string =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+const randomText = (): string => b64url(crypto.getRandomValues(new Uint8Array(32)));
+/** Where the issuer sends the browser back: this page, without its query. */
+const redirectUri = (): string => `${location.origin}${location.pathname}`;
+
+async function signInConfig(): Promise<SignIn | undefined> {
+  const res = await fetch('/dashboard/oauth').catch(() => undefined);
+  return res?.status === 200 ? ((await res.json()) as SignIn) : undefined;
+}
+
+async function offerSignIn(): Promise<void> {
+  const config = await signInConfig();
+  if (!config) return;
+  $('#oauth-box').hidden = false;
+  $('#oauth-signin').textContent = `Sign in with ${new URL(config.issuer).host}`;
+  $('#oauth-signin').onclick = async () => {
+    const verifier = randomText();
+    const state = randomText();
+    const challenge = b64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
+    sessionStorage.setItem(PKCE_KEY, JSON.stringify({ verifier, state, view: location.search }));
+    const u = new URL(config.authorization_endpoint);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: config.client_id,
+      redirect_uri: redirectUri(),
+      scope: config.scope,
+      resource: config.resource,
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }))
+      u.searchParams.set(k, v);
+    location.assign(u.toString());
+  };
+}
+
+/**
+ * Back from the issuer with ?code&state: the code traded for an access token, which signs this
+ * tab in. False when the sign-in failed and the form says why (start() would say something else).
+ */
+async function finishSignIn(): Promise<boolean> {
+  const params = new URLSearchParams(location.search);
+  const code = params.get('code');
+  const back = params.get('state');
+  const error = params.get('error');
+  if (!back || (!code && !error)) return true;
+  const kept = JSON.parse(sessionStorage.getItem(PKCE_KEY) ?? 'null') as {
+    verifier: string;
+    state: string;
+    view: string;
+  } | null;
+  sessionStorage.removeItem(PKCE_KEY);
+  history.replaceState(null, '', `${location.pathname}${kept?.view ?? ''}`);
+  if (!kept || kept.state !== back) return true;
+  if (error) {
+    showLogin('wrong', `The identity provider did not sign you in: ${error}`);
+    return false;
+  }
+  const config = await signInConfig();
+  if (!config || !code) return true;
+  const res = await fetch(config.token_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri(),
+      client_id: config.client_id,
+      code_verifier: kept.verifier,
+      resource: config.resource,
+    }),
+  });
+  const body = (await res.json().catch(() => ({}))) as { access_token?: string; error_description?: string };
+  if (!res.ok || !body.access_token) {
+    showLogin('wrong', `The identity provider refused the sign-in: ${body.error_description ?? res.status}`);
+    return false;
+  }
+  sessionStorage.setItem(TOKEN_KEY, body.access_token);
+  sessionStorage.removeItem(ACCEPTED_KEY);
+  return true;
+}
+
 // `fleetls serve --http` on a terminal prints the dashboard's address with its token after '#'
 // (as Jupyter prints its URL): a fragment never reaches a server or a proxy log. It signs this
 // tab in and is cleared from the address bar and history at once.
@@ -296,4 +395,5 @@ if (linked) {
   history.replaceState(null, '', `${location.pathname}${location.search}`);
 }
 
-void start();
+void offerSignIn();
+void finishSignIn().then((go) => (go ? start() : undefined));

@@ -7,6 +7,11 @@ export interface OAuthSettings {
   issuer: string;
   /** This gateway's resource URI (`--oauth-audience`): the `aud` every token must carry. */
   audience: string;
+  /**
+   * `--oauth-dashboard-client`: the issuer's public client (no secret) the dashboard signs in
+   * as, by authorization code and PKCE, its redirect URI the dashboard's own address.
+   */
+  dashboardClient?: string;
 }
 
 /** Why a token was refused, as the `WWW-Authenticate` challenge says it (RFC 6750 §3.1). */

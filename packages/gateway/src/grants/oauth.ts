@@ -20,8 +20,17 @@ const SKEW_S = 30;
 const DISCOVERY_TIMEOUT_MS = 5000;
 
 /** `--oauth-issuer` and `--oauth-audience`, checked before anything listens. */
-export function oauthSettings(issuer: string | undefined, audience: string | undefined): OAuthSettings | undefined {
-  if (issuer === undefined && audience === undefined) return undefined;
+export function oauthSettings(
+  issuer: string | undefined,
+  audience: string | undefined,
+  dashboardClient?: string,
+): OAuthSettings | undefined {
+  if (issuer === undefined && audience === undefined) {
+    if (dashboardClient !== undefined) {
+      throw new FleetError('invalid_argument', '--oauth-dashboard-client needs --oauth-issuer and --oauth-audience');
+    }
+    return undefined;
+  }
   if (issuer === undefined || audience === undefined) {
     throw new FleetError(
       'invalid_argument',
@@ -43,12 +52,35 @@ export function oauthSettings(issuer: string | undefined, audience: string | und
     }
     if (u.hash !== '') throw new FleetError('invalid_argument', `${flag}: a URL without a #fragment, got '${v}'`);
   }
-  return { issuer, audience };
+  if (dashboardClient !== undefined && !/^[\x21-\x7e]{1,255}$/.test(dashboardClient)) {
+    throw new FleetError(
+      'invalid_argument',
+      `--oauth-dashboard-client: expected a client_id, got '${dashboardClient}'`,
+    );
+  }
+  return { issuer, audience, ...(dashboardClient !== undefined ? { dashboardClient } : {}) };
+}
+
+/** What the dashboard needs to sign in with the issuer (authorization code + PKCE). */
+export interface DashboardSignIn {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  client_id: string;
+  resource: string;
+  scope: string;
+}
+
+interface IssuerMetadata {
+  jwks_uri: string;
+  authorization_endpoint?: string;
+  token_endpoint?: string;
 }
 
 export class OAuthVerifier {
   private jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   private discovering: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  private meta: IssuerMetadata | undefined;
 
   constructor(readonly settings: OAuthSettings) {}
 
@@ -78,10 +110,11 @@ export class OAuthVerifier {
   /** The issuer's key set, its location discovered at the first token (and again after a failure). */
   private keys(): Promise<ReturnType<typeof createRemoteJWKSet>> {
     if (this.jwks) return Promise.resolve(this.jwks);
-    this.discovering ??= discoverJwksUri(this.settings.issuer).then(
-      (uri) => {
+    this.discovering ??= discover(this.settings.issuer).then(
+      (meta) => {
+        this.meta = meta;
         // jose caches the set, and fetches it again for a key id it does not hold (rotation).
-        this.jwks = createRemoteJWKSet(new URL(uri), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+        this.jwks = createRemoteJWKSet(new URL(meta.jwks_uri), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
         return this.jwks;
       },
       (err: unknown) => {
@@ -90,6 +123,28 @@ export class OAuthVerifier {
       },
     );
     return this.discovering;
+  }
+
+  /** The dashboard's sign-in: the issuer's endpoints and the public client; undefined without --oauth-dashboard-client. */
+  async dashboardSignIn(scopes: string[]): Promise<DashboardSignIn | undefined> {
+    const client = this.settings.dashboardClient;
+    if (client === undefined) return undefined;
+    await this.keys();
+    const meta = this.meta;
+    if (!meta?.authorization_endpoint || !meta.token_endpoint) {
+      throw new FleetError(
+        'unavailable',
+        `OAuth issuer ${this.settings.issuer}: its metadata names no authorization_endpoint or token_endpoint`,
+      );
+    }
+    return {
+      issuer: this.settings.issuer,
+      authorization_endpoint: meta.authorization_endpoint,
+      token_endpoint: meta.token_endpoint,
+      client_id: client,
+      resource: this.settings.audience,
+      scope: scopes.join(' '),
+    };
   }
 }
 
@@ -112,10 +167,10 @@ function refusalWords(err: unknown, s: OAuthSettings): string {
 }
 
 /**
- * The issuer's `jwks_uri`: RFC 8414 metadata (the well-known path inserted before the issuer's
+ * The issuer's `jwks_uri` and endpoints: RFC 8414 metadata (the well-known path inserted before the issuer's
  * own path), else OpenID Connect discovery; the metadata must name the same issuer.
  */
-async function discoverJwksUri(issuer: string): Promise<string> {
+async function discover(issuer: string): Promise<IssuerMetadata> {
   const u = new URL(issuer);
   const path = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
   const candidates = [
@@ -130,7 +185,7 @@ async function discoverJwksUri(issuer: string): Promise<string> {
         why.push(`${url}: HTTP ${res.status}`);
         continue;
       }
-      const meta = (await res.json()) as { issuer?: unknown; jwks_uri?: unknown };
+      const meta = (await res.json()) as { issuer?: unknown; jwks_uri?: unknown } & Partial<IssuerMetadata>;
       if (meta.issuer !== issuer) {
         why.push(`${url}: names issuer ${JSON.stringify(meta.issuer)}`);
         continue;
@@ -139,7 +194,13 @@ async function discoverJwksUri(issuer: string): Promise<string> {
         why.push(`${url}: no jwks_uri`);
         continue;
       }
-      return meta.jwks_uri;
+      return {
+        jwks_uri: meta.jwks_uri,
+        ...(typeof meta.authorization_endpoint === 'string'
+          ? { authorization_endpoint: meta.authorization_endpoint }
+          : {}),
+        ...(typeof meta.token_endpoint === 'string' ? { token_endpoint: meta.token_endpoint } : {}),
+      };
     } catch (err) {
       why.push(`${url}: ${(err as Error).message}`);
     }

@@ -120,6 +120,10 @@ function addServeCommand(program: Command, io: CliIo): void {
     )
     .option('--oauth-issuer <url>', 'with --grants: accept JWT access tokens of this OAuth 2.1 issuer')
     .option('--oauth-audience <uri>', "this gateway's resource URI, the audience those tokens must carry")
+    .option(
+      '--oauth-dashboard-client <id>',
+      "the issuer's public client the dashboard signs in as (authorization code + PKCE; redirect URI: the dashboard's address)",
+    )
     .option('--no-auth', 'serve --http without a bearer token (loopback addresses only; logged at start)')
     .action(async (o: ServeFlags, cmd: Command) => {
       // prom-client loads only with --http, whose /metrics is where the gateway's metrics are read.

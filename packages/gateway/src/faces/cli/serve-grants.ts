@@ -69,10 +69,12 @@ export async function openOAuth(flags: {
   grpc?: string;
   oauthIssuer?: string;
   oauthAudience?: string;
+  oauthDashboardClient?: string;
 }): Promise<OAuthVerifier | undefined> {
-  if (flags.oauthIssuer === undefined && flags.oauthAudience === undefined) return undefined;
+  if (flags.oauthIssuer === undefined && flags.oauthAudience === undefined && flags.oauthDashboardClient === undefined)
+    return undefined;
   const { oauthSettings, OAuthVerifier } = await import('../../grants/oauth.js');
-  const settings = oauthSettings(flags.oauthIssuer, flags.oauthAudience);
+  const settings = oauthSettings(flags.oauthIssuer, flags.oauthAudience, flags.oauthDashboardClient);
   if (!settings) return undefined;
   if (flags.grants === undefined) {
     throw invalidArgument(

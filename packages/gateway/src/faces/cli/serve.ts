@@ -35,6 +35,8 @@ export interface ServeFlags {
   /** `--oauth-issuer URL` and `--oauth-audience URI` (with --grants): an OAuth 2.1 resource server. */
   oauthIssuer?: string;
   oauthAudience?: string;
+  /** `--oauth-dashboard-client ID`: the dashboard signs in with the issuer as this public client. */
+  oauthDashboardClient?: string;
 }
 
 /**
@@ -312,7 +314,8 @@ function startWebFaces(
     get corsOrigins() {
       return [...flagOrigins, ...(late.loaded?.fleet.inventory?.corsOrigins ?? [])];
     },
-    dashboard: loadDashboard(),
+    // Signing in with the issuer, the page posts the code to its token endpoint.
+    dashboard: loadDashboard(oauth?.settings.dashboardClient ? [new URL(oauth.settings.issuer).origin] : []),
     dashboardApi: createDashboardApi(
       () => ready(late.hostStatus),
       (req, selector) => grantedSelector(req, selector, ready(late.loaded).fleet),

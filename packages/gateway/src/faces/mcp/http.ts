@@ -252,6 +252,7 @@ async function handle(scope: HttpScope, req: IncomingMessage, res: ServerRespons
     res.end(JSON.stringify(protectedResourceMetadata(deps.oauth.settings, deps.grants.scopes())));
     return;
   }
+  if (url.pathname === DASHBOARD_SIGN_IN && req.method === 'GET') return dashboardSignIn(deps, res);
   const why = deps.notReady?.();
   if (url.pathname === '/readyz') {
     return why === undefined ? plain(res, 200, 'ready') : plain(res, 503, `not ready: ${why}`);
@@ -360,6 +361,27 @@ async function admitGranted(
   }
   setRequestAccess(req, { ...access, counted: true });
   return access.principal;
+}
+
+/** What the dashboard signs in with (no token: it is how the page gets one). */
+const DASHBOARD_SIGN_IN = '/dashboard/oauth';
+
+/** GET /dashboard/oauth: the issuer's endpoints and the dashboard's public client, or 204 without one. */
+async function dashboardSignIn(deps: HttpServerDeps, res: ServerResponse): Promise<void> {
+  let signIn: object | undefined;
+  try {
+    signIn = deps.oauth && deps.grants ? await deps.oauth.dashboardSignIn(deps.grants.scopes()) : undefined;
+  } catch (err) {
+    return jsonError(res, 503, FleetError.from(err).message, { 'retry-after': '5' });
+  }
+  // No issuer sign-in: the page offers the token form only (204, not an error a browser logs).
+  if (!signIn) {
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(signIn));
 }
 
 /** `/.well-known/oauth-protected-resource`, and the same with the resource's path after it (RFC 9728 §3.1). */

@@ -37,7 +37,11 @@ export function loadDuApp(): string | undefined {
   }
 }
 
-export function loadDashboard(): Dashboard | undefined {
+/**
+ * `connect`: origins the page may call besides its own server (the OAuth issuer's token
+ * endpoint, when the dashboard signs in with it).
+ */
+export function loadDashboard(connect: readonly string[] = []): Dashboard | undefined {
   const bodies = new Map<string, Buffer>();
   try {
     for (const file of DASHBOARD_FILES) bodies.set(file, readDashboardFile(file));
@@ -48,7 +52,17 @@ export function loadDashboard(): Dashboard | undefined {
     serve(pathname, res) {
       const f = FILES[pathname];
       if (!f) return false;
-      res.writeHead(200, { 'content-type': f.type, ...SECURITY_HEADERS });
+      const headers =
+        connect.length === 0
+          ? SECURITY_HEADERS
+          : {
+              ...SECURITY_HEADERS,
+              'content-security-policy': SECURITY_HEADERS['content-security-policy'].replace(
+                "connect-src 'self'",
+                `connect-src 'self' ${connect.join(' ')}`,
+              ),
+            };
+      res.writeHead(200, { 'content-type': f.type, ...headers });
       res.end(bodies.get(f.file));
       return true;
     },
