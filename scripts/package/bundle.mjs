@@ -19,7 +19,7 @@ const BANNER = [
  * Swaps, inside the bundle only, the few places that read files beside the code:
  * proto-loader's loadSync answers from embedded descriptor sets (and refuses a file
  * that was not embedded, naming it), each version module becomes a constant, the
- * walker's worker is the bundle itself (the entry runs the worker side in a thread), and
+ * walker's worker comes from `workerFrom` (an expression: its own bundle), and
  * the gateway's dashboard files are embedded (packages/gateway/src/faces/web/files.ts).
  */
 export function inBundle({ repoRoot, versions, workerFrom }) {
@@ -101,6 +101,36 @@ export function readDashboardFile(name) {
   };
 }
 
+// The walk worker's own bundle runs from a data: URL, which has no file to be beside: its
+// require(), __filename and import.meta.url are the program's file (where fsat.node is
+// looked for), given as __fleetlsMetaUrl by the line put before it (WORKER_FROM).
+const WORKER_BANNER = [
+  "import { createRequire as __fleetlsRequire } from 'node:module';",
+  "import { fileURLToPath as __fleetlsPath } from 'node:url';",
+  'const require = __fleetlsRequire(__fleetlsMetaUrl);',
+  'const __filename = __fleetlsPath(__fleetlsMetaUrl);',
+  "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+].join('\n');
+
+/** The walk worker (packages/agent/dist/walk/worker.js) bundled alone, as text. */
+async function workerSource({ repoRoot, versions }) {
+  const built = await esbuild.build({
+    entryPoints: [path.join(repoRoot, 'packages/agent/dist/walk/worker.js')],
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: WORKER_BANNER },
+    define: { 'import.meta.url': '__fleetlsMetaUrl' },
+    external: ['cpu-features', '*.node'],
+    plugins: [inBundle({ repoRoot, versions })],
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  return built.outputFiles[0].text;
+}
+
 /** Writes dist/<name>.mjs for each program; returns their paths. */
 export async function bundle({ repoRoot, outDir, versions }) {
   const agentDist = path.join(repoRoot, 'packages/agent/dist');
@@ -108,14 +138,17 @@ export async function bundle({ repoRoot, outDir, versions }) {
     { name: 'fleetls-agent', main: path.join(agentDist, 'main.js') },
     { name: 'fleetls', main: path.join(repoRoot, 'packages/gateway/dist/main.js') },
   ];
+  // Each walk thread runs the worker's bundle (~140 KB), not the whole program again (the
+  // gateway's is 6.5 MB, the agent's 2.4 MB: parsed and held in every walk thread, ~100 ms
+  // of a `fleetls ls` start; bench/results/startup.why.md), as the executables do (sea.mjs).
+  const source = await workerSource({ repoRoot, versions });
+  const workerFrom =
+    "new URL('data:text/javascript;base64,' + Buffer.from('const __fleetlsMetaUrl = ' + " +
+    `JSON.stringify(import.meta.url) + ';\\n' + ${JSON.stringify(source)}).toString('base64'))`;
   const out = [];
   for (const p of programs) {
     const outfile = path.join(outDir, `${p.name}.mjs`);
-    // The same file is the program and, in a worker thread, the walker.
-    const entry = `import { isMainThread } from 'node:worker_threads';
-if (isMainThread) await import(${JSON.stringify(p.main)});
-else await import(${JSON.stringify(path.join(agentDist, 'walk/worker.js'))});
-`;
+    const entry = `await import(${JSON.stringify(p.main)});\n`;
     await esbuild.build({
       stdin: { contents: entry, resolveDir: repoRoot, sourcefile: `${p.name}-entry.mjs`, loader: 'js' },
       outfile,
@@ -126,7 +159,7 @@ else await import(${JSON.stringify(path.join(agentDist, 'walk/worker.js'))});
       banner: { js: BANNER },
       // ssh2's optional native parts: it falls back to pure JS when they fail to load.
       external: ['cpu-features', '*.node'],
-      plugins: [inBundle({ repoRoot, versions })],
+      plugins: [inBundle({ repoRoot, versions, workerFrom })],
       legalComments: 'none',
       logLevel: 'warning',
     });
