@@ -126,7 +126,9 @@ function replyBound(m: Msg, queued: number, granted: number, window: number): st
   if (m.data.length > CHUNK_BYTES) return `a slice of ${m.data.length} bytes, over ${CHUNK_BYTES}`;
   const seq = Number(m.headers?.get(HDR.seq) || Number.NaN);
   if (seq > granted + window) return `slice ${seq} past the window of ${window} after slice ${granted}`;
-  if (queued >= window + 2) return `${queued} replies waiting, over the window of ${window}`;
+  // An honest host has at most its window of slices waiting, the first (headers) message and
+  // one keepalive (the others are dropped behind it): a little room past that, no more.
+  if (queued >= window + 4) return `${queued} replies waiting, over the window of ${window}`;
   return undefined;
 }
 
