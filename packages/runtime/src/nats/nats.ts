@@ -20,7 +20,6 @@ export {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_SUBJECT_PREFIX,
   DEFAULT_WINDOW,
-  FrameReader,
   HDR,
   hostFromToken,
   hostToken,

@@ -102,31 +102,3 @@ export interface Registration {
   heartbeatMs: number;
   startedAt: string;
 }
-
-/** Reassembles framed messages from slices cut anywhere. */
-export class FrameReader {
-  private pending: Buffer = Buffer.alloc(0);
-
-  constructor(private readonly maxMessageBytes = 16 << 20) {}
-
-  /** The whole messages completed by this slice. */
-  push(slice: Uint8Array): Buffer[] {
-    this.pending = this.pending.length === 0 ? Buffer.from(slice) : Buffer.concat([this.pending, slice]);
-    const out: Buffer[] = [];
-    let at = 0;
-    while (this.pending.length - at >= 5) {
-      const len = this.pending.readUInt32BE(at + 1);
-      if (len > this.maxMessageBytes) throw new RangeError(`message of ${len} bytes over ${this.maxMessageBytes}`);
-      if (this.pending.length - at - 5 < len) break;
-      out.push(this.pending.subarray(at + 5, at + 5 + len));
-      at += 5 + len;
-    }
-    this.pending = this.pending.subarray(at);
-    return out;
-  }
-
-  /** Bytes of a message begun and not finished. */
-  get partial(): number {
-    return this.pending.length;
-  }
-}

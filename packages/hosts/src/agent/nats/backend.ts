@@ -1,12 +1,14 @@
-// A host reached through NATS: the same HostBackend as the gRPC agent client, over the
-// agent's subjects (@fleetls/runtime nats/protocol.ts). The walk is agent/nats/walk.ts; stat and
-// probe are one request each.
+// The Agent contract carried by NATS, over the agent's subjects (@fleetls/runtime
+// nats/protocol.ts): the contract's client (agent/client.ts) over this carrier is the host's
+// backend, as it is over HTTP/2. The walk is agent/nats/walk.ts; Stat is one request.
 
-import { FleetError, type HostBackend, type StatInfo } from '@fleetls/core';
-import { loadContract, SERVICE_NAME, statFromWire, type WireStatResponseOut } from '@fleetls/proto';
+import { FleetError, type HostBackend } from '@fleetls/core';
+import { loadContract, SERVICE_NAME, type WireStatResponseOut } from '@fleetls/proto';
 import { agentSubjects, DEFAULT_WINDOW, HDR, KEEPALIVE_MS } from '@fleetls/runtime/nats';
 import { type Msg, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import type { AgentMeta, Carrier } from '../carrier.js';
+import { agentBackend } from '../client.js';
 import { failureOf, listOf, type MethodCodec, type NatsHost, refuseStale } from './host.js';
 import type { NatsRegistry } from './registry.js';
 import { natsWalk } from './walk.js';
@@ -43,46 +45,33 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
     registry: opts.registry,
     caller: opts.caller,
   };
+  return agentBackend(natsCarrier(host, opts.logger));
+}
+
+/** The carrier of one NATS host: its walks (agent/nats/walk.ts) and Stats on its subjects. */
+function natsCarrier(host: NatsHost, logger: Logger): Carrier {
   return {
+    name: host.name,
     via: 'agent+nats',
-    walk: (req, signal) => natsWalk(host, req, signal),
-    async stat(path, followSymlinks, signal): Promise<StatInfo> {
-      const { res } = await statRequest(host, path, followSymlinks, signal);
-      const { agentVersion: _v, ...info } = statFromWire(res!);
-      return info;
-    },
-    async probe(signal) {
-      try {
-        const { res, msg } = await statRequest(host, '/', false, signal);
-        return {
-          version: res?.agentVersion || msg.headers?.get(HDR.version) || 'unknown',
-          features: listOf(msg.headers?.get(HDR.features)),
-        };
-      } catch (err) {
-        const fe = FleetError.from(err);
-        const hdrs = (err as { natsHeaders?: Msg['headers'] }).natsHeaders;
-        if (hdrs && (fe.code === 'not_found' || fe.code === 'permission_denied' || fe.code === 'invalid_argument')) {
-          return { version: hdrs.get(HDR.version) || 'unknown', features: listOf(hdrs.get(HDR.features)) };
-        }
-        throw fe;
-      }
-    },
+    walk: (req, signal, onMeta) => natsWalk(host, req, signal, onMeta),
+    stat: (path, followSymlinks, signal, onMeta) => statRequest(host, path, followSymlinks, signal, onMeta),
     close() {
-      opts.logger.debug(
-        { host: name, nats: host.subjects.base },
+      logger.debug(
+        { host: host.name, nats: host.subjects.base },
         'NATS host backend closed (the connection is the gateway’s)',
       );
     },
   };
 }
 
-/** One Stat request; a failure keeps the agent's headers (a probe reads its version from them). */
+/** One Stat request; the agent's headers go to `onMeta`, whether it answered or failed. */
 async function statRequest(
   host: NatsHost,
   path: string,
   followSymlinks: boolean,
   signal: AbortSignal,
-): Promise<{ res?: WireStatResponseOut; msg: Msg }> {
+  onMeta?: (meta: AgentMeta) => void,
+): Promise<WireStatResponseOut> {
   refuseStale(host);
   if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
   const { name, callTimeoutMs, methods } = host;
@@ -101,14 +90,25 @@ async function statRequest(
       }),
       aborted,
     ]);
+    onMeta?.(metaOf(msg));
     const failed = failureOf(msg, name);
-    if (failed) throw Object.assign(failed, { natsHeaders: msg.headers });
-    return { res: methods.Stat.responseDeserialize(Buffer.from(msg.data)) as WireStatResponseOut, msg };
+    if (failed) throw failed;
+    return methods.Stat.responseDeserialize(Buffer.from(msg.data)) as WireStatResponseOut;
   } catch (err) {
     throw natsFailure(err, name, callTimeoutMs);
   } finally {
     if (onAbort) signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** The agent's version and features in a reply's headers (only what it set). */
+function metaOf(msg: Msg): AgentMeta {
+  const meta: AgentMeta = {};
+  const version = msg.headers?.get(HDR.version);
+  if (version) meta.version = version;
+  const features = msg.headers?.get(HDR.features);
+  if (features) meta.features = listOf(features);
+  return meta;
 }
 
 /** A NATS client error → FleetError: no responders is an unreachable host, a timeout its deadline. */

@@ -1,16 +1,17 @@
-// A walk over NATS. The reply stream is read in order (a missing slice is a broken stream),
+// The NATS carrier's Walk: the reply stream's slices reassembled into the call's messages,
+// which the contract's client (agent/client.ts) decodes. The stream is read in order (a missing slice is a broken stream),
 // acknowledged as it is consumed (the agent holds at most a window), watched for liveness (an
 // agent lost mid-walk is a failure after the rows already yielded: a partial answer, as on
 // gRPC), and cancelled on abort. The window binds the host too: a slice past what was granted,
 // or larger than a slice, breaks its stream as it arrives, so a walk queues at most a window.
 
-import { FleetError, filterFeatures, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
-import { decodeWalkResponse, requestToWire } from '@fleetls/proto';
+import { FleetError, type WalkRequest } from '@fleetls/core';
+import { requestToWire } from '@fleetls/proto';
 import { CHUNK_BYTES, HDR } from '@fleetls/runtime/nats';
 import { type Msg, headers as natsHeaders, nuid } from '@nats-io/transport-node';
 import { HostOverrun } from '../../walk-guard.js';
+import type { AgentMeta } from '../carrier.js';
 import { Deframer } from '../deframer.js';
-import { refuseMissing } from '../filters.js';
 import { failureOf, listOf, type NatsHost, refuseStale } from './host.js';
 import { muxOf, publishSoon, type Replies } from './reply-mux.js';
 
@@ -25,11 +26,11 @@ export async function* natsWalk(
   host: NatsHost,
   req: WalkRequest,
   signal: AbortSignal,
-): AsyncGenerator<Row[], WalkSummary, void> {
+  onMeta: (meta: AgentMeta) => void,
+): AsyncGenerator<Buffer, void, void> {
   refuseStale(host);
   if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
   const { name } = host;
-  const requested = filterFeatures(req.filter);
   const call = nuid.next();
   const control = controlOf(host, call);
   /** The highest slice acknowledged: the host may send up to `granted + window`, no further. */
@@ -51,9 +52,6 @@ export async function* natsWalk(
   let expect = 0;
   let acked = 0;
   let finished = false;
-  let rows = 0;
-  let summary: WalkSummary | undefined;
-  let version = 'unknown';
   const deframer = new Deframer();
   const messages: Buffer[] = [];
   try {
@@ -75,8 +73,10 @@ export async function* natsWalk(
       expect++;
       if (failed) throw failed;
       if (seq === 0) {
-        version = msg.headers?.get(HDR.version) || 'unknown';
-        refuseMissing(host.name, requested, listOf(msg.headers?.get(HDR.features)), version, 'not in its features');
+        onMeta({
+          version: msg.headers?.get(HDR.version) || undefined,
+          features: listOf(msg.headers?.get(HDR.features)),
+        });
         continue;
       }
       if (msg.data.length > 0) {
@@ -87,13 +87,8 @@ export async function* natsWalk(
           );
         }
         for (const bytes of messages.splice(0)) {
-          const m = decodeWalkResponse(bytes);
-          if (m.summary) summary = m.summary;
-          if (m.rows.length > 0) {
-            rows += m.rows.length;
-            yield m.rows;
-            if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
-          }
+          yield bytes;
+          if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
         }
       }
       if (msg.headers?.get(HDR.end)) {
@@ -112,9 +107,6 @@ export async function* natsWalk(
     close();
     if (!finished) control((c) => c.set(HDR.cancel, '1'));
   }
-  if (!summary) throw new FleetError('internal', `agent ${name}: walk ended without a summary (${rows} rows)`);
-  refuseMissing(host.name, requested, summary.applied ?? [], version, 'not echoed in its summary');
-  return summary;
 }
 
 /**

@@ -1,0 +1,38 @@
+// How the Agent contract's calls reach an agent: a Carrier moves a call's encoded messages and
+// the agent's metadata (version, features), and says how a call failed as a FleetError. The
+// contract's client (agent/client.ts) is written once over it; HTTP/2 (agent/http2/carrier.ts)
+// and NATS (agent/nats/carrier.ts) are carriers, as connect-es writes one client over many
+// transports.
+import type { Via, WalkRequest } from '@fleetls/core';
+import type { WireStatResponseOut } from '@fleetls/proto';
+
+/** What an agent says of itself beside its answers: on HTTP/2 its metadata, on NATS its headers. */
+export interface AgentMeta {
+  version?: string;
+  features?: readonly string[];
+}
+
+export interface Carrier {
+  /** The host as messages name it (an address, or a NATS host's name). */
+  readonly name: string;
+  readonly via: Via;
+  /**
+   * A Walk's response messages (encoded WalkResponses) in order; `onMeta` hears the agent's
+   * metadata before the first. Ends when the agent ended the call with success; throws the
+   * call's failure as a FleetError (the signal's reason when it aborted). Returning early
+   * cancels the call.
+   */
+  walk(req: WalkRequest, signal: AbortSignal, onMeta: (meta: AgentMeta) => void): AsyncGenerator<Buffer, void, void>;
+  /** A Stat; `onMeta` hears the agent's metadata, also when the Stat fails. */
+  stat(
+    path: string,
+    followSymlinks: boolean,
+    signal: AbortSignal,
+    onMeta?: (meta: AgentMeta) => void,
+  ): Promise<WireStatResponseOut>;
+  /** The carrier's own reachability check before a probe's Stat (HTTP/2: gRPC health), if it has one. */
+  health?(signal: AbortSignal): Promise<void>;
+  /** The agent's certificate's notAfter, where the carrier has one. */
+  peerNotAfter?(): Date | undefined;
+  close(): void;
+}
