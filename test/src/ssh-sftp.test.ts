@@ -186,6 +186,7 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
         order_by: 'size',
         sort: 'descending',
         top_n: 3,
+        type: 'file',
       });
       assert.deepEqual(files.structured.notes, [note]);
       assert.ok(files.text.includes(`busybox: [NOTE] ${SFTP_NOTE}`), files.text);
