@@ -167,6 +167,11 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     const checked = await fleetls(['--inventory', inventory, 'hosts', '--check', '--json'], { cwd });
     assert.equal(checked.code, 1);
     assert.deepEqual(hostStatuses(JSON.parse(checked.stdout)), WEB_OK_GONE_UNREACHABLE);
+    // Issue 40, item 13: the dead host's failure is said once (stderr), not in the table too.
+    const human = await fleetls(['--inventory', inventory, 'hosts', '--check'], { cwd });
+    assert.equal(human.code, 1);
+    assert.equal(`${human.stdout}${human.stderr}`.match(/ECONNREFUSED/g)?.length, 1, `${human.stdout}${human.stderr}`);
+    assert.match(human.stderr, /^fleetls: gone: unreachable /m);
   });
 
   it('exits 1 when a host is unreachable, still printing the others', async () => {

@@ -286,12 +286,7 @@ export function formatHosts(hosts: readonly HostRow[], opts: { checked: boolean;
   const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));
   const lines = renderAligned(columns, rows, { headers, right: ['elapsed'] });
   const out = lines.map((l, i) => (i === 0 ? opts.style.bold(l) : l));
-  if (opts.checked) {
-    for (const h of hosts) {
-      if (h.status && h.status !== 'ok')
-        out.push(opts.style.error(`${h.host}: ${h.status}: ${h.message ?? ''}`.trimEnd()));
-    }
-  }
+  // A failed check's message is the CLI's failure line on stderr (formatFailures), once.
   return out;
 }
 
