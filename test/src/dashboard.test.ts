@@ -322,7 +322,7 @@ describe('web dashboard in headless Chromium', () => {
 
     await page.goto(`${base}?view=browse&host=web-1&path=/data`);
     await page.locator('#listing tbody tr[data-name]').first().waitFor();
-    await page.click('#listing th a[data-sort="size"]');
+    // One click: the largest first, as ncdu and file managers sort sizes (issue 40, item 10).
     await page.click('#listing th a[data-sort="size"]');
     await page.waitForURL((u) => u.searchParams.get('sort') === 'size' && u.searchParams.get('order') === 'desc');
     // The URL changes first; the rows come with the view's call (a loaded machine takes a while).
@@ -478,6 +478,40 @@ describe('web dashboard in headless Chromium', () => {
     } finally {
       await tab.close();
       await own.stop();
+    }
+  });
+
+  it('a narrow screen scrolls the listing in its box, times on one line; modified sorts newest first', async () => {
+    const narrow = await context.newPage();
+    try {
+      watch(narrow);
+      await narrow.setViewportSize({ width: 420, height: 800 });
+      await narrow.addInitScript((tok) => sessionStorage.setItem('fleetls-token', tok), TOKEN);
+      await narrow.goto(`${base}?view=browse&host=web-1&path=/data&depth=1`);
+      await narrow.locator('#listing tbody tr[data-name="a.log"]').waitFor();
+      const box = await narrow.evaluate(
+        `(() => { const d = document.querySelector('#listing').parentElement; const r = d.getBoundingClientRect();
+          const t = document.querySelector('#listing tr[data-name="a.log"] td.when');
+          const range = document.createRange(); range.selectNodeContents(t);
+          const tops = new Set([...range.getClientRects()].map((q) => Math.round(q.top)));
+          return { right: r.right, scroll: d.scrollWidth, client: d.clientWidth, timeLines: tops.size }; })()`,
+      );
+      const { right, scroll, client, timeLines } = box as {
+        right: number;
+        scroll: number;
+        client: number;
+        timeLines: number;
+      };
+      assert.ok(right <= 420, `the table's box ends inside the screen (${right})`);
+      assert.ok(scroll > client, 'the table scrolls in it');
+      assert.equal(timeLines, 1, 'the modified time is one line');
+      await narrow.click('#listing th a[data-sort="modified"]');
+      await narrow.waitForURL(
+        (u) => u.searchParams.get('sort') === 'modified' && u.searchParams.get('order') === 'desc',
+      );
+      assert.deepEqual(errors, []);
+    } finally {
+      await narrow.close();
     }
   });
 

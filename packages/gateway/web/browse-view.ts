@@ -105,7 +105,10 @@ function browseHead(st: BrowseState): HTMLTableRowElement {
     st.multi ? h('th', { scope: 'col' }, 'host') : undefined,
     ...COLUMNS.map((c) => {
       const active = c === st.sort;
-      const next = active && st.order === 'asc' ? 'desc' : 'asc';
+      // Size and time start with the largest and newest, as ncdu and file managers do; a
+      // second click turns the order.
+      const first = c === 'size' || c === 'modified' ? 'desc' : 'asc';
+      const next = active ? (st.order === 'asc' ? 'desc' : 'asc') : first;
       return h(
         'th',
         {
@@ -163,7 +166,8 @@ function renderBrowse(section: HTMLElement, ctx: ViewContext, st: BrowseState): 
     breadcrumbs(st.path, (to) => st.link({ path: to })),
     parts.scanMount,
     parts.notices,
-    h('table', { id: 'listing' }, h('thead', {}, browseHead(st)), parts.body),
+    // A narrow screen scrolls the table in its box rather than cutting it.
+    h('div', { class: 'scroll' }, h('table', { id: 'listing' }, h('thead', {}, browseHead(st)), parts.body)),
     h('div', { class: 'row' }, parts.more, parts.count),
   );
   return parts;
@@ -214,7 +218,7 @@ function entryRow(st: BrowseState, item: Item): HTMLTableRowElement {
       { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' },
       humanSize(Number(e.size ?? 0)),
     ),
-    h('td', { class: 'mono' }, mtimeText(e)),
+    h('td', { class: 'mono when' }, mtimeText(e)),
     h('td', { class: 'mono' }, `${e.uid ?? 0}:${e.gid ?? 0}`),
     h('td', { class: 'mono' }, modeText(e)),
   );

@@ -85,7 +85,7 @@ function renderCompare(
     parts.summary,
     parts.groups,
     parts.notices,
-    h('table', { id: 'differences' }, h('thead', {}, h('tr', {}, ...head)), parts.body),
+    h('div', { class: 'scroll' }, h('table', { id: 'differences' }, h('thead', {}, h('tr', {}, ...head)), parts.body)),
     parts.more,
   );
   return parts;
