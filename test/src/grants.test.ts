@@ -169,6 +169,9 @@ describe('grants: two principals over MCP HTTP, Connect and gRPC', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     assert.equal(res.status, 401);
+    await gw.waitFor(
+      /"audit":"door","decision":"refused","status":401,"why":"missing or unknown bearer token","path":"\/mcp"/,
+    );
     const anon = createClient(Fleet, createGrpcTransport({ baseUrl: `http://${grpcAt}` }));
     assert.equal(await code(anon.listHosts({ host: 'all' })), Code.Unauthenticated);
     const wrong = createClient(

@@ -318,7 +318,23 @@ async function admit(
     }
     for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
   }
-  if (scope.deps.grants) return admitGranted(scope.deps.grants, scope.deps.oauth, req, refuse);
+  if (scope.deps.grants) {
+    // A request refused at the door is an audit line too: who tried, and why not.
+    const audited: Refuse = (status, message, headers) => {
+      scope.deps.logger.info(
+        {
+          audit: 'door',
+          decision: 'refused',
+          status,
+          why: message,
+          path: new URL(req.url ?? '/', 'http://x').pathname,
+        },
+        'audit',
+      );
+      refuse(status, message, headers);
+    };
+    return admitGranted(scope.deps.grants, scope.deps.oauth, req, audited);
+  }
   // A scan belongs to the token that started it (faces/mcp/http-principal.ts).
   const principal = scope.wanted ? scope.wanted.principal(req.headers.authorization) : 'http:no-auth';
   if (principal === undefined) {
