@@ -63,7 +63,9 @@ export async function runTool(tool: AnyTool, args: unknown, ctx: ToolContext): P
  */
 function grantedCall(tool: AnyTool, ctx: ToolContext, decision: GrantDecision): ToolContext {
   const { access } = ctx;
-  const principal = ctx.principal ?? access?.principal;
+  // A ranking is the grant's (who the caller is), not the session's: a ranked page kept in
+  // JetStream is continued by another gateway, or another session of the same principal.
+  const principal = access?.principal ?? ctx.audit?.caller ?? ctx.principal;
   const pages = ctx.pages && principal !== undefined ? boundPages(ctx.pages, principal) : ctx.pages;
   if (!access) return { ...ctx, pages };
   refusing(decision, () => checkTool(access, tool.grantedAs ?? tool.name));
