@@ -31,8 +31,9 @@ async function main(): Promise<void> {
     subject: `$KV.${REGISTRY_BUCKET}.${hostToken(name)}`,
     body: JSON.stringify({
       name,
-      labels: { sim: 'yes' },
-      groups: ['sim'],
+      // No claims: labels and groups are the operator's (the inventory), and a claim is a warning per host.
+      labels: {},
+      groups: [],
       version: VERSION,
       capabilities: ['walk', 'stat'],
       heartbeatMs,

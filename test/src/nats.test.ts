@@ -9,10 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { resolveWalkRequest } from '@fleetls/core';
 import { createLogger } from '@fleetls/gateway';
 import { waitFor } from '@fleetls/testkit';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
-import { stdioClient } from './helpers/gateway-process.js';
+import { startHttpGateway, stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 
 const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/backend.js'));
@@ -21,10 +22,6 @@ const HEARTBEAT_MS = 500;
 const logger = createLogger({ name: 'nats-test', level: 'silent' });
 
 type Structured = Record<string, unknown> & { hosts?: { host: string; status: string; error?: string }[] };
-
-async function gateway(args: string[]): Promise<Client> {
-  return (await stdioClient('nats-test', { FLEETLS_INVENTORY: '' }, { args })).client;
-}
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Structured> {
   const r = await client.callTool({ name, arguments: args });
@@ -191,13 +188,32 @@ describe('agents on NATS', () => {
     const c2 = await call(client, 'list_files', { ...args, cursor: c1.next_cursor as string });
     const c3 = await call(client, 'list_files', { ...args, cursor: c2.next_cursor as string });
     const all = [c1, c2, c3].flatMap((p) => (p.items as Record<string, unknown>[]).map(key));
-    const g1 = await gateway(['--nats', url]);
-    const first = await call(g1, 'list_files', args);
-    const page1 = await call(g1, 'list_files', { ...args, cursor: first.next_cursor as string });
-    await g1.close(); // the gateway that kept the ranking is gone
-    const g2 = await gateway(['--nats', url]);
-    const page2 = await call(g2, 'list_files', { ...args, cursor: page1.next_cursor as string });
-    await g2.close();
+    // Over HTTP with one token: one caller to both gateways (a cursor is its caller's; a stdio
+    // gateway's caller is its own process).
+    const httpGateway = async () => {
+      const { gateway: process, base } = await startHttpGateway(['--nats', url], {
+        FLEETLS_INVENTORY: '',
+        FLEETLS_TOKEN: 'nats-stateless-token',
+      });
+      const c = new Client({ name: 'nats-test', version: '1.0.0' });
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+          requestInit: { headers: { Authorization: 'Bearer nats-stateless-token' } },
+        }),
+      );
+      const stop = async () => {
+        await c.close();
+        await process.stop();
+      };
+      return { c, stop };
+    };
+    const g1 = await httpGateway();
+    const first = await call(g1.c, 'list_files', args);
+    const page1 = await call(g1.c, 'list_files', { ...args, cursor: first.next_cursor as string });
+    await g1.stop(); // the gateway that kept the ranking is gone
+    const g2 = await httpGateway();
+    const page2 = await call(g2.c, 'list_files', { ...args, cursor: page1.next_cursor as string });
+    await g2.stop();
     const seen = [first, page1, page2].flatMap((p) => (p.items as Record<string, unknown>[]).map(key));
     assert.deepEqual(seen, all);
     assert.equal(new Set(seen).size, seen.length, 'no row twice');
