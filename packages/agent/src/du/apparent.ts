@@ -13,7 +13,7 @@ import { closeReading, DentsReader, type DirReading } from '../fs/dents-reading.
 import { isSmallDir, openDirBytes } from '../fs/dir-read.js';
 import { type CallProbe, watched } from '../walk/call-probe.js';
 import { WalkCancelled } from '../walk/cancelled.js';
-import { type DuStat, duStat } from './stat.js';
+import { type DuStat, duStat } from './entry-stat.js';
 import { cutShort, type DirSizeKeep, dirSizeOf, keepSizes, rollUp, type SizedDir } from './sums.js';
 
 const SLASH = Buffer.from('/');

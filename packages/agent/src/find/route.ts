@@ -1,4 +1,4 @@
-// Which walks the agent runs with GNU find (find/source.ts) instead of its JS walker: a
+// Which walks the agent runs with GNU find (find/find-source.ts) instead of its JS walker: a
 // ranked walk by size or mtime (what core's pre-ranking decides exactly), on a host whose
 // find and awk passed the probe, over local disks only. find cannot be bounded call by
 // call as the JS walker is (a hung NFS server would hold it), so a path with a network,

@@ -30,7 +30,7 @@ export interface WorkerInput {
    * main thread read for this walk (find/route.ts decides with it too): the worker reads none.
    */
   pseudo: ReadonlyMap<string, string>;
-  /** List with GNU find (find/source.ts), as find/route.ts decided; the JS walker if that fails. */
+  /** List with GNU find (find/find-source.ts), as find/route.ts decided; the JS walker if that fails. */
   find: boolean;
   /** A tree walk split with a helper thread (walk-split.ts): their port and control buffer. */
   split?: { port: MessagePort; shared: SharedArrayBuffer; timeoutMs: number };

@@ -6,9 +6,9 @@
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import type { WalkSummary } from '@fleetls/core';
 import { walk } from '@fleetls/core';
+import { loadFindWalk } from '../find/find-source.js';
 import { FIND_AFTER_ENTRIES } from '../find/route.js';
 import { type HeldWalk, held, smallWalk } from '../find/small-walk.js';
-import { loadFindWalk } from '../find/source.js';
 import { createFsSource } from '../fs/source.js';
 import { CallProbe } from './call-probe.js';
 import { WalkCancelled } from './cancelled.js';

@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { resolveWalkRequest } from '@fleetls/core';
 import { createFsSource } from '../fs/source.js';
+import { loadFindWalk } from './find-source.js';
 import { probeFind } from './route.js';
-import { loadFindWalk } from './source.js';
 
 // 40,000 files of one size under two directories: every one a candidate tied at the K-th key,
 // and enough for find and awk to run across several of the agent's 20 ms looks at awk.
