@@ -213,7 +213,7 @@ export {
   type TreeRenderOptions,
   treeEntryLine,
   treeTruncationLine,
-} from './render/tree.js';
+} from './render/tree-lines.js';
 export {
   decodeCursor,
   decodePathCursor,

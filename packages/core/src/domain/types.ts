@@ -1,6 +1,6 @@
 // The domain of fleetls, shared by the agent, the SSH backend and the gateway.
 // Wire types are converted to these at two edges only (agent service, agent client).
-import type { FilterFeature, FindFilter } from '../filter/types.js';
+import type { FilterFeature, FindFilter } from '../filter/filter-types.js';
 
 export const ENTRY_TYPES = ['file', 'dir', 'symlink', 'fifo', 'socket', 'char', 'block', 'unknown'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];

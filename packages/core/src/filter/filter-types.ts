@@ -1,4 +1,4 @@
-// The types of the find-like filters, apart from their parsers: types.ts (imported by nearly
+// The types of the find-like filters, apart from their parsers: domain/types.ts (imported by nearly
 // every module) names FindFilter, and this file imports nothing, so no import cycle runs
 // through the vocabulary.
 

@@ -3,9 +3,9 @@
 // numbers only.
 import { invalidArgument } from '../errors/errors.js';
 import { quoted } from '../errors/quoted.js';
-import type { IdSpec } from './types.js';
+import type { IdSpec } from './filter-types.js';
 
-export type { IdSpec } from './types.js';
+export type { IdSpec } from './filter-types.js';
 
 /** Largest id accepted (uid_t is 32 bits; 2^32-1 means "no id"). */
 export const MAX_ID = 4_294_967_294;

@@ -3,9 +3,9 @@
 // symbolic, built from no bits as find does (`g+w,o+w`, `u=rwx`, `/o+w`).
 import { invalidArgument } from '../errors/errors.js';
 import { quoted } from '../errors/quoted.js';
-import type { PermMatch, PermSpec } from './types.js';
+import type { PermMatch, PermSpec } from './filter-types.js';
 
-export { PERM_MATCHES, type PermMatch, type PermSpec } from './types.js';
+export { PERM_MATCHES, type PermMatch, type PermSpec } from './filter-types.js';
 
 export const PERM_HELP =
   'octal or symbolic mode: MODE = exactly these bits, -MODE = all of them, /MODE = any of them (e.g. 644, -u+x, /022, /o+w, u=rw,go=r)';

@@ -3,9 +3,9 @@
 // every host of a call and tests need no clock.
 import { invalidArgument } from '../errors/errors.js';
 import { quoted } from '../errors/quoted.js';
-import type { Instant } from './types.js';
+import type { Instant } from './filter-types.js';
 
-export type { Instant } from './types.js';
+export type { Instant } from './filter-types.js';
 
 /** An instant with the precision of an mtime. */
 

@@ -5,10 +5,6 @@
 
 import type { Entry } from '../domain/types.js';
 import { invalidArgument } from '../errors/errors.js';
-import { MAX_ID, parseIdSpec } from '../filter/id-spec.js';
-import { parsePerm, permMatches } from '../filter/perm-spec.js';
-import { parseSize } from '../filter/size-spec.js';
-import { compareInstant, parseTime } from '../filter/time-spec.js';
 import {
   FILTER_FEATURES,
   type FilterFeature,
@@ -16,11 +12,15 @@ import {
   type IdSpec,
   type Instant,
   PERM_MATCHES,
-} from '../filter/types.js';
+} from '../filter/filter-types.js';
+import { MAX_ID, parseIdSpec } from '../filter/id-spec.js';
+import { parsePerm, permMatches } from '../filter/perm-spec.js';
+import { parseSize } from '../filter/size-spec.js';
+import { compareInstant, parseTime } from '../filter/time-spec.js';
 import { compileGlob } from '../glob/glob.js';
 import { baseName } from '../order/order.js';
 
-export { FILTER_FEATURES, type FilterFeature, type FindFilter } from '../filter/types.js';
+export { FILTER_FEATURES, type FilterFeature, type FindFilter } from '../filter/filter-types.js';
 
 /** The filters as a tool takes them (strings a person types, or numbers). */
 export interface FindFilterArgs {

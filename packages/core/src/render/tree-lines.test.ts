@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Entry, Row } from '../domain/types.js';
 import { entryAt } from '../testing/index.js';
-import { renderTree, treeEntryLine, treeTruncationLine } from './tree.js';
+import { renderTree, treeEntryLine, treeTruncationLine } from './tree-lines.js';
 
 const entry = (path: string | Buffer, type: Entry['type'], extra: Partial<Entry> = {}): Entry =>
   entryAt(path, { type, ...extra });

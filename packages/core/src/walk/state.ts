@@ -5,9 +5,9 @@
 import type { Entry, EntryError, RawEntry, TreeSource, Truncation, WalkRequest, WalkSummary } from '../domain/types.js';
 import { filterFeatures } from '../find/filter.js';
 import { entryComparator } from '../order/order.js';
-import type { WalkFilter } from './filter.js';
-import { compileFilter } from './filter.js';
 import { joinPath, toEntry } from './raw-entry.js';
+import type { WalkFilter } from './row-filters.js';
+import { compileFilter } from './row-filters.js';
 
 /** How often (in entries) a long directory read looks at the clock. */
 const CLOCK_EVERY = 512;
