@@ -75,7 +75,6 @@ export {
   globToRegExp,
   selectHosts,
 } from './fleet/selector.js';
-export { type InventoryLocation, loadInventory, resolveInventoryPath } from './inventory/file.js';
 export {
   type AgentTls,
   agentSocketProblem,
@@ -91,6 +90,7 @@ export {
   parseInventory,
   resolveFilePath,
 } from './inventory/inventory.js';
+export { type InventoryLocation, loadInventory, resolveInventoryPath } from './inventory/inventory-file.js';
 export {
   createLogger,
   droppedLogLines,

@@ -11,7 +11,7 @@ import {
   type Via,
 } from '@fleetls/core';
 import { guardBackend } from '@fleetls/hosts';
-import type { Fleet, FleetHost } from './types.js';
+import type { Fleet, FleetHost } from './fleet-types.js';
 
 export interface FanOutOptions {
   concurrency: number;

@@ -9,9 +9,9 @@ import type { GatewayNatsSettings } from '../inventory/nats.js';
 import { resolveInventoryPath } from '../inventory/path.js';
 import type { Inventory, InventoryHost } from '../inventory/types.js';
 import { observeBackend } from '../metrics/observe-backend.js';
+import type { Fleet, FleetHost } from './fleet-types.js';
 import type { PageStore } from './page-store.js';
 import { selectHosts } from './selector.js';
-import type { Fleet, FleetHost } from './types.js';
 
 export interface LoadFleetOptions {
   /** `--inventory`; else $FLEETLS_INVENTORY (empty = none), else ./fleetls.yaml. */
@@ -90,7 +90,7 @@ export async function loadFleet(opts: LoadFleetOptions): Promise<LoadedFleet> {
   const loaded =
     resolveInventoryPath(location) === undefined
       ? undefined
-      : (await import('../inventory/file.js')).loadInventory(location);
+      : (await import('../inventory/inventory-file.js')).loadInventory(location);
   const kubernetes = loaded?.kubernetes ? new KubernetesDiscovery(loaded.kubernetes, opts.resolver) : undefined;
   if (kubernetes) {
     await kubernetes.refresh();

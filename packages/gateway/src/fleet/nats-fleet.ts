@@ -16,9 +16,9 @@ import { clusterReplicas, connectNats, REGISTRY_BUCKET } from '@fleetls/runtime/
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { GatewayNatsSettings } from '../inventory/nats.js';
+import type { FleetHost } from './fleet-types.js';
 import { openJetStreamPageStore, PAGES_BUCKET } from './jetstream-page-store.js';
 import type { PageStore } from './page-store.js';
-import type { FleetHost } from './types.js';
 
 export interface NatsFleetPart {
   readonly nc: NatsConnection;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FleetError } from '@fleetls/core';
+import type { FleetHost } from './fleet-types.js';
 import { globToRegExp, selectHosts } from './selector.js';
-import type { FleetHost } from './types.js';
 
 function host(name: string, groups: string[] = [], labels: Record<string, string> = {}): FleetHost {
   return { name, via: 'agent', address: `${name}:7443`, labels, groups, sshFallback: false };

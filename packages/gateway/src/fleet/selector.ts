@@ -2,7 +2,7 @@
 // Terms are comma-separated; the answer keeps the order of the terms, then the
 // inventory's order within a term, without duplicates.
 import { invalidArgument } from '@fleetls/core';
-import type { FleetHost } from './types.js';
+import type { FleetHost } from './fleet-types.js';
 
 const MAX_NAMES_IN_ERROR = 20;
 

@@ -3,7 +3,7 @@
 // as without a grants file), and its rate. runTool makes every face's call pass checkTool,
 // checkCallPath and grantedFleet before any host is asked.
 import { FleetError } from '@fleetls/core';
-import type { Fleet } from '../fleet/types.js';
+import type { Fleet } from '../fleet/fleet-types.js';
 import type { PrincipalSpec } from './file.js';
 import { checkPath, grantedHosts, grantRefusal, mayCall, narrowSelector } from './grant.js';
 import type { RateLimiter } from './rate.js';

@@ -5,8 +5,8 @@
 // the fleet's hosts come in as a list.
 import { posix } from 'node:path';
 import { FleetError } from '@fleetls/core';
+import type { FleetHost } from '../fleet/fleet-types.js';
 import { globToRegExp, selectHosts } from '../fleet/selector.js';
-import type { FleetHost } from '../fleet/types.js';
 import type { PrincipalSpec } from './file.js';
 
 /** A refusal that says what the principal may do instead, as agents name their roots. */

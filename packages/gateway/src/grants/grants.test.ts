@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import type { FleetHost } from '../fleet/types.js';
+import type { FleetHost } from '../fleet/fleet-types.js';
 import { parseGrants } from './file.js';
 import { mayCall, narrowSelector, pathWithin } from './grant.js';
 import { RateLimiter } from './rate.js';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { FleetError } from '@fleetls/core';
-import { problemsOf } from '../testing/problems.js';
-import { loadInventory, resolveInventoryPath } from './file.js';
+import { problemsOf } from '../testing/config-problems.js';
 import { isAgentAddress, parseInventory, resolveFilePath } from './inventory.js';
+import { loadInventory, resolveInventoryPath } from './inventory-file.js';
 
 const SRC = '/etc/fleetls/fleetls.yaml';
 const HOME = '/home/op';

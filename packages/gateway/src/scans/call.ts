@@ -4,9 +4,9 @@
 import type { HostBackend, HostStatus } from '@fleetls/core';
 import type { Logger } from 'pino';
 import type { FanOutOptions, HostResult } from '../fleet/fan-out.js';
+import type { Fleet, FleetHost } from '../fleet/fleet-types.js';
 import type { GatewayOptions } from '../fleet/options.js';
 import type { PageStore } from '../fleet/page-store.js';
-import type { Fleet, FleetHost } from '../fleet/types.js';
 import type { CallerAccess } from '../grants/access.js';
 
 /** Where a call's audit line goes (audit.ts), and who called. */
@@ -56,7 +56,7 @@ export interface ToolResult {
   narrowed?: string;
 }
 
-/** The scans a face keeps: scans/registry.ts's ScanRegistry (named by shape so tool.ts imports no scan module). */
+/** The scans a face keeps: scans/scan-registry.ts's ScanRegistry (named by shape so tool.ts imports no scan module). */
 export interface ScanKeeper {
   readonly keepsScans: true;
 }

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { resolveGatewayOptions } from '../fleet/options.js';
 import { dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../testing/fake-fleet.js';
 import { connectMcp } from '../testing/mcp-client.js';
-import { createScanRegistry, type ScanRegistry } from './registry.js';
+import { createScanRegistry, type ScanRegistry } from './scan-registry.js';
 
 const logger = pino({ level: 'silent' });
 // A call waits 0.5 s (its deadline less the 2 s kept to present); a host of a scan 4 s.

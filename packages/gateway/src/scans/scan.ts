@@ -6,8 +6,8 @@
 // in exactly one batch, so following next_cursor sees every row once.
 import { FleetError, type HostStatus } from '@fleetls/core';
 import { fanOut, type HostResult } from '../fleet/fan-out.js';
+import type { FleetHost } from '../fleet/fleet-types.js';
 import type { ScanStore } from '../fleet/page-store.js';
-import type { FleetHost } from '../fleet/types.js';
 import type { ToolContext, ToolResult } from './call.js';
 import { encodeScanCursor, invalidCursor } from './cursor.js';
 import type { ScanFace, ScanInfo, ScanPage } from './face.js';

@@ -16,7 +16,7 @@ import {
   type WalkSummary,
   walk,
 } from '@fleetls/core';
-import type { Fleet, FleetHost } from '../fleet/types.js';
+import type { Fleet, FleetHost } from '../fleet/fleet-types.js';
 
 /** A file (size, mtime in seconds), a symlink, or a directory of more nodes. */
 export type FakeNode =

@@ -3,6 +3,7 @@
 
 // The agent client's channel alone, for the gRPC client bench (bench/src/sections/grpc-client.ts).
 export { createAgentChannel } from '@fleetls/hosts/agent';
+export { problemsOf } from './config-problems.js';
 export { assertCliJson, assertConforms, assertConformsTo, declaredOutputSchema, withContract } from './contract.js';
 export {
   DeadBackend,
@@ -24,7 +25,6 @@ export {
   type WalkOutcome,
 } from './load.js';
 export { connectMcp, type LinkedClient, linkClient } from './mcp-client.js';
-export { problemsOf } from './problems.js';
 export {
   type Answer,
   callTool,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { resolveGatewayOptions } from '../fleet/options.js';
-import { createScanRegistry } from '../scans/registry.js';
+import { createScanRegistry } from '../scans/scan-registry.js';
 import { dir, FakeFleet, file, MemoryBackend } from '../testing/fake-fleet.js';
 import { toolContext } from '../testing/tool-calls.js';
 import { listFilesTool } from './list-files/index.js';

@@ -6,8 +6,8 @@ import { queryFingerprint } from '@fleetls/core';
 import type { GatewayOptions } from '../fleet/options.js';
 import { decodeScanCursor, invalidCursor } from '../scans/cursor.js';
 import type { ScanFace } from '../scans/face.js';
-import type { ScanRegistry } from '../scans/registry.js';
 import type { Scan } from '../scans/scan.js';
+import type { ScanRegistry } from '../scans/scan-registry.js';
 import type { AnyTool, ToolContext, ToolResult } from './tool.js';
 
 /**

@@ -7,7 +7,7 @@ import { FleetError } from '@fleetls/core';
 import { boundPages } from '../fleet/page-store.js';
 import { type CallerAccess, checkCallPath, checkTool, type GrantDecision, grantedFleet } from '../grants/access.js';
 import { isScanCursor } from '../scans/cursor.js';
-import { ScanRegistry } from '../scans/registry.js';
+import { ScanRegistry } from '../scans/scan-registry.js';
 import { auditToolCall } from './audit.js';
 import { runScanned } from './run-scanned.js';
 import { parseArgs } from './schemas.js';

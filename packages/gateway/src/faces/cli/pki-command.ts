@@ -13,7 +13,7 @@ const repeat = (v: string, prev: string[] = []) => [...prev, v];
 
 /** The address part the gateway dials for `host` (its `agent: HOST:PORT`), else undefined. */
 async function dialledName(io: CliIo, inventoryPath: string | undefined, host: string): Promise<string | undefined> {
-  const { loadInventory } = await import('../../inventory/file.js');
+  const { loadInventory } = await import('../../inventory/inventory-file.js');
   const { cliInventoryPath } = await import('../../inventory/path.js');
   const { hostOfAddress } = await import('@fleetls/hosts/agent');
   const loc = { inventoryPath, env: io.env, cwd: io.cwd };

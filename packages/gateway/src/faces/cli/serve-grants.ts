@@ -3,12 +3,12 @@
 // whenever it changes; the CLI's `local`; and the dashboard's view of the request's grant.
 import type { IncomingMessage } from 'node:http';
 import { invalidArgument } from '@fleetls/core';
-import type { Fleet } from '../../fleet/types.js';
+import type { Fleet } from '../../fleet/fleet-types.js';
 import type { CallerAccess } from '../../grants/access.js';
 import { grantedHosts, grantRefusal, mayCall, narrowSelector } from '../../grants/grant.js';
 import type { OAuthVerifier } from '../../grants/oauth.js';
 import { Grants } from '../../grants/source.js';
-import { loadInventory } from '../../inventory/file.js';
+import { loadInventory } from '../../inventory/inventory-file.js';
 import type { Logger } from '../../logger.js';
 import { requestAccess } from '../mcp/http-principal.js';
 import type { CliIo } from './io.js';

@@ -192,7 +192,7 @@ async function runNetwork(
     closers.push(() => fleet.close());
     readiness.up('inventory');
     // The Fleet API's scans (an RPC past its deadline goes on as one), shared by its gRPC and HTTP adapters.
-    const { createScanRegistry } = await import('../../scans/registry.js');
+    const { createScanRegistry } = await import('../../scans/scan-registry.js');
     const scans = createScanRegistry(options, logger, stateDirOf(io.env));
     closers.push(async () => scans.close());
     if (web) {

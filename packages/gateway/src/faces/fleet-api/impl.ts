@@ -6,13 +6,13 @@
 import { create, type Message, type MessageInitShape } from '@bufbuild/protobuf';
 import { FleetError } from '@fleetls/core';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest, FleetWalkRequestSchema } from '@fleetls/proto/fleet_pb';
+import type { Fleet as FleetOfHosts } from '../../fleet/fleet-types.js';
 import type { GatewayOptions } from '../../fleet/options.js';
-import type { Fleet as FleetOfHosts } from '../../fleet/types.js';
 import type { CallerAccess } from '../../grants/access.js';
 import type { OAuthVerifier } from '../../grants/oauth.js';
 import type { Grants } from '../../grants/source.js';
 import type { Logger } from '../../logger.js';
-import type { ScanRegistry } from '../../scans/registry.js';
+import type { ScanRegistry } from '../../scans/scan-registry.js';
 import { TOOLS } from '../../tools/registry.js';
 import { runTool } from '../../tools/run-tool.js';
 import { scanToWire } from '../../tools/shared/fleet-present.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { resolveGatewayOptions } from '../../fleet/options.js';
-import { createScanRegistry } from '../../scans/registry.js';
+import { createScanRegistry } from '../../scans/scan-registry.js';
 import { dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../../testing/fake-fleet.js';
 import { fleetGrpcClient } from '../../testing/fleet-grpc.js';
 import { startFleetGrpcServer } from './server.js';

@@ -8,7 +8,7 @@ import { type Row, resolveWalkRequest, type WalkRequest } from '@fleetls/core';
 import { type FleetWalkEvent, FleetWalkEventSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { fanOut } from '../../fleet/fan-out.js';
-import type { FleetHost } from '../../fleet/types.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import { fanOutOptions } from '../../scans/call.js';
 import { runTool } from '../../tools/run-tool.js';
 import * as s from '../../tools/schemas.js';

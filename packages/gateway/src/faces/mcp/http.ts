@@ -11,7 +11,7 @@ import { authorize } from '../../grants/authorize.js';
 import { protectedResourceMetadata } from '../../grants/bearer.js';
 import type { OAuthVerifier } from '../../grants/oauth.js';
 import type { Grants } from '../../grants/source.js';
-import { createScanRegistry, type ScanRegistry } from '../../scans/registry.js';
+import { createScanRegistry, type ScanRegistry } from '../../scans/scan-registry.js';
 import { writeFleetHttpError } from '../fleet-api/http-errors.js';
 import { bearerTokens, requestAccess, setRequestAccess, setRequestPrincipal, tokenCheck } from './http-principal.js';
 import { createMcpServer, type McpServerDeps } from './server.js';

@@ -1,7 +1,7 @@
 // `fleetls serve` over stdio: stdout carries only the MCP transport's JSON-RPC lines.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolveGatewayOptions } from '../../fleet/options.js';
-import { createScanRegistry } from '../../scans/registry.js';
+import { createScanRegistry } from '../../scans/scan-registry.js';
 import { createMcpServer, type McpServerDeps } from './server.js';
 
 /** Serves until the client goes away (stdin ends or the transport closes). The fleet stays the caller's to close. */

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { HostStatus } from '@fleetls/core';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { type CallToolResult, ErrorCode, McpError, type Result, type Task } from '@modelcontextprotocol/sdk/types.js';
-import type { ScanRegistry } from '../../scans/registry.js';
+import type { ScanRegistry } from '../../scans/scan-registry.js';
 
 /** How often a client is told to poll tasks/get. */
 const POLL_MS = 1000;

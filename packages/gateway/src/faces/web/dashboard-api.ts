@@ -6,8 +6,8 @@
 //   GET  /dashboard/api/roots?host=SELECTOR        where a view opens (web/roots.ts)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FleetError } from '@fleetls/core';
+import type { Fleet } from '../../fleet/fleet-types.js';
 import type { GatewayOptions } from '../../fleet/options.js';
-import type { Fleet } from '../../fleet/types.js';
 import type { HostStatusCache } from './host-status.js';
 import { rootsOf } from './roots.js';
 

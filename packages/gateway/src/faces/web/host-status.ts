@@ -5,8 +5,8 @@
 // lands as soon as it answers, so one hung host does not hold the others' status back.
 import type { HostBackend } from '@fleetls/core';
 import { fanOut } from '../../fleet/fan-out.js';
+import type { Fleet, FleetHost } from '../../fleet/fleet-types.js';
 import type { GatewayOptions } from '../../fleet/options.js';
-import type { Fleet, FleetHost } from '../../fleet/types.js';
 import type { Logger } from '../../logger.js';
 import { fanOutOptions } from '../../scans/call.js';
 import { type HostListing, type HostRow, hostRow, listHostsTool } from '../../tools/list-hosts/index.js';

@@ -3,8 +3,9 @@
 // roots (A, B)"), so the gateway asks each host for `/` and reads the answer: `/` itself when
 // it is allowed, else the roots named. A host that did not answer says nothing.
 //   GET /dashboard/api/roots?host=SELECTOR  →  { path, hosts: [{ host, roots }] }
+
+import type { Fleet } from '../../fleet/fleet-types.js';
 import type { GatewayOptions } from '../../fleet/options.js';
-import type { Fleet } from '../../fleet/types.js';
 import { runTool } from '../../tools/run-tool.js';
 import { type StatListing, statTool } from '../../tools/stat/index.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { problemsOf } from '../../testing/problems.js';
+import { problemsOf } from '../../testing/config-problems.js';
 import { inventoryFormat, parseAnsibleInventory } from './ansible.js';
 import { expandHostPattern } from './groups.js';
 

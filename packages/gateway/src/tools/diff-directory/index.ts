@@ -24,7 +24,7 @@ import {
 } from '@fleetls/core';
 import type { DiffDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
-import type { FleetHost } from '../../fleet/types.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';

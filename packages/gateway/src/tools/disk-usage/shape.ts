@@ -1,7 +1,7 @@
 // disk_usage's arguments, answer schema and the shapes its plan, collection and presenters share.
 import { DU_MAX_DEPTH, type DuRow, type DuTotal, type WalkRequest } from '@fleetls/core';
 import { z } from 'zod';
-import type { FleetHost } from '../../fleet/types.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import * as s from '../schemas.js';
 import type { HostNote, HostTruncation } from '../shared/host-walks.js';
 import type { ToolResult } from '../tool.js';

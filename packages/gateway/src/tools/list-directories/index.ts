@@ -13,7 +13,7 @@ import {
 } from '@fleetls/core';
 import type { ListDirectoriesResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
-import type { FleetHost } from '../../fleet/types.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import { LIMIT } from '../list-files/index.js';
 import * as s from '../schemas.js';

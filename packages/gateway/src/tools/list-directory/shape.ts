@@ -8,7 +8,7 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import { z } from 'zod';
-import type { FleetHost } from '../../fleet/types.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import * as s from '../schemas.js';
 import type { HostNote } from '../shared/host-walks.js';
 import type { ToolResult } from '../tool.js';

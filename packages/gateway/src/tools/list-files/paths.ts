@@ -17,8 +17,8 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import type { HostResult } from '../../fleet/fan-out.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import type { RankingSnapshot } from '../../fleet/page-store.js';
-import type { FleetHost } from '../../fleet/types.js';
 import {
   type HostEntry,
   type HostTruncation,

@@ -7,8 +7,8 @@ import {
   type WalkRequest,
 } from '@fleetls/core';
 import { z } from 'zod';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import { SNAPSHOT_ROWS } from '../../fleet/page-store.js';
-import type { FleetHost } from '../../fleet/types.js';
 import * as s from '../schemas.js';
 import { filterInput } from '../shared/filter-args.js';
 import type { HostEntry, HostNote, HostTruncation } from '../shared/host-walks.js';

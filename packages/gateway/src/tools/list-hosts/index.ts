@@ -5,7 +5,7 @@ import { FILTER_FEATURES, type HostStatus, renderAligned, type TableRow } from '
 import type { ListHostsResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { fanOut } from '../../fleet/fan-out.js';
-import type { FleetHost } from '../../fleet/types.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import { fanOutOptions } from '../../scans/call.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';

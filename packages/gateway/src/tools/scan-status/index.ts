@@ -7,7 +7,7 @@ import type { ScanStatusResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { decodeScanCursor, isScanCursor } from '../../scans/cursor.js';
 import type { ScanInfo } from '../../scans/face.js';
-import { ScanRegistry } from '../../scans/registry.js';
+import { ScanRegistry } from '../../scans/scan-registry.js';
 import { scanJson, scanLine } from '../scan-answer.js';
 import * as s from '../schemas.js';
 import { scanToWire } from '../shared/fleet-present.js';

@@ -14,9 +14,9 @@ import {
 } from '@fleetls/core';
 import { HostStalled } from '@fleetls/hosts';
 import { fanOut, type HostResult, PartialFailure } from '../../fleet/fan-out.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import type { HostEntry, HostNote, HostTruncation } from '../../fleet/host-rows.js';
 import type { GatewayOptions } from '../../fleet/options.js';
-import type { FleetHost } from '../../fleet/types.js';
 import { fanOutOptions } from '../../scans/call.js';
 import type { HostTask, ToolContext } from '../tool.js';
 

@@ -11,7 +11,7 @@ import {
 } from '@fleetls/core';
 import type { FleetStatResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
-import type { FleetHost } from '../../fleet/types.js';
+import type { FleetHost } from '../../fleet/fleet-types.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
