@@ -121,7 +121,8 @@ describe('plaintext on loopback (issue 35, F7)', () => {
     const r = spawnSync(
       process.execPath,
       [AGENT_MAIN, '--config', '/dev/null', '--listen', '127.0.0.1:0', '--insecure', '--allow', tree],
-      { encoding: 'utf8' },
+      // An agent that starts after all is killed, not left behind, and the test fails on its status.
+      { encoding: 'utf8', timeout: 15_000, killSignal: 'SIGKILL' },
     );
     assert.equal(r.status, 2, r.stderr);
     assert.match(
@@ -134,8 +135,11 @@ describe('plaintext on loopback (issue 35, F7)', () => {
     const warnings = (logs: Record<string, unknown>[]) =>
       logs.filter((l) => l.level === 'warn' && l.insecure_loopback === true && /any local user/.test(String(l.msg)));
     const open = await startAgent({ allow: [tree] });
-    await open.waitForLog((l) => warnings([l]).length === 1);
-    await open.stop();
+    try {
+      await open.waitForLog((l) => warnings([l]).length === 1);
+    } finally {
+      await open.stop();
+    }
     assert.equal(warnings(open.logs()).length, 1);
 
     const tokenFile = path.join(root, 'plain-token');
