@@ -273,6 +273,25 @@ describe('fleetls CLI shows every entry once, and says when a path failed', () =
     assert.match(page.stderr, /more: --cursor \S+/);
   });
 
+  it('on a terminal the progress line is there from the start, with the time taken', async () => {
+    // script(1) gives the CLI a terminal; a walk of one host shows it is under way before it answers.
+    const r = await run(
+      'script',
+      ['-qfec', `${process.execPath} ${GATEWAY_MAIN} tree localhost:${many} --depth 1`, '/dev/null'],
+      {
+        cwd: tmp,
+        env: { ...process.env, FLEETLS_INVENTORY: '', NO_COLOR: '1' },
+      },
+    );
+    assert.equal(r.code, 0, r.stdout);
+    const frames = r.stdout.split(/\r|\x1b\[2K/).filter((f) => f.trim() !== '');
+    assert.match(frames[0] ?? '', /^asking hosts… · 0 s$/);
+    assert.ok(
+      frames.some((f) => /^\[#{20}\] 1\/1 hosts answered \(localhost: ok\) · \d+ s$/.test(f)),
+      frames.slice(0, 5).join(' | '),
+    );
+  });
+
   it('--help gives examples and the exit codes', async () => {
     const r = await fleetls(['--help'], { cwd: tmp });
     assert.equal(r.code, 0);

@@ -122,6 +122,8 @@ async function runToolCommand(
       callDeadlineMs: g.timeout !== undefined ? g.timeout * 1000 : base.scanDeadlineMs,
     };
     const progress = io.stderr.isTTY === true && !json;
+    // From the start, and with the time it has taken: a long walk of one host shows it is under way (issue 40, item 9).
+    const live = progress ? liveProgress(io, progressLine) : undefined;
     const ctx: ToolContext = {
       fleet,
       options,
@@ -131,10 +133,7 @@ async function runToolCommand(
       ...(fleet.inventory?.grantsFile
         ? { access: (await import('./serve-grants.js')).cliAccess(fleet.inventory.grantsFile, logger) }
         : {}),
-      onProgress: progress
-        ? (done: number, total: number, s: HostStatus) =>
-            io.stderr.write(`\r\x1b[2K${progressLine(done, total, { host: s.host, status: s.status })}`)
-        : undefined,
+      onProgress: progress ? (done: number, total: number, s: HostStatus) => live?.update(done, total, s) : undefined,
     };
     let result: ToolResult;
     try {
@@ -148,7 +147,7 @@ async function runToolCommand(
         result = await followPages(args, (a) => runTool(tool, a, paged) as Promise<FileListing>);
       } else result = await runTool(tool, args, ctx);
     } finally {
-      if (progress) io.stderr.write('\r\x1b[2K');
+      live?.stop();
     }
     let pathFailed = false;
     if (result.narrowed && !json) err(`fleetls: ${result.narrowed}`);
@@ -165,4 +164,35 @@ async function runToolCommand(
   } finally {
     await fleet.close();
   }
+}
+
+/**
+ * The progress line on a terminal: drawn at once ("asking hosts"), then as each host answers,
+ * and again every half second with the time taken, so that a long walk of one host is seen
+ * to be under way and not stuck. Cleared by stop().
+ */
+function liveProgress(
+  io: CliIo,
+  line: (done: number, total: number, last?: { host: string; status: string }) => string,
+): { update(done: number, total: number, s: HostStatus): void; stop(): void } {
+  const started = performance.now();
+  let state: { done: number; total: number; last?: { host: string; status: string } } | undefined;
+  const draw = () => {
+    const took = `${Math.floor((performance.now() - started) / 1000)} s`;
+    const text = state ? `${line(state.done, state.total, state.last)} · ${took}` : `asking hosts… · ${took}`;
+    io.stderr.write(`\r\x1b[2K${text}`);
+  };
+  draw();
+  const timer = setInterval(draw, 500);
+  timer.unref();
+  return {
+    update(done, total, s) {
+      state = { done, total, last: { host: s.host, status: s.status } };
+      draw();
+    },
+    stop() {
+      clearInterval(timer);
+      io.stderr.write('\r\x1b[2K');
+    },
+  };
 }
