@@ -284,7 +284,10 @@ describe('fleetls CLI shows every entry once, and says when a path failed', () =
       },
     );
     assert.equal(r.code, 0, r.stdout);
-    const frames = r.stdout.split(/\r|\x1b\[2K/).filter((f) => f.trim() !== '');
+    const frames = r.stdout
+      .split('\x1b[2K')
+      .flatMap((f) => f.split('\r'))
+      .filter((f) => f.trim() !== '');
     assert.match(frames[0] ?? '', /^asking hosts… · 0 s$/);
     assert.ok(
       frames.some((f) => /^\[#{20}\] 1\/1 hosts answered \(localhost: ok\) · \d+ s$/.test(f)),
