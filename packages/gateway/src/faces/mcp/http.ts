@@ -3,7 +3,7 @@
 // included: any local process or user could call the tools otherwise; `noAuth` is the
 // explicit, loopback-only way to run open).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { FleetError, isLoopback } from '@fleetls/core';
+import { FleetError, hostOfHostHeader, isLoopback } from '@fleetls/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { resolveGatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
@@ -109,14 +109,6 @@ export function checkAuth(
       `refusing to serve MCP over HTTP on ${host} without a bearer token: give one with --token-file FILE or $FLEETLS_TOKEN (or --no-auth to run open, on loopback only)`,
     );
   }
-}
-
-/** "127.0.0.1:8765" → "127.0.0.1", "[::1]:80" → "::1". */
-function hostOfHeader(h: string | undefined): string {
-  if (!h) return '';
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
-  const colon = h.lastIndexOf(':');
-  return colon < 0 ? h : h.slice(0, colon);
 }
 
 /**
@@ -260,7 +252,11 @@ async function handle(scope: HttpScope, req: IncomingMessage, res: ServerRespons
   // Nothing else before the inventory is loaded (the tools would have no fleet), nor once shutting down.
   if (why !== undefined) return refuse(503, `not ready: ${why}`);
   // The page itself, still only to loopback Host names on a loopback server (DNS rebinding).
-  if (deps.dashboard && req.method === 'GET' && (!scope.loopbackBound || isLoopback(hostOfHeader(req.headers.host)))) {
+  if (
+    deps.dashboard &&
+    req.method === 'GET' &&
+    (!scope.loopbackBound || isLoopback(hostOfHostHeader(req.headers.host)))
+  ) {
     if (deps.dashboard.serve(url.pathname, res)) return;
   }
   const metrics = url.pathname === METRICS_PATH ? deps.metrics : undefined;
@@ -298,7 +294,7 @@ async function admit(
   res: ServerResponse,
   refuse: Refuse,
 ): Promise<string | undefined> {
-  const host = hostOfHeader(req.headers.host);
+  const host = hostOfHostHeader(req.headers.host);
   if (scope.loopbackBound && !isLoopback(host)) {
     return void refuse(403, 'forbidden: Host header must name a loopback address');
   }
