@@ -74,7 +74,7 @@ describe('runCli', () => {
   it('fails with 1 when the path is missing on the host', async () => {
     const r = await cli(['stat', `localhost:${join(tree, 'nope')}`], { cwd: tmp });
     assert.equal(r.code, EXIT_FAILURE);
-    assert.match(r.stderr, /^fleetls: localhost: not_found via embedded/m);
+    assert.match(r.stderr, /^fleetls: localhost: not_found via the gateway's own agent after \d+ ms: /m);
   });
 
   const usage: [string[], RegExp][] = [

@@ -298,10 +298,13 @@ export function formatFailures(hosts: readonly HostStatusRow[], style: Style): s
     .filter((h) => h.status !== 'ok')
     .map((h) =>
       style.error(
-        `fleetls: ${h.host}: ${h.status} via ${h.via} after ${h.elapsed_ms} ms${h.message ? `: ${h.message}` : ''}`,
+        `fleetls: ${h.host}: ${h.status} via ${VIA_WORDS[h.via] ?? h.via} after ${h.elapsed_ms} ms${h.message ? `: ${h.message}` : ''}`,
       ),
     );
 }
+
+/** How a host was reached, in a person's words where the transport's name is jargon (issue 40, item 13). */
+const VIA_WORDS: Record<string, string> = { embedded: "the gateway's own agent" };
 
 const BAR = 20;
 
