@@ -298,3 +298,45 @@ describe('NATS with per-host permissions and verified TLS', () => {
     );
   });
 });
+
+describe('an agent started before any gateway, with the shipped permissions', () => {
+  it('says which permission it lacks, and registers soon after a gateway makes the bucket', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetls-nats-early-'));
+    const key = newKey(dir, 'web-9');
+    const gw = newKey(dir, 'gateway');
+    const [node] = await startNatsCluster({ dir: join(dir, 'nats'), extra: accountsFor({ 'web-9': key }, gw) });
+    const agent = await startAgent({
+      natsOnly: true,
+      allow: [dir],
+      args: ['--connect', node.url, '--name', 'web-9', '--heartbeat-ms', '60000', '--nats-creds', key.seedFile],
+    });
+    try {
+      const line = await agent.waitForLog((l) => /cannot register in the NATS registry/.test(String(l.msg)), 20_000);
+      assert.match(
+        String(line.msg),
+        /no JetStream stream stores \$KV\.fleetls-hosts\.web-9: the registry bucket fleetls-hosts is not made yet/,
+      );
+      assert.match(
+        String(line.msg),
+        /making the bucket: the server's permissions deny these credentials to (publish to \$JS\.API\.|subscribe to _INBOX)/,
+      );
+      const nc = await connect({ servers: [node.url], authenticator: nkeyAuthenticator(gw.seed) });
+      try {
+        const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
+        const kv = await openRegistryBucket(nc);
+        // Its next heartbeat is a minute away: it is registered well before.
+        await waitFor(async () => (await kv.get('web-9'))?.operation === 'PUT', {
+          timeoutMs: 20_000,
+          everyMs: 200,
+          what: 'web-9 stored in the registry before its next heartbeat',
+        });
+      } finally {
+        await nc.close();
+      }
+    } finally {
+      await agent.stop();
+      await node.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -36,6 +36,9 @@ export function registrationFailure(err: unknown, bucket: string, subject: strin
   return natsProblem(err);
 }
 
+/** The first retry of a registration that was not stored. */
+export const REGISTER_RETRY_MS = 1000;
+
 export function startPresence(deps: {
   nc: NatsConnection;
   registration: Registration;
@@ -51,12 +54,17 @@ export function startPresence(deps: {
   const body = new TextEncoder().encode(JSON.stringify(registration));
   const js = jetstream(nc);
   let failing = false;
+  // Not stored: tried again sooner than a heartbeat (1 s, doubling up to it), so an agent
+  // started before any gateway made the bucket is registered soon after one does.
+  let retry: NodeJS.Timeout | undefined;
+  let retryMs = REGISTER_RETRY_MS;
 
   async function beat(): Promise<void> {
     try {
       await js.publish(subject, body);
       if (failing) logger.info({ bucket, key }, 'registered again in the NATS registry');
       failing = false;
+      retryMs = REGISTER_RETRY_MS;
     } catch (err) {
       // No bucket yet (no gateway has run): make it, where these credentials may (the
       // shipped permissions do not let an agent: it then waits for a gateway to).
@@ -69,6 +77,7 @@ export function startPresence(deps: {
         });
         await kv.put(key, body);
         failing = false;
+        retryMs = REGISTER_RETRY_MS;
         return;
       } catch (err2) {
         made = err2;
@@ -80,7 +89,18 @@ export function startPresence(deps: {
         );
       }
       failing = true;
+      retryLater();
     }
+  }
+
+  function retryLater(): void {
+    if (retry || retryMs >= registration.heartbeatMs) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      retryMs *= 2;
+      void beat();
+    }, retryMs);
+    retry.unref();
   }
 
   const timer = setInterval(() => void beat(), registration.heartbeatMs);
@@ -90,6 +110,9 @@ export function startPresence(deps: {
   })().catch(() => undefined);
   return {
     beat,
-    stop: () => clearInterval(timer),
+    stop() {
+      clearInterval(timer);
+      clearTimeout(retry);
+    },
   };
 }
