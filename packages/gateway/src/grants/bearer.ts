@@ -30,17 +30,17 @@ export function looksLikeJwt(token: string): boolean {
 }
 
 /** Where this resource's metadata is (RFC 9728 §3.1: the well-known path before the resource's own path). */
-export function resourceMetadataUrl(s: OAuthSettings): string {
-  const u = new URL(s.audience);
+export function resourceMetadataUrl(settings: OAuthSettings): string {
+  const u = new URL(settings.audience);
   const path = u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '');
   return `${u.origin}/.well-known/oauth-protected-resource${path}`;
 }
 
 /** RFC 9728 protected resource metadata of this gateway. */
-export function protectedResourceMetadata(s: OAuthSettings, scopes: string[]): Record<string, unknown> {
+export function protectedResourceMetadata(settings: OAuthSettings, scopes: string[]): Record<string, unknown> {
   return {
-    resource: s.audience,
-    authorization_servers: [s.issuer],
+    resource: settings.audience,
+    authorization_servers: [settings.issuer],
     bearer_methods_supported: ['header'],
     ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
     resource_name: 'fleetls',
