@@ -191,5 +191,7 @@ describe('docs/nats.md: the recipe, run as written', () => {
       wrong.stderr,
     );
     assert.match(wrong.stderr, /No agent has registered on NATS/, wrong.stderr);
+    // Denied is denied: said at the first answer, not after four more tries.
+    assert.doesNotMatch(wrong.stderr, /trying again/, wrong.stderr);
   });
 });

@@ -17,9 +17,17 @@ export async function openRetried<T>(what: string, open: () => Promise<T>, logge
     try {
       return await open();
     } catch (err) {
-      if (attempt >= OPEN_ATTEMPTS) {
+      // A denied subject stays denied: asking again only delays saying which.
+      const denied = /permissions violation/i.test((err as Error)?.message ?? '');
+      if (attempt >= OPEN_ATTEMPTS || denied) {
         const why = natsProblem(err);
-        throw new FleetError('unavailable', `${what}: ${why} (tried ${OPEN_ATTEMPTS} times)`, { cause: err });
+        throw new FleetError(
+          denied ? 'permission_denied' : 'unavailable',
+          `${what}: ${why}${denied ? '' : ` (tried ${OPEN_ATTEMPTS} times)`}`,
+          {
+            cause: err,
+          },
+        );
       }
       logger.warn({ err: (err as Error).message, attempt }, `${what}: ${natsProblem(err)}; trying again`);
       await new Promise((resolve) => setTimeout(resolve, delayMs * 2 ** (attempt - 1)));
