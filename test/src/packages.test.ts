@@ -315,7 +315,11 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
       '/usr/lib/fleetls-agent',
       MODULE,
       '/usr/lib/systemd/system/fleetls-agent.service',
+      '/usr/share/bash-completion/completions/fleetls-agent',
       '/usr/share/doc/fleetls-agent/README',
+      '/usr/share/fish/vendor_completions.d/fleetls-agent.fish',
+      '/usr/share/man/man8/fleetls-agent.8.gz',
+      '/usr/share/zsh/site-functions/_fleetls-agent',
     ]);
     assert.equal(rpm(['-qp', '--configfiles', v1]).trim(), '/etc/fleetls/agent.yaml');
     const scripts = rpm(['-qp', '--scripts', v1]);
