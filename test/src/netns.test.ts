@@ -48,7 +48,9 @@ describe('a fleet of network namespaces over mTLS', () => {
         'hosts:',
         ...hosts.map((h) => `  ${h.name}: { agent: "${h.address}:7443", labels: { role: web } }`),
         `agent_tls: { ca: ${pki.ca}, cert: ${pki.clientCert}, key: ${pki.clientKey} }`,
-        'defaults: { connect_timeout_ms: 1500, deadline_ms: 4000 }',
+        // A name-order list_files is a scan too: its hosts get the call's budget, so a cut link
+        // times out within the call rather than staying pending for the scan's.
+        'defaults: { connect_timeout_ms: 1500, deadline_ms: 4000, scan_host_deadline_ms: 4000 }',
         '',
       ].join('\n'),
     );
