@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { type Chromium, openChromium } from './helpers/chromium.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
-import { type GrantsFleet, sha256, startGrantsFleet, TOKEN_A, TOKEN_B } from './helpers/grants-fleet.js';
+import { type GrantsFleet, grantsYaml, startGrantsFleet, TOKEN_A, TOKEN_B } from './helpers/grants-fleet.js';
 
 declare const document: {
   querySelector(sel: string): { textContent: string | null; hidden?: boolean } | null;
@@ -29,20 +29,15 @@ describe('grants: the dashboard shows what its principal may see, and signs out'
     const { writeFileSync } = await import('node:fs');
     writeFileSync(
       grants,
-      [
-        'principals:',
-        '  web-team:',
-        `    tokens: ["${sha256(TOKEN_A)}"]`,
-        '    tools: [list_hosts, list_directory, stat, list_files]',
-        '    hosts: ["@web"]',
-        `    paths: ["${fleet.log}"]`,
-        '  ops:',
-        `    tokens: ["${sha256(TOKEN_B)}"]`,
-        '    tools: ["*"]',
-        '    hosts: [all]',
-        '    paths: ["/"]',
-        '',
-      ].join('\n'),
+      grantsYaml({
+        'web-team': {
+          tokens: [TOKEN_A],
+          tools: ['list_hosts', 'list_directory', 'stat', 'list_files'],
+          hosts: ['@web'],
+          paths: [fleet.log],
+        },
+        ops: { tokens: [TOKEN_B], tools: ['*'], hosts: ['all'], paths: ['/'] },
+      }),
     );
     gw = startGateway(['--http', '127.0.0.1:0', '--grants', grants], { FLEETLS_INVENTORY: fleet.inventory });
     base = await gw.waitFor(/dashboard at (http:\/\/\S+)/);

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
+import { Code, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { Fleet } from '@fleetls/proto/fleet_pb';
 import { freePort, makeTree } from '@fleetls/testkit';
@@ -25,6 +25,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
 import { openChromium } from './helpers/chromium.js';
 import { type GatewayProcess, startGateway } from './helpers/gateway-process.js';
+import { grantsYaml, rpcCode } from './helpers/grants-fleet.js';
 
 // The page's globals, inside page.waitForFunction callbacks (this package compiles without the DOM lib).
 declare const document: { querySelector(sel: string): { textContent: string | null } | null };
@@ -40,15 +41,6 @@ const bearer =
     req.header.set('authorization', `Bearer ${token}`);
     return next(req);
   };
-
-async function code(p: Promise<unknown>): Promise<Code | 'ok'> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
-}
 
 describe('grants: the gateway as an OAuth 2.1 resource server, against a real issuer', () => {
   let root: string;
@@ -118,15 +110,14 @@ describe('grants: the gateway as an OAuth 2.1 resource server, against a real is
     const grants = path.join(root, 'grants.yaml');
     fs.writeFileSync(
       grants,
-      [
-        'principals:',
-        '  web-agents:',
-        '    oauth: { scope: fleetls.web }',
-        '    tools: [list_files, stat]',
-        '    hosts: [all]',
-        `    paths: ["${path.join(root, 'log')}"]`,
-        '',
-      ].join('\n'),
+      grantsYaml({
+        'web-agents': {
+          oauth: { scope: 'fleetls.web' },
+          tools: ['list_files', 'stat'],
+          hosts: ['all'],
+          paths: [path.join(root, 'log')],
+        },
+      }),
     );
     gw = startGateway(
       [
@@ -245,7 +236,7 @@ describe('grants: the gateway as an OAuth 2.1 resource server, against a real is
         Fleet,
         createGrpcTransport({ baseUrl: `http://${grpcAt}`, interceptors: [bearer(token)] }),
       );
-      assert.equal(await code(grpc.stat({ host: 'localhost', path: root })), Code.Unauthenticated, what);
+      assert.equal(await rpcCode(grpc.stat({ host: 'localhost', path: root })), Code.Unauthenticated, what);
     }
     // Within the skew an expired token still passes; past it, not (the 401 above).
     assert.equal((await post(await forged(signingKey, { exp: now - 5 }))).status, 200);
@@ -263,7 +254,7 @@ describe('grants: the gateway as an OAuth 2.1 resource server, against a real is
       Fleet,
       createGrpcTransport({ baseUrl: `http://${grpcAt}`, interceptors: [bearer(token)] }),
     );
-    assert.equal(await code(grpc.stat({ host: 'localhost', path: root })), Code.PermissionDenied);
+    assert.equal(await rpcCode(grpc.stat({ host: 'localhost', path: root })), Code.PermissionDenied);
   });
 
   it("lets a token with the scope in, held to its principal's grant, over HTTP and gRPC", async () => {
@@ -273,10 +264,10 @@ describe('grants: the gateway as an OAuth 2.1 resource server, against a real is
       Fleet,
       createGrpcTransport({ baseUrl: `http://${grpcAt}`, interceptors: [bearer(token)] }),
     );
-    assert.equal(await code(grpc.stat({ host: 'localhost', path: path.join(root, 'log') })), 'ok');
-    assert.equal(await code(grpc.stat({ host: 'localhost', path: root })), Code.PermissionDenied);
+    assert.equal(await rpcCode(grpc.stat({ host: 'localhost', path: path.join(root, 'log') })), 'ok');
+    assert.equal(await rpcCode(grpc.stat({ host: 'localhost', path: root })), Code.PermissionDenied);
     assert.equal(
-      await code(grpc.listDirectory({ host: 'localhost', path: path.join(root, 'log') })),
+      await rpcCode(grpc.listDirectory({ host: 'localhost', path: path.join(root, 'log') })),
       Code.PermissionDenied,
     );
   });

@@ -17,7 +17,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fleetls } from './helpers/cli.js';
 import { type GatewayProcess, httpClient, startGateway, stdioClient } from './helpers/gateway-process.js';
-import { type GrantsFleet, sha256, startGrantsFleet, TOKEN_A, TOKEN_B, TOKEN_C } from './helpers/grants-fleet.js';
+import {
+  type GrantsFleet,
+  grantsYaml,
+  rpcCode,
+  startGrantsFleet,
+  TOKEN_A,
+  TOKEN_B,
+  TOKEN_C,
+} from './helpers/grants-fleet.js';
 import { type SlowFleet, startSlowFleet } from './helpers/slow-agents.js';
 
 const bearer =
@@ -30,15 +38,6 @@ const bearer =
 
 function text(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-}
-
-async function code(p: Promise<unknown>): Promise<Code | 'ok'> {
-  try {
-    await p;
-    return 'ok';
-  } catch (err) {
-    return ConnectError.from(err).code;
-  }
 }
 
 describe('grants: two principals over MCP HTTP, Connect and gRPC', () => {
@@ -173,12 +172,12 @@ describe('grants: two principals over MCP HTTP, Connect and gRPC', () => {
       /"audit":"door","decision":"refused","status":401,"why":"missing or unknown bearer token","path":"\/mcp"/,
     );
     const anon = createClient(Fleet, createGrpcTransport({ baseUrl: `http://${grpcAt}` }));
-    assert.equal(await code(anon.listHosts({ host: 'all' })), Code.Unauthenticated);
+    assert.equal(await rpcCode(anon.listHosts({ host: 'all' })), Code.Unauthenticated);
     const wrong = createClient(
       Fleet,
       createGrpcTransport({ baseUrl: `http://${grpcAt}`, interceptors: [bearer('not-a-token')] }),
     );
-    assert.equal(await code(wrong.listHosts({ host: 'all' })), Code.Unauthenticated);
+    assert.equal(await rpcCode(wrong.listHosts({ host: 'all' })), Code.Unauthenticated);
   });
 
   for (const face of ['Connect on the HTTP port', 'gRPC'] as const) {
@@ -200,15 +199,15 @@ describe('grants: two principals over MCP HTTP, Connect and gRPC', () => {
       );
       // The wire messages have no field for it: a response header says so.
       assert.equal(narrowed, "host 'all' narrowed to the 2 hosts team-a may ask (@web)");
-      assert.equal(await code(fa.listDirectory({ host: 'web-1', path: fleet.log })), Code.PermissionDenied);
-      assert.equal(await code(fa.listHosts({ host: 'all' })), Code.PermissionDenied);
-      assert.equal(await code(fa.stat({ host: 'db-1', path: fleet.log })), Code.PermissionDenied);
-      assert.equal(await code(fa.stat({ host: 'web-1', path: `${fleet.etc}/secret.conf` })), Code.PermissionDenied);
+      assert.equal(await rpcCode(fa.listDirectory({ host: 'web-1', path: fleet.log })), Code.PermissionDenied);
+      assert.equal(await rpcCode(fa.listHosts({ host: 'all' })), Code.PermissionDenied);
+      assert.equal(await rpcCode(fa.stat({ host: 'db-1', path: fleet.log })), Code.PermissionDenied);
+      assert.equal(await rpcCode(fa.stat({ host: 'web-1', path: `${fleet.etc}/secret.conf` })), Code.PermissionDenied);
       // The stream is the tree tool's: team-a may not call it.
       const walk = (async () => {
         for await (const _ of fa.walk({ host: 'web-1', path: fleet.log })) break;
       })();
-      assert.equal(await code(walk), Code.PermissionDenied);
+      assert.equal(await rpcCode(walk), Code.PermissionDenied);
       try {
         await fa.listDirectory({ host: 'web-1', path: fleet.log });
       } catch (err) {
@@ -241,13 +240,13 @@ describe('grants: two principals over MCP HTTP, Connect and gRPC', () => {
     assert.equal(limited.status, 429);
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     assert.match(await limited.text(), /team-c may make 3 a minute/);
-    assert.equal(await code(c.listHosts({ host: 'all' })), Code.ResourceExhausted);
+    assert.equal(await rpcCode(c.listHosts({ host: 'all' })), Code.ResourceExhausted);
   });
 
   it('reloads the file when it changes and on SIGHUP; a malformed file keeps the last good grants', async () => {
     const rotated = 'grants-team-a-rotated-0123456789';
     const listWith = (token: string) =>
-      code(
+      rpcCode(
         createClient(Fleet, createGrpcTransport({ baseUrl: `http://${grpcAt}`, interceptors: [bearer(token)] })).stat({
           host: 'web-1',
           path: fleet.log,
@@ -382,20 +381,15 @@ describe('grants: a scan belongs to its principal', () => {
     const grants = `${slow.work}/grants.yaml`;
     fs.writeFileSync(
       grants,
-      [
-        'principals:',
-        '  team-a:',
-        `    tokens: ["${sha256(TOKEN_A)}"]`,
-        '    tools: [list_files, stat, scan_status]',
-        '    hosts: [all]',
-        `    paths: ["${slow.data}"]`,
-        '  team-b:',
-        `    tokens: ["${sha256(TOKEN_B)}"]`,
-        '    tools: ["*"]',
-        '    hosts: [all]',
-        '    paths: ["/"]',
-        '',
-      ].join('\n'),
+      grantsYaml({
+        'team-a': {
+          tokens: [TOKEN_A],
+          tools: ['list_files', 'stat', 'scan_status'],
+          hosts: ['all'],
+          paths: [slow.data],
+        },
+        'team-b': { tokens: [TOKEN_B], tools: ['*'], hosts: ['all'], paths: ['/'] },
+      }),
     );
     gw = startGateway(['--http', '127.0.0.1:0', '--grants', grants], { FLEETLS_INVENTORY: slow.inventory });
     const url = await gw.waitFor(/MCP over HTTP at (http:\/\/\S+)/);

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { type Code, ConnectError } from '@connectrpc/connect';
 import { makeTree } from '@fleetls/testkit';
 import { type AgentProcess, startAgent } from './agent-process.js';
 
@@ -14,6 +15,40 @@ export const TOKEN_B = 'grants-team-b-token-0123456789';
 export const TOKEN_C = 'grants-team-c-token-0123456789';
 
 export const sha256 = (t: string) => `sha256:${createHash('sha256').update(t).digest('hex')}`;
+
+/** One principal of a grants file: plain tokens (written hashed) or an OAuth claim, and its grant. */
+export interface PrincipalSpec {
+  tokens?: string[];
+  oauth?: Record<string, string>;
+  tools: string[];
+  hosts: string[];
+  paths: string[];
+  callsPerMinute?: number;
+}
+
+/** A grants file's text for these principals, in their order (flow sequences: JSON is YAML). */
+export function grantsYaml(principals: Record<string, PrincipalSpec>): string {
+  const lines = ['principals:'];
+  for (const [name, p] of Object.entries(principals)) {
+    lines.push(`  ${name}:`);
+    if (p.tokens) lines.push(`    tokens: ${JSON.stringify(p.tokens.map(sha256))}`);
+    if (p.oauth) lines.push(`    oauth: ${JSON.stringify(p.oauth)}`);
+    lines.push(`    tools: ${JSON.stringify(p.tools)}`, `    hosts: ${JSON.stringify(p.hosts)}`);
+    lines.push(`    paths: ${JSON.stringify(p.paths)}`);
+    if (p.callsPerMinute !== undefined) lines.push(`    calls_per_minute: ${p.callsPerMinute}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The Connect code a Fleet API call ended with, or 'ok'. */
+export async function rpcCode(call: Promise<unknown>): Promise<Code | 'ok'> {
+  try {
+    await call;
+    return 'ok';
+  } catch (err) {
+    return ConnectError.from(err).code;
+  }
+}
 
 export interface GrantsFleet {
   root: string;
@@ -55,31 +90,15 @@ export async function startGrantsFleet(): Promise<GrantsFleet> {
       '',
     ].join('\n'),
   );
-  const teamA = ['    tools: [list_files, stat]', '    hosts: ["@web"]', `    paths: ["${log}"]`];
+  const teamA = { tools: ['list_files', 'stat'], hosts: ['@web'], paths: [log] };
   const writeGrants = (file: string, opts: { local?: boolean; extraTokenA?: string } = {}) => {
-    const tokensA = [TOKEN_A, ...(opts.extraTokenA ? [opts.extraTokenA] : [])].map((t) => `"${sha256(t)}"`);
-    fs.writeFileSync(
-      `${file}.tmp`,
-      [
-        'principals:',
-        '  team-a:',
-        `    tokens: [${tokensA.join(', ')}]`,
-        ...teamA,
-        '  team-b:',
-        `    tokens: ["${sha256(TOKEN_B)}"]`,
-        '    tools: ["*"]',
-        '    hosts: [all]',
-        '    paths: ["/"]',
-        '  team-c:',
-        `    tokens: ["${sha256(TOKEN_C)}"]`,
-        '    tools: [list_hosts]',
-        '    hosts: [all]',
-        '    paths: ["/"]',
-        '    calls_per_minute: 3',
-        ...(opts.local ? ['  local:', ...teamA] : []),
-        '',
-      ].join('\n'),
-    );
+    const text = grantsYaml({
+      'team-a': { tokens: [TOKEN_A, ...(opts.extraTokenA ? [opts.extraTokenA] : [])], ...teamA },
+      'team-b': { tokens: [TOKEN_B], tools: ['*'], hosts: ['all'], paths: ['/'] },
+      'team-c': { tokens: [TOKEN_C], tools: ['list_hosts'], hosts: ['all'], paths: ['/'], callsPerMinute: 3 },
+      ...(opts.local ? { local: teamA } : {}),
+    });
+    fs.writeFileSync(`${file}.tmp`, text);
     // Replaced whole, as a config manager does.
     fs.renameSync(`${file}.tmp`, file);
   };
