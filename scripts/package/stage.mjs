@@ -29,9 +29,6 @@ export const PACKAGES = {
       '(its own Node.js runtime inside), under a hardened systemd unit as the',
       'unprivileged fleetls user.',
     ],
-    readme:
-      'Configure /etc/fleetls/agent.yaml, then: systemctl restart fleetls-agent\n' +
-      'Operators guide: docs/operators.md in the fleetls repository.\n',
   },
   fleetls: {
     exe: 'fleetls',
@@ -49,11 +46,6 @@ export const PACKAGES = {
       'self-contained executable (its own Node.js runtime inside); fleetls.service runs',
       'serve --http with the inventory /etc/fleetls/gateway.yaml.',
     ],
-    readme:
-      'Edit /etc/fleetls/gateway.yaml (the inventory: hosts, agent_tls), then:\n' +
-      '  systemctl restart fleetls\n' +
-      'The HTTP bearer token is /etc/fleetls/gateway/token (made at install).\n' +
-      'Operators guide: docs/operators.md in the fleetls repository.\n',
   },
 };
 
@@ -111,7 +103,9 @@ export function stagePackage({ repoRoot, spec, executable, nativeModule, root, v
   put(spec.config, path.join(repoRoot, spec.configFrom), 0o640);
   const doc = path.join(root, `usr/share/doc/${spec.name}/README`);
   fs.mkdirSync(path.dirname(doc), { recursive: true });
-  fs.writeFileSync(doc, `${spec.name} ${version}: ${spec.summary}.\n${spec.readme}`);
+  // What it installs, how to configure and start it (with systemd or without), where the docs are.
+  const readme = fs.readFileSync(path.join(repoRoot, `deploy/packaging/doc/${spec.name}.README`), 'utf8');
+  fs.writeFileSync(doc, fillTemplate(readme.replaceAll('@VERSION@', version), spec));
   fs.chmodSync(doc, 0o644);
   if (docs) {
     for (const [kind, rel] of Object.entries(docPaths(spec.exe, spec.section, format))) {

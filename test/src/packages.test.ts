@@ -130,8 +130,14 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     assert.equal(sh('dpkg-deb', ['--info', v1, 'conffiles']), '/etc/fleetls/agent.yaml\n');
   });
 
-  it('installs without systemd: a system user, the config readable by it, nothing enabled', () => {
-    sh('dpkg', ['--force-unsafe-io', '-i', v1]);
+  it('installs without systemd: a system user, the config readable by it, nothing enabled, and says so', () => {
+    const install = spawnSync('dpkg', ['--force-unsafe-io', '-i', v1], { encoding: 'utf8' });
+    assert.equal(install.status, 0, install.stderr);
+    // Issue 40: not silent. It names what it did not start and where the way without systemd is.
+    assert.match(
+      install.stderr,
+      /fleetls-agent: systemd is not running here, so fleetls-agent\.service was not started; to run it without systemd: \/usr\/share\/doc\/fleetls-agent\/README \("Without systemd"\)/,
+    );
     const ids = userIds('fleetls');
     assert.ok(ids, 'user fleetls created');
     assert.ok(ids.uid < 1000, `a system uid (${ids.uid})`);
@@ -142,6 +148,59 @@ describe('fleetls-agent .deb', { concurrency: false }, () => {
     assert.ok(existsSync(UNIT_FILE));
     assert.equal(statSync(MODULE).mode & 0o777, 0o644);
     assert.equal(existsSync('/etc/systemd/system/multi-user.target.wants/fleetls-agent.service'), false);
+  });
+
+  it('ships a README that says what it installed, how to configure and start it, and where the docs are', () => {
+    const readme = readFileSync('/usr/share/doc/fleetls-agent/README', 'utf8');
+    assert.match(readme, /^fleetls-agent 0\.0\.1~test1: /);
+    for (const heading of [
+      'What this package installs',
+      'Configure',
+      'Start, check, stop',
+      'Without systemd',
+      'Remove',
+      'Documentation',
+    ]) {
+      assert.match(readme, new RegExp(`^${heading}`, 'm'), heading);
+    }
+    // Every file it names is one the package installed.
+    const installed = new Set(sh('dpkg', ['-L', 'fleetls-agent']).trim().split('\n'));
+    const named = [...readme.matchAll(/^ {2}(\/\S+)/gm)].map((m) => m[1] as string);
+    assert.ok(named.length >= 4, named.join(' '));
+    assert.deepEqual(
+      named.filter((f) => !installed.has(f)),
+      [],
+    );
+    assert.match(readme, /man 8 fleetls-agent/);
+  });
+
+  it("the README's commands without systemd, pasted, start the agent on its socket as fleetls", async () => {
+    const readme = readFileSync('/usr/share/doc/fleetls-agent/README', 'utf8');
+    const section = readme.split(/^Without systemd.*$/m)[1]?.split(/^\S/m)[0] ?? '';
+    const script = section
+      .split('\n')
+      .filter((l) => l.startsWith('    '))
+      .join('\n');
+    assert.match(script, /fleetls-agent --config \/etc\/fleetls\/agent\.yaml/);
+    rmSync('/run/fleetls', { recursive: true, force: true });
+    const shell = launch('sh', ['-ec', script], { name: 'agent' });
+    // The agent is the shell's child (setpriv execs it): stopped itself, as a terminal's ^C would.
+    const agentPid = () => Number(readFileSync(`/proc/${shell.child.pid}/task/${shell.child.pid}/children`, 'utf8'));
+    let pid: number | undefined;
+    try {
+      const line = await shell.waitFor(/^(\{.*"msg":"listening".*)\n/m, 15_000);
+      pid = agentPid();
+      assert.equal((JSON.parse(line) as { socket?: string }).socket, '/run/fleetls/agent.sock');
+      assert.equal(await healthCheck('unix:/run/fleetls/agent.sock'), 'SERVING');
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      assert.match(status, new RegExp(`^Uid:\\s+${userIds('fleetls')?.uid}\\s`, 'm'));
+      // CAP_DAC_READ_SEARCH (bit 2) and nothing else, as the unit gives it.
+      assert.equal(/^CapEff:\s+(\S+)$/m.exec(status)?.[1], '0000000000000004');
+    } finally {
+      if (pid) process.kill(pid, 'SIGTERM');
+      await shell.stop();
+      rmSync('/run/fleetls', { recursive: true, force: true });
+    }
   });
 
   it('as installed, only group fleetls reaches the agent: a Unix socket, no TCP port (issue 35, F7)', async () => {
@@ -327,6 +386,7 @@ describe('fleetls-agent .rpm', { concurrency: false }, () => {
       assert.match(scripts, new RegExp(`${part} scriptlet`));
     }
     assert.match(scripts, /useradd --system/);
+    assert.match(scripts, /systemd is not running here, so fleetls-agent\.service was not started/);
   });
 
   it('installs with rpm where systemd runs: the user first, the config its group, the unit enabled and started', () => {
