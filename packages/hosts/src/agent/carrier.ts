@@ -3,7 +3,7 @@
 // contract's client (agent/client.ts) is written once over it; HTTP/2 (agent/http2/carrier.ts)
 // and NATS (agent/nats/carrier.ts) are carriers, as connect-es writes one client over many
 // transports.
-import type { Via, WalkRequest } from '@fleetls/core';
+import { FleetError, type Via, type WalkRequest } from '@fleetls/core';
 import type { WireStatResponseOut } from '@fleetls/proto';
 
 /** What an agent says of itself beside its answers: on HTTP/2 its metadata, on NATS its headers. */
@@ -35,4 +35,18 @@ export interface Carrier {
   /** The agent's certificate's notAfter, where the carrier has one. */
   peerNotAfter?(): Date | undefined;
   close(): void;
+}
+
+/**
+ * A call's failure as the Carrier contract says it: the signal's reason when our own signal
+ * ended the call (a FleetError as given, else `cancelled`), else the error as a FleetError.
+ * Every carrier and the client map a failure with it, so an abort reads alike on each.
+ */
+export function callFailure(err: unknown, signal: AbortSignal): FleetError {
+  if (signal.aborted) {
+    return signal.reason instanceof FleetError
+      ? signal.reason
+      : new FleetError('cancelled', 'cancelled', { cause: signal.reason });
+  }
+  return FleetError.from(err);
 }

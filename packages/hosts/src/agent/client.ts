@@ -11,7 +11,7 @@ import {
   type WalkSummary,
 } from '@fleetls/core';
 import { decodeWalkResponse, statFromWire } from '@fleetls/proto';
-import type { AgentMeta, Carrier } from './carrier.js';
+import { type AgentMeta, type Carrier, callFailure } from './carrier.js';
 import { refuseMissing } from './filters.js';
 import { type AgentBackendOptions, http2Carrier } from './http2/carrier.js';
 
@@ -64,25 +64,15 @@ async function* walkAgent(
       }
     }
   } catch (err) {
-    throw walkFailure(err, signal);
+    throw callFailure(err, signal);
   } finally {
     // The consumer stopped early (return()/throw()): the carrier cancels the call.
     await messages.return();
   }
-  if (signal.aborted) throw walkFailure(undefined, signal);
+  if (signal.aborted) throw callFailure(undefined, signal);
   if (!summary) throw new FleetError('internal', `agent ${carrier.name}: walk ended without a summary (${rows} rows)`);
   refuseMissing(carrier.name, requested, summary.applied ?? [], meta.version, 'not echoed in its summary');
   return summary;
-}
-
-/** A walk's failure: the signal's reason when our own signal ended it, else the error as a FleetError. */
-function walkFailure(err: unknown, signal: AbortSignal): FleetError {
-  if (signal.aborted) {
-    return signal.reason instanceof FleetError
-      ? signal.reason
-      : new FleetError('cancelled', 'cancelled', { cause: signal.reason });
-  }
-  return FleetError.from(err);
 }
 
 /**

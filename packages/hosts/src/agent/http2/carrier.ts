@@ -17,7 +17,7 @@ import { readToken } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import health from 'grpc-health-check';
 import type { Logger } from 'pino';
-import type { AgentMeta, Carrier } from '../carrier.js';
+import { type AgentMeta, type Carrier, callFailure } from '../carrier.js';
 import { createAgentChannel } from './channel.js';
 import { type AgentTlsMaterial, diagnoseTls } from './tls.js';
 
@@ -44,11 +44,7 @@ const WALK_GRACE_MS = 2000;
  * (cancel or deadline of the fan-out), the signal's reason wins.
  */
 export function fleetErrorFromGrpc(err: unknown, address: string, signal?: AbortSignal): FleetError {
-  if (signal?.aborted) {
-    return signal.reason instanceof FleetError
-      ? signal.reason
-      : new FleetError('cancelled', 'cancelled', { cause: signal.reason });
-  }
+  if (signal?.aborted) return callFailure(err, signal);
   if (err instanceof FleetError) return err;
   const se = err as Partial<grpc.ServiceError>;
   if (typeof se.code === 'number') {

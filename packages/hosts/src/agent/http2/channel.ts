@@ -223,7 +223,7 @@ class CallQueue {
   }
 }
 
-export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
+export function createAgentChannel(options: AgentChannelOptions): AgentChannel {
   let closed = false;
   let current: Session | undefined;
   const forget = (entry: Session) => {
@@ -238,7 +238,7 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
   const ready = async (signal: AbortSignal): Promise<Session> => {
     if (closed) throw new GrpcError(status.UNAVAILABLE, 'client closed');
     if (current && (current.session.closed || current.session.destroyed)) current = undefined;
-    current ??= openSession(o, forget);
+    current ??= openSession(options, forget);
     const entry = current;
     await untilReady(entry.ready, signal);
     return entry;
@@ -258,7 +258,9 @@ export function createAgentChannel(o: AgentChannelOptions): AgentChannel {
       const entry = await usable(signal);
       let q: CallQueue;
       try {
-        q = new CallQueue((sink) => startCall(entry, { method, request, opts, authorization: o.authorization }, sink));
+        q = new CallQueue((sink) =>
+          startCall(entry, { method, request, opts, authorization: options.authorization }, sink),
+        );
       } catch (err) {
         // Closed, destroyed or told to go away since it was ready: the next call opens a new session.
         forget(entry);

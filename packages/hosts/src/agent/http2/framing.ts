@@ -13,8 +13,8 @@ export function grpcTimeout(ms: number): string {
 }
 
 /** A refused framing as the call's status, in grpc-js's words. */
-export function framingError(p: FrameProblem): GrpcError {
-  return p.kind === 'compressed'
+export function framingError(problem: FrameProblem): GrpcError {
+  return problem.kind === 'compressed'
     ? new GrpcError(status.INTERNAL, 'the agent sent a compressed message')
-    : new GrpcError(status.RESOURCE_EXHAUSTED, `Received message larger than max (${p.bytes} vs ${p.max})`);
+    : new GrpcError(status.RESOURCE_EXHAUSTED, `Received message larger than max (${problem.bytes} vs ${problem.max})`);
 }

@@ -30,21 +30,41 @@ export interface Session {
   active: number;
 }
 
-/** Does HOST:PORT (IPv6 in brackets) accept a TCP connection within `ms`? A unix: address is not asked. */
-export function acceptsTcp(address: string, ms: number): Promise<boolean> {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
-  if (!m) return Promise.resolve(false);
+/**
+ * Opens a socket to HOST:PORT (IPv6 in brackets) with `open` and settles within `ms` on what
+ * `listen` says of it, the socket then destroyed; false for a unix: address or past `ms`.
+ */
+function probeSocket(
+  address: string,
+  ms: number,
+  open: (host: string, port: number) => net.Socket,
+  listen: (socket: net.Socket, done: (yes: boolean) => void) => void,
+): Promise<boolean> {
+  const parts = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
+  if (!parts) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const socket = net.connect({ host: m[1] ?? m[2], port: Number(m[3]) });
-    const done = (ok: boolean) => {
+    const socket = open(parts[1] ?? parts[2], Number(parts[3]));
+    const done = (yes: boolean) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(ok);
+      resolve(yes);
     };
     const timer = setTimeout(() => done(false), ms);
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
+    listen(socket, done);
   });
+}
+
+/** Does HOST:PORT (IPv6 in brackets) accept a TCP connection within `ms`? A unix: address is not asked. */
+export function acceptsTcp(address: string, ms: number): Promise<boolean> {
+  return probeSocket(
+    address,
+    ms,
+    (host, port) => net.connect({ host, port }),
+    (socket, done) => {
+      socket.once('connect', () => done(true));
+      socket.once('error', () => done(false));
+    },
+  );
 }
 
 /**
@@ -54,42 +74,34 @@ export function acceptsTcp(address: string, ms: number): Promise<boolean> {
  * verified: whether it speaks TLS at all is the question.
  */
 export function speaksTls(address: string, ms: number): Promise<boolean> {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(address);
-  if (!m) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const socket = tls.connect({
-      host: m[1] ?? m[2],
-      port: Number(m[3]),
-      rejectUnauthorized: false,
-      ALPNProtocols: ['h2'],
-    });
-    const done = (yes: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(yes);
-    };
-    const timer = setTimeout(() => done(false), ms);
-    socket.once('secureConnect', () => done(true));
-    // A TLS alert (a client certificate required, say) is a TLS peer too; a reset is not.
-    socket.once('error', (err: NodeJS.ErrnoException) => done(/SSL|TLS/.test(err.code ?? '')));
-  });
+  return probeSocket(
+    address,
+    ms,
+    (host, port) => tls.connect({ host, port, rejectUnauthorized: false, ALPNProtocols: ['h2'] }),
+    (socket, done) => {
+      socket.once('secureConnect', () => done(true));
+      // A TLS alert (a client certificate required, say) is a TLS peer too; a reset is not.
+      socket.once('error', (err: NodeJS.ErrnoException) => done(/SSL|TLS/.test(err.code ?? '')));
+    },
+  );
 }
 
 /**
  * The socket is ours, not http2's: a peer that fails the TLS handshake after it completed (a
  * TLS 1.3 agent refusing our certificate) errors the socket and the session never says so.
  */
-function connectSocket(o: AgentChannelOptions): net.Socket {
-  if (o.address.startsWith('unix:')) return net.connect(o.address.slice('unix:'.length).replace(/^\/\/(?=\/)/, ''));
-  const { host, port } = hostOfAddress(o.address);
-  if (!o.tls) return net.connect({ host, port });
-  const { name, sni } = tlsIdentity(o.address, o.tls);
+function connectSocket(options: AgentChannelOptions): net.Socket {
+  if (options.address.startsWith('unix:'))
+    return net.connect(options.address.slice('unix:'.length).replace(/^\/\/(?=\/)/, ''));
+  const { host, port } = hostOfAddress(options.address);
+  if (!options.tls) return net.connect({ host, port });
+  const { name, sni } = tlsIdentity(options.address, options.tls);
   return tls.connect({
     host,
     port,
-    ca: o.tls.ca,
-    cert: o.tls.cert,
-    key: o.tls.key,
+    ca: options.tls.ca,
+    cert: options.tls.cert,
+    key: options.tls.key,
     // An IP is never sent as SNI (RFC 6066); the certificate is checked against the name itself.
     servername: sni,
     checkServerIdentity: checkIdentity(name),
@@ -101,9 +113,11 @@ function connectSocket(o: AgentChannelOptions): net.Socket {
  * A new session; `forget` is called once whatever ends it (goaway, close, error, a failed
  * start), so the channel's next call makes a new one.
  */
-export function openSession(o: AgentChannelOptions, forget: (entry: Session) => void): Session {
-  const socket = connectSocket(o);
-  const authority = o.address.startsWith('unix:') ? 'http://localhost' : `${o.tls ? 'https' : 'http'}://${o.address}`;
+export function openSession(options: AgentChannelOptions, forget: (entry: Session) => void): Session {
+  const socket = connectSocket(options);
+  const authority = options.address.startsWith('unix:')
+    ? 'http://localhost'
+    : `${options.tls ? 'https' : 'http'}://${options.address}`;
   const session = http2.connect(authority, {
     createConnection: () => socket,
     // Node's default (10 MiB) is reached by a few hundred concurrent calls, and then it
@@ -122,7 +136,7 @@ export function openSession(o: AgentChannelOptions, forget: (entry: Session) => 
   };
   socket.on('error', lost);
   socket.once('close', () => lost());
-  entry.ready = untilSpoken(o, entry, socket, gone);
+  entry.ready = untilSpoken(options, entry, socket, gone);
   keepAlive(entry);
   // An idle session does not keep the process alive (a CLI call exits when it is done).
   session.unref();
@@ -130,7 +144,12 @@ export function openSession(o: AgentChannelOptions, forget: (entry: Session) => 
 }
 
 /** Resolves at the agent's SETTINGS; rejects with UNAVAILABLE, or DEADLINE_EXCEEDED for a port that stays silent. */
-function untilSpoken(o: AgentChannelOptions, entry: Session, socket: net.Socket, gone: () => void): Promise<void> {
+function untilSpoken(
+  options: AgentChannelOptions,
+  entry: Session,
+  socket: net.Socket,
+  gone: () => void,
+): Promise<void> {
   const { session } = entry;
   return new Promise<void>((resolve, reject) => {
     const done = (err?: GrpcError) => {
@@ -151,9 +170,9 @@ function untilSpoken(o: AgentChannelOptions, entry: Session, socket: net.Socket,
     const onError = (err: Error) => done(new GrpcError(status.UNAVAILABLE, err.message));
     const onClose = () => {
       const closed = new GrpcError(status.UNAVAILABLE, 'the connection closed before the agent spoke');
-      if (o.tls || o.address.startsWith('unix:')) return done(closed);
+      if (options.tls || options.address.startsWith('unix:')) return done(closed);
       // Plaintext to a TLS agent reads as what it is.
-      void speaksTls(o.address, Math.min(1000, o.connectTimeoutMs)).then((yes) =>
+      void speaksTls(options.address, Math.min(1000, options.connectTimeoutMs)).then((yes) =>
         done(
           yes
             ? new GrpcError(
@@ -167,17 +186,17 @@ function untilSpoken(o: AgentChannelOptions, entry: Session, socket: net.Socket,
     const timer = setTimeout(() => {
       // A port that takes the connection and then says nothing is a stalled agent (timeout),
       // not a host that cannot be reached.
-      void acceptsTcp(o.address, Math.min(1000, o.connectTimeoutMs)).then((accepts) =>
+      void acceptsTcp(options.address, Math.min(1000, options.connectTimeoutMs)).then((accepts) =>
         done(
           accepts
             ? new GrpcError(
                 status.DEADLINE_EXCEEDED,
-                `accepts connections but did not answer within ${o.connectTimeoutMs} ms`,
+                `accepts connections but did not answer within ${options.connectTimeoutMs} ms`,
               )
-            : new GrpcError(status.UNAVAILABLE, `no connection within ${o.connectTimeoutMs} ms`),
+            : new GrpcError(status.UNAVAILABLE, `no connection within ${options.connectTimeoutMs} ms`),
         ),
       );
-    }, o.connectTimeoutMs);
+    }, options.connectTimeoutMs);
     session.once('remoteSettings', onSettings);
     socket.once('error', onError);
     socket.once('close', onClose);

@@ -30,8 +30,8 @@ export function hostOfAddress(address: string): { host: string; port: number } {
 }
 
 /** The name to verify and the SNI to send, for an agent at `address`. */
-export function tlsIdentity(address: string, m: AgentTlsMaterial): { name: string; sni: string } {
-  const name = m.serverName ?? hostOfAddress(address).host;
+export function tlsIdentity(address: string, material: AgentTlsMaterial): { name: string; sni: string } {
+  const name = material.serverName ?? hostOfAddress(address).host;
   return { name, sni: isIP(name) ? IP_SNI : name };
 }
 
@@ -66,12 +66,12 @@ function ownCertificate(pem: Buffer | undefined): string {
  */
 export function diagnoseTls(
   address: string,
-  m: AgentTlsMaterial,
+  material: AgentTlsMaterial,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<FleetError | undefined> {
   const { host, port } = hostOfAddress(address);
-  const { name, sni } = tlsIdentity(address, m);
+  const { name, sni } = tlsIdentity(address, material);
   const context = `agent ${address}`;
   return new Promise((resolve) => {
     let identityError: Error | undefined;
@@ -80,9 +80,9 @@ export function diagnoseTls(
     const socket = tls.connect({
       host,
       port,
-      ca: m.ca,
-      cert: m.cert,
-      key: m.key,
+      ca: material.ca,
+      cert: material.cert,
+      key: material.key,
       servername: sni,
       ALPNProtocols: ['h2'],
       // Verified below, so that the certificate can be read and named whatever is wrong with it.
@@ -119,8 +119,8 @@ export function diagnoseTls(
       socket.once('data', () => done());
     });
     const refused = (code: string | undefined) =>
-      fleetErrorFromTls(code, context, peer, ownCertificate(m.cert)) ??
-      (secured ? fleetErrorFromTls('CLOSED_AFTER_HANDSHAKE', context, peer, ownCertificate(m.cert)) : undefined);
+      fleetErrorFromTls(code, context, peer, ownCertificate(material.cert)) ??
+      (secured ? fleetErrorFromTls('CLOSED_AFTER_HANDSHAKE', context, peer, ownCertificate(material.cert)) : undefined);
     socket.once('error', (err) => done(refused(errnoOf(err))));
     socket.once('close', () => done(refused(undefined)));
   });

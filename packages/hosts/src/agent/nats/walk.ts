@@ -10,7 +10,7 @@ import { requestToWire } from '@fleetls/proto';
 import { CHUNK_BYTES, HDR } from '@fleetls/runtime/nats';
 import { type Msg, headers as natsHeaders, nuid } from '@nats-io/transport-node';
 import { HostOverrun } from '../../walk-guard.js';
-import type { AgentMeta } from '../carrier.js';
+import { type AgentMeta, callFailure } from '../carrier.js';
 import { Deframer } from '../deframer.js';
 import { failureOf, listOf, type NatsHost, refuseStale } from './host.js';
 import { muxOf, publishSoon, type Replies } from './reply-mux.js';
@@ -102,7 +102,7 @@ export async function* natsWalk(
       }
     }
   } catch (err) {
-    throw walkFailure(err, signal);
+    throw callFailure(err, signal);
   } finally {
     close();
     if (!finished) control((c) => c.set(HDR.cancel, '1'));
@@ -178,13 +178,4 @@ async function nextReply(
     throw new FleetError('unavailable', `agent ${name}: no answer on NATS within ${connectTimeoutMs} ms`);
   if (Date.now() >= stopAt) throw new FleetError('deadline_exceeded', `agent ${name}: deadline exceeded`);
   throw new FleetError('unavailable', `agent ${name}: lost on NATS (nothing for ${wait} ms)`);
-}
-
-function walkFailure(err: unknown, signal: AbortSignal): FleetError {
-  if (signal.aborted) {
-    return signal.reason instanceof FleetError
-      ? signal.reason
-      : new FleetError('cancelled', 'cancelled', { cause: signal.reason });
-  }
-  return FleetError.from(err);
 }
