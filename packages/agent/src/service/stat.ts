@@ -2,10 +2,9 @@
 // Owner and group names come from /etc/passwd and /etc/group (read once, cached);
 // an id with no name is shown as its number.
 import * as fs from 'node:fs';
-import { type StatInfo, typeFromMode } from '@fleetls/core';
+import type { StatInfo } from '@fleetls/core';
 import { atFd, closeFdAsync, fdPath, openParentAsync } from '../fs/beneath.js';
-import { secAndNsec } from '../fs/raw-stats.js';
-import { utcOffsetAt } from '../fs/utc-offset.js';
+import { rawFromStats, secAndNsec } from '../fs/raw-stats.js';
 import { bounded, defaultFsGuard, type FsGuard } from '../walk/bounded-call.js';
 
 let users: Map<number, string> | undefined;
@@ -67,27 +66,12 @@ export async function statPath(
       await closeFdAsync(parentFd);
     }
   });
-  const mode = Number(st.mode);
-  const [mtimeSec, mtimeNsec] = secAndNsec(st.mtimeNs);
   const [atimeSec, atimeNsec] = secAndNsec(st.atimeNs);
   const [ctimeSec, ctimeNsec] = secAndNsec(st.ctimeNs);
-  const uid = Number(st.uid);
-  const gid = Number(st.gid);
-  const entry: StatInfo['entry'] = {
-    // The path itself: empty, as the contract says of the requested path.
-    path: Buffer.alloc(0),
-    type: typeFromMode(mode),
-    size: Number(st.size),
-    mtimeSec,
-    mtimeNsec,
-    utcOffsetMin: utcOffsetAt(mtimeSec),
-    mode,
-    uid,
-    gid,
-    inode: Number(st.ino),
-    nlink: Number(st.nlink),
-    depth: 0,
-  };
+  // The walk's own reading of an lstat, so a Stat and a walk's row of one path say the same.
+  const { name: _name, dev: _dev, ...fields } = rawFromStats(Buffer.alloc(0), st);
+  // The path itself: empty, as the contract says of the requested path.
+  const entry: StatInfo['entry'] = { path: Buffer.alloc(0), ...fields, depth: 0 };
   if (linkTarget) entry.linkTarget = linkTarget;
-  return { entry, owner: userName(uid), group: groupName(gid), atimeSec, atimeNsec, ctimeSec, ctimeNsec };
+  return { entry, owner: userName(entry.uid), group: groupName(entry.gid), atimeSec, atimeNsec, ctimeSec, ctimeNsec };
 }
