@@ -1,6 +1,7 @@
 // Scans through the MCP face, in-process: a call past its deadline answers what arrived with
 // the others pending and a scan cursor; following it delivers every host's rows once; the
-// owner alone may follow it; cancellation stops the walks; every fan-out tool does this.
+// owner alone may follow it; cancellation stops the walks; every fan-out listing does this (stat,
+// one lstat per host, answers whole).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
@@ -200,7 +201,6 @@ test('every fan-out tool goes on as a scan, its pages valid answers', async () =
     ['list_directories', { host: 'all', path: '/r' }],
     ['diff_directory', { host: 'all', path: '/r' }],
     ['disk_usage', { host: 'all', path: '/r' }],
-    ['stat', { host: 'all', path: '/r' }],
   ];
   for (const [name, args] of calls) {
     const { slow, fleet, scans } = setup();
@@ -221,6 +221,26 @@ test('every fan-out tool goes on as a scan, its pages valid answers', async () =
     }
     assert.deepEqual(Object.fromEntries(statuses), { a: 'ok', b: 'ok', c: 'timeout' }, name);
     assert.equal(p.scan?.complete, true, name);
+    await close();
+    scans.close();
+  }
+});
+
+test('stat is no scan: one lstat per host answers whole at the deadline, the slow hosts timeout, no cursor', async () => {
+  // Issue 37: stat takes no cursor, so a page of a scan would have no way on.
+  const { slow, fleet, scans } = setup();
+  const { client, close } = await connect(fleet, scans, 'p1');
+  try {
+    const r = (await client.callTool({ name: 'stat', arguments: { host: 'all', path: '/r' } })) as CallToolResult;
+    const p = page(r);
+    assert.deepEqual(
+      p.hosts.map((h) => `${h.host}:${h.status}`),
+      ['a:ok', 'b:timeout', 'c:timeout'],
+    );
+    assert.equal(p.next_cursor, undefined);
+    assert.equal(p.scan, undefined);
+  } finally {
+    slow.open();
     await close();
     scans.close();
   }

@@ -58,6 +58,11 @@ export interface CliFace<R> {
 export interface FleetFace<R> {
   method: string;
   present(result: R): object;
+  /**
+   * Request fields the public proto keeps for wire compatibility that the tool no longer takes,
+   * each with why: a request that sets one is refused with that, not silently ignored.
+   */
+  retired?: Record<string, string>;
 }
 
 /** A switch of a tool's subcommand that stands for argument values. */
@@ -85,7 +90,7 @@ export interface Tool<A = unknown, P = unknown, R extends ToolResult = ToolResul
   cli?: CliFace<R>;
   /** The Fleet API face: every tool of the registry has one (fleet-api.test.ts checks it). */
   fleet?: FleetFace<R>;
-  /** How a call of this tool goes on as a scan past its deadline (every fan-out tool has one). */
+  /** How a call of this tool goes on as a scan past its deadline (every fan-out listing has one; stat answers whole). */
   scan?: ScanFace<P, unknown, R>;
   /** The tool a grant must allow for a call of this one (the Fleet API's Walk is list_directory's); default its name. */
   grantedAs?: string;

@@ -33,9 +33,12 @@ describe('the Fleet contract is a face of the tool registry', () => {
     assert.deepEqual([...METHODS.keys()].filter((m) => m !== 'Walk').sort(), methods.sort());
   });
 
-  it("names each request field as the tool's argument, and no other", () => {
+  it("names each request field as the tool's argument (or one it retired, refused when set), and no other", () => {
     const requests: [string, Record<string, unknown>][] = [
-      ...TOOLS.map((t): [string, Record<string, unknown>] => [t.fleet?.method ?? t.name, t.input]),
+      ...TOOLS.map((t): [string, Record<string, unknown>] => [
+        t.fleet?.method ?? t.name,
+        { ...t.input, ...t.fleet?.retired },
+      ]),
       ['Walk', WALK_INPUT],
     ];
     for (const [method, input] of requests) {
@@ -72,7 +75,7 @@ describe('Fleet gRPC server', () => {
   });
   after(() => fleetApi?.stop());
 
-  const call = <T>(method: 'ListDirectory' | 'ListHosts', req: object, meta?: grpc.Metadata): Promise<T> =>
+  const call = <T>(method: 'ListDirectory' | 'ListHosts' | 'Stat', req: object, meta?: grpc.Metadata): Promise<T> =>
     fleetApi.call<T>(method, req, meta);
 
   it('answers a tool RPC with the domain rows, paths as bytes', async () => {
@@ -111,6 +114,25 @@ describe('Fleet gRPC server', () => {
         return true;
       });
     }
+  });
+
+  it('refuses a Stat that sets the retired cursor, saying why; answers it whole without', async () => {
+    // Issue 37: stat takes no cursor. fleet.proto keeps field 3 for clients of the earlier
+    // contract: setting it is an error, not a cursor silently ignored.
+    await assert.rejects(call('Stat', { host: 'alpha', path: '/srv', cursor: 'AAAA' }), (e: grpc.ServiceError) => {
+      assert.equal(e.code, grpc.status.INVALID_ARGUMENT);
+      assert.match(e.details, /^cursor: stat takes no cursor: one lstat per host answers whole/);
+      return true;
+    });
+    const res = await call<{ results: { host: string }[]; nextCursor: string }>('Stat', {
+      host: 'alpha',
+      path: '/srv',
+    });
+    assert.deepEqual(
+      res.results.map((r) => r.host),
+      ['alpha'],
+    );
+    assert.equal(res.nextCursor, '');
   });
 
   it('refuses a call without the token with UNAUTHENTICATED, but health answers', async () => {

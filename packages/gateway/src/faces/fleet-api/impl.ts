@@ -3,8 +3,8 @@
 // and presented by that face; Walk streams. The gRPC server (service.ts) and the
 // Connect/gRPC-Web handler on the HTTP port (connect.ts) are adapters around it that decode
 // and encode with the same generated code, so all three protocols answer alike.
-import { create, type Message, type MessageInitShape } from '@bufbuild/protobuf';
-import { FleetError } from '@fleetls/core';
+import { create, type DescMessage, isFieldSet, type Message, type MessageInitShape } from '@bufbuild/protobuf';
+import { FleetError, invalidArgument } from '@fleetls/core';
 import { Fleet, type FleetWalkEvent, type FleetWalkRequest, FleetWalkRequestSchema } from '@fleetls/proto/fleet_pb';
 import type { Fleet as FleetOfHosts } from '../../fleet/fleet-types.js';
 import type { GatewayOptions } from '../../fleet/options.js';
@@ -17,7 +17,7 @@ import { TOOLS } from '../../tools/registry.js';
 import { runTool } from '../../tools/run-tool.js';
 import { scanToWire } from '../../tools/shared/fleet-present.js';
 import type { ToolContext } from '../../tools/tool.js';
-import { requestArgs } from './args.js';
+import { fieldName, requestArgs } from './args.js';
 import { streamWalk, WALK_INPUT } from './walk.js';
 
 export interface FleetServiceDeps {
@@ -74,6 +74,14 @@ export interface FleetImpl {
   Walk: ServerStream;
 }
 
+/** A set field the tool no longer takes (fleet.proto keeps it for old clients) is an error that says why, not ignored. */
+function refuseRetired(retired: Record<string, string> | undefined, schema: DescMessage, request: Message): void {
+  for (const [arg, why] of Object.entries(retired ?? {})) {
+    const field = schema.field[fieldName(arg)];
+    if (field && isFieldSet(request, field)) throw invalidArgument(`${arg}: ${why}`);
+  }
+}
+
 export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
   const { fleet, options, logger } = deps;
   const context = ({ signal, caller, principal, access }: CallInfo): ToolContext => {
@@ -98,6 +106,7 @@ export function createFleetImpl(deps: FleetServiceDeps): FleetImpl {
     const method = Fleet.methods.find((m) => m.name === face.method);
     if (!method) throw new Error(`fleet.proto: no RPC ${face.method} for the tool ${tool.name}`);
     unary[face.method] = async (request, call) => {
+      refuseRetired(face.retired, method.input, request);
       const result = await runTool(tool, requestArgs(tool.input, method.input, request), context(call));
       if (result.narrowed) call.onNarrowed?.(result.narrowed);
       // The face's init shape for this method's output (the tool's presenter is typed so);

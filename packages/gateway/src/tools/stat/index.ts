@@ -1,4 +1,7 @@
-// stat: one path on each host, everything lstat knows plus owner and group names.
+// stat: one path on each host, everything lstat knows plus owner and group names. One lstat
+// per host is a bounded answer: it takes no cursor and does not go on as a scan (a host that
+// cannot lstat by the call's deadline is `timeout`); a selector of more hosts than the answer
+// budget holds is cut after the last host that fits, the cut reported in `truncations`.
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   displayPath,
@@ -11,12 +14,12 @@ import {
 } from '@fleetls/core';
 import type { FleetStatResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
+import { fanOut, type HostResult } from '../../fleet/fan-out.js';
 import type { FleetHost } from '../../fleet/fleet-types.js';
-import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
+import { fanOutOptions } from '../../scans/call.js';
 import * as s from '../schemas.js';
-import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
+import { type AnswerCut, cutRecord, fitAnswer, rowSize } from '../shared/answer-size.js';
 import { formatStat } from '../shared/cli-format.js';
-import { invalidCursor } from '../shared/cursor-arg.js';
 import { statOut } from '../shared/fleet-entries.js';
 import { hostStatusToWire } from '../shared/fleet-present.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
@@ -26,7 +29,6 @@ import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
 const input = {
   host: s.host(),
   path: s.path,
-  cursor: s.cursor(64, 'same arguments'),
 };
 
 const statResultSchema = z.object({
@@ -53,11 +55,12 @@ const statResultSchema = z.object({
 const output = {
   path: z.string(),
   results: z.array(statResultSchema),
-  next_cursor: z.string().optional(),
   hosts: z.array(s.hostStatusSchema),
-  /** Present when the host statuses were cut (over many hosts): its record says how many of each status. */
+  /**
+   * Present when something was cut: the results at the answer budget (reason `bytes` or
+   * `tokens`: `shown` of `total` hosts), the host statuses over many hosts (how many of each status).
+   */
   truncations: z.array(s.truncationSchema).optional(),
-  scan: s.scanSchema.optional(),
 };
 
 type Args = z.output<z.ZodObject<typeof input>>;
@@ -74,8 +77,6 @@ export interface StatListing extends ToolResult {
   multi: boolean;
   /** Per host in selector order: its stat, or none when it failed. */
   rows: { host: string; stat?: StatInfo }[];
-  /** The cursor after the first `shown` rows (a scan page's); undefined when none follows. */
-  cursorAfter?(shown: number): string | undefined;
 }
 
 function statJson(host: string, path: string, st: StatInfo): StatJson {
@@ -121,29 +122,14 @@ function statLines(j: StatJson): string[] {
   return lines;
 }
 
-const statScan: ScanFace<Plan, StatInfo, StatListing> = {
-  hosts: (p) => p.hosts,
-  task: (p) => (b, _h, signal) => b.stat(p.path, false, signal),
-  entries: () => 1,
-  merge(p, results, _ctx, page?: ScanPage) {
-    // A scan page's rows: the batch's hosts' stats, statuses of the pending ones after them.
-    const listed = page ? results.filter((r) => r.status.status !== 'pending') : results;
-    const rows = listed
-      .map((r) => ({ host: r.host.name, ...(r.value ? { stat: r.value } : {}) }))
-      .slice(page?.start ?? 0);
-    const total = listed.length;
-    return {
-      path: p.path,
-      multi: p.hosts.length > 1,
-      rows,
-      hosts: [
-        ...listed.slice(page?.start ?? 0).map((r) => r.status),
-        ...results.filter((r) => r.status.status === 'pending').map((r) => r.status),
-      ],
-      ...(page ? { cursorAfter: (shown: number) => page.next(page.start + shown, total) } : {}),
-    };
-  },
-};
+function merge(p: Plan, results: HostResult<StatInfo>[]): StatListing {
+  return {
+    path: p.path,
+    multi: p.hosts.length > 1,
+    rows: results.map((r) => ({ host: r.host.name, ...(r.value ? { stat: r.value } : {}) })),
+    hosts: results.map((r) => r.status),
+  };
+}
 
 function statToFleet(l: StatListing): MessageInitShape<typeof FleetStatResponseSchema> {
   return {
@@ -158,7 +144,6 @@ function statToFleet(l: StatListing): MessageInitShape<typeof FleetStatResponseS
         : { host: r.host, notes: [] },
     ),
     hosts: l.hosts.map(hostStatusToWire),
-    nextCursor: l.cursorAfter?.(l.rows.length) ?? '',
   };
 }
 
@@ -166,18 +151,24 @@ export const statTool = defineTool({
   name: 'stat',
   title: 'File metadata',
   description:
-    'What is this path? On each host: type, size, mode, owner, group, times (host’s UTC offset), inode, links, symlink target (not followed).',
+    'What is this path? On each host: type, size, mode, owner, group, times (host’s UTC offset), inode, links, symlink target (not followed). One answer, no cursor: hosts past the size limit are cut, said in truncations.',
   input,
   output,
 
   plan(a: Args, ctx): Plan {
-    // Only a scan's cursor continues a stat (run-tool.ts takes those before the plan).
-    if (a.cursor !== undefined) throw invalidCursor('the same host and path');
     const path = normalizeRequestPath(a.path, 'path');
     return { hosts: ctx.fleet.select(a.host), path };
   },
 
-  ...withScan(statScan),
+  async collect(p: Plan, ctx): Promise<StatListing> {
+    const results = await fanOut(
+      ctx.fleet,
+      p.hosts,
+      (b, _h, signal) => b.stat(p.path, false, signal),
+      fanOutOptions(ctx),
+    );
+    return merge(p, results);
+  },
 
   mcp(l: StatListing, ctx) {
     // One row per host: its block of lines (or its failure line) and its result.
@@ -191,21 +182,21 @@ export const statTool = defineTool({
     const hs = fitHostStatuses(l.hosts, ctx.options);
     const build = (n: number, cut: AnswerCut): McpAnswer => {
       const lines = blocks.slice(0, n).map((b) => b.text);
-      const next = l.cursorAfter?.(n);
+      const truncations: z.infer<typeof s.truncationSchema>[] = [];
       if (n < blocks.length) {
+        // No cursor: a stat is one lstat per host, so the way to the rest is a narrower selector.
         lines.push(
-          next === undefined
-            ? `[WARNING] answer cut at ${cut.words}: ${blocks.length - n} of ${blocks.length} hosts not shown; ask fewer hosts at once`
-            : `[WARNING] answer cut at ${cut.words} after ${n} of ${blocks.length} hosts; next_cursor goes on from there`,
+          `[WARNING] answer cut at ${cut.words}: ${blocks.length - n} of ${blocks.length} hosts not shown (their statuses are in hosts); ask fewer hosts at once with a narrower host selector`,
         );
+        truncations.push(cutRecord(cut, n, blocks.length));
       }
       const pending = pendingLine(l.hosts);
       if (pending) lines.push(pending);
       lines.push(...hs.lines);
       const results = blocks.slice(0, n).flatMap((b) => (b.json ? [b.json] : []));
       const structured: StatAnswer = { path: l.path, results, ...hs.json };
-      if (hs.truncation) structured.truncations = [hs.truncation];
-      if (next !== undefined) structured.next_cursor = next;
+      if (hs.truncation) truncations.push(hs.truncation);
+      if (truncations.length > 0) structured.truncations = truncations;
       return { structured, text: lines.join('\n') };
     };
     return fitAnswer({
@@ -220,12 +211,18 @@ export const statTool = defineTool({
     command: 'stat',
     description: 'describe PATH on the selected hosts',
     argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-1:/etc/passwd' },
-    omits: ['cursor'],
     render(l, style) {
       const items = l.rows.flatMap((r) => (r.stat ? [statJson(r.host, l.path, r.stat)] : []));
       return { out: formatStat(items, { showHost: l.multi, style }), err: [] };
     },
   },
 
-  fleet: { method: 'Stat', present: statToFleet },
+  fleet: {
+    method: 'Stat',
+    present: statToFleet,
+    retired: {
+      cursor:
+        'stat takes no cursor: one lstat per host answers whole (a cut at the answer budget is said in truncations; ask a narrower host selector)',
+    },
+  },
 });
