@@ -228,7 +228,7 @@ describe('filters, diff_directory and disk_usage over every transport', () => {
     assert.match((diffBad.content as { text: string }[])[0].text, /compare: "colour" is not an attribute/);
     const duBad = await client.callTool({ name: 'disk_usage', arguments: { host: 'all', path: root, depth: 9 } });
     assert.ok(duBad.isError);
-    assert.match(JSON.stringify(duBad.content), /depth: an integer from 1 to 3/);
+    assert.match(JSON.stringify(duBad.content), /depth must be an integer from 1 to 3/);
     await call('list_files', { host: 'viaagent', path: root });
   });
 

@@ -22,7 +22,7 @@ describe('disk_usage depth', () => {
     it(`refuses ${JSON.stringify(bad)}`, () =>
       assert.throws(
         () => parseDuDepth(bad),
-        (e: unknown) => e instanceof FleetError && /^depth: an integer from 1 to 3/.test(e.message),
+        (e: unknown) => e instanceof FleetError && /^depth must be an integer from 1 to 3/.test(e.message),
       ));
   }
 });

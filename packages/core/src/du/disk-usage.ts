@@ -15,9 +15,7 @@ export const DU_BAR_WIDTH = 24;
 export function parseDuDepth(value: unknown): number {
   if (value === undefined) return 1;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > DU_MAX_DEPTH) {
-    throw invalidArgument(
-      `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path), got ${JSON.stringify(value)}`,
-    );
+    throw invalidArgument(`depth must be an integer from 1 to ${DU_MAX_DEPTH}, got ${JSON.stringify(value)}`);
   }
   return value;
 }

@@ -163,8 +163,14 @@ test('disk_usage: largest directories merged across hosts, bars proportional, de
     { host: 'b', size: 18596 },
   ]);
   assert.equal(r.structured.found, 8);
-  await rejects(diskUsage(toolContext(f), { host: 'all', path: '/var', depth: 9 }), /depth: an integer from 1 to 3/);
-  await rejects(diskUsage(toolContext(f), { host: 'all', path: '/var', depth: 0 }), /depth: an integer from 1 to 3/);
+  await rejects(
+    diskUsage(toolContext(f), { host: 'all', path: '/var', depth: 9 }),
+    /depth must be an integer from 1 to 3/,
+  );
+  await rejects(
+    diskUsage(toolContext(f), { host: 'all', path: '/var', depth: 0 }),
+    /depth must be an integer from 1 to 3/,
+  );
 });
 
 const filesTree = dir({

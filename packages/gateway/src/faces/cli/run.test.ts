@@ -83,6 +83,8 @@ describe('runCli', () => {
     [['tree', '/x', '--deep'], /error: unknown option '--deep'/],
     [['tree', '/x', '--depth', 'two'], /--depth expects an integer, got 'two'/],
     [['tree', '/x', '--depth', '0'], /^fleetls: --depth must be an integer from 1 to 10$/m],
+    // du's depth bound worded as tree's (issue 40, item 13), not `depth: an integer from 1 to 3 (…)`.
+    [['du', '/x', '--depth', '4'], /^fleetls: --depth must be an integer from 1 to 3$/m],
     [['ls', '/x', '--top-n', '5000'], /^fleetls: --top-n must be an integer from 1 to 1000$/m],
     [['ls', '/x', '--limit', '0'], /^fleetls: --limit must be an integer from 1 to 5000$/m],
     [['ls', '/x', '--order-by', 'colour'], /Allowed choices are name, size, modified/],

@@ -11,13 +11,8 @@ const TOP = { min: 1, max: 1000, default: 20 } as const;
 export const input = {
   host: s.host(),
   path: s.path,
-  depth: z
-    .number({ error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .int({ error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .min(1, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .max(DU_MAX_DEPTH, { error: `depth: an integer from 1 to ${DU_MAX_DEPTH} (levels below path)` })
-    .default(1)
-    .describe('Levels below path, as du -d'),
+  // Worded as every other integer bound (tree's --depth included), so the CLI says `--depth must be …`.
+  depth: s.int('depth', 1, DU_MAX_DEPTH).default(1).describe('Levels below path, as du -d'),
   top_n: s.int('top_n', TOP.min, TOP.max).default(TOP.default).describe('The largest N over all hosts'),
   one_file_system: z
     .boolean({ error: 'one_file_system must be true or false' })
