@@ -170,6 +170,44 @@ test('scan_status: hosts done of total, and cancel=true stops every walk', async
   scans.close();
 });
 
+test('a scan says how long it ran, not how long ago it started, and guesses no time left for hosts walking now', async () => {
+  // Issue 40, item 9: one slow host beside a quick one was "about 0.8 s left" for a 4.4 s walk,
+  // and the Scans view, reading scan_status later, said 19.3 s for the same scan.
+  const slow = new GatedBackend(new MemoryBackend(tree(['b1', 'b2'])));
+  const fleet = new FakeFleet({ a: new MemoryBackend(tree(['a1'])), b: slow });
+  const scans = createScanRegistry(resolveGatewayOptions(OPTIONS), logger);
+  const { client, close } = await connect(fleet, scans, 'p1');
+  const args = { host: 'all', path: '/r', order_by: 'size' };
+  type Status = { scan: { state: string; elapsed_ms: number; estimate_ms?: number } };
+  const status = async (cursor: string) =>
+    ((await client.callTool({ name: 'scan_status', arguments: { cursor } })) as CallToolResult)
+      .structuredContent as unknown as Status;
+  const first = page((await client.callTool({ name: 'list_files', arguments: args })) as CallToolResult);
+  const cursor = first.next_cursor ?? assert.fail('a scan page');
+  assert.equal(first.scan?.hosts_done, 1);
+  // b is walking (the concurrency admits both): the pace of a says nothing of when b ends.
+  assert.equal((await status(cursor)).scan.estimate_ms, undefined);
+  slow.open();
+  let last = first;
+  while (last.next_cursor) {
+    last = page(
+      (await client.callTool({
+        name: 'list_files',
+        arguments: { ...args, cursor: last.next_cursor },
+      })) as CallToolResult,
+    );
+  }
+  assert.equal(last.scan?.state, 'complete');
+  const ended = (await status(cursor)).scan;
+  // Time passes between the two reads (no race: a running clock would differ by these 25 ms).
+  await new Promise((res) => setTimeout(res, 25));
+  const later = (await status(cursor)).scan;
+  assert.equal(later.state, 'complete');
+  assert.equal(later.elapsed_ms, ended.elapsed_ms, 'a complete scan ran as long, read now or later');
+  await close();
+  scans.close();
+});
+
 test('notifications/cancelled on a page stops every host of the scan', async () => {
   const { never, fleet, scans } = setup();
   const { client, close } = await connect(fleet, scans, 'p1');

@@ -53,6 +53,12 @@ export class Scan {
   readonly hosts: FleetHost[];
   /** performance.now() at the start. */
   readonly started = performance.now();
+  /**
+   * performance.now() when it stopped running (complete, or cancelled): with `started`, the one
+   * source of its duration, so a page, scan_status and the dashboard's Scans view read later
+   * all say how long it ran, not how long ago it started.
+   */
+  private endedAt: number | undefined;
   readonly finished: Promise<void>;
   state: ScanInfo['state'] = 'running';
   hostsDone = 0;
@@ -60,6 +66,7 @@ export class Scan {
 
   private readonly face: ScanFace<unknown, unknown, ToolResult>;
   private readonly plan: unknown;
+  private readonly concurrency: number;
   private readonly ctx: ToolContext;
   private readonly store: ScanStore;
   private readonly ctrl = new AbortController();
@@ -87,6 +94,7 @@ export class Scan {
     this.plan = init.plan;
     this.ctx = { ...init.ctx, signal: this.ctrl.signal, deadlineAt: this.started + init.limits.deadlineMs };
     this.store = init.store;
+    this.concurrency = init.limits.concurrency;
     this.hosts = this.face.hosts(this.plan);
     this.statuses = new Array(this.hosts.length).fill(undefined);
     this.batchOf = new Array(this.hosts.length).fill(-1);
@@ -128,7 +136,10 @@ export class Scan {
   }
 
   private end(state: ScanInfo['state']): void {
-    if (this.state === 'running') this.state = state;
+    if (this.state === 'running') {
+      this.state = state;
+      this.endedAt = performance.now();
+    }
     this.wakeAll();
   }
 
@@ -141,6 +152,7 @@ export class Scan {
   cancel(reason: string): void {
     if (this.state !== 'running') return;
     this.state = 'cancelled';
+    this.endedAt = performance.now();
     this.ctrl.abort(new FleetError('cancelled', reason));
     this.wakeAll();
   }
@@ -271,7 +283,7 @@ export class Scan {
 
   /** Where the scan stands; `delivered` = the batch of the page being made (-1: none yet). */
   info(delivered = this.batches.length - 1, last = false): ScanInfo {
-    const elapsedMs = Math.round(performance.now() - this.started);
+    const elapsedMs = Math.round((this.endedAt ?? performance.now()) - this.started);
     const total = this.hosts.length;
     const failed: string[] = [];
     for (const s of this.statuses) if (s && s.status !== 'ok') failed.push(s.host);
@@ -286,8 +298,13 @@ export class Scan {
       entriesSeen: this.entriesSeen,
       elapsedMs,
     };
-    if (this.running && this.hostsDone > 0) {
-      out.estimateMs = Math.round((elapsedMs / this.hostsDone) * (total - this.hostsDone));
+    // The pace of hosts done says when the hosts still waiting for their turn will be, not
+    // how long the ones walking now will take: a fleet of one slow host and a few quick ones
+    // has no estimate (it said 0.8 s for a 4.4 s walk), as ncdu and kubectl give none.
+    const left = total - this.hostsDone;
+    const waiting = left - Math.min(this.concurrency, left);
+    if (this.running && this.hostsDone > 0 && waiting > 0) {
+      out.estimateMs = Math.round((elapsedMs / this.hostsDone) * left);
     }
     if (this.face.ranked?.(this.plan)) out.rankingFinal = last;
     return out;
