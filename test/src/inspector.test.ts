@@ -43,8 +43,8 @@ describe('MCP Inspector CLI against fleetls serve', () => {
       tools: { name: string; annotations?: Record<string, boolean>; outputSchema?: unknown }[];
     };
     // Issue 22: what a model pays for in every conversation, as a real client receives it: ≤ 10 KB,
-    // read as 10 KiB (the bound mcp-server.test holds too) since issue 21's MCP tasks declare
-    // `execution: {taskSupport: optional}` on the fan-out tools (195 bytes).
+    // read as 10 KiB (the bound mcp-server.test holds too) since issue 21 (whose MCP tasks' 195
+    // bytes of `execution` went with the v2 SDK, issue 37).
     const bytes = Buffer.byteLength(JSON.stringify(listed));
     assert.ok(bytes <= 10_240, `tools/list is ${bytes} bytes`);
     assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS.map((t) => t.name).sort());

@@ -1,18 +1,17 @@
-// Issue 21's MCP tasks (2025-11-25 revision), through the SDK's own client task API, against
+// A 2025-11-25 client's MCP task (VS Code's Copilot Chat sends `task` on a tools/call) against
 // the real `fleetls serve` over stdio and over Streamable HTTP, reaching 40 slow stub agents
-// (one never answers). A fan-out tool declares taskSupport "optional"; a task-augmented
-// tools/call answers a task at once; tasks/get reports it working with hosts done of total;
-// tasks/result is the tool's whole answer (every host's rows, the silent host `timeout`, no
-// pending host, no cursor); tasks/cancel ends every walk (the silent host's too, long before its
-// deadline); another bearer token's task is
-// refused by name. A call without `task` still answers a scan page (the cursor route).
+// (one never answers). Since the v2 SDK (issue 37) no tool declares task support and tasks/*
+// are not served: a task-augmented call answers as a plain call, within its deadline, with
+// rows, `pending` hosts and its scan cursor; calling again with the cursor completes it (every
+// host's rows, the silent host `timeout`); scan_status's cancel ends every walk (the silent
+// host's too, long before its deadline); another bearer token's cursor is refused by name.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { waitFor } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Task } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type GatewayProcess, httpClient, startGateway, stdioClient } from './helpers/gateway-process.js';
 import { assertHostRows, type SlowAgents, type SlowFleet, startSlowFleet } from './helpers/slow-agents.js';
 import { suiteFixture } from './helpers/suite-fixture.js';
@@ -54,34 +53,36 @@ interface Answer {
 
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
-/** The task's whole course through callToolStream: the task it made, each status seen, its result. */
-async function runTask(client: Client, args: Record<string, unknown>) {
-  const statuses: Task[] = [];
-  let created: Task | undefined;
-  let createdMs = 0;
-  let result: CallToolResult | undefined;
-  const started = performance.now();
-  const stream = client.experimental.tasks.callToolStream({ name: 'list_directory', arguments: args }, undefined, {
-    task: { ttl: 60_000 },
-    timeout: 60_000,
-  });
-  for await (const m of stream) {
-    if (m.type === 'taskCreated') {
-      created = m.task;
-      createdMs = performance.now() - started;
-    } else if (m.type === 'taskStatus') statuses.push(m.task);
-    else if (m.type === 'result') result = m.result as CallToolResult;
-    else if (m.type === 'error') throw m.error;
-  }
-  assert.ok(created && result, 'a task was created and gave a result');
-  return { created, createdMs, statuses, result };
+/** tools/call with the 2025-11-25 `task` parameter, as a client that runs tools as tasks sends it. */
+function callAsTask(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return client.request(
+    { method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } },
+    CallToolResultSchema,
+    { timeout: 60_000 },
+  ) as Promise<CallToolResult>;
 }
 
-function checkWhole(r: CallToolResult): void {
-  assert.ok(!r.isError, textOf(r));
-  const a = r.structuredContent as unknown as Answer;
-  assert.equal(a.next_cursor, undefined, 'the task gives the whole answer, no cursor');
-  assert.equal(a.scan, undefined, 'no scan page: the whole answer');
+/** `first` and every page its cursor leads to, merged: rows in order, each host's last status. */
+async function follow(client: Client, args: Record<string, unknown>, first: CallToolResult): Promise<Answer> {
+  assert.ok(!first.isError, textOf(first));
+  let page = first.structuredContent as unknown as Answer;
+  const entries = [...page.entries];
+  const hosts = new Map(page.hosts.map((h) => [h.host, h]));
+  while (page.next_cursor) {
+    const r = (await client.callTool(
+      { name: 'list_directory', arguments: { ...args, cursor: page.next_cursor } },
+      undefined,
+      { timeout: 60_000 },
+    )) as CallToolResult;
+    assert.ok(!r.isError, textOf(r));
+    page = r.structuredContent as unknown as Answer;
+    entries.push(...page.entries);
+    for (const h of page.hosts) hosts.set(h.host, h);
+  }
+  return { entries, hosts: [...hosts.values()] };
+}
+
+function checkWhole(a: Answer): void {
   const status = new Map(a.hosts.map((h) => [h.host, h.status]));
   const rows = new Map<string, string[]>();
   for (const e of a.entries) rows.set(e.host as string, [...(rows.get(e.host as string) ?? []), e.path]);
@@ -123,52 +124,48 @@ async function timeCancel(
   return { ms: Math.max(...ends.map((e) => e.t)) - at, how: [...how].map(([k, n]) => `${n} ${k}`).join(', ') + spread };
 }
 
-/** What every face must show: the tools' task support, a task's whole course, its cancel. */
+/** What every face must show: no task support declared, a task's call answered as a plain one, its cancel. */
 function taskTests(fx: () => SlowFleet, client: () => Client) {
-  it('fan-out tools declare task support as optional; the others none', async () => {
+  it('no tool declares task support; tasks/* are not served', async () => {
     const { tools } = await client().listTools();
-    const support = new Map(tools.map((t) => [t.name, t.execution?.taskSupport]));
-    for (const t of ['list_directory', 'list_files', 'list_directories', 'diff_directory', 'disk_usage'])
-      assert.equal(support.get(t), 'optional', t);
-    assert.equal(support.get('scan_status'), undefined);
-  });
-
-  it('a task-augmented call answers a task at once; tasks/get says hosts done; tasks/result is the whole answer', async (t) => {
-    const args = { host: 'all', path: fx().data, depth: 1 };
-    const r = await runTask(client(), args);
-    assert.equal(r.created.status, 'working');
-    assert.ok(r.createdMs < CALL_DEADLINE_MS, `the task came back in ${Math.round(r.createdMs)} ms`);
-    const working = r.statuses.filter((s) => s.status === 'working');
-    assert.ok(working.length > 0, 'tasks/get reported the task working');
-    assert.ok(
-      working.some((s) => /^\d+ of 40 hosts done$/.test(s.statusMessage ?? '')),
-      `progress in statusMessage: ${working.map((s) => s.statusMessage).join(' | ')}`,
+    for (const t of tools) assert.equal(t.execution?.taskSupport, undefined, t.name);
+    await assert.rejects(
+      client().request({ method: 'tasks/get', params: { taskId: 'x' } }, CallToolResultSchema),
+      /-32601|not found/i,
     );
-    assert.equal(r.statuses.at(-1)?.status, 'completed');
-    checkWhole(r.result);
-    t.diagnostic(`task created in ${Math.round(r.createdMs)} ms, ${r.statuses.length} polls`);
   });
 
-  it('tasks/cancel ends every walk of the task', async (t) => {
+  it('a call carrying `task` answers within its deadline with its scan cursor; the cursor completes it', async (t) => {
+    const args = { host: 'all', path: fx().data, depth: 1 };
+    const started = performance.now();
+    const first = await callAsTask(client(), 'list_directory', args);
+    const ms = performance.now() - started;
+    assert.ok(!first.isError, textOf(first));
+    const page = first.structuredContent as unknown as Answer;
+    assert.equal((first as { task?: unknown }).task, undefined, 'a plain result, no task');
+    assert.match(page.next_cursor ?? '', /^scan\./, textOf(first));
+    assert.ok(
+      page.hosts.some((h) => h.status === 'pending'),
+      'hosts still walking at the deadline',
+    );
+    checkWhole(await follow(client(), args, first));
+    t.diagnostic(`first page in ${Math.round(ms)} ms`);
+  });
+
+  it("scan_status's cancel of a task-carrying call's scan ends every walk", async (t) => {
+    // The silent host's walk of the scan before ends at its host deadline: counted from none open.
+    await waitFor(() => fx().agents.open() === 0, { timeoutMs: 30_000, what: 'the walks of the scan before ended' });
     const since = fx().agents.events.length;
     const c = client();
-    const stream = c.experimental.tasks.callToolStream(
-      { name: 'disk_usage', arguments: { host: 'all', path: fx().data } },
-      undefined,
-      { task: { ttl: 60_000 }, timeout: 60_000 },
-    );
-    const first = await stream.next();
-    assert.equal(first.value?.type, 'taskCreated');
-    const taskId = (first.value as { task: Task }).task.taskId;
+    const first = await callAsTask(c, 'disk_usage', { host: 'all', path: fx().data });
+    const cursor = (first.structuredContent as unknown as Answer).next_cursor;
+    assert.match(cursor ?? '', /^scan\./, textOf(first));
     const { ms, how } = await timeCancel(fx().agents, since, async () => {
-      const cancelled = await c.experimental.tasks.cancelTask(taskId);
-      assert.equal(cancelled.status, 'cancelled');
+      const r = (await c.callTool({ name: 'scan_status', arguments: { cursor, cancel: true } })) as CallToolResult;
+      assert.ok(!r.isError, textOf(r));
     });
-    t.diagnostic(`every walk ended ${ms} ms after tasks/cancel (after it: ${how})`);
-    assert.ok(ms <= CANCEL_MS, `the last walk ended ${ms} ms after tasks/cancel`);
-    assert.equal((await c.experimental.tasks.getTask(taskId)).status, 'cancelled');
-    await assert.rejects(c.experimental.tasks.getTaskResult(taskId), /has no result: it was cancelled/);
-    await stream.return(undefined);
+    t.diagnostic(`every walk ended ${ms} ms after the cancel (after it: ${how})`);
+    assert.ok(ms <= CANCEL_MS, `the last walk ended ${ms} ms after the cancel`);
   });
 
   it('a call without a task takes the cursor route, unchanged', async () => {
@@ -183,7 +180,7 @@ function taskTests(fx: () => SlowFleet, client: () => Client) {
   });
 }
 
-describe(`MCP tasks over ${HOSTS} slow hosts`, { concurrency: false }, () => {
+describe(`2025-11-25 task calls over ${HOSTS} slow hosts`, { concurrency: false }, () => {
   const fx = suiteFixture(startFleet, (fleet) => fleet.close());
 
   describe('over stdio', { concurrency: false }, () => {
@@ -217,29 +214,17 @@ describe(`MCP tasks over ${HOSTS} slow hosts`, { concurrency: false }, () => {
     });
     taskTests(fx, () => a);
 
-    it("another token's tasks/get, tasks/result and tasks/cancel are refused, naming the task; the task goes on", async () => {
+    it("another token's call with a task's cursor is refused, naming the scan; the scan goes on", async () => {
       const b = await connect(TOKEN_B);
-      const stream = a.experimental.tasks.callToolStream(
-        { name: 'list_directory', arguments: { host: 'all', path: fx().data, depth: 1 } },
-        undefined,
-        { task: { ttl: 60_000 }, timeout: 60_000 },
-      );
-      const first = await stream.next();
-      assert.equal(first.value?.type, 'taskCreated');
-      const taskId = (first.value as { task: Task }).task.taskId;
-      const refusal = new RegExp(`task ${taskId} was created by another caller`);
-      await assert.rejects(b.experimental.tasks.getTask(taskId), refusal);
-      await assert.rejects(b.experimental.tasks.getTaskResult(taskId), refusal);
-      await assert.rejects(b.experimental.tasks.cancelTask(taskId), refusal);
-      assert.deepEqual((await b.experimental.tasks.listTasks()).tasks, [], "B lists none of A's tasks");
-      // A's task is untouched: it completes with the whole answer.
-      let result: CallToolResult | undefined;
-      for await (const m of stream) {
-        if (m.type === 'result') result = m.result as CallToolResult;
-        if (m.type === 'error') throw m.error;
-      }
-      assert.ok(result);
-      checkWhole(result);
+      const args = { host: 'all', path: fx().data, depth: 1 };
+      const first = await callAsTask(a, 'list_directory', args);
+      const cursor = (first.structuredContent as unknown as Answer).next_cursor as string;
+      assert.match(cursor, /^scan\./, textOf(first));
+      const refused = (await b.callTool({ name: 'list_directory', arguments: { ...args, cursor } })) as CallToolResult;
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /^permission_denied: cursor names scan [0-9a-f]{16}, which another caller started/);
+      // A's scan is untouched: its cursor completes it.
+      checkWhole(await follow(a, args, first));
     });
   });
 });

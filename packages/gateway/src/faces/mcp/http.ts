@@ -1,12 +1,15 @@
-// `fleetls serve --http HOST:PORT`: Streamable HTTP, stateless (a fresh server and transport
-// per POST, as the SDK's stateless example), at /mcp, behind a bearer token (always, loopback
-// included: any local process or user could call the tools otherwise; `noAuth` is the
-// explicit, loopback-only way to run open).
+// `fleetls serve --http HOST:PORT`: Streamable HTTP, stateless, at /mcp: the SDK's
+// createMcpHandler makes a fresh server per POST, of the revision the request speaks
+// (2026-07-28, or a 2025 one served the stateless way). In front of it, here: the bearer token
+// (always, loopback included: any local process or user could call the tools otherwise;
+// `noAuth` is the explicit, loopback-only way to run open), the grants, Host and Origin.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FleetError, hostOfHostHeader, isLoopback } from '@fleetls/core';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { type AuthInfo, createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
 import { resolveGatewayOptions } from '../../fleet/options.js';
 import { MemoryPageStore, type PageStore } from '../../fleet/page-store.js';
+import type { CallerAccess } from '../../grants/access.js';
 import { authorize } from '../../grants/authorize.js';
 import { protectedResourceMetadata } from '../../grants/bearer.js';
 import type { OAuthVerifier } from '../../grants/oauth.js';
@@ -67,7 +70,7 @@ const DASHBOARD_API_PREFIX = '/dashboard/api/';
 const CORS_HEADERS = {
   'access-control-allow-methods': 'POST, GET',
   'access-control-allow-headers':
-    'authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent, mcp-protocol-version',
+    'authorization, content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent, mcp-protocol-version, mcp-method, mcp-name',
   'access-control-expose-headers': 'grpc-status, grpc-message, grpc-status-details-bin, www-authenticate',
   'access-control-max-age': '600',
 };
@@ -170,6 +173,16 @@ interface HttpScope {
   pages: PageStore;
   // The scans of every request's server (made at the first call: the options come with the inventory).
   scans: ScanRegistry | undefined;
+  /** POST /mcp past the checks: the SDK's handler, a fresh MCP server per request. */
+  mcp: ReturnType<typeof toNodeHandler>;
+  closeMcp(): Promise<void>;
+}
+
+/** Who a request is, as the checks found it, handed to the server factory as the request's AuthInfo. */
+interface Caller {
+  principal: string;
+  caller: string;
+  access: CallerAccess | undefined;
 }
 
 export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: string; close(): Promise<void> }> {
@@ -179,12 +192,17 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
   checkAuth(token, deps.noAuth === true, deps.host, loopbackBound, deps.grants !== undefined);
   const wanted = token === undefined ? undefined : tokenCheck(tokens);
   const log = deps.logger.child({ transport: 'http' });
+  const handler = createMcpHandler((ctx) => mcpServerOf(scope, ctx), {
+    onerror: (err) => log.debug({ err }, 'MCP request failed'),
+  });
   const scope: HttpScope = {
     deps,
     loopbackBound,
     wanted,
     pages: deps.pages ?? new MemoryPageStore(),
     scans: deps.scans,
+    mcp: toNodeHandler(handler, { onerror: (err) => log.debug({ err }, 'MCP request failed') }),
+    closeMcp: () => handler.close(),
   };
   if (!token && !deps.grants)
     log.warn({ auth: 'none' }, '--no-auth: no bearer token; any local process or user may call the tools');
@@ -217,6 +235,7 @@ export async function startHttpServer(deps: HttpServerDeps): Promise<{ url: stri
     close: () =>
       new Promise<void>((resolve) => {
         if (!deps.scans) scope.scans?.close();
+        void scope.closeMcp();
         http.close(() => resolve());
         http.closeAllConnections();
       }),
@@ -426,19 +445,33 @@ async function serveMcp(scope: HttpScope, req: IncomingMessage, res: ServerRespo
   }
   scope.scans ??= createScanRegistry(resolveGatewayOptions(deps.options), deps.logger, deps.stateDir);
   const access = requestAccess(req);
-  const server = createMcpServer({
-    ...deps,
-    pages: scope.pages,
-    scans: scope.scans,
+  const caller: Caller = {
     principal,
     caller: access ? `http:grant:${access.principal}` : scope.wanted ? 'http:bearer' : 'http:no-auth',
+    access,
+  };
+  // The SDK's handler passes `auth` through to the factory untouched (it verifies nothing).
+  (req as IncomingMessage & { auth?: AuthInfo }).auth = {
+    token: '',
+    clientId: principal,
+    scopes: [],
+    extra: { caller },
+  };
+  await scope.mcp(req, res, body);
+}
+
+/** The MCP server of one request: its caller's principal, grant and audit name, the process's scans and pages. */
+function mcpServerOf(scope: HttpScope, ctx: McpRequestContext) {
+  const who = ctx.authInfo?.extra?.caller as Caller | undefined;
+  // Only ever reached through serveMcp, past the checks.
+  if (!who || !scope.scans) throw new Error('an MCP request reached the server factory without its checks');
+  const { access } = who;
+  return createMcpServer({
+    ...scope.deps,
+    pages: scope.pages,
+    scans: scope.scans,
+    principal: who.principal,
+    caller: who.caller,
     ...(access ? { access: () => access } : {}),
   });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body);
 }

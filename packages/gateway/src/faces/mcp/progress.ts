@@ -1,13 +1,10 @@
 // A tool call's notifications/progress: one per host answered, at most one a second (the spec
 // asks senders to rate-limit), and a heartbeat while hosts are still walking.
 import type { HostStatus } from '@fleetls/core';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 
 const PROGRESS_MIN_GAP_MS = 1000;
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface CallProgress {
   /** Undefined when the caller asked for no progress (no progressToken). */
@@ -17,7 +14,7 @@ export interface CallProgress {
 }
 
 export function callProgress(
-  extra: Extra,
+  ctx: ServerContext,
   token: string | number | undefined,
   intervalMs: number,
   log: Logger,
@@ -31,8 +28,8 @@ export function callProgress(
     if (ended || progressValue <= lastValue) return;
     lastSent = performance.now();
     lastValue = progressValue;
-    extra
-      .sendNotification({
+    ctx.mcpReq
+      .notify({
         method: 'notifications/progress',
         params: { progressToken: token as string | number, progress: progressValue, total, message },
       })

@@ -3,9 +3,13 @@
 // structuredContent plus a compact text. Failures are results (isError) a model can read.
 import { randomBytes } from 'node:crypto';
 import { FleetError } from '@fleetls/core';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { Fleet } from '../../fleet/fleet-types.js';
 import { type GatewayOptions, resolveGatewayOptions } from '../../fleet/options.js';
@@ -15,14 +19,11 @@ import { createScanRegistry, type ScanRegistry } from '../../scans/scan-registry
 import { TOOLS } from '../../tools/registry.js';
 import { runTool } from '../../tools/run-tool.js';
 import { presentMcp } from '../../tools/scan-answer.js';
-import { argsObject } from '../../tools/schemas.js';
 import type { AnyTool, ToolContext } from '../../tools/tool.js';
 import { GATEWAY_VERSION } from '../../version.js';
-import { registerMcpApps, toolUiMeta } from '../web/mcp-app.js';
+import { registerMcpApps } from '../web/mcp-app.js';
 import { callProgress } from './progress.js';
-import { acceptToolInputAsIs, requestHandlers } from './sdk-patches.js';
-import { TASK_CAPABILITIES, type TaskKeeper, type TaskRun, tasksOf } from './tasks.js';
-import { compactToolList, grantedToolList } from './tool-list.js';
+import { listTools } from './tool-list.js';
 
 export const SERVER_NAME = 'fleetls';
 export const SERVER_VERSION = GATEWAY_VERSION;
@@ -54,10 +55,6 @@ export interface McpServerDeps {
 }
 
 const PROGRESS_INTERVAL_MS = 5000;
-
-// destructiveHint and openWorldHint are left at the spec's defaults: destructiveHint means
-// nothing beside readOnlyHint, and openWorldHint is true by default (these tools reach other hosts).
-const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true } as const;
 
 /**
  * Read into every conversation, and cut by Claude Code at 2,048 characters: the essentials
@@ -92,8 +89,6 @@ export function errorText(text: string): string {
   return text.slice(0, end) + tail;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /** What every call of one server shares. */
 interface CallScope {
   deps: McpServerDeps;
@@ -104,72 +99,69 @@ interface CallScope {
   principal: string;
 }
 
+/**
+ * The gateway's MCP server: one instance per stdio connection (faces/mcp/stdio.ts) or per HTTP
+ * request (faces/mcp/http.ts), from whichever revision the client speaks (2026-07-28 or a 2025
+ * one: the SDK's serving entries pick the era, the tools are the same).
+ *
+ * tools/list and tools/call are the gateway's own handlers on the SDK's public request-handler
+ * API, not McpServer.registerTool: tools/list is made lean and cut to the caller's grant
+ * (tool-list.ts), and a call's arguments are parsed once, by runTool, against the tool's strict
+ * input schema (the `additionalProperties: false` one tools/list advertises), so a wrong or
+ * unknown argument is a tool result in the gateway's words naming it (SEP-1303), audited as
+ * every call is, not a protocol error in the SDK's.
+ */
 export function createMcpServer(deps: McpServerDeps): McpServer {
   const options = resolveGatewayOptions(deps.options);
   const scans = deps.scans ?? createScanRegistry(options, deps.logger, deps.stateDir);
   const principal = deps.principal ?? `${deps.caller ?? 'stdio'}:${randomBytes(8).toString('hex')}`;
-  const tasks = tasksOf(scans);
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    {
-      capabilities: { logging: {}, tasks: TASK_CAPABILITIES },
-      instructions: INSTRUCTIONS,
-      taskStore: tasks.storeFor(principal),
-    },
+    { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
   );
   const scope: CallScope = { deps, server, options, pages: deps.pages ?? new MemoryPageStore(), scans, principal };
-  acceptToolInputAsIs(server);
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: argsObject(tool.input),
-        outputSchema: tool.output,
-        annotations: ANNOTATIONS,
-        _meta: toolUiMeta(tool.name),
-      },
-      (args: unknown, extra: Extra) => callTool(scope, tool, args, extra),
-    );
-  }
-  const scanned = new Map(TOOLS.filter((t) => t.scan !== undefined).map((t) => [t.name, t]));
-  compactToolList(server, new Set(scanned.keys()));
-  if (deps.access) grantedToolList(server, deps.access);
-  routeTaskCalls(scope, tasks, scanned);
+  // The tool set never changes while a server lives.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
+  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  server.server.setRequestHandler('tools/list', () => ({ tools: listTools(deps.access?.()) }));
+  server.server.setRequestHandler('tools/call', (request, ctx) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Tool ${request.params.name} not found; tools/list names the ${TOOLS.length} tools`,
+      );
+    }
+    // A 2025-11-25 `task` parameter (VS Code's Copilot Chat sends one to a tool it thinks may
+    // run as a task) is not honoured: the call answers as any call does, within its deadline,
+    // a slow fleet's answer carrying its scan cursor to page on with.
+    return callTool(scope, tool, request.params.arguments ?? {}, ctx);
+  });
   registerMcpApps(server);
   return server;
 }
 
-/** `run`: the call is a task's (faces/mcp/tasks.ts): its signal, progress and the scan's whole deadline. */
-async function callTool(
-  scope: CallScope,
-  tool: AnyTool,
-  args: unknown,
-  extra: Extra,
-  run?: TaskRun,
-): Promise<CallToolResult> {
+async function callTool(scope: CallScope, tool: AnyTool, args: unknown, ctx: ServerContext): Promise<CallToolResult> {
   const { deps, options } = scope;
-  const log = deps.logger.child({ tool: tool.name, request: String(extra.requestId) });
-  // A task's progress is its statusMessage: the call that created it has answered already.
-  const token = run ? undefined : extra._meta?.progressToken;
-  const progress = callProgress(extra, token, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS, log);
-  // notifications/cancelled aborts the call's signal with the transport still up; a transport
-  // going away aborts it while closing (it is gone a moment later): only the first cancels a scan.
+  const req = ctx.mcpReq;
+  const log = deps.logger.child({ tool: tool.name, request: String(req.id) });
+  const progress = callProgress(ctx, req._meta?.progressToken, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS, log);
+  // notifications/cancelled (or, on 2026-07-28 HTTP, the client closing the call's stream)
+  // aborts the call's signal with the server still connected; the server closing (the
+  // client gone, stdin ended) aborts it while closing: only the first cancels a scan, which
+  // otherwise goes on for its cursor.
   const cancel = new AbortController();
   const onAbort = () =>
     queueMicrotask(() => {
-      if (scope.server.server.transport !== undefined) cancel.abort(extra.signal.reason);
+      if (scope.server.isConnected()) cancel.abort(req.signal.reason);
     });
-  if (!run) extra.signal.addEventListener('abort', onAbort, { once: true });
-  const ctx: ToolContext = {
+  req.signal.addEventListener('abort', onAbort, { once: true });
+  const toolCtx: ToolContext = {
     fleet: deps.fleet,
     options,
-    signal: run?.signal ?? extra.signal,
-    cancel: run?.signal ?? cancel.signal,
-    onProgress: run?.onProgress ?? progress.onProgress,
-    // A task waits for its whole scan, which answers whole when it is done.
-    deadlineAt: run ? performance.now() + options.scanDeadlineMs : undefined,
+    signal: req.signal,
+    cancel: cancel.signal,
+    onProgress: progress.onProgress,
     pages: scope.pages,
     scans: scope.scans,
     principal: scope.principal,
@@ -177,13 +169,12 @@ async function callTool(
     access: deps.access?.(),
   };
   try {
-    const result = await runTool(tool, args, ctx);
-    const answer = presentMcp(tool, result, ctx);
-    const out: CallToolResult = {
+    const result = await runTool(tool, args, toolCtx);
+    const answer = presentMcp(tool, result, toolCtx);
+    return {
       structuredContent: answer.structured,
       content: [{ type: 'text', text: answer.text }],
     };
-    return out;
   } catch (err) {
     const fe = FleetError.from(err);
     // Every call already has its audit line (run-tool.ts); a failure that is not the caller's gets its stack.
@@ -192,25 +183,6 @@ async function callTool(
     return { isError: true, content: [{ type: 'text', text: errorText(text) }] };
   } finally {
     progress.end();
-    extra.signal.removeEventListener('abort', onAbort);
+    req.signal.removeEventListener('abort', onAbort);
   }
-}
-
-/**
- * A task-augmented call of a fan-out tool answers its task at once and runs on; any other
- * call (no `task`, or a tool that answers within its call) takes the ordinary route.
- */
-function routeTaskCalls(scope: CallScope, tasks: TaskKeeper, scanned: ReadonlyMap<string, AnyTool>): void {
-  const handlers = requestHandlers(scope.server);
-  const plain = handlers.get('tools/call');
-  if (!plain) return;
-  handlers.set('tools/call', async (request, extra) => {
-    const params = (request as { params: { name: string; arguments?: unknown; task?: { ttl?: number | null } } })
-      .params;
-    const tool = scanned.get(params.name);
-    if (!params.task || !tool) return plain(request, extra);
-    const run = tasks.create(scope.principal, params.task.ttl);
-    void callTool(scope, tool, params.arguments ?? {}, extra as Extra, run).then(run.finish);
-    return { task: run.task };
-  });
 }

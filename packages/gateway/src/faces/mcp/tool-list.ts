@@ -1,42 +1,64 @@
-// tools/list, made lean for the model that reads it.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+// tools/list, made lean for the model that reads it, and cut to what the caller may call.
+import type { Tool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import type { CallerAccess } from '../../grants/access.js';
 import { mayCall } from '../../grants/grant.js';
-import { requestHandlers } from './sdk-patches.js';
+import { TOOLS } from '../../tools/registry.js';
+import { argsObject } from '../../tools/schemas.js';
+import type { AnyTool } from '../../tools/tool.js';
+import { toolUiMeta } from '../web/mcp-app.js';
 
 type Json = Record<string, unknown>;
 
+// destructiveHint and openWorldHint are left at the spec's defaults: destructiveHint means
+// nothing beside readOnlyHint, and openWorldHint is true by default (these tools reach other hosts).
+const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true } as const;
+
 /**
  * tools/list as a model pays for it, ≤ 10 KB whole (it is read into every conversation):
- * input schemas whole but for the `$schema` line; output schemas name each field of the
- * answer and its JSON type, not the fields of every row nor which are always there (the
- * descriptions and the text say those); `execution` only when it is not the spec's default
- * (`taskSupport: forbidden`). A looser output schema is still one every answer conforms to.
+ * input schemas whole (draft-07, strict: `additionalProperties: false`) but for the `$schema`
+ * line; output schemas name each field of the answer and its JSON type, not the fields of
+ * every row nor which are always there (the descriptions and the text say those). A looser
+ * output schema is still one every answer conforms to. No `execution`: a tool runs as a plain
+ * call (the spec's default), a long scan going on from its cursor.
+ *
+ * With a grant, only the tools it may call (as MCP's SEP-1881 drafts), so a model is never
+ * shown a tool it would be refused; a call of another is still refused by runTool, naming what
+ * the principal may call.
  */
-export function compactToolList(server: McpServer, taskTools: ReadonlySet<string>): void {
-  const handlers = requestHandlers(server);
-  const list = handlers.get('tools/list');
-  if (!list) return;
-  handlers.set('tools/list', async (request, extra) => {
-    const r = (await list(request, extra)) as { tools: Json[] };
-    return {
-      ...r,
-      tools: r.tools.map((t) => {
-        const { $schema: _in, ...schema } = t.inputSchema as Json;
-        const inputSchema = { ...schema, properties: leanProperties(schema.properties as Record<string, Json>) };
-        const { execution, ...rest } = t;
-        // A fan-out tool may run as an MCP task (faces/mcp/tasks.ts); the SDK registered it as a plain tool.
-        const lean = taskTools.has(t.name as string)
-          ? { ...rest, execution: { taskSupport: 'optional' } }
-          : (execution as Json | undefined)?.taskSupport === 'forbidden'
-            ? rest
-            : t;
-        return t.outputSchema
-          ? { ...lean, inputSchema, outputSchema: shallowSchema(t.outputSchema as Json) }
-          : { ...lean, inputSchema };
-      }),
-    };
-  });
+export function listTools(access?: CallerAccess): Tool[] {
+  const spec = access?.spec;
+  return leanTools().filter((t) => !spec || mayCall(spec, t.name));
+}
+
+let lean: Tool[] | undefined;
+function leanTools(): Tool[] {
+  lean ??= TOOLS.map(leanTool);
+  return lean;
+}
+
+function leanTool(tool: AnyTool): Tool {
+  const { $schema: _in, ...schema } = z.toJSONSchema(argsObject(tool.input), {
+    io: 'input',
+    target: 'draft-7',
+  }) as Json;
+  // JSON Schema as zod writes it: the SDK's type of a schema is JSON values only.
+  const inputSchema = {
+    ...schema,
+    type: 'object',
+    properties: leanProperties(schema.properties as Record<string, Json>),
+  } as Tool['inputSchema'];
+  const outputSchema = z.toJSONSchema(z.object(tool.output), { io: 'output', target: 'draft-7' }) as Json;
+  const meta = toolUiMeta(tool.name);
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema,
+    outputSchema: shallowSchema(outputSchema) as Tool['outputSchema'],
+    annotations: ANNOTATIONS,
+    ...(meta ? { _meta: meta } : {}),
+  };
 }
 
 /**
@@ -67,20 +89,4 @@ function shallowSchema(schema: Json): Json {
     shallow[k] = v.const !== undefined ? { const: v.const } : v.type !== undefined ? { type: v.type } : {};
   }
   return { type: 'object', properties: shallow };
-}
-
-/**
- * tools/list as the caller's grant reads it: only the tools it may call (as MCP's SEP-1881
- * drafts), so a model is never shown a tool it would be refused. A call of another tool is
- * still refused by runTool, naming what the principal may call.
- */
-export function grantedToolList(server: McpServer, access: () => CallerAccess): void {
-  const handlers = requestHandlers(server);
-  const list = handlers.get('tools/list');
-  if (!list) return;
-  handlers.set('tools/list', async (request, extra) => {
-    const r = (await list(request, extra)) as { tools: Json[] };
-    const spec = access().spec;
-    return spec ? { ...r, tools: r.tools.filter((t) => mayCall(spec, t.name as string)) } : r;
-  });
 }

@@ -2,7 +2,7 @@
 // results to ui://fleetls/du-treemap, an HTML resource that hosts which render MCP Apps show
 // beside the result (the dashboard's treemap, fed by the result's structuredContent). Hosts
 // that do not render them ignore `_meta` and the resource; text answers are unchanged.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { loadDuApp } from './assets.js';
 
 export const DU_APP_URI = 'ui://fleetls/du-treemap';
