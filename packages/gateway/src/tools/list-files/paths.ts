@@ -123,7 +123,7 @@ export function firstChunkRequest(req: WalkRequest, perHost: number): WalkReques
 /**
  * Walks the hosts from the cursor, `perHost` rows each at most, and merges what every host
  * has listed: the chunk of the listing from row `start.index`, of `want` rows at least when
- * the listing has them (fillPathChunk).
+ * the listing has them (fillPathChunk; `want` 0: the one walk's chunk as it came).
  */
 export async function walkPathChunk(
   ctx: ToolContext,
@@ -134,8 +134,12 @@ export async function walkPathChunk(
   fingerprint: string,
   want = 0,
 ): Promise<PathChunk> {
-  const chunk = await walkChunkOnce(ctx, allHosts, req, start, perHost, fingerprint);
-  return fillPathChunk(ctx, allHosts, req, start, chunk, want, fingerprint);
+  const reqs = hostRequests({ ...req, maxEntries: perHost }, start);
+  const rank = hostRanks(allHosts);
+  const fromParent = (i: number) => start.host !== undefined && (rank.get(allHosts[i].name) ?? 0) > start.host;
+  const results = await walkGrouped(ctx, allHosts, (i) => (fromParent(i) ? reqs.parent : reqs.shown));
+  const chunk = mergePathChunk(results, req, start, fromParent, reqs.from, fingerprint);
+  return want > 0 ? fillPathChunk(ctx, allHosts, req, start, chunk, want, fingerprint) : chunk;
 }
 
 /**
@@ -157,7 +161,7 @@ export async function fillPathChunk(
   let c = chunk;
   while (!c.complete && c.rows.length > 0 && c.rows.length < want) {
     const from = pathCursorAfter(c.rows, c.rows.length, start.index, (h) => rank.get(h) ?? 0, undefined, start);
-    const more = await walkChunkOnce(ctx, allHosts, req, from, want - c.rows.length, fingerprint);
+    const more = await walkPathChunk(ctx, allHosts, req, from, want - c.rows.length, fingerprint);
     if (more.rows.length === 0 && !more.complete) break;
     c = {
       ...c,
@@ -172,21 +176,6 @@ export async function fillPathChunk(
     };
   }
   return c;
-}
-
-async function walkChunkOnce(
-  ctx: ToolContext,
-  allHosts: FleetHost[],
-  req: WalkRequest,
-  start: PathCursor,
-  perHost: number,
-  fingerprint: string,
-): Promise<PathChunk> {
-  const reqs = hostRequests({ ...req, maxEntries: perHost }, start);
-  const rank = hostRanks(allHosts);
-  const fromParent = (i: number) => start.host !== undefined && (rank.get(allHosts[i].name) ?? 0) > start.host;
-  const results = await walkGrouped(ctx, allHosts, (i) => (fromParent(i) ? reqs.parent : reqs.shown));
-  return mergePathChunk(results, req, start, fromParent, reqs.from, fingerprint);
 }
 
 /** The hosts' walks from `start` merged: what every host has listed (whole groups), in path order. */
