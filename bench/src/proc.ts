@@ -122,7 +122,14 @@ export interface AgentProc {
 /** The Node flags the shipped agent executable carries (scripts/package/exec-argv.json, baked in by sea.mjs). */
 export function shippedAgentNodeFlags(): string[] {
   const file = path.join(REPO_ROOT, 'scripts/package/exec-argv.json');
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string[]>)['fleetls-agent'] ?? [];
+  const flags = (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string[]>)['fleetls-agent'] ?? [];
+  // The executable's runtime is Node 24; this node's V8 may not know every flag (Node 20 has
+  // no --efficiency-mode and refuses to start with it): those it does not know are left out.
+  const known = spawnSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }).stdout ?? '';
+  return flags.filter((f) => {
+    const name = f.replace(/=.*/, '');
+    return process.allowedNodeEnvironmentFlags.has(name) || known.includes(`  ${name} (`);
+  });
 }
 
 /** How an agent of the bench starts, beyond its --allow roots. */

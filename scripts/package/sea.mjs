@@ -40,7 +40,10 @@ const WORKER_FROM =
  * The programs and the Node flags baked into each (execArgv, from exec-argv.json, which the
  * bench's walk section reads too, so it measures agents with the flags they ship with). The
  * agent's 1 MiB young generation: peak RSS over a full 300k-entry walk falls by about a
- * quarter at the same walk time (bench/results/footprint.md).
+ * quarter at the same walk time (bench/results/footprint.md). One V8 platform thread (the
+ * walks are on their own workers). V8's efficiency mode for the start only: the agent's
+ * main.ts leaves it once it serves; an agent at rest holds 9 MiB less, none of the start's
+ * optimized code (bench/results/footprint.why.md).
  */
 const EXEC_ARGV = JSON.parse(fs.readFileSync(new URL('./exec-argv.json', import.meta.url), 'utf8'));
 const PROGRAMS = [

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { createLogger } from '@fleetls/runtime';
 import { createAgentServer } from './carriers/grpc.js';
 import type { NatsAgent } from './carriers/nats-agent.js';
@@ -123,6 +124,10 @@ async function main(): Promise<number> {
     logger.fatal({ err: (err as Error).message }, 'cannot start');
     return 1;
   }
+  // The executable starts in V8's efficiency mode (scripts/package/exec-argv.json): the start
+  // runs once, and tiering it up cost the optimizing compilers' pages and zones that an agent
+  // at rest then holds (9 MiB of idle RSS, bench/results/footprint.why.md). Calls run at full tier.
+  if (process.execArgv.includes('--efficiency-mode')) setFlagsFromString('--no-efficiency-mode');
   const { server, nats, metricsServer } = started;
   if (config.allow.length === 0) logger.warn('no --allow roots: every path will be refused');
   if (server) logListening(config, logger, started.port, findRoute);

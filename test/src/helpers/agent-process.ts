@@ -52,6 +52,8 @@ export interface StartAgentOptions {
   listen?: string;
   /** A command that execs node with the agent's arguments (e.g. unshare, setpriv). */
   wrap?: string[];
+  /** Another node and its flags (default this process's node, no flags). */
+  node?: string[];
   uid?: number;
   gid?: number;
   env?: NodeJS.ProcessEnv;
@@ -74,7 +76,7 @@ export async function startAgent(opts: StartAgentOptions): Promise<AgentProcess>
   if (!opts.tls && !opts.socket && !opts.natsOnly) args.push('--insecure-loopback');
   for (const a of opts.allow) args.push('--allow', a);
   args.push(...(opts.args ?? []));
-  const [command, ...commandArgs] = [...(opts.wrap ?? []), process.execPath, ...args];
+  const [command, ...commandArgs] = [...(opts.wrap ?? []), ...(opts.node ?? [process.execPath]), ...args];
   const p = launch(command, commandArgs, {
     name: 'agent',
     // An empty config: a /etc/fleetls/agent.yaml that another test installed (packages, Ansible) must not apply.
