@@ -2,15 +2,16 @@
 // size beside it (st_blocks × 512, as `du` without -b) and the directories it could not read,
 // read by descriptor:
 // each directory is opened from its parent's descriptor without following a symlink
-// (beneath.ts), read from that descriptor (getdents64 by the native module where it is
-// loaded, fs/dents-reading.ts, else node:fs through its magic link), and its entries are
-// lstat'ed through it, so a name swapped during the pass cannot make it count (or touch)
-// anything outside the directory it started in.
+// (beneath.ts), read from that descriptor and its entries lstat'ed through it, so a name
+// swapped during the pass cannot make it count (or touch) anything outside the directory it
+// started in. Where the native module is loaded a directory is read and stat'ed in one call
+// per chunk (fs/packed-dir.ts) and summed from its records: no object per entry, a name
+// copied only for a subdirectory to open. Else node:fs reads it through its magic link.
 import * as fs from 'node:fs';
 import type { DirSize } from '@fleetls/core';
 import { fdPath, O_PATH, openAt, openNoFollow } from '../fs/beneath.js';
-import { closeReading, DentsReader, type DirReading } from '../fs/dents-reading.js';
 import { isSmallDir, openDirBytes } from '../fs/dir-read.js';
+import { FAILED, type PackedDir, PackedReader, STAT_ALL, STATED } from '../fs/packed-dir.js';
 import { type CallProbe, watched } from '../walk/call-probe.js';
 import { WalkCancelled } from '../walk/cancelled.js';
 import { type DuStat, duStat } from './entry-stat.js';
@@ -40,10 +41,11 @@ export interface DuOptions {
   /** Inodes with more than one link already counted (shared by one walk's passes). */
   seenInodes?: Set<number>;
   probe?: CallProbe;
+  /** The TIMEOUT detail of a path on a hung mount; absent when no mount is skipped. */
   skippedAt?: (p: Buffer) => string | undefined;
   keep?: DirSizeKeep;
-  /** The walk's directory reader (its chunks reused); default: a new one where the native module is loaded. */
-  dents?: DentsReader;
+  /** The walk's packed reader (its Buffers reused); default: a new one where the native module is loaded. */
+  packed?: PackedReader;
 }
 
 /** The names of an opened directory, streamed (a large one is never held whole); closed when done or dropped. */
@@ -61,11 +63,6 @@ function* dirNames(p: Buffer, dir: fs.Dir, probe: CallProbe | undefined): Genera
       // already closed
     }
   }
-}
-
-/** The names of a directory read by getdents64, a chunk per call (the caller closes `reading`). */
-function* dentNames(p: Buffer, reading: DirReading, probe: CallProbe | undefined): Generator<Buffer, void, void> {
-  while (watched(probe, p, () => reading.next())) yield* reading.names;
 }
 
 /** A directory that could not be opened or read at all. */
@@ -94,9 +91,10 @@ interface DuPass {
   readonly probe: CallProbe | undefined;
   readonly isCancelled: () => boolean;
   readonly seenInodes: Set<number>;
-  readonly skippedAt: (p: Buffer) => string | undefined;
+  /** Undefined when no mount is skipped: then no entry's path is made to look it up. */
+  readonly skippedAt: ((p: Buffer) => string | undefined) | undefined;
   /** Undefined where the native module is not loaded: directories are read through node:fs. */
-  readonly dents: DentsReader | undefined;
+  readonly packed: PackedReader | undefined;
   readonly deadlineAt: number;
   /** The top's device: an entry on another is not counted. */
   readonly dev: number;
@@ -139,8 +137,8 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
       probe,
       isCancelled: opts.isCancelled ?? (() => false),
       seenInodes: opts.seenInodes ?? new Set<number>(),
-      skippedAt: opts.skippedAt ?? (() => undefined),
-      dents: opts.dents ?? DentsReader.ifLoaded(),
+      skippedAt: opts.skippedAt,
+      packed: opts.packed ?? PackedReader.ifLoaded(),
       deadlineAt,
       dev: st.dev,
       levels: keep === undefined ? 0 : keep.levels,
@@ -197,23 +195,43 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     ref = { fd, refs: 1 };
     pass.open.add(ref);
   }
-  const { dents } = pass;
-  let reading: DirReading | undefined;
+  const { packed } = pass;
+  if (packed !== undefined) {
+    let dir: PackedDir;
+    try {
+      dir = watched(probe, dirPath, () => packed.open(ref.fd));
+    } catch {
+      at.partial = true;
+      at.unreadable++;
+      release(pass, ref);
+      return undefined;
+    }
+    try {
+      return readPacked(pass, next, ref, dir);
+    } catch (err) {
+      if (err instanceof WalkCancelled) throw err;
+      // The read failed midway (EIO): what it counted stands, the directory is partial.
+      at.partial = true;
+      return undefined;
+    } finally {
+      try {
+        watched(probe, dirPath, () => dir.close());
+      } catch {
+        // already closed
+      }
+      release(pass, ref);
+    }
+  }
   let names: Iterator<Buffer>;
   try {
-    if (dents !== undefined) {
-      reading = watched(probe, dirPath, () => dents.open(ref.fd));
-      names = dentNames(dirPath, reading, probe);
-    } else {
-      const link = Buffer.from(fdPath(ref.fd));
-      names = whole
-        ? (watched(probe, dirPath, () => fs.readdirSync(link, { encoding: 'buffer' })) as Buffer[]).values()
-        : dirNames(
-            dirPath,
-            watched(probe, dirPath, () => openDirBytes(link)),
-            probe,
-          );
-    }
+    const link = Buffer.from(fdPath(ref.fd));
+    names = whole
+      ? (watched(probe, dirPath, () => fs.readdirSync(link, { encoding: 'buffer' })) as Buffer[]).values()
+      : dirNames(
+          dirPath,
+          watched(probe, dirPath, () => openDirBytes(link)),
+          probe,
+        );
   } catch {
     at.partial = true;
     at.unreadable++;
@@ -232,19 +250,66 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     }
   } finally {
     names.return?.();
-    // Here, not in dentNames: a generator dropped before its first step never runs its finally.
-    if (reading !== undefined) closeReading(probe, dirPath, reading);
     release(pass, ref);
+  }
+}
+
+/**
+ * A directory read and stat'ed by the native module, summed from its records. Every entry is
+ * stat'ed as it is read, unless a hung mount is skipped: then none is, and each goes through
+ * countEntry, which checks its path first.
+ */
+function readPacked(pass: DuPass, next: Pending, ref: DirRef, dir: PackedDir): DirSize | undefined {
+  const { probe, seenInodes, dev } = pass;
+  const at = pass.sized[next.into];
+  const mask = pass.skippedAt === undefined ? STAT_ALL : 0;
+  for (;;) {
+    let more: boolean;
+    if (probe !== undefined) {
+      const held = probe.enter(next.path);
+      try {
+        more = dir.next(mask, probe, held);
+      } finally {
+        probe.leave();
+      }
+    } else more = dir.next(mask, undefined, 0);
+    if (!more) return undefined;
+    if (pass.isCancelled()) throw new WalkCancelled('walk cancelled');
+    if (Date.now() > pass.deadlineAt) return cutShort(pass.sized);
+    const count = dir.count;
+    for (let i = 0; i < count; i++) {
+      const state = dir.state(i);
+      if (state === FAILED) {
+        at.partial = true;
+        continue;
+      }
+      if (state !== STATED) {
+        countEntry(pass, next, ref, dir.name(i));
+        continue;
+      }
+      if (dir.dev(i) !== dev) continue;
+      if (dir.type(i) === 'dir') {
+        queueDir(pass, next, ref, dir.name(i), dir.size(i), dir.blocks(i));
+        continue;
+      }
+      if (dir.nlink(i) > 1) {
+        const ino = dir.ino(i);
+        if (seenInodes.has(ino)) continue;
+        seenInodes.add(ino);
+      }
+      at.size += dir.size(i);
+      at.allocated += dir.blocks(i) * 512;
+    }
   }
 }
 
 /** One entry of a directory being read (open as `ref`): its size counted, or a directory queued. */
 function countEntry(pass: DuPass, dir: Pending, ref: DirRef, name: Buffer): void {
-  const { into, level } = dir;
+  const { into } = dir;
   const at = pass.sized[into];
   const p = Buffer.concat([dir.path, SLASH, name]);
   // A mount below is another device (never counted), so only a hung one's point is checked.
-  if (pass.skippedAt(p) !== undefined) {
+  if (pass.skippedAt?.(p) !== undefined) {
     at.partial = true;
     return;
   }
@@ -265,16 +330,31 @@ function countEntry(pass: DuPass, dir: Pending, ref: DirRef, name: Buffer): void
     at.allocated += est.blocks * 512;
     return;
   }
-  const small = isSmallDir(est.size);
+  queueDir(pass, dir, ref, name, est.size, est.blocks, p);
+}
+
+/** A subdirectory of a directory being read (open as `ref`): its own size counted, it queued to be read. */
+function queueDir(
+  pass: DuPass,
+  dir: Pending,
+  ref: DirRef,
+  name: Buffer,
+  size: number,
+  blocks: number,
+  p = Buffer.concat([dir.path, SLASH, name]),
+): void {
+  const { into, level } = dir;
+  const at = pass.sized[into];
+  const small = isSmallDir(size);
   ref.refs++;
   if (level + 1 > pass.levels) {
-    at.size += est.size;
-    at.allocated += est.blocks * 512;
+    at.size += size;
+    at.allocated += blocks * 512;
     pass.stack.push({ path: p, parent: ref, name, into, level: level + 1, whole: small });
   } else {
     pass.sized.push({
-      size: est.size,
-      allocated: est.blocks * 512,
+      size,
+      allocated: blocks * 512,
       partial: false,
       unreadable: 0,
       up: into,

@@ -7,7 +7,7 @@
 // so what is reached is what is at that path now, never a symlink's target: a lexical check
 // of that path (it is inside an allowed root) is then exact. Directories are held as O_PATH descriptors (no read permission needed, as a
 // path lookup needs none); a directory is read from its descriptor's "." (openat(N, ".") and
-// getdents64, fs/dents-reading.ts), or, without the module, by opening its magic link.
+// getdents64, fs/packed-dir.ts), or, without the module, by opening its magic link.
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { pathComponents as components } from '@fleetls/core';

@@ -1,14 +1,13 @@
-// A directory's entries as fs-source hands them to the walk's engine: an iterable of
-// RawEntry that stops when the walk is cancelled and counts each entry it reads, whichever
-// way the directory is read (fs/dents-reading.ts's getdents64 by the native module, else
-// node:fs through its descriptor's magic link, fs/dir-read.ts). Each read is watched by the
+// A directory's entries as fs-source hands them to the walk's engine where the native module
+// is not loaded (fs/packed-dir.ts reads them where it is): an iterable of RawEntry that stops
+// when the walk is cancelled and counts each entry it reads, read by node:fs through the
+// directory descriptor's magic link (fs/dir-read.ts). Each read is watched by the
 // call probe and its descriptor closed however the iteration ends.
 import type * as fs from 'node:fs';
 import type { EntryType, RawEntry } from '@fleetls/core';
 import { type CallProbe, watched } from '../walk/call-probe.js';
 import { WalkCancelled } from '../walk/cancelled.js';
 import { fdPath } from './beneath.js';
-import { closeReading, type DirReading } from './dents-reading.js';
 import { direntType, needsBufferNames, openDirBytes } from './dir-read.js';
 
 /** What a directory's read needs of its source. */
@@ -24,28 +23,6 @@ export interface EntrySink {
 }
 
 // The sink's members are read into locals once per directory: the loops below run per entry.
-
-/** A directory read by getdents64, a chunk per call. */
-export function* dentsEntries(
-  sink: EntrySink,
-  rel: Buffer,
-  path: Buffer,
-  reading: DirReading,
-): Generator<RawEntry, void, void> {
-  const { probe, isCancelled, onEntry, fromName } = sink;
-  try {
-    while (watched(probe, path, () => reading.next())) {
-      const { names, types } = reading;
-      for (let i = 0; i < names.length; i++) {
-        if (isCancelled()) throw new WalkCancelled('walk cancelled');
-        onEntry?.();
-        yield fromName(rel, names[i], types[i]);
-      }
-    }
-  } finally {
-    closeReading(probe, path, reading);
-  }
-}
 
 function fromDirent(sink: EntrySink, rel: Buffer, d: fs.Dirent): RawEntry {
   const name = typeof d.name === 'string' ? Buffer.from(d.name, 'latin1') : (d.name as unknown as Buffer);

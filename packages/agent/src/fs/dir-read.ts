@@ -1,5 +1,5 @@
 // How a directory is read through node:fs, where the native module's getdents64
-// (fs/dents-reading.ts) is not loaded: whole (one call) when its size says it is small, else
+// (fs/packed-dir.ts) is not loaded: whole (one call) when its size says it is small, else
 // streamed through opendir in chunks, never loaded whole. Names are latin1 strings of their
 // bytes (one char per byte, so raw bytes survive unchanged, and far cheaper for node:fs to
 // make than a Buffer each); the Buffer-name readers are the fallback for entries of unknown type.

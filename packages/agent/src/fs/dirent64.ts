@@ -26,6 +26,11 @@ TYPES[8] = 'file';
 TYPES[10] = 'symlink';
 TYPES[12] = 'socket';
 
+/** The entry type of a d_type (unknown for DT_UNKNOWN and anything else). */
+export function typeOfDtype(dtype: number): EntryType {
+  return TYPES[dtype];
+}
+
 /** A chunk's entries: names[i] has types[i]; both emptied by each parse. */
 export interface Dirents {
   names: Buffer[];

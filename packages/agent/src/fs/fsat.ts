@@ -23,6 +23,13 @@ interface Fsat {
   openDirRead(dirFd: number): number;
   /** getdents64(fd, buf): bytes of linux_dirent64 records, 0 at the end, or -errno. */
   readDents(fd: number, buf: Buffer): number;
+  /**
+   * One getdents64 chunk of directory `fd` (from openDirRead) with each entry whose d_type's
+   * bit is in statMask statx'ed on `fd`, as packed records in `buf` (packed-dir.ts): their
+   * count, 0 at the end, or -errno. `probe`: the walk's probe bytes, its path the directory's
+   * (`dirLen` bytes), or null.
+   */
+  readPacked(fd: number, buf: Buffer, statMask: number, probe: Uint8Array | null, dirLen: number): number;
   /** poll(2) of a /proc/self/mountinfo descriptor for POLLPRI: 1 changed since its last poll, 0 not, or -errno. */
   mountsChanged(fd: number): number;
 }
@@ -68,7 +75,7 @@ function isSea(): boolean {
   }
 }
 
-const CALLS: readonly (keyof Fsat)[] = ['lstatAt', 'openAt', 'openDirRead', 'readDents', 'mountsChanged'];
+const CALLS: readonly (keyof Fsat)[] = ['lstatAt', 'openAt', 'openDirRead', 'readDents', 'readPacked', 'mountsChanged'];
 
 interface Loaded {
   fsat: Fsat | undefined;
@@ -161,6 +168,33 @@ export function readDents(fd: number, buf: Buffer): number {
 }
 
 /**
+ * The next chunk of directory `fd` (from openDirRead) read and stat'ed into `buf` as packed
+ * records (packed-dir.ts): how many, 0 at the end. Only called where openDirRead gave a
+ * descriptor. Throws as lstatAt.
+ */
+export function readPacked(
+  fd: number,
+  buf: Buffer,
+  statMask: number,
+  probe: Uint8Array | null,
+  dirLen: number,
+): number {
+  const n = ((loaded ?? loadedOnce()).fsat as Fsat).readPacked(fd, buf, statMask, probe, dirLen);
+  if (n >= 0) return n;
+  throw errnoError(-n, 'getdents64');
+}
+
+/** The name node:fs gives an errno (ENOENT, EACCES), as an Error's code. */
+export function errnoCode(errno: number): string {
+  let code = errors.get(errno);
+  if (code === undefined) {
+    code = getSystemErrorName(-errno);
+    errors.set(errno, code);
+  }
+  return code;
+}
+
+/**
  * Whether the mount table changed since the last call with this /proc/self/mountinfo
  * descriptor (or since it was opened): the kernel says so by POLLPRI. Undefined when the
  * module is not loaded or the poll failed: then the caller cannot know, and reads the table.
@@ -174,10 +208,6 @@ export function mountsChanged(mountinfoFd: number): boolean | undefined {
 
 /** An Error as node:fs throws it: its `code` the errno's name. */
 function errnoError(errno: number, syscall: string): Error {
-  let code = errors.get(errno);
-  if (code === undefined) {
-    code = getSystemErrorName(-errno);
-    errors.set(errno, code);
-  }
+  const code = errnoCode(errno);
   return Object.assign(new Error(`${code}: ${syscall}`), { code, errno: -errno, syscall });
 }

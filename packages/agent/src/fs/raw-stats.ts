@@ -2,6 +2,7 @@
 import type * as fs from 'node:fs';
 import { type RawEntry, typeFromMode } from '@fleetls/core';
 import { FIELDS } from './fsat.js';
+import type { PackedDir } from './packed-dir.js';
 import { utcOffsetAt } from './utc-offset.js';
 
 const NS_PER_SEC = 1_000_000_000n;
@@ -63,6 +64,26 @@ export function rawFromFields(name: Buffer, fields: Float64Array): RawEntry {
     inode: small(fields[FIELDS.ino]),
     nlink: small(fields[FIELDS.nlink]),
     dev: small(fields[FIELDS.dev]),
+  };
+}
+
+/** rawFromStats of record `i` of a packed directory read (fsat.c readPacked), stat'ed. */
+export function rawFromRecord(name: Buffer, dir: PackedDir, i: number): RawEntry {
+  const mode = dir.mode(i);
+  const mtimeSec = dir.mtimeSec(i);
+  return {
+    name,
+    type: typeFromMode(mode),
+    size: dir.size(i),
+    mtimeSec,
+    mtimeNsec: dir.mtimeNsec(i),
+    utcOffsetMin: utcOffsetAt(mtimeSec),
+    mode,
+    uid: dir.uid(i),
+    gid: dir.gid(i),
+    inode: dir.ino(i),
+    nlink: dir.nlink(i),
+    dev: dir.dev(i),
   };
 }
 

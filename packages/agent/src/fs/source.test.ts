@@ -10,6 +10,7 @@ import { duApparent } from '../du/apparent.js';
 import { WalkCancelled } from '../walk/cancelled.js';
 import { MAX_OPEN_DIRS } from './dir-handles.js';
 import { WHOLE_READ_MAX_DIR_BYTES } from './dir-read.js';
+import { readsDents } from './fsat.js';
 import { createFsSource } from './source.js';
 import { utcOffsetAt } from './utc-offset.js';
 
@@ -264,17 +265,47 @@ describe('dirSize', () => {
 });
 
 describe('createFsSource, lazily', () => {
-  it('lists names and types from the directory read, and lstat only on fill', () => {
+  it('lists names and types from the directory read, and lstat only on fill (the native module: as it reads)', () => {
     const src = createFsSource(root, { followSymlinks: false, allowedRoots: [root] });
-    const r = src.list(Buffer.alloc(0)) as Iterable<RawEntry>;
+    const r = src.list(Buffer.alloc(0), 0) as Iterable<RawEntry>;
     const a = [...r].find((e) => e.name.toString() === 'a.txt');
-    assert.ok(a?.lazy);
+    assert.ok(a);
     assert.equal(a.type, 'file');
+    if (readsDents()) {
+      // Read and stat'ed in one call per chunk (fsat.c readPacked): nothing left to fill.
+      assert.equal(a.lazy, undefined);
+      assert.equal(a.size, 5);
+      assert.equal(a.mtimeSec, 1_700_000_000);
+      return;
+    }
+    assert.ok(a.lazy);
     assert.equal(a.size, 0, 'not stat-ed yet');
     const filled = src.fill!(Buffer.alloc(0), a);
     assert.equal(filled.size, 5);
     assert.equal(filled.mtimeSec, 1_700_000_000);
     assert.equal(filled.lazy, undefined);
+  });
+
+  it('stats no more of a large directory as it reads than the walk may keep (at least 4096), the rest on fill', () => {
+    const big = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-big-'));
+    try {
+      for (let i = 0; i < 6000; i++) fs.writeFileSync(path.join(big, `f${i}`), 'abc');
+      const src = createFsSource(big, { followSymlinks: false, allowedRoots: [big] });
+      const all = [...(src.list(Buffer.alloc(0), 10) as Iterable<RawEntry>)];
+      const lazy = all.filter((e) => e.lazy);
+      assert.equal(all.length, 6000);
+      if (readsDents()) assert.ok(lazy.length > 0 && lazy.length <= 6000 - 4096, `${lazy.length} lazy`);
+      else assert.equal(lazy.length, 6000);
+      assert.equal(src.fill!(Buffer.alloc(0), lazy[0]).size, 3);
+      assert.ok(all.filter((e) => !e.lazy).every((e) => e.size === 3));
+      // Every entry's lstat wanted (an order by size): none left lazy.
+      assert.equal(
+        [...(src.list(Buffer.alloc(0)) as Iterable<RawEntry>)].filter((e) => e.lazy).length,
+        readsDents() ? 0 : 6000,
+      );
+    } finally {
+      fs.rmSync(big, { recursive: true, force: true });
+    }
   });
 });
 

@@ -5,27 +5,37 @@
 // component at a time without following a symlink, each directory from its parent's
 // descriptor (fs/dir-handles.ts), each entry lstat'ed through its directory's descriptor; a
 // followed symlink's target is opened the same way after checking it is inside the roots
-// (fs/link-target.ts). Directories are read lazily: by the native module's getdents64 on a
-// descriptor opened from the directory's own (fs/dents-reading.ts), in chunks, where it is
-// loaded, else through node:fs, in chunks when large (fs/dir-read.ts); files are never opened.
+// (fs/link-target.ts). Directories are read lazily: where the native module is loaded, by its
+// getdents64 and statx on a descriptor opened from the directory's own, a chunk of packed
+// records per call (fs/packed-dir.ts), else through node:fs, in chunks when large
+// (fs/dir-read.ts); files are never opened.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import type { DirSize, EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
-import { entryErrorFromErrno, errnoOf, errorRawEntry, lazyRawEntry, OutsideRoots, prunedError } from '@fleetls/core';
+import {
+  entryErrorFromErrno,
+  errnoOf,
+  errorRawEntry,
+  lazyRawEntry,
+  OutsideRoots,
+  prunedError,
+  typeFromMode,
+} from '@fleetls/core';
 import { duApparentAt, UNREADABLE_DIR } from '../du/apparent.js';
 import type { DirSizeMemo } from '../du/sums.js';
 import { type CallProbe, watched } from '../walk/call-probe.js';
+import { WalkCancelled } from '../walk/cancelled.js';
 import type { SkippedPath } from '../walk/hung-mounts.js';
 import { fdPath, openNoFollow } from './beneath.js';
-import { DentsReader } from './dents-reading.js';
-import { dentsEntries, type EntrySink, streamedEntries, wholeEntries } from './dir-entries.js';
+import { type EntrySink, streamedEntries, wholeEntries } from './dir-entries.js';
 import { DirHandles } from './dir-handles.js';
 import { needsBufferNames, openDir, readWhole, readWholeBytes } from './dir-read.js';
 import { FdPaths } from './fd-paths.js';
-import { lstatAt } from './fsat.js';
+import { errnoCode, lstatAt } from './fsat.js';
 import { openLinkTarget, statLinkTarget } from './link-target.js';
 import { pseudoMountsUnder, readMounts, under } from './mounts.js';
-import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
+import { FAILED, type PackedDir, PackedReader, STAT_ALL, STAT_DIRS, STATED } from './packed-dir.js';
+import { fieldsAreLink, rawFromFields, rawFromRecord, rawFromStats } from './raw-stats.js';
 import { SmallDirs } from './small-dirs.js';
 
 export interface FsSourceOptions {
@@ -57,6 +67,14 @@ const EMPTY = Buffer.alloc(0);
 /** One options object for every entry's lstat, not a new one each. */
 const BIGINT = { bigint: true } as const;
 
+/**
+ * A directory read by the native module has every entry stat'ed as it is read (fsat.c
+ * readPacked) up to the number the walk may keep, and at least this many: past it, only the
+ * entries every walk stats (directories, unknown types), the rest left for the walk to stat
+ * if it keeps them (a name-ordered walk capped at 100 of a million names stats 100).
+ */
+const EAGER_STATS_MIN = 4096;
+
 /** Directory sizes a walk keeps from one pass for its later questions (duApparent's memo). */
 const DIR_SIZES_KEPT = 65_536;
 
@@ -81,9 +99,9 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const probe = opts.probe;
   const skip = opts.skip ?? [];
   const pseudo = opts.pseudo ?? pseudoMountsUnder(readMounts(), path);
-  const dents = DentsReader.ifLoaded();
-  /** Only node:fs reads a small directory differently (whole); getdents64 reads every one alike. */
-  const smallDirs = dents === undefined ? new SmallDirs() : undefined;
+  const packed = PackedReader.ifLoaded();
+  /** Only node:fs reads a small directory differently (whole); the native module reads every one alike. */
+  const smallDirs = packed === undefined ? new SmallDirs() : undefined;
   /** Logical paths (for the probe and the skip list) and descriptor paths (for the calls). */
   const paths = new FdPaths(base);
 
@@ -209,6 +227,58 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
 
   const sink: EntrySink = { probe, isCancelled, onEntry, fromName, dirFd };
 
+  /** Record `i` of a packed chunk of directory `rel` as the walk's RawEntry. */
+  function fromRecord(rel: Buffer, dir: PackedDir, i: number): RawEntry {
+    const state = dir.state(i);
+    const name = dir.name(i);
+    if (state === STATED) {
+      // A symlink goes the way of every symlink (its target read, followed or not).
+      if (typeFromMode(dir.mode(i)) !== 'symlink') return rawFromRecord(name, dir, i);
+      return entryAt(rel, name, 'symlink');
+    }
+    if (state === FAILED) return errorRawEntry(name, dir.dtype(i), entryErrorFromErrno(errnoCode(dir.errno(i))));
+    return fromName(rel, name, dir.dtype(i));
+  }
+
+  /**
+   * A directory read by the native module, a chunk of packed records per call: every entry
+   * stat'ed as it is read up to `stats` (at least EAGER_STATS_MIN), then only those the walk
+   * must stat; none while a hung mount is skipped (each entry then goes through entryAt,
+   * which checks it against the skip list before any call).
+   */
+  function* packedEntries(rel: Buffer, p: Buffer, dir: PackedDir, stats: number): Generator<RawEntry, void, void> {
+    const eagerUpTo = Math.max(stats, EAGER_STATS_MIN);
+    let read = 0;
+    try {
+      for (;;) {
+        const mask = skip.length > 0 ? 0 : read < eagerUpTo ? STAT_ALL : STAT_DIRS;
+        let more: boolean;
+        if (probe !== undefined) {
+          const held = probe.enter(p);
+          try {
+            more = dir.next(mask, probe, held);
+          } finally {
+            probe.leave();
+          }
+        } else more = dir.next(mask, undefined, 0);
+        if (!more) return;
+        const count = dir.count;
+        for (let i = 0; i < count; i++) {
+          if (isCancelled()) throw new WalkCancelled('walk cancelled');
+          onEntry?.();
+          yield fromRecord(rel, dir, i);
+        }
+        read += count;
+      }
+    } finally {
+      try {
+        watched(probe, p, () => dir.close());
+      } catch {
+        // already closed
+      }
+    }
+  }
+
   return {
     root(): RawEntry {
       const name = Buffer.from(nodePath.basename(rootStr));
@@ -233,7 +303,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       return filled;
     },
 
-    list(rel: Buffer): Iterable<RawEntry> | { error: EntryError } {
+    list(rel: Buffer, stats = Number.POSITIVE_INFINITY): Iterable<RawEntry> | { error: EntryError } {
       const p = full(rel);
       const hung = skippedAt(p);
       if (hung !== undefined) return { error: { code: 'TIMEOUT', detail: hung } };
@@ -241,12 +311,12 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       if (pruned) return { error: pruned };
       try {
         const fd = dirFd(rel, p);
-        if (dents !== undefined)
-          return dentsEntries(
-            sink,
+        if (packed !== undefined)
+          return packedEntries(
             rel,
             p,
-            watched(probe, p, () => dents.open(fd)),
+            watched(probe, p, () => packed.open(fd)),
+            stats,
           );
         const link = Buffer.from(fdPath(fd));
         if (smallDirs?.take(rel)) {
@@ -286,7 +356,14 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
         return { ...UNREADABLE_DIR };
       }
       const keep = levels > 0 ? { rel: relStr, levels, memo: sizes } : undefined;
-      return duApparentAt(p, fd, deadlineAt, { isCancelled, seenInodes: hardLinks, probe, skippedAt, keep, dents });
+      return duApparentAt(p, fd, deadlineAt, {
+        isCancelled,
+        seenInodes: hardLinks,
+        probe,
+        skippedAt: skip.length > 0 ? skippedAt : undefined,
+        keep,
+        packed,
+      });
     },
 
     rootDirFd(): number | undefined {

@@ -21,20 +21,27 @@ const BLOCKED_SAMPLES = 2;
 export class CallProbe {
   private readonly ctl: Int32Array;
   private readonly path: Uint8Array;
+  /** The whole probe, for the native module's directory read to name each entry it stats (fsat.c readPacked). */
+  readonly bytes: Uint8Array;
 
   constructor(shared: SharedArrayBuffer) {
+    this.bytes = new Uint8Array(shared, 0, PROBE_BYTES);
     this.ctl = new Int32Array(shared, 0, HEADER / 4);
     this.path = new Uint8Array(shared, HEADER, PROBE_PATH_MAX);
     Atomics.store(this.ctl, TID, ownThreadId() ?? 0);
   }
 
-  /** Before a call on `p`; `follows`: the call resolves symlinks (realpath, stat), so it may reach another mount. */
-  enter(p: Uint8Array, follows = false): void {
+  /**
+   * Before a call on `p`; `follows`: the call resolves symlinks (realpath, stat), so it may
+   * reach another mount. Returns the bytes of `p` the probe holds (it is cut at PROBE_PATH_MAX).
+   */
+  enter(p: Uint8Array, follows = false): number {
     const n = Math.min(p.length, PROBE_PATH_MAX);
     this.path.set(n === p.length ? p : p.subarray(0, n));
     this.ctl[LEN] = n;
     this.ctl[FOLLOWS] = follows ? 1 : 0;
     Atomics.store(this.ctl, STATE, 1);
+    return n;
   }
 
   leave(): void {

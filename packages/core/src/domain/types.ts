@@ -173,8 +173,12 @@ export interface RawEntry extends StatFields {
 export interface TreeSource {
   /** The requested path itself (lstat, or stat when following symlinks). */
   root(): RawEntry;
-  /** Children of a directory (relative raw path; empty = root), in any order. */
-  list(dir: Buffer): Iterable<RawEntry> | { error: EntryError };
+  /**
+   * Children of a directory (relative raw path; empty = root), in any order. `stats`: how
+   * many of them the walk may lstat (fill) at most, Infinity (the default) when it needs every
+   * one's: a source that stats as it reads may stat that many now, and leave the rest lazy.
+   */
+  list(dir: Buffer, stats?: number): Iterable<RawEntry> | { error: EntryError };
   /** Completes a `lazy` entry that `list(dir)` gave. */
   fill?(dir: Buffer, raw: RawEntry): RawEntry;
   /**

@@ -33,7 +33,7 @@ export function* walkRanked(
       state.stop('deadline', dir);
       break;
     }
-    const error = state.readDir(dir, depth, true, (p) => {
+    const error = state.readDir(dir, depth, true, req.offset + req.topN, (p) => {
       offer(p);
       const entry = p.entry as Entry;
       const d = state.descent(entry, p.raw.dev, chain);

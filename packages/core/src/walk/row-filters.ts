@@ -16,6 +16,8 @@ export interface WalkFilter {
   prunes(name: Buffer, path: Buffer | undefined): boolean;
   /** Must this lazy entry be filled before it is ranked, tested or descended into? */
   needsStat(raw: RawEntry): boolean;
+  /** Does every entry need its lstat (an order or a filter reading metadata), whatever its type? */
+  statsAll: boolean;
   /** Is the row shown? Error rows always are. Directories are walked whatever this says. */
   accepts(entry: Entry): boolean;
   /** Does `accepts` refuse any row? Then a directory's children are not all rows. */
@@ -55,6 +57,7 @@ export function compileFilter(req: WalkRequest): WalkFilter {
     prunesByPath: exclude !== undefined,
     prunes: (name, path) =>
       (req.excludeHidden && name[0] === DOT) || (exclude?.((path as Buffer).toString('utf8')) ?? false),
+    statsAll: statAll,
     needsStat: (raw) =>
       statAll || raw.type === 'dir' || raw.type === 'unknown' || (req.followSymlinks && raw.type === 'symlink'),
     accepts: tests.length === 0 ? () => true : (e) => e.error !== undefined || tests.every((t) => t.test(e)),

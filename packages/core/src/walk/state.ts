@@ -123,11 +123,18 @@ export class WalkState {
    * Reads one directory: prunes, fills what the filter needs, sizes directories, and offers
    * each child to `accept`. Returns the listing error, if any. Stops early (and marks the
    * walk stopped) at the deadline. The Entry is made now only when ranking or sizing needs
-   * it (`eager`, or a directory size); otherwise when the child is kept.
+   * it (`eager`, or a directory size); otherwise when the child is kept. `keeps`: how many
+   * children the caller keeps at most (the source may lstat that many as it reads them).
    */
-  readDir(dir: Buffer, depth: number, eager: boolean, accept: (p: Pending) => void): EntryError | undefined {
+  readDir(
+    dir: Buffer,
+    depth: number,
+    eager: boolean,
+    keeps: number,
+    accept: (p: Pending) => void,
+  ): EntryError | undefined {
     const { req, filter, summary } = this;
-    const children = this.source.list(dir);
+    const children = this.source.list(dir, filter.statsAll ? Number.POSITIVE_INFINITY : keeps);
     if ('error' in children) return children.error;
     let sinceClock = 0;
     for (let raw of children) {

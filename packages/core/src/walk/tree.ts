@@ -100,9 +100,10 @@ function treeWalker(state: WalkState) {
     // top_n=5, and a type=file filter left 4 rows, or none, and a stop at max_entries).
     const sentAtOpen = summary.entriesSent;
     const room = mode === 'path' || filter.refuses ? Number.POSITIVE_INFINITY : req.maxEntries - sentAtOpen;
-    const keep = keepBest(Math.min(cap, room), compare);
+    const limit = Math.min(cap, room);
+    const keep = keepBest(limit, compare);
     let total = 0;
-    const error = state.readDir(dir, depth, !byName, (p) => {
+    const error = state.readDir(dir, depth, !byName, limit, (p) => {
       total++;
       if (byName) p.key = nameKey(p.raw.name);
       keep.push(p);

@@ -1,0 +1,181 @@
+// A directory read and stat'ed by the native module in one call per chunk (fsat.c
+// readPacked): getdents64 on a descriptor opened from the directory's own, then statx of each
+// entry on that descriptor, the results written as fixed-size records into one reused Buffer
+// with the names left where getdents64 put them. Reading a record makes no object: its fields
+// are read where they lie (size(), mtimeSec(), ...), and a name is copied out only for an
+// entry that is kept. Where the module is not loaded, directories are read through node:fs
+// (fs/dir-read.ts).
+import * as fs from 'node:fs';
+import { type EntryType, typeFromMode } from '@fleetls/core';
+import type { CallProbe } from '../walk/call-probe.js';
+import { typeOfDtype } from './dirent64.js';
+import { openDirRead, readPacked, readsDents } from './fsat.js';
+
+// fsat.c's record layout: REC bytes each; f64 slots (size, blocks, mtime second, inode,
+// device), then int32 slots from byte 40 (mtime nanosecond, mode, uid, gid, nlink, name
+// offset, name length | d_type << 16 | state << 24, errno).
+const REC = 72;
+const F64_PER_REC = REC / 8;
+const I32_PER_REC = REC / 4;
+const DENTS = 32 * 1024;
+const MAX_RECORDS = Math.floor(DENTS / 24) + 1;
+/** The Buffer one directory read fills: the records, then getdents64's chunk. */
+export const PACKED_BYTES = MAX_RECORDS * REC + DENTS;
+
+const SIZE = 0;
+const BLOCKS = 1;
+const MTIME_SEC = 2;
+const INO = 3;
+const DEV = 4;
+const MTIME_NSEC = 10;
+const MODE = 11;
+const UID = 12;
+const GID = 13;
+const NLINK = 14;
+const NAME_OFF = 15;
+const NAME_LEN_TYPE_STATE = 16;
+const ERRNO = 17;
+
+/** A record's state: the name and d_type only (not stat'ed: its type's bit was not asked), stat'ed, or its statx failed. */
+export const NAME_ONLY = 0;
+export const STATED = 1;
+export const FAILED = 2;
+
+/** statMask bits: every d_type stat'ed. */
+export const STAT_ALL = 0xffff_ffff;
+/** statMask bits: only what a walk must stat whatever it keeps (directories to descend, DT_UNKNOWN to type). */
+export const STAT_DIRS = (1 << 0) | (1 << 4);
+
+/** One directory being read; each next() fills the records of the following chunk. */
+export class PackedDir {
+  /** Records of the last chunk. */
+  count = 0;
+  private readonly f64: Float64Array;
+  private readonly i32: Int32Array;
+
+  constructor(
+    private fd: number,
+    readonly buf: Buffer,
+    private readonly spare: Buffer[],
+  ) {
+    this.f64 = new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3);
+    this.i32 = new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
+  }
+
+  /**
+   * Reads and stats the next chunk (entries whose d_type's bit is in `statMask`); false at the
+   * end. `probe` (entered on the directory's path, `dirLen` bytes of it) is told each entry.
+   */
+  next(statMask: number, probe: CallProbe | undefined, dirLen: number): boolean {
+    this.count = readPacked(this.fd, this.buf, statMask, probe === undefined ? null : probe.bytes, dirLen);
+    return this.count > 0;
+  }
+
+  state(i: number): number {
+    return this.i32[i * I32_PER_REC + NAME_LEN_TYPE_STATE] >>> 24;
+  }
+
+  /** The type the directory read gave (d_type). */
+  dtype(i: number): EntryType {
+    return typeOfDtype((this.i32[i * I32_PER_REC + NAME_LEN_TYPE_STATE] >>> 16) & 0xff);
+  }
+
+  /** The type the stat gave (STATED only). */
+  type(i: number): EntryType {
+    return typeFromMode(this.mode(i));
+  }
+
+  /** statx's errno (FAILED only). */
+  errno(i: number): number {
+    return this.i32[i * I32_PER_REC + ERRNO];
+  }
+
+  size(i: number): number {
+    return small(this.f64[i * F64_PER_REC + SIZE]);
+  }
+
+  blocks(i: number): number {
+    return small(this.f64[i * F64_PER_REC + BLOCKS]);
+  }
+
+  mtimeSec(i: number): number {
+    return small(this.f64[i * F64_PER_REC + MTIME_SEC]);
+  }
+
+  mtimeNsec(i: number): number {
+    return this.i32[i * I32_PER_REC + MTIME_NSEC];
+  }
+
+  ino(i: number): number {
+    return small(this.f64[i * F64_PER_REC + INO]);
+  }
+
+  dev(i: number): number {
+    return small(this.f64[i * F64_PER_REC + DEV]);
+  }
+
+  mode(i: number): number {
+    return this.i32[i * I32_PER_REC + MODE] >>> 0;
+  }
+
+  uid(i: number): number {
+    return this.i32[i * I32_PER_REC + UID] >>> 0;
+  }
+
+  gid(i: number): number {
+    return this.i32[i * I32_PER_REC + GID] >>> 0;
+  }
+
+  nlink(i: number): number {
+    return this.i32[i * I32_PER_REC + NLINK] >>> 0;
+  }
+
+  /** The name's first byte (a hidden name's "."). */
+  firstByte(i: number): number {
+    return this.buf[this.i32[i * I32_PER_REC + NAME_OFF]];
+  }
+
+  /** The name, copied out of the chunk (which the next read overwrites). */
+  name(i: number): Buffer {
+    const off = this.i32[i * I32_PER_REC + NAME_OFF];
+    const n = this.i32[i * I32_PER_REC + NAME_LEN_TYPE_STATE] & 0xffff;
+    const name = Buffer.allocUnsafe(n);
+    const buf = this.buf;
+    for (let k = 0; k < n; k++) name[k] = buf[off + k];
+    return name;
+  }
+
+  /** Closes the read descriptor and gives the Buffer back; again is a no-op. */
+  close(): void {
+    const fd = this.fd;
+    if (fd < 0) return;
+    this.fd = -1;
+    this.spare.push(this.buf);
+    fs.closeSync(fd);
+  }
+}
+
+/** Opens directories for packed reads, their Buffers reused across them (a walk reads one while it sizes another). */
+export class PackedReader {
+  private readonly spare: Buffer[] = [];
+
+  /** A reader where the native module is loaded; undefined where directories are read through node:fs. */
+  static ifLoaded(): PackedReader | undefined {
+    return readsDents() ? new PackedReader() : undefined;
+  }
+
+  private constructor() {}
+
+  /** The directory open as O_PATH descriptor `dirFd`, opened for reading now (EACCES is thrown here). The caller closes it. */
+  open(dirFd: number): PackedDir {
+    // Only made where the module is loaded (ifLoaded): a descriptor, or it throws.
+    const fd = openDirRead(dirFd) as number;
+    // allocUnsafeSlow: a Buffer of its own memory, 8-byte aligned as the records' doubles need.
+    return new PackedDir(fd, this.spare.pop() ?? Buffer.allocUnsafeSlow(PACKED_BYTES), this.spare);
+  }
+}
+
+/** A double as V8's small integer where it is one (raw-stats.ts `small`: no heap number per field). */
+function small(v: number): number {
+  return v === (v | 0) ? v | 0 : v;
+}
