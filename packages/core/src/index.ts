@@ -40,6 +40,7 @@ export {
   isVia,
   ORDER_BY,
   type OrderBy,
+  type RankCut,
   type RawEntry,
   RESUME_ROWS,
   type ResumeRow,

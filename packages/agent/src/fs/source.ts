@@ -11,7 +11,7 @@
 // (fs/dir-read.ts); files are never opened.
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import type { DirSize, EntryError, EntryType, RawEntry, TreeSource } from '@fleetls/core';
+import type { DirSize, EntryError, EntryType, RankCut, RawEntry, TreeSource } from '@fleetls/core';
 import {
   entryErrorFromErrno,
   errnoOf,
@@ -81,6 +81,31 @@ const DIR_SIZES_KEPT = 65_536;
 /** A directory changed into something else between its lstat and its opening: its error. */
 function readError(err: unknown): EntryError {
   return entryErrorFromErrno(errnoOf(err));
+}
+
+/**
+ * Does a ranked walk's cut drop record `i` unseen (RankCut)? Counted there if so. Only a
+ * stat'ed entry that is not a directory or a symlink: the walk descends into, follows or
+ * shows the rest whatever their key.
+ */
+function dropped(cut: RankCut, dir: PackedDir, i: number): boolean {
+  if (dir.state(i) !== STATED) return false;
+  const type = dir.type(i);
+  if (type === 'dir' || type === 'symlink') return false;
+  if (cut.types !== undefined && !cut.types.has(type)) {
+    cut.droppedUnmatched++;
+    return true;
+  }
+  const worst = cut.worst;
+  if (worst === undefined) return false;
+  const d =
+    cut.order === 'size'
+      ? dir.size(i) - worst.size
+      : dir.mtimeSec(i) - worst.mtimeSec || dir.mtimeNsec(i) - worst.mtimeNsec;
+  // Strictly worse only: on a tie the path decides, which the engine compares.
+  if (cut.sign * d <= 0) return false;
+  cut.droppedMatched++;
+  return true;
 }
 
 // Over 80 lines: the per-entry closures (fromName, entryAt) read the source's locals on the hot path; a class or parameters would cost every entry until an A/B says not.
@@ -246,7 +271,13 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
    * must stat; none while a hung mount is skipped (each entry then goes through entryAt,
    * which checks it against the skip list before any call).
    */
-  function* packedEntries(rel: Buffer, p: Buffer, dir: PackedDir, stats: number): Generator<RawEntry, void, void> {
+  function* packedEntries(
+    rel: Buffer,
+    p: Buffer,
+    dir: PackedDir,
+    stats: number,
+    cut: RankCut | undefined,
+  ): Generator<RawEntry, void, void> {
     const eagerUpTo = Math.max(stats, EAGER_STATS_MIN);
     let read = 0;
     try {
@@ -266,6 +297,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
         for (let i = 0; i < count; i++) {
           if (isCancelled()) throw new WalkCancelled('walk cancelled');
           onEntry?.();
+          if (cut !== undefined && dropped(cut, dir, i)) continue;
           yield fromRecord(rel, dir, i);
         }
         read += count;
@@ -303,7 +335,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       return filled;
     },
 
-    list(rel: Buffer, stats = Number.POSITIVE_INFINITY): Iterable<RawEntry> | { error: EntryError } {
+    list(rel: Buffer, stats = Number.POSITIVE_INFINITY, cut?: RankCut): Iterable<RawEntry> | { error: EntryError } {
       const p = full(rel);
       const hung = skippedAt(p);
       if (hung !== undefined) return { error: { code: 'TIMEOUT', detail: hung } };
@@ -317,6 +349,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
             p,
             watched(probe, p, () => packed.open(fd)),
             stats,
+            cut,
           );
         const link = Buffer.from(fdPath(fd));
         if (smallDirs?.take(rel)) {

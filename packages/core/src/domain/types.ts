@@ -166,6 +166,26 @@ export interface RawEntry extends StatFields {
 }
 
 /**
+ * What a ranked walk by size or time lets a source drop as it reads (walk/ranked.ts), without
+ * making an object of it: an entry its heap would refuse whatever its path (its key strictly
+ * worse than the worst kept, once the heap is full), or one of a type no row shows. A source
+ * that cannot tell cheaply gives every entry, as without it. Directories, symlinks and
+ * entries with an error are never dropped (the walk descends, follows or shows them).
+ */
+export interface RankCut {
+  order: 'size' | 'modified';
+  /** 1: the smallest (oldest) are kept; -1: the largest (newest). */
+  sign: 1 | -1;
+  /** The worst kept entry's key once the heap is full; undefined until then. */
+  worst: { size: number; mtimeSec: number; mtimeNsec: number } | undefined;
+  /** The types rows show (undefined: every type): an entry of another is dropped unmatched. */
+  types: ReadonlySet<EntryType> | undefined;
+  /** Entries the source dropped since the engine counted them: of a shown type (matched), and not. */
+  droppedMatched: number;
+  droppedUnmatched: number;
+}
+
+/**
  * Where a walk reads from: the agent's file system, or an SSH listing loaded in memory.
  * The engine in `walk.ts` applies every limit, filter and order on top of it, so the
  * same tree gives the same rows through both.
@@ -177,8 +197,9 @@ export interface TreeSource {
    * Children of a directory (relative raw path; empty = root), in any order. `stats`: how
    * many of them the walk may lstat (fill) at most, Infinity (the default) when it needs every
    * one's: a source that stats as it reads may stat that many now, and leave the rest lazy.
+   * `cut`: what a ranked walk lets the source drop unseen (RankCut).
    */
-  list(dir: Buffer, stats?: number): Iterable<RawEntry> | { error: EntryError };
+  list(dir: Buffer, stats?: number, cut?: RankCut): Iterable<RawEntry> | { error: EntryError };
   /** Completes a `lazy` entry that `list(dir)` gave. */
   fill?(dir: Buffer, raw: RawEntry): RawEntry;
   /**

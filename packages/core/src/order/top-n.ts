@@ -33,6 +33,11 @@ export class TopN<T> {
     }
   }
 
+  /** The worst item kept once `limit` are kept (what a new one must beat); undefined before. */
+  worst(): T | undefined {
+    return this.limit > 0 && this.heap.length >= this.limit ? this.heap[0] : undefined;
+  }
+
   /** The kept items, best first. */
   sorted(): T[] {
     return [...this.heap].sort(this.compare);

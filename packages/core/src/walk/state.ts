@@ -2,7 +2,16 @@
 // reading a directory through the filter, and whether to descend. The tree and ranked
 // shapes (walk/tree.ts, walk/ranked.ts) are written on top of it.
 
-import type { Entry, EntryError, RawEntry, TreeSource, Truncation, WalkRequest, WalkSummary } from '../domain/types.js';
+import type {
+  Entry,
+  EntryError,
+  RankCut,
+  RawEntry,
+  TreeSource,
+  Truncation,
+  WalkRequest,
+  WalkSummary,
+} from '../domain/types.js';
 import { filterFeatures } from '../find/filter.js';
 import { entryComparator } from '../order/order.js';
 import { joinPath, toEntry } from './raw-entry.js';
@@ -47,6 +56,14 @@ export function errorRow(entry: Entry, error: EntryError): Entry {
 /** A summary of a walk that has counted nothing yet (the engine's start, a decoder's default). */
 export function emptySummary(): WalkSummary {
   return { entriesSent: 0, entriesSeen: 0, entriesMatched: 0, truncations: [], elapsedMs: 0, depthLimitedDirs: 0 };
+}
+
+/** What a source dropped (RankCut) counted as if it had been offered: seen, and matched when of a shown type. */
+function countDropped(summary: WalkSummary, cut: RankCut): void {
+  summary.entriesSeen += cut.droppedMatched + cut.droppedUnmatched;
+  summary.entriesMatched += cut.droppedMatched;
+  cut.droppedMatched = 0;
+  cut.droppedUnmatched = 0;
 }
 
 export class WalkState {
@@ -125,6 +142,7 @@ export class WalkState {
    * walk stopped) at the deadline. The Entry is made now only when ranking or sizing needs
    * it (`eager`, or a directory size); otherwise when the child is kept. `keeps`: how many
    * children the caller keeps at most (the source may lstat that many as it reads them).
+   * `cut`: what the source may drop unseen (a ranked walk's), counted here as it would have been.
    */
   readDir(
     dir: Buffer,
@@ -132,15 +150,17 @@ export class WalkState {
     eager: boolean,
     keeps: number,
     accept: (p: Pending) => void,
+    cut?: RankCut,
   ): EntryError | undefined {
     const { req, filter, summary } = this;
-    const children = this.source.list(dir, filter.statsAll ? Number.POSITIVE_INFINITY : keeps);
+    const children = this.source.list(dir, filter.statsAll ? Number.POSITIVE_INFINITY : keeps, cut);
     if ('error' in children) return children.error;
     let sinceClock = 0;
     for (let raw of children) {
       if (++sinceClock === CLOCK_EVERY) {
         sinceClock = 0;
         if (this.outOfTime()) {
+          if (cut) countDropped(summary, cut);
           this.stop('deadline', dir);
           return undefined;
         }
@@ -165,6 +185,7 @@ export class WalkState {
       } else if (eager) this.entryOf(p);
       accept(p);
     }
+    if (cut) countDropped(summary, cut);
     return undefined;
   }
 
