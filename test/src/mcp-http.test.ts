@@ -2,10 +2,12 @@
 // bearer token, in front of real agents on loopback ports and an address where nothing listens.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { TOOLS } from '@fleetls/gateway';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway } from './helpers/gateway-process.js';
+import { httpClientV2, startGateway } from './helpers/gateway-process.js';
 import { suiteFixture } from './helpers/suite-fixture.js';
-import { startMcpHttp } from './mcp-fixture.js';
+import { driveEveryTool, startMcpHttp } from './mcp-fixture.js';
 
 const TOKEN = 'e2e-token-0123456789';
 
@@ -95,6 +97,27 @@ describe('fleetls serve --http', () => {
     })) as CallToolResult;
     assert.equal(r.isError, true);
     assert.match(JSON.stringify(r.content), /top_n must be an integer from 1 to 1000/);
+  });
+
+  it('the v1 SDK client, on 2025-11-25, drives every tool', async () => {
+    const { client } = http();
+    assert.equal((client.transport as StreamableHTTPClientTransport).protocolVersion, '2025-11-25');
+    const driven = await driveEveryTool(http().fleet, async (name, args) =>
+      client.callTool({ name, arguments: args }, CallToolResultSchema),
+    );
+    assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+  });
+
+  it('the v2 SDK client, on 2026-07-28 (server/discover), drives every tool', async () => {
+    const client = await httpClientV2(http().url, TOKEN, 'fleetls-e2e-http-v2');
+    try {
+      assert.equal(client.getProtocolEra(), 'modern');
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      const driven = await driveEveryTool(http().fleet, (name, args) => client.callTool({ name, arguments: args }));
+      assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+    } finally {
+      await client.close();
+    }
   });
 });
 

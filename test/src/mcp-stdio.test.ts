@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { TOOLS } from '@fleetls/gateway';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { stdioClient } from './helpers/gateway-process.js';
-import { type McpFleetFixture, mcpTree, startMcpFleet } from './mcp-fixture.js';
+import { stdioClient, stdioClientV2 } from './helpers/gateway-process.js';
+import { driveEveryTool, type McpFleetFixture, mcpTree, startMcpFleet } from './mcp-fixture.js';
 
 function text(r: CallToolResult): string {
   return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -37,6 +37,23 @@ describe('fleetls serve over stdio, with an inventory', () => {
   it('lists every tool of the registry', async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS.map((t) => t.name).sort());
+  });
+
+  it('the v1 SDK client, on 2025-11-25, drives every tool', async () => {
+    const driven = await driveEveryTool(fx, call);
+    assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+  });
+
+  it('the v2 SDK client, on 2026-07-28 (server/discover), drives every tool', async () => {
+    const v2 = await stdioClientV2('fleetls-e2e-v2', { FLEETLS_INVENTORY: fx.inventory });
+    try {
+      assert.equal(v2.getProtocolEra(), 'modern');
+      assert.equal(v2.getNegotiatedProtocolVersion(), '2026-07-28');
+      const driven = await driveEveryTool(fx, (name, args) => v2.callTool({ name, arguments: args }));
+      assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+    } finally {
+      await v2.close();
+    }
   });
 
   it('list_hosts check=true probes every host', async () => {

@@ -4,6 +4,11 @@
 import * as path from 'node:path';
 import { withContract } from '@fleetls/gateway/testing';
 import { type Launched, launch } from '@fleetls/testkit';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -89,6 +94,42 @@ export async function httpClient(url: string, token: string, name: string): Prom
   const client = withContract(new Client({ name, version: '1.0.0' }));
   await client.connect(
     new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
+  return client;
+}
+
+/**
+ * The v2 SDK's client (`@modelcontextprotocol/client`), as the hosts of 2026 run it: it probes
+ * `server/discover` first (versionNegotiation `auto`; on stdio the probe runs in a sibling
+ * process of the same command) and falls back to `initialize` only for a 2025-only server.
+ */
+const clientV2 = (name: string) => new ClientV2({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+
+/** A v2 SDK client of `fleetls serve` over stdio (the gateway's log ignored). */
+export async function stdioClientV2(name: string, env: Record<string, string> = {}): Promise<ClientV2> {
+  const transport = new StdioClientTransportV2({
+    command: process.execPath,
+    args: [GATEWAY_MAIN, 'serve'],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stderr: 'ignore',
+  });
+  const client = clientV2(name);
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    await transport.close().catch(() => undefined);
+    throw err;
+  }
+  return client;
+}
+
+/** A v2 SDK client of `fleetls serve --http` at `url` (its /mcp), with `token` as its bearer token. */
+export async function httpClientV2(url: string, token: string, name: string): Promise<ClientV2> {
+  const client = clientV2(name);
+  await client.connect(
+    new StreamableHTTPClientTransportV2(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
   );
   return client;
 }
