@@ -115,6 +115,13 @@ describe('fleetls serve --http', () => {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       const driven = await driveEveryTool(http().fleet, (name, args) => client.callTool({ name, arguments: args }));
       assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+      // Progress, on this revision too: hosts done of total, rising.
+      const progress: number[] = [];
+      await client.callTool(
+        { name: 'list_files', arguments: { host: 'all', path: http().fleet.data } },
+        { onprogress: (p) => void progress.push(p.progress) },
+      );
+      assert.ok(progress.length >= 1 && progress.every((p, i) => i === 0 || p > progress[i - 1]), `${progress}`);
     } finally {
       await client.close();
     }

@@ -51,6 +51,13 @@ describe('fleetls serve over stdio, with an inventory', () => {
       assert.equal(v2.getNegotiatedProtocolVersion(), '2026-07-28');
       const driven = await driveEveryTool(fx, (name, args) => v2.callTool({ name, arguments: args }));
       assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+      // Progress, on this revision too: hosts done of total, rising.
+      const progress: number[] = [];
+      await v2.callTool(
+        { name: 'list_files', arguments: { host: 'all', path: fx.data } },
+        { onprogress: (p) => void progress.push(p.progress) },
+      );
+      assert.ok(progress.length >= 1 && progress.every((p, i) => i === 0 || p > progress[i - 1]), `${progress}`);
     } finally {
       await v2.close();
     }

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { withContract } from '../../testing/contract.js';
-import { dir, FakeFleet, file, MemoryBackend } from '../../testing/fake-fleet.js';
+import { dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../../testing/fake-fleet.js';
 import { type HttpServerDeps, startHttpServer } from './http.js';
 
 const logger = pino({ level: 'silent' });
@@ -226,5 +227,33 @@ test('HTTP: an allow-listed origin may call /mcp, with CORS headers; its neighbo
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /authorization/);
     },
     { corsOrigins: ['https://dash.example'] },
+  );
+});
+
+test("HTTP, 2026-07-28: the client's cancellation (closing the call's stream) reaches every in-flight host", async () => {
+  const h1 = new HangingBackend();
+  const h2 = new HangingBackend();
+  const hanging = new FakeFleet({ h1, h2 });
+  await withServer(
+    async (srv) => {
+      const client = new ClientV2({ name: 'test', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(
+        new HttpTransportV2(new URL(srv.url), { requestInit: { headers: { authorization: 'Bearer s3cret' } } }),
+      );
+      assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+      const ctrl = new AbortController();
+      const call = client.callTool(
+        { name: 'list_files', arguments: { host: 'all', path: '/r' } },
+        { signal: ctrl.signal },
+      );
+      await Promise.all([h1.whenCalled(), h2.whenCalled()]);
+      ctrl.abort('user pressed stop');
+      await assert.rejects(call);
+      for (let i = 0; i < 200 && h1.aborts + h2.aborts < 2; i++) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(h1.aborts, 1);
+      assert.equal(h2.aborts, 1);
+      await client.close();
+    },
+    { fleet: hanging },
   );
 });

@@ -146,14 +146,16 @@ async function callTool(scope: CallScope, tool: AnyTool, args: unknown, ctx: Ser
   const req = ctx.mcpReq;
   const log = deps.logger.child({ tool: tool.name, request: String(req.id) });
   const progress = callProgress(ctx, req._meta?.progressToken, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS, log);
-  // notifications/cancelled (or, on 2026-07-28 HTTP, the client closing the call's stream)
-  // aborts the call's signal with the server still connected; the server closing (the
-  // client gone, stdin ended) aborts it while closing: only the first cancels a scan, which
-  // otherwise goes on for its cursor.
+  // notifications/cancelled aborts the call's signal with the server still connected; the
+  // server closing (stdin ended, a 2025 HTTP client gone) aborts it while closing: only the
+  // first cancels a scan, which otherwise goes on for its cursor. On 2026-07-28 Streamable
+  // HTTP a client cancels by closing the call's stream, which closes the request's server:
+  // there, that close is the cancel (the spec's, and the only one such a client sends).
+  const streamCancels = req.envelope !== undefined && ctx.http !== undefined;
   const cancel = new AbortController();
   const onAbort = () =>
     queueMicrotask(() => {
-      if (scope.server.isConnected()) cancel.abort(req.signal.reason);
+      if (streamCancels || scope.server.isConnected()) cancel.abort(req.signal.reason);
     });
   req.signal.addEventListener('abort', onAbort, { once: true });
   const toolCtx: ToolContext = {
