@@ -115,4 +115,4 @@ export type {
 } from './gen/fleetls/v1/WalkResponse.js';
 export { codeFromStatus, GRPC_STATUS, toStatus } from './grpc-status.js';
 export { decodeWalkResponse } from './wire/fast-decoder.js';
-export { encodeWalkResponse, ProtoWriter, WalkResponseEncoder } from './wire/fast-encoder.js';
+export { encodeWalkProgress, encodeWalkResponse, ProtoWriter, WalkResponseEncoder } from './wire/fast-encoder.js';

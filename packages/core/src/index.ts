@@ -17,7 +17,7 @@ export {
   parseCompare,
 } from './diff/dir-diff.js';
 export { diffDifferenceLines, diffGroupLines } from './diff/render-diff.js';
-export type { HostBackend } from './domain/host-backend.js';
+export type { HostBackend, OnEntriesSeen } from './domain/host-backend.js';
 export {
   type CallObservation,
   NOOP_OBSERVER,

@@ -3,6 +3,7 @@ import {
   FleetError,
   type HostBackend,
   isVia,
+  type OnEntriesSeen,
   type Row,
   type StatInfo,
   type Via,
@@ -54,7 +55,8 @@ export function createFallbackBackend(
     get via() {
       return f.current;
     },
-    walk: (req: WalkRequest, signal: AbortSignal) => fallbackWalk(f, req, signal),
+    walk: (req: WalkRequest, signal: AbortSignal, onEntriesSeen?: OnEntriesSeen) =>
+      fallbackWalk(f, req, signal, onEntriesSeen),
     stat: async (path: string, follow: boolean, signal: AbortSignal): Promise<StatInfo> => {
       const info = await call(f, (b) => b.stat(path, follow, signal), signal);
       return (info as WithVia).via === 'ssh' ? noted(f, info) : info;
@@ -151,11 +153,12 @@ async function* fallbackWalk(
   f: Fallback,
   req: WalkRequest,
   signal: AbortSignal,
+  onEntriesSeen?: OnEntriesSeen,
 ): AsyncGenerator<Row[], WalkSummary, void> {
   const { primary } = f;
   let agentErr: FleetError | undefined;
   if (f.now() >= f.agentDownUntil) {
-    const gen = f.agent.walk(req, signal);
+    const gen = f.agent.walk(req, signal, onEntriesSeen);
     let first: IteratorResult<Row[], WalkSummary>;
     try {
       first = await gen.next();
@@ -184,7 +187,7 @@ async function* fallbackWalk(
   }
   f.current = 'ssh';
   try {
-    return noted(f, tag(f, yield* sshBackend(f).walk(req, signal), 'ssh'));
+    return noted(f, tag(f, yield* sshBackend(f).walk(req, signal, onEntriesSeen), 'ssh'));
   } catch (err) {
     throw agentErr ? both(f, agentErr, err) : tag(f, FleetError.from(err), 'ssh');
   }

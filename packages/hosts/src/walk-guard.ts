@@ -168,7 +168,7 @@ export function guardBackend(backend: HostBackend, opts: WalkGuardOptions = {}):
     get via() {
       return backend.via;
     },
-    walk: (req, signal) => guardWalk(backend.walk.bind(backend), req, signal, opts),
+    walk: (req, signal, onEntriesSeen) => guardWalk((r, s) => backend.walk(r, s, onEntriesSeen), req, signal, opts),
     stat: (path, follow, signal) => backend.stat(path, follow, signal),
     probe: (signal) => backend.probe(signal),
     close: () => backend.close(),

@@ -83,6 +83,7 @@ export const FIELD_ROWS: readonly (readonly [string, string, number, string])[] 
   ["fleetls.v1.WalkRequest", "filter", 21, 'TYPE_MESSAGE'],
   ["fleetls.v1.WalkResponse", "rows", 1, 'TYPE_MESSAGE'],
   ["fleetls.v1.WalkResponse", "summary", 2, 'TYPE_MESSAGE'],
+  ["fleetls.v1.WalkResponse", "entriesSeen", 3, 'TYPE_UINT64'],
 ];
 
 /** Every value of every enum: enum, value name, number. */

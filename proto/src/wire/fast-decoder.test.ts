@@ -5,7 +5,7 @@ import { rowFromWire, rowToWire, summaryFromWire, summaryToWire } from '../codec
 import { loadContract } from '../index.js';
 import { EDGE_ROWS, EDGE_SUMMARIES, EDGE_SUMMARY } from '../testing/walk-rows.js';
 import { decodeWalkResponse } from './fast-decoder.js';
-import { encodeWalkResponse, ProtoWriter } from './fast-encoder.js';
+import { encodeWalkProgress, encodeWalkResponse, ProtoWriter } from './fast-encoder.js';
 
 const walk = loadContract().proto.fleetls.v1.Agent.service.Walk;
 
@@ -27,6 +27,14 @@ describe('fast-decoder', () => {
       }
     }
     assert.deepEqual(decodeWalkResponse(Buffer.alloc(0)), { rows: [] });
+  });
+
+  it('decodes a progress message: no rows, the entries read so far, as protobufjs reads it', () => {
+    const bytes = encodeWalkProgress(5_000_000_123);
+    assert.deepEqual(decodeWalkResponse(bytes), { rows: [], entriesSeen: 5_000_000_123 });
+    const w = walk.responseDeserialize(bytes);
+    assert.equal(Number(w.entriesSeen), 5_000_000_123);
+    assert.deepEqual(w.rows, []);
   });
 
   it('skips fields it does not know and reads unknown enum numbers as the codec does', () => {

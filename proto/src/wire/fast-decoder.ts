@@ -288,17 +288,20 @@ function decodeSummary(r: Reader): WalkSummary {
  * One WalkResponse message → its rows and summary. Paths and link targets are views of one
  * copy of the message (not of the caller's buffer, which may be a larger network chunk).
  */
-export function decodeWalkResponse(bytes: Uint8Array): { rows: Row[]; summary?: WalkSummary } {
+export function decodeWalkResponse(bytes: Uint8Array): { rows: Row[]; summary?: WalkSummary; entriesSeen?: number } {
   const r = new Reader(Buffer.from(bytes));
   const rows: Row[] = [];
   let summary: WalkSummary | undefined;
+  let entriesSeen = 0;
   while (r.pos < r.end) {
     const tag = r.uint32();
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field === RESPONSE.rows && wt === 2) rows.push(r.sub(decodeRow));
     else if (field === RESPONSE.summary && wt === 2) summary = r.sub(decodeSummary);
+    else if (field === RESPONSE.entriesSeen && wt === 0) entriesSeen = r.long(true);
     else r.skip(wt);
   }
-  return summary ? { rows, summary } : { rows };
+  // A progress message (entries read so far) carries its count; others leave it out.
+  return { rows, ...(summary ? { summary } : {}), ...(entriesSeen > 0 ? { entriesSeen } : {}) };
 }

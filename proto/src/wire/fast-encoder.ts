@@ -187,6 +187,11 @@ export class WalkResponseEncoder {
     this.out.message(RESPONSE.summary, this.inner);
   }
 
+  /** A progress message's count: directory entries the walk has read so far. */
+  setEntriesSeen(n: number): void {
+    this.out.uint(RESPONSE.entriesSeen, n);
+  }
+
   get length(): number {
     return this.out.pos;
   }
@@ -211,5 +216,12 @@ export function encodeWalkResponse(rows: Row[], summary?: WalkSummary): Buffer {
   const enc = new WalkResponseEncoder();
   for (const r of rows) enc.addRow(r);
   if (summary) enc.setSummary(summary);
+  return enc.take();
+}
+
+/** A progress message: no rows, no summary, the entries the walk has read so far. */
+export function encodeWalkProgress(entriesSeen: number): Buffer {
+  const enc = new WalkResponseEncoder(64);
+  enc.setEntriesSeen(entriesSeen);
   return enc.take();
 }

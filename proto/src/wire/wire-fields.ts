@@ -23,7 +23,11 @@ function fieldNumbers<K extends string>(message: string, types: Record<K, string
   return out;
 }
 
-export const RESPONSE = fieldNumbers('fleetls.v1.WalkResponse', { rows: 'TYPE_MESSAGE', summary: 'TYPE_MESSAGE' });
+export const RESPONSE = fieldNumbers('fleetls.v1.WalkResponse', {
+  rows: 'TYPE_MESSAGE',
+  summary: 'TYPE_MESSAGE',
+  entriesSeen: 'TYPE_UINT64',
+});
 export const ROW = fieldNumbers('fleetls.v1.Row', { entry: 'TYPE_MESSAGE', truncation: 'TYPE_MESSAGE' });
 export const ENTRY = fieldNumbers('fleetls.v1.Entry', {
   path: 'TYPE_BYTES',

@@ -1,7 +1,7 @@
 // The agent embedded in the gateway: `localhost` with no inventory, or where the inventory
 // names it. Same path policy, walker, stat and admission (max concurrent walks, the same
 // refusal) as the gRPC service, no network; errors are FleetErrors.
-import type { HostBackend, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { HostBackend, OnEntriesSeen, Row, StatInfo, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError, fleetErrorAt } from '@fleetls/core';
 import { resolveFilterNames } from '../service/id-names.js';
 import { resolveAllowedPath, resolveRoots } from '../service/policy.js';
@@ -12,6 +12,7 @@ import { AGENT_VERSION } from '../version.js';
 import type { FsGuard } from '../walk/bounded-call.js';
 import { DEFAULT_FS_TIMEOUT_MS } from '../walk/hung-mounts.js';
 import { WalkPool } from '../walk/pool.js';
+import { watchSeen } from '../walk/progress.js';
 import { startWalk } from '../walk/walker.js';
 
 export interface LocalBackendOptions {
@@ -31,7 +32,11 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend 
   return {
     via: 'embedded',
 
-    async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    async *walk(
+      req: WalkRequest,
+      signal: AbortSignal,
+      onEntriesSeen?: OnEntriesSeen,
+    ): AsyncGenerator<Row[], WalkSummary, void> {
       if (signal.aborted) throw new FleetError('cancelled', 'walk cancelled');
       // As the agent: the slot is taken before the path is resolved (service/walk-admission.ts).
       const release = admission.enter(req);
@@ -40,9 +45,11 @@ export function createLocalBackend(opts: LocalBackendOptions = {}): HostBackend 
         const running = startWalk(prepared, { pool, allowedRoots: roots.real, maxStuckWorkers: admission.max });
         const onAbort = () => running.cancel();
         signal.addEventListener('abort', onAbort, { once: true });
+        const unwatch = onEntriesSeen ? watchSeen(running.seen, onEntriesSeen) : () => {};
         try {
           return yield* running.batches;
         } finally {
+          unwatch();
           signal.removeEventListener('abort', onAbort);
           running.cancel();
         }

@@ -38,6 +38,8 @@ interface DuDir {
 
 export interface DuOptions {
   isCancelled?: () => boolean;
+  /** Each entry read, as a walk's source counts them: a long sizing pass is seen to move. */
+  onEntry?: () => void;
   /** Inodes with more than one link already counted (shared by one walk's passes). */
   seenInodes?: Set<number>;
   probe?: CallProbe;
@@ -90,6 +92,7 @@ type Pending = DuDir | { path: Buffer; ref: DirRef; into: number; level: number;
 interface DuPass {
   readonly probe: CallProbe | undefined;
   readonly isCancelled: () => boolean;
+  readonly onEntry: (() => void) | undefined;
   readonly seenInodes: Set<number>;
   /** Undefined when no mount is skipped: then no entry's path is made to look it up. */
   readonly skippedAt: ((p: Buffer) => string | undefined) | undefined;
@@ -136,6 +139,7 @@ export function duApparentAt(top: Buffer, topFd: number, deadlineAt: number, opt
     const pass: DuPass = {
       probe,
       isCancelled: opts.isCancelled ?? (() => false),
+      onEntry: opts.onEntry,
       seenInodes: opts.seenInodes ?? new Set<number>(),
       skippedAt: opts.skippedAt,
       packed: opts.packed ?? PackedReader.ifLoaded(),
@@ -246,6 +250,7 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
       }
       const step = names.next();
       if (step.done) return undefined;
+      pass.onEntry?.();
       countEntry(pass, next, ref, step.value);
     }
   } finally {

@@ -391,6 +391,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
       const keep = levels > 0 ? { rel: relStr, levels, memo: sizes } : undefined;
       return duApparentAt(p, fd, deadlineAt, {
         isCancelled,
+        onEntry,
         seenInodes: hardLinks,
         probe,
         skippedAt: skip.length > 0 ? skippedAt : undefined,

@@ -5,8 +5,9 @@
 import type { WalkObservation, WalkRequest } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import type { WireWalkRequestOut, WireWalkResponse } from '@fleetls/proto';
-import { summaryToWire, toStatus } from '@fleetls/proto';
+import { encodeWalkProgress, summaryToWire, toStatus } from '@fleetls/proto';
 import type { Logger } from 'pino';
+import { watchSeen } from '../walk/progress.js';
 import type { RunningWalk, WalkOutcome, WireBatch } from '../walk/walker.js';
 
 /** Time kept back from the client's deadline so the summary (with its DEADLINE truncation) still arrives. */
@@ -48,7 +49,12 @@ export interface WalkProgress {
   seen: number | undefined;
 }
 
-/** The walk's batches onto the call, then its summary; a cancelled call or one that will not drain cancels the walk. */
+/**
+ * The walk's batches onto the call, then its summary; a cancelled call or one that will not
+ * drain cancels the walk. In between, once a second while the count rises, a message of the
+ * entries read so far (WalkResponse.entries_seen): a ranked or du walk sends no row until it
+ * is done, and its caller shows it under way. Never while the call's window is full.
+ */
 export async function streamBatches(
   call: WalkCall,
   run: RunningWalk<WireBatch>,
@@ -56,6 +62,27 @@ export async function streamBatches(
   encodeResponse: (v: WireWalkResponse) => Buffer,
 ): Promise<void> {
   const it = run.batches;
+  let full = false;
+  const unwatch = watchSeen(run.seen, (n) => {
+    if (!full && !call.cancelled) full = !call.write(encodeWalkProgress(n));
+  });
+  try {
+    await streamAll(call, run, it, progress, encodeResponse, (f) => {
+      full = f;
+    });
+  } finally {
+    unwatch();
+  }
+}
+
+async function streamAll(
+  call: WalkCall,
+  run: RunningWalk<WireBatch>,
+  it: RunningWalk<WireBatch>['batches'],
+  progress: WalkProgress,
+  encodeResponse: (v: WireWalkResponse) => Buffer,
+  setFull: (full: boolean) => void,
+): Promise<void> {
   for (;;) {
     const r = await it.next();
     if (r.done) {
@@ -72,10 +99,14 @@ export async function streamBatches(
     }
     progress.sent += r.value.entries;
     progress.bytes += r.value.bytes.length;
-    if (!call.write(r.value.bytes) && !(await call.drained())) {
-      run.cancel();
-      return;
+    if (!call.write(r.value.bytes)) {
+      setFull(true);
+      if (!(await call.drained())) {
+        run.cancel();
+        return;
+      }
     }
+    setFull(false);
   }
 }
 

@@ -77,6 +77,8 @@ export interface WalkOutcome {
 export interface RunningWalk<B = Row[]> {
   batches: AsyncGenerator<B, WalkSummary, void>;
   cancel(): void;
+  /** Directory entries read so far (published by the worker every 256): progress while it walks. */
+  seen(): number;
   /** Settles when the walk has ended and its worker is free (or gone). */
   finished: Promise<WalkOutcome>;
 }
@@ -322,5 +324,5 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     }
   }
 
-  return { batches: batches(), cancel, finished };
+  return { batches: batches(), cancel, finished, seen: () => seenBefore + Atomics.load(ctl, SEEN) };
 }

@@ -11,6 +11,7 @@ import {
   type Via,
 } from '@fleetls/core';
 import { guardBackend } from '@fleetls/hosts';
+import { countingEntries } from './entries-seen.js';
 import type { Fleet, FleetHost } from './fleet-types.js';
 
 export interface FanOutOptions {
@@ -25,6 +26,11 @@ export interface FanOutOptions {
   onResult?: (index: number, result: HostResult<unknown>) => void;
   /** Once a host's rows began, the longest it may send none before it is ended (`timeout`). */
   stallMs?: number;
+  /**
+   * While a host's task runs, the entries its walks have read so far (rising; entries-seen.ts):
+   * a long walk of one host is seen to move before it answers.
+   */
+  onEntriesSeen?: (index: number, entriesSeen: number) => void;
 }
 
 /** A host whose turn leaves less of the call than this is not asked at all. */
@@ -158,7 +164,9 @@ export async function fanOut<T>(
     try {
       // Every walk held to its request, whatever carries it: a host that sends more than it
       // was asked, or stalls once its rows began, is cut off (@fleetls/hosts walk-guard.ts).
-      const b = guardBackend(fleet.backend(host.name), { stallMs: opts.stallMs });
+      const guarded = guardBackend(fleet.backend(host.name), { stallMs: opts.stallMs });
+      const hear = opts.onEntriesSeen;
+      const b = hear ? countingEntries(guarded, (n) => hear(i, n)) : guarded;
       backend = b;
       // A host whose turn comes after the call was cancelled is not asked at all.
       if (signal.aborted) throw signal.reason;

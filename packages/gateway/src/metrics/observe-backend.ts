@@ -13,12 +13,12 @@ export function observeBackend(backend: HostBackend, observer: Observer, host?: 
     get via() {
       return backend.via;
     },
-    async *walk(req, signal) {
+    async *walk(req, signal, onEntriesSeen) {
       const started = performance.now();
       const tally = new WalkTally();
       const seconds = () => (performance.now() - started) / 1000;
       let ended = false;
-      const gen = backend.walk(req, signal);
+      const gen = backend.walk(req, signal, onEntriesSeen);
       try {
         for (;;) {
           const r = await gen.next();

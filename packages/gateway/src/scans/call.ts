@@ -25,6 +25,8 @@ export interface ToolContext {
   pages?: PageStore;
   /** Once per answered host. */
   onProgress?: (done: number, total: number, status: HostStatus) => void;
+  /** While hosts walk: the entries the call's hosts have read so far, all together (rising). */
+  onEntriesSeen?: (entriesSeen: number) => void;
   /** Where the call's audit line goes, and who called (audit.ts). */
   audit?: ToolAudit;
   /**
@@ -63,7 +65,17 @@ export interface ScanKeeper {
 
 /** The fan-out options of a call: its concurrency, deadline, signal and progress. */
 export function fanOutOptions(ctx: ToolContext): FanOutOptions {
+  const hear = ctx.onEntriesSeen;
+  const byHost = new Map<number, number>();
+  let sum = 0;
   return {
+    onEntriesSeen: hear
+      ? (i, n) => {
+          sum += n - (byHost.get(i) ?? 0);
+          byHost.set(i, n);
+          hear(sum);
+        }
+      : undefined,
     concurrency: ctx.options.concurrency,
     deadlineMs: ctx.options.deadlineMs,
     deadlineAt: ctx.deadlineAt,

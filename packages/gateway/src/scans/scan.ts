@@ -62,7 +62,10 @@ export class Scan {
   readonly finished: Promise<void>;
   state: ScanInfo['state'] = 'running';
   hostsDone = 0;
+  /** Entries read by the hosts done (each host's figure once it answered). */
   entriesSeen = 0;
+  /** Entries read so far by each host still walking (fan-out's onEntriesSeen), by host index. */
+  private readonly walking = new Map<number, number>();
 
   private readonly face: ScanFace<unknown, unknown, ToolResult>;
   private readonly plan: unknown;
@@ -106,6 +109,9 @@ export class Scan {
       deadlineAt: this.ctx.deadlineAt,
       signal: this.ctrl.signal,
       stallMs: init.limits.stallMs,
+      onEntriesSeen: (i, n) => {
+        if (this.statuses[i] === undefined) this.walking.set(i, n);
+      },
       onResult: (i, r) => this.arrived(i, r),
     }).then(
       () => this.end('complete'),
@@ -117,8 +123,12 @@ export class Scan {
     this.statuses[i] = r.status;
     this.hostsDone++;
     this.readyHosts++;
+    // What it read while walking, unless its answer says more: the count never goes back.
+    const read = this.walking.get(i) ?? 0;
+    this.walking.delete(i);
+    if (r.value === undefined) this.entriesSeen += read;
     if (r.value !== undefined) {
-      this.entriesSeen += this.face.entries?.(r.value) ?? 0;
+      this.entriesSeen += Math.max(read, this.face.entries?.(r.value) ?? 0);
       const rows = this.face.rows?.(r.value) ?? 1;
       if (this.store.put(this.id, i, r.value, rows)) {
         this.rowsOf[i] = rows;
@@ -281,6 +291,13 @@ export class Scan {
     this.batches.push(ready);
   }
 
+  /** Entries the hosts still walking have read so far. */
+  private entriesWalking(): number {
+    let n = 0;
+    for (const seen of this.walking.values()) n += seen;
+    return n;
+  }
+
   /** Where the scan stands; `delivered` = the batch of the page being made (-1: none yet). */
   info(delivered = this.batches.length - 1, last = false): ScanInfo {
     const elapsedMs = Math.round((this.endedAt ?? performance.now()) - this.started);
@@ -295,7 +312,7 @@ export class Scan {
       hostsTotal: total,
       hostsDelivered: this.batchOf.filter((b) => b >= 0 && b <= delivered).length,
       failed,
-      entriesSeen: this.entriesSeen,
+      entriesSeen: this.entriesSeen + this.entriesWalking(),
       elapsedMs,
     };
     // The pace of hosts done says when the hosts still waiting for their turn will be, not

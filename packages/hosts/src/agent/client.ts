@@ -6,6 +6,7 @@ import {
   FleetError,
   filterFeatures,
   type HostBackend,
+  type OnEntriesSeen,
   type Row,
   type WalkRequest,
   type WalkSummary,
@@ -27,7 +28,7 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
 export function agentBackend(carrier: Carrier): HostBackend {
   return {
     via: carrier.via,
-    walk: (req, signal) => walkAgent(carrier, req, signal),
+    walk: (req, signal, onEntriesSeen) => walkAgent(carrier, req, signal, onEntriesSeen),
     async stat(path, followSymlinks, signal) {
       const res = await carrier.stat(path, followSymlinks, signal);
       const { agentVersion: _v, ...info } = statFromWire(res);
@@ -43,6 +44,7 @@ async function* walkAgent(
   carrier: Carrier,
   req: WalkRequest,
   signal: AbortSignal,
+  onEntriesSeen?: OnEntriesSeen,
 ): AsyncGenerator<Row[], WalkSummary, void> {
   const requested = filterFeatures(req.filter);
   const meta: AgentMeta = {};
@@ -58,6 +60,8 @@ async function* walkAgent(
       }
       const msg = decodeWalkResponse(bytes);
       if (msg.summary) summary = msg.summary;
+      // The agent's progress while it reads and has nothing to send yet.
+      if (msg.entriesSeen !== undefined) onEntriesSeen?.(msg.entriesSeen);
       if (msg.rows.length > 0) {
         rows += msg.rows.length;
         yield msg.rows;

@@ -16,6 +16,7 @@ import {
   FleetError,
   type HostBackend,
   type Observer,
+  type OnEntriesSeen,
   type Row,
   type StatInfo,
   type WalkRequest,
@@ -195,10 +196,14 @@ export function createAgentOverSshBackend(opts: AgentOverSshOptions): HostBacken
     return explained;
   };
 
-  async function* walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+  async function* walk(
+    req: WalkRequest,
+    signal: AbortSignal,
+    onEntriesSeen?: OnEntriesSeen,
+  ): AsyncGenerator<Row[], WalkSummary, void> {
     await forwarder.start();
     try {
-      return yield* agent().walk(req, signal);
+      return yield* agent().walk(req, signal, onEntriesSeen);
     } catch (err) {
       throw await translate(err, signal);
     }

@@ -134,6 +134,7 @@ async function runToolCommand(
         ? { access: (await import('./serve-grants.js')).cliAccess(fleet.inventory.grantsFile, logger) }
         : {}),
       onProgress: progress ? (done: number, total: number, s: HostStatus) => live?.update(done, total, s) : undefined,
+      onEntriesSeen: progress ? (n: number) => live?.seen(n) : undefined,
     };
     let result: ToolResult;
     try {
@@ -168,18 +169,25 @@ async function runToolCommand(
 
 /**
  * The progress line on a terminal: drawn at once ("asking hosts"), then as each host answers,
- * and again every half second with the time taken, so that a long walk of one host is seen
- * to be under way and not stuck. Cleared by stop().
+ * and again every half second with the entries the hosts have read so far and the time
+ * taken, so that a long walk of one host is seen to move (as ncdu counts its items) and not
+ * stuck. Cleared by stop().
  */
 function liveProgress(
   io: CliIo,
   line: (done: number, total: number, last?: { host: string; status: string }) => string,
-): { update(done: number, total: number, s: HostStatus): void; stop(): void } {
+): { update(done: number, total: number, s: HostStatus): void; seen(entries: number): void; stop(): void } {
   const started = performance.now();
   let state: { done: number; total: number; last?: { host: string; status: string } } | undefined;
+  let entries = 0;
   const draw = () => {
     const took = `${Math.floor((performance.now() - started) / 1000)} s`;
-    const text = state ? `${line(state.done, state.total, state.last)} · ${took}` : `asking hosts… · ${took}`;
+    // While hosts still walk: once every host answered, the answer itself says what was found.
+    const walking = !state || state.done < state.total;
+    const read = entries > 0 && walking ? ` · ${entries.toLocaleString('en-US')} entries seen` : '';
+    const text = state
+      ? `${line(state.done, state.total, state.last)}${read} · ${took}`
+      : `asking hosts…${read} · ${took}`;
     io.stderr.write(`\r\x1b[2K${text}`);
   };
   draw();
@@ -189,6 +197,10 @@ function liveProgress(
     update(done, total, s) {
       state = { done, total, last: { host: s.host, status: s.status } };
       draw();
+    },
+    // Drawn with the next half-second tick: a count that rises a thousand times a second would flood the terminal.
+    seen(n) {
+      entries = Math.max(entries, n);
     },
     stop() {
       clearInterval(timer);
