@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Row } from '@fleetls/core';
+import type { Row, WalkRequest } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { HOSTILE_NAMES as HOSTILE } from '@fleetls/core/testing';
 import { createSshBackend, type SshBackend } from '@fleetls/gateway';
@@ -108,6 +108,34 @@ describe('SSH backend against a real sshd', () => {
       what: "sshd's accepted-connection log line",
     });
     assert.equal(sshd.acceptedConnections(), 1);
+  });
+
+  it('sizes a path before its first ranked walk: a small one is listed by one pipeline', async () => {
+    // Its debug lines, to read which listing each walk took; sized against a low bar so the
+    // 5000-file directory counts as big.
+    const lines: { msg?: string; path?: string; stubs?: boolean }[] = [];
+    const capture = pino({ level: 'debug' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+    const b = createSshBackend(sshTarget(sshd), { logger: capture, smallListing: 100 });
+    try {
+      const ranked: Partial<WalkRequest> = {
+        shape: 'ranked',
+        order: 'size',
+        direction: 'descending',
+        topN: 3,
+        types: ['file'],
+      };
+      const plan = (path: string) => lines.find((l) => l.msg === 'listing plan' && l.path === path);
+      const small = join(root, 'a');
+      const { rows } = await drain(b.walk(req(small, { ...ranked, maxDepth: 10 }), signal));
+      assert.deepEqual(paths(rows), ['b/c/d/deep']);
+      assert.equal(plan(small)?.stubs, false, 'a small path not walked before is listed by one pipeline');
+      const big = join(root, 'big');
+      const top = await drain(b.walk(req(big, { ...ranked, maxDepth: 1 }), signal));
+      assert.equal(paths(top.rows).length, 3);
+      assert.equal(plan(big)?.stubs, true, 'a big one by stubs and a restat');
+    } finally {
+      b.close();
+    }
   });
 
   it('a wrong host key is auth, with the SHA256 fingerprint', async () => {

@@ -20,10 +20,12 @@ import {
   remoteRankable,
   restatPath,
   rootErrorEntry,
+  shellQuote,
   splitOf,
   stderrMessage,
   timedOut,
   timeoutSeconds,
+  validateRemotePath,
 } from '@fleetls/core';
 import type { Logger } from 'pino';
 import type { ExecResult, SshConnection } from './connection.js';
@@ -76,6 +78,20 @@ interface ListingPlan {
 }
 
 /**
+ * Counts, up to `cap`, the names a walk of `req` reads, to choose its listing before the
+ * first walk of a path (a path walked before is sized by that walk). Names only: find
+ * reads each directory's d_type and stats nothing, and stops at `cap` (head exits, find
+ * takes SIGPIPE). One channel and four processes against the three channels and ~19
+ * processes a small directory's listing costs with stubs, halves and restat.
+ */
+export function buildSizingCommand(req: WalkRequest, cap: number, timeoutSec: number): string {
+  const path = shellQuote(validateRemotePath(req.path));
+  const depth = String(Math.max(0, Math.floor(req.maxDepth)));
+  const find = `LC_ALL=C timeout -s KILL ${timeoutSec} find ${req.followSymlinks ? '-L' : '-H'} ${path} -maxdepth ${depth}`;
+  return `sh -c ${shellQuote(`${find}${req.oneFileSystem ? ' -xdev' : ''} 2>/dev/null | head -n ${cap} | wc -l`)}`;
+}
+
+/**
  * The listing of `req`. `small`: the path was seen before with few entries, so it is listed
  * by one pipeline of full records (the restat's channel and processes cost more than they
  * save there). A ranked walk with stubs on a host with two cores or more runs as two
@@ -93,6 +109,7 @@ export async function loadFind(
   const rank = info.awk && remoteRankable(req);
   const stubs = rank && !small;
   const plan: ListingPlan = { rank, stubs, halves: stubs && info.cpus >= 2 };
+  host.logger.debug({ path: req.path, ...plan }, 'listing plan');
   // The path itself on a pseudo file system comes back as its P record: listed again
   // with that type not pruned (rare: /proc or /sys asked for by path). The restat's
   // channel is asked for after the listing's (FIFO), never before, so a restat waiting

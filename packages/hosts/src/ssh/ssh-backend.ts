@@ -20,7 +20,7 @@ import {
 } from '@fleetls/core';
 import type { Logger } from 'pino';
 import { resolveTarget, SshConnection } from './connection.js';
-import { type FindHost, type LoadedListing, loadFind } from './find-listing.js';
+import { buildSizingCommand, type FindHost, type LoadedListing, loadFind } from './find-listing.js';
 import { resolveRemoteIds } from './remote-ids.js';
 import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
@@ -37,6 +37,11 @@ export interface SshBackendOptions {
   batchSize?: number;
   /** The host's connection when another backend shares it (agent+ssh); closed by its owner, not here. */
   connection?: () => SshConnection;
+  /**
+   * Entries below which a ranked walk is listed by one pipeline of full records rather than
+   * stubs, halves and a restat (default 20,000).
+   */
+  smallListing?: number;
 }
 
 /** A walk summary; its `notes` say how the host was listed (e.g. the SFTP fallback). */
@@ -47,9 +52,11 @@ export { SFTP_NOTE, SFTP_STAT_NOTE } from './sftp-source.js';
 export type SshBackend = HostBackend & { connectionsOpened(): number };
 
 const STAT_TIMEOUT_SEC = 10;
-/** Entries below which a path seen before is listed by one pipeline (see `recent`). */
+/** Entries below which a path is listed by one pipeline (see `recent`). */
 const SMALL_LISTING = 20_000;
 const RECENT_PATHS = 1024;
+/** How long sizing a path not walked before may take; one cut at it is not small. */
+const SIZING_TIMEOUT_SEC = 2;
 
 export function createSshBackend(cfg: SshHostConfig, opts: SshBackendOptions): SshBackend {
   const host = new SshHost(cfg, opts);
@@ -75,8 +82,10 @@ class SshHost implements FindHost {
   private probed: Promise<ProbeResult> | undefined;
   // Entries the last ranked walk of each path and depth saw (the RECENT_PATHS most recent): one known to
   // be small is listed by one pipeline of full records, since the halves and the restat
-  // (three channels, ~19 remote processes) cost more than they save below SMALL_LISTING.
+  // (three channels, ~19 remote processes) cost more than they save below smallListing.
+  // A path not walked before is sized first (entriesOf).
   private readonly recent = new Map<string, number>();
+  private readonly smallListing: number;
 
   constructor(
     private readonly cfg: SshHostConfig,
@@ -85,6 +94,7 @@ class SshHost implements FindHost {
     this.host = cfg.host;
     this.logger = opts.logger.child({ host: cfg.host, via: 'ssh' });
     this.maxRecords = opts.maxRecords ?? 1_000_000;
+    this.smallListing = opts.smallListing ?? SMALL_LISTING;
   }
 
   connection(): SshConnection {
@@ -121,10 +131,11 @@ class SshHost implements FindHost {
   async *walk(asked: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], SshWalkSummary, void> {
     validateRemotePath(asked.path);
     const t0 = Date.now();
-    const info = await this.probe(signal);
+    // Sized beside the probe, on its own channel: a first call pays one round trip for both.
+    const [info, entries] = await Promise.all([this.probe(signal), this.entriesOf(asked, signal)]);
     const req = await resolveRemoteIds(asked, this.host, (cmd) => this.connection().exec(cmd, signal));
     const deadlineAt = t0 + req.deadlineMs;
-    const small = (this.recent.get(recentKey(req)) ?? Number.POSITIVE_INFINITY) < SMALL_LISTING;
+    const small = entries < this.smallListing;
     const loaded: LoadedListing = info.gnuFind
       ? await loadFind(this, req, info, small, signal, deadlineAt)
       : {
@@ -180,6 +191,22 @@ class SshHost implements FindHost {
     }
     if (batch.length > 0) yield batch;
     return step.value;
+  }
+
+  /**
+   * The entries of a ranked walk's path and depth: what the last walk of them saw, else
+   * counted on the host up to smallListing (buildSizingCommand). Not ranked: never small.
+   */
+  private async entriesOf(req: WalkRequest, signal: AbortSignal): Promise<number> {
+    if (!remoteRankable(req)) return Number.POSITIVE_INFINITY;
+    const known = this.recent.get(recentKey(req));
+    if (known !== undefined) return known;
+    const t = Date.now();
+    const r = await this.connection().exec(buildSizingCommand(req, this.smallListing, SIZING_TIMEOUT_SEC), signal);
+    const n = Number.parseInt(r.stdout.toString('latin1').trim(), 10);
+    // Cut at its timeout (a slow or hung file system), or no answer: not small.
+    if (!Number.isInteger(n) || Date.now() - t >= SIZING_TIMEOUT_SEC * 1000) return Number.POSITIVE_INFINITY;
+    return n;
   }
 
   /** Keeps the entries a complete ranked walk saw, for the next walk of the same path and depth. */
