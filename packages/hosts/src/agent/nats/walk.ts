@@ -22,7 +22,60 @@ const encoded = new WeakMap<WalkRequest, Uint8Array>();
 
 type Control = (set: (h: ReturnType<typeof natsHeaders>) => void) => void;
 
+/** The reply stream of a walk broke on the way (a message lost, or silence mid-walk): worth asking again. */
+class BrokenStream extends FleetError {}
+
+/** How long a walk asked again waits for its agent to answer on the node it moved to. */
+const RETRY_NO_RESPONDERS_MS = 250;
+
+/**
+ * A host's walk, asked once more when its reply stream broke before any of its messages was
+ * handed on: a cluster node that dies mid-call takes the replies it was routing with it (the
+ * agent moves to another node and answers again). A walk that broke after it handed rows on
+ * is not asked again (its rows would come twice): it fails, and the fan-out marks the host's
+ * partial answer. A walk asked again that fails says so.
+ */
 export async function* natsWalk(
+  host: NatsHost,
+  req: WalkRequest,
+  signal: AbortSignal,
+  onMeta: (meta: AgentMeta) => void,
+): AsyncGenerator<Buffer, void, void> {
+  const started = Date.now();
+  let handed = false;
+  let broke: FleetError;
+  try {
+    for await (const bytes of walkOnce(host, req, signal, onMeta)) {
+      handed = true;
+      yield bytes;
+    }
+    return;
+  } catch (err) {
+    if (handed || signal.aborted || !(err instanceof BrokenStream)) throw err;
+    broke = err;
+  }
+  // The agent answers again once it is subscribed on its new node: until then the server says
+  // no responders, for at most the connect timeout.
+  const again = { ...req, deadlineMs: Math.max(1, req.deadlineMs - (Date.now() - started)) };
+  const giveUpAt = Date.now() + host.connectTimeoutMs;
+  for (;;) {
+    try {
+      yield* walkOnce(host, again, signal, onMeta);
+      return;
+    } catch (err) {
+      const fe = FleetError.from(err);
+      const noResponders = fe.code === 'unavailable' && /no agent answers/.test(fe.message);
+      if (noResponders && !signal.aborted && Date.now() + RETRY_NO_RESPONDERS_MS < giveUpAt) {
+        await new Promise((resolve) => setTimeout(resolve, RETRY_NO_RESPONDERS_MS));
+        continue;
+      }
+      if (signal.aborted) throw err;
+      throw new FleetError(fe.code, `${fe.message} (asked again after: ${broke.message})`, { cause: err });
+    }
+  }
+}
+
+async function* walkOnce(
   host: NatsHost,
   req: WalkRequest,
   signal: AbortSignal,
@@ -68,7 +121,7 @@ export async function* natsWalk(
       }
       const seq = Number(msg.headers?.get(HDR.seq));
       if (seq !== expect) {
-        throw new FleetError('unavailable', `agent ${name}: reply stream broke (message ${expect} lost, got ${seq})`);
+        throw new BrokenStream('unavailable', `agent ${name}: reply stream broke (message ${expect} lost, got ${seq})`);
       }
       expect++;
       if (failed) throw failed;
@@ -177,5 +230,5 @@ async function nextReply(
   if (expect === 0)
     throw new FleetError('unavailable', `agent ${name}: no answer on NATS within ${connectTimeoutMs} ms`);
   if (Date.now() >= stopAt) throw new FleetError('deadline_exceeded', `agent ${name}: deadline exceeded`);
-  throw new FleetError('unavailable', `agent ${name}: lost on NATS (nothing for ${wait} ms)`);
+  throw new BrokenStream('unavailable', `agent ${name}: lost on NATS (nothing for ${wait} ms)`);
 }
