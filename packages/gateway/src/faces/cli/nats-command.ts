@@ -19,9 +19,12 @@ export function addNatsCommand(program: Command, io: CliIo): void {
     )
     .argument('<host...>', 'the agents’ names (their --name)')
     .option('--servers <urls>', 'nats://HOST:PORT,… the gateways dial: writes fleet.yaml')
-    .action(async (hosts: string[], o: { dir: string; servers?: string }) => {
+    .option('--tls', 'also TLS: a CA (tls/ca.crt), a client certificate per HOST and one for the gateways')
+    .action(async (hosts: string[], o: { dir: string; servers?: string; tls?: boolean }) => {
       const f = await import('./nats-files.js');
-      for (const line of f.issue(o.dir, hosts, o.servers)) out(line);
+      // The certificates first: fleet.yaml names them.
+      if (o.tls) for (const line of await f.issueTls(o.dir, hosts)) out(line);
+      for (const line of f.issue(o.dir, hosts, o.servers, o.tls === true)) out(line);
     });
 
   dirOption(nats.command('node'))
@@ -34,6 +37,11 @@ export function addNatsCommand(program: Command, io: CliIo): void {
     .option('--tls-cert <file>', 'its TLS certificate (PEM)')
     .option('--tls-key <file>', 'its TLS key (PEM)')
     .option('--tls-ca <file>', "the CA clients' certificates must be signed by (verify)")
+    .option(
+      '--tls',
+      "TLS from `nats issue --tls`: a server certificate for the node (tls/nodes/NAME.crt, its names --listen's host and --tls-name's), clients' certificates required",
+    )
+    .option('--tls-name <name>', 'another name the node is dialled by (its certificate), repeatable', repeat)
     .action(
       async (
         name: string,
@@ -46,20 +54,27 @@ export function addNatsCommand(program: Command, io: CliIo): void {
           tlsCert?: string;
           tlsKey?: string;
           tlsCa?: string;
+          tls?: boolean;
+          tlsName?: string[];
         },
       ) => {
         const { invalidArgument } = await import('@fleetls/core');
         if ((o.tlsCert === undefined) !== (o.tlsKey === undefined) || (o.tlsCa && !o.tlsCert))
           throw invalidArgument('--tls-cert and --tls-key go together (and --tls-ca with them)');
+        if (o.tls && o.tlsCert) throw invalidArgument('--tls makes the certificate: not with --tls-cert');
+        if (o.tlsName && !o.tls) throw invalidArgument('--tls-name: only with --tls');
         const f = await import('./nats-files.js');
-        const file = f.node(o.dir, {
+        const spec = {
           name,
           listen: o.listen,
           store: o.store,
           clusterListen: o.clusterListen,
           routes: o.route ?? [],
           tls: o.tlsCert && o.tlsKey ? { cert: o.tlsCert, key: o.tlsKey, ca: o.tlsCa } : undefined,
-        });
+        };
+        f.checkNode(spec);
+        if (o.tls) spec.tls = await f.nodeTls(o.dir, name, [f.hostOf(o.listen), ...(o.tlsName ?? [])]);
+        const file = f.node(o.dir, spec);
         out(`wrote ${file} (nats-server -c ${file})`);
       },
     );

@@ -4,12 +4,18 @@
 // that includes the accounts. Seeds are made once and kept: issuing again adds hosts and
 // rewrites accounts.conf from every seed in the directory.
 //
+// With --tls, tls/ holds a CA (ca.crt, ca.key), a client certificate per host
+// (tls/hosts/HOST.crt, .key) and one for the gateways (tls/gateway.crt, .key), and each node
+// gets a server certificate (tls/nodes/NAME.crt, .key) its configuration requires clients'
+// certificates against: made with `fleetls pki`'s X.509 code (pki.ts), kept when there.
+//
 // Users are nkeys listed in the server's configuration (no operator JWTs): Debian's
 // nats-server 2.9 needs no resolver for it, and the account is the configuration's
 // `FLEETLS` block, which takes no key of its own in this mode.
 import {
   closeSync,
   constants,
+  existsSync,
   fstatSync,
   ftruncateSync,
   mkdirSync,
@@ -18,15 +24,79 @@ import {
   readFileSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { FleetError, invalidArgument } from '@fleetls/core';
 import { accountsConf, parseNatsServers } from '@fleetls/runtime/nats';
 import { createUser, fromSeed } from '@nats-io/nkeys';
 import { HOST_NAME_RE } from '../../inventory/hosts.js';
+import { initCa, issueClient, issueServer, type PkiFiles, pkiFiles } from './pki.js';
 
 export const GATEWAY_KEY = 'gateway.nk';
 const ACCOUNTS = 'accounts.conf';
 const INVENTORY = 'fleet.yaml';
+const TLS = 'tls';
+
+/** Where the TLS material of `dir` is: the CA, and the hosts', nodes' and gateways' certificates. */
+export function tlsFiles(dir: string) {
+  const tls = join(dir, TLS);
+  const ca = pkiFiles(tls);
+  const under = (sub: string): PkiFiles => ({ ...ca, dir: join(tls, sub) });
+  return {
+    ca,
+    hosts: under('hosts'),
+    nodes: under('nodes'),
+    host: (h: string) => ({ cert: join(tls, 'hosts', `${h}.crt`), key: join(tls, 'hosts', `${h}.key`) }),
+    node: (n: string) => ({ cert: join(tls, 'nodes', `${n}.crt`), key: join(tls, 'nodes', `${n}.key`) }),
+    gateway: { cert: join(tls, 'gateway.crt'), key: join(tls, 'gateway.key') },
+  };
+}
+
+/**
+ * `issue --tls`: the CA (made once), and a client certificate for each of `hosts` and for the
+ * gateways, each made when absent: a host's certificate is what its agent shows the servers
+ * (--nats-tls-cert, --nats-tls-key; --nats-tls-ca tls/ca.crt).
+ */
+export async function issueTls(dir: string, hosts: string[]): Promise<string[]> {
+  for (const h of hosts) checkHost(h);
+  const t = tlsFiles(dir);
+  const said: string[] = [];
+  if (existsSync(t.ca.caCert)) said.push(`kept ${t.ca.caCert}`);
+  else {
+    await initCa(t.ca.dir, { name: 'fleetls NATS CA' });
+    said.push(`wrote ${t.ca.caCert} and ${t.ca.caKey} (the fleet's NATS CA; the key 0600)`);
+  }
+  if (!existsSync(t.gateway.cert)) {
+    await issueClient(t.ca, 'fleetls-gateway');
+    said.push(`wrote ${t.gateway.cert} (the gateways' client certificate)`);
+  }
+  mkdirSync(t.hosts.dir, { recursive: true, mode: 0o700 });
+  for (const h of hosts) {
+    if (existsSync(t.host(h).cert)) continue;
+    await issueClient(t.hosts, h, undefined, h);
+    said.push(`wrote ${t.host(h).cert} (${h}'s client certificate: --nats-tls-cert, --nats-tls-key)`);
+  }
+  return said;
+}
+
+/** `node --tls`: the node's server certificate (its names: `names`), made when absent. */
+export async function nodeTls(
+  dir: string,
+  name: string,
+  names: string[],
+): Promise<{ cert: string; key: string; ca: string }> {
+  const t = tlsFiles(dir);
+  if (!existsSync(t.ca.caCert))
+    throw invalidArgument(`--tls: no CA in ${t.ca.dir}: run fleetls nats issue --tls first`);
+  const files = t.node(name);
+  if (!existsSync(files.cert)) {
+    mkdirSync(t.nodes.dir, { recursive: true, mode: 0o700 });
+    // The NATS client names a loopback server `localhost` when it checks its certificate.
+    const loopback = names.some((n) => n === 'localhost' || n === '::1' || /^127\./.test(n));
+    await issueServer(t.nodes, name, loopback ? [...names, 'localhost'] : names, name);
+  }
+  // Absolute: nats-server reads a certificate's path from its working directory, not the file's.
+  return { cert: resolve(files.cert), key: resolve(files.key), ca: resolve(t.ca.caCert) };
+}
 
 /** Writes `file` (mode), never through a symlink nor into a file linked elsewhere; `fresh`: only if absent. */
 function writeOwn(file: string, text: string, mode: number, fresh = false): void {
@@ -77,7 +147,7 @@ export function checkHost(host: string): void {
 }
 
 /** Seeds for `hosts` and the gateways (kept when there), accounts.conf from every seed, fleet.yaml when asked. */
-export function issue(dir: string, hosts: string[], servers?: string): string[] {
+export function issue(dir: string, hosts: string[], servers?: string, tls = false): string[] {
   for (const h of hosts) checkHost(h);
   const urls = servers === undefined ? undefined : parseNatsServers(servers, (m) => invalidArgument(m), '--servers');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -103,6 +173,7 @@ export function issue(dir: string, hosts: string[], servers?: string): string[] 
       'nats:',
       `  servers: [${urls.map((u) => JSON.stringify(u)).join(', ')}]`,
       `  creds: ${GATEWAY_KEY}`,
+      ...(tls ? [`  tls: { ca: ${TLS}/ca.crt, cert: ${TLS}/gateway.crt, key: ${TLS}/gateway.key }`] : []),
       '  hosts:',
       ...agents.map((a) => `    ${JSON.stringify(a.host)}: { labels: {}, groups: [] }`),
       '',
@@ -138,14 +209,25 @@ export interface NodeSpec {
   tls?: { cert: string; key: string; ca?: string };
 }
 
-/** NAME.conf: one node of the cluster, including accounts.conf. */
-export function node(dir: string, spec: NodeSpec): string {
+/** The host of HOST:PORT ([v6]:PORT: the address without its brackets). */
+export function hostOf(address: string): string {
+  const host = address.slice(0, address.lastIndexOf(':'));
+  return host.startsWith('[') ? host.slice(1, -1) : host;
+}
+
+/** Refuses a node's bad name or addresses (before anything is written for it). */
+export function checkNode(spec: NodeSpec): void {
   if (!/^[A-Za-z0-9_-]{1,63}$/.test(spec.name))
     throw invalidArgument(`name: expected letters, digits, "_", "-", got ${JSON.stringify(spec.name)}`);
   checkAddress('--listen', spec.listen);
   if (spec.clusterListen) checkAddress('--cluster-listen', spec.clusterListen);
   for (const r of spec.routes) checkAddress('--route', r);
   if (spec.routes.length > 0 && !spec.clusterListen) throw invalidArgument('--route: only with --cluster-listen');
+}
+
+/** NAME.conf: one node of the cluster, including accounts.conf. */
+export function node(dir: string, spec: NodeSpec): string {
+  checkNode(spec);
   readFileSync(join(dir, ACCOUNTS)); // made by `fleetls nats issue` first
   const q = JSON.stringify;
   const lines = [

@@ -231,10 +231,19 @@ export async function issueAgent(
   return { ...files, sans };
 }
 
-/** `fleetls pki client`: gateway.crt and gateway.key, the client certificate agents require. */
-export async function issueClient(files: PkiFiles, name = 'fleetls-gateway', days = LEAF_DAYS) {
+/**
+ * `fleetls pki client`: gateway.crt and gateway.key, the client certificate agents require.
+ * `base` names the files otherwise (`fleetls nats issue --tls`: one per host, as NATS clients).
+ */
+export async function issueClient(files: PkiFiles, name = 'fleetls-gateway', days = LEAF_DAYS, base = 'gateway') {
   checkName('pki client --name', name);
-  return issue(files, { cn: name, sans: [], usage: 'client', days, base: 'gateway' });
+  return issue(files, { cn: name, sans: [], usage: 'client', days, base });
+}
+
+/** A server certificate for `cn` with `sans` (`fleetls nats node --tls`: a NATS node's), as `base`.crt/.key. */
+export async function issueServer(files: PkiFiles, cn: string, sans: string[], base: string, days = LEAF_DAYS) {
+  checkName('server name', cn);
+  return issue(files, { cn, sans, usage: 'server', days, base });
 }
 
 /** Whole days until `pem`'s notAfter (negative once expired). */
