@@ -11,7 +11,7 @@ import type { ScanPage } from '../../scans/face.js';
 import { type FileItem as CliFileItem, formatFileTable, pathFailed } from '../shared/cli-format.js';
 import { entryOut, int64 } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
-import { type HostWalk, walkHosts, walkTask } from '../shared/host-walks.js';
+import { type HostWalk, rankedWalkTask, walkHosts, walkTask } from '../shared/host-walks.js';
 import { defineTool } from '../tool.js';
 import { firstChunkRequest } from './paths.js';
 import {
@@ -72,7 +72,7 @@ export const listFilesTool = defineTool({
     let ranking = p.snapshot !== undefined ? await ctx.pages?.get(p.snapshot, p.fingerprint) : undefined;
     let handle = ranking ? p.snapshot : undefined;
     if (!ranking) {
-      ranking = rankingOf(p, await walkHosts(ctx, p.hosts, p.req));
+      ranking = rankingOf(p, await walkHosts(ctx, p.hosts, p.req, p.cap));
       if (p.keep && ranking.hosts.some((h) => h.status === 'ok')) handle = await ctx.pages?.put(ranking);
     }
     const total = Math.min(p.cap, ranking.found);
@@ -85,7 +85,9 @@ export const listFilesTool = defineTool({
     hosts: (p: Plan) => p.hosts,
     // Name order: each host's first page of rows (collectPathPage's first chunk); a host cut
     // there says so on a scan page, and the whole answer walks on from the chunk's end.
-    task: (p: Plan) => walkTask(p.path ? firstChunkRequest(p.req, firstPagePerHost(p)) : p.req),
+    // Ranked: each host keeps only what may rank within the cap, as the call's own collect does.
+    task: (p: Plan) =>
+      p.path ? walkTask(firstChunkRequest(p.req, firstPagePerHost(p))) : rankedWalkTask(p.req, p.cap),
     entries: (w: HostWalk) => w.summary.entriesSeen,
     rows: (w: HostWalk) => w.rows.length,
     ranked: (p: Plan) => p.path === undefined,
