@@ -213,6 +213,10 @@ export function createFleet(inventory: Inventory | undefined, opts: CreateFleetO
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
         const made = makeBackend(host, own, inventory, opts, connectTimeoutMs);
         b = opts.observer ? observeBackend(made, opts.observer, host.name) : made;
+        // A NATS host's backend holds nothing but its subjects (the connection is the
+        // gateway's): made per use, not kept, so 100,000 registered hosts, and those long
+        // gone from the registry, hold no memory between calls.
+        if (host.via === 'agent+nats' && !own.named.has(name)) return b;
         backends.set(name, b);
         addresses.set(name, host.address);
       }
