@@ -1,15 +1,25 @@
 // `fleetls serve` driven by the published MCP Inspector CLI: a client nobody on the team wrote.
+// inspector-cli 1.0.3 (on the v1 SDK, 2025 revisions), and Inspector 2.12 (on the v2 SDK), whose
+// CLI needs Node 22: npx runs it on npm's `node` package, as the conformance step does.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { TOOLS } from '@fleetls/gateway';
 import { assertConforms } from '@fleetls/gateway/testing';
+import { REPO_ROOT } from './helpers/agent-process.js';
 import { GATEWAY_MAIN } from './helpers/gateway-process.js';
+import {
+  driveEveryTool,
+  type McpFleetFixture,
+  type McpHttpFixture,
+  startMcpFleet,
+  startMcpHttp,
+} from './mcp-fixture.js';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -76,5 +86,60 @@ describe('MCP Inspector CLI against fleetls serve', () => {
     assert.equal(res.isError, true);
     assert.match(res.content[0].text, /depth/);
     assert.match(res.content[0].text, /10/);
+  });
+});
+
+/** Inspector 2.12's CLI, and the Node it runs on: the conformance step's, pinned in one place. */
+const INSPECTOR_2 = '@modelcontextprotocol/inspector@2.12.0';
+const NODE_22 = `node@${JSON.parse(readFileSync(join(REPO_ROOT, 'scripts/conformance/scenarios.json'), 'utf8')).node}`;
+
+/**
+ * One tools/call by Inspector 2.12's CLI on 2026-07-28 (`--protocol-era modern`: no fallback to
+ * a 2025 revision), its result as JSON. `target`: the server command (stdio) or its URL and headers.
+ */
+async function inspector2(target: string[], name: string, args: Record<string, unknown>): Promise<unknown> {
+  const argv = ['-y', '-p', NODE_22, '-p', INSPECTOR_2, '--', 'mcp-inspector', '--cli', '-q', '--format', 'json'];
+  argv.push('--protocol-era', 'modern', ...target, '--method', 'tools/call', '--tool-name', name);
+  argv.push('--tool-args-json', JSON.stringify(args));
+  // A tool error exits non-zero with the result on stdout all the same.
+  const { stdout } = await run('npx', argv, { timeout: 240_000, env: { ...process.env, NO_COLOR: '1' } }).catch(
+    (err: { stdout?: string; stderr?: string }) => {
+      if (!err.stdout?.includes('{')) throw new Error(`inspector 2.12 failed: ${err.stderr ?? err}`);
+      return { stdout: err.stdout };
+    },
+  );
+  const { result } = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { result?: { _meta?: Record<string, unknown> } };
+  assert.ok(result, `no result from inspector 2.12: ${stdout.slice(0, 500)}`);
+  // A 2026-07-28 server names itself in every result's _meta (a 2025 one never does).
+  assert.ok(result._meta?.['io.modelcontextprotocol/serverInfo'], `${name}: not a 2026-07-28 answer`);
+  return result;
+}
+
+describe('MCP Inspector 2.12 CLI, on 2026-07-28, drives every tool', () => {
+  describe('over stdio', () => {
+    let fx: McpFleetFixture;
+    before(async () => {
+      fx = await startMcpFleet();
+    });
+    after(() => fx?.close());
+    it('every tool of the registry answers', async () => {
+      const target = ['-e', `FLEETLS_INVENTORY=${fx.inventory}`, process.execPath, GATEWAY_MAIN, 'serve'];
+      const driven = await driveEveryTool(fx, (name, args) => inspector2(target, name, args));
+      assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+    });
+  });
+
+  describe('over Streamable HTTP', () => {
+    const token = 'inspector-2-token-0123456789';
+    let http: McpHttpFixture;
+    before(async () => {
+      http = await startMcpHttp(token, 'inspector-2');
+    });
+    after(() => http?.close());
+    it('every tool of the registry answers', async () => {
+      const target = ['--server-url', http.url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
+      const driven = await driveEveryTool(http.fleet, (name, args) => inspector2(target, name, args));
+      assert.deepEqual(driven.sort(), TOOLS.map((t) => t.name).sort());
+    });
   });
 });
