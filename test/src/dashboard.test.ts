@@ -279,10 +279,49 @@ describe('web dashboard in headless Chromium', () => {
       names.some((t) => t?.startsWith('web-2only-on-2.txtfile')),
       'host, name, type per row',
     );
-    // The name with a newline, as the text answers show it.
-    assert.equal(await page.locator('#listing tbody tr[data-name="new\\\\nline.txt"]').count(), 2);
+    // The name with a newline, as the text answers show it: one row for both hosts.
+    assert.equal(await page.locator('#listing tbody tr[data-name="new\\\\nline.txt"]').count(), 1);
+    // Issue 40, item 10: a name once, with the hosts it is on (9 names of web-1 and web-2, not 14 rows).
+    const rowNames = await page
+      .locator('#listing tbody tr[data-name]')
+      .evaluateAll((rs) => rs.map((r) => r.getAttribute('data-name') ?? ''));
+    assert.deepEqual(rowNames.toSorted(), [
+      'a.log',
+      'big',
+      'deep',
+      'media',
+      'new\\nline.txt',
+      'only-on-2.txt',
+      'secret',
+      'sub',
+      'wide',
+    ]);
+    const alog = page.locator('#listing tbody tr[data-name="a.log"]');
+    assert.equal(await alog.getAttribute('data-hosts'), 'web-1,web-2');
+    // 3,000 bytes on web-1, 4,000 on web-2: the size column says so, each host's in its title.
+    assert.match((await alog.getAttribute('data-differs')) ?? '', /\bsize\b/);
+    assert.match((await alog.locator('td[data-differs="size"]').getAttribute('title')) ?? '', /^web-1: .+\nweb-2: .+$/);
+    assert.equal(await alog.locator('td[data-differs="size"]').textContent(), 'differs');
+    // Owners as ls -l names them on each host (the test's files are root's), not 0:0.
+    await page.waitForFunction(
+      () => document.querySelector('#listing tbody tr[data-name="big"] td:nth-child(6)')?.textContent === 'root:root',
+    );
+    // Opened: a row per host under it, with each host's own size.
+    await alog.locator('button[aria-expanded="false"]').click();
+    await page.locator('#listing tbody tr.sub[data-sub="a.log"]').nth(1).waitFor();
+    const perHost = await page
+      .locator('#listing tbody tr.sub[data-sub="a.log"]')
+      .evaluateAll((rs) =>
+        rs.map(
+          (r) => `${r.getAttribute('data-host')} ${r.querySelector('td[data-bytes]')?.getAttribute('data-bytes')}`,
+        ),
+      );
+    assert.deepEqual(perHost.toSorted(), ['web-1 3000', 'web-2 4000']);
+    assert.equal(await alog.locator('button').getAttribute('aria-expanded'), 'true');
     await audit('browse');
     await shot('browse');
+    await alog.locator('button').click();
+    await page.waitForFunction(() => !document.querySelector('#listing tbody tr.sub'));
 
     await page.goto(`${base}?view=browse&host=web-1&path=/data`);
     for (const dir of ['deep', 'l1', 'l2']) {

@@ -2,6 +2,9 @@
 // mode), sortable by each column, directories open on click, breadcrumbs above; a row per
 // host that failed, each directory's cap and each walk's cut as the answer words them, and
 // "Load more" while the answer hands back a next_cursor. State: ?view=browse&host&path&depth&sort&order.
+// Over several hosts a name is one row with the hosts it is on (as a merged view of the
+// fleet: 13 names on 3 hosts are 13 rows, not 39), each column its one value or `differs`;
+// the row expands into a row per host. Owners are names, as ls -l shows them (owners.ts).
 import type { ViewContext } from './context.js';
 import { query } from './context.js';
 import { fill, h } from './dom.js';
@@ -15,6 +18,7 @@ import {
   mtimeText,
   nameText,
 } from './format.js';
+import { type OwnedEntry, OwnerNames } from './owners.js';
 import { breadcrumbs, childPath } from './paths.js';
 import { followScan, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
@@ -45,7 +49,21 @@ interface Item {
 
 const reasonText = (r: string | undefined) => (r ?? '').replace('TRUNCATION_REASON_', '').toLowerCase();
 
-function compare(col: Column, a: Item, b: Item): number {
+/** Path order over several hosts' rows (component by component, case-folded, as the answers order names). */
+function pathOrder(a: Item, b: Item): number {
+  const x = a.name.split('/');
+  const y = b.name.split('/');
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i] as string;
+    const q = y[i] as string;
+    if (p === q) continue;
+    const f = p.toLowerCase() < q.toLowerCase() ? -1 : p.toLowerCase() > q.toLowerCase() ? 1 : 0;
+    return f || (p < q ? -1 : 1);
+  }
+  return x.length - y.length;
+}
+
+function compare(col: Column, a: Item, b: Item, multi = false): number {
   switch (col) {
     case 'size':
       return Number(a.entry.size ?? 0) - Number(b.entry.size ?? 0);
@@ -58,8 +76,10 @@ function compare(col: Column, a: Item, b: Item): number {
     case 'mode':
       return (a.entry.mode ?? 0) - (b.entry.mode ?? 0);
     default:
-      // The answer's own order (names as bytes, case-folded; tree order): the sequence it came in.
-      return a.seq - b.seq;
+      // One host: the answer's own order (names as bytes, case-folded; tree order), the sequence
+      // it came in. Several: their names merged in that order, so a name on one host alone
+      // stands where it belongs, not after every name of the hosts that answered first.
+      return multi ? pathOrder(a, b) : a.seq - b.seq;
   }
 }
 
@@ -102,7 +122,7 @@ function browseHead(st: BrowseState): HTMLTableRowElement {
   return h(
     'tr',
     {},
-    st.multi ? h('th', { scope: 'col' }, 'host') : undefined,
+    st.multi ? h('th', { scope: 'col' }, 'hosts') : undefined,
     ...COLUMNS.map((c) => {
       const active = c === st.sort;
       // Size and time start with the largest and newest, as ncdu and file managers do; a
@@ -182,6 +202,9 @@ interface Listing {
   cursor: string | undefined;
   /** A scan's pages are being followed. */
   following: boolean;
+  owners: OwnerNames;
+  /** Names whose row shows a row per host. */
+  expanded: Set<string>;
 }
 
 function failedRow(st: BrowseState, status: JsonStatus): HTMLTableRowElement {
@@ -193,7 +216,19 @@ function failedRow(st: BrowseState, status: JsonStatus): HTMLTableRowElement {
   );
 }
 
-function entryRow(st: BrowseState, item: Item): HTMLTableRowElement {
+/** The cells' text of an entry, as each column shows it (a merged row compares these). */
+function cellTexts(item: Item, owners: OwnerNames): Record<Exclude<Column, 'name'>, string> {
+  const e = item.entry;
+  return {
+    type: kindOf(e.type),
+    size: humanSize(Number(e.size ?? 0)),
+    modified: mtimeText(e),
+    owner: owners.text(item.host, e.uid ?? 0, e.gid ?? 0),
+    mode: modeText(e),
+  };
+}
+
+function entryRow(st: BrowseState, item: Item, owners: OwnerNames, sub = false): HTMLTableRowElement {
   const e = item.entry;
   const kind = kindOf(e.type);
   if (e.error) {
@@ -209,7 +244,9 @@ function entryRow(st: BrowseState, item: Item): HTMLTableRowElement {
   const shown = kind === 'symlink' ? `${item.name} → ${nameText(e.linkTarget)}` : item.name;
   return h(
     'tr',
-    { 'data-name': item.name, 'data-kind': kind },
+    sub
+      ? { class: 'sub', 'data-sub': item.name, 'data-host': item.host }
+      : { 'data-name': item.name, 'data-kind': kind },
     st.multi ? h('td', {}, item.host) : undefined,
     h('td', { class: 'name' }, to ? h('a', { href: st.link({ path: to }) }, `${item.name}/`) : shown),
     h('td', {}, kind),
@@ -219,22 +256,126 @@ function entryRow(st: BrowseState, item: Item): HTMLTableRowElement {
       humanSize(Number(e.size ?? 0)),
     ),
     h('td', { class: 'mono when' }, mtimeText(e)),
-    h('td', { class: 'mono' }, `${e.uid ?? 0}:${e.gid ?? 0}`),
+    h(
+      'td',
+      { class: 'mono', title: `uid ${e.uid ?? 0}, gid ${e.gid ?? 0}` },
+      owners.text(item.host, e.uid ?? 0, e.gid ?? 0),
+    ),
     h('td', { class: 'mono' }, modeText(e)),
   );
+}
+
+/** The hosts a merged row is on: named when few, else counted. */
+function hostsText(members: Item[], listed: number): string {
+  if (members.length === listed && listed > 3) return `all ${listed}`;
+  return members.length <= 3 ? members.map((m) => m.host).join(', ') : `${members.length} of ${listed}`;
+}
+
+/**
+ * One row for a name on several hosts: each column its value when every host agrees, else
+ * `differs` (each host's value in its title); the hosts cell opens a row per host.
+ */
+function mergedRow(
+  st: BrowseState,
+  members: Item[],
+  listing: Listing,
+  listed: number,
+  redraw: () => void,
+): HTMLTableRowElement {
+  const first = members[0] as Item;
+  const texts = members.map((m) => cellTexts(m, listing.owners));
+  const cols = ['type', 'size', 'modified', 'owner', 'mode'] as const;
+  const differs = cols.filter((c) => texts.some((t) => t[c] !== texts[0]?.[c]));
+  const open = listing.expanded.has(first.name);
+  const cell = (c: (typeof cols)[number]) => {
+    const cls = { type: '', size: 'num', modified: 'mono when', owner: 'mono', mode: 'mono' }[c];
+    if (!differs.includes(c)) return h('td', { class: cls || undefined }, texts[0]?.[c] ?? '');
+    const each = members.map((m, i) => `${m.host}: ${texts[i]?.[c]}`).join('\n');
+    return h('td', { class: `${cls} differs`.trim(), title: each, 'data-differs': c }, 'differs');
+  };
+  const kind = kindOf(first.entry.type);
+  const to = kind === 'dir' && !differs.includes('type') ? childPath(st.path, first.entry.path) : undefined;
+  const toggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'link',
+      'aria-expanded': open ? 'true' : 'false',
+      title: open ? 'Hide the row of each host' : 'Show a row for each host',
+      onclick: () => {
+        if (listing.expanded.has(first.name)) listing.expanded.delete(first.name);
+        else listing.expanded.add(first.name);
+        redraw();
+      },
+    },
+    `${open ? '▾' : '▸'} ${hostsText(members, listed)}`,
+  );
+  return h(
+    'tr',
+    {
+      class: 'merged',
+      'data-name': first.name,
+      'data-kind': kind,
+      'data-hosts': members.map((m) => m.host).join(','),
+      'data-differs': differs.join(',') || undefined,
+    },
+    h('td', {}, toggle),
+    h('td', { class: 'name' }, to ? h('a', { href: st.link({ path: to }) }, `${first.name}/`) : first.name),
+    ...cols.map(cell),
+  );
+}
+
+/** The rows of a listing over several hosts: a name once, its hosts' rows under it when opened. */
+function multiRows(st: BrowseState, sorted: Item[], listing: Listing, redraw: () => void): HTMLTableRowElement[] {
+  const groups = new Map<string, Item[]>();
+  for (const it of sorted) {
+    // An entry a host could not read stays that host's own row.
+    const k = it.entry.error ? `\u0000${it.seq}` : it.name;
+    const g = groups.get(k);
+    if (g) g.push(it);
+    else groups.set(k, [it]);
+  }
+  const listed = new Set(listing.items.map((i) => i.host)).size;
+  const rows: HTMLTableRowElement[] = [];
+  for (const members of groups.values()) {
+    if (members.length === 1) {
+      rows.push(entryRow(st, members[0] as Item, listing.owners));
+      continue;
+    }
+    rows.push(mergedRow(st, members, listing, listed, redraw));
+    if (listing.expanded.has((members[0] as Item).name))
+      for (const m of members) rows.push(entryRow(st, m, listing.owners, true));
+  }
+  return rows;
+}
+
+/** What the owner names are asked from: every entry with its host, path and ids. */
+function owned(st: BrowseState, items: Item[]): OwnedEntry[] {
+  return items
+    .filter((i) => !i.entry.error)
+    .map((i) => ({
+      host: i.host,
+      path: childPath(st.path, i.entry.path),
+      uid: i.entry.uid ?? 0,
+      gid: i.entry.gid ?? 0,
+      link: kindOf(i.entry.type) === 'symlink',
+    }));
 }
 
 function drawListing(st: BrowseState, parts: BrowseParts, listing: Listing): void {
   parts.body.replaceChildren();
   for (const s of listing.failed.values()) parts.body.append(failedRow(st, s));
   const sorted = [...listing.items].sort((a, b) => {
-    const c = compare(st.sort, a, b);
+    const c = compare(st.sort, a, b, st.multi);
     return (st.order === 'asc' ? c : -c) || a.seq - b.seq;
   });
-  for (const it of sorted) parts.body.append(entryRow(st, it));
+  const redraw = () => drawListing(st, parts, listing);
+  if (st.multi) parts.body.append(...multiRows(st, sorted, listing, redraw));
+  else for (const it of sorted) parts.body.append(entryRow(st, it, listing.owners));
   const partial = listing.cursor !== undefined || listing.following;
   const rest = listing.following ? 'the scan adds the rest' : 'load more for the rest';
-  parts.count.textContent = `${listing.items.length} entries${partial ? ' so far' : ''}${st.sort !== 'name' && partial ? ` (sorted as loaded; ${rest})` : ''}`;
+  const names = st.multi ? ` (${new Set(listing.items.map((i) => i.name)).size} names)` : '';
+  parts.count.textContent = `${listing.items.length} entries${names}${partial ? ' so far' : ''}${st.sort !== 'name' && partial ? ` (sorted as loaded; ${rest})` : ''}`;
 }
 
 /** A page's rows, host statuses, caps, cuts and notes, added to the listing and its notices. */
@@ -269,6 +410,7 @@ function mergePage(st: BrowseState, parts: BrowseParts, listing: Listing, res: T
       ),
     );
   for (const n of res.notes ?? []) parts.notices.append(h('p', { class: 'banner info' }, `${n.host}: ${n.note}`));
+  listing.owners.resolve(owned(st, listing.items));
   // A scan's cursor is followed by the scan panel; the tool's own cursor is "Load more".
   listing.cursor = listing.following ? undefined : res.nextCursor || undefined;
   parts.more.hidden = !listing.cursor;
@@ -279,7 +421,20 @@ function mergePage(st: BrowseState, parts: BrowseParts, listing: Listing, res: T
 export async function browseView(section: HTMLElement, ctx: ViewContext): Promise<void> {
   const st = browseState(ctx.params);
   const parts = renderBrowse(section, ctx, st);
-  const listing: Listing = { items: [], failed: new Map(), seq: 0, cursor: undefined, following: false };
+  const listing: Listing = {
+    items: [],
+    failed: new Map(),
+    seq: 0,
+    cursor: undefined,
+    following: false,
+    owners: new OwnerNames(
+      (host, path) => ctx.call('Stat', { host, path }),
+      () => {
+        if (!ctx.signal.aborted) drawListing(st, parts, listing);
+      },
+    ),
+    expanded: new Set(),
+  };
   const call = (cursor?: string) =>
     ctx.call<TreeAnswer>('ListDirectory', {
       host: st.host,
