@@ -3,18 +3,23 @@
 // slower". The gateway's fan-out, its client side alone: one ranked Walk (top 10) to each of
 // 200 stub agents at once, the same request bytes, the same framing, the same fast decoder,
 // over two sessions in turns (ABBA by round, one warm-up round):
-//   hand          the agent channel as shipped (@fleetls/hosts, agent/http2/channel.ts over
-//                 agent/http2/session.ts: its own socket, the wait for SETTINGS, its keepalive)
-//   connect-node  @connectrpc/connect-node's Http2SessionManager per agent (keepalive pings at
-//                 the hand session's 30 s / 10 s), each call a stream from manager.request()
-//                 read as channel.ts's startCall reads one: headers, one framed request,
-//                 messages deframed, status from the trailers
+//   channel       the agent channel as shipped (@fleetls/hosts, agent/http2/channel.ts over
+//                 the hand-written agent/http2/session.ts: its own socket, the wait for
+//                 SETTINGS, its keepalive)
+//   connect-node  a bare @connectrpc/connect-node Http2SessionManager per agent (keepalive
+//                 pings at 30 s / 10 s), each call a stream from manager.request() read as
+//                 channel.ts's startCall reads one: headers, one framed request, messages
+//                 deframed, status from the trailers, handed on through one generator
 // Each side keeps its sessions across fan-outs, as the gateway does. Measured: wall time per
 // fan-out and this process's CPU per fan-out (the gateway's share; the stubs run elsewhere).
-//   node bench/dist/ab-session.js [--rounds N] [--agents N] [--out DIR]
+// With --then DIR the other side is that build's channel instead (DIR a built checkout). How
+// the switch to connect-node's session was judged (bench/results/grpc-client.why.md): run from
+// a checkout built with bench/patches/connect-node-session.patch applied, --then a build without.
+//   node bench/dist/ab-session.js [--then DIR] [--rounds N] [--agents N] [--out DIR]
 import * as fs from 'node:fs';
 import type * as http2 from 'node:http2';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Http2SessionManager } from '@connectrpc/connect-node';
 import { createAgentChannel } from '@fleetls/gateway/testing';
@@ -27,7 +32,8 @@ import { killAll, REPO_ROOT, startAgentHost } from './proc.js';
 import { fmtMs, median } from './stats.js';
 import { benchDir } from './trees.js';
 
-const USAGE = `usage: node bench/dist/ab-session.js [--rounds N] [--agents N] [--out DIR]
+const USAGE = `usage: node bench/dist/ab-session.js [--then DIR] [--rounds N] [--agents N] [--out DIR]
+  --then    a built checkout whose channel is the other side (default: a bare Http2SessionManager)
   --rounds  timed rounds after one warm-up round, sides in turns ABBA (default 16)
   --agents  stub agents, 50 to a process (default 200)
   --out     directory for results/session.md (default: bench/)`;
@@ -44,15 +50,17 @@ interface Side {
   close(): void;
 }
 
-/** The shipped channel: one per agent, kept across fan-outs. */
-function handSide(method: string, request: Uint8Array): Side {
-  const channels = new Map<string, ReturnType<typeof createAgentChannel>>();
+type ChannelFactory = typeof createAgentChannel;
+
+/** A build's agent channel: one per agent, kept across fan-outs. */
+function channelSide(name: string, open: ChannelFactory, method: string, request: Uint8Array): Side {
+  const channels = new Map<string, ReturnType<ChannelFactory>>();
   return {
-    name: 'hand (agent/http2/session.ts)',
+    name,
     async walk(address) {
       let channel = channels.get(address);
       if (!channel) {
-        channel = createAgentChannel({ address, connectTimeoutMs: 5000 });
+        channel = open({ address, connectTimeoutMs: 5000 });
         channels.set(address, channel);
       }
       let rows = 0;
@@ -91,7 +99,7 @@ function connectNodeSide(method: string, request: Uint8Array): Side {
       manager = new Http2SessionManager(
         `http://${address}`,
         { pingIntervalMs: 30_000, pingTimeoutMs: 10_000 },
-        // As the hand session: Node's 10 MiB default resets a session under a few hundred calls.
+        // As the channel: Node's 10 MiB default resets a session under a few hundred calls.
         { maxSessionMemory: Number.MAX_SAFE_INTEGER },
       );
       managers.set(address, manager);
@@ -99,7 +107,7 @@ function connectNodeSide(method: string, request: Uint8Array): Side {
     return manager;
   };
   return {
-    name: 'connect-node Http2SessionManager',
+    name: 'bare connect-node Http2SessionManager',
     async walk(address) {
       const manager = managerOf(address);
       const stream = await manager.request(
@@ -114,7 +122,7 @@ function connectNodeSide(method: string, request: Uint8Array): Side {
         { endStream: false },
       );
       stream.end(frame(request));
-      // As the hand channel hands messages on: a queue the stream fills, one generator the caller reads.
+      // As the channel hands messages on: a queue the stream fills, one generator the caller reads.
       const queue: Buffer[] = [];
       let ended = false;
       let grpcStatus: string | undefined;
@@ -182,6 +190,8 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '16' },
       agents: { type: 'string', default: '200' },
       out: { type: 'string', default: path.join(REPO_ROOT, 'bench') },
+      // biome-ignore lint/suspicious/noThenProperty: the flag is --then; parseArgs never awaits its options
+      then: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -210,7 +220,22 @@ async function main(): Promise<void> {
   });
   const stubs = await Promise.all(Array.from({ length: agents / 50 }, () => startAgentHost('stub', 50, benchDir())));
   const addresses = stubs.flatMap((h) => h.addresses);
-  const sides = [handSide(walkMethod.path, request), connectNodeSide(walkMethod.path, request)];
+  const here = channelSide('channel (agent/http2/channel.ts)', createAgentChannel, walkMethod.path, request);
+  // --then: the other side is another build's channel (its @fleetls/hosts), not the bare manager.
+  const other = values.then
+    ? channelSide(
+        `then's channel (${values.then.split('/').pop()})`,
+        (await import(pathToFileURL(path.resolve(values.then, 'packages/hosts/dist/agent/index.js')).href))
+          .createAgentChannel as ChannelFactory,
+        walkMethod.path,
+        request,
+      )
+    : connectNodeSide(walkMethod.path, request);
+  const sides = values.then ? [other, here] : [here, other];
+  const [nameA, nameB] = values.then
+    ? ['then: channel of --then', 'now: channel of this build']
+    : ['shipped channel', 'bare connect-node Http2SessionManager'];
+  const ratioName = values.then ? 'now ÷ then' : 'bare ÷ channel';
   const samples = sides.map((): Sample[] => []);
   const perRound: number[][] = [[], []];
   try {
@@ -240,11 +265,11 @@ async function main(): Promise<void> {
   const med = (i: number, k: keyof Sample) => median(samples[i].map((x) => x[k]));
   const ratios = perRound[1].map((c, r) => c / perRound[0][r]).sort((a, b) => a - b);
   const md = [
-    `### The agent client's HTTP/2 session: hand vs connect-node's Http2SessionManager (${started.toISOString().slice(0, 16)}Z)`,
+    `### The agent client's HTTP/2 session: ${nameA} vs ${nameB} (${started.toISOString().slice(0, 16)}Z)`,
     '',
     `${machineLine()}; load average ${loadStart} at the start, ${loadEnd} at the end. ${agents} stub agents (canned ranked answer, 10 rows; ${agents / 50} processes), one Walk to each at once per fan-out, ${PER_ROUND} fan-outs per side per round, ${rounds} rounds in turns (ABBA) after a warm-up round; sessions kept across fan-outs. CPU is the client process's (user + system) per fan-out.`,
     '',
-    '| Per fan-out (median) | hand session | connect-node Http2SessionManager | connect-node ÷ hand |',
+    `| Per fan-out (median) | ${nameA} | ${nameB} | ${ratioName} |`,
     '|---|---|---|---|',
     `| client CPU (n=${samples[0].length}/${samples[1].length}) | ${fmtMs(med(0, 'cpuMs'))} | ${fmtMs(med(1, 'cpuMs'))} | ${(med(1, 'cpuMs') / med(0, 'cpuMs')).toFixed(2)}× (per round ${ratios[0].toFixed(2)}×–${ratios[ratios.length - 1].toFixed(2)}×) |`,
     `| wall | ${fmtMs(med(0, 'wallMs'))} | ${fmtMs(med(1, 'wallMs'))} | ${(med(1, 'wallMs') / med(0, 'wallMs')).toFixed(2)}× |`,
