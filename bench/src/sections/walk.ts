@@ -118,7 +118,7 @@ export async function run(ctx: BenchContext): Promise<void> {
     intro:
       "Baseline: `find PATH [-maxdepth 1] -printf '%y %s %T@ %m %U %G %i %n %p\\n' | wc -l`. Walk: the agent process (packages/agent/dist/main.js, with the node flags the shipped executable carries: " +
       (flags.join(' ') || 'none') +
-      ") over plaintext loopback; tree shape with max_items_per_dir 100000 and max_entries 1000000 (no cap bites), order name; ranked: order size descending, top_n 100, entries/s counting the entries the walk looked at. Samples alternate find / tree / ranked / du / disk_usage. CPU/entry: user + system of the agent process over each walk, with the children it reaped (the ranked walk's find and awk; /proc/<pid>/stat, 10 ms ticks), and of find with its `wc -l` (the shell's reaped children), divided by find's entry count; medians. disk_usage: a Walk as the disk_usage tool asks it (ranked by size, top 20, directories only, dir_sizes, one_file_system), max_depth 1, against `du -b --one-file-system -d 1 PATH | wc -l`. Agent peak RSS: VmHWM of a fresh agent process after its walks of that row's path, one agent for the tree walks and one for the ranked ones.",
+      ") over plaintext loopback; tree shape with max_items_per_dir 100000 and max_entries 1000000 (no cap bites), order name; ranked: order size descending, top_n 100, entries/s counting the entries the walk looked at. Ranked, JS walker only: the same ranked walk by an agent that finds no find on its PATH (so never hands it to find; it shares the walk with a second thread where it may, walk/split/ranked-share.ts); the ranked target takes the faster of the two routes. Samples alternate find / tree / ranked / JS ranked / du / disk_usage. CPU/entry: user + system of the agent process over each walk, with the children it reaped (the ranked walk's find and awk; /proc/<pid>/stat, 10 ms ticks), and of find with its `wc -l` (the shell's reaped children), divided by find's entry count; medians. disk_usage: a Walk as the disk_usage tool asks it (ranked by size, top 20, directories only, dir_sizes, one_file_system), max_depth 1, against `du -b --one-file-system -d 1 PATH | wc -l`. Agent peak RSS: VmHWM of a fresh agent process after its walks of that row's path, one agent for the tree walks and one for the ranked ones.",
     header: [
       'Path',
       'find -printf',
@@ -126,7 +126,9 @@ export async function run(ctx: BenchContext): Promise<void> {
       'Tree ÷ find',
       'Walk, ranked',
       'Ranked ÷ find',
-      'CPU/entry find / tree / ranked',
+      'Ranked, JS walker only',
+      'JS ranked ÷ find',
+      'CPU/entry find / tree / ranked / JS ranked',
       'CPU tree ÷ find',
       'du -b -d 1 / disk_usage (CPU/entry)',
       'disk_usage ÷ du',
@@ -148,23 +150,31 @@ export async function run(ctx: BenchContext): Promise<void> {
     // With the Node flags the shipped executable carries: the peak is the deployed agent's.
     const agent = await startAgent([benchDir()], { timeoutMs: 60_000, nodeFlags: flags });
     const rankedAgent = await startAgent([benchDir()], { timeoutMs: 60_000, nodeFlags: flags });
+    // The same ranked walk kept in the JS walker (the native module's reads), never given to find.
+    const jsAgent = await startAgent([benchDir()], {
+      timeoutMs: 60_000,
+      nodeFlags: flags,
+      wrap: ['env', 'PATH=/nonexistent'],
+    });
     const opts = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
     const client = new grpc.Client(agent.address, grpc.credentials.createInsecure(), opts);
     const rankedClient = new grpc.Client(rankedAgent.address, grpc.credentials.createInsecure(), opts);
+    const jsClient = new grpc.Client(jsAgent.address, grpc.credentials.createInsecure(), opts);
     try {
       const base = { path: root, maxDepth: depth, maxItemsPerDir: 100_000, maxEntries: 1_000_000, deadlineMs: 120_000 };
       const runs = root === medium.root || depth === 1 ? ctx.args.runs : Math.min(3, ctx.args.runs);
-      const [find, tree, ranked, du, sized] = await inTurns(runs, [
+      const rankedReq = {
+        ...base,
+        shape: 'SHAPE_RANKED',
+        order: 'ORDER_SIZE',
+        direction: 'DIRECTION_DESCENDING',
+        topN: 100,
+      };
+      const [find, tree, ranked, rankedJs, du, sized] = await inTurns(runs, [
         () => shTimed(`find '${root}'${depth === 1 ? ' -maxdepth 1' : ''} -printf '${printf}' | wc -l`),
         () => walkTimed(agent.pid, client, def, { ...base, shape: 'SHAPE_TREE', order: 'ORDER_NAME' }),
-        () =>
-          walkTimed(rankedAgent.pid, rankedClient, def, {
-            ...base,
-            shape: 'SHAPE_RANKED',
-            order: 'ORDER_SIZE',
-            direction: 'DIRECTION_DESCENDING',
-            topN: 100,
-          }),
+        () => walkTimed(rankedAgent.pid, rankedClient, def, rankedReq),
+        () => walkTimed(jsAgent.pid, jsClient, def, rankedReq),
         () => shTimed(`du -b --one-file-system -d 1 '${root}' | wc -l`),
         () =>
           // As the disk_usage tool asks (gateway tools/disk-usage): the largest directories, sized.
@@ -183,18 +193,20 @@ export async function run(ctx: BenchContext): Promise<void> {
       const f = pick(find);
       const t = pick(tree);
       const r = pick(ranked);
+      const j = pick(rankedJs);
       const d = pick(du);
       const z = pick(sized);
       const findRate = f.sample.sent / (f.ms / 1000);
       const treeRate = t.sample.sent / (t.ms / 1000);
       const rankedRate = r.sample.seen / (r.ms / 1000);
+      const rankedJsRate = j.sample.seen / (j.ms / 1000);
       const entries = f.sample.sent;
       const hwm = memoryOf(agent.pid)?.hwm ?? Number.NaN;
       const rankedHwm = memoryOf(rankedAgent.pid)?.hwm ?? Number.NaN;
       ratios.push({
         label,
         tree: treeRate / findRate,
-        ranked: rankedRate / findRate,
+        ranked: Math.max(rankedRate, rankedJsRate) / findRate,
         cpuTree: t.cpu / f.cpu,
         du: d.ms / z.ms,
         hwm,
@@ -207,7 +219,9 @@ export async function run(ctx: BenchContext): Promise<void> {
         ratio(treeRate / findRate),
         `${fmtMs(r.ms)}, ${fmtRate(rankedRate)} (${fmtInt(r.sample.seen)} seen)`,
         ratio(rankedRate / findRate),
-        `${usPer(f.cpu, entries)} / ${usPer(t.cpu, entries)} / ${usPer(r.cpu, entries)}`,
+        `${fmtMs(j.ms)}, ${fmtRate(rankedJsRate)}`,
+        ratio(rankedJsRate / findRate),
+        `${usPer(f.cpu, entries)} / ${usPer(t.cpu, entries)} / ${usPer(r.cpu, entries)} / ${usPer(j.cpu, entries)}`,
         ratio(t.cpu / f.cpu),
         `${fmtMs(d.ms)} / ${fmtMs(z.ms)} (${usPer(d.cpu, entries)} / ${usPer(z.cpu, entries)})`,
         ratio(d.ms / z.ms),
@@ -216,8 +230,10 @@ export async function run(ctx: BenchContext): Promise<void> {
     } finally {
       client.close();
       rankedClient.close();
+      jsClient.close();
       await agent.stop();
       await rankedAgent.stop();
+      await jsAgent.stop();
     }
   }
   ctx.report.target(

@@ -81,7 +81,19 @@ export function jsOnlyReason(
     void probeFind();
     return 'no GNU find and awk';
   }
-  const path = Buffer.from(req.path).toString('latin1');
+  return localOnlyReason(req.path, skip, mounts);
+}
+
+/**
+ * Why a call under `reqPath` might not return (a hung mount skipped at or below it, a network,
+ * FUSE or pseudo file system there), or undefined where every call does (local disks only).
+ */
+export function localOnlyReason(
+  reqPath: string,
+  skip: readonly SkippedPath[],
+  mounts: readonly Mount[],
+): string | undefined {
+  const path = Buffer.from(reqPath).toString('latin1');
   if (skip.some((s) => under(s.point, path) || under(path, s.point))) return 'hung mount';
   const own = mountOf(mounts, path);
   if (own && !LOCAL_FS_TYPES.has(own.fsType)) return `${own.fsType} mount`;

@@ -34,6 +34,8 @@ export interface WorkerInput {
   find: boolean;
   /** A tree walk split with a helper thread (walk-split.ts): their port and control buffer. */
   split?: { port: MessagePort; shared: SharedArrayBuffer; timeoutMs: number };
+  /** A ranked walk shared with a helper thread (walk/split/ranked-share.ts): their port and control buffer. */
+  ranked?: { port: MessagePort; shared: SharedArrayBuffer };
 }
 
 /** Pieces of a split tree walk given to its helper, and spliced (the rest were walked by the walk itself). */

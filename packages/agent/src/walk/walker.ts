@@ -12,11 +12,13 @@ import type { Worker } from 'node:worker_threads';
 import type { Row, WalkCounts, WalkRequest, WalkSummary } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
 import { takeFind } from '../find/route.js';
+import { readsDents } from '../fs/fsat.js';
 import { pseudoMountsUnder, readMounts } from '../fs/mounts.js';
 import { CallWatch, type StuckCall } from './call-probe.js';
 import { DEFAULT_FS_TIMEOUT_MS, type HungMount } from './hung-mounts.js';
 import type { WalkPool } from './pool.js';
 import { resumeRequest, wholeWalkSummary } from './rest.js';
+import { rankedSplits, startRankedHelper } from './split/ranked-share.js';
 import { splits, startSplitHelper } from './split/start.js';
 import {
   CANCEL,
@@ -224,6 +226,13 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     if (release) {
       releaseFind = release;
       input.find = true;
+    }
+    if (partReq === req && opts.split !== false && rankedSplits(req, input, pool, mounts, readsDents())) {
+      const helper = startRankedHelper(pool, input, timeoutMs);
+      stopHelper = helper.stop;
+      input.ranked = { port: helper.port, shared: helper.shared };
+      current.postMessage(input, [helper.port]);
+      return;
     }
     if (!input.find && partReq === req && splits(req, opts.split, pool, mode)) {
       const helper = startSplitHelper(pool, input, timeoutMs);

@@ -14,6 +14,7 @@ import { CallProbe } from './call-probe.js';
 import { WalkCancelled } from './cancelled.js';
 import { RowBatches } from './row-batches.js';
 import { type HelperInput, runHelper } from './split/helper.js';
+import { PortShare, type RankedHelperInput, runRankedHelper } from './split/ranked-share.js';
 import { ThreadSplitter } from './split/split.js';
 import { summaryToPlain, type WorkerInput, type WorkerMessage } from './transit.js';
 
@@ -43,6 +44,10 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
   let source = newSource();
   // The root's lstat is held by the source: no system call.
   const split = splitter(input, out, () => source.root().dev);
+  const share =
+    input.ranked === undefined
+      ? undefined
+      : new PortShare(input.ranked.port, input.ranked.shared, () => source.root().dev, Date.now(), cancelled);
 
   try {
     let small: HeldWalk | undefined;
@@ -64,13 +69,19 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
     const found = loaded && 'source' in loaded ? loaded : undefined;
     const gen = small
       ? held(small)
-      : walk(input.req, found?.source ?? source, found?.now ?? (() => Date.now()), found ? undefined : split);
+      : walk(
+          input.req,
+          found?.source ?? source,
+          found?.now ?? (() => Date.now()),
+          found ? undefined : split,
+          found ? undefined : share,
+        );
     for (;;) {
       const r = gen.next();
       if (r.done) {
         found?.finish(r.value);
         out.tally.summary(r.value);
-        out.finish(doneMessage(r.value, out, loaded, split));
+        out.finish(doneMessage(r.value, out, loaded, split, share));
         return;
       }
       out.add(r.value);
@@ -85,6 +96,7 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
   } finally {
     split?.quit();
     input.split?.port.close();
+    input.ranked?.port.close();
     // The walk's directory descriptors (a worker runs many walks).
     source.close();
     out.release();
@@ -113,6 +125,7 @@ function doneMessage(
   out: RowBatches,
   loaded: Awaited<ReturnType<typeof loadFindWalk>> | undefined,
   split: ThreadSplitter | undefined,
+  share: PortShare | undefined,
 ): Extract<WorkerMessage, { t: 'done' }> {
   const found = loaded && 'source' in loaded;
   const fallback = loaded && 'fallback' in loaded ? { fallback: loaded.fallback } : {};
@@ -124,13 +137,16 @@ function doneMessage(
     route: found ? 'find' : 'js',
     ...fallback,
     ...(split ? { split: { given: split.given, spliced: split.spliced } } : {}),
+    // A shared ranked walk: the directories handed out, and how many of them the helper walked.
+    ...(share && !found && share.given > 0 ? { split: { given: share.given, spliced: share.helperTook } } : {}),
   };
 }
 
-port.on('message', (input: WorkerInput | HelperInput) => {
+port.on('message', (input: WorkerInput | HelperInput | RankedHelperInput) => {
   if ('role' in input) {
     try {
-      runHelper(input);
+      if (input.role === 'ranked-helper') runRankedHelper(input);
+      else runHelper(input);
     } finally {
       input.port.close();
       port.postMessage({ t: 'helper-done' });
