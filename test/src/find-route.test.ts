@@ -36,11 +36,16 @@ describe('the agent find route', () => {
   let root: string;
   let find: AgentProcess;
   let js: AgentProcess;
-  /** An agent with find and the default FIND_AFTER_ENTRIES: small trees in JS, big ones in find. */
+  /**
+   * An agent with find and FIND_AFTER_ENTRIES at its default (5000), set: small trees in JS,
+   * big ones in find. (Unset, an agent with its native module keeps every walk in JS: `native`.)
+   */
   let auto: AgentProcess;
+  let native: AgentProcess;
   let findClient: AgentClient;
   let jsClient: AgentClient;
   let autoClient: AgentClient;
+  let nativeClient: AgentClient;
 
   before(async () => {
     chmodSync(work, 0o755);
@@ -79,18 +84,22 @@ describe('the agent find route', () => {
     // FLEETLS_FIND_AFTER_ENTRIES=0: these trees are small, and each walk must be find's.
     find = await startAgent({ allow: [work], uid, gid, env: { FLEETLS_FIND_AFTER_ENTRIES: '0' } });
     js = await startAgent({ allow: [work], uid, gid, env: { PATH: '/nonexistent' } });
-    auto = await startAgent({ allow: [work], uid, gid });
+    auto = await startAgent({ allow: [work], uid, gid, env: { FLEETLS_FIND_AFTER_ENTRIES: '5000' } });
+    native = await startAgent({ allow: [work], uid, gid });
     findClient = agentClient(find.address);
     jsClient = agentClient(js.address);
     autoClient = agentClient(auto.address);
+    nativeClient = agentClient(native.address);
   });
   after(async () => {
     findClient?.close();
     jsClient?.close();
     autoClient?.close();
+    nativeClient?.close();
     await find?.stop();
     await js?.stop();
     await auto?.stop();
+    await native?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -158,6 +167,25 @@ describe('the agent find route', () => {
       ['js', 'find'],
       JSON.stringify(routes),
     );
+  });
+
+  it('keeps a big ranked walk in JS where the native module reads, shared with a second thread, with find’s answer', async () => {
+    // FLEETLS_FIND_AFTER_ENTRIES unset: the native module's walker costs about find's CPU, and shares.
+    const req: WireWalkRequest = { path: root, maxDepth: 64, shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: 25 };
+    // `auto` lists this big tree with find (its own walks were counted in the test above).
+    const [viaNative, viaFind] = await Promise.all([
+      walkAll(nativeClient, req, undefined, CALL_MS),
+      walkAll(autoClient, req, undefined, CALL_MS),
+    ]);
+    assert.deepEqual(viaNative.rows, viaFind.rows);
+    assert.deepEqual({ ...viaNative.summary, elapsedMs: 0 }, { ...viaFind.summary, elapsedMs: 0 });
+    await native.waitForLog((l) => l.msg === 'walk end' && l.path === root);
+    const ends = native.logs().filter((l) => l.msg === 'walk end');
+    assert.deepEqual(
+      ends.map((l) => l.route),
+      ['js'],
+    );
+    assert.ok(((ends[0].split as { given?: number } | undefined)?.given ?? 0) > 0, JSON.stringify(ends[0]));
   });
 
   it('listed every ranked walk with find on one agent and in JS on the other', () => {

@@ -129,6 +129,8 @@ export async function logWalkEnd(
       outcome,
       route: end?.route,
       fallback: end?.fallback,
+      // A split walk's pieces, or a shared ranked walk's directories (handed out / the helper's).
+      split: end?.split,
       elapsedMs: Date.now() - started,
     },
     'walk end',
