@@ -101,6 +101,16 @@ export function clusterReplicas(nc: NatsConnection, seeds: string[]): 1 | 3 {
 }
 
 /**
+ * A denied subject as the permission that would allow it: a reply inbox of this connection
+ * (`_INBOX.<nuid>…`, any prefix) is `_INBOX.>`, not the one-off id the server named (issue 40:
+ * messages ended in inbox ids an operator cannot act on).
+ */
+export function permissionSubject(subject: string): string {
+  const inbox = /^(.+?)\.[0-9A-Za-z]{22}(?:\.|$)/.exec(subject);
+  return inbox ? `${inbox[1]}.>` : subject;
+}
+
+/**
  * What a NATS or JetStream failure means for the operator: which permission the server
  * denied, or that JetStream does not answer. nats.js reports a subject no stream stores,
  * and JetStream off, both as "jetstream is not enabled", and a denied `$JS.API.INFO` as a
@@ -112,7 +122,7 @@ export function natsProblem(err: unknown): string {
   const denied = /Permissions Violation for (Publish|Subscription) to "([^"]+)"/i.exec(m);
   if (denied) {
     const what = denied[1].toLowerCase() === 'publish' ? 'publish to' : 'subscribe to';
-    return `the server's permissions deny these credentials to ${what} ${denied[2]} (\`fleetls nats issue\` writes the permissions each user needs)`;
+    return `the server's permissions deny these credentials to ${what} ${permissionSubject(denied[2])} (\`fleetls nats issue\` writes the permissions each user needs)`;
   }
   if (e?.name === 'JetStreamNotEnabled' || /jetstream is not enabled/i.test(m)) {
     return 'JetStream does not answer: it is not enabled on the server (`jetstream {}`) or for this account (`jetstream: enabled`), or no stream stores the subject';
