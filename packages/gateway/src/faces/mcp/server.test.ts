@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { pino } from 'pino';
 import { DeadBackend, dir, FakeFleet, file, HangingBackend, MemoryBackend } from '../../testing/fake-fleet.js';
 import { linkClient } from '../../testing/mcp-client.js';
@@ -321,4 +324,35 @@ test('tools/list is small and speaks the model’s terms: no other products name
   assert.equal(props('list_files').order_by.default, 'name');
   assert.equal(props('list_files').limit.default, 200);
   await close();
+});
+
+test("2026-07-28 (serveStdio's opening, server/discover): progress comes, and the client's cancellation reaches every in-flight host", async () => {
+  const h1 = new HangingBackend();
+  const h2 = new HangingBackend();
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  const handle = serveStdio(
+    () => createMcpServer({ fleet: new FakeFleet({ h1, h2 }), logger, progressIntervalMs: 50 }),
+    {
+      transport: st,
+    },
+  );
+  const client = new ClientV2({ name: 'test', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(ct);
+  assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+  const ctrl = new AbortController();
+  const progress: number[] = [];
+  const call = client.callTool(
+    { name: 'list_files', arguments: { host: 'all', path: '/r' } },
+    { signal: ctrl.signal, onprogress: (p) => void progress.push(p.progress) },
+  );
+  await Promise.all([h1.whenCalled(), h2.whenCalled()]);
+  for (let i = 0; i < 200 && progress.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(progress.length > 0, 'a heartbeat while both hosts walk');
+  ctrl.abort('user pressed stop');
+  await assert.rejects(call);
+  for (let i = 0; i < 200 && h1.aborts + h2.aborts < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(h1.aborts, 1);
+  assert.equal(h2.aborts, 1);
+  await client.close();
+  await handle.close();
 });
