@@ -8,6 +8,7 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { treeEntryPaths } from '@fleetls/gateway/testing';
 import { type FleetClient, loadFleetContract } from '@fleetls/proto';
 import { makeTree, run } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
@@ -69,7 +70,12 @@ describe('one-file programs (npm run package)', () => {
       answer.hosts.map((h: { host: string; status: string; via: string }) => [h.host, h.status, h.via]),
       [[host, 'ok', via]],
     );
-    assert.deepEqual(answer.entries.map((e: { path: string }) => e.path).sort(), ['one.txt', 'sub', 'sub/two.txt']);
+    assert.deepEqual(
+      treeEntryPaths(answer)
+        .map((e) => e.path)
+        .sort(),
+      ['one.txt', 'sub', 'sub/two.txt'],
+    );
   }
 
   it('are one file each, with the contract inside', () => {

@@ -83,8 +83,10 @@ describe('fleetls CLI', { concurrency: 4 }, () => {
     assert.equal(r.code, 0, r.stderr);
     const a = JSON.parse(r.stdout);
     assert.equal(a.path, tree);
+    // One level: every row is directly in the path (no directory table), its name its path.
+    assert.deepEqual(a.dirs, []);
     assert.deepEqual(
-      a.entries.map((e: { path: string; type?: string }) => [e.path, e.type ?? 'file (absent)']),
+      a.entries.map((e: { name: string; type?: string }) => [e.name, e.type ?? 'file (absent)']),
       [
         ['a.txt', 'file (absent)'],
         ['b-dir', 'directory'],

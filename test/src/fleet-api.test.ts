@@ -12,6 +12,7 @@ import { type DescMethod, type DescService, toBinary } from '@bufbuild/protobuf'
 import { createClient } from '@connectrpc/connect';
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import { displayPath } from '@fleetls/core';
+import { treeEntryPaths } from '@fleetls/gateway/testing';
 import { loadFleetContract } from '@fleetls/proto';
 import { Fleet } from '@fleetls/proto/fleet_pb';
 import { makeTree, range, type TreeNode } from '@fleetls/testkit';
@@ -160,13 +161,14 @@ describe('Fleet gRPC API (reflection-only client) against real agents and an SSH
       { host: SELECTOR, path: tree, depth: 2, maxItemsPerDir: 5 },
     );
     const want = (await mcpTool('list_directory', args)) as {
-      entries: { host: string; path: string; type?: string }[];
+      dirs: string[];
+      entries: { host: string; name: string; dir?: number; type?: string }[];
       hosts: { host: string; status: string; via: string }[];
     };
     assert.deepEqual(
       res.rows.map(rowWords),
       // The MCP rows are lean: a plain file carries no type.
-      want.entries.map((e) => `${e.host} ${e.path} ${e.type ?? 'file'}`),
+      treeEntryPaths(want).map((e) => `${e.host} ${e.path} ${e.type ?? 'file'}`),
     );
     for (const host of ['agent-1', 'agent-2', 'ssh-only']) {
       assert.ok(

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Row, WalkSummary } from '@fleetls/core';
 import { entryRow } from '@fleetls/core/testing';
+import { treeEntryPaths } from '@fleetls/gateway/testing';
 import { AGENT_FEATURES_METADATA, AGENT_VERSION_METADATA, encodeWalkResponse, loadContract } from '@fleetls/proto';
 import { frame } from '@fleetls/runtime/grpc-frame';
 import { agentSubjects, CHUNK_BYTES, HDR, type Registration } from '@fleetls/runtime/nats';
@@ -45,7 +46,13 @@ interface Answer {
 
 const answerOf = (r: CallToolResult): Answer => {
   assert.ok(!r.isError, JSON.stringify(r.content));
-  return r.structuredContent as unknown as Answer;
+  const a = r.structuredContent as unknown as Omit<Answer, 'entries'> & {
+    dirs?: string[];
+    entries?: { host?: string; name: string; dir?: number }[];
+  };
+  // list_directory's rows name their directory by index in `dirs`: their paths put back.
+  const { dirs = [], entries, ...rest } = a;
+  return entries ? { ...rest, entries: treeEntryPaths({ dirs, entries }) } : rest;
 };
 const statusOf = (a: Answer, host: string) => a.hosts.find((h) => h.host === host);
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { TOOLS } from '@fleetls/gateway';
+import { fullTreeLines } from '@fleetls/gateway/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { stdioClient, stdioClientV2 } from './helpers/gateway-process.js';
@@ -131,9 +132,13 @@ describe('fleetls serve over stdio, with an inventory', () => {
     assert.equal(new Set(seen).size, all.length);
   });
 
-  it('list_directory gives DesktopCommander lines for one host', async () => {
+  it('list_directory gives DesktopCommander lines for one host, a run of siblings by name', async () => {
     const r = await call('list_directory', { host: 'web-1', path: fx.data });
-    const big = Array.from({ length: 100 }, (_, i) => `[FILE] big/f${String(i).padStart(3, '0')}`);
+    // A line in the directory of the line above shows its name, indented.
+    const big = Array.from(
+      { length: 100 },
+      (_, i) => `${i === 0 ? '[FILE] big/' : '  [FILE] '}f${String(i).padStart(3, '0')}`,
+    );
     assert.deepEqual(text(r).split('\n'), [
       '[FILE] a.log',
       '[FILE] B.txt',
@@ -144,7 +149,7 @@ describe('fleetls serve over stdio, with an inventory', () => {
       '[LINK] current -> sub',
       '[DIR] sub',
       '[FILE] sub/deep.log',
-      '[DIR] sub/inner',
+      '  [DIR] inner',
     ]);
   });
 
@@ -186,7 +191,8 @@ describe('fleetls serve over stdio, with an inventory', () => {
         pages++;
       } while (cursor && pages < 100);
       assert.ok(pages > 2, `${pages} pages`);
-      assert.deepEqual(seen, whole);
+      // A page's first line shows its whole path where the one answer gave a sibling's name.
+      assert.deepEqual(fullTreeLines(seen), fullTreeLines(whole));
     } finally {
       await small.close();
     }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { treeEntryPaths } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
@@ -13,6 +14,12 @@ import { stdioClient } from './helpers/gateway-process.js';
 import { type Sshd, sshInventory, startSshd } from './helpers/sshd.js';
 
 type Json = Record<string, unknown>;
+
+/** A page's rows with their paths: list_directory's name their directory by index in `dirs`. */
+const rowsOf = (a: Json, rowsKey: string): Json[] =>
+  rowsKey === 'entries'
+    ? treeEntryPaths(a as { dirs: string[]; entries: { name: string; dir?: number }[] })
+    : (a[rowsKey] as Json[]);
 
 /** 1,400 entries: directories of files at three levels, names of every length, a symlink. */
 function pagedTree(): TreeSpec {
@@ -50,7 +57,7 @@ async function allPages(client: Client, name: string, args: Json, rowsKey: strin
   let cursor: string | undefined;
   do {
     const a = await call(client, name, { ...args, ...(cursor ? { cursor } : {}) });
-    pages.push((a[rowsKey] as Json[]).map((r) => `${r.host}:${r.path}:${r.type ?? 'file'}`));
+    pages.push(rowsOf(a, rowsKey).map((r) => `${r.host}:${r.path}:${r.type ?? 'file'}`));
     cursor = a.next_cursor as string | undefined;
     assert.ok(pages.length < 500, 'paging ends');
   } while (cursor !== undefined);
@@ -96,7 +103,7 @@ describe('following next_cursor lists every entry exactly once, agents and SSH m
     const args = { host: hosts, path: root, depth: 3, max_items_per_dir: 1000 };
     const all = await call(whole, 'list_directory', args);
     assert.equal(all.next_cursor, undefined);
-    const want = (all.entries as Json[]).map((r) => `${r.host}:${r.path}:${r.type ?? 'file'}`);
+    const want = rowsOf(all, 'entries').map((r) => `${r.host}:${r.path}:${r.type ?? 'file'}`);
     assert.equal(want.length, 3 * (6 + 6 * 8 + 6 * 8 * 28 + 1));
     const pages = await allPages(paged, 'list_directory', args, 'entries');
     assert.ok(pages.length > 10, `${pages.length} pages`);

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { treeEntryPaths } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type AgentProcess, startAgent } from './helpers/agent-process.js';
@@ -157,7 +158,7 @@ describe('agent and SSH give the same answers', () => {
 
   it('list_directory: trees, caps and error rows', async () => {
     const deep = await same('list_directory', { path: root, depth: 5 });
-    const entries = deep.entries as Json[];
+    const entries = treeEntryPaths(deep as { dirs: string[]; entries: { name: string; dir?: number }[] }) as Json[];
     assert.ok(entries.some((e) => e.path === 'locked' && (e.error as Json | undefined)?.code === 'DENIED'));
     assert.ok(entries.some((e) => e.path === 'bad-\\xff\\xfe.txt'));
     assert.ok(entries.some((e) => e.path === 'new\\nline.txt'));

@@ -17,6 +17,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { treeEntryPaths } from '@fleetls/gateway/testing';
 import { range, waitFor } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -73,8 +74,14 @@ interface Page {
 
 const pageOf = (r: CallToolResult) => {
   assert.ok(!r.isError, JSON.stringify(r.content));
-  const s = r.structuredContent as unknown as Page & { items?: Page['entries'] };
-  return s.items ? { ...s, entries: s.items } : s;
+  const s = r.structuredContent as unknown as Omit<Page, 'entries'> & {
+    items?: Page['entries'];
+    dirs?: string[];
+    entries?: { host?: string; name: string; dir?: number }[];
+  };
+  // list_directory's rows name their directory by index in `dirs`: their paths put back.
+  if (s.items) return { ...s, entries: s.items };
+  return { ...s, entries: treeEntryPaths({ dirs: s.dirs ?? [], entries: s.entries ?? [] }) };
 };
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { treeEntryPaths } from '@fleetls/gateway/testing';
 import { waitFor } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -45,10 +46,17 @@ function startFleet(): Promise<SlowFleet> {
 }
 
 interface Answer {
-  entries: { host?: string; path: string }[];
+  dirs: string[];
+  entries: { host?: string; name: string; dir?: number }[];
   hosts: { host: string; status: string }[];
   next_cursor?: string;
   scan?: unknown;
+}
+
+/** Pages merged: each row with its whole path (a page's `dirs` is its own), each host's last status. */
+interface Merged {
+  entries: { host?: string; path: string }[];
+  hosts: { host: string; status: string }[];
 }
 
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -63,10 +71,10 @@ function callAsTask(client: Client, name: string, args: Record<string, unknown>)
 }
 
 /** `first` and every page its cursor leads to, merged: rows in order, each host's last status. */
-async function follow(client: Client, args: Record<string, unknown>, first: CallToolResult): Promise<Answer> {
+async function follow(client: Client, args: Record<string, unknown>, first: CallToolResult): Promise<Merged> {
   assert.ok(!first.isError, textOf(first));
   let page = first.structuredContent as unknown as Answer;
-  const entries = [...page.entries];
+  const entries = treeEntryPaths(page);
   const hosts = new Map(page.hosts.map((h) => [h.host, h]));
   while (page.next_cursor) {
     const r = (await client.callTool(
@@ -76,13 +84,13 @@ async function follow(client: Client, args: Record<string, unknown>, first: Call
     )) as CallToolResult;
     assert.ok(!r.isError, textOf(r));
     page = r.structuredContent as unknown as Answer;
-    entries.push(...page.entries);
+    entries.push(...treeEntryPaths(page));
     for (const h of page.hosts) hosts.set(h.host, h);
   }
   return { entries, hosts: [...hosts.values()] };
 }
 
-function checkWhole(a: Answer): void {
+function checkWhole(a: Merged): void {
   const status = new Map(a.hosts.map((h) => [h.host, h.status]));
   const rows = new Map<string, string[]>();
   for (const e of a.entries) rows.set(e.host as string, [...(rows.get(e.host as string) ?? []), e.path]);

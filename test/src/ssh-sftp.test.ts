@@ -16,7 +16,7 @@ import {
   type SshBackend,
   type ToolContext,
 } from '@fleetls/gateway';
-import { listDirectories, listDirectory, listFiles, statPaths } from '@fleetls/gateway/testing';
+import { listDirectories, listDirectory, listFiles, statPaths, treeEntryPaths } from '@fleetls/gateway/testing';
 import { makeTree, range, type TreeSpec } from '@fleetls/testkit';
 import pino from 'pino';
 import { type Sshd, shimPath, sshInventory, sshTarget, startSshd } from './helpers/sshd.js';
@@ -176,9 +176,10 @@ describe('SSH backend over SFTP (no GNU find on the host)', () => {
       const tree = await listDirectory(ctx, { host: 'busybox', path: root, depth: 2, max_items_per_dir: 5 });
       assert.deepEqual(tree.structured.notes, [note]);
       assert.ok(tree.text.split('\n').includes(`[NOTE] ${SFTP_NOTE}`), tree.text);
-      const locked = tree.structured.entries.find((e) => e.path === 'locked' && e.error);
+      const entries = treeEntryPaths(tree.structured);
+      const locked = entries.find((e) => e.path === 'locked' && e.error);
       assert.deepEqual(locked?.error, { code: 'DENIED', detail: 'permission denied' });
-      assert.ok(tree.structured.entries.some((e) => e.path === 'big' && e.type === 'warning'));
+      assert.ok(entries.some((e) => e.path === 'big' && e.type === 'warning'));
 
       const files = await listFiles(ctx, {
         host: 'busybox',

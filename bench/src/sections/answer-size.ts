@@ -60,13 +60,20 @@ interface Measured {
   error?: string;
 }
 
-/** Rows of an answer: the longest array of its structuredContent (host statuses only for list_hosts), else text lines. */
+/** Rows of an answer: the longest array of its structuredContent (host statuses only for list_hosts, never list_directory's `dirs`), else text lines. */
 function rowsOf(tool: string, o: CallOutcome): number {
   const s = o.structured;
   if (!s) return o.text.split('\n').filter((l) => l.trim() !== '').length;
   let n = 0;
   for (const [k, v] of Object.entries(s)) {
-    if (!Array.isArray(v) || (k === 'hosts' && tool !== 'list_hosts') || k === 'truncations' || k === 'notes') continue;
+    if (
+      !Array.isArray(v) ||
+      (k === 'hosts' && tool !== 'list_hosts') ||
+      k === 'truncations' ||
+      k === 'notes' ||
+      k === 'dirs' // list_directory's table of its rows' directories
+    )
+      continue;
     n = Math.max(n, v.length);
   }
   return n;

@@ -16,9 +16,12 @@ function label(path: Buffer, rootLabel: string): string {
   return path.length === 0 ? rootLabel : displayPath(path);
 }
 
-/** One entry's line. An entry carrying an error is its error line only. */
-export function treeEntryLine(entry: Entry, rootLabel = '.'): string {
-  const p = label(entry.path, rootLabel);
+/**
+ * One entry's line. An entry carrying an error is its error line only. `shown` replaces its
+ * path (a run of siblings shows each name after the first: see list_directory's text).
+ */
+export function treeEntryLine(entry: Entry, rootLabel = '.', shown?: string): string {
+  const p = shown ?? label(entry.path, rootLabel);
   if (entry.error) return `[${entry.error.code}] ${p} — ${entry.error.detail}`;
   switch (entry.type) {
     case 'dir':

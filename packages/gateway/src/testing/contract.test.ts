@@ -20,11 +20,11 @@ test('contract: every tool declares an object outputSchema; every tool that asks
 });
 
 test('contract: a nonconforming answer fails, naming the tool and the field', () => {
-  const ok = { path: '/r', entries: [{ path: 'a', size: 1 }], truncated: false, truncations: [], hosts: [] };
+  const ok = { path: '/r', dirs: [], entries: [{ name: 'a', size: 1 }], truncated: false, truncations: [], hosts: [] };
   assertConforms('list_directory', ok);
   assert.throws(
     () => assertConforms('list_directory', { ...ok, entries: [{ size: 1 }] }),
-    /list_directory answered structuredContent that does not match its outputSchema: \/entries\/0 must have required property 'path'/,
+    /list_directory answered structuredContent that does not match its outputSchema: \/entries\/0 must have required property 'name'/,
   );
   assert.throws(() => assertConforms('list_files', ok), /list_files .* must have required property 'kind'/);
   assert.throws(() => assertCliJson(['tree', 'localhost:/r', '--json'], '{"path":"/r"}'), /list_directory/);

@@ -30,9 +30,11 @@ export {
   callTool,
   diffDirectory,
   diskUsage,
+  fullTreeLines,
   listDirectories,
   listDirectory,
   listFiles,
   listHosts,
   statPaths,
+  treeEntryPaths,
 } from './tool-calls.js';

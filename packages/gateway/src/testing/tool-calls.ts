@@ -6,7 +6,7 @@ import { DEFAULT_GATEWAY_OPTIONS, type GatewayOptions } from '../fleet/options.j
 import type { DiffDirectoryAnswer } from '../tools/diff-directory/index.js';
 import type { DiskUsageAnswer } from '../tools/disk-usage/index.js';
 import type { ListDirectoriesAnswer } from '../tools/list-directories/index.js';
-import type { ListDirectoryAnswer } from '../tools/list-directory/index.js';
+import { type ListDirectoryAnswer, treeEntryPaths } from '../tools/list-directory/index.js';
 import type { ListFilesAnswer } from '../tools/list-files/index.js';
 import type { ListHostsAnswer } from '../tools/list-hosts/index.js';
 import { findTool } from '../tools/registry.js';
@@ -65,4 +65,24 @@ export async function listFilesPages(
     assert.ok(pages.length < 5000, 'paging ends');
   } while (cursor !== undefined);
   return { rows, pages };
+}
+
+/** list_directory's rows with their paths put back (`dirs[dir]/name`): what tests compare. */
+export { treeEntryPaths };
+
+/**
+ * list_directory's text lines with each sibling's whole path put back (`  [FILE] c` after
+ * `[FILE] a/b` is `[FILE] a/c`): the lines as they read whatever row a page starts at.
+ */
+export function fullTreeLines(lines: readonly string[]): string[] {
+  const dirs = new Map<string, string>();
+  return lines.map((line) => {
+    const m = /^((?:\S+: )?)( {2})?\[(\w+)\] (.*)$/.exec(line);
+    if (!m) return line;
+    const [, prefix, indent, tag, rest] = m;
+    if (indent) return `${prefix}[${tag}] ${dirs.get(prefix)}/${rest}`;
+    const path = rest.split(/ — | -> /)[0];
+    dirs.set(prefix, path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
+    return line;
+  });
 }

@@ -10,6 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { dir, FakeFleet, type FakeNode, file, link, MemoryBackend } from '../testing/fake-fleet.js';
 import { connectMcp } from '../testing/mcp-client.js';
+import { treeEntryPaths } from '../testing/tool-calls.js';
 import { sweepTools } from '../testing/tool-sweep.js';
 
 /** 12,000+ entries: 12 directories of 40 subdirectories of 25 files (long names), links among them. */
@@ -98,6 +99,51 @@ test('a tree page at the default budget holds at least 400 rows of an /etc-like 
     // 1,240 rows: the page is cut at the budget, and holds 400 of them at least.
     assert.ok(page.next_cursor, 'the page was cut');
     assert.ok(page.entries.length >= 400, `${page.entries.length} rows`);
+  } finally {
+    await close();
+  }
+});
+
+/** A 40-level chain of directories, 80 files on each level: 40 before its subdirectory by name, 40 after. */
+function deepChain(): FakeNode {
+  let node: FakeNode = dir({});
+  for (let level = 40; level >= 1; level--) {
+    const here: Record<string, FakeNode> = { [`level-${level + 1}`]: node };
+    for (let i = 0; i < 40; i++) {
+      here[`a-settings-${String(i).padStart(2, '0')}.conf`] = file(1000 + level * 80 + i);
+      here[`z-journal-${String(i).padStart(2, '0')}.log`] = file(50_000 + level * 80 + i);
+    }
+    node = dir(here);
+  }
+  return dir({ r: dir({ deep: dir({ 'level-1': node }) }) });
+}
+
+test('a tree page at the default budget holds at least 400 rows of a 40-level chain, its paths whole again', async () => {
+  // Issue 37: the full path on every row (text and structuredContent) held 330 rows of the
+  // bench's 10k tree. A row now costs its name: in the text a sibling of the line above shows
+  // its name indented, in the rows its directory is an index in `dirs`.
+  const fleet = new FakeFleet({ h1: new MemoryBackend(deepChain()) });
+  const { client, close } = await connectMcp({ fleet, logger: pino({ level: 'silent' }) }, 'rows');
+  try {
+    const r = (await client.callTool({
+      name: 'list_directory',
+      arguments: { host: 'h1', path: '/r', depth: 10, max_items_per_dir: 10_000 },
+    })) as CallToolResult;
+    const page = r.structuredContent as {
+      dirs: string[];
+      entries: { name: string; dir?: number; type?: string }[];
+      next_cursor?: string;
+    };
+    const whole = JSON.stringify({ content: r.content, structuredContent: r.structuredContent });
+    assert.ok(whole.length <= 48_000, `${whole.length} characters`);
+    // 650 rows (depth 10 reaches deep/level-1/…/level-8's files): the page is cut at the budget,
+    // and holds 400 of them at least, the deepest level's among them.
+    assert.ok(page.next_cursor, 'the page was cut');
+    assert.ok(page.entries.length >= 400, `${page.entries.length} rows`);
+    const paths = treeEntryPaths(page).map((e) => e.path);
+    const chain = Array.from({ length: 8 }, (_, i) => `level-${i + 1}`).join('/');
+    assert.ok(paths.includes(`deep/${chain}/z-journal-39.log`), paths.slice(-5).join('\n'));
+    assert.equal(new Set(paths).size, paths.length, 'every path once');
   } finally {
     await close();
   }

@@ -12,6 +12,7 @@ import {
   listHosts,
   statPaths,
   toolContext,
+  treeEntryPaths,
 } from '../testing/tool-calls.js';
 import type { ToolContext } from './tool.js';
 
@@ -52,7 +53,7 @@ function fleet3() {
   });
 }
 
-test('list_directory: one host gives exactly DesktopCommander lines', async () => {
+test('list_directory: one host gives DesktopCommander lines, a run of siblings by name', async () => {
   const f = new FakeFleet({ alpha: new MemoryBackend(treeA) });
   const r = await listDirectory(ctx(f), { host: 'alpha', path: '/srv' });
   assert.deepEqual(r.text.split('\n'), [
@@ -62,15 +63,26 @@ test('list_directory: one host gives exactly DesktopCommander lines', async () =
     '[FILE] D.txt',
     '[DIR] sub',
     '[FILE] sub/deep.log',
-    '[DIR] sub/inner',
+    // In the directory of the line above (sub/inner): its name, indented.
+    '  [DIR] inner',
   ]);
   assert.equal(r.structured.entries.length, 7);
-  // Lean rows: no host when one host was asked, no type for a plain file, no size for a directory.
+  // Lean rows: no host when one host was asked, no type for a plain file, no size for a
+  // directory; a name, and its directory as an index in `dirs` (none in the path itself).
   assert.deepEqual(r.structured.entries.slice(0, 3), [
-    { path: 'b.log', size: 20 },
-    { path: 'cache', type: 'directory' },
-    { path: 'current', type: 'symlink', size: 3, link_target: 'sub' },
+    { name: 'b.log', size: 20 },
+    { name: 'cache', type: 'directory' },
+    { name: 'current', type: 'symlink', size: 3, link_target: 'sub' },
   ]);
+  assert.deepEqual(r.structured.dirs, ['sub']);
+  assert.deepEqual(r.structured.entries.slice(5), [
+    { name: 'deep.log', dir: 0, size: 7 },
+    { name: 'inner', dir: 0, type: 'directory' },
+  ]);
+  assert.deepEqual(
+    treeEntryPaths(r.structured).map((e) => e.path),
+    ['b.log', 'cache', 'current', 'D.txt', 'sub', 'sub/deep.log', 'sub/inner'],
+  );
   assert.equal(r.structured.hosts[0].status, 'ok');
   assert.equal(r.structured.truncated, false);
 });
@@ -88,7 +100,7 @@ test('list_directory: per-dir caps warn; several hosts prefix lines, in selector
     'gone: [ERROR] unreachable — connect ECONNREFUSED 127.0.0.1:9',
     'b: [DIR] d',
     'b: [FILE] d/f0',
-    'b: [FILE] d/f1',
+    'b:   [FILE] f1',
     'b: [WARNING] d: 3 items hidden (showing first 2 of 5 total)',
     'b: [FILE] top',
     'a: [FILE] only',
@@ -102,7 +114,7 @@ test('list_directory: per-dir caps warn; several hosts prefix lines, in selector
     ],
   );
   const warning = r.structured.entries.find((e) => e.type === 'warning');
-  assert.deepEqual(warning, { host: 'b', path: 'd', type: 'warning', hidden: { shown: 2, total: 5 } });
+  assert.deepEqual(warning, { host: 'b', name: 'd', type: 'warning', hidden: { shown: 2, total: 5 } });
 });
 
 test('list_directory: a missing path is a not_found host row and a [NOT_FOUND] line', async () => {

@@ -185,8 +185,9 @@ test('rows carry `host` exactly when several hosts were asked, on every tool', a
   const { client, close } = await connect(
     new FakeFleet({ a: new MemoryBackend(nested()), b: new MemoryBackend(nested()) }),
   );
-  // Per-host records (statuses, stat's results, disk_usage's path totals) name their host always.
-  const RECORDS = new Set(['hosts', 'truncations', 'notes', 'results', 'path_totals', 'columns']);
+  // Per-host records (statuses, stat's results, disk_usage's path totals) name their host always;
+  // list_directory's `dirs` is its rows' directory table, paths only.
+  const RECORDS = new Set(['hosts', 'truncations', 'notes', 'results', 'path_totals', 'columns', 'dirs']);
   const rowsOf = (s: Record<string, unknown>) =>
     Object.entries(s).flatMap(([k, v]) =>
       RECORDS.has(k) || !Array.isArray(v) ? [] : (v as Record<string, unknown>[]),
@@ -287,13 +288,14 @@ test('the whole result (text and structuredContent) stays within the byte budget
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
     const whole = Buffer.byteLength(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }));
     assert.ok(whole <= 8192, `${name}: ${whole} bytes`);
-    const sc = r.structuredContent as { entries?: { path: string }[]; items?: { path: string }[]; truncated: boolean };
+    const sc = r.structuredContent as { entries?: { name: string }[]; items?: { path: string }[]; truncated: boolean };
     if (name === 'list_directories') continue;
     assert.match(text(r), /\[WARNING\] answer cut at 8192 bytes after \d+/, name);
     assert.equal(sc.truncated, true);
     // Text and rows end at the same row.
     const rows = sc.entries ?? sc.items ?? [];
-    const lastRow = rows.at(-1)?.path ?? '';
+    const last = rows.at(-1) as { path?: string; name?: string } | undefined;
+    const lastRow = last?.path ?? last?.name ?? '';
     const rowLines = text(r)
       .split('\n')
       .filter((l) => /entry-\d{5}/.test(l));

@@ -33,10 +33,11 @@ import {
   withinBudget,
 } from '../shared/host-walks.js';
 import { defineTool } from '../tool.js';
-import { presentTree, rowJson } from './present.js';
+import { presentTree, rowItem } from './present.js';
 import { type Args, input, output, type Plan, pending, type TreeListing, type TreeSection } from './shape.js';
 
 export type { ListDirectoryAnswer, TreeListing, TreeSection } from './shape.js';
+export { treeEntryPaths } from './shape.js';
 
 /**
  * Rows one host may send: enough to fill the text budget whatever the line lengths (a line
@@ -167,7 +168,7 @@ export const listDirectoryTool = defineTool({
   name: 'list_directory',
   title: 'Directory tree',
   description:
-    'What does the tree under path look like? Lines `[DIR] a/b`, `[FILE] a/b/c`, `[LINK] l -> t`, `[WARNING] a/b: N items hidden`, `[DENIED] a/x …`; several hosts: `host: ` first. A cut tree gives next_cursor.',
+    'What does the tree under path look like? Lines `[DIR] a/b`, `[FILE] a/b/c`, `  [FILE] d` (indented: in the directory of the line above), `[LINK] l -> t`, `[WARNING] a/b: N items hidden`, `[DENIED] a/x …`; several hosts: `host: ` first. A cut tree gives next_cursor.',
   input,
   output,
 
@@ -213,9 +214,7 @@ export const listDirectoryTool = defineTool({
     description: 'show the directory tree under PATH on the selected hosts',
     argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. localhost:/etc' },
     render(l, style) {
-      const items = l.sections.flatMap((sec) =>
-        sec.rows.map((row) => ({ type: 'file', ...rowJson(sec.status.host, row), host: sec.status.host })),
-      );
+      const items = l.sections.flatMap((sec) => sec.rows.map((row) => rowItem(sec.status.host, row)));
       const out = formatTree(items, { root: l.path, showHost: l.multi, style });
       if (out.length === 0 && l.hosts.some((h) => h.status === 'ok')) out.push(style.bold(l.path));
       const err: string[] = [];

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FleetError, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import { DeadBackend, dir, FakeFleet, type FakeNode, file, MemoryBackend } from '../../testing/fake-fleet.js';
-import { listDirectory, listFiles, toolContext } from '../../testing/tool-calls.js';
-import type { ListDirectoryAnswer } from './index.js';
+import { fullTreeLines, listDirectory, listFiles, toolContext } from '../../testing/tool-calls.js';
+import { type ListDirectoryAnswer, treeEntryPaths } from './index.js';
 
 function files(prefix: string, n: number): Record<string, FakeNode> {
   const out: Record<string, FakeNode> = {};
@@ -82,12 +82,15 @@ test('list_directory pages: any budget reproduces the unpaged rows exactly once,
   for (const budget of [1000, 1100, 1500, 2500]) {
     const pages = await allPages(budget);
     assert.ok(pages.length > 1, `${pages.length} pages at ${budget} bytes`);
-    const entries = pages.flatMap((p) => p.entries);
-    assert.deepEqual(entries, whole.structured.entries, `entries at ${budget} bytes`);
+    // Each page's rows name their directories in its own `dirs`: compared by whole path.
+    const paths = (p: ListDirectoryAnswer) => treeEntryPaths(p).map(({ dir: _, ...e }) => e);
+    const entries = pages.flatMap(paths);
+    assert.deepEqual(entries, paths(whole.structured), `entries at ${budget} bytes`);
+    // A page's first line shows its whole path where the unpaged text gave a sibling's name.
     const text = pages.flatMap((p) =>
       (p as unknown as { text: string }).text.split('\n').filter((l) => !CUT.test(l) && !PENDING.test(l)),
     );
-    assert.deepEqual(text, lines, `text at ${budget} bytes`);
+    assert.deepEqual(fullTreeLines(text), fullTreeLines(lines), `text at ${budget} bytes`);
     // Every host of the call has a status row on the first page: those a later page lists are pending.
     assert.deepEqual(
       pages[0].hosts.map((h) => h.host),
@@ -146,7 +149,7 @@ test('list_directory pages: a page resumes its first host after the last row sho
   const first = await listDirectory(toolContext(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1' });
   const cursor = first.structured.next_cursor;
   assert.ok(cursor);
-  const last = first.structured.entries.at(-1);
+  const last = treeEntryPaths(first.structured).at(-1);
   await listDirectory(toolContext(f, { maxAnswerBytes: 900 }), { ...ARGS, host: 'web1', cursor });
   const req = backends.web1.requests.at(-1);
   assert.equal(req?.after?.toString(), last?.path);
@@ -167,9 +170,9 @@ test('list_directory pages: one host keeps DesktopCommander lines on every page'
     rows.push(...r.text.split('\n').filter((l) => !CUT.test(l)));
   } while (cursor);
   const whole = await listDirectory(toolContext(f), { ...ARGS, host: 'web3' });
-  assert.deepEqual(rows, whole.text.split('\n'));
+  assert.deepEqual(fullTreeLines(rows), fullTreeLines(whole.text.split('\n')));
   assert.ok(
-    rows.every((l) => /^\[(FILE|DIR|DENIED|WARNING)\] /.test(l)),
+    rows.every((l) => /^( {2})?\[(FILE|DIR|DENIED|WARNING)\] /.test(l)),
     rows.join('\n'),
   );
 });

@@ -1,14 +1,28 @@
 // list_directory's answer as a model reads it: each host's tree lines within the answer budget, beside their JSON rows.
 import { displayPath, type Entry, type Row, treeEntryLine, treeTruncationLine } from '@fleetls/core';
 import { type AnswerCut, cutRecord, fitAnswer, rowSize } from '../shared/answer-size.js';
+import type { TreeItem } from '../shared/cli-format.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
 import { failureLine, noteLine, truncationJson, typeWord } from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import { type ListDirectoryAnswer, PENDING_MESSAGE, pending, type TreeEntryJson, type TreeListing } from './shape.js';
 
-/** A row as lean JSON: no host when one host was asked, no type for a plain file, no size for a directory. */
-function entryJson(host: string | undefined, e: Entry): TreeEntryJson {
-  const out: TreeEntryJson = { ...(host !== undefined ? { host } : {}), path: displayPath(e.path) };
+/** A row's path under the listing's path, split at its last `/`: the directory holding it ('' = the path itself) and its name. */
+function splitPath(path: Buffer): { dir: string; name: string } {
+  const cut = path.lastIndexOf(0x2f);
+  return cut < 0
+    ? { dir: '', name: displayPath(path) }
+    : { dir: displayPath(path.subarray(0, cut)), name: displayPath(path.subarray(cut + 1)) };
+}
+
+/** What a row says besides where it is: no type for a plain file, no size for a directory. */
+function rowFacts(row: Row): Omit<TreeEntryJson, 'host' | 'name' | 'dir'> {
+  if (row.kind === 'truncation') {
+    const t = row.truncation;
+    return { type: 'warning', hidden: { shown: t.shown, total: t.total } };
+  }
+  const e: Entry = row.entry;
+  const out: Omit<TreeEntryJson, 'host' | 'name' | 'dir'> = {};
   if (e.type !== 'file') out.type = typeWord(e);
   if (e.error) {
     out.error = { code: e.error.code, detail: e.error.detail };
@@ -19,15 +33,44 @@ function entryJson(host: string | undefined, e: Entry): TreeEntryJson {
   return out;
 }
 
-export function rowJson(host: string | undefined, row: Row): TreeEntryJson {
-  if (row.kind === 'entry') return entryJson(host, row.entry);
-  const t = row.truncation;
-  return {
-    ...(host !== undefined ? { host } : {}),
-    path: displayPath(t.dir),
-    type: 'warning',
-    hidden: { shown: t.shown, total: t.total },
-  };
+/** Where a row is: an entry's own path, a per-directory warning's capped directory. */
+const rowPath = (row: Row): Buffer => (row.kind === 'entry' ? row.entry.path : row.truncation.dir);
+
+/** A row with its whole path under the listing's path (the CLI draws its tree from these). */
+export function rowItem(host: string, row: Row): TreeItem {
+  return { host, path: displayPath(rowPath(row)), type: 'file', ...rowFacts(row) };
+}
+
+/**
+ * The page's directory table: each directory a row is in gets the next index the first time a
+ * row names it, so the table of the first n rows is the first entries of the whole table and
+ * a row's JSON is the same whichever n a page shows.
+ */
+class DirTable {
+  readonly dirs: string[] = [];
+  private readonly index = new Map<string, number>();
+  /** Its index, and whether this row added it (what it costs the page). */
+  of(dir: string): { at: number; added: boolean } {
+    const at = this.index.get(dir);
+    if (at !== undefined) return { at, added: false };
+    this.index.set(dir, this.dirs.length);
+    this.dirs.push(dir);
+    return { at: this.dirs.length - 1, added: true };
+  }
+}
+
+/** A row as lean JSON: its name and its directory's index in `dirs` (none in the path itself); host only over several hosts. */
+function leanRow(host: string | undefined, row: Row, table: DirTable): { json: TreeEntryJson; addedDir?: string } {
+  const { dir, name } = splitPath(rowPath(row));
+  const json: TreeEntryJson = { ...(host !== undefined ? { host } : {}), name };
+  if (dir === '') return { json: { ...json, ...rowFacts(row) } };
+  const { at, added } = table.of(dir);
+  return { json: { ...json, dir: at, ...rowFacts(row) }, ...(added ? { addedDir: dir } : {}) };
+}
+
+/** A row's cost and its directory's entry in `dirs` (rowSize of '' and the directory, less the empty line's 3 bytes besides the comma). */
+function addCost(a: { bytes: number; tokens: number }, b: { bytes: number; tokens: number }) {
+  return { bytes: a.bytes + b.bytes - 3, tokens: a.tokens + b.tokens };
 }
 
 export function presentTree(listing: TreeListing, ctx: ToolContext): McpAnswer {
@@ -35,17 +78,31 @@ export function presentTree(listing: TreeListing, ctx: ToolContext): McpAnswer {
   const rowHost = (host: string) => (listing.multi ? host : undefined);
   const lines = listing.sections.map((sec) => {
     const prefix = listing.multi ? `${sec.status.host}: ` : '';
-    return sec.rows.map(
-      (row) =>
+    // An entry in the same directory as the entry on the line above shows its name only,
+    // indented: a run of siblings costs their names, not their directory's path each time.
+    // An error line keeps its whole path (the one to look for), as the page's first line does.
+    let above: string | undefined;
+    return sec.rows.map((row) => {
+      if (row.kind !== 'entry') {
+        above = undefined;
+        return prefix + treeTruncationLine(row.truncation, listing.path);
+      }
+      const { dir, name } = splitPath(row.entry.path);
+      const sibling = dir !== '' && dir === above && !row.entry.error;
+      above = dir;
+      return (
         prefix +
-        (row.kind === 'entry'
-          ? treeEntryLine(row.entry, listing.path)
-          : treeTruncationLine(row.truncation, listing.path)),
-    );
+        (sibling ? `  ${treeEntryLine(row.entry, listing.path, name)}` : treeEntryLine(row.entry, listing.path))
+      );
+    });
   });
-  const items = listing.sections.map((sec) => sec.rows.map((row) => rowJson(rowHost(sec.status.host), row)));
+  const table = new DirTable();
+  const leans = listing.sections.map((sec) => sec.rows.map((row) => leanRow(rowHost(sec.status.host), row, table)));
+  const items = leans.map((sec) => sec.map((r) => r.json));
   const flatLines = lines.flat();
-  const flatItems = items.flat();
+  const flatLeans = leans.flat();
+  // The directories the first n rows are in: the table's first entries, up to the last one they added.
+  const dirsUpTo = (n: number) => table.dirs.slice(0, flatLeans.slice(0, n).filter((r) => r.addedDir).length);
   const build = (n: number, budget: AnswerCut): McpAnswer => {
     const { text, entries, truncations, listedHosts, shown, sent, cut } = sectionsUpTo(listing, lines, items, n);
     const notes = listing.notes.filter((note) => listedHosts.has(note.host));
@@ -70,6 +127,7 @@ export function presentTree(listing: TreeListing, ctx: ToolContext): McpAnswer {
     }
     const structured: ListDirectoryAnswer = {
       path: listing.path,
+      dirs: dirsUpTo(shown),
       entries,
       truncated: truncations.length > 0,
       truncations,
@@ -81,7 +139,12 @@ export function presentTree(listing: TreeListing, ctx: ToolContext): McpAnswer {
   };
   return fitAnswer({
     rows: flatLines.length,
-    rowCost: (i) => rowSize(flatLines[i], flatItems[i]),
+    // A row that adds a directory to the table pays for its entry there too.
+    rowCost: (i) => {
+      const r = rowSize(flatLines[i], flatLeans[i].json);
+      const added = flatLeans[i].addedDir;
+      return added === undefined ? r : addCost(r, rowSize('', added));
+    },
     build,
     options: ctx.options,
   }).answer;

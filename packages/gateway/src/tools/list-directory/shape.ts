@@ -33,7 +33,9 @@ export const input = {
 const treeEntrySchema = z.object({
   /** Only when several hosts were asked. */
   host: z.string().optional(),
-  path: z.string(),
+  name: z.string().describe('path under `path`: dirs[dir]/name (name when no dir)'),
+  /** Index in `dirs` of the directory holding it; absent = directly in `path`. */
+  dir: z.number().optional(),
   type: z
     .string()
     .optional()
@@ -48,12 +50,28 @@ const treeEntrySchema = z.object({
 
 export const output = {
   path: z.string(),
+  /**
+   * The directories this page's rows are in, each once, as paths under `path` (the same on
+   * every host): a row names its directory by index, so a deep row costs its name, not its path.
+   */
+  dirs: z.array(z.string()),
   entries: z.array(treeEntrySchema),
   ...s.cutFields,
   /** Present exactly when the listing was cut: pass it as `cursor` for the next page. */
   next_cursor: z.string().optional(),
   ...s.hostFields,
 };
+
+/**
+ * A page's rows with their paths under `path` put back: `dirs[dir]/name`, or `name` when `dir`
+ * is absent (for a caller of the structured answer, or of `fleetls tree --json`).
+ */
+export function treeEntryPaths<E extends { name: string; dir?: number }>(answer: {
+  dirs: readonly string[];
+  entries: readonly E[];
+}): (E & { path: string })[] {
+  return answer.entries.map((e) => ({ ...e, path: e.dir === undefined ? e.name : `${answer.dirs[e.dir]}/${e.name}` }));
+}
 
 export type Args = z.output<z.ZodObject<typeof input>>;
 export type TreeEntryJson = z.infer<typeof treeEntrySchema>;

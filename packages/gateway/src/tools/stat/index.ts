@@ -151,7 +151,7 @@ export const statTool = defineTool({
   name: 'stat',
   title: 'File metadata',
   description:
-    'What is this path? On each host: type, size, mode, owner, group, times (host’s UTC offset), inode, links, symlink target (not followed). One answer, no cursor: hosts past the size limit are cut, said in truncations.',
+    'What is this path? On each host: type, size, mode, owner, group, times (host’s UTC offset), inode, links, symlink target (not followed). No cursor: hosts past the size limit are cut (truncations).',
   input,
   output,
 
