@@ -72,6 +72,34 @@ describe('fleetls (gateway) .deb beside the agent, on a host without node', { co
     assert.doesNotMatch(sh('dpkg-deb', ['--field', gwDeb, 'Depends']), /node/);
   });
 
+  it('ships a README that says what it installed, how to configure, start and use it, and where the docs are', () => {
+    const readme = readFileSync('/usr/share/doc/fleetls/README', 'utf8');
+    assert.match(readme, /^fleetls 0\.0\.1~test1: /);
+    for (const heading of [
+      'What this package installs',
+      'Configure',
+      'Start, check, use',
+      'Without systemd',
+      'Remove',
+      'Documentation',
+    ]) {
+      assert.match(readme, new RegExp(`^${heading}`, 'm'), heading);
+    }
+    // Every file it names is one the package installed (the token: made at install).
+    const installed = new Set([...sh('dpkg', ['-L', 'fleetls']).trim().split('\n'), TOKEN]);
+    const named = [...readme.matchAll(/^ {2}(\/\S+)/gm)].map((m) => m[1] as string);
+    assert.ok(named.length >= 5, named.join(' '));
+    assert.deepEqual(
+      named.filter((f) => !installed.has(f)),
+      [],
+    );
+    // Its server command without systemd is the unit's own ExecStart, at the unit's address.
+    const unit = readFileSync('/usr/lib/systemd/system/fleetls.service', 'utf8');
+    const exec = /^ExecStart=(.*)$/m.exec(unit)?.[1]?.replace(/\$\{FLEETLS_HTTP\}/, '127.0.0.1:8765') ?? '';
+    const pasted = (readme.split(/^Without systemd.*$/m)[1] ?? '').replace(/\\\n\s*/g, '');
+    assert.ok(pasted.includes(exec), `${exec} in\n${pasted}`);
+  });
+
   it('installs its own user, gateway.yaml readable by it, and a bearer token only it can read', () => {
     const ids = userIds('fleetls-gateway');
     assert.ok(ids && ids.uid < 1000, 'system user fleetls-gateway');
