@@ -103,7 +103,13 @@ async function measure(command: string[], root: string, allow: string): Promise<
     const peak = memoryOf(child.pid!)?.hwm ?? Number.NaN;
     return { startMs, idle, peak, walkMs, rows };
   } finally {
-    child.kill('SIGKILL');
+    // Gone before the caller drops the executable's page cache: pages a dying process still
+    // maps are not dropped, and the next row would start with all of them cached.
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
   }
 }
 
