@@ -34,6 +34,17 @@ describe('TopN', () => {
     assert.deepEqual(top.sorted(), [9, 9, 7]);
   });
 
+  it('says of each item whether it is kept: an item refused can never rank within the limit', () => {
+    const top = new TopN<number>(2, (a, b) => a - b);
+    // 5, 3 kept; 7 ranks after both; 1 takes 5's place; a tie with the worst kept is refused.
+    assert.deepEqual(
+      [5, 3, 7, 1, 3].map((x) => top.push(x)),
+      [true, true, false, true, false],
+    );
+    assert.deepEqual(top.sorted(), [1, 3]);
+    assert.equal(new TopN<number>(0, (a, b) => a - b).push(1), false);
+  });
+
   it('keeps nothing with limit 0 but counts what it saw', () => {
     const top = new TopN<number>(0, (a, b) => a - b);
     for (let i = 0; i < 10; i++) top.push(i);

@@ -20,17 +20,23 @@ export class TopN<T> {
     return this.heap.length;
   }
 
-  push(item: T): void {
+  /**
+   * Offers `item`; true when it is kept (it ranks within the best `limit` so far, the worst
+   * kept one making room). What is refused now can never rank within `limit`.
+   */
+  push(item: T): boolean {
     this.pushed++;
-    if (this.limit <= 0) return;
+    if (this.limit <= 0) return false;
     const h = this.heap;
     if (h.length < this.limit) {
       h.push(item);
       this.up(h.length - 1);
-    } else if (this.compare(item, h[0]) < 0) {
-      h[0] = item;
-      this.down(0);
+      return true;
     }
+    if (this.compare(item, h[0]) >= 0) return false;
+    h[0] = item;
+    this.down(0);
+    return true;
   }
 
   /** The worst item kept once `limit` are kept (what a new one must beat); undefined before. */

@@ -8,6 +8,7 @@ import {
   hostEntryComparator,
   mergeSortedArrays,
   type Row,
+  TopN,
   type Truncation,
   type WalkRequest,
   type WalkSummary,
@@ -139,58 +140,6 @@ export function walkTask(req: WalkRequest): HostTask<HostWalk> {
 }
 
 /**
- * The best `cap` host entries offered so far, in a heap whose top is the worst of them: an
- * entry is kept if it ranks before that worst one (which then goes). What a kept entry later
- * loses to stays where it was put; what is refused now can never rank within `cap`.
- */
-class BestEntries {
-  private readonly heap: HostEntry[] = [];
-
-  constructor(
-    private readonly cmp: (a: HostEntry, b: HostEntry) => number,
-    private readonly cap: number,
-  ) {}
-
-  /** Whether `e` ranks within the best `cap` offered so far (it is then among them). */
-  offer(e: HostEntry): boolean {
-    const h = this.heap;
-    if (h.length < this.cap) {
-      h.push(e);
-      this.up(h.length - 1);
-      return true;
-    }
-    if (this.cmp(e, h[0]) >= 0) return false;
-    h[0] = e;
-    this.down(0);
-    return true;
-  }
-
-  private up(i: number): void {
-    const h = this.heap;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (this.cmp(h[i], h[parent]) <= 0) return;
-      [h[i], h[parent]] = [h[parent], h[i]];
-      i = parent;
-    }
-  }
-
-  private down(i: number): void {
-    const h = this.heap;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let worst = i;
-      if (l < h.length && this.cmp(h[l], h[worst]) > 0) worst = l;
-      if (r < h.length && this.cmp(h[r], h[worst]) > 0) worst = r;
-      if (worst === i) return;
-      [h[i], h[worst]] = [h[worst], h[i]];
-      i = worst;
-    }
-  }
-}
-
-/**
  * A ranked walk's fan-out task whose hosts keep only the entries within the best `cap` of the
  * call's hosts so far: a merged ranking shows at most `cap` rows, and the rest would be held
  * to the end of the call for nothing (10 rows of each of 100,000 hosts for a top 10 were most
@@ -198,11 +147,12 @@ class BestEntries {
  */
 export function rankedWalkTask(req: WalkRequest, cap: number): HostTask<HostWalk> {
   const walk = walkTask(req);
-  const best = new BestEntries(hostEntryComparator(req.order, req.direction), Math.max(1, cap));
+  // core's heap of the best `cap`: an entry it refuses now can never rank within `cap`.
+  const best = new TopN<HostEntry>(Math.max(1, cap), hostEntryComparator(req.order, req.direction));
   return async (b, h, signal, budgetMs) => {
     const w = await walk(b, h, signal, budgetMs);
     const host = h.name;
-    return { ...w, rows: w.rows.filter((row) => row.kind !== 'entry' || best.offer({ host, entry: row.entry })) };
+    return { ...w, rows: w.rows.filter((row) => row.kind !== 'entry' || best.push({ host, entry: row.entry })) };
   };
 }
 
