@@ -469,6 +469,11 @@ describe('web dashboard in headless Chromium', () => {
     assert.match(text, /web-2 file, 3\.9 KiB \(4,000 B\)/);
     assert.match(text, /only-on-2\.txt web-1 absent web-2 file/);
     assert.match(text, /sub web-1 dir.* web-2 absent/);
+    // Owners as each host names them (issue 40, item 10), not 0:0; the ids in the title.
+    await page.waitForFunction(
+      () => document.querySelector('#differences span[data-owner="web-1"]')?.textContent === 'root:root',
+    );
+    assert.equal(await page.getAttribute('#differences span[data-owner="web-1"]', 'title'), 'uid 0, gid 0');
     assert.match((await page.locator('#view-compare').textContent()) ?? '', /dead: unreachable/);
     await audit('compare');
     await shot('compare');

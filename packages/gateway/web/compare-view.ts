@@ -1,6 +1,7 @@
 // Compare: diff_directory as a view. Which hosts agree (groups, A the largest), and each path
 // that differs with what each set of hosts has there (absent, or the compared attributes).
-// State: ?view=compare&host&path&depth.
+// State: ?view=compare&host&path&depth. Owners are names where the hosts of a set name them
+// alike (owners.ts; the comparison itself is of the numbers), else uid:gid.
 import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
 import {
@@ -13,7 +14,8 @@ import {
   mtimeText,
   nameText,
 } from './format.js';
-import { breadcrumbs } from './paths.js';
+import { OwnerNames } from './owners.js';
+import { breadcrumbs, childPath } from './paths.js';
 import { followScan, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
@@ -31,22 +33,44 @@ interface DiffAnswer extends ScanPageLike {
   truncations?: { host: string; truncation: { dir?: string; reason?: string } }[];
 }
 
-function valueText(v: { present?: boolean; entry?: JsonEntry }, compare: string[]): string {
-  if (!v.present) return 'absent';
+type Value = { hosts: string[]; present?: boolean; entry?: JsonEntry };
+
+/** The owner of a set of hosts: the names they all give its ids, else the ids. */
+function ownerText(owners: OwnerNames, hosts: string[], e: JsonEntry): string {
+  const ids = `${e.uid ?? 0}:${e.gid ?? 0}`;
+  const named = new Set(hosts.map((h) => owners.text(h, e.uid ?? 0, e.gid ?? 0)));
+  return named.size === 1 ? ([...named][0] as string) : ids;
+}
+
+function valueCell(v: Value, compare: string[], owners: OwnerNames): (string | HTMLElement)[] {
+  if (!v.present) return ['absent'];
   const e = v.entry ?? {};
   // What these hosts could not read is the difference (as the CLI's `B: [DENIED]`): its
   // attributes are the directory's own, the same as on the hosts that read it.
-  if (e.error) return `[${errorCode(e.error.code)}] ${e.error.detail || 'could not be read here'}`;
-  const parts: string[] = [];
+  if (e.error) return [`[${errorCode(e.error.code)}] ${e.error.detail || 'could not be read here'}`];
+  const parts: (string | HTMLElement)[] = [];
   for (const c of compare) {
+    if (parts.length > 0 && ['type', 'size', 'mode', 'owner', 'mtime'].includes(c)) parts.push(', ');
     if (c === 'type') parts.push(kindOf(e.type));
     if (c === 'size')
       parts.push(`${humanSize(Number(e.size ?? 0))} (${Number(e.size ?? 0).toLocaleString('en-US')} B)`);
     if (c === 'mode') parts.push(modeText(e));
-    if (c === 'owner') parts.push(`${e.uid ?? 0}:${e.gid ?? 0}`);
+    if (c === 'owner')
+      parts.push(
+        h(
+          'span',
+          {
+            'data-owner': v.hosts.join(','),
+            'data-uid': e.uid ?? 0,
+            'data-gid': e.gid ?? 0,
+            title: `uid ${e.uid ?? 0}, gid ${e.gid ?? 0}`,
+          },
+          ownerText(owners, v.hosts, e),
+        ),
+      );
     if (c === 'mtime') parts.push(mtimeText(e));
   }
-  return parts.join(', ');
+  return parts;
 }
 
 /** The elements the view fills as pages arrive. */
@@ -124,7 +148,7 @@ function showGroups(parts: CompareParts, res: DiffAnswer, statuses: Map<string, 
 type Difference = NonNullable<DiffAnswer['differences']>[number];
 
 /** A differing path's rows: one per set of hosts with what they have, and the hosts not compared. */
-function differenceRows(d: Difference, compare: string[]): HTMLTableRowElement[] {
+function differenceRows(d: Difference, compare: string[], owners: OwnerNames): HTMLTableRowElement[] {
   const values = d.values ?? [];
   const rows = values.map((v, i) =>
     h(
@@ -140,7 +164,7 @@ function differenceRows(d: Difference, compare: string[]): HTMLTableRowElement[]
           class: v.entry?.error ? 'bad' : v.present ? 'mono' : 'lb',
           'data-error': v.entry?.error ? errorCode(v.entry.error.code) : undefined,
         },
-        valueText(v, compare),
+        ...valueCell(v, compare, owners),
       ),
     ),
   );
@@ -166,6 +190,15 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
   const statuses = new Map<string, JsonStatus>();
   const call = (c?: string) =>
     ctx.call<DiffAnswer>('DiffDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
+  const owners = new OwnerNames(
+    (hosts, p) => ctx.call('Stat', { host: hosts, path: p }),
+    () => {
+      for (const span of parts.body.querySelectorAll<HTMLElement>('span[data-owner]')) {
+        const e = { uid: Number(span.dataset.uid), gid: Number(span.dataset.gid) };
+        span.textContent = ownerText(owners, (span.dataset.owner ?? '').split(','), e);
+      }
+    },
+  );
   const merge = (res: DiffAnswer) => {
     const compare = res.compare ?? ['type', 'size', 'mode', 'owner'];
     for (const s of res.hosts ?? []) statuses.set(s.host, s);
@@ -175,9 +208,25 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
       showGroups(parts, res, statuses, path);
     }
     for (const d of res.differences ?? []) {
-      parts.body.append(...differenceRows(d, compare));
+      parts.body.append(...differenceRows(d, compare, owners));
       shown++;
     }
+    if (compare.includes('owner'))
+      owners.resolve(
+        (res.differences ?? []).flatMap((d) =>
+          (d.values ?? [])
+            .filter((v) => v.present && v.entry && !v.entry.error)
+            .flatMap((v) =>
+              v.hosts.map((h) => ({
+                host: h,
+                path: childPath(path, d.path),
+                uid: v.entry?.uid ?? 0,
+                gid: v.entry?.gid ?? 0,
+                link: kindOf(v.entry?.type) === 'symlink',
+              })),
+            ),
+        ),
+      );
     const groupsN = (res.groups ?? []).length;
     parts.summary.textContent = waiting
       ? 'Waiting for every host: a comparison needs them all (the scan above says how far it is).'
