@@ -169,8 +169,8 @@ describe('the agent find route', () => {
     );
   });
 
-  it('keeps a big ranked walk in JS where the native module reads, shared with a second thread, with find’s answer', async () => {
-    // FLEETLS_FIND_AFTER_ENTRIES unset: the native module's walker costs about find's CPU, and shares.
+  it('keeps a big ranked walk in JS where the native module reads, with find’s answer', async () => {
+    // FLEETLS_FIND_AFTER_ENTRIES unset: the native module's walker costs about find's CPU.
     const req: WireWalkRequest = { path: root, maxDepth: 64, shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: 25 };
     // `auto` lists this big tree with find (its own walks were counted in the test above).
     const [viaNative, viaFind] = await Promise.all([
@@ -185,7 +185,6 @@ describe('the agent find route', () => {
       ends.map((l) => l.route),
       ['js'],
     );
-    assert.ok(((ends[0].split as { given?: number } | undefined)?.given ?? 0) > 0, JSON.stringify(ends[0]));
   });
 
   it('listed every ranked walk with find on one agent and in JS on the other', () => {

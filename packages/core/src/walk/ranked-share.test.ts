@@ -23,12 +23,13 @@ function tree(): MemorySource {
 
 function records(): SourceRecord[] {
   const recs: SourceRecord[] = [];
-  // 40 directories of 3 each: more than a walk reads before it hands the rest out.
+  // 40 directories of 40 each: more than a walk reads before it hands the rest out (1024).
   for (let d = 0; d < 40; d++) {
     recs.push(recordAt(`d${d}`, { type: 'dir', size: 4096, mtimeSec: 100 + d }));
-    for (const sub of ['a', 'b', 'deep']) {
+    for (let s = 0; s < 40; s++) {
+      const sub = s === 0 ? 'deep' : `s${s}`;
       recs.push(recordAt(`d${d}/${sub}`, { type: 'dir', size: 4096, mtimeSec: 50 }));
-      for (let i = 0; i < 8; i++)
+      for (let i = 0; i < 2; i++)
         // Ties on size and mtime across the two sides: the path decides them.
         recs.push(recordAt(`d${d}/${sub}/f${i}`, { size: (i * 7 + d) % 11, mtimeSec: 1000 + (i % 4) }));
     }

@@ -2,7 +2,7 @@
 // walk gives on one thread (split: false), whichever of the two threads takes which
 // directory: both orders and directions, an offset, a types filter, ties on size and mtime
 // (the path decides them), hard links, a FIFO, a symlink and an unreadable directory. The
-// tree has more directories than are handed out, so some always are.
+// tree has more directories than a walk reads before it hands the rest out, so some always are.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -18,18 +18,19 @@ let root: string;
 
 before(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-share-')));
-  for (let d = 0; d < 12; d++)
-    for (let e = 0; e < 12; e++) {
+  // 1,200 directories: more than a walk reads before it hands the rest out (1024).
+  for (let d = 0; d < 40; d++)
+    for (let e = 0; e < 30; e++) {
       const dir = path.join(root, `d${d}`, `e${e}`);
       fs.mkdirSync(dir, { recursive: true });
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < 3; i++) {
         const f = path.join(dir, `f${i}`);
         fs.writeFileSync(f, 'x'.repeat((i * 7 + d + e) % 19));
         const t = 1_700_000_000 + (i % 4);
         fs.utimesSync(f, t, t);
       }
     }
-  fs.linkSync(path.join(root, 'd0/e0/f3'), path.join(root, 'hard'));
+  fs.linkSync(path.join(root, 'd0/e0/f2'), path.join(root, 'hard'));
   fs.symlinkSync('d0', path.join(root, 'link'));
   execFileSync('mkfifo', [path.join(root, 'fifo')]);
   fs.mkdirSync(path.join(root, 'd5', 'locked'));
