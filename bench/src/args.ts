@@ -11,17 +11,20 @@ export interface BenchArgs {
   only: string[];
   /** Agent counts of the fan-out section. */
   fanout: number[];
+  /** Simulated host identities of the nats section. */
+  natsHosts: number;
   /** Where results/<section>.md and RESULTS.md go. */
   out: string;
   /** Run no section: only rebuild RESULTS.md from the section files. */
   assemble: boolean;
 }
 
-export const USAGE = `usage: node bench/dist/main.js [--assemble] [--full] [--only a,b] [--runs N] [--fanout 1,10,50,200] [--out DIR]
+export const USAGE = `usage: node bench/dist/main.js [--assemble] [--full] [--only a,b] [--runs N] [--fanout 1,10,50,200] [--nats-hosts N] [--out DIR]
   --full      also the ~1M-entry tree (or FLEETLS_BENCH_FULL=1)
   --only      sections to run (default: all)
   --runs      timed runs after one warm-up (default 5)
   --fanout    agent counts for the fan-out section (default 1,10,50,200)
+  --nats-hosts simulated hosts of the nats section (default 100000)
   --out       directory for results/<section>.md and RESULTS.md (default: bench/)
   --assemble  run nothing: rebuild RESULTS.md from results/*.md (after a merge)`;
 
@@ -35,6 +38,14 @@ function positiveInts(flag: string, value: string): number[] {
   return xs;
 }
 
+/** The nats section names its hosts with 5 digits and splits them in halves of whole thousands. */
+function natsHosts(value: string): number {
+  const [n] = positiveInts('nats-hosts', value);
+  if (n % 2000 !== 0 || n < 4000 || n > 100_000)
+    throw new UsageError(`--nats-hosts takes a multiple of 2000 in 4000..100000, got '${value}'`);
+  return n;
+}
+
 function parseOptions(argv: string[], defaultOut: string) {
   return parseArgs({
     args: argv,
@@ -45,6 +56,7 @@ function parseOptions(argv: string[], defaultOut: string) {
       only: { type: 'string' },
       runs: { type: 'string', default: '5' },
       fanout: { type: 'string', default: '1,10,50,200' },
+      'nats-hosts': { type: 'string', default: '100000' },
       out: { type: 'string', default: defaultOut },
       assemble: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -72,6 +84,7 @@ export function parseBenchArgs(argv: string[], sections: readonly string[], defa
     runs,
     only: sections.filter((s) => only.includes(s)),
     fanout: positiveInts('fanout', values.fanout),
+    natsHosts: natsHosts(values['nats-hosts']),
     out: path.resolve(values.out),
     assemble: values.assemble,
   };

@@ -136,6 +136,11 @@ export async function startMcp(o: StartOptions): Promise<McpServerProc> {
     restarts: () => restarts,
     async close() {
       await withTimeout(c.client.close(), 10_000, `${o.name}: close`).catch(() => {});
+      // A profiled server writes its profile as it exits: it is given 20 s to.
+      if (c.pid && process.env.FLEETLS_BENCH_GATEWAY_NODE_ARGS) {
+        const t0 = Date.now();
+        while (Date.now() - t0 < 20_000 && memoryOf(c.pid)) await new Promise((r) => setTimeout(r, 200));
+      }
       if (c.pid) {
         try {
           process.kill(c.pid, 'SIGKILL');
@@ -161,7 +166,9 @@ export function startFleetls(
 ) {
   const main = opts.main ?? GATEWAY_MAIN;
   if (!fs.existsSync(main)) throw new Error(`${path.relative(REPO_ROOT, main)} is not built`);
-  const args = [main];
+  // To profile the gateway under a section's load: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.FLEETLS_BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const args = [...nodeArgs, main];
   if (opts.inventory) args.push('--inventory', opts.inventory);
   args.push(...(opts.extraArgs ?? []), 'serve');
   return startMcp({
@@ -169,7 +176,11 @@ export function startFleetls(
     command: process.execPath,
     args,
     cwd: opts.cwd,
-    env: { HOME: opts.home, FLEETLS_INVENTORY: opts.inventory ?? '', FLEETLS_LOG_LEVEL: 'warn' },
+    env: {
+      HOME: opts.home,
+      FLEETLS_INVENTORY: opts.inventory ?? '',
+      FLEETLS_LOG_LEVEL: 'warn',
+    },
     ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
   });
 }

@@ -2,13 +2,17 @@
 import { loadContract } from '@fleetls/proto';
 // Bench only: many simulated hosts on NATS in one process (issue 20 point 6), not the agent.
 //   node nats-sim.js URL FIRST COUNT HEARTBEAT_MS
+// (URL may list several servers, comma-separated: the process connects to one of them.)
 // Registers hosts sim-FIRST … sim-(FIRST+COUNT-1) in the registry bucket (a plain publish on
 // each key's subject, every heartbeat, as many agents would) and answers every one's Walk
 // from memory (80 files: ranked by size for a top_n, in name order otherwise) and Stat (not
 // found, with the agent headers a probe reads), over the agent's NATS protocol. Replies are
 // encoded once per distinct request and their headers built once: the simulator shares the
 // gateway's cores, so what it spends per host is taken from the gateway's figures. Prints
-// {"msg":"registered"} on stderr once the first round of registrations is out.
+// {"msg":"registered"} on stderr once the first round of registrations is out. It counts the
+// walks each host was asked: a request on `fleetls-bench.sim.FIRST.asked` answers how many
+// hosts were asked once, never, or more than once since the last such request (the bench's
+// proof that every host answered exactly once), and starts counting again.
 import { agentSubjects, frame, HDR, hostFromToken, hostToken, REGISTRY_BUCKET } from '@fleetls/runtime/nats';
 import { connect, type Msg, headers as natsHeaders } from '@nats-io/transport-node';
 import { stubRows } from './stub-rows.js';
@@ -20,7 +24,11 @@ const heartbeatMs = Number(heartbeatArg);
 const VERSION = '0.0.0-sim';
 
 async function main(): Promise<void> {
-  const nc = await connect({ servers: [url], name: `fleetls bench sim ${first}+${count}`, maxReconnectAttempts: -1 });
+  const nc = await connect({
+    servers: url.split(','),
+    name: `fleetls bench sim ${first}+${count}`,
+    maxReconnectAttempts: -1,
+  });
   const walk = loadContract().proto.fleetls.v1.Agent.service.Walk;
   const all = stubRows(80, (i) => ({ path: `file-${String(i).padStart(3, '0')}.log`, depth: 1 }));
   const byName = [...all].sort((a, b) => Buffer.compare(a.entry.path, b.entry.path));
@@ -40,9 +48,15 @@ async function main(): Promise<void> {
       startedAt,
     }),
   }));
-  const register = () => {
-    for (const r of registrations) nc.publish(r.subject, r.body);
+  // In batches, each flushed: a burst of 25,000 writes to the registry's replicated stream at
+  // once is what an agent fleet never does (its heartbeats are spread).
+  const register = async () => {
+    for (let i = 0; i < registrations.length; i += 1000) {
+      for (const r of registrations.slice(i, i + 1000)) nc.publish(r.subject, r.body);
+      await nc.flush();
+    }
   };
+  const asked = new Uint32Array(count);
 
   const agentHeaders = () => {
     const h = natsHeaders();
@@ -92,8 +106,11 @@ async function main(): Promise<void> {
 
   // A subscription per host, as each agent has: the server routes a host's requests to its
   // process only (one wildcard per process had every process read every host's requests).
+  const walkSubs = new Map(names.map((name, i) => [agentSubjects(name).walk, i]));
   const onWalk = (_err: unknown, msg: Msg) => {
     if (!msg.reply) return;
+    const i = walkSubs.get(msg.subject);
+    if (i !== undefined) asked[i]++;
     nc.publish(msg.reply, undefined, { headers: first0 });
     nc.publish(msg.reply, bodyFor(msg.data), { headers: last1 });
   };
@@ -110,10 +127,21 @@ async function main(): Promise<void> {
     nc.subscribe(subjects.walk, { callback: onWalk });
     nc.subscribe(subjects.stat, { callback: onStat });
   }
+  nc.subscribe(`fleetls-bench.sim.${first}.asked`, {
+    callback: (_err, msg) => {
+      const n = { never: 0, once: 0, more: 0 };
+      for (const a of asked) {
+        if (a === 0) n.never++;
+        else if (a === 1) n.once++;
+        else n.more++;
+      }
+      asked.fill(0);
+      msg.respond(JSON.stringify(n));
+    },
+  });
   await nc.flush();
-  register();
-  await nc.flush();
-  setInterval(register, heartbeatMs);
+  await register();
+  setInterval(() => void register(), heartbeatMs);
   process.stderr.write(`${JSON.stringify({ msg: 'registered', count })}\n`);
   process.on('SIGTERM', () => void nc.close().finally(() => process.exit(0)));
 }
