@@ -283,6 +283,7 @@ function readPacked(pass: DuPass, next: Pending, ref: DirRef, dir: PackedDir): D
     if (Date.now() > pass.deadlineAt) return cutShort(pass.sized);
     const count = dir.count;
     for (let i = 0; i < count; i++) {
+      pass.onEntry?.();
       const state = dir.state(i);
       if (state === FAILED) {
         at.partial = true;
