@@ -60,10 +60,12 @@ export class OwnerNames {
       wanted.set(e.path, hosts);
     }
     for (const [path, hosts] of wanted) {
-      this.stat([...hosts].join(','), path).then(
-        (res) => this.learn(res),
-        () => undefined, // ids stay: the listing itself says what failed
-      );
+      for (const selector of selectors([...hosts])) {
+        this.stat(selector, path).then(
+          (res) => this.learn(res),
+          () => undefined, // ids stay: the listing itself says what failed
+        );
+      }
     }
   }
 
@@ -89,3 +91,21 @@ export class OwnerNames {
 }
 
 const key = (host: string, id: number) => `${host}\u0000${id}`;
+
+/** A selector is at most 4,096 characters (tools/schemas.ts): a long list of hosts goes in several. */
+const SELECTOR_MAX = 4000;
+
+/** `hosts` as comma lists of at most SELECTOR_MAX characters each. */
+export function selectors(hosts: string[]): string[] {
+  const out: string[] = [];
+  let cur = '';
+  for (const host of hosts) {
+    if (cur && cur.length + 1 + host.length > SELECTOR_MAX) {
+      out.push(cur);
+      cur = '';
+    }
+    cur = cur ? `${cur},${host}` : host;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
