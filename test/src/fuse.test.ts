@@ -3,7 +3,8 @@
 // rclone and s3fs give) are typed by lstat, and the tree lists on every path: the agent
 // process over gRPC, the SSH backend with GNU find, and the SSH backend over SFTP.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Row, WalkRequest } from '@fleetls/core';
@@ -108,6 +109,58 @@ describe('a FUSE file system whose directory entries have no type', () => {
     } finally {
       backend.close();
       await sftpHost.stop();
+    }
+  });
+});
+
+// The native module's directory read stats each entry in C (fsat.c readPacked): an entry whose
+// stat fails there (EIO, or ENOENT for one removed after it was listed) is an error row of its
+// own, and the rest of the directory is listed, tree and ranked. (Through node:fs, with
+// FLEETLS_NATIVE=0, the listed-then-gone entry of unknown type fails the whole directory's
+// read: Node's readdir lstats it itself.)
+describe('a FUSE file system whose entries fail their lookup', () => {
+  let fuse: FuseMount;
+  let root: string;
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-fuse-fails-'));
+
+  before(async () => {
+    root = join(dir, 'root');
+    mkdirSync(join(root, 'fails'), { recursive: true });
+    fuse = await mountFuse('fails', join(root, 'fails'));
+  });
+  after(async () => {
+    await fuse?.unmount();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the agent lists each failed entry as its error row, tree and ranked', async () => {
+    const agent = await startAgent({ allow: [root] });
+    const c = agentClient(agent.address);
+    try {
+      const tree = await walkAll(c, { path: root, maxDepth: 3, maxItemsPerDir: 1000 });
+      assert.deepEqual(lines(tree.rows), [
+        'fails dir 4096',
+        'fails/broken.txt error ERROR 0',
+        'fails/gone.txt error NOT_FOUND 0',
+        'fails/ok.txt file 2',
+      ]);
+      const ranked = await walkAll(c, {
+        path: root,
+        maxDepth: 3,
+        shape: 'SHAPE_RANKED',
+        order: 'ORDER_SIZE',
+        direction: 'DIRECTION_DESCENDING',
+        topN: 5,
+      });
+      assert.deepEqual(lines(ranked.rows), [
+        'fails dir 4096',
+        'fails/ok.txt file 2',
+        'fails/broken.txt error ERROR 0',
+        'fails/gone.txt error NOT_FOUND 0',
+      ]);
+    } finally {
+      c.close();
+      await agent.stop();
     }
   });
 });

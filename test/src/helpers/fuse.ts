@@ -11,7 +11,7 @@ const FIXTURE = join(REPO_ROOT, 'test/fixtures/fuse-fs.py');
 // Debian's python3-fusepy installs for the system interpreter, whatever python3 PATH finds.
 const PYTHON = '/usr/bin/python3';
 
-export type FuseMode = 'answers' | 'hangs' | 'slow';
+export type FuseMode = 'answers' | 'hangs' | 'slow' | 'fails';
 
 export interface FuseMount {
   mountpoint: string;
