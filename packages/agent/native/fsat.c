@@ -198,9 +198,7 @@ enum {
   R_GID = 52,       // u32
   R_NLINK = 56,     // u32
   R_NAME_OFF = 60,  // u32: the name's first byte in the Buffer
-  R_NAME_LEN = 64,  // u16
-  R_DTYPE = 66,     // u8: the kernel's d_type
-  R_STATE = 67,     // u8: S_*
+  R_NAME = 64,      // u32: the name's length | d_type << 16 | S_* << 24 (one word: either byte order)
   R_ERRNO = 68,     // i32: statx's errno when S_FAILED
   DENTS = 32 * 1024,
   // The shortest linux_dirent64 is 24 bytes (19 of header, a name of one byte, its NUL, padding).
@@ -298,20 +296,19 @@ static napi_value read_packed(napi_env env, napi_callback_info info) {
       uint8_t* r = buf + (size_t)count * REC;
       count++;
       *(uint32_t*)(r + R_NAME_OFF) = (uint32_t)((const uint8_t*)name - buf);
-      *(uint16_t*)(r + R_NAME_LEN) = (uint16_t)name_len;
-      r[R_DTYPE] = d->d_type;
+      const uint32_t named = (uint32_t)name_len | (uint32_t)d->d_type << 16;
       if ((mask & (1u << (d->d_type & 31))) == 0) {
-        r[R_STATE] = S_NAME_ONLY;
+        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_NAME_ONLY << 24;
         continue;
       }
       if (probe != NULL) probe_entry(probe, dir_len, name, name_len);
       struct statx st;
       if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) {
-        r[R_STATE] = S_FAILED;
+        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_FAILED << 24;
         *(int32_t*)(r + R_ERRNO) = errno;
         continue;
       }
-      r[R_STATE] = S_STATED;
+      *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_STATED << 24;
       *(double*)(r + R_SIZE) = (double)st.stx_size;
       *(double*)(r + R_BLOCKS) = (double)st.stx_blocks;
       *(double*)(r + R_MTIME_SEC) = (double)st.stx_mtime.tv_sec;

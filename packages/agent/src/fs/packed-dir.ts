@@ -11,9 +11,10 @@ import type { CallProbe } from '../walk/call-probe.js';
 import { typeOfDtype } from './dirent64.js';
 import { openDirRead, readPacked, readsDents } from './fsat.js';
 
-// fsat.c's record layout: REC bytes each; f64 slots (size, blocks, mtime second, inode,
-// device), then int32 slots from byte 40 (mtime nanosecond, mode, uid, gid, nlink, name
-// offset, name length | d_type << 16 | state << 24, errno).
+// fsat.c's record layout: REC bytes each, in the CPU's byte order (the typed arrays read it
+// in the same); f64 slots (size, blocks, mtime second, inode, device), then int32 slots from
+// byte 40 (mtime nanosecond, mode, uid, gid, nlink, name offset, name length | d_type << 16 |
+// state << 24, errno).
 const REC = 72;
 const F64_PER_REC = REC / 8;
 const I32_PER_REC = REC / 4;
