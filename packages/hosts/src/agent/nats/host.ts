@@ -43,6 +43,6 @@ export function failureOf(msg: Msg, host: string): FleetError | undefined {
   return new FleetError(code, `agent ${host}: ${h.get(HDR.details) || 'failed'}`);
 }
 
-export function listOf(v: string | undefined): string[] {
-  return (v ?? '').split(',').filter((f) => f !== '');
+export function listOf(header: string | undefined): string[] {
+  return (header ?? '').split(',').filter((f) => f !== '');
 }

@@ -55,8 +55,8 @@ export interface NatsRegistry {
   close(): void;
 }
 
-export function isFresh(h: Pick<RegisteredHost, 'seenAt' | 'heartbeatMs'>, now: number): boolean {
-  return now - h.seenAt.getTime() <= MISSED_HEARTBEATS * h.heartbeatMs;
+export function isFresh(host: Pick<RegisteredHost, 'seenAt' | 'heartbeatMs'>, now: number): boolean {
+  return now - host.seenAt.getTime() <= MISSED_HEARTBEATS * host.heartbeatMs;
 }
 
 /** The announced heartbeat within [MIN_HEARTBEAT_MS, max]; none (or not a number) is the default. */
@@ -68,11 +68,13 @@ export function boundHeartbeat(announced: unknown, max = MAX_HEARTBEAT_MS): numb
 const NO_IDENTITY: HostIdentity = { labels: {}, groups: [] };
 
 /** What a registration claims beyond the operator's identity for it, in words; undefined = nothing. */
-export function claimsBeyond(r: Registration, given: HostIdentity): string | undefined {
-  const groups = Array.isArray(r.groups) ? r.groups.map(String).filter((g) => !given.groups.includes(g)) : [];
+export function claimsBeyond(registration: Registration, given: HostIdentity): string | undefined {
+  const groups = Array.isArray(registration.groups)
+    ? registration.groups.map(String).filter((g) => !given.groups.includes(g))
+    : [];
   const labels =
-    typeof r.labels === 'object' && r.labels !== null && !Array.isArray(r.labels)
-      ? Object.entries(r.labels)
+    typeof registration.labels === 'object' && registration.labels !== null && !Array.isArray(registration.labels)
+      ? Object.entries(registration.labels)
           .filter(([k, v]) => given.labels[k] !== String(v))
           .map(([k, v]) => `${k}=${String(v)}`)
       : [];
