@@ -166,27 +166,6 @@ static napi_value open_dir_read(napi_env env, napi_callback_info info) {
   return number(env, opened >= 0 ? opened : -errno);
 }
 
-// openDirReadAt(dirFd: number, name: Buffer) -> a descriptor of directory `name` in `dirFd`
-// open for reading, or -errno: openat(dirFd, name, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC),
-// as fts opens each directory it reads (a symlink fails with ELOOP or ENOTDIR). One open where
-// openAt then openDirRead are two: for a pass that only reads (du/apparent.ts).
-static napi_value open_dir_read_at(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  int32_t fd;
-  bool is_buffer = false;
-  char name[NAME_MAX + 1];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 2)
-    return type_error(env, "openDirReadAt: takes two arguments");
-  if (napi_get_value_int32(env, argv[0], &fd) != napi_ok) return type_error(env, "openDirReadAt: dirFd must be a number");
-  if (napi_is_buffer(env, argv[1], &is_buffer) != napi_ok || !is_buffer)
-    return type_error(env, "openDirReadAt: name must be a Buffer");
-  int bad = one_component(env, argv[1], name);
-  if (bad != 0) return number(env, -bad);
-  int opened = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  return number(env, opened >= 0 ? opened : -errno);
-}
-
 // readDents(fd: number, buf: Buffer) -> bytes of linux_dirent64 records read into buf, 0 at
 // the end of the directory, or -errno. By syscall(2): glibc's getdents64 is 2.30's.
 static napi_value read_dents(napi_env env, napi_callback_info info) {
@@ -373,8 +352,6 @@ NAPI_MODULE_INIT() {
   if (napi_set_named_property(env, exports, "openDirRead", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "readDents", NAPI_AUTO_LENGTH, read_dents, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "readDents", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "openDirReadAt", NAPI_AUTO_LENGTH, open_dir_read_at, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "openDirReadAt", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "readPacked", NAPI_AUTO_LENGTH, read_packed, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "readPacked", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "mountsChanged", NAPI_AUTO_LENGTH, mounts_changed, NULL, &fn) != napi_ok) return NULL;

@@ -8,11 +8,9 @@
 // per chunk (fs/packed-dir.ts) and summed from its records: no object per entry, a name
 // copied only for a subdirectory to open. Else node:fs reads it through its magic link.
 import * as fs from 'node:fs';
-import { constants as osConstants } from 'node:os';
 import type { DirSize } from '@fleetls/core';
 import { fdPath, O_PATH, openAt, openNoFollow } from '../fs/beneath.js';
 import { isSmallDir, openDirBytes } from '../fs/dir-read.js';
-import { openDirReadAt } from '../fs/fsat.js';
 import { FAILED, type PackedDir, PackedReader, STAT_ALL, STATED } from '../fs/packed-dir.js';
 import { type CallProbe, watched } from '../walk/call-probe.js';
 import { WalkCancelled } from '../walk/cancelled.js';
@@ -20,7 +18,6 @@ import { type DuStat, duStat } from './entry-stat.js';
 import { cutShort, type DirSizeKeep, dirSizeOf, keepSizes, rollUp, type SizedDir } from './sums.js';
 
 const SLASH = Buffer.from('/');
-const { EACCES } = osConstants.errno;
 
 /** An open directory of the pass, closed when it is read and none of its subdirectories waits to be opened from it. */
 interface DirRef {
@@ -187,17 +184,11 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
   const { path: dirPath, whole } = next;
   const at = pass.sized[next.into];
   let ref: DirRef;
-  const { packed } = pass;
-  /** Opened for reading from its parent by one openat (as fts does): the packed read's descriptor, and its children's parent. */
-  let reads = false;
   if (next.ref !== undefined) ref = next.ref;
   else {
     let fd: number;
     try {
-      reads = packed !== undefined;
-      fd = watched(probe, dirPath, () =>
-        reads ? openDirReadAt(next.parent.fd, next.name) : openAt(next.parent.fd, next.name, true),
-      );
+      fd = watched(probe, dirPath, () => openAt(next.parent.fd, next.name, true));
     } catch {
       at.partial = true;
       at.unreadable++;
@@ -208,10 +199,11 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     ref = { fd, refs: 1 };
     pass.open.add(ref);
   }
+  const { packed } = pass;
   if (packed !== undefined) {
     let dir: PackedDir;
     try {
-      dir = reads ? packed.reading(ref.fd) : watched(probe, dirPath, () => packed.open(ref.fd));
+      dir = watched(probe, dirPath, () => packed.open(ref.fd));
     } catch {
       at.partial = true;
       at.unreadable++;
@@ -276,8 +268,6 @@ function readPacked(pass: DuPass, next: Pending, ref: DirRef, dir: PackedDir): D
   const { probe, seenInodes, dev } = pass;
   const at = pass.sized[next.into];
   const mask = pass.skippedAt === undefined ? STAT_ALL : 0;
-  /** Listed but not searchable (r--): unreadable as a whole, as when its "." could not be opened. */
-  let denied = false;
   for (;;) {
     let more: boolean;
     if (probe !== undefined) {
@@ -297,10 +287,6 @@ function readPacked(pass: DuPass, next: Pending, ref: DirRef, dir: PackedDir): D
       const state = dir.state(i);
       if (state === FAILED) {
         at.partial = true;
-        if (!denied && dir.errno(i) === EACCES) {
-          denied = true;
-          at.unreadable++;
-        }
         continue;
       }
       if (state !== STATED) {

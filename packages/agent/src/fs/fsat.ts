@@ -21,8 +21,6 @@ interface Fsat {
   openAt(dirFd: number, name: Buffer, dir: boolean): number;
   /** openat(dirFd, ".", O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC): the descriptor, or -errno. */
   openDirRead(dirFd: number): number;
-  /** openat(dirFd, name, O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC): the descriptor, or -errno. */
-  openDirReadAt(dirFd: number, name: Buffer): number;
   /** getdents64(fd, buf): bytes of linux_dirent64 records, 0 at the end, or -errno. */
   readDents(fd: number, buf: Buffer): number;
   /**
@@ -77,15 +75,7 @@ function isSea(): boolean {
   }
 }
 
-const CALLS: readonly (keyof Fsat)[] = [
-  'lstatAt',
-  'openAt',
-  'openDirRead',
-  'openDirReadAt',
-  'readDents',
-  'readPacked',
-  'mountsChanged',
-];
+const CALLS: readonly (keyof Fsat)[] = ['lstatAt', 'openAt', 'openDirRead', 'readDents', 'readPacked', 'mountsChanged'];
 
 interface Loaded {
   fsat: Fsat | undefined;
@@ -163,16 +153,6 @@ export function openDirRead(dirFd: number): number | undefined {
   const fsat = (loaded ?? loadedOnce()).fsat;
   if (fsat === undefined) return undefined;
   const fd = fsat.openDirRead(dirFd);
-  if (fd >= 0) return fd;
-  throw errnoError(-fd, 'opendir');
-}
-
-/**
- * Directory `name` in `dirFd` open for reading, by one openat (never through a symlink). Only
- * called where the module is loaded. Throws as lstatAt (EACCES: not listable).
- */
-export function openDirReadAt(dirFd: number, name: Buffer): number {
-  const fd = ((loaded ?? loadedOnce()).fsat as Fsat).openDirReadAt(dirFd, name);
   if (fd >= 0) return fd;
   throw errnoError(-fd, 'opendir');
 }

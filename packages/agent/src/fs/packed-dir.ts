@@ -54,12 +54,10 @@ export class PackedDir {
   private readonly f64: Float64Array;
   private readonly i32: Int32Array;
 
-  /** `owned`: close() closes `fd` too (else it stays the caller's). */
   constructor(
     private fd: number,
     readonly buf: Buffer,
     private readonly spare: Buffer[],
-    private readonly owned = true,
   ) {
     this.f64 = new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3);
     this.i32 = new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
@@ -148,13 +146,13 @@ export class PackedDir {
     return name;
   }
 
-  /** Closes the read descriptor (when it owns it) and gives the Buffer back; again is a no-op. */
+  /** Closes the read descriptor and gives the Buffer back; again is a no-op. */
   close(): void {
     const fd = this.fd;
     if (fd < 0) return;
     this.fd = -1;
     this.spare.push(this.buf);
-    if (this.owned) fs.closeSync(fd);
+    fs.closeSync(fd);
   }
 }
 
@@ -175,11 +173,6 @@ export class PackedReader {
     const fd = openDirRead(dirFd) as number;
     // allocUnsafeSlow: a Buffer of its own memory, 8-byte aligned as the records' doubles need.
     return new PackedDir(fd, this.spare.pop() ?? Buffer.allocUnsafeSlow(PACKED_BYTES), this.spare);
-  }
-
-  /** A directory already open for reading as `fd` (openDirReadAt), which stays the caller's to close. */
-  reading(fd: number): PackedDir {
-    return new PackedDir(fd, this.spare.pop() ?? Buffer.allocUnsafeSlow(PACKED_BYTES), this.spare, false);
   }
 }
 
