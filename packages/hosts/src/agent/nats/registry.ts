@@ -22,7 +22,7 @@ import {
   REGISTRY_FORGET_MS,
   type Registration,
 } from '@fleetls/runtime/nats';
-import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { type ConsumerMessages, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type KV, Kvm } from '@nats-io/kv';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
@@ -113,6 +113,9 @@ export async function openRegistryBucket(
 /** How often a registry that could not be read at start is tried again (hosts meanwhile come from heartbeats). */
 export const REGISTRY_READ_RETRY_MS = 5000;
 
+/** How long the read of what the bucket holds may go silent before hosts are left to their heartbeats. */
+export const REGISTRY_READ_SILENCE_MS = 3000;
+
 /**
  * Reads the bucket, then follows it; resolves once every registration already there is read,
  * or once reading it failed: then hosts appear as their heartbeats arrive, the failure is
@@ -202,18 +205,65 @@ export async function watchRegistry(deps: {
       deps.logger,
     );
     deps.logger.debug({ bucket }, `${what}: opened`);
-    if ((await kv.status()).values === 0) return;
-    const consumer = await jetstream(deps.nc).consumers.get(`KV_${bucket}`, {
-      // one subject: nats-server 2.9 (Debian) knows no list of them
-      filter_subjects: `${prefix}>`,
-      deliver_policy: DeliverPolicy.LastPerSubject,
+    // A stream whose replicas were just raised (or whose leader moved) can be slow to answer
+    // while its group re-forms, and an ordered consumer retries its own creation for good: the
+    // gateway's start was seen waiting on it for over a minute, saying nothing. So the read has
+    // a deadline on silence (not on the whole read: a bucket of 100,000 hosts is read to its
+    // end); past it, hosts come from their heartbeats and the read is tried again.
+    let held: ConsumerMessages | undefined;
+    let silent = false;
+    let wake: (err: FleetError) => void = () => undefined;
+    const silence = new Promise<never>((_resolve, reject) => {
+      wake = reject;
     });
-    const held = await consumer.consume();
-    for await (const m of held) {
-      apply(m.subject, m.headers, m.data, m.time);
-      if (m.info.pending === 0) break;
+    silence.catch(() => undefined);
+    let deadline: NodeJS.Timeout | undefined;
+    const quiet = () => {
+      clearTimeout(deadline);
+      deadline = setTimeout(() => {
+        silent = true;
+        held?.stop();
+        wake(
+          new FleetError(
+            'deadline_exceeded',
+            `${what}: the bucket's stream answered nothing for ${REGISTRY_READ_SILENCE_MS / 1000} s`,
+          ),
+        );
+      }, REGISTRY_READ_SILENCE_MS);
+    };
+    quiet();
+    try {
+      const status = await Promise.race([kv.status(), silence]);
+      if (status.values === 0) return;
+      // What the bucket held when the read began: heartbeats go on arriving meanwhile (they are
+      // heard on the live subscription), and a consumer that restarts while the stream's group
+      // re-forms would otherwise never see `pending` reach 0.
+      const lastAtStart = status.streamInfo.state.last_seq;
+      const consumer = await Promise.race([
+        jetstream(deps.nc).consumers.get(`KV_${bucket}`, {
+          // one subject: nats-server 2.9 (Debian) knows no list of them
+          filter_subjects: `${prefix}>`,
+          deliver_policy: DeliverPolicy.LastPerSubject,
+        }),
+        silence,
+      ]);
+      held = await Promise.race([
+        consumer.consume().then((late) => {
+          if (silent) late.stop(); // answered after the deadline: nobody reads it
+          return late;
+        }),
+        silence,
+      ]);
+      for await (const m of held) {
+        quiet();
+        apply(m.subject, m.headers, m.data, m.time);
+        if (m.info.pending === 0 || m.seq >= lastAtStart) break;
+      }
+      if (silent) await silence;
+    } finally {
+      clearTimeout(deadline);
+      held?.stop();
     }
-    held.stop();
   };
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
