@@ -8,7 +8,7 @@
 // since the helper has no probe of its own; never when following symlinks (the allowed-roots
 // check and loop chains are the walk's) or sizing directories (hard links counted once per walk).
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { type Entry, type RankedPart, type RankedShare, rankShare, type WalkRequest, WalkState } from '@fleetls/core';
 import { localOnlyReason } from '../../find/route.js';
 import type { Mount } from '../../fs/mounts.js';
@@ -17,6 +17,7 @@ import { WalkCancelled } from '../cancelled.js';
 import type { SkippedPath } from '../hung-mounts.js';
 import type { WalkPool } from '../pool.js';
 import { CANCEL, type PlainEntry, rowFromPlain, rowToPlain, type WorkerInput } from '../transit.js';
+import { launchHelper } from './start.js';
 
 /** The slots of the shared control buffer (Int32). */
 const SHARE = {
@@ -225,50 +226,19 @@ export interface RankedHelper {
 
 /** Starts the helper of the ranked walk `input` starts, on a worker of `pool` (given back once it is done). */
 export function startRankedHelper(pool: WalkPool, input: WorkerInput, timeoutMs: number): RankedHelper {
-  const helper = pool.acquire();
-  const { port1, port2 } = new MessageChannel();
-  const shared = new SharedArrayBuffer(SHARE.SLOTS * 4);
-  const sc = new Int32Array(shared);
-  let gone = false;
-  const off = () => {
-    gone = true;
-    helper.off('message', onMessage);
-    helper.off('exit', off);
-  };
-  function onMessage(m: { t?: string }): void {
-    if (m?.t !== 'helper-done') return;
-    off();
-    pool.release(helper);
-  }
-  helper.on('message', onMessage);
-  helper.once('exit', off);
-  const hInput: RankedHelperInput = {
-    role: 'ranked-helper',
-    req: input.req,
-    allowedRoots: input.allowedRoots,
-    control: input.control,
-    shared,
-    port: port2,
-    skip: input.skip,
-    pseudo: input.pseudo,
-  };
-  helper.postMessage(hInput, [port2]);
-  let stopped = false;
-  return {
-    port: port1,
-    shared,
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      Atomics.store(sc, SHARE.QUIT, 1);
-      Atomics.notify(sc, SHARE.POSTED);
-      // A helper still in a call when the walk is over is given up on (its worker not reused).
-      const timer = setTimeout(() => {
-        if (gone) return;
-        off();
-        pool.abandon(helper);
-      }, timeoutMs);
-      timer.unref();
-    },
-  };
+  return launchHelper(
+    pool,
+    { slots: SHARE.SLOTS, quit: SHARE.QUIT, wake: SHARE.POSTED },
+    timeoutMs,
+    (shared, port): RankedHelperInput => ({
+      role: 'ranked-helper',
+      req: input.req,
+      allowedRoots: input.allowedRoots,
+      control: input.control,
+      shared,
+      port,
+      skip: input.skip,
+      pseudo: input.pseudo,
+    }),
+  );
 }

@@ -31,13 +31,21 @@ export interface SplitHelper {
   stop(): void;
 }
 
-/** Starts the helper thread of the walk `input` starts (and sets its `split`), on a worker of `pool`. */
-export function startSplitHelper(pool: WalkPool, input: WorkerInput, timeoutMs: number): SplitHelper {
+/**
+ * A helper thread on a worker of `pool`, started with the message `inputOf` makes of the
+ * counters it shares and its end of the port. stop() sets the counter `quit`, wakes a wait on
+ * `wake`, and gives up on a helper still in a call `timeoutMs` later (its worker not reused).
+ */
+export function launchHelper<Input>(
+  pool: WalkPool,
+  counters: { slots: number; quit: number; wake: number },
+  timeoutMs: number,
+  inputOf: (shared: SharedArrayBuffer, port: MessagePort) => Input,
+): { port: MessagePort; shared: SharedArrayBuffer; stop(): void } {
   const helper = pool.acquire();
   const { port1, port2 } = new MessageChannel();
-  const shared = new SharedArrayBuffer(SPLIT.SLOTS * 4);
+  const shared = new SharedArrayBuffer(counters.slots * 4);
   const sc = new Int32Array(shared);
-  input.split = { port: port1, shared, timeoutMs };
   let gone = false;
   const off = () => {
     gone = true;
@@ -51,24 +59,16 @@ export function startSplitHelper(pool: WalkPool, input: WorkerInput, timeoutMs: 
   }
   helper.on('message', onMessage);
   helper.once('exit', off);
-  const hInput: HelperInput = {
-    role: 'helper',
-    req: input.req,
-    allowedRoots: input.allowedRoots,
-    control: input.control,
-    split: shared,
-    port: port2,
-    skip: input.skip,
-  };
-  helper.postMessage(hInput, [port2]);
+  helper.postMessage(inputOf(shared, port2), [port2]);
   let stopped = false;
   return {
     port: port1,
+    shared,
     stop() {
       if (stopped) return;
       stopped = true;
-      Atomics.store(sc, SPLIT.QUIT, 1);
-      Atomics.notify(sc, SPLIT.WORK);
+      Atomics.store(sc, counters.quit, 1);
+      Atomics.notify(sc, counters.wake);
       const timer = setTimeout(() => {
         if (gone) return;
         off();
@@ -77,4 +77,24 @@ export function startSplitHelper(pool: WalkPool, input: WorkerInput, timeoutMs: 
       timer.unref();
     },
   };
+}
+
+/** Starts the helper thread of the walk `input` starts (and sets its `split`), on a worker of `pool`. */
+export function startSplitHelper(pool: WalkPool, input: WorkerInput, timeoutMs: number): SplitHelper {
+  const helper = launchHelper(
+    pool,
+    { slots: SPLIT.SLOTS, quit: SPLIT.QUIT, wake: SPLIT.WORK },
+    timeoutMs,
+    (shared, port): HelperInput => ({
+      role: 'helper',
+      req: input.req,
+      allowedRoots: input.allowedRoots,
+      control: input.control,
+      split: shared,
+      port,
+      skip: input.skip,
+    }),
+  );
+  input.split = { port: helper.port, shared: helper.shared, timeoutMs };
+  return { port: helper.port, stop: helper.stop };
 }
