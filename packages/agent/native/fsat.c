@@ -7,9 +7,8 @@
 //   had it since 2.28, the packages' floor, where fstatat's own symbol is 2.33's);
 // - openAt: openat(N, name, O_PATH|O_NOFOLLOW|O_CLOEXEC[|O_DIRECTORY]): a handle for
 //   lookups only, never for reading, so a FIFO or a device is never opened for I/O.
-// - openDirRead, readDents: a directory's entries read from its descriptor, by
-//   openat(N, ".", O_RDONLY|O_DIRECTORY) (no lookup but the directory itself) and getdents64
-//   into the caller's Buffer, chunk by chunk (dirent64.ts parses the records): a directory
+// - openDirRead: a descriptor to read a directory's entries from, by
+//   openat(N, ".", O_RDONLY|O_DIRECTORY) (no lookup but the directory itself): a directory
 //   is otherwise read by opening its magic link "/proc/self/fd/N", one more procfs walk.
 // - readPacked: a directory read and stat'ed in one call: one getdents64 chunk on the read
 //   descriptor, then statx(fd, name, AT_SYMLINK_NOFOLLOW) of each of its entries on that same
@@ -164,23 +163,6 @@ static napi_value open_dir_read(napi_env env, napi_callback_info info) {
   if (!fd_arg(env, info, "openDirRead", "dirFd", 1, argv, &fd)) return NULL;
   int opened = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   return number(env, opened >= 0 ? opened : -errno);
-}
-
-// readDents(fd: number, buf: Buffer) -> bytes of linux_dirent64 records read into buf, 0 at
-// the end of the directory, or -errno. By syscall(2): glibc's getdents64 is 2.30's.
-static napi_value read_dents(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  int32_t fd;
-  if (!fd_arg(env, info, "readDents", "fd", 2, argv, &fd)) return NULL;
-  bool is_buffer = false;
-  void* data = NULL;
-  size_t len = 0;
-  if (napi_is_buffer(env, argv[1], &is_buffer) != napi_ok || !is_buffer)
-    return type_error(env, "readDents: buf must be a Buffer");
-  napi_get_buffer_info(env, argv[1], &data, &len);
-  if (len > INT_MAX) len = INT_MAX;
-  long n = syscall(SYS_getdents64, fd, data, (unsigned int)len);
-  return number(env, n >= 0 ? (int32_t)n : -errno);
 }
 
 // The packed records readPacked writes (packed-dir.ts reads them by the same offsets): REC
@@ -350,8 +332,6 @@ NAPI_MODULE_INIT() {
   if (napi_set_named_property(env, exports, "openAt", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "openDirRead", NAPI_AUTO_LENGTH, open_dir_read, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "openDirRead", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "readDents", NAPI_AUTO_LENGTH, read_dents, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "readDents", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "readPacked", NAPI_AUTO_LENGTH, read_packed, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "readPacked", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "mountsChanged", NAPI_AUTO_LENGTH, mounts_changed, NULL, &fn) != napi_ok) return NULL;

@@ -11,8 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { O_PATH } from './beneath.js';
-import { type Dirents, parseDirents64 } from './dirent64.js';
-import { lstatAt, openDirRead, openPathAt, readDents, readsDents, statRoute } from './fsat.js';
+import { lstatAt, openDirRead, openPathAt, readsDents, statRoute } from './fsat.js';
 import { fieldsAreLink, rawFromFields, rawFromStats } from './raw-stats.js';
 
 describe('lstat by fstatat on a directory descriptor', () => {
@@ -116,7 +115,7 @@ describe('lstat by fstatat on a directory descriptor', () => {
   it('refuses wrong arguments with a TypeError naming the argument (the module itself, as any caller would reach it)', () => {
     const m = { exports: {} as Record<string, (...a: unknown[]) => unknown> };
     process.dlopen(m, fileURLToPath(new URL('./fsat.node', import.meta.url)));
-    const { lstatAt: rawLstat, openAt: rawOpen, openDirRead: rawOpenDir, readDents: rawRead } = m.exports;
+    const { lstatAt: rawLstat, openAt: rawOpen, openDirRead: rawOpenDir } = m.exports;
     const name = Buffer.from('file');
     for (const [call, message] of [
       [() => rawLstat(fd), /lstatAt: takes three arguments/],
@@ -127,10 +126,6 @@ describe('lstat by fstatat on a directory descriptor', () => {
       [() => rawOpen(fd, name, 1), /openAt: dir must be a boolean/],
       [() => rawOpenDir(), /openDirRead: takes one argument/],
       [() => rawOpenDir('3'), /openDirRead: dirFd must be a number/],
-      [() => rawRead(fd), /readDents: takes two arguments/],
-      [() => rawRead(null, Buffer.alloc(64)), /readDents: fd must be a number/],
-      [() => rawRead(fd, new ArrayBuffer(64)), /readDents: buf must be a Buffer/],
-      [() => rawRead(fd, 'x'), /readDents: buf must be a Buffer/],
     ] as const)
       assert.throws(call, { name: 'TypeError', message });
   });
@@ -143,28 +138,15 @@ describe('lstat by fstatat on a directory descriptor', () => {
   });
 });
 
-describe('a directory read by getdents64 on a descriptor opened from its O_PATH one', () => {
+describe('a directory opened for reading from its O_PATH descriptor', () => {
   let root: string;
   let pathFd: number;
-  const odd = [
-    Buffer.from([0xff, 0xfe, 0x0a, 0x41]),
-    Buffer.from('with space'),
-    Buffer.from('new\nline'),
-    Buffer.from('.hidden'),
-    Buffer.from('…utf-8', 'utf8'),
-    Buffer.alloc(255, 0x7a),
-  ];
-  /** Enough entries for several 4 KiB chunks. */
-  const many = Array.from({ length: 3000 }, (_, i) => Buffer.from(`entry-${String(i).padStart(5, '0')}`));
 
   before(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-dents-'));
-    for (const n of odd) fs.writeFileSync(Buffer.concat([Buffer.from(`${root}/`), n]), '');
     fs.mkdirSync(path.join(root, 'sub'));
     fs.symlinkSync('sub', path.join(root, 'link'));
     execFileSync('mkfifo', [path.join(root, 'fifo')]);
-    fs.mkdirSync(path.join(root, 'many'));
-    for (const n of many) fs.writeFileSync(path.join(root, 'many', n.toString()), '');
     pathFd = fs.openSync(root, O_PATH | fs.constants.O_DIRECTORY);
   });
   after(() => {
@@ -172,54 +154,8 @@ describe('a directory read by getdents64 on a descriptor opened from its O_PATH 
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  /** Every entry of directory descriptor `dirFd`, read `chunk` bytes at a time, and how many reads it took. */
-  function readAll(dirFd: number, chunk: number): { entries: Map<string, string>; reads: number } {
-    const fd = openDirRead(dirFd) as number;
-    const buf = Buffer.alloc(chunk);
-    const out: Dirents = { names: [], types: [] };
-    const entries = new Map<string, string>();
-    let reads = 0;
-    try {
-      for (let n = readDents(fd, buf); n > 0; n = readDents(fd, buf)) {
-        reads++;
-        parseDirents64(buf, n, out);
-        for (const [i, name] of out.names.entries()) entries.set(name.toString('latin1'), out.types[i]);
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-    return { entries, reads };
-  }
-
   it('is what a build runs', () => {
     assert.ok(readsDents());
-  });
-
-  it("gives every name's bytes and d_type, as readdir does, without . and ..", () => {
-    const { entries } = readAll(pathFd, 32 * 1024);
-    const viaFs = fs.readdirSync(root, { withFileTypes: true, encoding: 'buffer' });
-    assert.deepEqual(
-      [...entries.keys()].sort(),
-      viaFs.map((d) => (d.name as unknown as Buffer).toString('latin1')).sort(),
-    );
-    for (const n of odd) assert.equal(entries.get(n.toString('latin1')), 'file', JSON.stringify(n.toString('latin1')));
-    assert.deepEqual(
-      ['sub', 'link', 'fifo', 'many'].map((n) => entries.get(n)),
-      ['dir', 'symlink', 'fifo', 'dir'],
-    );
-  });
-
-  it('reads a directory larger than one chunk in several, each entry once', () => {
-    const manyFd = fs.openSync(path.join(root, 'many'), O_PATH | fs.constants.O_DIRECTORY);
-    try {
-      const small = readAll(manyFd, 4096);
-      assert.ok(small.reads > 5, `${small.reads} reads`);
-      assert.equal(small.entries.size, 3000);
-      assert.deepEqual([...small.entries.keys()].sort(), [...many].map((n) => n.toString()).sort());
-      assert.deepEqual(readAll(manyFd, 32 * 1024).entries, small.entries);
-    } finally {
-      fs.closeSync(manyFd);
-    }
   });
 
   it('opens only for reading a directory, never following a symlink; gives errnos as node:fs names them', () => {
@@ -248,22 +184,6 @@ describe('a directory read by getdents64 on a descriptor opened from its O_PATH 
       fs.closeSync(link);
     }
     assert.throws(() => openDirRead(987_654), { code: 'EBADF' });
-    // getdents64 on what is not a directory open for reading, or no descriptor at all.
-    assert.throws(() => readDents(pathFd, Buffer.alloc(4096)), { code: 'EBADF', syscall: 'getdents64' });
-    const regular = fs.openSync(path.join(root, odd[1].toString()), 'r');
-    try {
-      assert.throws(() => readDents(regular, Buffer.alloc(4096)), { code: 'ENOTDIR' });
-    } finally {
-      fs.closeSync(regular);
-    }
-    assert.throws(() => readDents(987_654, Buffer.alloc(4096)), { code: 'EBADF' });
-    // A buffer too small for one record.
-    const small = openDirRead(pathFd) as number;
-    try {
-      assert.throws(() => readDents(small, Buffer.alloc(8)), { code: 'EINVAL' });
-    } finally {
-      fs.closeSync(small);
-    }
   });
 
   it('refuses to open a directory it may search but not list (EACCES)', {

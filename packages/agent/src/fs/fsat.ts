@@ -21,8 +21,6 @@ interface Fsat {
   openAt(dirFd: number, name: Buffer, dir: boolean): number;
   /** openat(dirFd, ".", O_RDONLY|O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC): the descriptor, or -errno. */
   openDirRead(dirFd: number): number;
-  /** getdents64(fd, buf): bytes of linux_dirent64 records, 0 at the end, or -errno. */
-  readDents(fd: number, buf: Buffer): number;
   /**
    * One getdents64 chunk of directory `fd` (from openDirRead) with each entry whose d_type's
    * bit is in statMask statx'ed on `fd`, as packed records in `buf` (packed-dir.ts): their
@@ -75,7 +73,7 @@ function isSea(): boolean {
   }
 }
 
-const CALLS: readonly (keyof Fsat)[] = ['lstatAt', 'openAt', 'openDirRead', 'readDents', 'readPacked', 'mountsChanged'];
+const CALLS: readonly (keyof Fsat)[] = ['lstatAt', 'openAt', 'openDirRead', 'readPacked', 'mountsChanged'];
 
 interface Loaded {
   fsat: Fsat | undefined;
@@ -140,7 +138,7 @@ export function openPathAt(dirFd: number, name: Buffer, dir: boolean): number | 
   throw errnoError(-fd, 'open');
 }
 
-/** Whether the module is loaded: directories are then read by readDents, not through node:fs. */
+/** Whether the module is loaded: directories are then read by readPacked, not through node:fs. */
 export function readsDents(): boolean {
   return (loaded ?? loadedOnce()).fsat !== undefined;
 }
@@ -155,16 +153,6 @@ export function openDirRead(dirFd: number): number | undefined {
   const fd = fsat.openDirRead(dirFd);
   if (fd >= 0) return fd;
   throw errnoError(-fd, 'opendir');
-}
-
-/**
- * The next linux_dirent64 records of directory `fd` (from openDirRead) into `buf`: their
- * bytes, 0 at the end. Only called where openDirRead gave a descriptor. Throws as lstatAt.
- */
-export function readDents(fd: number, buf: Buffer): number {
-  const n = ((loaded ?? loadedOnce()).fsat as Fsat).readDents(fd, buf);
-  if (n >= 0) return n;
-  throw errnoError(-n, 'getdents64');
 }
 
 /**

@@ -8,8 +8,18 @@
 import * as fs from 'node:fs';
 import { type EntryType, typeFromMode } from '@fleetls/core';
 import type { CallProbe } from '../walk/call-probe.js';
-import { typeOfDtype } from './dirent64.js';
 import { openDirRead, readPacked, readsDents } from './fsat.js';
+
+/** d_type → entry type; DT_UNKNOWN (0), DT_WHT (14) and anything else: unknown (the caller lstat's it). */
+const TYPES: EntryType[] = [];
+for (let t = 0; t < 256; t++) TYPES.push('unknown');
+TYPES[1] = 'fifo';
+TYPES[2] = 'char';
+TYPES[4] = 'dir';
+TYPES[6] = 'block';
+TYPES[8] = 'file';
+TYPES[10] = 'symlink';
+TYPES[12] = 'socket';
 
 // fsat.c's record layout: REC bytes each, in the CPU's byte order (the typed arrays read it
 // in the same); f64 slots (size, blocks, mtime second, inode, device), then int32 slots from
@@ -78,7 +88,7 @@ export class PackedDir {
 
   /** The type the directory read gave (d_type). */
   dtype(i: number): EntryType {
-    return typeOfDtype((this.i32[i * I32_PER_REC + NAME_LEN_TYPE_STATE] >>> 16) & 0xff);
+    return TYPES[(this.i32[i * I32_PER_REC + NAME_LEN_TYPE_STATE] >>> 16) & 0xff];
   }
 
   /** The type the stat gave (STATED only). */
