@@ -4,7 +4,7 @@ import { createLogger } from '@fleetls/runtime';
 import { createAgentServer } from './carriers/grpc.js';
 import type { NatsAgent } from './carriers/nats-agent.js';
 import { describeSocket } from './carriers/unix-socket.js';
-import { ConfigError, ConfigExit, parseAgentConfig } from './config/config.js';
+import { type AgentConfig, ConfigError, ConfigExit, loadAgentConfig } from './config/config.js';
 // fleetls-agent: parse the configuration, serve, reload credentials on SIGHUP, shut down
 // gracefully on SIGTERM/SIGINT.
 import { probeFind } from './find/route.js';
@@ -16,7 +16,6 @@ import { AGENT_VERSION } from './version.js';
 const GRACE_MS = 10_000;
 
 type Logger = ReturnType<typeof createLogger>;
-type AgentConfig = ReturnType<typeof parseAgentConfig>;
 
 interface Carriers {
   server?: ReturnType<typeof createAgentServer>;
@@ -26,9 +25,9 @@ interface Carriers {
 }
 
 /** The configuration, or the exit code: 0 after --help/--version, 2 on a bad setting. */
-function loadConfig(logger: Logger): AgentConfig | number {
+async function loadConfig(logger: Logger): Promise<AgentConfig | number> {
   try {
-    return parseAgentConfig(process.argv.slice(2), process.env, AGENT_VERSION);
+    return await loadAgentConfig(process.argv.slice(2), process.env, AGENT_VERSION);
   } catch (err) {
     if (err instanceof ConfigExit) {
       process.stdout.write(err.output);
@@ -100,7 +99,7 @@ function logListening(config: AgentConfig, logger: Logger, port: number, findRou
 
 async function main(): Promise<number> {
   const logger = createLogger({ name: 'fleetls-agent', level: process.env.LOG_LEVEL ?? 'info' });
-  const config = loadConfig(logger);
+  const config = await loadConfig(logger);
   if (typeof config === 'number') return config;
   // Signals are taken from the start: a SIGTERM during startup stops the agent once it is up.
   let stopRequested: NodeJS.Signals | undefined;

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, ConfigExit, parseAgentConfig } from './config.js';
+import { ConfigError, ConfigExit, loadAgentConfig, parseAgentConfig } from './config.js';
 
 // The host's own /etc/fleetls/agent.yaml (a package test may have installed one) is not these tests' input.
 const env = { FLEETLS_AGENT_CONFIG: '/dev/null' };
@@ -144,6 +144,30 @@ describe('parseAgentConfig', () => {
       fs.writeFileSync(file, 'insecure: yes please\n');
       rejects(['--config', file], /^insecure:/);
       rejects(['--config', path.join(dir, 'missing.yaml')], /^config: cannot read/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the agent's start (loadAgentConfig) reads a file as parseAgentConfig does, a blank one as none", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fleetls-cfg-'));
+    try {
+      const file = path.join(dir, 'agent.yaml');
+      const argv = ['--config', file, '--insecure-loopback'];
+      for (const text of ['', ' \n\t\r\n', '# nothing here\n', 'listen: 127.0.0.1:9000\nallow: [/srv]\n']) {
+        fs.writeFileSync(file, text);
+        assert.deepEqual(await loadAgentConfig(argv, env, '9.9.9'), parse(argv), JSON.stringify(text));
+      }
+      fs.writeFileSync(file, 'allow: [/srv]\nmax_entry: 5\n');
+      await assert.rejects(
+        loadAgentConfig(argv, env, '9.9.9'),
+        (err) => err instanceof ConfigError && /^max_entry: unknown key/.test(err.message),
+      );
+      fs.writeFileSync(file, '- a list\n');
+      await assert.rejects(
+        loadAgentConfig(argv, env, '9.9.9'),
+        (err) => err instanceof ConfigError && /must be a YAML mapping/.test(err.message),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -10,7 +10,16 @@ import { isLoopback } from '@fleetls/core';
 import { type AgentNatsConfig, parseAgentNats } from '@fleetls/runtime/nats-config';
 import { DEFAULT_MAX_CONCURRENT_WALKS } from '../service/walk-admission.js';
 import { DEFAULT_FS_TIMEOUT_MS } from '../walk/hung-mounts.js';
-import { type FileKey, type FileSettings, findConfigFile, readFileSettings } from './file.js';
+import {
+  type FileKey,
+  type FileSettings,
+  fileSettings,
+  findConfigFile,
+  importYaml,
+  type ParseYaml,
+  readFileText,
+  requireYaml,
+} from './file.js';
 import { type Flags, parseFlags } from './flags.js';
 import {
   ConfigError,
@@ -219,7 +228,25 @@ function resolveNats(
 export function parseAgentConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): AgentConfig {
   const o = parseFlags(argv, version);
   const configFile = findConfigFile(o.config as string | undefined, env);
-  const file = configFile ? readFileSettings(configFile) : {};
+  if (!configFile) return configOf(o, env, undefined, {});
+  const { text, blank } = readFileText(configFile);
+  return configOf(o, env, configFile, fileSettings(configFile, text, blank ? undefined : requireYaml()));
+}
+
+/**
+ * parseAgentConfig as the agent's start does it: the YAML parser is imported only for a file
+ * that has settings in it (the executable has no node_modules to require it from).
+ */
+export async function loadAgentConfig(argv: string[], env: NodeJS.ProcessEnv, version: string): Promise<AgentConfig> {
+  const o = parseFlags(argv, version);
+  const configFile = findConfigFile(o.config as string | undefined, env);
+  if (!configFile) return configOf(o, env, undefined, {});
+  const { text, blank } = readFileText(configFile);
+  const parseYaml: ParseYaml | undefined = blank ? undefined : await importYaml();
+  return configOf(o, env, configFile, fileSettings(configFile, text, parseYaml));
+}
+
+function configOf(o: Flags, env: NodeJS.ProcessEnv, configFile: string | undefined, file: FileSettings): AgentConfig {
   const fileDir = configFile ? nodePath.dirname(nodePath.resolve(configFile)) : process.cwd();
   const fromFile = (p: string | undefined) => (p === undefined ? undefined : nodePath.resolve(fileDir, p));
 

@@ -1,6 +1,6 @@
 // The agent's YAML settings file: the same keys as the flags, in snake_case.
 import * as fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { ConfigError } from './values.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/fleetls/agent.yaml';
@@ -34,13 +34,36 @@ const FILE_KEYS = [
 export type FileKey = (typeof FILE_KEYS)[number];
 export type FileSettings = Partial<Record<FileKey, unknown>>;
 
-export function readFileSettings(file: string): Partial<Record<FileKey, unknown>> {
+/** YAML's parse, as the `yaml` package exports it. */
+export type ParseYaml = (text: string) => unknown;
+
+// `yaml` (72 modules) is loaded only for a file that has something in it: an agent started with
+// an empty one (`--config /dev/null`) or none holds none of it at rest (issue 39's idle RSS).
+/** The parser, loaded by dynamic import: what the agent's start uses (the executable's one bundle has it). */
+export async function importYaml(): Promise<ParseYaml> {
+  return (await import('yaml')).parse;
+}
+
+/** The parser, loaded synchronously from node_modules: for parseAgentConfig's callers in the workspace. */
+export function requireYaml(): ParseYaml {
+  return (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse;
+}
+
+/** The file's text, and whether it needs parsing: an empty or blank file is no settings. */
+export function readFileText(file: string): { text: string; blank: boolean } {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw new ConfigError(`config: cannot read ${file}: ${(err as Error).message}`);
   }
+  // Only what YAML itself reads as nothing (its whitespace): anything else goes to the parser.
+  return { text, blank: /^[ \t\r\n]*$/.test(text) };
+}
+
+/** The settings in `text` (the file's, from readFileText), parsed by `parseYaml`; blank text needs none. */
+export function fileSettings(file: string, text: string, parseYaml: ParseYaml | undefined): FileSettings {
+  if (parseYaml === undefined) return {};
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -54,7 +77,7 @@ export function readFileSettings(file: string): Partial<Record<FileKey, unknown>
       throw new ConfigError(`${k}: unknown key in ${file} (known: ${FILE_KEYS.join(', ')})`);
     }
   }
-  return doc as Partial<Record<FileKey, unknown>>;
+  return doc as FileSettings;
 }
 
 /** --config, else $FLEETLS_AGENT_CONFIG, else the default file when it exists. */
