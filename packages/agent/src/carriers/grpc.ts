@@ -26,6 +26,46 @@ export interface AgentServer {
   reload(): void;
 }
 
+/**
+ * gRPC server reflection (v1 and v1alpha), its descriptors decoded at the first reflection
+ * call rather than at start: each version's implementation decodes the whole contract's
+ * descriptors when made, which an agent that is never asked holds at rest for nothing
+ * (issue 39's idle RSS). The services are registered at start as before; their handlers are
+ * the real implementation's, made on first use.
+ */
+function addReflection(server: Pick<grpc.Server, 'addService'>): void {
+  // Only the service served here: in the one-file bundle the agent contract loads from the
+  // package's combined descriptor, which holds the gateway's fleetls.v1.Fleet too.
+  const options = { services: [SERVICE_NAME] };
+  let handlers: Map<string, grpc.UntypedHandleCall> | undefined;
+  const handlerOf = (methodPath: string): grpc.UntypedHandleCall => {
+    if (handlers === undefined) {
+      const made = new Map<string, grpc.UntypedHandleCall>();
+      new ReflectionService(loadContract().packageDefinition, options).addToServer({
+        addService: (definition, implementation) => {
+          for (const [name, method] of Object.entries(definition)) made.set(method.path, implementation[name]);
+        },
+      });
+      handlers = made;
+    }
+    const handler = handlers.get(methodPath);
+    if (handler === undefined) throw new Error(`reflection: no handler for ${methodPath}`);
+    return handler;
+  };
+  // Over no package at all: only the reflection services' own definitions, no descriptor decoded.
+  new ReflectionService({}, options).addToServer({
+    addService: (definition) => {
+      const lazy: grpc.UntypedServiceImplementation = {};
+      for (const [name, method] of Object.entries(definition)) {
+        // Every reflection method is a bidi stream: (call) => void.
+        lazy[name] = ((call: grpc.ServerDuplexStream<unknown, unknown>) =>
+          (handlerOf(method.path) as grpc.handleBidiStreamingCall<unknown, unknown>)(call)) as grpc.UntypedHandleCall;
+      }
+      server.addService(definition, lazy);
+    },
+  });
+}
+
 /** The audit line of a call the token check refused, but for its caller and RPC. */
 const REFUSED = { path: undefined, rows: 0, bytes: 0, ms: 0, outcome: 'unauthenticated' } as const;
 
@@ -56,9 +96,7 @@ export function createAgentServer(
   addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer, handlers });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
-  // Only the service served here: in the one-file bundle the agent contract loads from the
-  // package's combined descriptor, which holds the gateway's fleetls.v1.Fleet too.
-  new ReflectionService(loadContract().packageDefinition, { services: [SERVICE_NAME] }).addToServer(server);
+  addReflection(server);
   let socket: { ino: number } | undefined;
 
   const bind = (address: string): Promise<number> =>
