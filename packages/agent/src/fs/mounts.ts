@@ -42,8 +42,9 @@ const MOUNTINFO = '/proc/self/mountinfo';
  * The main thread's descriptor of the table, kept and read again from offset 0 each time
  * (procfs makes the text anew), into one buffer: no open, close or new Buffer per walk.
  * A worker reads the table whole: a descriptor kept per worker would outlive the worker.
+ * The buffer is made at the first read, 64 KiB, not at load (an agent at rest holds none).
  */
-const kept = { fd: -1, buf: Buffer.allocUnsafe(64 * 1024) };
+const kept = { fd: -1, buf: Buffer.alloc(0) };
 
 function tableBytes(): Buffer {
   if (!isMainThread) return fs.readFileSync(MOUNTINFO);
@@ -51,7 +52,7 @@ function tableBytes(): Buffer {
   let n = 0;
   for (;;) {
     if (n === kept.buf.length) {
-      const grown = Buffer.allocUnsafe(kept.buf.length * 2);
+      const grown = Buffer.allocUnsafe(Math.max(64 * 1024, kept.buf.length * 2));
       kept.buf.copy(grown);
       kept.buf = grown;
     }

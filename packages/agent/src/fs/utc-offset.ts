@@ -1,11 +1,12 @@
 // The UTC offset of a time, for an entry's mtime. It changes at most a few times a year, on
 // quarter-hour boundaries at worst: cached per 15-minute bucket instead of asking the time
 // zone database per entry. The cache is direct-mapped (slot = bucket mod 65536, ~390 KiB):
-// one array read per entry, no hashing.
+// one array read per entry, no hashing. Made at the first entry, not at load: an agent that
+// has not walked yet holds none of it (issue 39's idle RSS).
 const OFFSET_SLOTS = 1 << 16;
 const NO_BUCKET = -0x80000000;
-const offsetBucket = new Int32Array(OFFSET_SLOTS).fill(NO_BUCKET);
-const offsetMin = new Int16Array(OFFSET_SLOTS);
+let offsetBucket: Int32Array | undefined;
+let offsetMin: Int16Array;
 
 function offsetOfBucket(bucket: number): number {
   return -new Date(bucket * 900_000).getTimezoneOffset() || 0;
@@ -16,6 +17,10 @@ export function utcOffsetAt(sec: number): number {
   const bucket = Math.floor(sec / 900);
   // Outside int32 (a time past the year 63,000 or so): not cached.
   if (!(bucket > NO_BUCKET && bucket <= 0x7fffffff)) return offsetOfBucket(bucket);
+  if (offsetBucket === undefined) {
+    offsetBucket = new Int32Array(OFFSET_SLOTS).fill(NO_BUCKET);
+    offsetMin = new Int16Array(OFFSET_SLOTS);
+  }
   const slot = bucket & (OFFSET_SLOTS - 1);
   if (offsetBucket[slot] === bucket) return offsetMin[slot];
   const off = offsetOfBucket(bucket);
