@@ -67,23 +67,23 @@ export function rawFromFields(name: Buffer, fields: Float64Array): RawEntry {
   };
 }
 
-/** rawFromStats of record `i` of a packed directory read (fsat.c readPacked), stat'ed. */
-export function rawFromRecord(name: Buffer, dir: PackedDir, i: number): RawEntry {
-  const mode = dir.mode(i);
-  const mtimeSec = dir.mtimeSec(i);
+/** rawFromStats of record `at` of a packed directory read (fsat.c readPacked), stat'ed. */
+export function rawFromRecord(name: Buffer, dir: PackedDir, at: number): RawEntry {
+  const mode = dir.mode(at);
+  const mtimeSec = dir.mtimeSec(at);
   return {
     name,
     type: typeFromMode(mode),
-    size: dir.size(i),
+    size: dir.size(at),
     mtimeSec,
-    mtimeNsec: dir.mtimeNsec(i),
+    mtimeNsec: dir.mtimeNsec(at),
     utcOffsetMin: utcOffsetAt(mtimeSec),
     mode,
-    uid: dir.uid(i),
-    gid: dir.gid(i),
-    inode: dir.ino(i),
-    nlink: dir.nlink(i),
-    dev: dir.dev(i),
+    uid: dir.uid(at),
+    gid: dir.gid(at),
+    inode: dir.ino(at),
+    nlink: dir.nlink(at),
+    dev: dir.dev(at),
   };
 }
 
