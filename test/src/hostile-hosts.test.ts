@@ -12,7 +12,7 @@
 // - a caller at its scan cap (a host that never answers holds its one scan) still gets `stat`.
 // The gateway's peak memory under the floods is the bench's (bench/src/sections/hostile.ts).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -26,11 +26,10 @@ import { makeTree, waitFor } from '@fleetls/testkit';
 import * as grpc from '@grpc/grpc-js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createUser } from '@nats-io/nkeys';
 import { connect, type NatsConnection, headers as natsHeaders, nkeyAuthenticator } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { stdioClient } from './helpers/gateway-process.js';
-import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
+import { accountsFor, type NatsNode, newKey, startNatsCluster } from './helpers/nats-server.js';
 
 /** A flood: this many messages of this many rows (each message ~30 KiB, as an agent's batch). */
 const MESSAGES = 400;
@@ -248,34 +247,8 @@ describe('hostile agents over gRPC', () => {
 
 // ---- NATS ------------------------------------------------------------------------------------
 
-const SHIPPED_CONF = join(REPO_ROOT, 'deploy/nats/nats-server.conf');
 /** Slices the NATS flood sends, each a whole framed message of rows (under CHUNK_BYTES). */
 const SLICES = 600;
-
-interface Key {
-  pub: string;
-  seedFile: string;
-  seed: Uint8Array;
-}
-
-function newKey(dir: string, name: string): Key {
-  const u = createUser();
-  const seedFile = join(dir, `${name}.nk`);
-  writeFileSync(seedFile, new TextDecoder().decode(u.getSeed()), { mode: 0o600 });
-  return { pub: u.getPublicKey(), seedFile, seed: u.getSeed() };
-}
-
-/** The shipped accounts block, the example agent's entry repeated for each of `agents`. */
-function accountsFor(agents: Record<string, Key>, gateway: Key): string {
-  const text = readFileSync(SHIPPED_CONF, 'utf8');
-  const accounts = text.slice(text.indexOf('accounts {'));
-  const agentBlock = /# BEGIN agent web-1\n([\s\S]*?)# END agent web-1\n/.exec(accounts);
-  assert.ok(agentBlock, 'the shipped conf marks its example agent entry');
-  const entries = Object.entries(agents)
-    .map(([host, k]) => agentBlock[1].replace(/UAGENTWEB1PUBLICKEYX+/, k.pub).replaceAll('web-1', host))
-    .join('');
-  return accounts.replace(agentBlock[0], entries).replace(/UGATEWAYPUBLICKEYX+/, gateway.pub);
-}
 
 /** The path a Walk request asks for. */
 function walkPath(request: Uint8Array): string {

@@ -4,48 +4,19 @@
 // requests, read other hosts' answers, nor overwrite another host's registration; nor, with
 // its own key, make itself a member of another group (issue 35 F3).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeTree, waitFor } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createUser } from '@nats-io/nkeys';
 import { connect, type NatsConnection, nkeyAuthenticator } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { makePki, type TestPki } from './helpers/certs.js';
 import { stdioClient } from './helpers/gateway-process.js';
-import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
+import { accountsFor, type Key, type NatsNode, newKey, startNatsCluster } from './helpers/nats-server.js';
 
-const SHIPPED_CONF = join(REPO_ROOT, 'deploy/nats/nats-server.conf');
 const HEARTBEAT_MS = 500;
-
-interface Key {
-  pub: string;
-  seedFile: string;
-  seed: Uint8Array;
-}
-
-function newKey(dir: string, name: string): Key {
-  const u = createUser();
-  const seedFile = join(dir, `${name}.nk`);
-  writeFileSync(seedFile, new TextDecoder().decode(u.getSeed()), { mode: 0o600 });
-  return { pub: u.getPublicKey(), seedFile, seed: u.getSeed() };
-}
-
-/** The shipped accounts block, the example agent's entry repeated for each of `agents`. */
-function accountsFor(agents: Record<string, Key>, gateway: Key): string {
-  const text = readFileSync(SHIPPED_CONF, 'utf8');
-  const accounts = text.slice(text.indexOf('accounts {'));
-  const agentBlock = /# BEGIN agent web-1\n([\s\S]*?)# END agent web-1\n/.exec(accounts);
-  assert.ok(agentBlock, 'the shipped conf marks its example agent entry');
-  const entries = Object.entries(agents)
-    .map(([host, k]) => agentBlock[1].replace(/UAGENTWEB1PUBLICKEYX+/, k.pub).replaceAll('web-1', host))
-    .join('');
-  const out = accounts.replace(agentBlock[0], entries).replace(/UGATEWAYPUBLICKEYX+/, gateway.pub);
-  assert.ok(!/PUBLICKEYX/.test(out), 'every example key replaced');
-  return out;
-}
 
 function tlsOpts(pki: TestPki) {
   return { caFile: pki.ca, certFile: pki.clientCert, keyFile: pki.clientKey };

@@ -1,12 +1,17 @@
 // Real nats-server processes (Debian's package, installed by .ci/run) on loopback ports:
 // one server or a cluster of several, JetStream on, each with its own store directory.
 // Ports are picked free up front, since a cluster's routes name each other's.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '@fleetls/testkit';
+import { createUser } from '@nats-io/nkeys';
+import { REPO_ROOT } from './agent-process.js';
 
 export const NATS_SERVER = process.env.NATS_SERVER ?? 'nats-server';
+/** The NATS server configuration the packages ship, with its example agent and gateway. */
+const SHIPPED_CONF = join(REPO_ROOT, 'deploy/nats/nats-server.conf');
 
 export interface NatsNode {
   name: string;
@@ -91,4 +96,33 @@ function natsNode(name: string, port: number, conf: string): NatsNode {
     },
   };
   return node;
+}
+
+/** A user nkey of a test: its public key, its seed and the file the seed is written to. */
+export interface Key {
+  pub: string;
+  seedFile: string;
+  seed: Uint8Array;
+}
+
+/** A new user nkey, its seed written to `dir`/`name`.nk (0600). */
+export function newKey(dir: string, name: string): Key {
+  const u = createUser();
+  const seedFile = join(dir, `${name}.nk`);
+  writeFileSync(seedFile, new TextDecoder().decode(u.getSeed()), { mode: 0o600 });
+  return { pub: u.getPublicKey(), seedFile, seed: u.getSeed() };
+}
+
+/** The shipped accounts block (deploy/nats), the example agent's entry repeated for each of `agents`. */
+export function accountsFor(agents: Record<string, Key>, gateway: Key): string {
+  const text = readFileSync(SHIPPED_CONF, 'utf8');
+  const accounts = text.slice(text.indexOf('accounts {'));
+  const agentBlock = /# BEGIN agent web-1\n([\s\S]*?)# END agent web-1\n/.exec(accounts);
+  assert.ok(agentBlock, 'the shipped conf marks its example agent entry');
+  const entries = Object.entries(agents)
+    .map(([host, k]) => agentBlock[1].replace(/UAGENTWEB1PUBLICKEYX+/, k.pub).replaceAll('web-1', host))
+    .join('');
+  const out = accounts.replace(agentBlock[0], entries).replace(/UGATEWAYPUBLICKEYX+/, gateway.pub);
+  assert.ok(!/PUBLICKEYX/.test(out), 'every example key replaced');
+  return out;
 }
