@@ -7,10 +7,10 @@
 // flood runs. Each row is a fresh gateway: its peak RSS (VmHWM) is that flood's.
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHUNK_BYTES } from '@fleetls/runtime/nats';
+import { freePort } from '@fleetls/testkit';
 import type { BenchContext } from './context.js';
 import { type FloodSeen, MESSAGES, ROWS_PER_MESSAGE, SLICES } from './flood-hosts.js';
 import { type McpServerProc, startFleetls } from './mcp.js';
@@ -24,17 +24,6 @@ const CALL_BOUND_MS = 40_000;
 const STAT_P99_BOUND_MS = 100;
 /** Stat to the other host is asked every 100 ms for at least this long from the call's start. */
 const STAT_WINDOW_MS = 5000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface FloodRow {
   what: string;

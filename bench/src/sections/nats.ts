@@ -5,9 +5,9 @@
 // each simulator says how many of its hosts were asked once, never, or more than once.
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@fleetls/testkit';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
 import { type McpServerProc, startFleetls } from '../mcp.js';
@@ -22,17 +22,6 @@ const REAL_AGENTS = 2;
 /** The longest heartbeat a gateway accepts: 100,000 hosts are then 1,667 registrations a second. */
 const HEARTBEAT_MS = 60_000;
 const NODES = 3;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A child that prints `ready` (a regexp) on stderr or stdout before `timeoutMs`. */
 function spawnReady(
