@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { getEventListeners } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import { test } from 'node:test';
 import { FleetError, type HostStatus, type Row, WALK_DEFAULTS, type WalkSummary } from '@fleetls/core';
 import { entryRow } from '@fleetls/core/testing';
@@ -160,6 +160,20 @@ test('hostSignals: reasons are FleetErrors; dispose and close release', async ()
   const t = hostSignals(undefined).forHost(5);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal((t.signal.reason as FleetError).code, 'deadline_exceeded');
+});
+
+test('hostSignals: hosts sharing one timer each time out at their own deadline, in or out of order', async () => {
+  const signals = hostSignals(undefined);
+  const a = signals.forHost(30);
+  const b = signals.forHost(10); // earlier than the queue's last: a timer of its own
+  const c = signals.forHost(60_000);
+  const d = signals.forHost(40);
+  c.dispose();
+  await Promise.all([a, b, d].map((h) => once(h.signal, 'abort')));
+  for (const h of [a, b, d]) assert.equal((h.signal.reason as FleetError).code, 'deadline_exceeded');
+  assert.equal(c.signal.aborted, false, 'a finished host does not time out');
+  assert.match((d.signal.reason as FleetError).message, /40 ms/);
+  signals.close();
 });
 
 test('a fan-out over many hosts puts one listener on the call signal, and removes it', async () => {

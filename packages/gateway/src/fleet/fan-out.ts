@@ -59,40 +59,115 @@ export class PartialFailure<T> extends FleetError {
   }
 }
 
+/** One host's deadline in a fan-out's queue (hostSignals). */
+interface HostTimer {
+  ctrl: AbortController;
+  /** performance.now() time at which the host's timeout fires. */
+  at: number;
+  timeoutMs: number;
+  /** Set once the host is done (dispose) or aborted: the queue skips it. */
+  settled: boolean;
+  /** Heard right after the host's signal aborts (a fan-out's race), instead of a listener of its own. */
+  onAbort?: (reason: unknown) => void;
+}
+
 /**
  * The hosts' signals of one fan-out. Each aborts when the call's signal does or after its
  * own timeout, with a FleetError reason (cancelled or deadline_exceeded). The call's signal
  * gets one listener for the whole fan-out, however many hosts are in flight: a listener per
  * host would pile up on it (Node warns past ten) and outlive nothing but the host.
- * `forHost(...).dispose` releases the host's timer; `close` the call's listener.
+ * The hosts' timeouts share one timer too: a fan-out starts its hosts in order with the same
+ * budget (or the call's deadline), so their deadlines come in the order they were asked and a
+ * queue armed for its head fires each at its own time; a timer per host was a large part of a
+ * 100,000-host call's garbage. A deadline earlier than the queue's last gets a timer of its own.
+ * `forHost(...).dispose` releases the host's deadline; `close` the call's listener.
  */
 export function hostSignals(parent: AbortSignal | undefined): {
-  forHost: (timeoutMs: number) => { signal: AbortSignal; dispose: () => void };
+  forHost: (timeoutMs: number, onAbort?: (reason: unknown) => void) => { signal: AbortSignal; dispose: () => void };
   close: () => void;
 } {
-  const live = new Set<AbortController>();
+  const live = new Set<HostTimer>();
+  const queue: HostTimer[] = [];
+  let head = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let armedAt = Number.POSITIVE_INFINITY;
   const cancelled = () => new FleetError('cancelled', 'cancelled by the client', { cause: parent?.reason });
+  const abort = (h: HostTimer, reason: unknown) => {
+    h.settled = true;
+    live.delete(h);
+    h.ctrl.abort(reason);
+    h.onAbort?.(reason);
+  };
+  const expire = (h: HostTimer) => abort(h, new FleetError('deadline_exceeded', `no answer within ${h.timeoutMs} ms`));
+  // Arms the one timer for the queue's first host still waiting; fires every host due.
+  const arm = () => {
+    while (head < queue.length && queue[head].settled) head++;
+    if (head === queue.length) {
+      queue.length = 0;
+      head = 0;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      armedAt = Number.POSITIVE_INFINITY;
+      return;
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
+    const at = queue[head].at;
+    if (timer && armedAt <= at) return;
+    if (timer) clearTimeout(timer);
+    armedAt = at;
+    timer = setTimeout(fire, Math.max(1, Math.ceil(at - performance.now())));
+  };
+  const fire = () => {
+    timer = undefined;
+    armedAt = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    while (head < queue.length && (queue[head].settled || queue[head].at <= now)) {
+      const h = queue[head++];
+      if (!h.settled) expire(h);
+    }
+    arm();
+  };
   const onAbort = () => {
-    for (const c of live) c.abort(cancelled());
+    for (const h of live) abort(h, cancelled());
+    arm();
   };
   parent?.addEventListener('abort', onAbort, { once: true });
   return {
-    forHost(timeoutMs) {
+    forHost(timeoutMs, onHostAbort) {
       const ctrl = new AbortController();
       if (parent?.aborted) {
         ctrl.abort(cancelled());
         return { signal: ctrl.signal, dispose: () => {} };
       }
-      live.add(ctrl);
-      const t = setTimeout(
-        () => ctrl.abort(new FleetError('deadline_exceeded', `no answer within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      const h: HostTimer = { ctrl, at: performance.now() + timeoutMs, timeoutMs, settled: false, onAbort: onHostAbort };
+      live.add(h);
+      const last = queue.length > head ? queue[queue.length - 1].at : Number.NEGATIVE_INFINITY;
+      if (h.at >= last) {
+        queue.push(h);
+        arm();
+        return {
+          signal: ctrl.signal,
+          dispose: () => {
+            if (h.settled) return;
+            h.settled = true;
+            live.delete(h);
+            // The queue's head done: the timer moves on to the next host (or stops).
+            if (queue[head] === h) arm();
+          },
+        };
+      }
+      const t = setTimeout(() => {
+        if (!h.settled) expire(h);
+      }, timeoutMs);
       return {
         signal: ctrl.signal,
         dispose: () => {
           clearTimeout(t);
-          live.delete(ctrl);
+          h.settled = true;
+          live.delete(h);
         },
       };
     },
@@ -100,8 +175,11 @@ export function hostSignals(parent: AbortSignal | undefined): {
   };
 }
 
-/** Rejects with the signal's reason when it aborts, so a hung backend cannot hold a host past its deadline. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+/**
+ * Rejects with the host's abort reason when it aborts, so a hung backend cannot hold a host
+ * past its deadline. `aborted` is told by hostSignals (no listener of its own on the signal).
+ */
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal, aborted: { reject?: (reason: unknown) => void }): Promise<T> {
   if (signal.aborted) {
     // The task's own failure (it saw the aborted signal too) is not the answer, and must not
     // go unhandled: a call cancelled with hosts still waiting for a slot crashed the gateway.
@@ -109,18 +187,8 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const on = () => reject(signal.reason);
-    signal.addEventListener('abort', on, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', on);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', on);
-        reject(e);
-      },
-    );
+    aborted.reject = reject;
+    p.then(resolve, reject);
   });
 }
 
@@ -157,7 +225,8 @@ export async function fanOut<T>(
       return;
     }
     const budgetMs = Math.min(opts.deadlineMs, left);
-    const { signal, dispose } = signals.forHost(budgetMs);
+    const aborted: { reject?: (reason: unknown) => void } = {};
+    const { signal, dispose } = signals.forHost(budgetMs, (reason) => aborted.reject?.(reason));
     let status: HostStatus;
     let value: T | undefined;
     let backend: HostBackend | undefined;
@@ -173,6 +242,7 @@ export async function fanOut<T>(
       value = await raceAbort(
         Promise.resolve().then(() => task(b, host, signal, budgetMs)),
         signal,
+        aborted,
       );
       status = { host: host.name, status: 'ok', via: b.via, elapsedMs: elapsed(started) };
     } catch (err) {

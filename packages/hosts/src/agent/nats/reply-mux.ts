@@ -52,24 +52,33 @@ export class Replies {
     this.waiter = undefined;
   }
 
-  /** The next message, undefined after `ms` of silence; throws the subscription's error. */
+  /**
+   * The next message, undefined after `ms` of silence; throws the subscription's error, or
+   * `cancelled` once `signal` aborted. The signal is not listened to here (a listener per wait
+   * was a large part of a fan-out's garbage): its walk listens once and calls cancel().
+   */
   next(ms: number, signal: AbortSignal): Promise<Msg | undefined> {
     const m = this.queue.shift();
     if (m) return Promise.resolve(m);
     if (this.failed) return Promise.reject(this.failed);
+    if (signal.aborted) return Promise.reject(new FleetError('cancelled', 'cancelled'));
     return new Promise((resolve, reject) => {
       const done = (v: Msg | Error | undefined) => {
         clearTimeout(t);
-        signal.removeEventListener('abort', onAbort);
         this.waiter = undefined;
         if (v instanceof Error) reject(v);
         else resolve(v);
       };
-      const onAbort = () => done(new FleetError('cancelled', 'cancelled'));
       const t = setTimeout(() => done(undefined), ms);
-      signal.addEventListener('abort', onAbort, { once: true });
       this.waiter = done;
     });
+  }
+
+  /** The walk's signal aborted: a reader waiting fails now with `cancelled`. */
+  cancel(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.(new FleetError('cancelled', 'cancelled'));
   }
 }
 

@@ -107,6 +107,9 @@ async function* walkOnce(
   let finished = false;
   const deframer = new Deframer();
   const messages: Buffer[] = [];
+  // One listener for the walk's waits (Replies.next does not listen itself).
+  const onAbort = () => replies.cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
     sendWalk(host, req, call, inbox, replies);
     for (;;) {
@@ -157,6 +160,7 @@ async function* walkOnce(
   } catch (err) {
     throw callFailure(err, signal);
   } finally {
+    signal.removeEventListener('abort', onAbort);
     close();
     if (!finished) control((c) => c.set(HDR.cancel, '1'));
   }
