@@ -5,7 +5,12 @@
 // SLICES slices ignoring Acks.
 import * as path from 'node:path';
 import type { Row, WalkSummary } from '@fleetls/core';
-import { AGENT_FEATURES_METADATA, AGENT_VERSION_METADATA, encodeWalkResponse, loadContract } from '@fleetls/proto';
+import {
+  AGENT_FEATURES_METADATA,
+  AGENT_VERSION_METADATA,
+  encodedWalkService,
+  encodeWalkResponse,
+} from '@fleetls/proto';
 import { frame } from '@fleetls/runtime/grpc-frame';
 import { agentSubjects, HDR, type Registration } from '@fleetls/runtime/nats';
 import * as grpc from '@grpc/grpc-js';
@@ -58,11 +63,7 @@ export interface FloodSeen {
 export async function floodAgent(): Promise<{ address: string; seen: FloodSeen; close(): void }> {
   const seen: FloodSeen = { written: 0, cancelled: 0 };
   const message = encodeWalkResponse(rows('f', ROWS_PER_MESSAGE));
-  const definition = loadContract().proto.fleetls.v1.Agent.service;
-  const served: grpc.ServiceDefinition = {
-    ...definition,
-    Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
-  };
+  const served = encodedWalkService();
   const server = new grpc.Server();
   server.addService(served, {
     Walk: (call: grpc.ServerWritableStream<unknown, Buffer>) => {

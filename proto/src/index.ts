@@ -24,6 +24,16 @@ export function loadContract(): { packageDefinition: ReturnType<typeof packageDe
   return { packageDefinition: packageDefinition(), proto };
 }
 
+/**
+ * The Agent service to serve with Walk's responses written as already-encoded bytes (the
+ * agent's worker encodes its batches; test and bench agents send what they made): Walk's
+ * serializer is the identity, every other method the contract's own.
+ */
+export function encodedWalkService(): grpc.ServiceDefinition {
+  const definition = loadContract().proto.fleetls.v1.Agent.service;
+  return { ...definition, Walk: { ...definition.Walk, responseSerialize: (bytes: Buffer) => bytes } };
+}
+
 /** A unary call's callback: its error, or the answer as proto-loader decodes it. */
 export type FleetCallback = (err: grpc.ServiceError | null, res?: unknown) => void;
 

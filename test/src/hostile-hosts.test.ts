@@ -19,7 +19,13 @@ import { after, before, describe, it } from 'node:test';
 import type { Row, WalkSummary } from '@fleetls/core';
 import { entryRow } from '@fleetls/core/testing';
 import { treeEntryPaths } from '@fleetls/gateway/testing';
-import { AGENT_FEATURES_METADATA, AGENT_VERSION_METADATA, encodeWalkResponse, loadContract } from '@fleetls/proto';
+import {
+  AGENT_FEATURES_METADATA,
+  AGENT_VERSION_METADATA,
+  encodedWalkService,
+  encodeWalkResponse,
+  loadContract,
+} from '@fleetls/proto';
 import { frame } from '@fleetls/runtime/grpc-frame';
 import { agentSubjects, CHUNK_BYTES, HDR, type Registration } from '@fleetls/runtime/nats';
 import { makeTree, waitFor } from '@fleetls/testkit';
@@ -81,12 +87,8 @@ interface Seen {
 /** A fake agent: a grpc-js server of the contract's Agent service whose Walk runs `walk`; Stat is not found. */
 async function fakeAgent(walk: (call: WalkCall, seen: Seen) => Promise<void>) {
   const seen: Seen = { walks: 0, written: 0, cancelled: 0, finished: 0 };
-  const definition = loadContract().proto.fleetls.v1.Agent.service;
-  // Walk's messages are encoded here: its serializer is the identity.
-  const served: grpc.ServiceDefinition = {
-    ...definition,
-    Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
-  };
+  // Walk's messages are encoded here.
+  const served = encodedWalkService();
   const server = new grpc.Server();
   server.addService(served, {
     Walk: (call: WalkCall) => {

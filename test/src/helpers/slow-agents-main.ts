@@ -10,7 +10,7 @@ import { createLogger } from '@fleetls/gateway';
 import {
   AGENT_FEATURES_METADATA,
   AGENT_VERSION_METADATA,
-  loadContract,
+  encodedWalkService,
   toStatus,
   type WireStatRequestOut,
   type WireWalkRequestOut,
@@ -135,11 +135,7 @@ function track(
 }
 
 // Walk's messages are already encoded (the agent's own bytes): its serializer is the identity.
-const definition = loadContract().proto.fleetls.v1.Agent.service;
-const served: grpc.ServiceDefinition = {
-  ...definition,
-  Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
-};
+const served = encodedWalkService();
 const server = new grpc.Server();
 server.addService(served, {
   Walk: (call: grpc.ServerWritableStream<WireWalkRequestOut, Buffer>) => {

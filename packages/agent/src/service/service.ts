@@ -23,6 +23,7 @@ import type {
 import {
   AGENT_FEATURES_METADATA,
   AGENT_VERSION_METADATA,
+  encodedWalkService,
   loadContract,
   statToWire,
   toStatus,
@@ -209,11 +210,7 @@ export function addAgentService(
   // Walk batches arrive from the worker already encoded (@fleetls/proto's WalkResponseEncoder), so the
   // registered Walk method serializes with the identity; the final summary message is
   // encoded by the handler with the contract's own serializer.
-  const definition = loadContract().proto.fleetls.v1.Agent.service;
-  const served: grpc.ServiceDefinition = {
-    ...definition,
-    Walk: { ...definition.Walk, responseSerialize: (b: Buffer) => b },
-  };
+  const served = encodedWalkService();
   /** Every response names the agent's version, even a refusal: `list_hosts check` reads it. */
   const versionMetadata = (): grpc.Metadata => {
     const md = new grpc.Metadata();
