@@ -11,8 +11,8 @@ export { AGENT_RETRY_MS, createFallbackBackend, viaOf } from './fallback.js';
 export type { SshHostConfig } from './ssh/types.js';
 export type { HostKey, HostSpec, Transport, TransportContext, TransportFactory } from './transport.js';
 export { defineTransport, sshAddress } from './transport.js';
-export type { WalkGuardOptions } from './walk-guard.js';
-export { guardBackend, guardWalk, HostOverrun, HostStalled, RowAllowance } from './walk-guard.js';
+export type { WalkGuardOptions, WalkTap } from './walk-guard.js';
+export { guardBackend, guardWalk, HostOverrun, HostStalled, RowAllowance, StallWatch } from './walk-guard.js';
 
 /**
  * Every transport a host of the inventory can be reached by, in the order its keys are

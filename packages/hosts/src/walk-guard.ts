@@ -82,84 +82,245 @@ export class RowAllowance {
 export interface WalkGuardOptions {
   /** Once a host's rows began, the longest it may send none (undefined: no such rule). */
   stallMs?: number;
+  /**
+   * Where the stall rule is timed: a fan-out's walks share one (one timer for the call, not
+   * one per batch). Without it a stalled walk gets one of its own. Its `ms` is the rule's.
+   */
+  stallWatch?: StallWatch;
+  /**
+   * Ends the walk's `signal` with the guard's verdict: the caller owns that signal (a fan-out's
+   * host has one already), and the walk runs on it with no AbortController of the guard's
+   * own. Without it the guard makes one that follows `signal`.
+   */
+  end?: (verdict: FleetError) => void;
+  /** Hears what passes the guard (a fan-out's progress), instead of another layer around it. */
+  tap?: WalkTap;
+}
+
+/** What hears a guarded walk: each batch it let through, then the walk's summary. */
+export interface WalkTap {
+  rows(batch: Row[]): void;
+  done(summary: WalkSummary): void;
 }
 
 type WalkFn = (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>;
 
 /**
+ * The stall rule of many walks on one timer. A walk is watched while it waits for its next
+ * batch once its rows began; the timer is armed for the earliest of them and, when it fires,
+ * ends each walk that waited `ms` and re-arms for the rest. Every watch lasts the same `ms`,
+ * so a walk watched later is never due earlier than the timer already armed: a watch is a Set
+ * entry, not a timer (a timer and a promise per batch was most of the guard's cost per host).
+ */
+export class StallWatch {
+  private readonly waiting = new Set<Watched>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(readonly ms: number) {
+    if (!(ms > 0)) throw new RangeError(`StallWatch ms must be > 0, got ${ms}`);
+  }
+
+  watch(w: Watched): void {
+    w.since = performance.now();
+    this.waiting.add(w);
+    this.timer ??= setTimeout(this.fire, this.ms);
+  }
+
+  unwatch(w: Watched): void {
+    if (!this.waiting.delete(w) || this.waiting.size > 0 || !this.timer) return;
+    // Nothing left to time: a process with no other work must not wait for the timer.
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.waiting.clear();
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const w of this.waiting) {
+      const due = w.since + this.ms;
+      if (due <= now) {
+        this.waiting.delete(w);
+        w.stalled(this.ms);
+      } else if (due < next) next = due;
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(next - now)));
+  };
+}
+
+/** A walk a StallWatch times. */
+interface Watched {
+  /** performance.now() when it began to wait. */
+  since: number;
+  /** It waited the watch's `ms`: it is ended. */
+  stalled(ms: number): void;
+}
+
+/**
  * `walk` held to `req`: a batch past the allowance ends the host with HostOverrun; once rows
  * began, `stallMs` without a batch ends it with HostStalled. Either way the inner walk is
- * cancelled through its own signal (its carrier resets the stream), so no more is read.
- * Before the first row the walk's own deadline applies: a ranked walk sends nothing until
- * it is done, honestly.
+ * cancelled (a stalled one through its signal, so its carrier resets the stream), and no more
+ * is read. Before the first row the walk's own deadline applies: a ranked walk sends nothing
+ * until it is done, honestly.
  */
-export async function* guardWalk(
+export function guardWalk(
   walk: WalkFn,
   req: WalkRequest,
   signal: AbortSignal,
   opts: WalkGuardOptions = {},
 ): AsyncGenerator<Row[], WalkSummary, void> {
-  const allowance = new RowAllowance(req);
-  const ctrl = new AbortController();
-  const onAbort = () => ctrl.abort(signal.reason);
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  const inner = walk(req, ctrl.signal);
-  let finished = false;
-  let pending = false;
-  let began = false;
-  try {
-    for (;;) {
-      pending = true;
-      const r =
-        began && opts.stallMs !== undefined ? await stallRace(inner.next(), opts.stallMs, ctrl) : await inner.next();
-      pending = false;
-      if (r.done) {
-        finished = true;
-        return r.value;
-      }
-      const over = allowance.excess(r.value);
-      if (over) throw new HostOverrun(over);
-      if (r.value.length > 0) began = true;
-      yield r.value;
-    }
-  } catch (err) {
-    // The inner walk ended because this guard cancelled it: the guard's verdict is the reason.
-    const reason: unknown = ctrl.signal.reason;
-    if (reason instanceof HostStalled || reason instanceof HostOverrun) throw reason;
-    throw err;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    if (!finished) {
-      if (!ctrl.signal.aborted) ctrl.abort(new FleetError('cancelled', 'the walk was stopped'));
-      // A next() still waiting (a stall) settles on the abort; return() would queue behind it.
-      if (pending) void inner.return(undefined as never).catch(() => {});
-      else await inner.return(undefined as never).catch(() => {});
-    }
-  }
+  return new GuardedWalk(walk, req, signal, opts);
 }
 
-/** `next`, or HostStalled once `ms` pass without it (the walk is then aborted with that reason). */
-function stallRace<T>(next: Promise<T>, ms: number, ctrl: AbortController): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => {
-      const stalled = new HostStalled(ms);
-      ctrl.abort(stalled);
-      // The inner walk's own failure follows; it is not the answer, and must not go unhandled.
-      next.catch(() => {});
-      reject(stalled);
-    }, ms);
-    next.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
+const noop = () => {};
+
+/**
+ * guardWalk's iterator, written by hand rather than as an async generator: every batch of
+ * every host passes it, and a generator layer is a queue, promises and a resumption per step
+ * where this is one `then` (issue 34: the row path's layers).
+ */
+class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
+  since = 0;
+  private readonly allowance: RowAllowance;
+  private readonly inner: AsyncGenerator<Row[], WalkSummary, void>;
+  private readonly signal: AbortSignal;
+  private readonly ctrl: AbortController | undefined;
+  private readonly onAbort: (() => void) | undefined;
+  private readonly watch: StallWatch | undefined;
+  private began = false;
+  private pending = false;
+  private closed = false;
+  /** HostStalled or HostOverrun, once the guard ended the walk. */
+  private verdict: FleetError | undefined;
+  /** Rejects the next() waiting on a stalled walk (its own failure follows, and is not the answer). */
+  private wake: ((err: FleetError) => void) | undefined;
+
+  constructor(
+    walk: WalkFn,
+    req: WalkRequest,
+    private readonly parent: AbortSignal,
+    private readonly opts: WalkGuardOptions,
+  ) {
+    this.allowance = new RowAllowance(req);
+    const ms = opts.stallWatch?.ms ?? opts.stallMs;
+    this.watch = ms === undefined ? undefined : (opts.stallWatch ?? new StallWatch(ms));
+    if (opts.end) {
+      this.signal = parent;
+    } else {
+      const ctrl = new AbortController();
+      const onAbort = () => ctrl.abort(parent.reason);
+      if (parent.aborted) onAbort();
+      else parent.addEventListener('abort', onAbort, { once: true });
+      this.ctrl = ctrl;
+      this.onAbort = onAbort;
+      this.signal = ctrl.signal;
+    }
+    this.inner = walk(req, this.signal);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Row[], WalkSummary>> {
+    if (this.closed) return Promise.resolve({ done: true, value: undefined as never });
+    this.pending = true;
+    const step = this.inner.next();
+    if (!this.began || !this.watch) return step.then(this.passed, this.failed);
+    const watch = this.watch;
+    return new Promise<IteratorResult<Row[], WalkSummary>>((resolve, reject) => {
+      this.wake = reject;
+      watch.watch(this);
+      step.then(resolve, reject);
+    }).then(this.passed, this.failed);
+  }
+
+  stalled(ms: number): void {
+    const stalled = new HostStalled(ms);
+    this.end(stalled);
+    this.wake?.(stalled);
+  }
+
+  private end(verdict: FleetError): void {
+    this.verdict ??= verdict;
+    if (this.opts.end) this.opts.end(verdict);
+    else if (!this.ctrl!.signal.aborted) this.ctrl!.abort(verdict);
+  }
+
+  private readonly passed = (
+    r: IteratorResult<Row[], WalkSummary>,
+  ): Promise<IteratorResult<Row[], WalkSummary>> | IteratorResult<Row[], WalkSummary> => {
+    this.settled();
+    if (r.done) {
+      this.close();
+      this.opts.tap?.done(r.value);
+      return r;
+    }
+    const over = this.allowance.excess(r.value);
+    if (over) {
+      const overrun = new HostOverrun(over);
+      return this.stop().then(() => {
+        throw overrun;
+      });
+    }
+    if (r.value.length > 0) this.began = true;
+    this.opts.tap?.rows(r.value);
+    return r;
+  };
+
+  private readonly failed = (err: unknown): never => {
+    const stalled = this.wake !== undefined && this.verdict !== undefined;
+    this.settled();
+    // A stalled walk's next() is still running: it settles on the abort, and return() would queue behind it.
+    if (stalled) void this.inner.return(undefined as never).catch(noop);
+    this.close();
+    // The inner walk ended because this guard ended it: the guard's verdict is the reason.
+    const reason = this.verdict ?? this.ctrl?.signal.reason;
+    if (reason instanceof HostStalled || reason instanceof HostOverrun) throw reason;
+    throw err;
+  };
+
+  private settled(): void {
+    this.pending = false;
+    if (this.wake) {
+      this.wake = undefined;
+      this.watch!.unwatch(this);
+    }
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.onAbort) this.parent.removeEventListener('abort', this.onAbort);
+    // A watch of the walk's own (no fan-out's): its timer goes with it.
+    if (this.watch && !this.opts.stallWatch) this.watch.close();
+  }
+
+  /** Ends the inner walk, which has not finished (the consumer stopped, or a batch overran). */
+  private async stop(): Promise<void> {
+    const pending = this.pending;
+    this.close();
+    if (this.ctrl && !this.ctrl.signal.aborted) this.ctrl.abort(new FleetError('cancelled', 'the walk was stopped'));
+    // A next() still waiting settles on the abort; return() would queue behind it.
+    if (pending) void this.inner.return(undefined as never).catch(noop);
+    else await this.inner.return(undefined as never).catch(noop);
+  }
+
+  async return(value?: WalkSummary | PromiseLike<WalkSummary>): Promise<IteratorResult<Row[], WalkSummary>> {
+    if (!this.closed) await this.stop();
+    return { done: true, value: (await value) as WalkSummary };
+  }
+
+  async throw(err?: unknown): Promise<IteratorResult<Row[], WalkSummary>> {
+    if (!this.closed) await this.stop();
+    throw err;
+  }
 }
 
 /** `backend` with every walk guarded (guardWalk); its other calls as they are. */

@@ -8,10 +8,14 @@ import {
   type HostStatus,
   hostStatusFromCode,
   isVia,
+  type OnEntriesSeen,
+  type Row,
   type Via,
+  type WalkRequest,
+  type WalkSummary,
 } from '@fleetls/core';
-import { guardBackend } from '@fleetls/hosts';
-import { countingEntries } from './entries-seen.js';
+import { guardWalk, StallWatch } from '@fleetls/hosts';
+import { HostEntriesSeen } from './entries-seen.js';
 import type { Fleet, FleetHost } from './fleet-types.js';
 
 export interface FanOutOptions {
@@ -59,16 +63,53 @@ export class PartialFailure<T> extends FleetError {
   }
 }
 
-/** One host's deadline in a fan-out's queue (hostSignals). */
-interface HostTimer {
-  ctrl: AbortController;
-  /** performance.now() time at which the host's timeout fires. */
-  at: number;
-  timeoutMs: number;
+/**
+ * One host's signal and deadline in a fan-out (hostSignals): made once per host, its methods
+ * on the class, so a host costs one object and one AbortController here, not a set of closures.
+ */
+class HostDeadline {
+  readonly signal: AbortSignal;
   /** Set once the host is done (dispose) or aborted: the queue skips it. */
-  settled: boolean;
-  /** Heard right after the host's signal aborts (a fan-out's race), instead of a listener of its own. */
-  onAbort?: (reason: unknown) => void;
+  settled = false;
+  /**
+   * Heard right after the host's signal aborts by its deadline or the call's cancel (the
+   * fan-out's race against its task), instead of a listener of its own.
+   */
+  reject: ((reason: unknown) => void) | undefined;
+
+  constructor(
+    private readonly ctrl: AbortController,
+    /** performance.now() time at which the host's timeout fires. */
+    readonly at: number,
+    readonly timeoutMs: number,
+    private readonly release: (h: HostDeadline) => void,
+    /** A deadline earlier than the queue's last: its own timer. */
+    readonly timer?: ReturnType<typeof setTimeout>,
+  ) {
+    this.signal = ctrl.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.settled = true;
+    this.ctrl.abort(reason);
+    this.reject?.(reason);
+  }
+
+  /**
+   * Ends the host's work with `verdict` (the walk guard's: a host that stalled), without
+   * deciding the host's answer: its task still ends and says what it got before.
+   */
+  readonly end = (verdict: unknown): void => {
+    if (!this.signal.aborted) this.ctrl.abort(verdict);
+  };
+
+  /** The host is done: its deadline no longer fires. */
+  dispose(): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.release(this);
+  }
 }
 
 /**
@@ -83,22 +124,21 @@ interface HostTimer {
  * `forHost(...).dispose` releases the host's deadline; `close` the call's listener.
  */
 export function hostSignals(parent: AbortSignal | undefined): {
-  forHost: (timeoutMs: number, onAbort?: (reason: unknown) => void) => { signal: AbortSignal; dispose: () => void };
+  forHost: (timeoutMs: number) => HostDeadline;
   close: () => void;
 } {
-  const live = new Set<HostTimer>();
-  const queue: HostTimer[] = [];
+  const live = new Set<HostDeadline>();
+  const queue: HostDeadline[] = [];
   let head = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let armedAt = Number.POSITIVE_INFINITY;
   const cancelled = () => new FleetError('cancelled', 'cancelled by the client', { cause: parent?.reason });
-  const abort = (h: HostTimer, reason: unknown) => {
-    h.settled = true;
+  const abort = (h: HostDeadline, reason: unknown) => {
     live.delete(h);
-    h.ctrl.abort(reason);
-    h.onAbort?.(reason);
+    h.abort(reason);
   };
-  const expire = (h: HostTimer) => abort(h, new FleetError('deadline_exceeded', `no answer within ${h.timeoutMs} ms`));
+  const expire = (h: HostDeadline) =>
+    abort(h, new FleetError('deadline_exceeded', `no answer within ${h.timeoutMs} ms`));
   // Arms the one timer for the queue's first host still waiting; fires every host due.
   const arm = () => {
     while (head < queue.length && queue[head].settled) head++;
@@ -134,42 +174,36 @@ export function hostSignals(parent: AbortSignal | undefined): {
     for (const h of live) abort(h, cancelled());
     arm();
   };
+  const release = (h: HostDeadline) => {
+    live.delete(h);
+    // The queue's head done: the timer moves on to the next host (or stops).
+    if (queue[head] === h) arm();
+  };
   parent?.addEventListener('abort', onAbort, { once: true });
   return {
-    forHost(timeoutMs, onHostAbort) {
+    forHost(timeoutMs) {
       const ctrl = new AbortController();
+      const at = performance.now() + timeoutMs;
       if (parent?.aborted) {
         ctrl.abort(cancelled());
-        return { signal: ctrl.signal, dispose: () => {} };
+        const h = new HostDeadline(ctrl, at, timeoutMs, release);
+        h.settled = true;
+        return h;
       }
-      const h: HostTimer = { ctrl, at: performance.now() + timeoutMs, timeoutMs, settled: false, onAbort: onHostAbort };
-      live.add(h);
       const last = queue.length > head ? queue[queue.length - 1].at : Number.NEGATIVE_INFINITY;
-      if (h.at >= last) {
+      if (at >= last) {
+        const h = new HostDeadline(ctrl, at, timeoutMs, release);
+        live.add(h);
         queue.push(h);
         arm();
-        return {
-          signal: ctrl.signal,
-          dispose: () => {
-            if (h.settled) return;
-            h.settled = true;
-            live.delete(h);
-            // The queue's head done: the timer moves on to the next host (or stops).
-            if (queue[head] === h) arm();
-          },
-        };
+        return h;
       }
-      const t = setTimeout(() => {
+      const own = setTimeout(() => {
         if (!h.settled) expire(h);
       }, timeoutMs);
-      return {
-        signal: ctrl.signal,
-        dispose: () => {
-          clearTimeout(t);
-          h.settled = true;
-          live.delete(h);
-        },
-      };
+      const h = new HostDeadline(ctrl, at, timeoutMs, release, own);
+      live.add(h);
+      return h;
     },
     close: () => parent?.removeEventListener('abort', onAbort),
   };
@@ -177,9 +211,10 @@ export function hostSignals(parent: AbortSignal | undefined): {
 
 /**
  * Rejects with the host's abort reason when it aborts, so a hung backend cannot hold a host
- * past its deadline. `aborted` is told by hostSignals (no listener of its own on the signal).
+ * past its deadline. Told by hostSignals (host.reject), with no listener of its own on the signal.
  */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal, aborted: { reject?: (reason: unknown) => void }): Promise<T> {
+function raceAbort<T>(p: Promise<T>, host: HostDeadline): Promise<T> {
+  const { signal } = host;
   if (signal.aborted) {
     // The task's own failure (it saw the aborted signal too) is not the answer, and must not
     // go unhandled: a call cancelled with hosts still waiting for a slot crashed the gateway.
@@ -187,7 +222,7 @@ function raceAbort<T>(p: Promise<T>, signal: AbortSignal, aborted: { reject?: (r
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    aborted.reject = reject;
+    host.reject = reject;
     p.then(resolve, reject);
   });
 }
@@ -203,6 +238,8 @@ export async function fanOut<T>(
   let next = 0;
   let done = 0;
   const signals = hostSignals(opts.signal);
+  // The stall rule of every host's walks, on one timer for the call.
+  const stalls = opts.stallMs === undefined ? undefined : new StallWatch(opts.stallMs);
 
   const runOne = async (i: number): Promise<void> => {
     const host = hosts[i];
@@ -225,24 +262,21 @@ export async function fanOut<T>(
       return;
     }
     const budgetMs = Math.min(opts.deadlineMs, left);
-    const aborted: { reject?: (reason: unknown) => void } = {};
-    const { signal, dispose } = signals.forHost(budgetMs, (reason) => aborted.reject?.(reason));
+    const deadline = signals.forHost(budgetMs);
+    const { signal } = deadline;
     let status: HostStatus;
     let value: T | undefined;
     let backend: HostBackend | undefined;
     try {
       // Every walk held to its request, whatever carries it: a host that sends more than it
       // was asked, or stalls once its rows began, is cut off (@fleetls/hosts walk-guard.ts).
-      const guarded = guardBackend(fleet.backend(host.name), { stallMs: opts.stallMs });
-      const hear = opts.onEntriesSeen;
-      const b = hear ? countingEntries(guarded, (n) => hear(i, n)) : guarded;
+      const b = new FanOutBackend(fleet.backend(host.name), stalls, deadline.end, entriesSeenOf(opts, i));
       backend = b;
       // A host whose turn comes after the call was cancelled is not asked at all.
       if (signal.aborted) throw signal.reason;
       value = await raceAbort(
         Promise.resolve().then(() => task(b, host, signal, budgetMs)),
-        signal,
-        aborted,
+        deadline,
       );
       status = { host: host.name, status: 'ok', via: b.via, elapsedMs: elapsed(started) };
     } catch (err) {
@@ -256,7 +290,7 @@ export async function fanOut<T>(
         message: fe.message,
       };
     } finally {
-      dispose();
+      deadline.dispose();
     }
     results[i] = value === undefined ? { host, status } : { host, status, value };
     done++;
@@ -273,8 +307,56 @@ export async function fanOut<T>(
     await Promise.all(Array.from({ length: n }, worker));
   } finally {
     signals.close();
+    stalls?.close();
   }
   return results;
+}
+
+/** A host's progress for the fan-out's onEntriesSeen, if it asked for it. */
+function entriesSeenOf(opts: FanOutOptions, i: number): HostEntriesSeen | undefined {
+  const hear = opts.onEntriesSeen;
+  return hear ? new HostEntriesSeen((n) => hear(i, n)) : undefined;
+}
+
+/**
+ * A host's backend as a fan-out's task sees it: every walk guarded (guardWalk) on the host's
+ * own signal, with the call's one stall timer, and counted for its progress as it passes the
+ * guard. One object per host, with no generator of its own around the guard's.
+ */
+class FanOutBackend implements HostBackend {
+  constructor(
+    private readonly backend: HostBackend,
+    private readonly stalls: StallWatch | undefined,
+    private readonly end: (verdict: unknown) => void,
+    private readonly seen: HostEntriesSeen | undefined,
+  ) {}
+
+  get via(): Via {
+    return this.backend.via;
+  }
+
+  walk(req: WalkRequest, signal: AbortSignal, onEntriesSeen?: OnEntriesSeen): AsyncGenerator<Row[], WalkSummary, void> {
+    const tap = this.seen?.walk();
+    const hear = tap ? tap.seen : onEntriesSeen;
+    const { backend } = this;
+    return guardWalk((r, s) => backend.walk(r, s, hear), req, signal, {
+      stallWatch: this.stalls,
+      end: this.end,
+      tap,
+    });
+  }
+
+  stat(path: string, followSymlinks: boolean, signal: AbortSignal): ReturnType<HostBackend['stat']> {
+    return this.backend.stat(path, followSymlinks, signal);
+  }
+
+  probe(signal: AbortSignal): ReturnType<HostBackend['probe']> {
+    return this.backend.probe(signal);
+  }
+
+  close(): void {
+    this.backend.close();
+  }
 }
 
 /** The transport that failed: an agent→SSH fallback tags its errors with `via`. */

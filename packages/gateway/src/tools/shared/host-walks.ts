@@ -92,7 +92,9 @@ export async function streamHostWalk(
     await it.return(undefined as never).catch(() => {});
     // The host broke mid-walk (its agent died, its stream was reset): what it sent stands.
     if (held) await hand(held);
-    if (handed === 0 || signal.aborted) throw err;
+    // A fan-out's walk guard ends a stalled host through the host's own signal: that host's
+    // rows still stand, as for any host that broke mid-walk.
+    if (handed === 0 || (signal.aborted && !(err instanceof HostStalled))) throw err;
     // A host that stalled is a timeout, whatever it sent before.
     const code = err instanceof HostStalled ? err.code : 'internal';
     throw new PartialFailure<number>(handed, `the walk broke after ${handed} rows`, err, code);
