@@ -12,8 +12,12 @@ export {
   type DiffGroup,
   type DiffValue,
   type DirDiff,
+  DistinctListings,
+  diffHosts,
   diffListings,
   type HostTree,
+  type KeptListing,
+  type ListedHost,
   parseCompare,
 } from './diff/dir-diff.js';
 export { diffDifferenceLines, diffGroupLines } from './diff/render-diff.js';

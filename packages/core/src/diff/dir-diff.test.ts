@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Entry, EntryType, Truncation } from '../domain/types.js';
 import { FleetError } from '../errors/errors.js';
 import { entryAt } from '../testing/index.js';
-import { diffListings, type HostTree, parseCompare } from './dir-diff.js';
+import { DistinctListings, diffHosts, diffListings, type HostTree, parseCompare } from './dir-diff.js';
 import { diffDifferenceLines, diffGroupLines } from './render-diff.js';
 
 /** A directory of 4096 bytes, mode 0755, or a file of 100, mode 0644, as of 2025-11-24 16:00 UTC. */
@@ -192,5 +192,64 @@ describe('diffListings', () => {
     odd[odd.length - 1].path = Buffer.concat([Buffer.from('bad\nname'), Buffer.from([0xff])]);
     const d = diffListings([host('a', nginx()), host('b', odd)], ['type']);
     assert.deepEqual(diffDifferenceLines(d.differences[0], d.groups)[0], 'bad\\nname\\xff');
+  });
+});
+
+describe('DistinctListings', () => {
+  it('keeps one copy of equal listings, whatever order their rows came in', () => {
+    const kept = new DistinctListings(parseCompare(undefined));
+    const first = kept.add(nginx(), []);
+    const again = kept.add([...nginx()].reverse(), []);
+    assert.deepEqual(first, { id: 0, fresh: true, rows: 5 });
+    assert.deepEqual(again, { id: 0, fresh: false, rows: 0 });
+    // An attribute not compared does not make a listing new; a compared one does.
+    assert.equal(
+      kept.add(
+        nginx().map((x) => ({ ...x, mtimeSec: 1 })),
+        [],
+      ).id,
+      0,
+    );
+    assert.equal(
+      kept.add(
+        nginx().map((x) => ({ ...x, uid: 33 })),
+        [],
+      ).fresh,
+      true,
+    );
+    // Nor do equal entries with a cut: what the answer reports differs.
+    const cut: Truncation = { dir: Buffer.from('conf.d'), shown: 1, total: 2, reason: 'items_per_dir' };
+    assert.equal(kept.add(nginx(), [cut]).fresh, true);
+    assert.equal(kept.add(nginx(), [cut]).fresh, false);
+    assert.equal(kept.size, 3);
+  });
+
+  it('diffs 3,000 hosts from three kept listings, one of them listed in part', () => {
+    const odd = nginx();
+    odd[2] = e('nginx.conf', 'file', { size: 1301 });
+    const stopped: Truncation = { dir: Buffer.alloc(0), shown: 2, total: 5, reason: 'deadline' };
+    const kept = new DistinctListings(parseCompare(undefined));
+    const trees = Array.from({ length: 3000 }, (_, i) => {
+      const name = `h${String(i).padStart(4, '0')}`;
+      if (i % 1000 === 7) return host(name, odd);
+      if (i === 2999) return host(name, nginx().slice(0, 2), [stopped]);
+      return host(name, nginx());
+    });
+    const hosts = trees.map((t) => ({ host: t.host, listing: kept.add(t.entries, t.truncations).id }));
+    assert.equal(kept.size, 3);
+    const d = diffHosts(kept, hosts);
+    assert.deepEqual(
+      d.groups.map((g) => g.hosts.length),
+      [2997, 3],
+    );
+    assert.deepEqual(d.groups[1].hosts, ['h0007', 'h1007', 'h2007']);
+    assert.ok(d.groups[0].hosts.includes('h2999'), 'the host listed in part joins the group it agrees with');
+    assert.deepEqual(d.capped, [{ host: 'h2999', truncation: stopped }]);
+    assert.deepEqual(diffDifferenceLines(d.differences[0], d.groups), [
+      'nginx.conf',
+      '  A: size 1234',
+      '  B: size 1301',
+      '  not compared (listed in part): h2999',
+    ]);
   });
 });

@@ -2,33 +2,23 @@
 // listings under the compared attributes, and only the entries that differ, each with which
 // hosts have which value. Metadata only. A directory a host listed only in part (a cap
 // bit) or not at all (an ancestor is missing there) is not evidence of absence: such hosts
-// are left out of that entry's comparison, and the answer says so.
+// are left out of that entry's comparison, and the answer says so. The diff runs over the
+// distinct listings (listing.ts), each host naming its own: its cost in memory is the
+// distinct trees' rows, not every host's.
 
-import type { Entry, EntryErrorCode, EntryType, Truncation } from '../domain/types.js';
-import { invalidArgument } from '../errors/errors.js';
+import type { Entry, Truncation } from '../domain/types.js';
 import { compareNames } from '../order/order.js';
+import { type CompareAttribute, type DiffValue, DistinctListings, type Listing } from './listing.js';
 
-export const COMPARE_ATTRIBUTES = ['type', 'size', 'mode', 'owner', 'mtime'] as const;
-export type CompareAttribute = (typeof COMPARE_ATTRIBUTES)[number];
-export const DEFAULT_COMPARE: readonly CompareAttribute[] = ['type', 'size', 'mode', 'owner'];
-
-/** Checks a `compare` list: known attributes only, at least one, no repeats kept. */
-export function parseCompare(value: unknown): CompareAttribute[] {
-  if (value === undefined) return [...DEFAULT_COMPARE];
-  if (!Array.isArray(value) || value.length === 0 || value.length > COMPARE_ATTRIBUTES.length * 2) {
-    throw invalidArgument(`compare: a non-empty list of ${COMPARE_ATTRIBUTES.join(', ')}`);
-  }
-  const out = new Set<CompareAttribute>();
-  for (const [i, v] of value.entries()) {
-    if (!(COMPARE_ATTRIBUTES as readonly unknown[]).includes(v)) {
-      throw invalidArgument(
-        `compare[${i}]: ${JSON.stringify(v)} is not an attribute; use any of ${COMPARE_ATTRIBUTES.join(', ')}`,
-      );
-    }
-    out.add(v as CompareAttribute);
-  }
-  return COMPARE_ATTRIBUTES.filter((a) => out.has(a));
-}
+export {
+  COMPARE_ATTRIBUTES,
+  type CompareAttribute,
+  DEFAULT_COMPARE,
+  type DiffValue,
+  DistinctListings,
+  type KeptListing,
+  parseCompare,
+} from './listing.js';
 
 /** One host's listing of the tree, as the walk gave it. */
 export interface HostTree {
@@ -37,22 +27,6 @@ export interface HostTree {
   entries: Entry[];
   /** Every truncation the walk reported (per directory and whole-walk). */
   truncations: Truncation[];
-}
-
-/** What one host has at one path, under the compared attributes. Absent: only `present: false`. */
-export interface DiffValue {
-  present: boolean;
-  type?: EntryType;
-  /** Not compared for directories (their own size says little; their children are compared). */
-  size?: number;
-  mode?: number;
-  uid?: number;
-  gid?: number;
-  mtimeSec?: number;
-  mtimeNsec?: number;
-  /** A symlink's target, with `type`. */
-  linkTarget?: Buffer;
-  error?: EntryErrorCode;
 }
 
 export interface DiffGroup {
@@ -77,84 +51,22 @@ export interface DirDiff {
   capped: { host: string; truncation: Truncation }[];
 }
 
-function entryValue(e: Entry, compare: ReadonlySet<CompareAttribute>): DiffValue {
-  const v: DiffValue = { present: true };
-  if (compare.has('type')) {
-    v.type = e.type;
-    if (e.linkTarget !== undefined) v.linkTarget = e.linkTarget;
-  }
-  if (compare.has('size') && e.type !== 'dir') v.size = e.size;
-  if (compare.has('mode')) v.mode = e.mode & 0o7777;
-  if (compare.has('owner')) {
-    v.uid = e.uid;
-    v.gid = e.gid;
-  }
-  if (compare.has('mtime')) {
-    v.mtimeSec = e.mtimeSec;
-    v.mtimeNsec = e.mtimeNsec;
-  }
-  return v;
-}
-
-function keyOf(v: DiffValue): string {
-  if (!v.present) return '-';
-  return [
-    v.type ?? '',
-    v.size ?? '',
-    v.mode ?? '',
-    v.uid ?? '',
-    v.gid ?? '',
-    v.mtimeSec ?? '',
-    v.mtimeNsec ?? '',
-    v.linkTarget?.toString('latin1') ?? '',
-    v.error ?? '',
-  ].join('\0');
+/** A host of the diff and the listing it gave (its id in the DistinctListings). */
+export interface ListedHost {
+  host: string;
+  listing: number;
 }
 
 const ABSENT: DiffValue = { present: false };
 const UNKNOWN = '?';
-
-interface HostView {
-  host: string;
-  values: Map<string, { path: Buffer; value: DiffValue; key: string; dirOk: boolean }>;
-  /** Directories listed only in part (latin1 keys). */
-  cut: Set<string>;
-  /** The whole walk stopped early: nothing unlisted is known to be absent. */
-  stopped: boolean;
-}
 
 function parentKey(key: string): string {
   const i = key.lastIndexOf('/');
   return i < 0 ? '' : key.slice(0, i);
 }
 
-function view(l: HostTree, compare: ReadonlySet<CompareAttribute>): HostView {
-  const values: HostView['values'] = new Map();
-  for (const e of l.entries) {
-    const key = e.path.toString('latin1');
-    if (key === '') continue;
-    const seen = values.get(key);
-    if (e.error !== undefined && seen) {
-      // A directory's error row after its entry row: the entry stands, its listing failed.
-      seen.value = { ...seen.value, error: e.error.code };
-      seen.key = keyOf(seen.value);
-      seen.dirOk = false;
-      continue;
-    }
-    const value = e.error ? { ...entryValue(e, compare), error: e.error.code } : entryValue(e, compare);
-    values.set(key, { path: e.path, value, key: keyOf(value), dirOk: e.type === 'dir' && !e.error });
-  }
-  const cut = new Set<string>();
-  let stopped = false;
-  for (const t of l.truncations) {
-    if (t.reason === 'items_per_dir') cut.add(t.dir.toString('latin1'));
-    else if (t.reason !== 'depth') stopped = true;
-  }
-  return { host: l.host, values, cut, stopped };
-}
-
-/** The host's value key at a path: listed, known absent, or UNKNOWN. */
-function hostKey(v: HostView, key: string): string {
+/** The listing's value key at a path: listed, known absent, or UNKNOWN. */
+function listingKey(v: Listing, key: string): string {
   const got = v.values.get(key);
   if (got) return got.key;
   if (v.stopped) return UNKNOWN;
@@ -177,7 +89,7 @@ function groupId(i: number): string {
 interface Differing {
   key: string;
   path: Buffer;
-  /** Each host's value key at this path (UNKNOWN where it did not list it). */
+  /** Each distinct listing's value key at this path (UNKNOWN where it did not list it). */
   keys: string[];
 }
 
@@ -186,31 +98,51 @@ interface Differing {
  * order (sorted by name is what the tools pass); groups are largest first, ties by first host.
  */
 export function diffListings(listings: HostTree[], compare: readonly CompareAttribute[]): DirDiff {
-  const cmp = new Set(compare);
-  const views = listings.map((l) => view(l, cmp));
-  const differing = differingPaths(views);
-  const groups = groupHosts(views, differing);
-  const rank = new Map<number, number>();
-  groups.forEach((g, i) => {
-    for (const h of g) rank.set(h, i);
+  const kept = new DistinctListings(compare);
+  const hosts = listings.map((l) => ({ host: l.host, listing: kept.add(l.entries, l.truncations).id }));
+  return diffHosts(kept, hosts);
+}
+
+/**
+ * diffListings over listings kept once each: `hosts` in the caller's order, each naming its
+ * listing in `kept`. The work is per distinct listing, and per host only where hosts are named.
+ */
+export function diffHosts(kept: DistinctListings, hosts: readonly ListedHost[]): DirDiff {
+  // The listings these hosts gave, each once, by first host; each host's index among them.
+  const index = new Map<number, number>();
+  const listings: Listing[] = [];
+  const classOf = hosts.map((h) => {
+    let i = index.get(h.listing);
+    if (i === undefined) {
+      i = listings.length;
+      index.set(h.listing, i);
+      listings.push(kept.get(h.listing));
+    }
+    return i;
   });
-  const capped = listings.flatMap((l) =>
-    l.truncations.filter((t) => t.reason !== 'depth').map((truncation) => ({ host: l.host, truncation })),
+  const differing = differingPaths(listings);
+  const groups = groupHosts(classOf, listings.length, differing);
+  const rank = new Int32Array(hosts.length);
+  groups.forEach((g, i) => {
+    for (const h of g) rank[h] = i;
+  });
+  const capped = hosts.flatMap((h, i) =>
+    listings[classOf[i]].capped.map((truncation) => ({ host: h.host, truncation })),
   );
   return {
-    groups: groups.map((g, i) => ({ id: groupId(i), hosts: g.map((h) => views[h].host) })),
-    differences: differing.map((d) => difference(views, d, rank)),
+    groups: groups.map((g, i) => ({ id: groupId(i), hosts: g.map((h) => hosts[h].host) })),
+    differences: differing.map((d) => difference(hosts, listings, classOf, d, rank)),
     capped,
   };
 }
 
 /** The paths whose known values are not all the same, in name order. */
-function differingPaths(views: HostView[]): Differing[] {
+function differingPaths(listings: Listing[]): Differing[] {
   const paths = new Map<string, Buffer>();
-  for (const v of views) for (const [k, x] of v.values) if (!paths.has(k)) paths.set(k, x.path);
+  for (const v of listings) for (const [k, x] of v.values) if (!paths.has(k)) paths.set(k, x.path);
   const differing: Differing[] = [];
   for (const [key, path] of paths) {
-    const keys = views.map((v) => hostKey(v, key));
+    const keys = listings.map((v) => listingKey(v, key));
     let first: string | undefined;
     let differs = false;
     for (const k of keys) {
@@ -227,27 +159,42 @@ function differingPaths(views: HostView[]): Differing[] {
 }
 
 /**
- * Hosts (by index) grouped by their signatures over the differing paths; an unknown position
- * matches any value, so a host that listed less joins the largest group it agrees with.
+ * Hosts (by index) grouped by their listings' signatures over the differing paths; an unknown
+ * position matches any value, so a host that listed less joins the largest group it agrees with.
  */
-function groupHosts(views: HostView[], differing: Differing[]): number[][] {
-  const sigs = views.map((_, h) => differing.map((d) => d.keys[h]));
-  const order = views.map((_, h) => h);
-  const full = order.filter((h) => !sigs[h].includes(UNKNOWN));
-  const partial = order.filter((h) => sigs[h].includes(UNKNOWN));
+function groupHosts(classOf: readonly number[], classes: number, differing: Differing[]): number[][] {
+  const sigs = Array.from({ length: classes }, (_, c) => differing.map((d) => d.keys[c]));
+  const partial = sigs.map((s) => s.includes(UNKNOWN));
   const buckets = new Map<string, number[]>();
-  for (const h of full) {
-    const k = sigs[h].join('\u0001');
+  const partialHosts: number[] = [];
+  classOf.forEach((c, h) => {
+    if (partial[c]) {
+      partialHosts.push(h);
+      return;
+    }
+    const k = sigs[c].join('\u0001');
     const b = buckets.get(k);
     if (b) b.push(h);
     else buckets.set(k, [h]);
-  }
+  });
   const groups = [...buckets.values()];
   const bySize = (a: number[], b: number[]) => b.length - a.length || a[0] - b[0];
-  for (const h of partial) {
+  // Whether a listing agrees with a group's first listing wherever it knows: once per pair.
+  const fitsOnce = new Map<number, boolean>();
+  const fits = (c: number, g: number[]) => {
+    const first = classOf[g[0]];
+    const pair = c * classes + first;
+    let ok = fitsOnce.get(pair);
+    if (ok === undefined) {
+      ok = sigs[c].every((k, i) => k === UNKNOWN || k === sigs[first][i]);
+      fitsOnce.set(pair, ok);
+    }
+    return ok;
+  };
+  for (const h of partialHosts) {
     groups.sort(bySize);
-    const fits = groups.find((g) => sigs[h].every((k, i) => k === UNKNOWN || k === sigs[g[0]][i]));
-    if (fits) fits.push(h);
+    const joins = groups.find((g) => fits(classOf[h], g));
+    if (joins) joins.push(h);
     else groups.push([h]);
   }
   groups.sort(bySize);
@@ -256,26 +203,31 @@ function groupHosts(views: HostView[], differing: Differing[]): number[][] {
 }
 
 /** One differing path: its values, in the order of the groups that hold them, and the hosts not compared. */
-function difference(views: HostView[], d: Differing, rank: Map<number, number>): DiffDifference {
-  const byKey = new Map<string, { value: DiffValue; hosts: number[] }>();
+function difference(
+  hosts: readonly ListedHost[],
+  listings: Listing[],
+  classOf: readonly number[],
+  d: Differing,
+  rank: Int32Array,
+): DiffDifference {
+  const byKey = new Map<string, { value: DiffValue; hosts: number[]; firstRank: number }>();
   const notCompared: string[] = [];
-  d.keys.forEach((k, h) => {
+  classOf.forEach((c, h) => {
+    const k = d.keys[c];
     if (k === UNKNOWN) {
-      notCompared.push(views[h].host);
+      notCompared.push(hosts[h].host);
       return;
     }
     let slot = byKey.get(k);
     if (!slot) {
-      slot = { value: views[h].values.get(d.key)?.value ?? ABSENT, hosts: [] };
+      slot = { value: listings[c].values.get(d.key)?.value ?? ABSENT, hosts: [], firstRank: rank[h] };
       byKey.set(k, slot);
     }
     slot.hosts.push(h);
+    if (rank[h] < slot.firstRank) slot.firstRank = rank[h];
   });
-  const firstRank = (hosts: number[]) => Math.min(...hosts.map((h) => rank.get(h) as number));
   const values = [...byKey.values()]
-    .sort(
-      (a, b) => firstRank(a.hosts) - firstRank(b.hosts) || b.hosts.length - a.hosts.length || a.hosts[0] - b.hosts[0],
-    )
-    .map((s) => ({ value: s.value, hosts: s.hosts.map((h) => views[h].host) }));
+    .sort((a, b) => a.firstRank - b.firstRank || b.hosts.length - a.hosts.length || a.hosts[0] - b.hosts[0])
+    .map((s) => ({ value: s.value, hosts: s.hosts.map((h) => hosts[h].host) }));
   return { path: d.path, values, notCompared };
 }

@@ -9,21 +9,23 @@ import {
   type DiffDifference,
   type DiffValue,
   type DirDiff,
+  DistinctListings,
   decodeCursor,
   diffDifferenceLines,
   diffGroupLines,
-  diffListings,
+  diffHosts,
   displayPath,
   type Entry,
   formatMtime,
-  type HostTree,
   octalMode,
   queryFingerprint,
   resolveWalkRequest,
+  type Truncation,
   type WalkRequest,
 } from '@fleetls/core';
 import type { DiffDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
+import { PartialFailure } from '../../fleet/fan-out.js';
 import type { FleetHost } from '../../fleet/fleet-types.js';
 import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
@@ -34,14 +36,15 @@ import { hostStatusToWire, hostTruncationToWire } from '../shared/fleet-present.
 import { fitHostStatuses } from '../shared/host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from '../shared/host-walks.js';
 import { failureLines, hostFailureLine, pageCuts, pageEnd, truncationWarning } from '../shared/present.js';
-import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
+import { defineTool, type HostTask, type McpAnswer, type ToolResult } from '../tool.js';
 
 const DEPTH = { ...s.DEPTH, default: 2 } as const;
 const ITEMS = { ...s.ITEMS_PER_DIR, default: 1000 } as const;
 /**
- * Rows one host may send. The gateway holds every host's tree to compare them, so the
- * rows are shared out: at most about a million over the call, 200,000 per host, never
- * fewer than 10,000. A host cut there is compared only where it listed, and says so.
+ * Rows one host may send. The gateway holds every distinct tree to compare them (hosts with
+ * the same tree share one), so the rows are shared out as if each host's were distinct: at
+ * most about a million over the call, 200,000 per host, never fewer than 10,000. A host cut
+ * there is compared only where it listed, and says so.
  */
 function maxEntriesPerHost(hosts: number): number {
   return Math.min(200_000, Math.max(10_000, Math.floor(1_000_000 / Math.max(1, hosts))));
@@ -113,6 +116,51 @@ interface Plan {
   compare: Args['compare'];
   fingerprint: string;
   start: number;
+  /** The call's distinct listings: each host's walk is kept here as it arrives, once per distinct tree. */
+  listings: DistinctListings;
+}
+
+/**
+ * What a call keeps of one host: which listing it gave (its rows are in the plan's
+ * DistinctListings, shared with every host of the same tree), and its counts.
+ */
+interface HostListing {
+  listing: number;
+  entriesSeen: number;
+  /** The rows this host added to the call's memory: its listing's, when it was the first with it. */
+  rows: number;
+}
+
+/** A host's walk as the call keeps it: its rows into the call's distinct listings, and only its listing's id. */
+function keepListing(listings: DistinctListings, w: HostWalk): HostListing {
+  const entries: Entry[] = [];
+  const truncations: Truncation[] = [];
+  for (const row of w.rows) {
+    if (row.kind === 'entry') entries.push(row.entry);
+    else truncations.push(row.truncation);
+  }
+  const kept = listings.add(entries, [...truncations, ...w.summary.truncations]);
+  // A host that added nothing still weighs one row in the scan store's bound.
+  return { listing: kept.id, entriesSeen: w.summary.entriesSeen, rows: Math.max(1, kept.rows) };
+}
+
+/** The walk of one host, kept as it arrives: a broken walk keeps what it listed, as a whole walk does. */
+function listingTask(p: Plan): HostTask<HostListing> {
+  const walk = walkTask(p.req);
+  return async (backend, host, signal, budgetMs) => {
+    try {
+      return keepListing(p.listings, await walk(backend, host, signal, budgetMs));
+    } catch (err) {
+      if (!(err instanceof PartialFailure)) throw err;
+      const partial = err.partial as HostWalk;
+      throw new PartialFailure<HostListing>(
+        keepListing(p.listings, partial),
+        `the walk broke after ${partial.rows.length} rows`,
+        err.cause,
+        err.code,
+      );
+    }
+  };
 }
 
 export interface DirectoryDiff extends ToolResult {
@@ -167,29 +215,23 @@ function cuts(l: DirectoryDiff): HostTruncation[] {
   return l.diff.capped.map(({ host, truncation }) => ({ host, truncation }));
 }
 
-const diffScan: ScanFace<Plan, HostWalk, DirectoryDiff> = {
+const diffScan: ScanFace<Plan, HostListing, DirectoryDiff> = {
   hosts: (p) => p.hosts,
-  task: (p) => walkTask(p.req),
-  entries: (w) => w.summary.entriesSeen,
-  rows: (w) => w.rows.length,
+  task: listingTask,
+  entries: (w) => w.entriesSeen,
+  rows: (w) => w.rows,
   // Groups are of every host: a scan's pages carry statuses until the last, which has the diff.
   whole: true,
   scannable: (p) => p.start === 0,
   merge(p, results, _ctx, page?: ScanPage) {
-    const trees: HostTree[] = [];
-    for (const r of results) {
-      if (!r.value) continue;
-      const entries = r.value.rows.flatMap((row) => (row.kind === 'entry' ? [row.entry] : []));
-      const dirCuts = r.value.rows.flatMap((row) => (row.kind === 'truncation' ? [row.truncation] : []));
-      trees.push({ host: r.host.name, entries, truncations: [...dirCuts, ...r.value.summary.truncations] });
-    }
-    const diff = diffListings(trees, p.compare);
+    const listed = results.flatMap((r) => (r.value ? [{ host: r.host.name, listing: r.value.listing }] : []));
+    const diff = diffHosts(p.listings, listed);
     return {
       path: p.req.path,
       depth: p.req.maxDepth,
       compare: p.compare,
       diff,
-      compared: trees.length,
+      compared: listed.length,
       hosts: results.map((r) => r.status),
       ...offsetPage(p, diff.differences.length, page),
     };
@@ -271,7 +313,7 @@ export const diffDirectoryTool = defineTool({
       maxEntries: maxEntriesPerHost(hosts.length),
       deadlineMs: walkDeadlineMs(ctx.options),
     });
-    return { hosts, req, compare, fingerprint, start };
+    return { hosts, req, compare, fingerprint, start, listings: new DistinctListings(compare) };
   },
 
   ...withScan(diffScan),

@@ -1,0 +1,73 @@
+// diff_directory over thousands of hosts, over a real MCP client (scans included): the call
+// keeps each distinct tree once, not each host's rows, so its memory is bounded by the
+// distinct trees whatever the host count.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { HostBackend } from '@fleetls/core';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pino } from 'pino';
+import { dir, FakeFleet, file, MemoryBackend } from '../../testing/fake-fleet.js';
+import { connectMcp } from '../../testing/mcp-client.js';
+
+interface Answer {
+  groups: { id: string; count: number; hosts: string[] }[];
+  differences: { path: string }[];
+  hosts: { host: string; status: string; message?: string }[];
+  truncations: { reason: string; shown: number; total?: number; by_status?: Record<string, number> }[];
+}
+
+const name = (i: number) => `host-${String(i).padStart(5, '0')}`;
+
+/** `n` hosts of one 20-file tree, every `oddEvery`th with one file of another size. */
+function fleet(n: number, oddEvery: number): FakeFleet {
+  const files = (odd: boolean) =>
+    Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}`, file(odd && i === 3 ? 99 : i)]));
+  const same = dir({ r: dir(files(false)) });
+  const odd = dir({ r: dir(files(true)) });
+  const backends: Record<string, HostBackend> = {};
+  for (let i = 0; i < n; i++) backends[name(i)] = new MemoryBackend(i % oddEvery === oddEvery - 1 ? odd : same);
+  return new FakeFleet(backends);
+}
+
+async function diffOver(f: FakeFleet, options: Record<string, number>): Promise<CallToolResult> {
+  const { client, close } = await connectMcp(
+    { fleet: f, logger: pino({ level: 'silent' }), options: { concurrency: 512, ...options } },
+    'diff-many',
+  );
+  try {
+    return (await client.callTool({
+      name: 'diff_directory',
+      arguments: { host: 'all', path: '/r' },
+    })) as CallToolResult;
+  } finally {
+    await close();
+  }
+}
+
+test('2,000 hosts of two trees fit a scan store of 3,000 rows: each tree is kept once', async () => {
+  // Each tree's 20 rows, and a row's weight for each other host: 2,038. Every host's 20 rows
+  // would be 40,000: past the bound, hosts were "rows not kept".
+  const r = await diffOver(fleet(2000, 200), {
+    scanMemoryRows: 3000,
+    maxAnswerBytes: 1_048_576,
+    maxAnswerTokens: 300_000,
+  });
+  const a = r.structuredContent as unknown as Answer;
+  assert.equal(r.isError, undefined, JSON.stringify(r.content).slice(0, 500));
+  assert.deepEqual(
+    a.hosts.filter((h) => h.status !== 'ok').map((h) => `${h.host}: ${h.message}`),
+    [],
+  );
+  assert.deepEqual(
+    a.groups.map((g) => g.count),
+    [1990, 10],
+  );
+  assert.deepEqual(
+    a.groups[1].hosts,
+    Array.from({ length: 10 }, (_, i) => name(i * 200 + 199)),
+  );
+  assert.deepEqual(
+    a.differences.map((d) => d.path),
+    ['f3'],
+  );
+});
