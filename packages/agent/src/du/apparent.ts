@@ -178,6 +178,18 @@ function release(pass: DuPass, ref: DirRef): void {
   fs.closeSync(ref.fd);
 }
 
+/**
+ * A directory that could not be opened or listed, on any read route: its sum is partial and
+ * counts one unreadable directory more; `ref`, when it was opened, is let go. Undefined, as
+ * readPending returns for "no cut".
+ */
+function unreadable(at: SizedDir, pass?: DuPass, ref?: DirRef): undefined {
+  at.partial = true;
+  at.unreadable++;
+  if (pass !== undefined && ref !== undefined) release(pass, ref);
+  return undefined;
+}
+
 /** Opens and reads one waiting directory; past the deadline, the pass's partial sum (else undefined). */
 function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | undefined {
   const { probe } = pass;
@@ -190,9 +202,7 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     try {
       fd = watched(probe, dirPath, () => openAt(next.parent.fd, next.name, true));
     } catch {
-      at.partial = true;
-      at.unreadable++;
-      return undefined;
+      return unreadable(at);
     } finally {
       release(pass, next.parent);
     }
@@ -205,10 +215,7 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
     try {
       dir = watched(probe, dirPath, () => packed.open(ref.fd));
     } catch {
-      at.partial = true;
-      at.unreadable++;
-      release(pass, ref);
-      return undefined;
+      return unreadable(at, pass, ref);
     }
     try {
       return readPacked(pass, next, ref, dir);
@@ -237,10 +244,7 @@ function readPending(pass: DuPass, next: DuDir & { ref?: DirRef }): DirSize | un
           probe,
         );
   } catch {
-    at.partial = true;
-    at.unreadable++;
-    release(pass, ref);
-    return undefined;
+    return unreadable(at, pass, ref);
   }
   try {
     for (;;) {
