@@ -122,35 +122,51 @@ function matchOne(tok: Token, cp: number): boolean {
   }
 }
 
-/** Classic iterative wildcard match: O(|text| × |tokens|) worst case, no recursion. */
-function matchTokens(toks: Token[], text: string): boolean {
+/** Where `name` goes on after `tok` matched at code unit `t`; -1 where it does not match there. */
+function stepCodePoint(tok: Token, name: string, t: number): number {
+  const cp = name.codePointAt(t)!;
+  return matchOne(tok, cp) ? t + cpLen(cp) : -1;
+}
+
+/** Where `path` goes on after `seg` matched its segment `i`; -1 where it does not match there. */
+function stepSegment(seg: Segment, path: string[], i: number): number {
+  return !seg.globstar && seg.test(path[i]) ? i + 1 : -1;
+}
+
+/**
+ * The classic iterative wildcard match, for both levels of a glob: a segment's tokens against
+ * the code points of a name (`*` the star), or a pattern's segments against a path's segments
+ * (`**` the star), `stars[p]` saying which items are stars. O(n × |items|) worst case, no
+ * recursion: a mismatch backtracks to the last star only, which then takes one unit more.
+ */
+function wildcardMatch(stars: Uint8Array, items: readonly (Token | Segment)[], text: string | string[]): boolean {
+  const segments = typeof text !== 'string';
   const n = text.length;
-  const m = toks.length;
+  const m = stars.length;
   let t = 0;
   let p = 0;
   let starP = -1;
   let starT = 0;
   while (t < n) {
     if (p < m) {
-      const tok = toks[p];
-      if (tok.kind === STAR) {
+      if (stars[p] === 1) {
         starP = p++;
         starT = t;
         continue;
       }
-      const cp = text.codePointAt(t)!;
-      if (matchOne(tok, cp)) {
-        t += cpLen(cp);
+      const after = segments ? stepSegment(items[p] as Segment, text, t) : stepCodePoint(items[p] as Token, text, t);
+      if (after >= 0) {
+        t = after;
         p++;
         continue;
       }
     }
     if (starP < 0) return false;
     p = starP + 1;
-    starT += cpLen(text.codePointAt(starT)!);
+    starT = segments ? starT + 1 : starT + cpLen(text.codePointAt(starT)!);
     t = starT;
   }
-  while (p < m && toks[p].kind === STAR) p++;
+  while (p < m && stars[p] === 1) p++;
   return p === m;
 }
 
@@ -176,37 +192,8 @@ function segmentTest(toks: Token[]): (segment: string) => boolean {
     const prefix = literalOf(toks.slice(0, -1));
     if (prefix !== undefined) return (s) => s.startsWith(prefix);
   }
-  return (s) => matchTokens(toks, s);
-}
-
-/** The same iterative algorithm one level up: segments, with `**` as the star. */
-function matchSegments(pat: Segment[], path: string[]): boolean {
-  const n = path.length;
-  const m = pat.length;
-  let i = 0;
-  let j = 0;
-  let starJ = -1;
-  let starI = 0;
-  while (i < n) {
-    if (j < m) {
-      const seg = pat[j];
-      if (seg.globstar) {
-        starJ = j++;
-        starI = i;
-        continue;
-      }
-      if (seg.test(path[i])) {
-        i++;
-        j++;
-        continue;
-      }
-    }
-    if (starJ < 0) return false;
-    j = starJ + 1;
-    i = ++starI;
-  }
-  while (j < m && pat[j].globstar) j++;
-  return j === m;
+  const stars = Uint8Array.from(toks, (tok) => (tok.kind === STAR ? 1 : 0));
+  return (s) => wildcardMatch(stars, toks, s);
 }
 
 function baseNameOf(relPath: string): string {
@@ -228,7 +215,11 @@ function compileAlternative(alt: string, pattern: string): (relPath: string) => 
   const matchers: Segment[] = kept.map((toks) =>
     toks === null ? { globstar: true } : { globstar: false, test: segmentTest(toks) },
   );
-  return (relPath) => matchSegments(matchers, relPath === '' ? [] : relPath.split('/'));
+  const stars = Uint8Array.from(matchers, (seg) => (seg.globstar ? 1 : 0));
+  return (relPath) => {
+    const path = relPath === '' ? [] : relPath.split('/');
+    return wildcardMatch(stars, matchers, path);
+  };
 }
 
 /** Compiles one glob; a bad pattern throws invalid_argument naming it. */
