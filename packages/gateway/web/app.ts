@@ -2,6 +2,7 @@
 // went (treemap + size list), a comparison of hosts, and running walks. Every view's state is
 // in the URL (shareable, reloadable; back and forward work). It calls the Fleet API of the
 // server that served it; the bearer token is typed in and kept in this tab's sessionStorage.
+import type { DashboardSignIn } from '../src/grants/dashboard-sign-in.js';
 import { browseView } from './browse-view.js';
 import { compareView } from './compare-view.js';
 import { makeContext, query, type View } from './context.js';
@@ -289,15 +290,6 @@ document.addEventListener('keydown', (ev) => {
 });
 
 // ---- sign-in with the gateway's OAuth issuer (authorization code + PKCE), when it names one ----
-/** GET /dashboard/oauth: the issuer's endpoints and the dashboard's public client (204: token only). */
-interface SignIn {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  client_id: string;
-  resource: string;
-  scope: string;
-}
 
 const b64url = (bytes: Uint8Array): string =>
   btoa(String.fromCharCode(...bytes))
@@ -308,9 +300,10 @@ const randomText = (): string => b64url(crypto.getRandomValues(new Uint8Array(32
 /** Where the issuer sends the browser back: this page, without its query. */
 const redirectUri = (): string => `${location.origin}${location.pathname}`;
 
-async function signInConfig(): Promise<SignIn | undefined> {
+/** GET /dashboard/oauth: the issuer's endpoints and the dashboard's public client (204: token only). */
+async function signInConfig(): Promise<DashboardSignIn | undefined> {
   const res = await fetch('/dashboard/oauth').catch(() => undefined);
-  return res?.status === 200 ? ((await res.json()) as SignIn) : undefined;
+  return res?.status === 200 ? ((await res.json()) as DashboardSignIn) : undefined;
 }
 
 async function offerSignIn(): Promise<void> {

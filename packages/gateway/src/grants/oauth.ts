@@ -10,6 +10,7 @@
 import { FleetError } from '@fleetls/core';
 import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import { looksLikeJwt, type OAuthSettings, TokenRefusal } from './bearer.js';
+import type { DashboardSignIn } from './dashboard-sign-in.js';
 
 export type { OAuthSettings } from './bearer.js';
 
@@ -59,16 +60,6 @@ export function oauthSettings(
     );
   }
   return { issuer, audience, ...(dashboardClient !== undefined ? { dashboardClient } : {}) };
-}
-
-/** What the dashboard needs to sign in with the issuer (authorization code + PKCE). */
-export interface DashboardSignIn {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  client_id: string;
-  resource: string;
-  scope: string;
 }
 
 interface IssuerMetadata {
