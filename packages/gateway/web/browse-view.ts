@@ -9,18 +9,19 @@ import type { ViewContext } from './context.js';
 import { query } from './context.js';
 import { fill, h } from './dom.js';
 import {
-  errorCode,
-  humanSize,
+  errorText,
+  idsText,
   type JsonEntry,
   type JsonStatus,
   kindOf,
   modeText,
   mtimeText,
   nameText,
+  sizeText,
 } from './format.js';
 import { type OwnedEntry, OwnerNames } from './owners.js';
 import { breadcrumbs, childPath } from './paths.js';
-import { followScan, type ScanPageLike } from './scan-panel.js';
+import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
 interface JsonTruncation {
@@ -221,7 +222,7 @@ function cellTexts(item: Item, owners: OwnerNames): Record<Exclude<Column, 'name
   const e = item.entry;
   return {
     type: kindOf(e.type),
-    size: humanSize(Number(e.size ?? 0)),
+    size: sizeText(e),
     modified: mtimeText(e),
     owner: owners.text(item.host, e.uid ?? 0, e.gid ?? 0),
     mode: modeText(e),
@@ -237,7 +238,7 @@ function entryRow(st: BrowseState, item: Item, owners: OwnerNames, sub = false):
       { class: 'failed' },
       st.multi ? h('td', {}, item.host) : undefined,
       h('td', { class: 'name' }, item.name || st.path),
-      h('td', { colspan: COLUMNS.length - 1 }, `[${errorCode(e.error.code)}] ${e.error.detail ?? ''}`),
+      h('td', { colspan: COLUMNS.length - 1 }, errorText(e.error)),
     );
   }
   const to = kind === 'dir' ? childPath(st.path, e.path) : undefined;
@@ -250,17 +251,9 @@ function entryRow(st: BrowseState, item: Item, owners: OwnerNames, sub = false):
     st.multi ? h('td', {}, item.host) : undefined,
     h('td', { class: 'name' }, to ? h('a', { href: st.link({ path: to }) }, `${item.name}/`) : shown),
     h('td', {}, kind),
-    h(
-      'td',
-      { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' },
-      humanSize(Number(e.size ?? 0)),
-    ),
+    h('td', { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' }, sizeText(e)),
     h('td', { class: 'mono when' }, mtimeText(e)),
-    h(
-      'td',
-      { class: 'mono', title: `uid ${e.uid ?? 0}, gid ${e.gid ?? 0}` },
-      owners.text(item.host, e.uid ?? 0, e.gid ?? 0),
-    ),
+    h('td', { class: 'mono', title: idsText(e) }, owners.text(item.host, e.uid ?? 0, e.gid ?? 0)),
     h('td', { class: 'mono' }, modeText(e)),
   );
 }
@@ -448,11 +441,11 @@ export async function browseView(section: HTMLElement, ctx: ViewContext): Promis
     merge(await call(listing.cursor));
   });
   parts.count.textContent = 'listing…';
-  const first = await call();
-  listing.following = first.scan !== undefined && !!first.nextCursor;
-  merge(first);
-  await followScan(ctx, parts.scanMount, first, 'browse', {
+  await callAndFollow(ctx, parts.scanMount, 'browse', {
     page: call,
+    following: (yes) => {
+      listing.following = yes;
+    },
     merge,
     kept: () => {
       const ok = new Set(listing.items.map((i) => i.host));

@@ -6,17 +6,19 @@ import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
 import {
   errorCode,
-  humanSize,
+  errorText,
+  idsText,
   type JsonEntry,
   type JsonStatus,
   kindOf,
   modeText,
   mtimeText,
   nameText,
+  sizeText,
 } from './format.js';
 import { OwnerNames } from './owners.js';
 import { breadcrumbs, childPath } from './paths.js';
-import { followScan, type ScanPageLike } from './scan-panel.js';
+import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
 interface DiffAnswer extends ScanPageLike {
@@ -47,13 +49,12 @@ function valueCell(v: Value, compare: string[], owners: OwnerNames): (string | H
   const e = v.entry ?? {};
   // What these hosts could not read is the difference (as the CLI's `B: [DENIED]`): its
   // attributes are the directory's own, the same as on the hosts that read it.
-  if (e.error) return [`[${errorCode(e.error.code)}] ${e.error.detail || 'could not be read here'}`];
+  if (e.error) return [errorText(e.error, 'could not be read here')];
   const parts: (string | HTMLElement)[] = [];
   for (const c of compare) {
     if (parts.length > 0 && ['type', 'size', 'mode', 'owner', 'mtime'].includes(c)) parts.push(', ');
     if (c === 'type') parts.push(kindOf(e.type));
-    if (c === 'size')
-      parts.push(`${humanSize(Number(e.size ?? 0))} (${Number(e.size ?? 0).toLocaleString('en-US')} B)`);
+    if (c === 'size') parts.push(`${sizeText(e)} (${Number(e.size ?? 0).toLocaleString('en-US')} B)`);
     if (c === 'mode') parts.push(modeText(e));
     if (c === 'owner')
       parts.push(
@@ -63,7 +64,7 @@ function valueCell(v: Value, compare: string[], owners: OwnerNames): (string | H
             'data-owner': v.hosts.join(','),
             'data-uid': e.uid ?? 0,
             'data-gid': e.gid ?? 0,
-            title: `uid ${e.uid ?? 0}, gid ${e.gid ?? 0}`,
+            title: idsText(e),
           },
           ownerText(owners, v.hosts, e),
         ),
@@ -242,9 +243,7 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
     parts.more.disabled = true;
     merge(await call(cursor));
   });
-  const first = await call();
-  merge(first);
-  await followScan(ctx, parts.scanMount, first, 'compare', {
+  await callAndFollow(ctx, parts.scanMount, 'compare', {
     page: call,
     merge,
     kept: () =>

@@ -44,6 +44,10 @@ export interface JsonStatus {
 }
 
 export const modeText = (entry: JsonEntry): string => modeString(entry.mode ?? 0, kindOf(entry.type));
+/** The size as ls -h: "1.2K". */
+export const sizeText = (entry: JsonEntry): string => humanSize(Number(entry.size ?? 0));
+/** The numeric owner, as a tooltip beside the names: "uid 0, gid 0". */
+export const idsText = (entry: JsonEntry): string => `uid ${entry.uid ?? 0}, gid ${entry.gid ?? 0}`;
 export const mtimeText = (entry: JsonEntry): string =>
   entry.mtimeSec === undefined
     ? ''
@@ -51,3 +55,6 @@ export const mtimeText = (entry: JsonEntry): string =>
 /** Exact bytes with thousands separators: "70,000 bytes". */
 export const exactBytes = (bytes: number): string => `${bytes.toLocaleString('en-US')} bytes`;
 export const errorCode = (code: string | undefined): string => (code ?? 'ERROR_CODE_ERROR').replace('ERROR_CODE_', '');
+/** An entry that could not be read, as the text answers say it: "[DENIED] detail". */
+export const errorText = (error: NonNullable<JsonEntry['error']>, noDetail = ''): string =>
+  `[${errorCode(error.code)}] ${error.detail || noDetail}`;

@@ -185,8 +185,10 @@ export function scanProgress(idPrefix: string): ScanProgress {
 }
 
 export interface Follow<T extends ScanPageLike> {
-  /** The view's next page: the same call with this cursor. */
-  page(cursor: string): Promise<T>;
+  /** The view's call; with a cursor, its next page. */
+  page(cursor?: string): Promise<T>;
+  /** Before the first page is merged: whether the panel will follow it as a scan. */
+  following?(yes: boolean): void;
   /** Merges a page's rows into the view. */
   merge(res: T): void;
   /** The view's words for what was kept once the scan ended ("312 entries of 4 hosts"). */
@@ -260,17 +262,20 @@ function pollStatus(ctx: ViewContext, progress: ScanProgress, followed: Followed
 }
 
 /**
- * When `first` is a page of a scan: the panel in `mount`, and the scan followed to its end
- * (or until the view is left: the scan goes on, the Scans view still shows it).
+ * A view's call: its first page merged and, when that page is a page of a scan, the panel in
+ * `mount` and the scan followed to its end (or until the view is left: the scan goes on, the
+ * Scans view still shows it). Every view that can start a scan opens with this.
  */
-export async function followScan<T extends ScanPageLike>(
+export async function callAndFollow<T extends ScanPageLike>(
   ctx: ViewContext,
   mount: HTMLElement,
-  first: T,
   view: string,
   follow: Follow<T>,
 ): Promise<void> {
+  const first = await follow.page();
   const scan = first.scan;
+  follow.following?.(!!scan && !!first.nextCursor);
+  follow.merge(first);
   if (!scan || !first.nextCursor) return;
   const followed: Followed = { cursor: first.nextCursor, latest: scan, cancelled: false };
   keep({ id: scan.id, cursor: first.nextCursor, view, href: location.search, started: Date.now() });

@@ -6,7 +6,7 @@ import { query, type ViewContext } from './context.js';
 import { $, fill, h } from './dom.js';
 import { exactBytes, humanSize, type JsonEntry, type JsonStatus, nameText } from './format.js';
 import { breadcrumbs } from './paths.js';
-import { followScan, type ScanPageLike } from './scan-panel.js';
+import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { type DuItem, type DuTotalItem, type SpaceNode, spaceTree } from './space-model.js';
 import { targetForm } from './target-form.js';
 import { drawTreemap, sizeLabel, tipLines } from './treemap.js';
@@ -300,9 +300,7 @@ export async function spaceView(section: HTMLElement, ctx: ViewContext): Promise
       topN: TOP_N,
       ...(cursor ? { cursor } : {}),
     });
-  const first = await call();
-  merge(first);
-  await followScan(ctx, parts.scanMount, first, 'space', {
+  await callAndFollow(ctx, parts.scanMount, 'space', {
     page: call,
     merge,
     kept: () =>
