@@ -29,6 +29,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -308,6 +309,386 @@ static napi_value read_packed(napi_env env, napi_callback_info info) {
   }
 }
 
+// A directory's packed records gathered whole, sorted in the walk's name order, and encoded
+// as the Walk response's rows straight from the records (packed-tree.ts): the tree walk
+// makes no JavaScript object per entry. The arena is two Buffers: `recs` (a 16-byte header:
+// u32 records kept, u32 name bytes used, u32 entries read, u32 records ever appended, then REC-byte records as
+// readPacked writes them, R_NAME_OFF counted from `names`' start) and `names`.
+enum { A_COUNT = 0, A_NAMES = 1, A_READ = 2, A_ADDED = 3, A_HEADER = 16 };
+
+/* Folded bytes, shorter first, raw bytes breaking ties: core order.ts compareNames. */
+static int compare_names(const uint8_t* a, size_t la, const uint8_t* b, size_t lb) {
+  size_t n = la < lb ? la : lb;
+  for (size_t i = 0; i < n; i++) {
+    int x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x += 32;
+    if (y >= 'A' && y <= 'Z') y += 32;
+    if (x != y) return x - y;
+  }
+  if (la != lb) return la < lb ? -1 : 1;
+  int c = memcmp(a, b, n);
+  return c;
+}
+
+struct sort_ctx {
+  const uint8_t* recs;
+  const uint8_t* names;
+  int sign;
+};
+
+static const uint8_t* rec_at(const uint8_t* recs, uint32_t i) { return recs + A_HEADER + (size_t)i * REC; }
+static uint32_t name_len(const uint8_t* r) { return *(const uint32_t*)(r + R_NAME) & 0xffff; }
+
+static int by_name(const void* x, const void* y, void* arg) {
+  const struct sort_ctx* c = arg;
+  const uint8_t* a = rec_at(c->recs, *(const uint32_t*)x);
+  const uint8_t* b = rec_at(c->recs, *(const uint32_t*)y);
+  return c->sign * compare_names(c->names + *(const uint32_t*)(a + R_NAME_OFF), name_len(a),
+                                 c->names + *(const uint32_t*)(b + R_NAME_OFF), name_len(b));
+}
+
+/* A Buffer argument's bytes and length; false (and a TypeError thrown) when it is not one. */
+static bool buffer_arg(napi_env env, napi_value v, uint8_t** data, size_t* len, const char* msg) {
+  if (bytes_of(env, v, data, len) && ((uintptr_t)*data & 7) == 0) return true;
+  napi_throw_type_error(env, NULL, msg);
+  return false;
+}
+
+// readArena(fd, recs, names, dents, eagerUpTo, skipHidden, probe, dirLen) -> 1 at the
+// directory's end, 0 when `recs` or `names` has no room for one more getdents64 chunk (the
+// caller grows it, keeping what it holds, and calls again), or -errno of getdents64.
+// Chunks as readPacked reads them, into `dents` (DENTS bytes); each entry is counted in the
+// header's A_READ; a hidden name is dropped unstat'ed when `skipHidden`; the others are
+// appended as records, their names copied into `names`. A chunk is stat'ed whole
+// (STAT_ALL) while fewer than `eagerUpTo` entries were read, else only directories and
+// DT_UNKNOWN, as packed-dir.ts asks readPacked.
+static napi_value read_arena(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8];
+  int32_t fd, dir_len = 0;
+  uint32_t eager;
+  bool skip_hidden;
+  uint8_t *recs, *names, *dents, *probe = NULL;
+  size_t recs_len, names_len, dents_len, probe_len = 0;
+  napi_valuetype probe_type = napi_null;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 8)
+    return type_error(env, "readArena: takes eight arguments");
+  if (napi_get_value_int32(env, argv[0], &fd) != napi_ok) return type_error(env, "readArena: fd must be a number");
+  if (!buffer_arg(env, argv[1], &recs, &recs_len, "readArena: recs must be an 8-byte aligned Buffer") ||
+      !buffer_arg(env, argv[2], &names, &names_len, "readArena: names must be an 8-byte aligned Buffer") ||
+      !buffer_arg(env, argv[3], &dents, &dents_len, "readArena: dents must be an 8-byte aligned Buffer"))
+    return NULL;
+  if (recs_len < A_HEADER || dents_len < DENTS) return type_error(env, "readArena: recs or dents too small");
+  if (napi_get_value_uint32(env, argv[4], &eager) != napi_ok)
+    return type_error(env, "readArena: eagerUpTo must be a number");
+  if (napi_get_value_bool(env, argv[5], &skip_hidden) != napi_ok)
+    return type_error(env, "readArena: skipHidden must be a boolean");
+  if (napi_typeof(env, argv[6], &probe_type) != napi_ok ||
+      (probe_type != napi_null &&
+       (!bytes_of(env, argv[6], &probe, &probe_len) || probe_len < PROBE_PATH + PROBE_PATH_MAX || ((uintptr_t)probe & 3) != 0)))
+    return type_error(env, "readArena: probe must be null or the probe's Uint8Array of 4,128 bytes");
+  if (napi_get_value_int32(env, argv[7], &dir_len) != napi_ok || dir_len < 0 || dir_len > PROBE_PATH_MAX)
+    return type_error(env, "readArena: dirLen must be a number from 0 to 4096");
+
+  uint32_t* hdr = (uint32_t*)recs;
+  for (;;) {
+    size_t used = A_HEADER + (size_t)hdr[A_COUNT] * REC;
+    if (recs_len - used < (size_t)MAX_RECORDS * REC || names_len - hdr[A_NAMES] < DENTS) return number(env, 0);
+    long n = syscall(SYS_getdents64, fd, dents, (unsigned int)DENTS);
+    if (n < 0) return number(env, -errno);
+    if (n == 0) return number(env, 1);
+    const uint32_t mask = hdr[A_READ] < eager ? 0xffffffffu : (1u << 0) | (1u << 4);
+    for (long at = 0; at < n;) {
+      struct dirent64* d = (struct dirent64*)(dents + at);
+      if (d->d_reclen < 20 || at + d->d_reclen > n) return number(env, -EIO);
+      at += d->d_reclen;
+      const char* name = d->d_name;
+      size_t name_len = strnlen(name, d->d_reclen - 19);
+      if (name_len == 0 || name_len == (size_t)(d->d_reclen - 19)) return number(env, -EIO);
+      if (name[0] == '.' && (name_len == 1 || (name_len == 2 && name[1] == '.'))) continue;
+      hdr[A_READ]++;
+      if (skip_hidden && name[0] == '.') continue;
+      uint8_t* r = recs + A_HEADER + (size_t)hdr[A_COUNT] * REC;
+      hdr[A_COUNT]++;
+      hdr[A_ADDED]++;
+      memcpy(names + hdr[A_NAMES], name, name_len);
+      *(uint32_t*)(r + R_NAME_OFF) = hdr[A_NAMES];
+      hdr[A_NAMES] += (uint32_t)name_len;
+      const uint32_t named = (uint32_t)name_len | (uint32_t)d->d_type << 16;
+      if ((mask & (1u << (d->d_type & 31))) == 0) {
+        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_NAME_ONLY << 24;
+        continue;
+      }
+      if (probe != NULL) probe_entry(probe, dir_len, name, name_len);
+      struct statx st;
+      if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) {
+        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_FAILED << 24;
+        *(int32_t*)(r + R_ERRNO) = errno;
+        continue;
+      }
+      *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_STATED << 24;
+      *(double*)(r + R_SIZE) = (double)st.stx_size;
+      *(double*)(r + R_BLOCKS) = (double)st.stx_blocks;
+      *(double*)(r + R_MTIME_SEC) = (double)st.stx_mtime.tv_sec;
+      *(double*)(r + R_INO) = (double)st.stx_ino;
+      *(double*)(r + R_DEV) = (double)makedev(st.stx_dev_major, st.stx_dev_minor);
+      *(int32_t*)(r + R_MTIME_NSEC) = (int32_t)st.stx_mtime.tv_nsec;
+      *(uint32_t*)(r + R_MODE) = st.stx_mode;
+      *(uint32_t*)(r + R_UID) = st.stx_uid;
+      *(uint32_t*)(r + R_GID) = st.stx_gid;
+      *(uint32_t*)(r + R_NLINK) = st.stx_nlink;
+    }
+    if (probe != NULL) __atomic_store_n(&((int32_t*)probe)[PROBE_LEN], dir_len, __ATOMIC_SEQ_CST);
+  }
+}
+
+// sortArena(recs, names, limit, descending, whole) -> the arena's records in the walk's name
+// order (descending: reversed), the first `limit` of them kept. `whole`: returned as one new
+// Buffer (the frame packed-tree.ts walks: the same header, the records in order, then their
+// names, R_NAME_OFF counted from the frame's start); else written back into recs and names
+// (a capped directory cut back while it is read, so it holds O(limit)) and undefined returned.
+static napi_value sort_arena(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  uint8_t *recs, *names;
+  size_t recs_len, names_len;
+  double limit_d;
+  bool desc, whole;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 5)
+    return type_error(env, "sortArena: takes five arguments");
+  if (!buffer_arg(env, argv[0], &recs, &recs_len, "sortArena: recs must be an 8-byte aligned Buffer") ||
+      !buffer_arg(env, argv[1], &names, &names_len, "sortArena: names must be an 8-byte aligned Buffer"))
+    return NULL;
+  if (napi_get_value_double(env, argv[2], &limit_d) != napi_ok || !(limit_d >= 0))
+    return type_error(env, "sortArena: limit must be a number from 0");
+  if (napi_get_value_bool(env, argv[3], &desc) != napi_ok || napi_get_value_bool(env, argv[4], &whole) != napi_ok)
+    return type_error(env, "sortArena: descending and whole must be booleans");
+  uint32_t* hdr = (uint32_t*)recs;
+  const uint32_t count = hdr[A_COUNT];
+  const uint32_t keep = limit_d < count ? (uint32_t)limit_d : count;
+  uint32_t* order = malloc(((size_t)count + 1) * sizeof(uint32_t));
+  if (order == NULL) return type_error(env, "sortArena: out of memory");
+  for (uint32_t i = 0; i < count; i++) order[i] = i;
+  struct sort_ctx ctx = {recs, names, desc ? -1 : 1};
+  qsort_r(order, count, sizeof(uint32_t), by_name, &ctx);
+  size_t name_bytes = 0;
+  for (uint32_t i = 0; i < keep; i++) name_bytes += name_len(rec_at(recs, order[i]));
+  const size_t rec_bytes = A_HEADER + (size_t)keep * REC;
+  uint8_t* out;
+  napi_value result = NULL;
+  if (whole) {
+    void* data;
+    if (napi_create_buffer(env, rec_bytes + name_bytes, &data, &result) != napi_ok) {
+      free(order);
+      return NULL;
+    }
+    out = data;
+  } else {
+    out = malloc(rec_bytes + name_bytes + 1);
+    if (out == NULL) {
+      free(order);
+      return type_error(env, "sortArena: out of memory");
+    }
+  }
+  uint32_t at = whole ? (uint32_t)rec_bytes : 0;
+  uint8_t* name_out = whole ? out : out + rec_bytes;
+  for (uint32_t i = 0; i < keep; i++) {
+    const uint8_t* r = rec_at(recs, order[i]);
+    uint8_t* w = out + A_HEADER + (size_t)i * REC;
+    memcpy(w, r, REC);
+    const uint32_t len = name_len(r);
+    memcpy(name_out + at, names + *(const uint32_t*)(r + R_NAME_OFF), len);
+    *(uint32_t*)(w + R_NAME_OFF) = at;
+    at += len;
+  }
+  free(order);
+  uint32_t* out_hdr = (uint32_t*)out;
+  out_hdr[A_COUNT] = keep;
+  out_hdr[A_NAMES] = whole ? at - (uint32_t)rec_bytes : at;
+  out_hdr[A_READ] = hdr[A_READ];
+  out_hdr[A_ADDED] = hdr[A_ADDED];
+  if (whole) return result;
+  memcpy(recs, out, rec_bytes);
+  memcpy(names, out + rec_bytes, name_bytes);
+  free(out);
+  napi_get_undefined(env, &result);
+  return result;
+}
+
+static size_t varint_len(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+static uint8_t* put_varint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
+}
+
+// The wire numbers encodeRows is given (packed-tree.ts, from @fleetls/proto's tables).
+enum {
+  W_RESPONSE_ROWS,
+  W_ROW_ENTRY,
+  W_PATH,
+  W_TYPE,
+  W_SIZE,
+  W_MTIME_SEC,
+  W_MTIME_NSEC,
+  W_UTC_OFFSET,
+  W_MODE,
+  W_UID,
+  W_GID,
+  W_INODE,
+  W_NLINK,
+  W_DEPTH,
+  W_TYPES, // 8 numbers: unknown, file, dir, symlink, fifo, socket, char, block
+  W_COUNT = W_TYPES + 8,
+};
+enum { T_UNKNOWN, T_FILE, T_DIR, T_SYMLINK, T_FIFO, T_SOCKET, T_CHAR, T_BLOCK };
+
+static int type_of_mode(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return T_FILE;
+    case S_IFDIR: return T_DIR;
+    case S_IFLNK: return T_SYMLINK;
+    case S_IFIFO: return T_FIFO;
+    case S_IFSOCK: return T_SOCKET;
+    case S_IFCHR: return T_CHAR;
+    case S_IFBLK: return T_BLOCK;
+    default: return T_UNKNOWN;
+  }
+}
+
+/* One field: its key and varint value, left out when 0 (proto3), as fast-encoder.ts writes it. */
+#define FIELD_LEN(f, v) ((v) == 0 ? 0 : varint_len((uint64_t)(f) << 3) + varint_len(v))
+#define PUT_FIELD(p, f, v)                         \
+  do {                                             \
+    if ((v) != 0) {                                \
+      p = put_varint(p, (uint64_t)(f) << 3);       \
+      p = put_varint(p, (v));                      \
+    }                                              \
+  } while (0)
+
+// encodeRows(frame, from, to, dir, depth, out, io, wire) -> the next record to walk.
+// Encodes records from..to-1 of a frame (sortArena's) as WalkResponse `rows` into `out` at
+// io[0], as fast-encoder.ts encodes an Entry made of them (path "<dir>/<name>", or the name
+// when dir is empty; the UTC offset packed-tree.ts wrote into R_ERRNO). Stops before a record
+// JavaScript must make an Entry of (not stat'ed, or a symlink: its target is read), when
+// io[2] rows were written, when io[0] reached io[1] bytes or the next row would not fit in
+// `out`; stops after a directory (the walk descends), and sets io[4] to 1 then. io[3]: rows
+// written.
+static napi_value encode_rows(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8];
+  uint8_t *frame, *prefix, *out;
+  size_t frame_len, prefix_len, out_len;
+  uint32_t from, to, depth;
+  int32_t* io;
+  int32_t* wire;
+  size_t io_n, wire_n;
+  napi_typedarray_type t;
+  bool is;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 8)
+    return type_error(env, "encodeRows: takes eight arguments");
+  if (!buffer_arg(env, argv[0], &frame, &frame_len, "encodeRows: frame must be sortArena's Buffer")) return NULL;
+  if (napi_get_value_uint32(env, argv[1], &from) != napi_ok || napi_get_value_uint32(env, argv[2], &to) != napi_ok ||
+      to > ((uint32_t*)frame)[A_COUNT] || from > to)
+    return type_error(env, "encodeRows: from and to must be records of the frame");
+  if (!bytes_of(env, argv[3], &prefix, &prefix_len)) return type_error(env, "encodeRows: dir must be a Buffer");
+  if (napi_get_value_uint32(env, argv[4], &depth) != napi_ok) return type_error(env, "encodeRows: depth must be a number");
+  if (!bytes_of(env, argv[5], &out, &out_len)) return type_error(env, "encodeRows: out must be a Uint8Array");
+  if (napi_is_typedarray(env, argv[6], &is) != napi_ok || !is ||
+      napi_get_typedarray_info(env, argv[6], &t, &io_n, (void**)&io, NULL, NULL) != napi_ok || t != napi_int32_array ||
+      io_n < 5)
+    return type_error(env, "encodeRows: io must be an Int32Array of 5");
+  if (napi_is_typedarray(env, argv[7], &is) != napi_ok || !is ||
+      napi_get_typedarray_info(env, argv[7], &t, &wire_n, (void**)&wire, NULL, NULL) != napi_ok ||
+      t != napi_int32_array || wire_n < W_COUNT)
+    return type_error(env, "encodeRows: wire must be an Int32Array of 22");
+  if (io[0] < 0 || (size_t)io[0] > out_len) return type_error(env, "encodeRows: io[0] must be inside out");
+
+  uint8_t* p = out + io[0];
+  const uint8_t* end = out + out_len;
+  const uint8_t* byte_limit = out + (io[1] < 0 ? 0 : (size_t)io[1] < out_len ? (size_t)io[1] : out_len);
+  int32_t rows = 0;
+  io[4] = 0;
+  uint32_t i = from;
+  for (; i < to; i++) {
+    if (rows >= io[2] || p >= byte_limit) break;
+    const uint8_t* r = frame + A_HEADER + (size_t)i * REC;
+    const uint32_t word = *(const uint32_t*)(r + R_NAME);
+    if ((word >> 24) != S_STATED) break;
+    const uint32_t mode = *(const uint32_t*)(r + R_MODE);
+    const int type = type_of_mode(mode);
+    if (type == T_SYMLINK) break;
+    const uint32_t nlen = word & 0xffff;
+    const uint8_t* name = frame + *(const uint32_t*)(r + R_NAME_OFF);
+    const uint64_t path_len = prefix_len == 0 ? nlen : prefix_len + 1 + nlen;
+    const uint64_t size = (uint64_t) * (const double*)(r + R_SIZE);
+    const uint64_t mtime = (uint64_t)(int64_t) * (const double*)(r + R_MTIME_SEC);
+    const uint64_t nsec = (uint32_t) * (const int32_t*)(r + R_MTIME_NSEC);
+    const int32_t off = *(const int32_t*)(r + R_ERRNO);
+    const uint64_t zz = off >= 0 ? (uint64_t)off * 2 : (uint64_t)(-(int64_t)off) * 2 - 1;
+    const uint64_t uid = *(const uint32_t*)(r + R_UID), gid = *(const uint32_t*)(r + R_GID);
+    const uint64_t ino = (uint64_t) * (const double*)(r + R_INO);
+    const uint64_t nlink = *(const uint32_t*)(r + R_NLINK);
+    const uint64_t wtype = (uint32_t)wire[W_TYPES + type];
+    const size_t entry_len = varint_len((uint64_t)wire[W_PATH] << 3 | 2) + varint_len(path_len) + path_len +
+                             FIELD_LEN(wire[W_TYPE], wtype) + FIELD_LEN(wire[W_SIZE], size) +
+                             FIELD_LEN(wire[W_MTIME_SEC], mtime) + FIELD_LEN(wire[W_MTIME_NSEC], nsec) +
+                             FIELD_LEN(wire[W_UTC_OFFSET], zz) + FIELD_LEN(wire[W_MODE], (uint64_t)mode) +
+                             FIELD_LEN(wire[W_UID], uid) + FIELD_LEN(wire[W_GID], gid) +
+                             FIELD_LEN(wire[W_INODE], ino) + FIELD_LEN(wire[W_NLINK], nlink) +
+                             FIELD_LEN(wire[W_DEPTH], (uint64_t)depth);
+    const uint64_t row_key = (uint64_t)wire[W_ROW_ENTRY] << 3 | 2;
+    const size_t row_len = varint_len(row_key) + varint_len(entry_len) + entry_len;
+    const uint64_t rows_key = (uint64_t)wire[W_RESPONSE_ROWS] << 3 | 2;
+    const size_t total = varint_len(rows_key) + varint_len(row_len) + row_len;
+    if ((size_t)(end - p) < total) break;
+    p = put_varint(p, rows_key);
+    p = put_varint(p, row_len);
+    p = put_varint(p, row_key);
+    p = put_varint(p, entry_len);
+    p = put_varint(p, (uint64_t)wire[W_PATH] << 3 | 2);
+    p = put_varint(p, path_len);
+    if (prefix_len > 0) {
+      memcpy(p, prefix, prefix_len);
+      p += prefix_len;
+      *p++ = '/';
+    }
+    memcpy(p, name, nlen);
+    p += nlen;
+    PUT_FIELD(p, wire[W_TYPE], wtype);
+    PUT_FIELD(p, wire[W_SIZE], size);
+    PUT_FIELD(p, wire[W_MTIME_SEC], mtime);
+    PUT_FIELD(p, wire[W_MTIME_NSEC], nsec);
+    PUT_FIELD(p, wire[W_UTC_OFFSET], zz);
+    PUT_FIELD(p, wire[W_MODE], (uint64_t)mode);
+    PUT_FIELD(p, wire[W_UID], uid);
+    PUT_FIELD(p, wire[W_GID], gid);
+    PUT_FIELD(p, wire[W_INODE], ino);
+    PUT_FIELD(p, wire[W_NLINK], nlink);
+    PUT_FIELD(p, wire[W_DEPTH], (uint64_t)depth);
+    rows++;
+    if (type == T_DIR) {
+      io[4] = 1;
+      i++;
+      break;
+    }
+  }
+  io[0] = (int32_t)(p - out);
+  io[3] = rows;
+  return number(env, (int32_t)i);
+}
+
 // mountsChanged(fd: number) -> 1 when the mount table changed since this descriptor's last
 // poll (or its open), 0 when not, or -errno. Never waits.
 static napi_value mounts_changed(napi_env env, napi_callback_info info) {
@@ -334,6 +715,12 @@ NAPI_MODULE_INIT() {
   if (napi_set_named_property(env, exports, "openDirRead", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "readPacked", NAPI_AUTO_LENGTH, read_packed, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "readPacked", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "readArena", NAPI_AUTO_LENGTH, read_arena, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "readArena", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "sortArena", NAPI_AUTO_LENGTH, sort_arena, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "sortArena", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "encodeRows", NAPI_AUTO_LENGTH, encode_rows, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "encodeRows", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "mountsChanged", NAPI_AUTO_LENGTH, mounts_changed, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "mountsChanged", fn) != napi_ok) return NULL;
   return exports;

@@ -8,6 +8,9 @@ import type { Entry, Row, Truncation, WalkSummary } from '@fleetls/core';
 import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from '../enums.js';
 import { ENTRY, ENTRY_ERROR, RESPONSE, ROW, SUMMARY, TRUNCATION } from './wire-fields.js';
 
+// The field numbers, for the native module's encoder of tree rows (agent walk/packed-tree.ts).
+export { ENTRY, RESPONSE, ROW } from './wire-fields.js';
+
 const TWO_64 = 2n ** 64n;
 
 /** A growable protobuf writer. */

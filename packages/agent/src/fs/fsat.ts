@@ -28,6 +28,33 @@ interface Fsat {
    * (`dirLen` bytes), or null.
    */
   readPacked(fd: number, buf: Buffer, statMask: number, probe: Uint8Array | null, dirLen: number): number;
+  /**
+   * getdents64 chunks of directory `fd` appended to an arena (packed-tree.ts): 1 at the end, 0
+   * when `recs` or `names` must grow first, or -errno.
+   */
+  readArena(
+    fd: number,
+    recs: Buffer,
+    names: Buffer,
+    dents: Buffer,
+    eagerUpTo: number,
+    skipHidden: boolean,
+    probe: Uint8Array | null,
+    dirLen: number,
+  ): number;
+  /** The arena's records in name order, the first `limit` kept: a new frame Buffer (`whole`), or in place. */
+  sortArena(recs: Buffer, names: Buffer, limit: number, descending: boolean, whole: boolean): Buffer | undefined;
+  /** Records from..to-1 of a frame encoded as WalkResponse rows into `out` (io: [pos, byteLimit, maxRows, rows, afterDir]): the next record. */
+  encodeRows(
+    frame: Buffer,
+    from: number,
+    to: number,
+    dir: Buffer,
+    depth: number,
+    out: Uint8Array,
+    io: Int32Array,
+    wire: Int32Array,
+  ): number;
   /** poll(2) of a /proc/self/mountinfo descriptor for POLLPRI: 1 changed since its last poll, 0 not, or -errno. */
   mountsChanged(fd: number): number;
 }
@@ -73,7 +100,16 @@ function isSea(): boolean {
   }
 }
 
-const CALLS: readonly (keyof Fsat)[] = ['lstatAt', 'openAt', 'openDirRead', 'readPacked', 'mountsChanged'];
+const CALLS: readonly (keyof Fsat)[] = [
+  'lstatAt',
+  'openAt',
+  'openDirRead',
+  'readPacked',
+  'readArena',
+  'sortArena',
+  'encodeRows',
+  'mountsChanged',
+];
 
 interface Loaded {
   fsat: Fsat | undefined;
@@ -170,6 +206,25 @@ export function readPacked(
   const n = ((loaded ?? loadedOnce()).fsat as Fsat).readPacked(fd, buf, statMask, probe, dirLen);
   if (n >= 0) return n;
   throw errnoError(-n, 'getdents64');
+}
+
+/**
+ * The module's calls for a tree walk over packed records (walk/packed-tree.ts); undefined when
+ * it is not loaded. readArena's -errno is thrown as lstatAt throws.
+ */
+export function packedCalls(): Pick<Fsat, 'readArena' | 'sortArena' | 'encodeRows'> | undefined {
+  const fsat = (loaded ?? loadedOnce()).fsat;
+  if (fsat === undefined) return undefined;
+  return {
+    readArena(fd, recs, names, dents, eagerUpTo, skipHidden, probe, dirLen) {
+      const r = fsat.readArena(fd, recs, names, dents, eagerUpTo, skipHidden, probe, dirLen);
+      if (r >= 0) return r;
+      throw errnoError(-r, 'getdents64');
+    },
+    sortArena: (recs, names, limit, descending, whole) => fsat.sortArena(recs, names, limit, descending, whole),
+    encodeRows: (frame, from, to, dir, depth, out, io, wire) =>
+      fsat.encodeRows(frame, from, to, dir, depth, out, io, wire),
+  };
 }
 
 /** The name node:fs gives an errno (ENOENT, EACCES), as an Error's code. */

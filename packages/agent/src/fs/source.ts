@@ -31,7 +31,7 @@ import { type EntrySink, streamedEntries, wholeEntries } from './dir-entries.js'
 import { DirHandles } from './dir-handles.js';
 import { needsBufferNames, openDir, readWhole, readWholeBytes } from './dir-read.js';
 import { FdPaths } from './fd-paths.js';
-import { errnoCode, lstatAt } from './fsat.js';
+import { errnoCode, lstatAt, openDirRead } from './fsat.js';
 import { openLinkTarget, statLinkTarget } from './link-target.js';
 import { pseudoMountsUnder, readMounts, under } from './mounts.js';
 import { FAILED, type PackedDir, PackedReader, STAT_ALL, STAT_DIRS, STATED } from './packed-dir.js';
@@ -54,8 +54,25 @@ export interface FsSourceOptions {
   pseudo?: ReadonlyMap<string, string>;
 }
 
+/**
+ * What a tree walk over packed records (walk/packed-tree.ts) needs of the source: its
+ * directories opened for reading with every check list() makes, and the RawEntry of a record
+ * it cannot encode from its fields.
+ */
+export interface PackedTreeAccess {
+  readonly probe: CallProbe | undefined;
+  /** Directory `rel` open for reading (`p`: its path, for the probe), or its listing error; as list() refuses it. */
+  openRead(rel: Buffer): { fd: number; p: Buffer } | { error: EntryError };
+  /** Closes what openRead opened. */
+  closeRead(fd: number, p: Buffer): void;
+  /** Record `name` of directory `rel` as list() and the walk's fill make it: a symlink, a failed or an unstat'ed entry. */
+  oddEntry(rel: Buffer, name: Buffer, state: number, dtype: EntryType, errno: number): RawEntry;
+}
+
 /** The agent's source: a TreeSource that holds descriptors until close(). */
 export interface FsSource extends TreeSource {
+  /** Set where the native module is loaded and no hung mount is skipped. */
+  readonly packedTree: PackedTreeAccess | undefined;
   /** The walk root's directory descriptor (O_PATH), opened by root(); undefined when it is not a directory. */
   rootDirFd(): number | undefined;
   /** Closes every descriptor the source holds. */
@@ -311,7 +328,40 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
     }
   }
 
+  const packedTree: PackedTreeAccess | undefined =
+    packed === undefined || skip.length > 0
+      ? undefined
+      : {
+          probe,
+          openRead(rel) {
+            const p = full(rel);
+            const pruned = prunedAt(p);
+            if (pruned) return { error: pruned };
+            try {
+              const fd = dirFd(rel, p);
+              return { fd: watched(probe, p, () => openDirRead(fd) as number), p };
+            } catch (err) {
+              return { error: readError(err) };
+            }
+          },
+          closeRead(fd, p) {
+            try {
+              watched(probe, p, () => fs.closeSync(fd));
+            } catch {
+              // already closed
+            }
+          },
+          oddEntry(rel, name, state, dtype, errno) {
+            if (state === FAILED) return errorRawEntry(name, dtype, entryErrorFromErrno(errnoCode(errno)));
+            // A symlink (its target read, followed or not), or an entry the read left unstat'ed:
+            // lstat'ed now, as the walk fills a lazy entry it keeps.
+            return entryAt(rel, name, state === STATED ? 'symlink' : dtype);
+          },
+        };
+
   return {
+    packedTree,
+
     root(): RawEntry {
       const name = Buffer.from(nodePath.basename(rootStr));
       const hung = skippedAt(rootBuf);

@@ -42,6 +42,8 @@ export class RowBatches {
   private batchBytes = 0;
   private lastFlush = Date.now();
   private lastRow: Row | undefined;
+  /** The last row when rows were encoded in place (addEncoded): made only if a batch ends with it. */
+  private lastOf: (() => LastRow) | undefined;
 
   constructor(
     private readonly port: MessagePort,
@@ -92,7 +94,7 @@ export class RowBatches {
     if (this.batchRows === 0) return undefined;
     this.credit();
     Atomics.store(this.control, SEEN, this.seen);
-    const last = lastRowOf(this.lastRow as Row);
+    const last = this.lastRow !== undefined ? lastRowOf(this.lastRow) : (this.lastOf as () => LastRow)();
     let batch: BatchMessage;
     if (this.encoder) {
       batch = { t: 'wire', buf: this.encoder.takeArrayBuffer(), entries: this.batchEntries, last };
@@ -117,6 +119,51 @@ export class RowBatches {
     }
   };
 
+  /** `n` more directory entries read (onEntry's count, for a reader that counts a chunk at once). */
+  onEntries(n: number): void {
+    const before = this.seen;
+    this.seen += n;
+    if (before >>> 8 !== this.seen >>> 8) {
+      Atomics.store(this.control, SEEN, this.seen);
+      if (this.batchRows > 0 && Date.now() - this.lastFlush >= this.input.flushMs) this.flush();
+    }
+  }
+
+  /** Rows the batch may take before it leaves (walk/packed-tree.ts encodes up to this many in place). */
+  rowsLeft(): number {
+    return this.input.batchRows - this.batchRows;
+  }
+
+  /** Bytes at which the batch leaves. */
+  get bytesLimit(): number {
+    return this.input.batchBytes;
+  }
+
+  /**
+   * `rows` entry rows without errors that the caller encoded into the encoder's buffer itself
+   * (wire mode); `last`: the last of them, made only if the batch leaves with it last.
+   */
+  addEncoded(rows: number, last: () => LastRow): void {
+    this.batchRows += rows;
+    this.batchEntries += rows;
+    this.tally.entries += rows;
+    this.lastRow = undefined;
+    this.lastOf = last;
+    this.batchBytes = (this.encoder as WalkResponseEncoder).length;
+    this.flushIfDue();
+  }
+
+  private flushIfDue(): void {
+    const input = this.input;
+    if (
+      this.batchRows >= input.batchRows ||
+      this.batchBytes >= input.batchBytes ||
+      Date.now() - this.lastFlush >= input.flushMs
+    ) {
+      this.flush();
+    }
+  }
+
   /** Adds a row of the walk; the batch leaves when full by count or bytes, or old enough. */
   add(row: Row): void {
     this.batchRows++;
@@ -131,14 +178,7 @@ export class RowBatches {
       this.batch.push(p);
       this.batchBytes += plainRowBytes(p);
     }
-    const input = this.input;
-    if (
-      this.batchRows >= input.batchRows ||
-      this.batchBytes >= input.batchBytes ||
-      Date.now() - this.lastFlush >= input.flushMs
-    ) {
-      this.flush();
-    }
+    this.flushIfDue();
   }
 
   /** A helper's rows, spliced in after everything sent so far (walk-split.ts). */

@@ -12,6 +12,7 @@ import { type HeldWalk, held, smallWalk } from '../find/small-walk.js';
 import { createFsSource } from '../fs/source.js';
 import { CallProbe } from './call-probe.js';
 import { WalkCancelled } from './cancelled.js';
+import { packedTreeServes, walkPackedTree } from './packed-tree.js';
 import { RowBatches } from './row-batches.js';
 import { type HelperInput, runHelper } from './split/helper.js';
 import { PortShare, type RankedHelperInput, runRankedHelper } from './split/ranked-share.js';
@@ -66,6 +67,16 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
     }
     const loaded =
       input.find && !small ? await loadFindWalk(input.req, { fs: source, isCancelled: cancelled }) : undefined;
+    // A tree walk the packed records serve (walk/packed-tree.ts): no object per entry.
+    const packed =
+      !small && loaded === undefined && split === undefined && packedTreeServes(input.req)
+        ? walkPackedTree(input.req, source, out, () => Date.now())
+        : undefined;
+    if (packed !== undefined) {
+      out.tally.summary(packed);
+      out.finish(doneMessage(packed, out, undefined, undefined, undefined));
+      return;
+    }
     const found = loaded && 'source' in loaded ? loaded : undefined;
     const gen = small
       ? held(small)

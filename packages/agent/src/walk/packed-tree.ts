@@ -1,0 +1,381 @@
+// The tree walk over packed records: no JavaScript object per entry. A directory is read
+// whole by the native module into an arena (getdents64 and statx: fsat.c readArena), sorted
+// there in the walk's name order and cut to what the walk keeps (sortArena: core order.ts's
+// compareNames, in C), and its rows are encoded from the records straight into the batch's
+// WalkResponse bytes (encodeRows: fast-encoder.ts's encoding of the Entry core would make).
+// Only a record the module cannot describe alone becomes objects (a symlink, whose target is
+// read; a failed or unstat'ed entry), through the source as the engine would make it, and so
+// do the rows that are one per directory (an unlistable directory's error, a cap's
+// truncation). The loop is core's tree loop (walk/tree.ts) for the requests it serves
+// (packedTreeServes): the same rows, counts, caps, stops and truncations; the parity tests
+// compare the two (packed-tree.test.ts).
+import type { Entry, EntryError, EntryType, RawEntry, WalkRequest, WalkSummary } from '@fleetls/core';
+import { joinPath, toEntry, WalkState } from '@fleetls/core';
+import { ENTRY_TYPE } from '@fleetls/proto/enums';
+import { ENTRY, RESPONSE, ROW } from '@fleetls/proto/fast-encoder';
+import { packedCalls } from '../fs/fsat.js';
+import { STATED } from '../fs/packed-dir.js';
+import type { FsSource } from '../fs/source.js';
+import { utcOffsetAt } from '../fs/utc-offset.js';
+import { WalkCancelled } from './cancelled.js';
+import type { RowBatches } from './row-batches.js';
+
+/** The wire numbers fsat.c encodeRows writes (its W_* order). */
+const WIRE = Int32Array.from([
+  RESPONSE.rows,
+  ROW.entry,
+  ENTRY.path,
+  ENTRY.type,
+  ENTRY.size,
+  ENTRY.mtimeSec,
+  ENTRY.mtimeNsec,
+  ENTRY.utcOffsetMin,
+  ENTRY.mode,
+  ENTRY.uid,
+  ENTRY.gid,
+  ENTRY.inode,
+  ENTRY.nlink,
+  ENTRY.depth,
+  ...(['unknown', 'file', 'dir', 'symlink', 'fifo', 'socket', 'char', 'block'] as const).map((t) =>
+    ENTRY_TYPE.number(t),
+  ),
+]);
+
+/** d_type → entry type (packed-dir.ts's table): what a record that failed its statx is typed. */
+const DTYPES: EntryType[] = [];
+for (let t = 0; t < 256; t++) DTYPES.push('unknown');
+DTYPES[1] = 'fifo';
+DTYPES[2] = 'char';
+DTYPES[4] = 'dir';
+DTYPES[6] = 'block';
+DTYPES[8] = 'file';
+DTYPES[10] = 'symlink';
+DTYPES[12] = 'socket';
+
+// fsat.c's arena and frame: a 16-byte header (records, name bytes, entries read, records ever
+// appended), then 72-byte records (packed-dir.ts's layout), in int32 and float64 slots.
+const HEADER_I32 = 4;
+const HEADER_F64 = 2;
+const I32_PER_REC = 18;
+const F64_PER_REC = 9;
+const COUNT = 0;
+const READ = 2;
+const ADDED = 3;
+const MTIME_SEC = 2;
+const INO = 3;
+const DEV = 4;
+const SIZE = 0;
+const MTIME_NSEC = 10;
+const MODE = 11;
+const UID = 12;
+const GID = 13;
+const NLINK = 14;
+const NAME_OFF = 15;
+const NAME_WORD = 16;
+/** R_ERRNO: statx's errno when FAILED; for a stat'ed record, its UTC offset written here for encodeRows. */
+const ERRNO_OR_OFFSET = 17;
+
+const REC = 72;
+const DENTS = 32 * 1024;
+const MAX_RECORDS = Math.floor(DENTS / 24) + 1;
+/** Entries stat'ed as read before only directories and unknown types are (fs/source.ts's EAGER_STATS_MIN). */
+const EAGER_STATS_MIN = 4096;
+
+/** Does the packed tree walk serve this request? Else core's engine walks it. */
+export function packedTreeServes(req: WalkRequest): boolean {
+  return (
+    req.shape === 'tree' &&
+    req.order === 'name' &&
+    req.after === undefined &&
+    !req.followSymlinks &&
+    !req.dirSizes &&
+    req.types.length === 0 &&
+    req.include.length === 0 &&
+    req.exclude.length === 0 &&
+    req.filter === undefined
+  );
+}
+
+/** One directory whose kept children are being walked: sortArena's frame. */
+interface Frame {
+  dir: Buffer;
+  depth: number;
+  buf: Buffer;
+  i32: Int32Array;
+  f64: Float64Array;
+  len: number;
+  next: number;
+  total: number;
+  cap: number;
+}
+
+/** A growable arena for one directory's read (two Buffers: records, names) and getdents64's chunk. */
+class Arena {
+  recs = Buffer.allocUnsafeSlow(16 + (MAX_RECORDS + 64) * REC);
+  names = Buffer.allocUnsafeSlow(2 * DENTS);
+  readonly dents = Buffer.allocUnsafeSlow(DENTS);
+  hdr = new Int32Array(this.recs.buffer, this.recs.byteOffset, HEADER_I32);
+
+  reset(): void {
+    this.hdr.fill(0);
+  }
+
+  /** readArena had no room: the short one doubled, what it holds kept. */
+  grow(): void {
+    const used = 16 + this.hdr[COUNT] * REC;
+    if (this.recs.length - used < MAX_RECORDS * REC) {
+      const next = Buffer.allocUnsafeSlow(this.recs.length * 2);
+      this.recs.copy(next, 0, 0, used);
+      this.recs = next;
+      this.hdr = new Int32Array(next.buffer, next.byteOffset, HEADER_I32);
+    }
+    if (this.names.length - this.hdr[1] < DENTS) {
+      const next = Buffer.allocUnsafeSlow(this.names.length * 2);
+      this.names.copy(next, 0, 0, this.hdr[1]);
+      this.names = next;
+    }
+  }
+}
+
+/**
+ * Walks `req` (packedTreeServes) over `source`, its rows written into `out`'s batches: the
+ * summary, as core's walk() returns it. Undefined, with nothing sent, when the root is not a
+ * directory that can be walked so (core's walk() answers that with its one row).
+ */
+// Over 80 lines: core's tree loop (walk/tree.ts) over packed frames; its steps share the loop's locals as that loop's do.
+export function walkPackedTree(
+  req: WalkRequest,
+  source: FsSource,
+  out: RowBatches,
+  now: () => number,
+): WalkSummary | undefined {
+  const module = packedCalls();
+  const sourceAccess = source.packedTree;
+  const encoded = out.encoder?.out;
+  if (module === undefined || sourceAccess === undefined || encoded === undefined) return undefined;
+  const calls = module;
+  const access = sourceAccess;
+  const writer = encoded;
+  const root = source.root();
+  if (root.error || root.type !== 'dir') return undefined;
+  const state = new WalkState(req, source, now);
+  state.rootDev = root.dev;
+  const { summary } = state;
+  const descending = req.direction === 'descending';
+  const arena = new Arena();
+  const io = new Int32Array(5);
+  const stack: Frame[] = [];
+
+  const full = (): boolean => summary.entriesSent >= req.maxEntries;
+
+  function entryRow(entry: Entry): void {
+    summary.entriesSent++;
+    out.add({ kind: 'entry', entry });
+  }
+
+  /** Reads directory `dir` whole into a frame of its best `limit` children; undefined when the walk stopped meanwhile. */
+  function read(dir: Buffer, limit: number): { frame: Buffer; total: number } | { error: EntryError } | undefined {
+    const opened = access.openRead(dir);
+    if ('error' in opened) return opened;
+    const { fd, p } = opened;
+    const probe = access.probe;
+    const eagerUpTo = Math.min(Math.max(limit, EAGER_STATS_MIN), 0xffff_ffff);
+    arena.reset();
+    let seen = 0;
+    try {
+      for (;;) {
+        if (out.cancelled()) throw new WalkCancelled('walk cancelled');
+        let r: number;
+        if (probe !== undefined) {
+          const held = probe.enter(p);
+          try {
+            r = calls.readArena(
+              fd,
+              arena.recs,
+              arena.names,
+              arena.dents,
+              eagerUpTo,
+              req.excludeHidden,
+              probe.bytes,
+              held,
+            );
+          } finally {
+            probe.leave();
+          }
+        } else r = calls.readArena(fd, arena.recs, arena.names, arena.dents, eagerUpTo, req.excludeHidden, null, 0);
+        const read = arena.hdr[READ];
+        summary.entriesSeen += read - seen;
+        out.onEntries(read - seen);
+        seen = read;
+        // A capped directory is held O(limit): cut back to its best once twice that many are read (core's keepBest).
+        if (limit !== Number.POSITIVE_INFINITY && arena.hdr[COUNT] >= 2 * limit)
+          calls.sortArena(arena.recs, arena.names, limit, descending, false);
+        if (r === 1) break;
+        if (state.outOfTime()) {
+          state.stop('deadline', dir);
+          return undefined;
+        }
+        if (r === 0) arena.grow();
+      }
+    } finally {
+      access.closeRead(fd, p);
+    }
+    return {
+      frame: calls.sortArena(arena.recs, arena.names, limit, descending, true) as Buffer,
+      total: arena.hdr[ADDED],
+    };
+  }
+
+  /** Opens a directory's frame; an unlistable one gets its error row (`dirEntry`: its own row's entry). */
+  function open(dir: Buffer, depth: number, dirEntry: () => Entry): void {
+    if (state.outOfTime()) {
+      state.stop('deadline', dir);
+      return;
+    }
+    const cap = depth === 1 && !req.capRoot ? Number.POSITIVE_INFINITY : req.maxItemsPerDir;
+    const limit = Math.max(0, Math.min(cap, req.maxEntries - summary.entriesSent));
+    const r = read(dir, limit);
+    if (r === undefined) return;
+    if ('error' in r) {
+      if (full()) {
+        state.stop('max_entries', dir);
+        return;
+      }
+      entryRow({ ...dirEntry(), error: r.error });
+      return;
+    }
+    const buf = r.frame;
+    const i32 = new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
+    const f64 = new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3);
+    const len = i32[COUNT];
+    // The UTC offset of each stat'ed record's mtime, for encodeRows (this process's time zone, as rawFromStats).
+    for (let k = 0; k < len; k++) {
+      const at = HEADER_I32 + k * I32_PER_REC;
+      if (i32[at + NAME_WORD] >>> 24 === STATED)
+        i32[at + ERRNO_OR_OFFSET] = utcOffsetAt(f64[HEADER_F64 + k * F64_PER_REC + MTIME_SEC]);
+    }
+    stack.push({ dir, depth, buf, i32, f64, len, next: 0, total: r.total, cap });
+  }
+
+  function nameOf(f: Frame, k: number): Buffer {
+    const at = HEADER_I32 + k * I32_PER_REC;
+    const off = f.i32[at + NAME_OFF];
+    return f.buf.subarray(off, off + (f.i32[at + NAME_WORD] & 0xffff));
+  }
+
+  /** The Entry core makes of stat'ed record `k` (a directory's own row, for its error row). */
+  function entryOf(f: Frame, k: number): Entry {
+    const at = HEADER_I32 + k * I32_PER_REC;
+    const d = HEADER_F64 + k * F64_PER_REC;
+    const mode = f.i32[at + MODE] >>> 0;
+    const raw: RawEntry = {
+      name: Buffer.from(nameOf(f, k)),
+      type: 'dir',
+      size: small(f.f64[d + SIZE]),
+      mtimeSec: small(f.f64[d + MTIME_SEC]),
+      mtimeNsec: f.i32[at + MTIME_NSEC],
+      utcOffsetMin: f.i32[at + ERRNO_OR_OFFSET],
+      mode,
+      uid: f.i32[at + UID] >>> 0,
+      gid: f.i32[at + GID] >>> 0,
+      inode: small(f.f64[d + INO]),
+      nlink: f.i32[at + NLINK] >>> 0,
+      dev: small(f.f64[d + DEV]),
+    };
+    return toEntry(raw, f.dir, f.depth);
+  }
+
+  /** Descends into a directory row of frame `f` (its depth and device allowing). */
+  function descend(f: Frame, dev: number, name: Buffer, dirEntry: () => Entry): void {
+    if (f.depth >= req.maxDepth) {
+      summary.depthLimitedDirs++;
+      return;
+    }
+    if (req.oneFileSystem && dev !== state.rootDev) return;
+    open(joinPath(f.dir, name), f.depth + 1, dirEntry);
+  }
+
+  function close(f: Frame): void {
+    if (f.len < Math.min(f.total, f.cap)) state.stop('max_entries', f.dir);
+    else if (f.total > f.cap)
+      out.add({
+        kind: 'truncation',
+        truncation: { dir: f.dir, shown: f.len, total: f.total, reason: 'items_per_dir' },
+      });
+  }
+
+  /** A record encodeRows leaves to JavaScript: made into a RawEntry by the source, and its row. */
+  function odd(f: Frame, k: number): void {
+    const at = HEADER_I32 + k * I32_PER_REC;
+    const word = f.i32[at + NAME_WORD];
+    const name = Buffer.from(nameOf(f, k));
+    const raw = access.oddEntry(f.dir, name, word >>> 24, DTYPES[(word >>> 16) & 0xff], f.i32[at + ERRNO_OR_OFFSET]);
+    const entry = toEntry(raw, f.dir, f.depth);
+    summary.entriesMatched++;
+    entryRow(entry);
+    if (entry.type === 'dir' && !entry.error) descend(f, raw.dev, name, () => entry);
+  }
+
+  const rootEntry = toEntry(root, Buffer.alloc(0), 0);
+  rootEntry.path = Buffer.alloc(0);
+  open(Buffer.alloc(0), 1, () => rootEntry);
+  for (;;) {
+    if (state.stopped || stack.length === 0) break;
+    const f = stack[stack.length - 1];
+    if (f.next >= f.len) {
+      stack.pop();
+      close(f);
+      continue;
+    }
+    if (full()) {
+      state.stop('max_entries', f.dir);
+      break;
+    }
+    const k = f.next;
+    if (writer.pos >= out.bytesLimit || out.rowsLeft() <= 0) {
+      out.flush();
+      continue;
+    }
+    io[0] = writer.pos;
+    io[1] = out.bytesLimit;
+    io[2] = Math.min(out.rowsLeft(), req.maxEntries - summary.entriesSent);
+    const next = calls.encodeRows(f.buf, k, f.len, f.dir, f.depth, writer.buf, io, WIRE);
+    const rows = io[3];
+    if (rows > 0) {
+      writer.pos = io[0];
+      f.next = next;
+      summary.entriesSent += rows;
+      summary.entriesMatched += rows;
+      const last = next - 1;
+      out.addEncoded(rows, () => ({ path: joinPath(f.dir, nameOf(f, last)).toString('latin1'), row: 'entry' }));
+      if (io[4] === 1)
+        descend(f, small(f.f64[HEADER_F64 + last * F64_PER_REC + DEV]), Buffer.from(nameOf(f, last)), () =>
+          entryOf(f, last),
+        );
+      if (out.cancelled()) throw new WalkCancelled('walk cancelled');
+      continue;
+    }
+    const word = f.i32[HEADER_I32 + k * I32_PER_REC + NAME_WORD];
+    if (word >>> 24 === STATED && (f.i32[HEADER_I32 + k * I32_PER_REC + MODE] & 0o170000) !== 0o120000) {
+      // A row encodeRows had no room for: the buffer grows (a batch is never left empty).
+      growWriter(writer, writer.buf.length * 2);
+      continue;
+    }
+    f.next++;
+    odd(f, k);
+    if (out.cancelled()) throw new WalkCancelled('walk cancelled');
+  }
+  return state.finish();
+}
+
+/** The encoder's writer with room for `cap` bytes, what it holds kept. */
+function growWriter(writer: { buf: Uint8Array; pos: number }, cap: number): void {
+  const next = new Uint8Array(cap);
+  next.set(writer.buf.subarray(0, writer.pos));
+  writer.buf = next;
+}
+
+/** A double as V8's small integer where it is one (raw-stats.ts `small`). */
+function small(v: number): number {
+  return v === (v | 0) ? v | 0 : v;
+}
