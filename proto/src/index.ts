@@ -1,20 +1,19 @@
 // The fleetls wire contract: the .proto files, their generated types, the loader options,
 // and the codec between them and the domain (@fleetls/core). The Fleet API's protobuf-es
-// code is apart (./fleet_pb, ./agent_pb), so the agent side never loads it.
+// code is apart (./fleet_pb, ./agent_pb), so the agent side never loads it; the agent itself
+// imports ./agent-service, which serves the contract without proto-loader.
 import * as grpc from '@grpc/grpc-js';
 import { fleetPackageDefinition, packageDefinition } from './contract.js';
 import type { ProtoGrpcType } from './gen/agent.js';
 
+export {
+  AGENT_FEATURES_METADATA,
+  AGENT_VERSION_METADATA,
+  agentService,
+  SERVICE_NAME,
+} from './agent-service.js';
 export { LOADER_OPTIONS, PROTO_DIR, PROTO_FILES } from './contract.js';
 export const FLEET_SERVICE_NAME = 'fleetls.v1.Fleet';
-export const SERVICE_NAME = 'fleetls.v1.Agent';
-/** Response metadata of every agent call: the agent's version. */
-export const AGENT_VERSION_METADATA = 'fleetls-agent-version';
-/**
- * Response metadata of every agent call: the request features it applies, comma-separated
- * (core's FILTER_FEATURES names). An agent that sends none applies none.
- */
-export const AGENT_FEATURES_METADATA = 'fleetls-agent-features';
 
 let proto: ProtoGrpcType | undefined;
 
@@ -125,4 +124,11 @@ export type {
 } from './gen/fleetls/v1/WalkResponse.js';
 export { codeFromStatus, GRPC_STATUS, toStatus } from './grpc-status.js';
 export { decodeWalkResponse } from './wire/fast-decoder.js';
-export { encodeWalkProgress, encodeWalkResponse, ProtoWriter, WalkResponseEncoder } from './wire/fast-encoder.js';
+export {
+  encodeStatResponse,
+  encodeWalkProgress,
+  encodeWalkResponse,
+  ProtoWriter,
+  WalkResponseEncoder,
+} from './wire/fast-encoder.js';
+export { decodeStatRequest, decodeWalkRequest } from './wire/request-decoder.js';

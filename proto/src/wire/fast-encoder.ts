@@ -4,9 +4,9 @@
 // field); this writer costs about one. Field numbers come from wire/wire-fields.ts (checked
 // against the descriptor); fast-encoder.test.ts checks the bytes against protobufjs'
 // encoding of rowToWire.
-import type { Entry, Row, Truncation, WalkSummary } from '@fleetls/core';
+import type { Entry, Row, StatInfo, Truncation, WalkSummary } from '@fleetls/core';
 import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from '../enums.js';
-import { ENTRY, ENTRY_ERROR, RESPONSE, ROW, SUMMARY, TRUNCATION } from './wire-fields.js';
+import { ENTRY, ENTRY_ERROR, RESPONSE, ROW, STAT_RESPONSE, SUMMARY, TRUNCATION } from './wire-fields.js';
 
 // The field numbers, for the native module's encoder of tree rows (agent walk/packed-tree.ts).
 export { ENTRY, RESPONSE, ROW } from './wire-fields.js';
@@ -227,4 +227,20 @@ export function encodeWalkProgress(entriesSeen: number): Buffer {
   const enc = new WalkResponseEncoder(64);
   enc.setEntriesSeen(entriesSeen);
   return enc.take();
+}
+
+/** A StatResponse, encoded directly: the agent's Stat answer, with no protobufjs loaded. */
+export function encodeStatResponse(info: StatInfo, version: string): Buffer {
+  const entry = new ProtoWriter(256);
+  encodeEntry(entry, info.entry, new ProtoWriter(256));
+  const w = new ProtoWriter(entry.pos + 128);
+  w.message(STAT_RESPONSE.entry, entry);
+  w.string(STAT_RESPONSE.owner, info.owner);
+  w.string(STAT_RESPONSE.group, info.group);
+  w.int(STAT_RESPONSE.atimeSec, info.atimeSec);
+  w.uint(STAT_RESPONSE.atimeNsec, info.atimeNsec);
+  w.int(STAT_RESPONSE.ctimeSec, info.ctimeSec);
+  w.uint(STAT_RESPONSE.ctimeNsec, info.ctimeNsec);
+  w.string(STAT_RESPONSE.agentVersion, version);
+  return Buffer.from(w.buf.subarray(0, w.pos));
 }

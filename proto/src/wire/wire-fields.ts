@@ -1,8 +1,8 @@
-// The field numbers of WalkResponse and the messages in it, for the hand-written encoder
-// (the agent) and decoder (the gateway). They come from the constants generated from the
-// .proto (gen/wire-numbers.ts: no .proto parsed in each walk worker), which must also agree
-// on every field's type and hold no field these do not know, so that a change to the .proto
-// fails at load instead of being skipped silently.
+// The field numbers of the messages written and read by hand: WalkResponse and what is in it
+// (the agent's encoder, the gateway's decoder), the agent's two requests and its Stat answer.
+// They come from the constants generated from the .proto (gen/wire-numbers.ts: no .proto
+// parsed in each walk worker), which must also agree on every field's type and hold no field
+// these do not know, so that a change to the .proto fails at load instead of being skipped silently.
 import { MESSAGE_FIELDS } from './wire-numbers.js';
 
 /** The numbers of a message's fields, after checking the descriptor has exactly these fields with these types. */
@@ -67,4 +67,57 @@ export const SUMMARY = fieldNumbers('fleetls.v1.Summary', {
   elapsedMs: 'TYPE_UINT64',
   depthLimitedDirs: 'TYPE_UINT64',
   applied: 'TYPE_STRING',
+});
+
+// The requests the agent decodes (wire/request-decoder.ts) and the Stat answer it encodes.
+export const WALK_REQUEST = fieldNumbers('fleetls.v1.WalkRequest', {
+  path: 'TYPE_STRING',
+  maxDepth: 'TYPE_UINT32',
+  maxItemsPerDir: 'TYPE_UINT32',
+  capRoot: 'TYPE_BOOL',
+  maxEntries: 'TYPE_UINT32',
+  order: 'TYPE_ENUM',
+  direction: 'TYPE_ENUM',
+  shape: 'TYPE_ENUM',
+  topN: 'TYPE_UINT32',
+  offset: 'TYPE_UINT32',
+  include: 'TYPE_STRING',
+  exclude: 'TYPE_STRING',
+  types: 'TYPE_ENUM',
+  excludeHidden: 'TYPE_BOOL',
+  followSymlinks: 'TYPE_BOOL',
+  oneFileSystem: 'TYPE_BOOL',
+  dirSizes: 'TYPE_BOOL',
+  deadlineMs: 'TYPE_UINT32',
+  after: 'TYPE_BYTES',
+  afterRow: 'TYPE_ENUM',
+  filter: 'TYPE_MESSAGE',
+});
+export const FILTER = fieldNumbers('fleetls.v1.Filter', {
+  minSize: 'TYPE_MESSAGE',
+  maxSize: 'TYPE_MESSAGE',
+  modifiedAfter: 'TYPE_MESSAGE',
+  modifiedBefore: 'TYPE_MESSAGE',
+  owner: 'TYPE_MESSAGE',
+  group: 'TYPE_MESSAGE',
+  perm: 'TYPE_MESSAGE',
+  name: 'TYPE_STRING',
+});
+export const SIZE_BOUND = fieldNumbers('fleetls.v1.SizeBound', { bytes: 'TYPE_UINT64' });
+export const INSTANT = fieldNumbers('fleetls.v1.Instant', { sec: 'TYPE_INT64', nsec: 'TYPE_UINT32' });
+export const ID_MATCH = fieldNumbers('fleetls.v1.IdMatch', { id: 'TYPE_UINT32', name: 'TYPE_STRING' });
+export const PERM_MATCH = fieldNumbers('fleetls.v1.PermMatch', { kind: 'TYPE_ENUM', mode: 'TYPE_UINT32' });
+export const STAT_REQUEST = fieldNumbers('fleetls.v1.StatRequest', {
+  path: 'TYPE_STRING',
+  followSymlinks: 'TYPE_BOOL',
+});
+export const STAT_RESPONSE = fieldNumbers('fleetls.v1.StatResponse', {
+  entry: 'TYPE_MESSAGE',
+  owner: 'TYPE_STRING',
+  group: 'TYPE_STRING',
+  atimeSec: 'TYPE_INT64',
+  atimeNsec: 'TYPE_UINT32',
+  ctimeSec: 'TYPE_INT64',
+  ctimeNsec: 'TYPE_UINT32',
+  agentVersion: 'TYPE_STRING',
 });
