@@ -2,11 +2,9 @@
 // auth (health exempt), mTLS or loopback plaintext, credentials reloaded on demand, and a
 // graceful shutdown.
 import { NOOP_OBSERVER, type Observer } from '@fleetls/core';
-import { loadContract, SERVICE_NAME } from '@fleetls/proto';
+import { SERVICE_NAME } from '@fleetls/proto/agent-service';
 import { callerOf, metricsInterceptor } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import type { AgentConfig } from '../config/config.js';
 import { loadCredentials } from '../config/credentials.js';
@@ -14,6 +12,8 @@ import { auditRpc } from '../service/audit.js';
 import { resolveRoots } from '../service/policy.js';
 import { type AgentCallHandlers, addAgentService } from '../service/service.js';
 import { AGENT_VERSION } from '../version.js';
+import { AgentHealth } from './health.js';
+import { addLazyReflection } from './reflection.js';
 import { logTlsRefusals } from './tls-refusals.js';
 import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';
 
@@ -24,46 +24,6 @@ export interface AgentServer {
   shutdown(graceMs?: number): Promise<void>;
   /** Re-reads certificate, key, CA and token (SIGHUP); throws, keeping the old ones, if any is bad. */
   reload(): void;
-}
-
-/**
- * gRPC server reflection (v1 and v1alpha), its descriptors decoded at the first reflection
- * call rather than at start: each version's implementation decodes the whole contract's
- * descriptors when made, which an agent that is never asked holds at rest for nothing
- * (issue 39's idle RSS). The services are registered at start as before; their handlers are
- * the real implementation's, made on first use.
- */
-function addReflection(server: Pick<grpc.Server, 'addService'>): void {
-  // Only the service served here: in the one-file bundle the agent contract loads from the
-  // package's combined descriptor, which holds the gateway's fleetls.v1.Fleet too.
-  const options = { services: [SERVICE_NAME] };
-  let handlers: Map<string, grpc.UntypedHandleCall> | undefined;
-  const handlerOf = (methodPath: string): grpc.UntypedHandleCall => {
-    if (handlers === undefined) {
-      const made = new Map<string, grpc.UntypedHandleCall>();
-      new ReflectionService(loadContract().packageDefinition, options).addToServer({
-        addService: (definition, implementation) => {
-          for (const [name, method] of Object.entries(definition)) made.set(method.path, implementation[name]);
-        },
-      });
-      handlers = made;
-    }
-    const handler = handlers.get(methodPath);
-    if (handler === undefined) throw new Error(`reflection: no handler for ${methodPath}`);
-    return handler;
-  };
-  // Over no package at all: only the reflection services' own definitions, no descriptor decoded.
-  new ReflectionService({}, options).addToServer({
-    addService: (definition) => {
-      const lazy: grpc.UntypedServiceImplementation = {};
-      for (const [name, method] of Object.entries(definition)) {
-        // Every reflection method is a bidi stream: (call) => void.
-        lazy[name] = ((call: grpc.ServerDuplexStream<unknown, unknown>) =>
-          (handlerOf(method.path) as grpc.handleBidiStreamingCall<unknown, unknown>)(call)) as grpc.UntypedHandleCall;
-      }
-      server.addService(definition, lazy);
-    },
-  });
 }
 
 /** The audit line of a call the token check refused, but for its caller and RPC. */
@@ -94,9 +54,11 @@ export function createAgentServer(
   });
   const roots = resolveRoots(config.allow, config.pathRootfs);
   addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer, handlers });
-  const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
+  const health = new AgentHealth({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
-  addReflection(server);
+  // Only the service served here: in the one-file bundle the agent contract loads from the
+  // package's combined descriptor, which holds the gateway's fleetls.v1.Fleet too.
+  addLazyReflection(server, [SERVICE_NAME]);
   let socket: { ino: number } | undefined;
 
   const bind = (address: string): Promise<number> =>

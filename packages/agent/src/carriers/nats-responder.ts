@@ -4,8 +4,13 @@
 // max_payload, numbered, and held to a window of unacknowledged slices; the caller's
 // timeout becomes the walk's deadline and its Cancel (or the timeout) cancels the walk.
 
-import type { WireStatRequestOut, WireWalkRequestOut } from '@fleetls/proto';
-import { loadContract, toStatus } from '@fleetls/proto';
+import {
+  decodeStatRequest,
+  decodeWalkRequest,
+  toStatus,
+  type WireStatRequestOut,
+  type WireWalkRequestOut,
+} from '@fleetls/proto/agent-service';
 import {
   agentSubjects,
   CHUNK_BYTES,
@@ -32,15 +37,13 @@ export interface NatsResponder {
 interface Methods {
   decodeWalk(b: Uint8Array): WireWalkRequestOut;
   decodeStat(b: Uint8Array): WireStatRequestOut;
-  encodeStat(v: unknown): Buffer;
 }
 
+// The gRPC carrier's decoders (@fleetls/proto/agent-service): the same requests from either carrier.
 function methods(): Methods {
-  const def = loadContract().proto.fleetls.v1.Agent.service;
   return {
-    decodeWalk: (b) => def.Walk.requestDeserialize(Buffer.from(b)) as WireWalkRequestOut,
-    decodeStat: (b) => def.Stat.requestDeserialize(Buffer.from(b)) as WireStatRequestOut,
-    encodeStat: (v) => def.Stat.responseSerialize(v as never) as Buffer,
+    decodeWalk: (b) => decodeWalkRequest(Buffer.from(b)),
+    decodeStat: (b) => decodeStatRequest(Buffer.from(b)),
   };
 }
 
@@ -165,7 +168,7 @@ async function answerStat(r: Responder, msg: Msg): Promise<void> {
   h.set(HDR.features, handlers.features.join(','));
   try {
     const answer = await handlers.stat(codec.decodeStat(msg.data), r.caller);
-    msg.respond(codec.encodeStat(answer), { headers: h });
+    msg.respond(answer, { headers: h });
   } catch (err) {
     const st = toStatus(err);
     const sh = statusHeaders(st);

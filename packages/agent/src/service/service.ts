@@ -13,22 +13,16 @@ import {
   resolveWalkRequest,
   WalkTally,
 } from '@fleetls/core';
-import type {
-  AgentHandlers,
-  WireStatRequestOut,
-  WireStatResponse,
-  WireWalkRequestOut,
-  WireWalkResponse,
-} from '@fleetls/proto';
 import {
   AGENT_FEATURES_METADATA,
   AGENT_VERSION_METADATA,
-  encodedWalkService,
-  loadContract,
-  statToWire,
+  agentService,
+  encodeStatResponse,
   toStatus,
+  type WireStatRequestOut,
+  type WireWalkRequestOut,
   wireToRequestInput,
-} from '@fleetls/proto';
+} from '@fleetls/proto/agent-service';
 import { callerOf } from '@fleetls/runtime';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
@@ -74,8 +68,8 @@ export interface AgentServiceDeps {
 
 export interface AgentCallHandlers {
   walk(call: WalkCall): Promise<void>;
-  /** The Stat answer, or throws what toStatus() turns into the call's status. */
-  stat(request: WireStatRequestOut, caller: string): Promise<WireStatResponse>;
+  /** The Stat answer's bytes (a StatResponse), or throws what toStatus() turns into the call's status. */
+  stat(request: WireStatRequestOut, caller: string): Promise<Buffer>;
   readonly version: string;
   readonly features: readonly FilterFeature[];
   active(): number;
@@ -87,9 +81,8 @@ function createStatHandler(
   roots: AllowedRoots,
   guard: FsGuard,
   version: string,
-  encodeStat: (v: WireStatResponse) => Buffer,
-): (request: WireStatRequestOut, caller: string) => Promise<WireStatResponse> {
-  return async function stat(request: WireStatRequestOut, caller: string): Promise<WireStatResponse> {
+): (request: WireStatRequestOut, caller: string) => Promise<Buffer> {
+  return async function stat(request: WireStatRequestOut, caller: string): Promise<Buffer> {
     const started = Date.now();
     const audit = (outcome: string, bytes: number) =>
       auditRpc(logger, {
@@ -110,8 +103,8 @@ function createStatHandler(
       } catch (err) {
         throw fleetErrorAt(err, path);
       }
-      const answer = statToWire(info, version);
-      audit('ok', encodeStat(answer).length);
+      const answer = encodeStatResponse(info, version);
+      audit('ok', answer.length);
       return answer;
     } catch (err) {
       audit(FleetError.from(err).code, 0);
@@ -135,10 +128,6 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
   const guard: FsGuard = { timeoutMs: config.fsTimeoutMs, hung: pool.hung };
   const max = config.maxConcurrentWalks;
   const admission = createWalkAdmission(max, pool);
-
-  const definition = loadContract().proto.fleetls.v1.Agent.service;
-  const encodeResponse = definition.Walk.responseSerialize as (v: WireWalkResponse) => Buffer;
-  const encodeStat = definition.Stat.responseSerialize as (v: WireStatResponse) => Buffer;
 
   async function walk(call: WalkCall): Promise<void> {
     call.sendHeaders(version, features);
@@ -168,7 +157,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
       running = run;
       const offCancel = call.onCancel(() => run.cancel());
       if (call.cancelled) run.cancel();
-      await streamBatches(call, run, progress, encodeResponse);
+      await streamBatches(call, run, progress);
       offCancel();
       if (call.cancelled) outcome = 'cancelled';
     } catch (err) {
@@ -194,7 +183,7 @@ export function createAgentHandlers(deps: AgentServiceDeps): AgentCallHandlers {
     }
   }
 
-  const stat = createStatHandler(logger, roots, guard, version, encodeStat);
+  const stat = createStatHandler(logger, roots, guard, version);
 
   return { walk, stat, version, features, active: admission.active };
 }
@@ -207,10 +196,10 @@ export function addAgentService(
   const { logger } = deps;
   // Shared with the NATS responder when both carriers are on: one admission for both.
   const handlers = deps.handlers ?? createAgentHandlers(deps);
-  // Walk batches arrive from the worker already encoded (@fleetls/proto's WalkResponseEncoder), so the
-  // registered Walk method serializes with the identity; the final summary message is
-  // encoded by the handler with the contract's own serializer.
-  const served = encodedWalkService();
+  // Walk batches arrive from the worker already encoded (@fleetls/proto's WalkResponseEncoder), and
+  // the handlers encode the summary and Stat's answer: both methods write bytes as they are,
+  // and the requests are decoded by hand, so no protobufjs is loaded to serve (issue 39).
+  const served = agentService();
   /** Every response names the agent's version, even a refusal: `list_hosts check` reads it. */
   const versionMetadata = (): grpc.Metadata => {
     const md = new grpc.Metadata();
@@ -218,10 +207,9 @@ export function addAgentService(
     md.set(AGENT_FEATURES_METADATA, handlers.features.join(','));
     return md;
   };
-  const grpcHandlers: AgentHandlers = {
-    Walk: (call) => {
-      const stream = call as unknown as grpc.ServerWritableStream<WireWalkRequestOut, Buffer>;
-      handlers.walk(grpcWalkCall(stream)).catch((err) => {
+  const grpcHandlers: grpc.UntypedServiceImplementation = {
+    Walk: (call: grpc.ServerWritableStream<WireWalkRequestOut, Buffer>) => {
+      handlers.walk(grpcWalkCall(call)).catch((err) => {
         logger.error({ err: String(err) }, 'walk handler crashed');
         try {
           call.emit('error', toStatus(err));
@@ -230,7 +218,7 @@ export function addAgentService(
         }
       });
     },
-    Stat: (call, callback) => {
+    Stat: (call: grpc.ServerUnaryCall<WireStatRequestOut, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
       call.sendMetadata(versionMetadata());
       handlers.stat(call.request, callerOf(call)).then(
         (answer) => callback(null, answer),
@@ -238,7 +226,7 @@ export function addAgentService(
       );
     },
   };
-  server.addService(served, grpcHandlers as unknown as grpc.UntypedServiceImplementation);
+  server.addService(served, grpcHandlers);
   return { active: handlers.active };
 }
 

@@ -4,8 +4,12 @@
 
 import type { WalkObservation, WalkRequest } from '@fleetls/core';
 import { FleetError } from '@fleetls/core';
-import type { WireWalkRequestOut, WireWalkResponse } from '@fleetls/proto';
-import { encodeWalkProgress, summaryToWire, toStatus } from '@fleetls/proto';
+import {
+  encodeWalkProgress,
+  encodeWalkResponse,
+  toStatus,
+  type WireWalkRequestOut,
+} from '@fleetls/proto/agent-service';
 import type { Logger } from 'pino';
 import { watchSeen } from '../walk/progress.js';
 import type { RunningWalk, WalkOutcome, WireBatch } from '../walk/walker.js';
@@ -59,7 +63,6 @@ export async function streamBatches(
   call: WalkCall,
   run: RunningWalk<WireBatch>,
   progress: WalkProgress,
-  encodeResponse: (v: WireWalkResponse) => Buffer,
 ): Promise<void> {
   const it = run.batches;
   let full = false;
@@ -67,7 +70,7 @@ export async function streamBatches(
     if (!full && !call.cancelled) full = !call.write(encodeWalkProgress(n));
   });
   try {
-    await streamAll(call, run, it, progress, encodeResponse, (f) => {
+    await streamAll(call, run, it, progress, (f) => {
       full = f;
     });
   } finally {
@@ -80,7 +83,6 @@ async function streamAll(
   run: RunningWalk<WireBatch>,
   it: RunningWalk<WireBatch>['batches'],
   progress: WalkProgress,
-  encodeResponse: (v: WireWalkResponse) => Buffer,
   setFull: (full: boolean) => void,
 ): Promise<void> {
   for (;;) {
@@ -88,7 +90,7 @@ async function streamAll(
     if (r.done) {
       progress.seen = r.value.entriesSeen;
       if (!call.cancelled) {
-        call.write(encodeResponse({ rows: [], summary: summaryToWire(r.value) }));
+        call.write(encodeWalkResponse([], r.value));
         call.end();
       }
       return;
