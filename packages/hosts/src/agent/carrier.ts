@@ -19,8 +19,8 @@ export interface Carrier {
   /**
    * A Walk's response messages (encoded WalkResponses) in order; `onMeta` hears the agent's
    * metadata before the first. Ends when the agent ended the call with success; throws the
-   * call's failure as a FleetError (the signal's reason when it aborted). Returning early
-   * cancels the call.
+   * call's failure (as a FleetError, or as `failure` maps it; the signal's reason when it
+   * aborted). Returning early cancels the call.
    */
   walk(req: WalkRequest, signal: AbortSignal, onMeta: (meta: AgentMeta) => void): AsyncGenerator<Buffer, void, void>;
   /** A Stat; `onMeta` hears the agent's metadata, also when the Stat fails. */
@@ -30,6 +30,12 @@ export interface Carrier {
     signal: AbortSignal,
     onMeta?: (meta: AgentMeta) => void,
   ): Promise<WireStatResponseOut>;
+  /**
+   * A walk's failure as the FleetError the client throws, where the carrier says more than
+   * callFailure (HTTP/2: a gRPC status, a TLS fault diagnosed): the client maps it, so that a
+   * carrier's walk can be its channel's own stream with no layer of its own around it.
+   */
+  failure?(err: unknown, signal: AbortSignal): Promise<FleetError>;
   /** The carrier's own reachability check before a probe's Stat (HTTP/2: gRPC health), if it has one. */
   health?(signal: AbortSignal): Promise<void>;
   /** The agent's certificate's notAfter, where the carrier has one. */

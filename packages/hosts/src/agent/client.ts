@@ -68,7 +68,7 @@ async function* walkAgent(
       }
     }
   } catch (err) {
-    throw callFailure(err, signal);
+    throw carrier.failure ? await carrier.failure(err, signal) : callFailure(err, signal);
   } finally {
     // The consumer stopped early (return()/throw()): the carrier cancels the call.
     await messages.return();

@@ -159,22 +159,16 @@ export function http2Carrier(address: string, opts: AgentBackendOptions): Carrie
   return {
     name: address,
     via: 'agent',
-    async *walk(req, signal, onMeta) {
-      const messages = channel.serverStream(methods.Walk.path, encodedWalk(methods.Walk, req), {
+    // The channel's stream as it is: the client maps its failure (failure below) and returns
+    // it when it stops early (the stream's own finally cancels the call).
+    walk: (req, signal, onMeta) =>
+      channel.serverStream(methods.Walk.path, encodedWalk(methods.Walk, req), {
         timeoutMs: req.deadlineMs + WALK_GRACE_MS,
         signal,
         // Response headers come before the first message: an agent is checked before any row is used.
         onHeaders: (h) => onMeta(metaOf(h)),
-      });
-      try {
-        yield* messages;
-      } catch (err) {
-        throw await failure(err, signal);
-      } finally {
-        // The consumer stopped early (return()/throw()): the stream's own finally cancels the call.
-        await messages.return();
-      }
-    },
+      }),
+    failure,
     stat: (path, followSymlinks, signal, onMeta) =>
       unary<WireStatResponseOut>(methods.Stat, { path, followSymlinks }, signal, onMeta),
     /** Health Check of the Agent service (exempt from the token). */

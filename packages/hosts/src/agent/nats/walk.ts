@@ -34,6 +34,8 @@ const RETRY_NO_RESPONDERS_MS = 250;
  * agent moves to another node and answers again). A walk that broke after it handed rows on
  * is not asked again (its rows would come twice): it fails, and the fan-out marks the host's
  * partial answer. A walk asked again that fails says so.
+ * One generator for the call and its asking again, with no inner one to delegate to: each
+ * message of every host crosses it on its way to the agent client.
  */
 export async function* natsWalk(
   host: NatsHost,
@@ -42,127 +44,159 @@ export async function* natsWalk(
   onMeta: (meta: AgentMeta) => void,
 ): AsyncGenerator<Buffer, void, void> {
   const started = Date.now();
-  let handed = false;
-  let broke: FleetError;
-  try {
-    for await (const bytes of walkOnce(host, req, signal, onMeta)) {
-      handed = true;
-      yield bytes;
-    }
-    return;
-  } catch (err) {
-    if (handed || signal.aborted || !(err instanceof BrokenStream)) throw err;
-    broke = err;
-  }
-  // The agent answers again once it is subscribed on its new node: until then the server says
-  // no responders, for at most the connect timeout.
-  const again = { ...req, deadlineMs: Math.max(1, req.deadlineMs - (Date.now() - started)) };
-  const giveUpAt = Date.now() + host.connectTimeoutMs;
+  let asked = req;
+  /** Why the first asking broke, once the walk is asked again. */
+  let broke: FleetError | undefined;
+  let giveUpAt = 0;
   for (;;) {
+    let handed = false;
+    let stream: ReplyStream | undefined;
     try {
-      yield* walkOnce(host, again, signal, onMeta);
-      return;
-    } catch (err) {
-      const fe = FleetError.from(err);
-      const noResponders = fe.code === 'unavailable' && /no agent answers/.test(fe.message);
+      stream = new ReplyStream(host, asked, signal, onMeta);
+      for (;;) {
+        const messages = await stream.next();
+        if (!messages) return;
+        for (const bytes of messages) {
+          handed = true;
+          yield bytes;
+          if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
+        }
+      }
+    } catch (thrown) {
+      const err = callFailure(thrown, signal);
+      if (!broke) {
+        if (handed || signal.aborted || !(err instanceof BrokenStream)) throw err;
+        broke = err;
+        // The agent answers again once it is subscribed on its new node: until then the server
+        // says no responders, for at most the connect timeout.
+        asked = { ...req, deadlineMs: Math.max(1, req.deadlineMs - (Date.now() - started)) };
+        giveUpAt = Date.now() + host.connectTimeoutMs;
+        continue;
+      }
+      const noResponders = err.code === 'unavailable' && /no agent answers/.test(err.message);
       if (noResponders && !signal.aborted && Date.now() + RETRY_NO_RESPONDERS_MS < giveUpAt) {
         await new Promise((resolve) => setTimeout(resolve, RETRY_NO_RESPONDERS_MS));
         continue;
       }
       if (signal.aborted) throw err;
-      throw new FleetError(fe.code, `${fe.message} (asked again after: ${broke.message})`, { cause: err });
+      throw new FleetError(err.code, `${err.message} (asked again after: ${broke.message})`, { cause: err });
+    } finally {
+      stream?.close();
     }
   }
 }
 
-async function* walkOnce(
-  host: NatsHost,
-  req: WalkRequest,
-  signal: AbortSignal,
-  onMeta: (meta: AgentMeta) => void,
-): AsyncGenerator<Buffer, void, void> {
-  refuseStale(host);
-  if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
-  const { name } = host;
-  const call = nuid.next();
-  const control = controlOf(host, call);
+/**
+ * One asking of a walk: its request sent, its reply stream read in order, acknowledged, bound
+ * to the window and watched for liveness. next() gives the call's messages of the next reply
+ * (none for a header or keepalive), undefined once the agent ended the call.
+ */
+class ReplyStream {
+  private readonly call = nuid.next();
+  private readonly control: Control;
+  private readonly replies: Replies;
+  private readonly closeInbox: () => void;
+  private readonly stopAt: number;
+  private readonly deframer = new Deframer();
+  private readonly messages: Buffer[] = [];
+  private readonly onAbort: () => void;
   /** The highest slice acknowledged: the host may send up to `granted + window`, no further. */
-  let granted = 0;
-  const {
-    subject: inbox,
-    replies,
-    close,
-  } = muxOf(host.nc).open(
-    call,
-    (m, queued) => replyBound(m, queued, granted, host.window),
-    (m) => Boolean(m.headers?.get(HDR.keepalive)),
-  );
-  const ack = (seq: number) => {
-    granted = Math.max(granted, seq);
-    control((c) => c.set(HDR.ack, String(seq)));
-  };
-  const stopAt = Date.now() + req.deadlineMs + 2 * WALK_GRACE_MS;
-  let expect = 0;
-  let acked = 0;
-  let finished = false;
-  const deframer = new Deframer();
-  const messages: Buffer[] = [];
-  // One listener for the walk's waits (Replies.next does not listen itself).
-  const onAbort = () => replies.cancel();
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    sendWalk(host, req, call, inbox, replies);
+  private granted = 0;
+  private expect = 0;
+  private acked = 0;
+  /** A slice to acknowledge once its messages were taken (at the next read). */
+  private consumed = 0;
+  private finished = false;
+
+  constructor(
+    private readonly host: NatsHost,
+    req: WalkRequest,
+    private readonly signal: AbortSignal,
+    private readonly onMeta: (meta: AgentMeta) => void,
+  ) {
+    refuseStale(host);
+    if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
+    this.control = controlOf(host, this.call);
+    const opened = muxOf(host.nc).open(
+      this.call,
+      (m, queued) => replyBound(m, queued, this.granted, host.window),
+      (m) => Boolean(m.headers?.get(HDR.keepalive)),
+    );
+    this.replies = opened.replies;
+    this.closeInbox = opened.close;
+    this.stopAt = Date.now() + req.deadlineMs + 2 * WALK_GRACE_MS;
+    // One listener for the walk's waits (Replies.next does not listen itself).
+    const { replies } = this;
+    this.onAbort = () => replies.cancel();
+    signal.addEventListener('abort', this.onAbort, { once: true });
+    sendWalk(host, req, this.call, opened.subject, replies);
+  }
+
+  /** The call's messages in the next slice (maybe none); undefined once the agent ended the call. */
+  async next(): Promise<Buffer[] | undefined> {
+    if (this.finished) return undefined;
+    // Acknowledged once consumed: a slow consumer holds the agent to its window.
+    if (this.consumed > 0) {
+      this.ack(this.consumed);
+      this.consumed = 0;
+    }
+    const { host, messages } = this;
+    const { name } = host;
     for (;;) {
-      const msg = await nextReply(host, replies, expect, stopAt, signal);
+      const msg = await nextReply(host, this.replies, this.expect, this.stopAt, this.signal);
       const failed = failureOf(msg, name);
       if (failed && msg.headers?.code === 503) throw failed;
       if (msg.headers?.get(HDR.keepalive)) {
         // An agent that waits on its window while sending keepalives may have lost our last
         // Ack (a cluster node died between us): say it again, or both would wait for the deadline.
-        if (expect > 1) ack(expect - 1);
+        if (this.expect > 1) this.ack(this.expect - 1);
         continue;
       }
       const seq = Number(msg.headers?.get(HDR.seq));
-      if (seq !== expect) {
-        throw new BrokenStream('unavailable', `agent ${name}: reply stream broke (message ${expect} lost, got ${seq})`);
+      if (seq !== this.expect) {
+        throw new BrokenStream(
+          'unavailable',
+          `agent ${name}: reply stream broke (message ${this.expect} lost, got ${seq})`,
+        );
       }
-      expect++;
+      this.expect++;
       if (failed) throw failed;
       if (seq === 0) {
-        onMeta({
+        this.onMeta({
           version: msg.headers?.get(HDR.version) || undefined,
           features: listOf(msg.headers?.get(HDR.features)),
         });
         continue;
       }
+      messages.length = 0;
       if (msg.data.length > 0) {
-        const bad = deframer.push(msg.data, (bytes) => messages.push(bytes));
+        const bad = this.deframer.push(msg.data, (bytes) => messages.push(bytes));
         if (bad) {
           throw new HostOverrun(
             bad.kind === 'compressed' ? 'a compressed message' : `a message of ${bad.bytes} bytes, over ${bad.max}`,
           );
         }
-        for (const bytes of messages.splice(0)) {
-          yield bytes;
-          if (signal.aborted) throw new FleetError('cancelled', 'cancelled');
-        }
       }
       if (msg.headers?.get(HDR.end)) {
-        finished = true;
-        break;
+        this.finished = true;
+      } else if (seq - this.acked >= Math.max(1, host.window >> 1)) {
+        this.acked = seq;
+        if (messages.length > 0) this.consumed = seq;
+        else this.ack(seq);
       }
-      // Acknowledged once consumed: a slow consumer holds the agent to its window.
-      if (seq - acked >= Math.max(1, host.window >> 1)) {
-        acked = seq;
-        ack(seq);
-      }
+      if (messages.length > 0 || this.finished) return messages;
     }
-  } catch (err) {
-    throw callFailure(err, signal);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    close();
-    if (!finished) control((c) => c.set(HDR.cancel, '1'));
+  }
+
+  private ack(seq: number): void {
+    this.granted = Math.max(this.granted, seq);
+    this.control((c) => c.set(HDR.ack, String(seq)));
+  }
+
+  close(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.closeInbox();
+    if (!this.finished) this.control((c) => c.set(HDR.cancel, '1'));
   }
 }
 
