@@ -325,6 +325,16 @@ test('tools/list is small and speaks the model’s terms: no other products name
   assert.equal(props('list_files').type.default, 'any');
   assert.equal(props('list_files').order_by.default, 'name');
   assert.equal(props('list_files').limit.default, 200);
+  // A choice of types is an anyOf, as zod writes it: MCP Inspector 2.12 warns on a `type` list.
+  for (const t of listed.tools) {
+    for (const [k, p] of Object.entries(t.inputSchema.properties ?? {}) as [string, { type?: unknown }][]) {
+      assert.ok(!Array.isArray(p.type), `${t.name}.${k}: type ${JSON.stringify(p.type)}`);
+    }
+  }
+  assert.deepEqual((props('list_files').min_size as { anyOf?: unknown }).anyOf, [
+    { type: 'string' },
+    { type: 'number' },
+  ]);
   await close();
 });
 

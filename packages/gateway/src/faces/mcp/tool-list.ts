@@ -63,22 +63,20 @@ function leanTool(tool: AnyTool): Tool {
 
 /**
  * String length bounds (paths, selectors, cursors, filter texts: none a model comes near) stay
- * the gateway's to enforce and name; a choice of plain types is one `type` list, not an anyOf.
+ * the gateway's to enforce and name. A choice of types stays zod's `anyOf` of one type each:
+ * a `type` list is valid JSON Schema, but MCP Inspector 2.12 warns on one (its forms take a
+ * list only as a type with null), and a model reads either as well.
  */
 function leanProperties(props: Record<string, Json> = {}): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const [k, v] of Object.entries(props)) {
-    const { minLength: _min, maxLength: _max, anyOf, ...rest } = v;
-    const types = (anyOf as Json[] | undefined)?.map((a) => a.type);
-    out[k] =
-      anyOf === undefined
-        ? rest
-        : types?.every((t) => typeof t === 'string')
-          ? { ...rest, type: types }
-          : { ...rest, anyOf };
+    const { anyOf, ...rest } = lengthless(v);
+    out[k] = anyOf === undefined ? rest : { ...rest, anyOf: (anyOf as Json[]).map(lengthless) };
   }
   return out;
 }
+
+const lengthless = ({ minLength: _min, maxLength: _max, ...rest }: Json): Json => rest;
 
 function shallowSchema(schema: Json): Json {
   const props = (schema.properties ?? {}) as Record<string, Json>;
