@@ -1,8 +1,13 @@
 // A hostile directory for the hostile section: 1,000,000 empty files in one directory, every
 // one tied on size, ranked by size through a real agent (this build, with the node flags the
 // shipped executable carries) as `ls HOST:DIR --order-by size --desc --top-n N` asks it
-// (issue 35, F6). Memory is the agent's resident set plus its find and awk children's, as its
-// unit's cgroup counts it (MemoryMax=256M), sampled every 50 ms.
+// (issue 35, F6). With the native module loaded (as this build has it) the agent's walk worker
+// reads the directory with the packed reader (getdents64 and statx into one Buffer,
+// agent fs/packed-dir.ts) and keeps as objects only the entries that can still rank; no find
+// or awk runs (find/route.ts), and one flat directory gives the ranked helper thread nothing to
+// share. Memory is the agent's resident set (all its threads) plus any children's, as its
+// unit's cgroup counts it (MemoryMax=256M), sampled every 50 ms: children only where the find
+// route runs (no native module, or FLEETLS_FIND_AFTER_ENTRIES set).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type AgentClient, loadContract, type WireWalkRequest } from '@fleetls/proto';
@@ -28,7 +33,7 @@ function millionDir(log: (s: string) => void): string {
   return dir;
 }
 
-/** Resident bytes of `pid` and of every child of its threads (find, awk). */
+/** Resident bytes of `pid` and of every child of its threads (find and awk, where the find route runs). */
 function residentWithChildren(pid: number): number {
   let total = memoryOf(pid)?.rss ?? 0;
   try {
@@ -81,7 +86,8 @@ export async function rankedMillion(ctx: BenchContext): Promise<void> {
     title: 'Ranked walks of a directory of 1,000,000 equal files (issue 35, F6)',
     intro:
       "One agent (this build, the shipped executable's node flags), `Walk` ranked by size descending, depth 1; " +
-      "memory is the agent plus its find and awk children (the unit's cgroup), peak of 50 ms samples, above the idle agent.",
+      'read by the native packed reader, only entries that can still rank kept as objects (no find or awk runs); ' +
+      "memory is the agent's resident set plus any children (the unit's cgroup), peak of 50 ms samples, above the idle agent.",
     header: ['top_n', 'offset', 'Calls at once', 'Answers', 'Peak above idle', 'Peak total', 'Wall time'],
     rows,
   });
