@@ -20,7 +20,7 @@ export {
   type ListedHost,
   parseCompare,
 } from './diff/dir-diff.js';
-export { diffDifferenceLines, diffGroupLines } from './diff/render-diff.js';
+export { diffDifferenceLines, diffGroupLine, diffGroupLines, valueHolders } from './diff/render-diff.js';
 export type { HostBackend, OnEntriesSeen } from './domain/host-backend.js';
 export {
   type CallObservation,

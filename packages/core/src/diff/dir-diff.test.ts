@@ -195,6 +195,31 @@ describe('diffListings', () => {
   });
 });
 
+describe('names over many hosts', () => {
+  it('a group names its first hosts and counts the rest; hosts not compared likewise', () => {
+    const groups = [
+      { id: 'A', hosts: ['a', 'b', 'c', 'd'] },
+      { id: 'B', hosts: ['e'] },
+    ];
+    assert.deepEqual(diffGroupLines(groups, [2, 1]), ['A  4 hosts (baseline): a, b and 2 more', 'B  1 host: e']);
+    assert.deepEqual(diffGroupLines(groups, [0, 1])[0], 'A  4 hosts (baseline)');
+    const d = {
+      path: Buffer.from('x'),
+      values: [
+        { value: { present: false }, hosts: ['a', 'b'] },
+        { value: { present: true, type: 'file' as const }, hosts: ['e'] },
+      ],
+      notCompared: ['c', 'd'],
+    };
+    assert.deepEqual(diffDifferenceLines(d, groups, 1), [
+      'x',
+      '  A: absent',
+      '  B: file',
+      '  not compared (listed in part): c and 1 more',
+    ]);
+  });
+});
+
 describe('DistinctListings', () => {
   it('keeps one copy of equal listings, whatever order their rows came in', () => {
     const kept = new DistinctListings(parseCompare(undefined));

@@ -6,12 +6,21 @@
 import { displayPath, formatMtime, octalMode } from '../render/display.js';
 import type { DiffDifference, DiffGroup, DiffValue } from './dir-diff.js';
 
-/** One line per group: `A  3 hosts (baseline): web-1, web-2, web-4`. */
-export function diffGroupLines(groups: readonly DiffGroup[]): string[] {
-  return groups.map(
-    (g, i) =>
-      `${g.id}  ${g.hosts.length} host${g.hosts.length === 1 ? '' : 's'}${i === 0 ? ' (baseline)' : ''}: ${g.hosts.join(', ')}`,
-  );
+/**
+ * One line per group: `A  3 hosts (baseline): web-1, web-2, web-4`. With `shown`, group i
+ * names its first shown[i] hosts and counts the others: `A  9990 hosts (baseline): h-0, h-1 and 9988 more`.
+ */
+export function diffGroupLines(groups: readonly DiffGroup[], shown?: readonly number[]): string[] {
+  return groups.map((g, i) => diffGroupLine(g, i === 0, shown?.[i] ?? g.hosts.length));
+}
+
+/** A group's line naming its first `shown` hosts (diffGroupLines). */
+export function diffGroupLine(group: DiffGroup, baseline: boolean, shown: number): string {
+  const n = group.hosts.length;
+  const head = `${group.id}  ${n} host${n === 1 ? '' : 's'}${baseline ? ' (baseline)' : ''}`;
+  if (shown <= 0) return head;
+  const names = group.hosts.slice(0, shown).join(', ');
+  return `${head}: ${names}${shown >= n ? '' : ` and ${n - shown} more`}`;
 }
 
 type Attr = 'type' | 'size' | 'mode' | 'owner' | 'mtime' | 'target' | 'error';
@@ -38,26 +47,51 @@ function attrText(v: DiffValue, a: Attr): string | undefined {
 const ATTRS: Attr[] = ['type', 'target', 'size', 'mode', 'owner', 'mtime', 'error'];
 
 /**
- * The hosts of a value, as group ids where a whole group has it (its hosts that were not
- * compared aside), then the other hosts by name.
+ * The hosts of a value as group ids where a whole group has it (its hosts that were not
+ * compared aside), and the other hosts by name.
  */
-function whoText(hosts: readonly string[], groups: readonly DiffGroup[], notCompared: ReadonlySet<string>): string {
+export function valueHolders(
+  hosts: readonly string[],
+  groups: readonly DiffGroup[],
+  notCompared: ReadonlySet<string>,
+): { groups: string[]; others: string[] } {
   const have = new Set(hosts);
-  const parts: string[] = [];
+  const ids: string[] = [];
   const named = new Set<string>();
   for (const g of groups) {
-    const compared = g.hosts.filter((h) => !notCompared.has(h));
-    if (compared.length > 0 && compared.every((h) => have.has(h))) {
-      parts.push(g.id);
+    let compared = 0;
+    let all = true;
+    for (const h of g.hosts) {
+      if (notCompared.has(h)) continue;
+      compared++;
+      if (!have.has(h)) {
+        all = false;
+        break;
+      }
+    }
+    if (compared > 0 && all) {
+      ids.push(g.id);
       for (const h of g.hosts) named.add(h);
     }
   }
-  for (const h of hosts) if (!named.has(h)) parts.push(h);
-  return parts.join(', ');
+  return { groups: ids, others: hosts.filter((h) => !named.has(h)) };
 }
 
-/** The lines of one differing entry: its path, then `  <hosts>  <value>` per value. */
-export function diffDifferenceLines(difference: DiffDifference, groups: readonly DiffGroup[]): string[] {
+/** `names` joined, the first `most` of them, the others counted. */
+function namesText(names: readonly string[], most: number): string {
+  if (names.length <= most) return names.join(', ');
+  return `${names.slice(0, most).join(', ')} and ${names.length - most} more`;
+}
+
+/**
+ * The lines of one differing entry: its path, then `  <hosts>  <value>` per value. Hosts
+ * not compared are named up to `maxNotCompared`, the others counted.
+ */
+export function diffDifferenceLines(
+  difference: DiffDifference,
+  groups: readonly DiffGroup[],
+  maxNotCompared = Number.POSITIVE_INFINITY,
+): string[] {
   const present = difference.values.every((x) => x.value.present);
   const oneType = present && new Set(difference.values.map((x) => x.value.type)).size === 1;
   const shown = ATTRS.filter(
@@ -72,9 +106,10 @@ export function diffDifferenceLines(difference: DiffDifference, groups: readonly
           .filter((t) => t !== undefined)
           .join(' ') || 'present'
       : 'absent';
-    lines.push(`  ${whoText(hosts, groups, notCompared)}: ${text}`);
+    const who = valueHolders(hosts, groups, notCompared);
+    lines.push(`  ${[...who.groups, ...who.others].join(', ')}: ${text}`);
   }
   if (difference.notCompared.length > 0)
-    lines.push(`  not compared (listed in part): ${difference.notCompared.join(', ')}`);
+    lines.push(`  not compared (listed in part): ${namesText(difference.notCompared, maxNotCompared)}`);
   return lines;
 }

@@ -2,16 +2,20 @@
 // under the compared attributes (the largest group is the baseline), then only the entries
 // that differ, each with which hosts have which value. Metadata only, never contents.
 // Identical hosts cost one line however many there are; a host that failed is a status row.
+// Over thousands of hosts a group names its first hosts and counts the rest (fitGroupNames),
+// and the call holds each distinct tree once, not each host's (core's DistinctListings).
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   COMPARE_ATTRIBUTES,
   DEFAULT_COMPARE,
   type DiffDifference,
+  type DiffGroup,
   type DiffValue,
   type DirDiff,
   DistinctListings,
   decodeCursor,
   diffDifferenceLines,
+  diffGroupLine,
   diffGroupLines,
   diffHosts,
   displayPath,
@@ -21,12 +25,14 @@ import {
   queryFingerprint,
   resolveWalkRequest,
   type Truncation,
+  valueHolders,
   type WalkRequest,
 } from '@fleetls/core';
 import type { DiffDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import { z } from 'zod';
 import { PartialFailure } from '../../fleet/fan-out.js';
 import type { FleetHost } from '../../fleet/fleet-types.js';
+import type { GatewayOptions } from '../../fleet/options.js';
 import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
@@ -35,7 +41,14 @@ import { entryOut, int64, textOf } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire } from '../shared/fleet-present.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from '../shared/host-walks.js';
-import { failureLines, hostFailureLine, pageCuts, pageEnd, truncationWarning } from '../shared/present.js';
+import {
+  failureLines,
+  hostFailureLine,
+  pageCuts,
+  pageEnd,
+  type TruncationJson,
+  truncationWarning,
+} from '../shared/present.js';
 import { defineTool, type HostTask, type McpAnswer, type ToolResult } from '../tool.js';
 
 const DEPTH = { ...s.DEPTH, default: 2 } as const;
@@ -77,7 +90,10 @@ const input = {
 };
 
 const valueSchema = z.object({
-  hosts: z.array(z.string()),
+  hosts: z
+    .array(z.string())
+    .describe('Hosts with this value; where groups name only their first hosts, the hosts beyond `groups`'),
+  groups: z.array(z.string()).optional().describe('Groups whose compared hosts all have this value'),
   present: z.boolean(),
   type: z.string().optional(),
   link_target: z.string().optional(),
@@ -93,9 +109,21 @@ const output = {
   path: z.string(),
   compare: z.array(z.string()),
   depth: z.number(),
-  groups: z.array(z.object({ id: z.string(), count: z.number(), baseline: z.boolean(), hosts: z.array(z.string()) })),
+  groups: z.array(
+    z.object({
+      id: z.string(),
+      count: z.number(),
+      baseline: z.boolean(),
+      hosts: z.array(z.string()).describe('Its hosts; over many hosts the first few (count has them all)'),
+    }),
+  ),
   differences: z.array(
-    z.object({ path: z.string(), values: z.array(valueSchema), not_compared: z.array(z.string()).optional() }),
+    z.object({
+      path: z.string(),
+      values: z.array(valueSchema),
+      not_compared: z.array(z.string()).optional(),
+      not_compared_count: z.number().optional(),
+    }),
   ),
   total: z.number(),
   start_index: z.number(),
@@ -187,13 +215,98 @@ function valueJson(v: DiffValue, hosts: string[]): ValueJson {
   return out;
 }
 
-function differenceJson(d: DiffDifference): DiffDirectoryAnswer['differences'][number] {
+/**
+ * A difference as JSON. Where groups name only their first hosts (`names`), a value names its
+ * groups (and the hosts beyond them), and the hosts not compared are named up to a few.
+ */
+function differenceJson(
+  d: DiffDifference,
+  groups: readonly DiffGroup[],
+  names: GroupNames,
+): DiffDirectoryAnswer['differences'][number] {
+  if (!names.cut) {
+    const out: DiffDirectoryAnswer['differences'][number] = {
+      path: displayPath(d.path),
+      values: d.values.map((x) => valueJson(x.value, x.hosts)),
+    };
+    if (d.notCompared.length > 0) out.not_compared = d.notCompared;
+    return out;
+  }
+  const notCompared = new Set(d.notCompared);
   const out: DiffDirectoryAnswer['differences'][number] = {
     path: displayPath(d.path),
-    values: d.values.map((x) => valueJson(x.value, x.hosts)),
+    values: d.values.map((x) => {
+      const who = valueHolders(x.hosts, groups, notCompared);
+      return { groups: who.groups, ...valueJson(x.value, who.others) };
+    }),
   };
-  if (d.notCompared.length > 0) out.not_compared = d.notCompared;
+  if (d.notCompared.length > 0) {
+    out.not_compared = d.notCompared.slice(0, NOT_COMPARED_NAMED);
+    out.not_compared_count = d.notCompared.length;
+  }
   return out;
+}
+
+/** Of each budget: what the groups' host names may take before a group names only its first hosts. */
+const GROUP_NAMES_SHARE = 1 / 4;
+/** Hosts a group names at least when it names only its first. */
+const FIRST_NAMES = 5;
+/** Hosts not compared named in a difference when groups name only their first hosts. */
+const NOT_COMPARED_NAMED = 20;
+
+/** How many hosts each group names in the answer, and the cut when some are only counted. */
+interface GroupNames {
+  shown: number[];
+  cut?: TruncationJson;
+  lines: string[];
+}
+
+function groupJson(g: DiffGroup, i: number, shown: number): DiffDirectoryAnswer['groups'][number] {
+  return { id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts.slice(0, shown) };
+}
+
+/**
+ * Every group names all its hosts while their names take at most a quarter of each budget (as
+ * every host's status row does at most 3/4: a few hundred hosts). Past that a group names its
+ * first few and counts the rest; the smallest groups (the odd hosts a diff is asked for) are
+ * named whole first, as long as the quarter lasts. The cut is a record and a line, never silent.
+ */
+function fitGroupNames(
+  groups: readonly DiffGroup[],
+  options: Pick<GatewayOptions, 'maxAnswerBytes' | 'maxAnswerTokens'>,
+): GroupNames {
+  const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options;
+  const scale = maxBytes / maxTokens;
+  const cost = (i: number, shown: number) => {
+    const r = rowSize(diffGroupLine(groups[i], i === 0, shown), groupJson(groups[i], i, shown));
+    return Math.max(r.bytes, Math.ceil(r.tokens * scale));
+  };
+  const share = maxBytes * GROUP_NAMES_SHARE;
+  const all = groups.map((g) => g.hosts.length);
+  const whole = groups.map((g, i) => cost(i, g.hosts.length));
+  if (whole.reduce((a, b) => a + b, 0) <= share) return { shown: all, lines: [] };
+  const shown = groups.map((g) => Math.min(FIRST_NAMES, g.hosts.length));
+  const first = shown.map((n, i) => cost(i, n));
+  let used = first.reduce((a, b) => a + b, 0);
+  const smallestFirst = groups.map((_, i) => i).sort((a, b) => all[a] - all[b] || a - b);
+  for (const i of smallestFirst) {
+    if (shown[i] === all[i] || used + whole[i] - first[i] > share) continue;
+    used += whole[i] - first[i];
+    shown[i] = all[i];
+  }
+  const named = shown.reduce((a, b) => a + b, 0);
+  const total = all.reduce((a, b) => a + b, 0);
+  const counted = groups.filter((_, i) => shown[i] < all[i]).map((g) => g.id);
+  return {
+    shown,
+    cut: { reason: 'group_hosts', shown: named, total },
+    lines: [
+      `[NOTE] ${total} hosts compared: ${counted.length === 1 ? `group ${counted[0]} names its` : `groups ${counted.join(', ')} name their`} ` +
+        `first hosts and count${counted.length === 1 ? 's' : ''} the rest (${named} of ${total} named; truncations: group_hosts). ` +
+        'Each host compared is in exactly one group, and a difference names its groups (values[].groups). ' +
+        'Ask fewer hosts to see every name.',
+    ],
+  };
 }
 
 function headline(l: DirectoryDiff): string {
@@ -319,10 +432,12 @@ export const diffDirectoryTool = defineTool({
   ...withScan(diffScan),
 
   mcp(l: DirectoryDiff, ctx) {
-    const head = [headline(l), ...diffGroupLines(l.diff.groups)];
+    const names = fitGroupNames(l.diff.groups, ctx.options);
+    const head = [headline(l), ...diffGroupLines(l.diff.groups, names.shown)];
     const page = l.diff.differences.slice(l.start);
-    const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups));
-    const jsons = page.map(differenceJson);
+    const notCompared = names.cut ? NOT_COMPARED_NAMED : Number.POSITIVE_INFINITY;
+    const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups, notCompared));
+    const jsons = page.map((d) => differenceJson(d, l.diff.groups, names));
     const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, true));
     const failures = [...failureLines(hs.listed, l.path, true), ...hs.lines];
     const build = (count: number, cut: AnswerCut): McpAnswer => {
@@ -332,21 +447,24 @@ export const diffDirectoryTool = defineTool({
         hostCuts,
         path: l.path,
         statusCut: hs.truncation,
-        lines:
-          hostCuts.length > 0
+        lines: [
+          ...(hostCuts.length > 0
             ? ['[NOTE] where a host listed a directory in part, only what both sides listed is compared']
-            : [],
+            : []),
+          ...names.lines,
+        ],
         count,
         total: page.length,
         noun: 'differences',
         cut,
       });
+      if (names.cut) truncations.unshift(names.cut);
       const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
       const structured: DiffDirectoryAnswer = {
         path: l.path,
         compare: [...l.compare],
         depth: l.depth,
-        groups: l.diff.groups.map((g, i) => ({ id: g.id, count: g.hosts.length, baseline: i === 0, hosts: g.hosts })),
+        groups: l.diff.groups.map((g, i) => groupJson(g, i, names.shown[i])),
         differences: jsons.slice(0, count),
         total: l.diff.differences.length,
         ...pageEnd({ start: l.start, count, total: l.diff.differences.length, truncations, hosts: hs.json, next }),

@@ -3,7 +3,7 @@
 // distinct trees whatever the host count.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { HostBackend } from '@fleetls/core';
+import { DEFAULT_MAX_ANSWER_BYTES, type HostBackend } from '@fleetls/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { dir, FakeFleet, file, MemoryBackend } from '../../testing/fake-fleet.js';
@@ -11,7 +11,7 @@ import { connectMcp } from '../../testing/mcp-client.js';
 
 interface Answer {
   groups: { id: string; count: number; hosts: string[] }[];
-  differences: { path: string }[];
+  differences: { path: string; values: { groups?: string[]; hosts: string[]; size?: number }[] }[];
   hosts: { host: string; status: string; message?: string }[];
   truncations: { reason: string; shown: number; total?: number; by_status?: Record<string, number> }[];
 }
@@ -69,5 +69,45 @@ test('2,000 hosts of two trees fit a scan store of 3,000 rows: each tree is kept
   assert.deepEqual(
     a.differences.map((d) => d.path),
     ['f3'],
+  );
+});
+
+test('5,000 hosts at the default budget: groups name their first hosts, the odd group whole, and the answer fits', async () => {
+  // Every name in the groups and in each value was over 48,000 bytes by itself: refused.
+  const r = await diffOver(fleet(5000, 200), {});
+  assert.equal(r.isError, undefined, JSON.stringify(r.content).slice(0, 500));
+  assert.ok(Buffer.byteLength(JSON.stringify(r)) <= DEFAULT_MAX_ANSWER_BYTES);
+  const a = r.structuredContent as unknown as Answer;
+  const odd = Array.from({ length: 25 }, (_, i) => name(i * 200 + 199));
+  assert.deepEqual(
+    a.groups.map((g) => [g.id, g.count, g.hosts.length]),
+    [
+      ['A', 4975, 5],
+      ['B', 25, 25],
+    ],
+  );
+  assert.deepEqual(a.groups[0].hosts, [0, 1, 2, 3, 4].map(name));
+  assert.deepEqual(a.groups[1].hosts, odd);
+  assert.deepEqual(
+    a.differences.map((d) => [d.path, d.values.map((v) => [v.groups, v.hosts, v.size])]),
+    [
+      [
+        'f3',
+        [
+          [['A'], [], 3],
+          [['B'], [], 99],
+        ],
+      ],
+    ],
+  );
+  assert.deepEqual(
+    a.truncations.find((t) => t.reason === 'group_hosts'),
+    { reason: 'group_hosts', shown: 30, total: 5000 },
+  );
+  const text = (r.content[0] as { text: string }).text.split('\n');
+  assert.equal(text[1], `A  4975 hosts (baseline): ${[0, 1, 2, 3, 4].map(name).join(', ')} and 4970 more`);
+  assert.equal(text[2], `B  25 hosts: ${odd.join(', ')}`);
+  assert.ok(
+    text.some((l) => l.startsWith('[NOTE] 5000 hosts compared: group A names its first hosts and counts the rest')),
   );
 });

@@ -10,9 +10,8 @@ import { pino } from 'pino';
 import { DeadBackend, dir, FakeFleet, file, MemoryBackend } from '../../testing/fake-fleet.js';
 import { connectMcp } from '../../testing/mcp-client.js';
 
-// Not here at 5,000 hosts: disk_usage answers a path total per host (path_totals), and
-// diff_directory names every host in its groups, each over the budget by itself there
-// (refused, naming the budget); diff_directory is asked over 1,000 hosts below, as the bench does.
+// Not here at 5,000 hosts: disk_usage answers a path total per host (path_totals); diff_directory
+// is asked over 1,000 hosts below (its groups past that: diff-directory/many-hosts.test.ts).
 const TOOLS: [string, Record<string, unknown>][] = [
   ['list_files', { path: '/r', order_by: 'size', sort: 'descending', top_n: 10 }],
   ['list_directories', { path: '/r' }],
