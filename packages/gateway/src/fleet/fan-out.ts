@@ -233,6 +233,9 @@ export async function fanOut<T>(
   task: (backend: HostBackend, host: FleetHost, signal: AbortSignal, budgetMs: number) => Promise<T>,
   opts: FanOutOptions,
 ): Promise<HostResult<T>[]> {
+  // On NATS with peer gateways, a big call's hosts are split among them (fleet/peers/split.ts).
+  const split = fleet.peers?.split(fleet, hosts, task, opts);
+  if (split) return split;
   const results: HostResult<T>[] = new Array(hosts.length);
   const total = hosts.length;
   let next = 0;

@@ -11,6 +11,7 @@ import type { Inventory, InventoryHost } from '../inventory/types.js';
 import { observeBackend } from '../metrics/observe-backend.js';
 import type { Fleet, FleetHost } from './fleet-types.js';
 import type { PageStore } from './page-store.js';
+import type { GatewayPeers } from './peers/gateway-peers.js';
 import { selectHosts } from './selector.js';
 
 export interface LoadFleetOptions {
@@ -46,6 +47,8 @@ export interface DynamicHosts {
   backend(name: string): HostBackend;
   /** A page store every gateway of this fleet shares (JetStream), if any. */
   readonly pages?: PageStore;
+  /** The other gateways serving this fleet (NATS), if any. */
+  readonly peers?: GatewayPeers;
   /** Why there may be no host yet, said when a selector selects none (no agent registered). */
   whyNone?(): string;
   close(): Promise<void>;
@@ -56,6 +59,8 @@ export interface LoadedFleet extends Fleet {
   readonly pages?: PageStore;
   /** The inventory in use; undefined when localhost is served by the embedded agent alone. */
   readonly inventory?: Inventory;
+  /** The other gateways serving this fleet (NATS): calls split among them, and serve() answers theirs. */
+  readonly peers?: GatewayPeers;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
@@ -186,6 +191,7 @@ export function createFleet(inventory: Inventory | undefined, opts: CreateFleetO
     inventory,
     observer: opts.observer,
     pages: dynamic?.pages,
+    peers: dynamic?.peers,
     hosts: current,
     select(selector) {
       const hosts = current();

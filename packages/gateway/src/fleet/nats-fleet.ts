@@ -19,6 +19,7 @@ import type { GatewayNatsSettings } from '../inventory/nats.js';
 import type { FleetHost } from './fleet-types.js';
 import { openJetStreamPageStore, PAGES_BUCKET } from './jetstream-page-store.js';
 import type { PageStore } from './page-store.js';
+import { type GatewayPeers, openGatewayPeers } from './peers/gateway-peers.js';
 
 export interface NatsFleetPart {
   readonly nc: NatsConnection;
@@ -28,6 +29,8 @@ export interface NatsFleetPart {
   host(name: string): FleetHost | undefined;
   backend(name: string): HostBackend;
   readonly pages: PageStore;
+  /** The other gateways on this NATS: a big call's hosts are split among them (peers/). */
+  readonly peers: GatewayPeers;
   whyNone(): string;
   close(): Promise<void>;
 }
@@ -126,10 +129,12 @@ export async function openNatsFleet(deps: {
       ),
     logger,
   );
+  const peers = openGatewayPeers({ nc, logger, minHosts: deps.settings.splitMinHosts });
   return {
     nc,
     registry,
     pages,
+    peers,
     hosts: () => {
       const now = Date.now();
       return registry.hosts().map((h) => fleetHostOf(h, now, registry));
@@ -154,6 +159,7 @@ export async function openNatsFleet(deps: {
         registry,
       }),
     async close() {
+      peers.close();
       registry.close();
       await nc.drain().catch(() => nc.close());
     },

@@ -67,6 +67,8 @@ export function grantedFleet(fleet: Fleet, spec: PrincipalSpec, decision: GrantD
     },
     backend: (host) => fleet.backend(host),
     close: () => fleet.close(),
+    // The hosts a split sends to peers are the narrowed ones; each peer checks its own grants too.
+    peers: fleet.peers,
     get observer() {
       return fleet.observer;
     },

@@ -15,12 +15,16 @@ export interface GatewayNatsSettings extends NatsSettings {
   hosts?: Map<string, { labels: Record<string, string>; groups: string[] }>;
   /** The longest heartbeat a registration may announce (default and ceiling MAX_HEARTBEAT_MS). */
   maxHeartbeatMs?: number;
+  /** A call over at least this many NATS hosts is split with the peer gateways (0: never; fleet/peers/split.ts). */
+  splitMinHosts?: number;
 }
 
 type Value = unknown;
 
-const NATS_KEYS = ['servers', 'creds', 'tls', 'replicas', 'hosts', 'max_heartbeat_ms'] as const;
+const NATS_KEYS = ['servers', 'creds', 'tls', 'replicas', 'hosts', 'max_heartbeat_ms', 'split_min_hosts'] as const;
 const HOST_KEYS = ['labels', 'groups'];
+/** split_min_hosts at most: a fleet of ten million hosts. */
+const MAX_SPLIT_MIN_HOSTS = 10_000_000;
 const NAME_RE = /^[A-Za-z0-9._-]{1,63}$/;
 const LABEL_KEY_RE = /^[A-Za-z0-9._/-]{1,63}$/;
 const URL_RE = /^(nats|tls):\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/;
@@ -76,6 +80,15 @@ export function parseInventoryNats(
     if (typeof m !== 'number' || !Number.isInteger(m) || m < MIN_HEARTBEAT_MS || m > MAX_HEARTBEAT_MS)
       add('nats.max_heartbeat_ms', `expected ${MIN_HEARTBEAT_MS}..${MAX_HEARTBEAT_MS} ms, got ${JSON.stringify(m)}`);
     else out.maxHeartbeatMs = m;
+  }
+  if (o.split_min_hosts !== undefined) {
+    const m = o.split_min_hosts;
+    if (typeof m !== 'number' || !Number.isInteger(m) || m < 0 || m > MAX_SPLIT_MIN_HOSTS)
+      add(
+        'nats.split_min_hosts',
+        `expected 0 (never split) or up to ${MAX_SPLIT_MIN_HOSTS} hosts, got ${JSON.stringify(m)}`,
+      );
+    else out.splitMinHosts = m;
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // Each call is reported to the fleet's observer (metrics) with its outcome and wall time,
 // and written to the audit trail (audit.ts) when the face gave one.
 import { FleetError } from '@fleetls/core';
+import type { Fleet, PeerCaller } from '../fleet/fleet-types.js';
 import { boundPages } from '../fleet/page-store.js';
 import { type CallerAccess, checkCallPath, checkTool, type GrantDecision, grantedFleet } from '../grants/access.js';
 import { isScanCursor } from '../scans/cursor.js';
@@ -67,11 +68,19 @@ function grantedCall(tool: AnyTool, ctx: ToolContext, decision: GrantDecision): 
   // JetStream is continued by another gateway, or another session of the same principal.
   const principal = access?.principal ?? ctx.audit?.caller ?? ctx.principal;
   const pages = ctx.pages && principal !== undefined ? boundPages(ctx.pages, principal) : ctx.pages;
-  if (!access) return { ...ctx, pages };
-  refusing(decision, () => checkTool(access, tool.grantedAs ?? tool.name));
+  const granted = tool.grantedAs ?? tool.name;
+  // A call split among peer gateways names its principal: each peer holds its shard to its own grants.
+  const fleet = forCaller(ctx.fleet, { principal: principal ?? 'local', tool: granted });
+  if (!access) return { ...ctx, pages, fleet };
+  refusing(decision, () => checkTool(access, granted));
   const spec = access.spec;
-  if (!spec) return { ...ctx, pages };
-  return { ...ctx, pages, fleet: grantedFleet(ctx.fleet, spec, decision) };
+  if (!spec) return { ...ctx, pages, fleet };
+  return { ...ctx, pages, fleet: grantedFleet(fleet, spec, decision) };
+}
+
+/** The fleet whose peers (if any) split this caller's calls. */
+function forCaller(fleet: Fleet, caller: PeerCaller): Fleet {
+  return fleet.peers ? { ...fleet, peers: fleet.peers.withCaller(caller) } : fleet;
 }
 
 /** Runs a grant check; its refusal is the call's decision. */

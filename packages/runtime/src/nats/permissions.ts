@@ -7,6 +7,8 @@ import { agentSubjects, DEFAULT_SUBJECT_PREFIX, hostToken, REGISTRY_BUCKET } fro
 /** The account every fleetls user is in (JetStream enabled for it). */
 export const NATS_ACCOUNT = 'FLEETLS';
 const PAGES_BUCKET = 'fleetls-pages';
+/** The gateways' own subjects (the gateway's fleet/peers/protocol.ts: PEERS_PREFIX). */
+const GATEWAY_SUBJECTS = 'fleetls.gateway.>';
 
 const list = (xs: string[]) => `[ ${xs.map((x) => JSON.stringify(x)).join(', ')} ]`;
 
@@ -26,13 +28,17 @@ export function agentPermissions(host: string): string {
   ].join('\n');
 }
 
-/** A gateway: every agent's walk, stat and control subjects, its inbox, the buckets' JetStream API. */
+/**
+ * A gateway: every agent's walk, stat and control subjects, its inbox, the buckets' JetStream
+ * API, and the gateways' own subjects (GATEWAY_SUBJECTS: hellos and the shards of a call split
+ * among them), which no agent may use.
+ */
 export function gatewayPermissions(): string {
   const agents = `${DEFAULT_SUBJECT_PREFIX}.*`;
   return [
     'permissions: {',
-    `  publish:   { allow: ${list([`${agents}.walk`, `${agents}.stat`, `${agents}.ctl.*`, '$JS.API.>', `$O.${PAGES_BUCKET}.>`, `$KV.${REGISTRY_BUCKET}.>`])} }`,
-    `  subscribe: { allow: ${list(['_INBOX.>', `$KV.${REGISTRY_BUCKET}.>`, `$O.${PAGES_BUCKET}.>`])} }`,
+    `  publish:   { allow: ${list([`${agents}.walk`, `${agents}.stat`, `${agents}.ctl.*`, '$JS.API.>', `$O.${PAGES_BUCKET}.>`, `$KV.${REGISTRY_BUCKET}.>`, GATEWAY_SUBJECTS])} }`,
+    `  subscribe: { allow: ${list(['_INBOX.>', `$KV.${REGISTRY_BUCKET}.>`, `$O.${PAGES_BUCKET}.>`, GATEWAY_SUBJECTS])} }`,
     '}',
   ].join('\n');
 }

@@ -17,6 +17,7 @@ import type { HostStatusCache } from '../web/host-status.js';
 import type { CliIo } from './io.js';
 import { authWords, checkGrpcFace, corsOrigins, grpcTls } from './serve-auth.js';
 import { grantedSelector, openGrants, openOAuth, whoami } from './serve-grants.js';
+import { servePeers } from './serve-peers.js';
 
 export interface ServeFlags {
   http?: string;
@@ -190,6 +191,7 @@ async function runNetwork(
     late.loaded = first;
     const { fleet, options } = first;
     closers.push(() => fleet.close());
+    servePeers(fleet, options, grants);
     readiness.up('inventory');
     // The Fleet API's scans (an RPC past its deadline goes on as one), shared by its gRPC and HTTP adapters.
     const { createScanRegistry } = await import('../../scans/scan-registry.js');
@@ -238,6 +240,7 @@ async function runStdio(deps: ServeDeps, shutdown: Promise<unknown>, grants: Gra
     logger.warn('--token-file applies to --http and --grpc only; stdio needs no token');
   const { fleet, options } = await deps.open(embeddedRoots(flags, deps.inventoryFile, deps.registry));
   try {
+    servePeers(fleet, options, grants);
     await Promise.race([
       serveStdio({
         fleet,

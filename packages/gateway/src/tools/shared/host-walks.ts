@@ -18,6 +18,8 @@ import { fanOut, type HostResult, PartialFailure } from '../../fleet/fan-out.js'
 import type { FleetHost } from '../../fleet/fleet-types.js';
 import type { HostEntry, HostNote, HostTruncation } from '../../fleet/host-rows.js';
 import type { GatewayOptions } from '../../fleet/options.js';
+import type { ShardTask } from '../../fleet/peers/protocol.js';
+import type { ShardableTask } from '../../fleet/peers/split.js';
 import { fanOutOptions } from '../../scans/call.js';
 import type { HostTask, ToolContext } from '../tool.js';
 
@@ -147,15 +149,24 @@ export function walkTask(req: WalkRequest): HostTask<HostWalk> {
  * to the end of the call for nothing (10 rows of each of 100,000 hosts for a top 10 were most
  * of a gateway's memory, and its collector's time). Counts (the summary) are kept whole.
  */
-export function rankedWalkTask(req: WalkRequest, cap: number): HostTask<HostWalk> {
+export function rankedWalkTask(req: WalkRequest, cap: number): ShardableTask<HostWalk> {
   const walk = walkTask(req);
   // core's heap of the best `cap`: an entry it refuses now can never rank within `cap`.
   const best = new TopN<HostEntry>(Math.max(1, cap), hostEntryComparator(req.order, req.direction));
-  return async (b, h, signal, budgetMs) => {
+  const task: ShardableTask<HostWalk> = async (b, h, signal, budgetMs) => {
     const w = await walk(b, h, signal, budgetMs);
     const host = h.name;
     return { ...w, rows: w.rows.filter((row) => row.kind !== 'entry' || best.push({ host, entry: row.entry })) };
   };
+  // A peer gateway can run it over a shard of the hosts (fleet/peers/): its own heap of the
+  // best `cap` sends back only what may still rank, and the caller's merge ranks the rest.
+  task.shard = { kind: 'ranked-walk', req, cap };
+  return task;
+}
+
+/** A peer gateway's shard as the fan-out task it runs here (fleet/peers/serve-shards.ts). */
+export function shardTask(shard: ShardTask): HostTask<HostWalk> {
+  return rankedWalkTask(shard.req, shard.cap);
 }
 
 /**
