@@ -113,9 +113,9 @@ describe('SSH backend against a real sshd', () => {
   it('sizes a path before its first ranked walk: a small one is listed by one pipeline', async () => {
     // Its debug lines, to read which listing each walk took; sized against a low bar so the
     // 5000-file directory counts as big.
-    const lines: { msg?: string; path?: string; stubs?: boolean }[] = [];
+    const lines: { msg?: string; path?: string; stubs?: boolean; restat?: string; halves?: boolean }[] = [];
     const capture = pino({ level: 'debug' }, { write: (l: string) => lines.push(JSON.parse(l)) });
-    const b = createSshBackend(sshTarget(sshd), { logger: capture, smallListing: 100 });
+    const b = createSshBackend(sshTarget(sshd), { logger: capture, smallListing: 100, fullRecords: 10 });
     try {
       const ranked: Partial<WalkRequest> = {
         shape: 'ranked',
@@ -129,10 +129,22 @@ describe('SSH backend against a real sshd', () => {
       const { rows } = await drain(b.walk(req(small, { ...ranked, maxDepth: 10 }), signal));
       assert.deepEqual(paths(rows), ['b/c/d/deep']);
       assert.equal(plan(small)?.stubs, false, 'a small path not walked before is listed by one pipeline');
+      // Between the bars: one pipeline whose kept candidates are stat'ed again in its own exec,
+      // hostile names included; the same rows as full records give.
+      const medium = join(root, 'hostile');
+      const mid = await drain(b.walk(req(medium, { ...ranked, topN: 100 }), signal));
+      assert.deepEqual(plan(medium), { ...plan(medium), stubs: true, restat: 'files0', halves: false });
+      const full = createSshBackend(sshTarget(sshd), { logger, fullRecords: 1000 });
+      try {
+        assert.deepEqual(mid.rows, (await drain(full.walk(req(medium, { ...ranked, topN: 100 }), signal))).rows);
+      } finally {
+        full.close();
+      }
+      assert.deepEqual(paths(mid.rows), [...HOSTILE, '$(touch PWNED) dir/inner'].sort());
       const big = join(root, 'big');
       const top = await drain(b.walk(req(big, { ...ranked, maxDepth: 1 }), signal));
       assert.equal(paths(top.rows).length, 3);
-      assert.equal(plan(big)?.stubs, true, 'a big one by stubs and a restat');
+      assert.deepEqual(plan(big), { ...plan(big), stubs: true, restat: 'files0' }, 'a big one by stubs');
     } finally {
       b.close();
     }

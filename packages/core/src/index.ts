@@ -114,6 +114,8 @@ export {
   PROBE_COMMAND,
   type ProbeResult,
   parseProbe,
+  RESTAT_MARK,
+  type RestatForm,
   splitOf,
   type WalkCommandOptions,
 } from './find/command.js';

@@ -17,7 +17,7 @@ import type { WalkRequest } from '../domain/types.js';
 import { parseDirSizes } from '../du/find-dir-sizes.js';
 import { WALK_DEFAULTS } from '../limits/limits.js';
 import { HOSTILE_NAMES as HOSTILE } from '../testing/hostile-names.js';
-import { buildDirSizeCommand, buildStatCommand, buildWalkCommand, FIELDS } from './command.js';
+import { buildDirSizeCommand, buildStatCommand, buildWalkCommand, FIELDS, RESTAT_MARK } from './command.js';
 import { collectListing, FindRecordParser, parseFindRecords, parseTimestamp, parseUtcOffset } from './records.js';
 import { exitFromStderr, shellQuote, validateRemotePath } from './remote-shell.js';
 import { parseStat } from './stat.js';
@@ -251,6 +251,57 @@ describe('commands run against a real tree with local sh', () => {
     assert.equal(items.length, 3 + 2);
     assert.equal(collectListing(items, 3).capped, true);
   });
+
+  it('caps a pre-ranked listing in awk itself', () => {
+    // 40 directories pass awk on (they are rows of a walk of every type); a cap of 3 lets
+    // through 5 records (the path itself, and one more to show the cap), then the trailer.
+    const wide = join(dir, 'wide');
+    for (let i = 0; i < 40; i++) mkdirSync(join(wide, `d${i}`), { recursive: true });
+    const ranked = req(wide, { shape: 'ranked', order: 'size', topN: 1 });
+    const parser = new FindRecordParser(false);
+    const items = parser.push(run(buildWalkCommand(ranked, { maxRecords: 3, rank: true })).stdout);
+    assert.equal(items.length, 3 + 2);
+    assert.equal(collectListing(items, 3).capped, true);
+    assert.ok(parser.dropped, 'awk ended with its trailer');
+    const all = collectListing(
+      new FindRecordParser(false).push(run(buildWalkCommand(ranked, { maxRecords: 100, rank: true })).stdout),
+      100,
+    );
+    assert.equal(all.records.length, 40);
+    assert.equal(all.capped, false);
+  });
+
+  for (const restat of ['files0', 'xargs'] as const)
+    it(`stats hostile names again in the listing's own exec (${restat}), under a hostile path`, () => {
+      for (const top of [root, hostileDir]) {
+        const ranked = req(top, { shape: 'ranked', order: 'size', topN: 100, types: ['file'] });
+        const r = run(buildWalkCommand(ranked, { maxRecords: 1000, rank: true, stubs: true, restat }));
+        const err = r.stderr.toString();
+        assert.equal(exitFromStderr(err), 0, err);
+        assert.match(err, new RegExp(`${RESTAT_MARK}0\\n`), err);
+        const parser = new FindRecordParser(false, top);
+        const l = collectListing(parser.push(r.stdout), 1000);
+        assert.equal(parser.garbled, 0);
+        assert.equal(l.stubs.length, 0);
+        const files = l.records.filter((x) => x.type === 'file');
+        const want =
+          top === root
+            ? [
+                Buffer.from([0xff, 0x2e, 0x74]).toString('latin1'),
+                ...HOSTILE.map((n) => `sub/${Buffer.from(n).toString('latin1')}`),
+              ]
+            : ['-rf'];
+        assert.deepEqual(files.map((x) => x.path.toString('latin1')).sort(), want.sort());
+        for (const rec of files) {
+          const st = lstatSync(Buffer.concat([Buffer.from(`${top}/`), rec.path]), { bigint: true });
+          assert.equal(rec.size, Number(st.size));
+          assert.equal(rec.inode, Number(st.ino));
+          assert.equal(BigInt(rec.mtimeSec) * 1_000_000_000n + BigInt(rec.mtimeNsec), st.mtimeNs);
+        }
+      }
+      assert.equal(existsSync(join(dir, 'PWNED')), false);
+      assert.equal(existsSync(join(root, 'PWNED')), false);
+    });
 
   it('stat of hostile names', () => {
     for (const n of HOSTILE) {

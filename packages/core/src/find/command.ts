@@ -23,6 +23,15 @@ const prunedFormat = (follow: boolean) => printf('P', follow).replace('\\0%l\\0'
 
 /** Marks, on stderr, whether one half of a split listing split the tree. */
 const SPLIT_MARK = 'fleetls-split:';
+/** Marks, on stderr, the end of a listing's own restat (WalkCommandOptions.restat) with its status. */
+export const RESTAT_MARK = 'fleetls-restat:';
+
+/**
+ * How the kept candidates of a stub listing are stat'ed again inside the listing's own
+ * exec: GNU find 4.9's `-files0-from -` reads their paths itself (one process); before
+ * 4.9, xargs hands them to a find (three).
+ */
+export type RestatForm = 'files0' | 'xargs';
 
 export interface WalkCommandOptions {
   /** Records read at most (the root's not counted); one more is read to detect the cap. */
@@ -36,6 +45,15 @@ export interface WalkCommandOptions {
    * listing's cost per entry drops by about a quarter.
    */
   stubs?: boolean;
+  /**
+   * With stubs: the kept candidates are stat'ed again in the same exec, by a find that
+   * reads their paths from awk once awk has written everything else (rankArgs' restat),
+   * and leave as A records (the restat's R records, with absolute paths) after the
+   * listing's; the restat's status follows RESTAT_MARK on stderr. The path itself, when it
+   * is a file, still leaves as a K record (it is stat'ed as -H would: buildRestatCommand).
+   * One channel and two processes instead of a second exec's channel and four.
+   */
+  restat?: RestatForm;
   /**
    * The listed path's own file-system type when it is a pseudo one (a first listing came
    * back as its P record): not pruned, so /proc itself can be listed.
@@ -64,6 +82,12 @@ export interface FindArgsOptions {
   unsearchable?: boolean;
   /** One of two finds that list the tree between them, each stat'ing half of it (splitClause). */
   half?: 0 | 1;
+  /**
+   * With stubs: a directory below the path that is listed and entered comes as `d %d %P`,
+   * for an awk that sends directories only as the ancestors of rows and has them stat'ed
+   * again (rankArgs' ancestors and restat): one field for find and awk instead of fifteen.
+   */
+  dirStubs?: boolean;
 }
 
 /** The depth at which two halves split the tree into subtrees. */
@@ -147,6 +171,9 @@ export function findArgs(req: WalkRequest, opts: FindArgsOptions): string[] {
     ...(opts.unsearchable
       ? ['(', '-type', 'd', '-not', '-executable', '-printf', printf('X', follow), '-prune', ')', '-o']
       : []),
+    ...(opts.stubs && opts.dirStubs
+      ? ['(', '-type', 'd', '-not', '-path', literalPattern(path), '-printf', 'd %d %P\\0', ')', '-o']
+      : []),
     ...rows.test,
     ...print,
     ...rows.unmatched,
@@ -170,15 +197,24 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
   const secs = timeoutSeconds(req.deadlineMs);
   const pseudo = PSEUDO_FS_TYPES.filter((t) => t !== opts.ownFsType);
   const stubs = opts.rank === true && opts.stubs === true;
-  const lines = (Math.floor(opts.maxRecords) + 2) * FIELDS;
+  const restat = stubs ? opts.restat : undefined;
+  // Records passed on at most: the cap, the path itself and the one that shows the cap.
+  const records = Math.floor(opts.maxRecords) + 2;
   const listing = (half: 0 | 1 | undefined) => {
-    const words = findArgs(req, { rank: opts.rank, stubs, pseudo, half }).map(shellQuote);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion (findEnv's TZ)
-    const find = ['LC_ALL=C', 'TZ="${TZ:-:/etc/localtime}"', 'timeout', '-s', 'KILL', String(secs), 'find', ...words];
     // Two halves send every directory (the engine needs both halves' to walk): no ancestors.
-    const ranking = rankArgs(req, FIELDS, { stubs, ancestors: half === undefined && !directoriesAreRows(req) });
-    const rank = opts.rank ? ` | LC_ALL=C awk ${ranking.map(shellQuote).join(' ')}` : '';
-    return `{ ${find.join(' ')}; echo "${EXIT_MARK}$?" >&2; }${rank} | head -z -n ${lines}`;
+    const ancestors = opts.rank === true && half === undefined && !directoriesAreRows(req);
+    const dirStubs = ancestors && restat !== undefined;
+    const words = findArgs(req, { rank: opts.rank, stubs, pseudo, half, dirStubs }).map(shellQuote);
+    const find = [...FIND_ENV, 'timeout', '-s', 'KILL', String(secs), 'find', ...words];
+    const listed = `{ ${find.join(' ')}; echo "${EXIT_MARK}$?" >&2; }`;
+    if (!opts.rank) return `${listed} | head -z -n ${records * FIELDS}`;
+    // awk bounds what it passes on itself (cap), one process fewer than `| head`.
+    const ranking = rankArgs(req, FIELDS, { stubs, ancestors, restat: restat !== undefined, cap: records });
+    const awk = `LC_ALL=C awk ${ranking.map(shellQuote).join(' ')}`;
+    if (!restat) return `${listed} | ${awk}`;
+    // awk's stdout is the exec's (descriptor 4), its descriptor 3 the restat's input.
+    const again = `{ ${restatFind(restat, secs)}; echo "${RESTAT_MARK}$?" >&2; }`;
+    return `{ ${listed} | FLEETLS_ROOT=${shellQuote(req.path)} ${awk} 3>&1 >&4 | ${again}; } 4>&1`;
   };
   if (opts.half === undefined) return `sh -c ${shellQuote(listing(undefined))}`;
   // Each half decides alone, by the same test, whether there are subtrees to share: a
@@ -199,6 +235,24 @@ export function splitOf(stderr: string): { split: boolean | undefined; stderr: s
   const m = new RegExp(`^${SPLIT_MARK}([01])\\n`).exec(stderr);
   if (!m) return { split: undefined, stderr };
   return { split: m[1] === '1', stderr: stderr.slice(m[0].length) };
+}
+
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion (findEnv's TZ)
+const FIND_ENV = ['LC_ALL=C', 'TZ="${TZ:-:/etc/localtime}"'];
+/** The restat's record: an R record with the absolute path (%p), as an A record. */
+const RESTAT_FORMAT = printf('A', false).replace('\\0%P\\0', '\\0%p\\0');
+
+/**
+ * The restat inside a listing's pipeline: absolute paths, NUL-terminated, on stdin; each
+ * stat'ed without following a link (-P) and printed as an A record. A path gone since is
+ * missing (find says so on stderr). Bounded by the listing's deadline, as the listing is.
+ */
+function restatFind(form: RestatForm, secs: number): string {
+  const bounded = [...FIND_ENV, 'timeout', '-s', 'KILL', String(secs)];
+  if (form === 'files0')
+    return [...bounded, 'find', '-files0-from', '-', '-maxdepth', '0', '-printf', shellQuote(RESTAT_FORMAT)].join(' ');
+  const inner = `exec find -P "$@" -maxdepth 0 -printf ${shellQuote(RESTAT_FORMAT)}`;
+  return [...bounded, 'xargs', '-0', '-r', 'sh', '-c', shellQuote(inner), 'sh'].join(' ');
 }
 
 /**
@@ -283,7 +337,11 @@ export const PROBE_COMMAND = `sh -c ${shellQuote(
     'printf "du=%s\\n" "$(command -v du)"; printf "ionice=%s\\n" "$(command -v ionice)"; ' +
     'printf "timeout=%s\\n" "$(command -v timeout)"; printf "head=%s\\n" "$(command -v head)"; ' +
     'printf "cpus=%s\\n" "$(getconf _NPROCESSORS_ONLN 2>/dev/null)"; ' +
-    `${AWK_PROBE} 2>/dev/null`,
+    `${AWK_PROBE} 2>/dev/null; ` +
+    // A listing's own restat: awk writes to descriptor 3 once flushed; find reads paths itself.
+    `printf "fd3=%s\\n" "$(LC_ALL=C awk 'BEGIN { fflush(); printf "y" > "/dev/fd/3"; close("/dev/fd/3") }' 3>&1 >/dev/null 2>&1)"; ` +
+    'printf "xargs=%s\\n" "$(command -v xargs)"; ' +
+    'find -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1 && echo files0=y',
 )}`;
 
 export interface ProbeResult {
@@ -296,6 +354,8 @@ export interface ProbeResult {
   awk: boolean;
   /** Online CPUs (getconf; 1 when unknown): two or more list a ranked walk in two halves at once. */
   cpus: number;
+  /** How a stub listing stats its kept candidates again in its own exec; undefined: it cannot. */
+  restat: RestatForm | undefined;
 }
 
 export function parseProbe(stdout: string): ProbeResult {
@@ -310,5 +370,12 @@ export function parseProbe(stdout: string): ProbeResult {
     timeout: has('timeout'),
     awk: lines.includes(AWK_PROBE_OK),
     cpus: Math.max(1, Number.parseInt(lines.find((l) => l.startsWith('cpus='))?.slice(5) ?? '', 10) || 1),
+    restat: !lines.includes('fd3=y')
+      ? undefined
+      : lines.includes('files0=y')
+        ? 'files0'
+        : has('xargs')
+          ? 'xargs'
+          : undefined,
   };
 }

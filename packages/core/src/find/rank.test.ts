@@ -15,6 +15,8 @@ import {
   findArgs,
   PROBE_COMMAND,
   parseProbe,
+  RESTAT_MARK,
+  type RestatForm,
   splitOf,
 } from './command.js';
 import { addDropped, rankArgs, remoteRankable } from './rank.js';
@@ -61,7 +63,21 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Mode = 'full' | 'ranked' | 'stubs' | 'remote-stubs' | 'remote-halves';
+type Mode =
+  | 'full'
+  | 'ranked'
+  | 'stubs'
+  | 'remote-stubs'
+  | 'remote-halves'
+  | 'own-restat'
+  | 'own-restat-xargs'
+  | 'own-restat-halves';
+/** The modes whose kept candidates are stat'ed again in the listing's own exec, and how. */
+const OWN_RESTAT: Partial<Record<Mode, RestatForm>> = {
+  'own-restat': 'files0',
+  'own-restat-xargs': 'xargs',
+  'own-restat-halves': 'files0',
+};
 
 /**
  * The listing of one mode: the remote command (pre-ranked, or with stubs completed by the
@@ -72,17 +88,24 @@ function list(req: WalkRequest, mode: Mode) {
     mode === 'stubs'
       ? `LC_ALL=C find ${findArgs(req, { rank: true, stubs: true }).map(shellQuote).join(' ')} | ` +
         `LC_ALL=C awk ${rankArgs(req, FIELDS, { stubs: true }).map(shellQuote).join(' ')}`
-      : buildWalkCommand(req, { maxRecords: 100_000, rank: mode !== 'full', stubs: mode === 'remote-stubs' });
+      : buildWalkCommand(req, {
+          maxRecords: 100_000,
+          rank: mode !== 'full',
+          stubs: mode === 'remote-stubs' || OWN_RESTAT[mode] !== undefined,
+          restat: OWN_RESTAT[mode],
+        });
   const run = (c: string) => {
     const [prog, ...args] = [...asNobody, 'sh', '-c', c];
     return spawnSync(prog, args, { maxBuffer: 1 << 26 });
   };
-  if (mode === 'remote-halves') {
+  const restat = OWN_RESTAT[mode];
+  if (mode === 'remote-halves' || mode === 'own-restat-halves') {
     // Both halves as the SSH backend runs them (two channels), their records one after the other.
     const halves = ([0, 1] as const).map((half) => {
-      const r = run(buildWalkCommand(req, { maxRecords: 100_000, rank: true, stubs: true, half }));
+      const r = run(buildWalkCommand(req, { maxRecords: 100_000, rank: true, stubs: true, restat, half }));
       const { split, stderr } = splitOf(r.stderr.toString());
       assert.equal(exitFromStderr(stderr), 0, stderr);
+      if (restat && (half === 0 || split)) assert.match(stderr, new RegExp(`${RESTAT_MARK}0\\n`), stderr);
       return { r, split };
     });
     const st = lstatSync(req.path);
@@ -91,10 +114,10 @@ function list(req: WalkRequest, mode: Mode) {
       halves.map((h) => h.split),
       [split, split],
     );
-    const parser = new FindRecordParser(false);
+    const parser = new FindRecordParser(false, req.path);
     const items = [...parser.push(halves[0].r.stdout)];
     const trailer = parser.dropped;
-    const second = new FindRecordParser(false);
+    const second = new FindRecordParser(false, req.path);
     items.push(...second.push(halves[1].r.stdout));
     assert.equal(second.dropped !== undefined, split, 'half 1 sends a trailer when it listed');
     if (trailer && second.dropped) {
@@ -107,7 +130,8 @@ function list(req: WalkRequest, mode: Mode) {
   const r = run(cmd);
   if (mode !== 'stubs') assert.equal(exitFromStderr(r.stderr.toString()), 0, r.stderr.toString());
   else assert.equal(r.status, 0, r.stderr.toString());
-  return { r, parser: new FindRecordParser(false), items: undefined };
+  if (restat) assert.match(r.stderr.toString(), new RegExp(`${RESTAT_MARK}0\\n`), r.stderr.toString());
+  return { r, parser: new FindRecordParser(false, restat ? req.path : undefined), items: undefined };
 }
 
 /** The stubs completed as the SSH backend does: the restat command, paths on its stdin. */
@@ -146,9 +170,10 @@ function answer(req: WalkRequest, mode: Mode): { rows: Row[]; summary: WalkSumma
   const l = collectListing(items ?? parser.push(r.stdout), 100_000);
   assert.ok(l.root);
   assert.equal(mode === 'full' || mode === 'ranked' ? l.stubs.length === 0 : true, true, 'stubs only when asked for');
+  if (OWN_RESTAT[mode]) assert.equal(l.stubs.length, 0, "the listing's own restat completed every stub");
   let records = [...l.records, ...l.stubs.map((rec) => complete(rec, req.path))];
   let rootRec = l.rootStub ? complete(l.root, req.path) : l.root;
-  if (mode === 'remote-stubs' || mode === 'remote-halves') {
+  if (mode === 'remote-stubs' || mode === 'remote-halves' || OWN_RESTAT[mode]) {
     const got = restat(req, l.rootStub ? [l.root] : l.stubs, l.rootStub);
     assert.equal(got.size, l.rootStub ? 1 : l.stubs.length, "every kept candidate stat'ed again");
     records = [...l.records, ...l.stubs.map((rec) => got.get(rec.path.toString('latin1')) as SourceRecord)];
@@ -191,7 +216,15 @@ describe('remote ranking', () => {
     it(`gives the full listing's rows and summary: ${JSON.stringify(c)}`, () => {
       assert.ok(remoteRankable(req));
       const full = answer(req, 'full');
-      for (const mode of ['ranked', 'stubs', 'remote-stubs', 'remote-halves'] as const) {
+      for (const mode of [
+        'ranked',
+        'stubs',
+        'remote-stubs',
+        'remote-halves',
+        'own-restat',
+        'own-restat-xargs',
+        'own-restat-halves',
+      ] as const) {
         const ranked = answer(req, mode);
         assert.deepEqual(ranked.rows, full.rows, mode);
         assert.deepEqual({ ...ranked.summary, elapsedMs: 0 }, { ...full.summary, elapsedMs: 0 }, mode);
@@ -212,6 +245,7 @@ describe('remote ranking', () => {
     assert.deepEqual(answer(req, 'stubs').rows, answer(req, 'full').rows);
     assert.deepEqual(answer(req, 'remote-stubs').rows, answer(req, 'full').rows);
     assert.deepEqual(answer(req, 'remote-halves').rows, answer(req, 'full').rows);
+    assert.deepEqual(answer(req, 'own-restat').rows, answer(req, 'full').rows);
   });
 
   it('sends less than the full listing', () => {

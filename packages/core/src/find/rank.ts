@@ -49,9 +49,12 @@ export function remoteRankable(req: WalkRequest): boolean {
 // as a full R record. With stubs (a caller that can stat the kept few itself, as the agent
 // can), a candidate is only `c %y KEY %P` and a kept one leaves as a K record: type and
 // path, and a row that fails the filters is an `s` record, counted as seen. The trailer is
-// a C record: entries dropped as seen, and as matched.
+// a C record: entries dropped as seen, and as matched. With restat (RankOptions.restat),
+// the kept stubs leave instead as absolute paths on descriptor 3, after everything else has
+// been written and flushed, for the find that stats them again in the same pipeline. With
+// a cap, awk stops reading once it has passed that many records on (END then runs).
 // Slots of dropped candidates are reused, never deleted (mawk's delete is slow).
-const PROGRAM = `BEGIN { RS = "\\0"; ORS = ""; n = 0; hn = 0; top = 0; alive = 0; nfree = 0; seen = 0; matched = 0; limit = 2 * K + 1024 }
+const PROGRAM = `BEGIN { RS = "\\0"; ORS = ""; n = 0; hn = 0; top = 0; alive = 0; nfree = 0; seen = 0; matched = 0; limit = 2 * K + 1024; passed = 0; nq = 0 }
 n == 0 && substr($0, 1, 2) == "c " {
   y = substr($0, 3, 1)
   if (stubs) {
@@ -84,8 +87,19 @@ n == 0 && substr($0, 1, 2) == "c " {
   next
 }
 n == 0 && substr($0, 1, 1) == "s" { if (!hidden || hiddenPath(substr($0, 3)) == 0) seen++; next }
+# With ancestors and restat, a directory below the path comes as \`d %d %P\`: kept back as
+# whole() keeps a full one, and stat'ed again with the rows only if one below it is sent.
+n == 0 && substr($0, 1, 2) == "d " {
+  rest = substr($0, 3); i = index(rest, " "); p = substr(rest, i + 1)
+  if (hidden && hiddenPath(p)) next
+  seen++; dir[p] = ""
+  if (substr(rest, 1, i - 1) + 0 >= maxdepth) deep++
+  next
+}
 ancestors { rec = rec $0 "\\0"; fld[n] = $0; if (++n == F) { n = 0; whole(); rec = "" }; next }
-{ print $0 "\\0"; if (++n == F) n = 0 }
+{ print $0 "\\0"; if (++n == F) { n = 0; counted() } }
+# A record passed on: past the cap, no more are read.
+function counted() { if (cap && ++passed >= cap) exit }
 # With ancestors: one full record, in rec and fld[0..F-1] (kind, %y, ..., %d = 12, %P = 14).
 # The path itself, and rows of a type asked for (error and pruned records too) pass, their
 # directories sent with them; a directory is kept back (as seen) until a row below it is
@@ -101,6 +115,7 @@ function whole(   p) {
   }
   need(p)
   print rec
+  counted()
 }
 # Sends the directories above p not sent yet (seen by the engine now, not here).
 function need(p,   i, j) {
@@ -111,7 +126,11 @@ function need(p,   i, j) {
     p = substr(p, 1, j - 1)
     if (p in sent) return
     sent[p] = 1
-    if (p in dir) { print dir[p]; seen-- }
+    if (p in dir) {
+      seen--
+      if (dir[p] == "") q[++nq] = p
+      else { print dir[p]; counted() }
+    }
   }
 }
 # Everything after the 13th space.
@@ -120,13 +139,16 @@ function pathOf(r,   j) {
   return r
 }
 # A kept candidate: a full R record (fields 2 to 13, an empty link target, the path), or
-# with stubs a K record: the type, empty fields, the path.
-function full(r,   j, i, out) {
+# with stubs a K record: the type, empty fields, the path; with restat its path is queued
+# for the restat instead (but the path itself, a file: the caller stats it as -H would).
+function full(r,   j, i, out, p) {
   if (stubs) {
     out = "K\\0" substr(r, 3, 1)
     for (j = 2; j <= 13; j++) out = out "\\0"
     r = substr(r, 5)
-    print out "\\0" substr(r, index(r, " ") + 1) "\\0"
+    p = substr(r, index(r, " ") + 1)
+    if (restat && p != "") { q[++nq] = p; return }
+    print out "\\0" p "\\0"
     return
   }
   out = "R"
@@ -153,6 +175,14 @@ END {
   for (i = 1; i <= top; i++) if (live[i]) { if (ancestors) need(stubs ? substr(b[i], index(substr(b[i], 5), " ") + 5) : pathOf(b[i])); full(b[i]) }
   print "C\\0" seen "\\0" matched "\\0" deep "\\0"
   for (j = 5; j <= F; j++) print "\\0"
+  if (nq == 0) exit
+  # Everything above reaches stdout before the restat can write its first record.
+  fflush()
+  # The listed path from the environment: -v would read its backslashes as escapes.
+  root = ENVIRON["FLEETLS_ROOT"]
+  if (root != "/") root = root "/"
+  for (i = 1; i <= nq; i++) print root q[i] "\\0" > "/dev/fd/3"
+  close("/dev/fd/3")
 }`;
 
 /**
@@ -193,6 +223,14 @@ export interface RankOptions {
    * counted, as seen or depth-limited, instead of sent. Not with two halves of a tree.
    */
   ancestors?: boolean;
+  /**
+   * With stubs: the kept candidates (but the path itself) are written, after everything
+   * else, as absolute paths on descriptor 3 (the listed path read from $FLEETLS_ROOT), for
+   * a find in the same pipeline to stat again (find/command.ts, buildWalkCommand).
+   */
+  restat?: boolean;
+  /** Records passed on at most (0: no cap); awk then stops reading, as `head` would stop it. */
+  cap?: number;
 }
 
 /** Can a directory be a row of this walk? Otherwise it is only the way to one. */
@@ -218,6 +256,8 @@ export function rankArgs(req: WalkRequest, fields: number, opts: RankOptions = {
     ['ancestors', opts.ancestors ? 1 : 0],
     ['rowtypes', rowTypes === '' ? '-' : rowTypes],
     ['maxdepth', Math.max(0, Math.floor(req.maxDepth))],
+    ['restat', opts.restat && opts.stubs ? 1 : 0],
+    ['cap', Math.max(0, Math.floor(opts.cap ?? 0))],
   ];
   return [...vars.flatMap(([k, v]) => ['-v', `${k}=${v}`]), PROGRAM];
 }

@@ -88,8 +88,7 @@ export function toRecord(fields: Buffer[], follow: boolean): SourceRecord {
 function stubItem(f: Buffer[]): FindItem {
   const path = Buffer.from(f[13]);
   // The path itself (a file) has an empty path.
-  let depth = path.length === 0 ? 0 : 1;
-  for (let i = path.indexOf(0x2f); i >= 0; i = path.indexOf(0x2f, i + 1)) depth++;
+  const depth = depthOf(path);
   const [type, bits] = TYPE_BITS[f[0].toString('latin1')] ?? ['unknown', 0];
   const record: SourceRecord = {
     path,
@@ -108,6 +107,13 @@ function stubItem(f: Buffer[]): FindItem {
   return { record, depth, denied: false, stub: true };
 }
 
+/** Slashes in a relative path, plus one: its depth below the listed path ('' is 0). */
+function depthOf(path: Buffer): number {
+  let depth = path.length === 0 ? 0 : 1;
+  for (let i = path.indexOf(0x2f); i >= 0; i = path.indexOf(0x2f, i + 1)) depth++;
+  return depth;
+}
+
 /**
  * Streaming parser for the walk command's output. Push chunks as they arrive (a record
  * may be split anywhere); records come out complete. Names are raw bytes: non-UTF-8,
@@ -116,12 +122,22 @@ function stubItem(f: Buffer[]): FindItem {
 export class FindRecordParser {
   private rest: Buffer = Buffer.alloc(0);
   private fields: Buffer[] = [];
-  /** Records seen whose kind field was none of R, D, P, X, K, C (a cut or garbled stream). */
+  /** Records seen whose kind field was none of R, D, P, X, K, C, A (a cut or garbled stream). */
   garbled = 0;
   /** The remote ranking's trailer (C record): what it dropped. */
   dropped?: RankDropped;
+  private readonly prefix: Buffer | undefined;
 
-  constructor(private readonly follow: boolean) {}
+  /**
+   * `root`: the listed path, for a listing whose kept candidates were stat'ed again in the
+   * same exec (A records, absolute paths: made relative to it; one outside it is garbled).
+   */
+  constructor(
+    private readonly follow: boolean,
+    root?: string,
+  ) {
+    if (root !== undefined) this.prefix = Buffer.from(root === '/' ? '/' : `${root}/`);
+  }
 
   push(chunk: Buffer): FindItem[] {
     const out: FindItem[] = [];
@@ -145,6 +161,12 @@ export class FindRecordParser {
           out.push(stubItem(f));
           continue;
         }
+        if (k === 'A') {
+          const item = this.restated(f);
+          if (item) out.push(item);
+          else this.garbled++;
+          continue;
+        }
         if (k !== 'R' && k !== 'D' && k !== 'P' && k !== 'X') {
           this.garbled++;
           continue;
@@ -165,6 +187,16 @@ export class FindRecordParser {
     // Copy the tail so the chunk it came from can be released.
     this.rest = Buffer.from(buf.subarray(start));
     return out;
+  }
+
+  /** A restat's record of a kept candidate below the listed path, relative to it. */
+  private restated(f: Buffer[]): FindItem | undefined {
+    const p = f[13];
+    const prefix = this.prefix;
+    if (!prefix || p.length <= prefix.length || !p.subarray(0, prefix.length).equals(prefix)) return undefined;
+    const record = toRecord(f, false);
+    record.path = Buffer.from(p.subarray(prefix.length));
+    return { record, depth: depthOf(record.path), denied: false };
   }
 
   /** True when the stream stopped mid-record (e.g. killed at the deadline). */

@@ -17,6 +17,8 @@ import {
   parseDirSizes,
   parseRestat,
   type RankDropped,
+  RESTAT_MARK,
+  type RestatForm,
   remoteRankable,
   restatPath,
   rootErrorEntry,
@@ -61,6 +63,8 @@ interface Restat {
 /** One listing exec read to its end. */
 interface ListingRun {
   exit: number | undefined;
+  /** Its own restat was cut at the deadline, or never reported its end. */
+  restatCut: boolean;
   code: number | null;
   /** Its stderr without the markers. */
   stderr: string;
@@ -70,12 +74,16 @@ interface ListingRun {
   items: FindItem[];
 }
 
-/** How the listing runs: pre-ranked, with stubs, in two halves. */
+/** How the listing runs: pre-ranked, with stubs (their restat in the listing's own exec or not), in two halves. */
 interface ListingPlan {
   rank: boolean;
   stubs: boolean;
+  restat: RestatForm | undefined;
   halves: boolean;
 }
+
+/** How big a ranked walk's path is, as the backend knows it (SshHost.entriesOf). */
+export type ListingSize = 'small' | 'medium' | 'large';
 
 /**
  * Counts, up to `cap`, the names a walk of `req` reads, to choose its listing before the
@@ -92,23 +100,32 @@ export function buildSizingCommand(req: WalkRequest, cap: number, timeoutSec: nu
 }
 
 /**
- * The listing of `req`. `small`: the path was seen before with few entries, so it is listed
- * by one pipeline of full records (the restat's channel and processes cost more than they
- * save there). A ranked walk with stubs on a host with two cores or more runs as two
- * listings at once, each stat'ing half of a tree of directories (core's splitClause), as
- * the agent's find route does.
+ * The listing of `req`, by the size of its path. `small` (a few hundred entries): one
+ * pipeline of full records (a restat costs more than the records it saves). `medium`: one
+ * pipeline whose candidates are stubs, stat'ed again in the same exec where the host can
+ * (ProbeResult.restat; else as `small`). `large`: stubs, and on a host with two cores or
+ * more two listings at once, each stat'ing half of a tree of directories (core's
+ * splitClause), as the agent's find route does; their restat is in their own execs where
+ * the host can, else one more exec opened beside them.
  */
 export async function loadFind(
   host: FindHost,
   req: WalkRequest,
   info: ProbeResult,
-  small: boolean,
+  size: ListingSize,
   signal: AbortSignal,
   deadlineAt: number,
 ): Promise<LoadedListing> {
   const rank = info.awk && remoteRankable(req);
-  const stubs = rank && !small;
-  const plan: ListingPlan = { rank, stubs, halves: stubs && info.cpus >= 2 };
+  const stubs = rank && (size === 'large' || (size === 'medium' && info.restat !== undefined));
+  const plan: ListingPlan = {
+    rank,
+    stubs,
+    restat: stubs ? info.restat : undefined,
+    halves: stubs && size === 'large' && info.cpus >= 2,
+  };
+  // The restat's own exec, only where the listing cannot hold it.
+  const ownExec = stubs && plan.restat === undefined;
   host.logger.debug({ path: req.path, ...plan }, 'listing plan');
   // The path itself on a pseudo file system comes back as its P record: listed again
   // with that type not pruned (rare: /proc or /sys asked for by path). The restat's
@@ -116,13 +133,13 @@ export async function loadFind(
   // for its input never holds a channel its own listing waits for.
   let restat: Restat | undefined;
   const listingRun = listHalves(host, req, plan, signal);
-  if (stubs) restat = openRestat(host, req, deadlineAt, signal);
+  if (ownExec) restat = openRestat(host, req, deadlineAt, signal);
   const listed = listingRun.then((runs) => {
     const own = runs[0].items.find((it) => it.depth === 0)?.pseudo;
     if (own === undefined) return runs;
     restat?.give(Buffer.alloc(0));
     const again = listHalves(host, req, plan, signal, own);
-    if (stubs) restat = openRestat(host, req, deadlineAt, signal);
+    if (ownExec) restat = openRestat(host, req, deadlineAt, signal);
     return again;
   });
   try {
@@ -141,12 +158,14 @@ async function runListing(
   half: 0 | 1 | undefined,
   ownFsType?: string,
 ): Promise<ListingRun> {
-  const parser = new FindRecordParser(req.followSymlinks);
+  // The restat's A records carry absolute paths, made relative to the listed path.
+  const parser = new FindRecordParser(req.followSymlinks, plan.restat === undefined ? undefined : req.path);
   const items: FindItem[] = [];
   const cmd = buildWalkCommand(req, {
     maxRecords: h.maxRecords,
     rank: plan.rank,
     stubs: plan.stubs,
+    restat: plan.restat,
     ownFsType,
     half,
   });
@@ -154,7 +173,26 @@ async function runListing(
     for (const it of parser.push(chunk)) items.push(it);
   });
   const { split, stderr } = splitOf(r.stderr);
-  return { exit: exitFromStderr(stderr), code: r.code, stderr: stderrMessage(stderr), split, parser, items };
+  // A half that found nothing to split lists nothing, and has no restat to report.
+  const restated = plan.restat !== undefined && !(half === 1 && split === false);
+  const restatExit = restated ? markedExit(stderr, RESTAT_MARK) : 0;
+  return {
+    exit: exitFromStderr(stderr),
+    restatCut: restatExit === undefined || timedOut(restatExit),
+    code: r.code,
+    stderr: stderrMessage(stderr),
+    split,
+    parser,
+    items,
+  };
+}
+
+/** The status after `mark` on stderr; undefined when the script never got there. */
+function markedExit(stderr: string, mark: string): number | undefined {
+  const i = stderr.lastIndexOf(mark);
+  if (i < 0) return undefined;
+  const n = Number.parseInt(stderr.slice(i + mark.length), 10);
+  return Number.isFinite(n) ? n : undefined;
 }
 
 /** The listing as two halves at once (two channels) when the plan says so, else as one. */
@@ -196,12 +234,16 @@ function openRestat(h: FindHost, req: WalkRequest, deadlineAt: number, signal: A
   return { give, result };
 }
 
-/** Completes the stubs of `listing` in place; true when the restat was cut at the deadline. */
+/**
+ * Completes the stubs of `listing` in place; true when the restat was cut at the deadline.
+ * `restat` is the exec opened beside the listing; without one (the listing stat'ed its
+ * candidates again itself) only the path itself can be a stub.
+ */
 async function completeStubs(
   h: FindHost,
   req: WalkRequest,
   listing: FindListing,
-  restat: Restat,
+  restat: Restat | undefined,
   deadlineAt: number,
   signal: AbortSignal,
 ): Promise<boolean> {
@@ -210,14 +252,14 @@ async function completeStubs(
   let r: ExecResult;
   if (listing.rootStub) {
     // The path itself is a file (the only stub): stat'ed as the listing started there (-H).
-    restat.give(Buffer.alloc(0));
+    restat?.give(Buffer.alloc(0));
     const timeoutSec = timeoutSeconds(Math.max(1000, deadlineAt - Date.now()));
     const cmd = buildRestatCommand(req, { root: true, timeoutSec });
     r = await h.connection().exec(cmd, signal, undefined, input([Buffer.alloc(0)]));
-  } else {
+  } else if (restat) {
     restat.give(input(listing.stubs.map((s) => s.path)));
     r = await restat.result;
-  }
+  } else return false;
   const wanted = listing.rootStub ? 1 : listing.stubs.length;
   if (wanted === 0) return false;
   const got = parseRestat(r.stdout, req.path);
@@ -257,7 +299,8 @@ async function readListing(
     .join('\n');
   const listing = collectListing(items, h.maxRecords);
   const restat = restatOf();
-  const restatKilled = restat ? await completeStubs(h, req, listing, restat, deadlineAt, signal) : false;
+  const restatKilled =
+    restat || listing.rootStub ? await completeStubs(h, req, listing, restat, deadlineAt, signal) : false;
   if (garbled > 0) h.logger.warn({ garbled }, 'dropped garbled find records');
   if (stderr && listing.root) h.logger.debug({ stderr: stderr.slice(0, 2000) }, 'find reported problems');
   const root: RawEntry = listing.root
@@ -269,7 +312,7 @@ async function readListing(
     dirErrors: listing.dirErrors,
     dirSizes: du ? dirSizesOf(h, du, listing) : undefined,
     capped: listing.capped,
-    killed: runs.some((run) => timedOut(run.exit)) || runs.some((run) => run.parser.incomplete()) || restatKilled,
+    killed: runs.some((run) => timedOut(run.exit) || run.restatCut || run.parser.incomplete()) || restatKilled,
     dropped: sumDropped(runs.map((run) => run.parser.dropped)),
     notes: [],
   };

@@ -20,7 +20,7 @@ import {
 } from '@fleetls/core';
 import type { Logger } from 'pino';
 import { resolveTarget, SshConnection } from './connection.js';
-import { buildSizingCommand, type FindHost, type LoadedListing, loadFind } from './find-listing.js';
+import { buildSizingCommand, type FindHost, type ListingSize, type LoadedListing, loadFind } from './find-listing.js';
 import { resolveRemoteIds } from './remote-ids.js';
 import { SFTP_NOTE, sftpListing, sftpStat } from './sftp-source.js';
 import type { SshHostConfig } from './types.js';
@@ -38,10 +38,15 @@ export interface SshBackendOptions {
   /** The host's connection when another backend shares it (agent+ssh); closed by its owner, not here. */
   connection?: () => SshConnection;
   /**
-   * Entries below which a ranked walk is listed by one pipeline of full records rather than
-   * stubs, halves and a restat (default 20,000).
+   * Entries below which a ranked walk is listed by one pipeline rather than two halves
+   * (default 20,000).
    */
   smallListing?: number;
+  /**
+   * Entries below which that pipeline prints full records rather than stubs stat'ed again
+   * (default 1,000).
+   */
+  fullRecords?: number;
 }
 
 /** A walk summary; its `notes` say how the host was listed (e.g. the SFTP fallback). */
@@ -54,6 +59,8 @@ export type SshBackend = HostBackend & { connectionsOpened(): number };
 const STAT_TIMEOUT_SEC = 10;
 /** Entries below which a path is listed by one pipeline (see `recent`). */
 const SMALL_LISTING = 20_000;
+/** Entries below which that pipeline prints full records: the restat's find costs more than they do. */
+const FULL_RECORDS = 1_000;
 const RECENT_PATHS = 1024;
 /** How long sizing a path not walked before may take; one cut at it is not small. */
 const SIZING_TIMEOUT_SEC = 2;
@@ -81,11 +88,13 @@ class SshHost implements FindHost {
   private conn: SshConnection | undefined;
   private probed: Promise<ProbeResult> | undefined;
   // Entries the last ranked walk of each path and depth saw (the RECENT_PATHS most recent): one known to
-  // be small is listed by one pipeline of full records, since the halves and the restat
-  // (three channels, ~19 remote processes) cost more than they save below smallListing.
+  // be small is listed by one pipeline, since the halves (two channels, twice the remote
+  // processes) cost more than they save below smallListing; below fullRecords by full
+  // records, since the restat's find costs more than the records it saves.
   // A path not walked before is sized first (entriesOf).
   private readonly recent = new Map<string, number>();
   private readonly smallListing: number;
+  private readonly fullRecords: number;
 
   constructor(
     private readonly cfg: SshHostConfig,
@@ -95,6 +104,7 @@ class SshHost implements FindHost {
     this.logger = opts.logger.child({ host: cfg.host, via: 'ssh' });
     this.maxRecords = opts.maxRecords ?? 1_000_000;
     this.smallListing = opts.smallListing ?? SMALL_LISTING;
+    this.fullRecords = opts.fullRecords ?? FULL_RECORDS;
   }
 
   connection(): SshConnection {
@@ -135,9 +145,10 @@ class SshHost implements FindHost {
     const [info, entries] = await Promise.all([this.probe(signal), this.entriesOf(asked, signal)]);
     const req = await resolveRemoteIds(asked, this.host, (cmd) => this.connection().exec(cmd, signal));
     const deadlineAt = t0 + req.deadlineMs;
-    const small = entries < this.smallListing;
+    // Sizing counts up to smallListing only: the bars are read from the top.
+    const size: ListingSize = entries >= this.smallListing ? 'large' : entries >= this.fullRecords ? 'medium' : 'small';
     const loaded: LoadedListing = info.gnuFind
-      ? await loadFind(this, req, info, small, signal, deadlineAt)
+      ? await loadFind(this, req, info, size, signal, deadlineAt)
       : {
           ...(await sftpListing(this.connection(), req, signal, deadlineAt)),
           dropped: undefined,
