@@ -191,10 +191,16 @@ function valueAt(args: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/**
+ * What a tool's zod shape parses to, defaults filled: from `input`, the arguments its `plan`
+ * takes; from `output`, its structuredContent. Every tool names both so.
+ */
+export type Parsed<S extends z.ZodRawShape> = z.output<z.ZodObject<S>>;
+
 /** Parses tool arguments with defaults; a bad one throws invalid_argument naming it and its bounds. */
-export function parseArgs<S extends z.ZodRawShape>(shape: S, args: unknown): z.output<z.ZodObject<S>> {
+export function parseArgs<S extends z.ZodRawShape>(shape: S, args: unknown): Parsed<S> {
   const r = argsObject(shape).safeParse(args ?? {});
-  if (r.success) return r.data as z.output<z.ZodObject<S>>;
+  if (r.success) return r.data as Parsed<S>;
   throw invalidArgument(
     r.error.issues
       .map((i) => {

@@ -54,10 +54,10 @@ export const output = {
   ...s.pageTail,
 };
 
-export type Args = z.output<z.ZodObject<typeof input>>;
+export type Args = s.Parsed<typeof input>;
 export type RowJson = z.infer<typeof rowSchema>;
 export type TotalJson = z.infer<typeof totalSchema>;
-export type DiskUsageAnswer = z.infer<z.ZodObject<typeof output>>;
+export type DiskUsageAnswer = s.Parsed<typeof output>;
 
 export interface Plan {
   hosts: FleetHost[];

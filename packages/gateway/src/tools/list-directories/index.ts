@@ -74,9 +74,9 @@ const output = {
   scan: s.scanSchema.optional(),
 };
 
-type Args = z.output<z.ZodObject<typeof input>>;
+type Args = s.Parsed<typeof input>;
 type NodeJson = z.infer<typeof nodeSchema>;
-export type ListDirectoriesAnswer = z.infer<z.ZodObject<typeof output>>;
+export type ListDirectoriesAnswer = s.Parsed<typeof output>;
 
 /** Rows asked of each host when no top_n is given: more than any answer's byte budget shows. */
 export const DIRECTORIES_FETCH_LIMIT = LIMIT.max;

@@ -73,9 +73,9 @@ export function treeEntryPaths<E extends { name: string; dir?: number }>(answer:
   return answer.entries.map((e) => ({ ...e, path: e.dir === undefined ? e.name : `${answer.dirs[e.dir]}/${e.name}` }));
 }
 
-export type Args = z.output<z.ZodObject<typeof input>>;
+export type Args = s.Parsed<typeof input>;
 export type TreeEntryJson = z.infer<typeof treeEntrySchema>;
-export type ListDirectoryAnswer = z.infer<z.ZodObject<typeof output>>;
+export type ListDirectoryAnswer = s.Parsed<typeof output>;
 
 export interface Plan {
   /** Every host the selector names (the cursor's host index counts in this list). */

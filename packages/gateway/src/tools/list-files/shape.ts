@@ -79,9 +79,9 @@ export const output = {
   ...s.pageTail,
 };
 
-export type Args = z.output<z.ZodObject<typeof input>>;
+export type Args = s.Parsed<typeof input>;
 export type FileItem = z.infer<typeof fileItemSchema>;
-export type ListFilesAnswer = z.infer<z.ZodObject<typeof output>>;
+export type ListFilesAnswer = s.Parsed<typeof output>;
 
 export const TYPES: Record<FileType, EntryType[]> = {
   file: ['file'],

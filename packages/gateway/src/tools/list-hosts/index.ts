@@ -31,8 +31,8 @@ const output = {
   truncated: z.boolean(),
 };
 
-type Args = z.output<z.ZodObject<typeof input>>;
-export type ListHostsAnswer = z.infer<z.ZodObject<typeof output>>;
+type Args = s.Parsed<typeof input>;
+export type ListHostsAnswer = s.Parsed<typeof output>;
 
 interface Plan {
   hosts: FleetHost[];

@@ -23,7 +23,7 @@ const input = {
 
 const output = { scan: s.scanSchema, cancelled: z.boolean() };
 
-type Args = z.output<z.ZodObject<typeof input>>;
+type Args = s.Parsed<typeof input>;
 
 export interface ScanStatus extends ToolResult {
   info: ScanInfo;

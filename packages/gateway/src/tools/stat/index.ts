@@ -63,9 +63,9 @@ const output = {
   truncations: z.array(s.truncationSchema).optional(),
 };
 
-type Args = z.output<z.ZodObject<typeof input>>;
+type Args = s.Parsed<typeof input>;
 type StatJson = z.infer<typeof statResultSchema>;
-export type StatAnswer = z.infer<z.ZodObject<typeof output>>;
+export type StatAnswer = s.Parsed<typeof output>;
 
 interface Plan {
   hosts: FleetHost[];
