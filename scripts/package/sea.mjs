@@ -16,6 +16,7 @@ const require = createRequire(import.meta.url);
 // The fuse every Node SEA build carries (nodejs.org/api/single-executable-applications.html).
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const WORKER_ASSET = 'walk-worker.mjs';
+const LAZY_ASSET = 'lazy.cjs';
 
 // The SEA main script is CommonJS (Node 24 runs no ES module there); code that reads
 // import.meta.url gets the executable's own file URL (version and proto files are embedded).
@@ -46,8 +47,22 @@ const WORKER_FROM =
  * optimized code (bench/results/footprint.why.md).
  */
 const EXEC_ARGV = JSON.parse(fs.readFileSync(new URL('./exec-argv.json', import.meta.url), 'utf8'));
+/**
+ * The packages the agent imports only where configured or asked: yaml (a settings file that
+ * is not blank), prom-client (--metrics), the NATS client (--connect), gRPC reflection and
+ * proto-loader (the first reflection call). They travel as an SEA asset of their own,
+ * compiled at the first import of one of them, not in the main script: V8 holds the main
+ * script's source in the heap and its pages are read at every start, ~3.5 bytes of idle RSS
+ * per byte of script (1.5 MB → 0.72 MB: 65.8 → 62.9 MiB; bench/results/footprint.why.md).
+ */
+const AGENT_LAZY = ['yaml', 'prom-client', '@nats-io/*', '@grpc/reflection', '@grpc/proto-loader'];
 const PROGRAMS = [
-  { name: 'fleetls-agent', main: 'packages/agent/dist/main.js', execArgv: EXEC_ARGV['fleetls-agent'] },
+  {
+    name: 'fleetls-agent',
+    main: 'packages/agent/dist/main.js',
+    execArgv: EXEC_ARGV['fleetls-agent'],
+    lazy: AGENT_LAZY,
+  },
   // The gateway's start is compiling its ~300 modules (the MCP SDK, zod): the blob carries
   // V8's code cache of the main script, so `fleetls serve` answers initialize ~0.77x sooner
   // (bench/results/startup.why.md). The agent's start is not its bound; its idle RSS is.
@@ -61,6 +76,62 @@ function entryOf(repoRoot, p) {
   if (p.name !== 'fleetls-agent') return main;
   const check = `require(${JSON.stringify(path.join(repoRoot, HEALTH_CHECK))});`;
   return `if (process.argv[2] === 'health-check') ${check}\nelse ${main}\n`;
+}
+
+/** Whether an import specifier is one of `lazy`'s packages (a name, or a scope's `@scope/*`). */
+function lazyMatch(lazy) {
+  return (specifier) =>
+    lazy.some((p) => (p.endsWith('/*') ? specifier.startsWith(p.slice(0, -1)) : specifier === p));
+}
+
+/**
+ * In the main script, each of `lazy`'s packages becomes a stub taking its exports from the
+ * lazy asset, which is compiled once, at the first such import. Its code's one package in
+ * common with the main script, grpc-js, is the main script's own; builtins come from the
+ * executable's require. Each package stubbed is added to `stubbed`, for the asset's entry.
+ */
+function lazyStubs(repoRoot, lazy, stubbed) {
+  const isLazy = lazyMatch(lazy);
+  return {
+    name: 'fleetls-lazy-stubs',
+    setup(build) {
+      build.onResolve({ filter: /^[@a-z]/ }, (args) => {
+        if (!isLazy(args.path)) return undefined;
+        stubbed.add(args.path);
+        return { path: args.path, namespace: 'fleetls-lazy' };
+      });
+      build.onResolve({ filter: /^fleetls-lazy-asset$/ }, () => ({ path: 'asset', namespace: 'fleetls-lazy-asset' }));
+      build.onLoad({ filter: /.*/, namespace: 'fleetls-lazy' }, (args) => ({
+        loader: 'js',
+        contents: `module.exports = require('fleetls-lazy-asset')(${JSON.stringify(args.path)});`,
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'fleetls-lazy-asset' }, () => ({
+        loader: 'js',
+        resolveDir: repoRoot,
+        contents: `const shared = { '@grpc/grpc-js': require('@grpc/grpc-js') };
+let parts;
+module.exports = function lazyPackage(name) {
+  if (parts === undefined) {
+    const source = require('node:sea').getAsset(${JSON.stringify(LAZY_ASSET)}, 'utf8');
+    const params = ['exports', 'require', 'module', '__filename', '__dirname', '__fleetlsMetaUrl'];
+    const run = require('node:vm').compileFunction(source, params, { filename: ${JSON.stringify(LAZY_ASSET)} });
+    const module = { exports: {} };
+    const dir = process.execPath.slice(0, process.execPath.lastIndexOf('/'));
+    run(module.exports, (id) => shared[id] ?? require(id), module, process.execPath, dir, __fleetlsMetaUrl);
+    parts = module.exports;
+  }
+  return parts[name]();
+};
+`,
+      }));
+    },
+  };
+}
+
+/** The lazy asset's source: each package the main script stubbed, its exports made at its first use. */
+function lazyEntry(stubbed) {
+  const parts = [...stubbed].sort().map((n) => `  ${JSON.stringify(n)}: () => require(${JSON.stringify(n)}),`);
+  return `module.exports = {\n${parts.join('\n')}\n};\n`;
 }
 
 async function esbuildTo(options) {
@@ -96,14 +167,30 @@ export async function buildExecutables({ repoRoot, outDir, workDir, versions, bu
   const out = [];
   for (const p of PROGRAMS) {
     const main = path.join(workDir, `${p.name}.cjs`);
+    const assets = { [WORKER_ASSET]: worker };
+    const stubbed = new Set();
     await esbuildTo({
       stdin: { contents: entryOf(repoRoot, p), resolveDir: repoRoot, sourcefile: `${p.name}-entry.cjs`, loader: 'js' },
       outfile: main,
       format: 'cjs',
       banner: { js: CJS_BANNER },
       define: { 'import.meta.url': '__fleetlsMetaUrl' },
-      plugins: [inBundle({ repoRoot, versions, workerFrom: WORKER_FROM })],
+      plugins: [
+        ...(p.lazy ? [lazyStubs(repoRoot, p.lazy, stubbed)] : []),
+        inBundle({ repoRoot, versions, workerFrom: WORKER_FROM }),
+      ],
     });
+    if (p.lazy) {
+      assets[LAZY_ASSET] = path.join(workDir, `${p.name}-${LAZY_ASSET}`);
+      await esbuildTo({
+        stdin: { contents: lazyEntry(stubbed), resolveDir: repoRoot, sourcefile: 'lazy-entry.cjs', loader: 'js' },
+        outfile: assets[LAZY_ASSET],
+        format: 'cjs',
+        define: { 'import.meta.url': '__fleetlsMetaUrl' },
+        external: ['cpu-features', '*.node', '@grpc/grpc-js'],
+        plugins: [inBundle({ repoRoot, versions })],
+      });
+    }
     const blob = path.join(workDir, `${p.name}.blob`);
     const config = path.join(workDir, `${p.name}.sea.json`);
     fs.writeFileSync(
@@ -114,7 +201,7 @@ export async function buildExecutables({ repoRoot, outDir, workDir, versions, bu
         disableExperimentalSEAWarning: true,
         useCodeCache: p.codeCache === true,
         execArgv: p.execArgv,
-        assets: { [WORKER_ASSET]: worker },
+        assets,
       }),
     );
     // The blob's format belongs to the runtime that will run it: made by that same node.

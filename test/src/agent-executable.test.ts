@@ -1,0 +1,82 @@
+// The agent executable (scripts/package/sea.mjs) carries the packages it uses only where
+// configured or asked (yaml, prom-client, the NATS client, gRPC reflection and proto-loader)
+// in an asset of their own, compiled at first use, so that its main script, held whole at
+// rest, is half as large (issue 39's idle RSS). Each of them still works from the executable:
+// a settings file, /metrics, NATS and a reflection client, in one real agent.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort, makeTree } from '@fleetls/testkit';
+import * as grpc from '@grpc/grpc-js';
+import { type AgentProcess, agentClient, startAgent, walkAll } from './helpers/agent-process.js';
+import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
+import { builtExecutables } from './helpers/packages.js';
+import { reflect } from './helpers/reflection-client.js';
+
+describe('the agent executable loads what its start leaves out when it is used', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-exe-lazy-'));
+  const data = join(dir, 'data');
+  let nats: NatsNode;
+  let agent: AgentProcess;
+  let metricsPort = 0;
+
+  before(async () => {
+    makeTree(data, { 'a.txt': 'a', 'sub/b.txt': 'bb' });
+    mkdirSync(join(dir, 'nats'));
+    [nats] = await startNatsCluster({ dir: join(dir, 'nats') });
+    metricsPort = await freePort();
+    const config = join(dir, 'agent.yaml');
+    // Every setting from the file (yaml), with /metrics (prom-client) and NATS (the NATS client).
+    writeFileSync(
+      config,
+      [`allow:\n  - ${data}`, `metrics: 127.0.0.1:${metricsPort}`, `connect: ${nats.url}`, 'name: exe-1', ''].join(
+        '\n',
+      ),
+    );
+    agent = await startAgent({
+      allow: [],
+      main: join(builtExecutables(), 'fleetls-agent'),
+      node: [],
+      args: ['--config', config],
+      env: { FLEETLS_AGENT_CONFIG: config },
+    });
+  });
+
+  after(async () => {
+    await agent?.stop();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads its settings file, serves /metrics and NATS, and walks the root the file allows', async () => {
+    await agent.waitForLog((l) => l.msg === 'serving on NATS', 15_000);
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /^# TYPE /m);
+    const client = agentClient(agent.address);
+    try {
+      const { rows } = await walkAll(client, { path: data, maxDepth: 4 });
+      assert.equal(rows.filter((r) => r.kind === 'entry').length, 3);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('answers gRPC reflection, and a stub built from it calls Stat', async () => {
+    const reflected = await reflect(agent.address, new grpc.Metadata(), 'fleetls.v1.Agent');
+    assert.ok(reflected.services.includes('fleetls.v1.Agent'), reflected.services.join());
+    const stub = new reflected.Service(agent.address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
+      Stat(req: object, cb: (e: grpc.ServiceError | null, r?: { entry: { size: number } }) => void): void;
+    };
+    try {
+      const stat = await new Promise<{ entry: { size: number } } | undefined>((resolve, reject) =>
+        stub.Stat({ path: join(data, 'sub/b.txt') }, (e, r) => (e ? reject(e) : resolve(r))),
+      );
+      assert.equal(Number(stat?.entry.size), 2);
+    } finally {
+      stub.close();
+    }
+  });
+});
