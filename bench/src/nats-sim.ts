@@ -12,7 +12,9 @@ import { loadContract } from '@fleetls/proto';
 // {"msg":"registered"} on stderr once the first round of registrations is out. It counts the
 // walks each host was asked: a request on `fleetls-bench.sim.FIRST.asked` answers how many
 // hosts were asked once, never, or more than once since the last such request (the bench's
-// proof that every host answered exactly once), and starts counting again.
+// proof that every host answered exactly once), and by whom (`byAsker`: walks per asking
+// connection, its reply subject's inbox prefix: a call split between gateways shows each
+// gateway's share), and starts counting again.
 import { agentSubjects, frame, HDR, hostFromToken, hostToken, REGISTRY_BUCKET } from '@fleetls/runtime/nats';
 import { connect, type Msg, headers as natsHeaders } from '@nats-io/transport-node';
 import { stubRows } from './stub-rows.js';
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     }
   };
   const asked = new Uint32Array(count);
+  const byAsker = new Map<string, number>();
 
   const agentHeaders = () => {
     const h = natsHeaders();
@@ -111,6 +114,8 @@ async function main(): Promise<void> {
     if (!msg.reply) return;
     const i = walkSubs.get(msg.subject);
     if (i !== undefined) asked[i]++;
+    const asker = msg.reply.slice(0, msg.reply.lastIndexOf('.'));
+    byAsker.set(asker, (byAsker.get(asker) ?? 0) + 1);
     nc.publish(msg.reply, undefined, { headers: first0 });
     nc.publish(msg.reply, bodyFor(msg.data), { headers: last1 });
   };
@@ -136,7 +141,8 @@ async function main(): Promise<void> {
         else n.more++;
       }
       asked.fill(0);
-      msg.respond(JSON.stringify(n));
+      msg.respond(JSON.stringify({ ...n, byAsker: Object.fromEntries(byAsker) }));
+      byAsker.clear();
     },
   });
   await nc.flush();
