@@ -111,6 +111,21 @@ describe('FindRecordParser', () => {
     );
   });
 
+  it("reads a restat's A records relative to the listed path, and none outside it", () => {
+    const a = (p: string | Buffer) => fields('A', { P: Buffer.concat([Buffer.from('/top/'), Buffer.from(p)]), d: '0' });
+    const parser = new FindRecordParser(false, '/top');
+    const items = parser.push(Buffer.concat([a('x'), a(hostileNames[4]), fields('A', { P: '/other/y', d: '0' })]));
+    assert.deepEqual(
+      items.map((it) => [it.record.path.toString(), it.depth]),
+      [
+        ['x', 1],
+        ['dir/sub/deep', 3],
+      ],
+    );
+    assert.equal(parser.garbled, 1);
+    assert.equal(new FindRecordParser(false).push(a('x')).length, 0, 'no A record without the listed path');
+  });
+
   it('builds lstat-exact fields', () => {
     const [root, first] = new FindRecordParser(false).push(stream);
     assert.equal(root.depth, 0);
@@ -273,32 +288,40 @@ describe('commands run against a real tree with local sh', () => {
 
   for (const restat of ['files0', 'xargs'] as const)
     it(`stats hostile names again in the listing's own exec (${restat}), under a hostile path`, () => {
-      for (const top of [root, hostileDir]) {
-        const ranked = req(top, { shape: 'ranked', order: 'size', topN: 100, types: ['file'] });
-        const r = run(buildWalkCommand(ranked, { maxRecords: 1000, rank: true, stubs: true, restat }));
-        const err = r.stderr.toString();
-        assert.equal(exitFromStderr(err), 0, err);
-        assert.match(err, new RegExp(`${RESTAT_MARK}0\\n`), err);
-        const parser = new FindRecordParser(false, top);
-        const l = collectListing(parser.push(r.stdout), 1000);
-        assert.equal(parser.garbled, 0);
-        assert.equal(l.stubs.length, 0);
-        const files = l.records.filter((x) => x.type === 'file');
-        const want =
-          top === root
-            ? [
-                Buffer.from([0xff, 0x2e, 0x74]).toString('latin1'),
-                ...HOSTILE.map((n) => `sub/${Buffer.from(n).toString('latin1')}`),
-              ]
-            : ['-rf'];
-        assert.deepEqual(files.map((x) => x.path.toString('latin1')).sort(), want.sort());
-        for (const rec of files) {
-          const st = lstatSync(Buffer.concat([Buffer.from(`${top}/`), rec.path]), { bigint: true });
-          assert.equal(rec.size, Number(st.size));
-          assert.equal(rec.inode, Number(st.ino));
-          assert.equal(BigInt(rec.mtimeSec) * 1_000_000_000n + BigInt(rec.mtimeNsec), st.mtimeNs);
+      // Inside its own `sh -c`, and given as it is to a POSIX login shell (dash, bash).
+      const shells = [
+        ['sh', false],
+        ['dash', true],
+        ['bash', true],
+      ] as const;
+      for (const [shell, posixShell] of shells)
+        for (const top of [root, hostileDir]) {
+          const ranked = req(top, { shape: 'ranked', order: 'size', topN: 100, types: ['file'] });
+          const cmd = buildWalkCommand(ranked, { maxRecords: 1000, rank: true, stubs: true, restat, posixShell });
+          const r = spawnSync(shell, ['-c', cmd], { cwd: dir, maxBuffer: 1 << 26 });
+          const err = r.stderr.toString();
+          assert.equal(exitFromStderr(err), 0, err);
+          assert.match(err, new RegExp(`${RESTAT_MARK}0\\n`), err);
+          const parser = new FindRecordParser(false, top);
+          const l = collectListing(parser.push(r.stdout), 1000);
+          assert.equal(parser.garbled, 0);
+          assert.equal(l.stubs.length, 0);
+          const files = l.records.filter((x) => x.type === 'file');
+          const want =
+            top === root
+              ? [
+                  Buffer.from([0xff, 0x2e, 0x74]).toString('latin1'),
+                  ...HOSTILE.map((n) => `sub/${Buffer.from(n).toString('latin1')}`),
+                ]
+              : ['-rf'];
+          assert.deepEqual(files.map((x) => x.path.toString('latin1')).sort(), want.sort());
+          for (const rec of files) {
+            const st = lstatSync(Buffer.concat([Buffer.from(`${top}/`), rec.path]), { bigint: true });
+            assert.equal(rec.size, Number(st.size));
+            assert.equal(rec.inode, Number(st.ino));
+            assert.equal(BigInt(rec.mtimeSec) * 1_000_000_000n + BigInt(rec.mtimeNsec), st.mtimeNs);
+          }
         }
-      }
       assert.equal(existsSync(join(dir, 'PWNED')), false);
       assert.equal(existsSync(join(root, 'PWNED')), false);
     });

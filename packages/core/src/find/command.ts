@@ -65,6 +65,11 @@ export interface WalkCommandOptions {
    * without subdirectories is listed whole by half 0 (see buildWalkCommand).
    */
   half?: 0 | 1;
+  /**
+   * The login shell that runs the command is a POSIX sh (ProbeResult.posixShell): the
+   * script goes to it as it is, not inside `sh -c`, one shell fewer per listing.
+   */
+  posixShell?: boolean;
 }
 
 export interface FindArgsOptions {
@@ -216,7 +221,8 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
     const again = `{ ${restatFind(restat, secs)}; echo "${RESTAT_MARK}$?" >&2; }`;
     return `{ ${listed} | FLEETLS_ROOT=${shellQuote(req.path)} ${awk} 3>&1 >&4 | ${again}; } 4>&1`;
   };
-  if (opts.half === undefined) return `sh -c ${shellQuote(listing(undefined))}`;
+  const wrap = (script: string) => (opts.posixShell ? script : `sh -c ${shellQuote(script)}`);
+  if (opts.half === undefined) return wrap(listing(undefined));
   // Each half decides alone, by the same test, whether there are subtrees to share: a
   // directory with subdirectories (nlink > 2) is split, anything else is listed whole by
   // half 0 while half 1 lists nothing. Each says on stderr which it did (splitOf), so a
@@ -224,7 +230,7 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
   const test = `[ "$(LC_ALL=C find -H ${shellQuote(validateRemotePath(req.path))} -maxdepth 0 -type d -links +2 -printf y 2>/dev/null)" = y ]`;
   const whole = opts.half === 0 ? listing(undefined) : `echo "${EXIT_MARK}0" >&2`;
   const script = `if ${test}; then echo "${SPLIT_MARK}1" >&2; ${listing(opts.half)}; else echo "${SPLIT_MARK}0" >&2; ${whole}; fi`;
-  return `sh -c ${shellQuote(script)}`;
+  return wrap(script);
 }
 
 /**
@@ -341,8 +347,13 @@ export const PROBE_COMMAND = `sh -c ${shellQuote(
     // A listing's own restat: awk writes to descriptor 3 once flushed; find reads paths itself.
     `printf "fd3=%s\\n" "$(LC_ALL=C awk 'BEGIN { fflush(); printf "y" > "/dev/fd/3"; close("/dev/fd/3") }' 3>&1 >/dev/null 2>&1)"; ` +
     'printf "xargs=%s\\n" "$(command -v xargs)"; ' +
-    'find -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1 && echo files0=y',
+    'find -files0-from /dev/null -maxdepth 0 >/dev/null 2>&1 && echo files0=y; ' +
+    // The login shell sshd runs commands with (its pw_shell, which it exports as SHELL).
+    'printf "shell=%s\\n" "$SHELL"',
 )}`;
+
+/** Login shells that parse the listing's script as `sh` does (not csh, fish, or zsh's own rules). */
+const POSIX_SHELLS = new Set(['sh', 'dash', 'bash', 'ash', 'ksh', 'mksh', 'ksh93']);
 
 export interface ProbeResult {
   gnuFind: boolean;
@@ -356,6 +367,8 @@ export interface ProbeResult {
   cpus: number;
   /** How a stub listing stats its kept candidates again in its own exec; undefined: it cannot. */
   restat: RestatForm | undefined;
+  /** The login shell is a POSIX sh: a listing's script needs no `sh -c` of its own. */
+  posixShell: boolean;
 }
 
 export function parseProbe(stdout: string): ProbeResult {
@@ -377,5 +390,6 @@ export function parseProbe(stdout: string): ProbeResult {
         : has('xargs')
           ? 'xargs'
           : undefined,
+    posixShell: POSIX_SHELLS.has(lines.find((l) => l.startsWith('shell='))?.replace(/^.*\//, '') ?? ''),
   };
 }

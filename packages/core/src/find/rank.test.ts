@@ -269,6 +269,18 @@ describe('remote ranking', () => {
     assert.equal(parseProbe(out.replace(/^awk=.*$/m, 'awk=13')).awk, false);
   });
 
+  it('is probed: how the listing restats its kept candidates, and the login shell', () => {
+    const out = spawnSync('sh', ['-c', PROBE_COMMAND], { encoding: 'utf8' }).stdout;
+    assert.equal(parseProbe(out).restat, 'files0', out);
+    assert.equal(parseProbe(out.replace(/^files0=y$/m, '')).restat, 'xargs');
+    assert.equal(parseProbe(out.replace(/^fd3=y$/m, 'fd3=')).restat, undefined);
+    const shell = (s: string) => parseProbe(out.replace(/^shell=.*$/m, `shell=${s}`)).posixShell;
+    assert.deepEqual(
+      ['/bin/sh', '/bin/bash', '/usr/bin/dash', '/usr/bin/fish', '/bin/tcsh', '/bin/zsh', ''].map(shell),
+      [true, true, true, false, false, false, false],
+    );
+  });
+
   it('is refused where awk cannot decide exactly', () => {
     const base: WalkRequest = { ...WALK_DEFAULTS, path: root, deadlineMs: 10_000, shape: 'ranked', order: 'size' };
     assert.equal(remoteRankable({ ...base, order: 'name' }), false);

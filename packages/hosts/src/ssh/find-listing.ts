@@ -80,6 +80,8 @@ interface ListingPlan {
   stubs: boolean;
   restat: RestatForm | undefined;
   halves: boolean;
+  /** The login shell runs the script itself (ProbeResult.posixShell). */
+  posixShell: boolean;
 }
 
 /** How big a ranked walk's path is, as the backend knows it (SshHost.entriesOf). */
@@ -123,6 +125,7 @@ export async function loadFind(
     stubs,
     restat: stubs ? info.restat : undefined,
     halves: stubs && size === 'large' && info.cpus >= 2,
+    posixShell: info.posixShell,
   };
   // The restat's own exec, only where the listing cannot hold it.
   const ownExec = stubs && plan.restat === undefined;
@@ -166,6 +169,7 @@ async function runListing(
     rank: plan.rank,
     stubs: plan.stubs,
     restat: plan.restat,
+    posixShell: plan.posixShell,
     ownFsType,
     half,
   });
