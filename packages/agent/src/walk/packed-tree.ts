@@ -9,16 +9,16 @@
 // truncation). The loop is core's tree loop (walk/tree.ts) for the requests it serves
 // (packedTreeServes): the same rows, counts, caps, stops and truncations; the parity tests
 // compare the two (packed-tree.test.ts).
-import type { Entry, EntryError, EntryType, RawEntry, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { Entry, EntryError, EntryType, RawEntry, Row, WalkRequest, WalkSummary } from '@fleetls/core';
 import { joinPath, toEntry, WalkState } from '@fleetls/core';
 import { ENTRY_TYPE } from '@fleetls/proto/enums';
-import { ENTRY, RESPONSE, ROW } from '@fleetls/proto/fast-encoder';
+import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { packedCalls } from '../fs/fsat.js';
 import { STATED } from '../fs/packed-dir.js';
 import type { FsSource } from '../fs/source.js';
 import { utcOffsetAt } from '../fs/utc-offset.js';
 import { WalkCancelled } from './cancelled.js';
-import type { RowBatches } from './row-batches.js';
+import type { LastRow } from './transit.js';
 
 /** The wire numbers fsat.c encodeRows writes (its W_* order). */
 const WIRE = Int32Array.from([
@@ -97,7 +97,7 @@ export function packedTreeServes(req: WalkRequest): boolean {
 }
 
 /** One directory whose kept children are being walked: sortArena's frame. */
-interface Frame {
+export interface PackedFrame {
   dir: Buffer;
   depth: number;
   buf: Buffer;
@@ -107,6 +107,101 @@ interface Frame {
   next: number;
   total: number;
   cap: number;
+  /** A piece's range of the frame (a helper's bottom frame, packed-split.ts): it ends here, closed by the walk that gave it. */
+  end?: number;
+  /** Ranges of this frame given to the helper, in order (packed-split.ts). */
+  marks?: PieceMark[];
+}
+
+/** A range [start, stop) of a frame's records that piece `id` walks. */
+export interface PieceMark {
+  start: number;
+  stop: number;
+  id: number;
+}
+
+/** A frame as it crosses between threads: its path as latin1, its records as they are. */
+export interface PlainPackedFrame {
+  dir: string;
+  depth: number;
+  buf: Uint8Array;
+  next: number;
+  len: number;
+  total: number;
+  cap: number;
+  end?: number;
+}
+
+export function frameToPlain(f: PackedFrame, next: number, end?: number): PlainPackedFrame {
+  const plain: PlainPackedFrame = {
+    dir: f.dir.toString('latin1'),
+    depth: f.depth,
+    buf: f.buf,
+    next,
+    len: f.len,
+    total: f.total,
+    cap: f.cap,
+  };
+  if (end !== undefined) plain.end = end;
+  return plain;
+}
+
+export function frameFromPlain(p: PlainPackedFrame): PackedFrame {
+  const buf = Buffer.from(p.buf.buffer, p.buf.byteOffset, p.buf.byteLength);
+  const f: PackedFrame = {
+    dir: Buffer.from(p.dir, 'latin1'),
+    depth: p.depth,
+    buf,
+    i32: new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2),
+    f64: new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3),
+    len: p.len,
+    next: p.next,
+    total: p.total,
+    cap: p.cap,
+  };
+  if (p.end !== undefined) f.end = p.end;
+  return f;
+}
+
+/** Is record `k` of a frame a directory (stat'ed so)? */
+export function isDirRecord(f: PackedFrame, k: number): boolean {
+  const at = HEADER_I32 + k * I32_PER_REC;
+  return f.i32[at + NAME_WORD] >>> 24 === STATED && (f.i32[at + MODE] & 0o170000) === 0o040000;
+}
+
+/** Where the walk's rows go: the worker's batches (RowBatches), or a helper's (packed-split.ts). */
+export interface PackedOut {
+  readonly encoder: WalkResponseEncoder | undefined;
+  readonly bytesLimit: number;
+  rowsLeft(): number;
+  addEncoded(rows: number, last: () => LastRow): void;
+  add(row: Row): void;
+  flush(): void;
+  onEntries(n: number): void;
+  readonly cancelled: () => boolean;
+}
+
+/** What a helper's piece gave (packed-split.ts), as the walk splices it. */
+export interface PackedPiece {
+  sent: number;
+  seen: number;
+  matched: number;
+  depthLimited: number;
+  /** The most max_entries its rows depended on, counted from its start. */
+  need: number;
+  stopped: boolean;
+  /** Where the helper stopped when asked back: the range's next record, and its open subdirectories. */
+  rest?: { next: number; frames: PackedFrame[] };
+}
+
+/** A tree walk's helper thread, as the walk's loop sees it (packed-split.ts). */
+export interface PackedSplit {
+  /** Gives the helper a range of a frame on the stack when it is idle (marking it). */
+  step(stack: readonly PackedFrame[]): void;
+  /** The result of the piece at `m` (asked back if not done); undefined: the walk walks the range itself. */
+  take(m: PieceMark): PackedPiece | undefined;
+  /** Sends a kept piece's rows, after the walk's own. */
+  splice(r: PackedPiece): void;
 }
 
 /** A growable arena for one directory's read (two Buffers: records, names) and getdents64's chunk. */
@@ -137,18 +232,9 @@ class Arena {
   }
 }
 
-/**
- * Walks `req` (packedTreeServes) over `source`, its rows written into `out`'s batches: the
- * summary, as core's walk() returns it. Undefined, with nothing sent, when the root is not a
- * directory that can be walked so (core's walk() answers that with its one row).
- */
+/** The loop and its steps over one WalkState: a whole walk, or a helper's piece of one. */
 // Over 80 lines: core's tree loop (walk/tree.ts) over packed frames; its steps share the loop's locals as that loop's do.
-export function walkPackedTree(
-  req: WalkRequest,
-  source: FsSource,
-  out: RowBatches,
-  now: () => number,
-): WalkSummary | undefined {
+function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
   const module = packedCalls();
   const sourceAccess = source.packedTree;
   const encoded = out.encoder?.out;
@@ -156,17 +242,17 @@ export function walkPackedTree(
   const calls = module;
   const access = sourceAccess;
   const writer = encoded;
-  const root = source.root();
-  if (root.error || root.type !== 'dir') return undefined;
-  const state = new WalkState(req, source, now);
-  state.rootDev = root.dev;
-  const { summary } = state;
+  const { req, summary } = state;
   const descending = req.direction === 'descending';
   const arena = new Arena();
   const io = new Int32Array(5);
-  const stack: Frame[] = [];
+  const stack: PackedFrame[] = [];
 
-  const full = (): boolean => summary.entriesSent >= req.maxEntries;
+  /** Has max_entries been reached? Notes what a piece's rows needed (packed-split.ts). */
+  function full(): boolean {
+    state.needs(summary.entriesSent + 1);
+    return summary.entriesSent >= req.maxEntries;
+  }
 
   function entryRow(entry: Entry): void {
     summary.entriesSent++;
@@ -234,6 +320,7 @@ export function walkPackedTree(
     }
     const cap = depth === 1 && !req.capRoot ? Number.POSITIVE_INFINITY : req.maxItemsPerDir;
     const limit = Math.max(0, Math.min(cap, req.maxEntries - summary.entriesSent));
+    const sentAtOpen = summary.entriesSent;
     const r = read(dir, limit);
     if (r === undefined) return;
     if ('error' in r) {
@@ -254,17 +341,18 @@ export function walkPackedTree(
       if (i32[at + NAME_WORD] >>> 24 === STATED)
         i32[at + ERRNO_OR_OFFSET] = utcOffsetAt(f64[HEADER_F64 + k * F64_PER_REC + MTIME_SEC]);
     }
+    state.needs(sentAtOpen + Math.min(cap, r.total));
     stack.push({ dir, depth, buf, i32, f64, len, next: 0, total: r.total, cap });
   }
 
-  function nameOf(f: Frame, k: number): Buffer {
+  function nameOf(f: PackedFrame, k: number): Buffer {
     const at = HEADER_I32 + k * I32_PER_REC;
     const off = f.i32[at + NAME_OFF];
     return f.buf.subarray(off, off + (f.i32[at + NAME_WORD] & 0xffff));
   }
 
   /** The Entry core makes of stat'ed record `k` (a directory's own row, for its error row). */
-  function entryOf(f: Frame, k: number): Entry {
+  function entryOf(f: PackedFrame, k: number): Entry {
     const at = HEADER_I32 + k * I32_PER_REC;
     const d = HEADER_F64 + k * F64_PER_REC;
     const mode = f.i32[at + MODE] >>> 0;
@@ -286,7 +374,7 @@ export function walkPackedTree(
   }
 
   /** Descends into a directory row of frame `f` (its depth and device allowing). */
-  function descend(f: Frame, dev: number, name: Buffer, dirEntry: () => Entry): void {
+  function descend(f: PackedFrame, dev: number, name: Buffer, dirEntry: () => Entry): void {
     if (f.depth >= req.maxDepth) {
       summary.depthLimitedDirs++;
       return;
@@ -295,7 +383,7 @@ export function walkPackedTree(
     open(joinPath(f.dir, name), f.depth + 1, dirEntry);
   }
 
-  function close(f: Frame): void {
+  function close(f: PackedFrame): void {
     if (f.len < Math.min(f.total, f.cap)) state.stop('max_entries', f.dir);
     else if (f.total > f.cap)
       out.add({
@@ -305,7 +393,7 @@ export function walkPackedTree(
   }
 
   /** A record encodeRows leaves to JavaScript: made into a RawEntry by the source, and its row. */
-  function odd(f: Frame, k: number): void {
+  function odd(f: PackedFrame, k: number): void {
     const at = HEADER_I32 + k * I32_PER_REC;
     const word = f.i32[at + NAME_WORD];
     const name = Buffer.from(nameOf(f, k));
@@ -316,56 +404,140 @@ export function walkPackedTree(
     if (entry.type === 'dir' && !entry.error) descend(f, raw.dev, name, () => entry);
   }
 
+  /** Splices the piece that starts here (a helper walked it), or leaves its range to this loop. */
+  function splice(split: PackedSplit, f: PackedFrame): void {
+    const marks = f.marks as PieceMark[];
+    const m = marks.shift() as PieceMark;
+    if (marks.length === 0) f.marks = undefined;
+    const r = split.take(m);
+    // The piece is the walk's own rows only if no limit bit in it: a cap it kept whole, and
+    // max_entries never reached, given what this walk had sent before it.
+    if (r === undefined || r.stopped || summary.entriesSent + r.need > req.maxEntries) return;
+    summary.entriesSent += r.sent;
+    summary.entriesSeen += r.seen;
+    summary.entriesMatched += r.matched;
+    summary.depthLimitedDirs += r.depthLimited;
+    state.needs(summary.entriesSent - r.sent + r.need);
+    split.splice(r);
+    if (r.rest === undefined) {
+      f.next = m.stop;
+      return;
+    }
+    // What the helper had not finished (it was asked back): the rest of the range and its
+    // open subdirectories, continued here as this walk's own.
+    f.next = r.rest.next;
+    for (const g of r.rest.frames) stack.push(g);
+  }
+
+  /** Runs the stack down (a piece: until its range is done or `giveBack()`). */
+  function loop(split: PackedSplit | undefined, giveBack?: () => boolean): void {
+    for (;;) {
+      if (state.stopped || stack.length === 0) return;
+      if (giveBack?.()) return;
+      if (split) split.step(stack);
+      const f = stack[stack.length - 1];
+      if (split && f.marks !== undefined && f.marks[0].start === f.next) {
+        splice(split, f);
+        continue;
+      }
+      const ownEnd = f.marks !== undefined ? f.marks[0].start : (f.end ?? f.len);
+      if (f.next >= ownEnd) {
+        // A piece's first frame is the directory of the walk that gave it: closed there.
+        if (f.end !== undefined) return;
+        stack.pop();
+        close(f);
+        continue;
+      }
+      if (full()) {
+        state.stop('max_entries', f.dir);
+        return;
+      }
+      const k = f.next;
+      if (writer.pos >= out.bytesLimit || out.rowsLeft() <= 0) {
+        out.flush();
+        continue;
+      }
+      io[0] = writer.pos;
+      io[1] = out.bytesLimit;
+      io[2] = Math.min(out.rowsLeft(), req.maxEntries - summary.entriesSent);
+      const next = calls.encodeRows(f.buf, k, ownEnd, f.dir, f.depth, writer.buf, io, WIRE);
+      const rows = io[3];
+      if (rows > 0) {
+        writer.pos = io[0];
+        f.next = next;
+        summary.entriesSent += rows;
+        summary.entriesMatched += rows;
+        state.needs(summary.entriesSent);
+        const last = next - 1;
+        out.addEncoded(rows, () => ({ path: joinPath(f.dir, nameOf(f, last)).toString('latin1'), row: 'entry' }));
+        if (io[4] === 1)
+          descend(f, small(f.f64[HEADER_F64 + last * F64_PER_REC + DEV]), Buffer.from(nameOf(f, last)), () =>
+            entryOf(f, last),
+          );
+        if (out.cancelled()) throw new WalkCancelled('walk cancelled');
+        continue;
+      }
+      const word = f.i32[HEADER_I32 + k * I32_PER_REC + NAME_WORD];
+      if (word >>> 24 === STATED && (f.i32[HEADER_I32 + k * I32_PER_REC + MODE] & 0o170000) !== 0o120000) {
+        // A row encodeRows had no room for: the buffer grows (a batch is never left empty).
+        growWriter(writer, writer.buf.length * 2);
+        continue;
+      }
+      f.next++;
+      odd(f, k);
+      if (out.cancelled()) throw new WalkCancelled('walk cancelled');
+    }
+  }
+
+  return { stack, open, loop };
+}
+
+/**
+ * Walks `req` (packedTreeServes) over `source`, its rows written into `out`'s batches: the
+ * summary, as core's walk() returns it. Undefined, with nothing sent, when the root is not a
+ * directory that can be walked so (core's walk() answers that with its one row). `split`: a
+ * helper thread walks pieces of it (packed-split.ts).
+ */
+export function walkPackedTree(
+  req: WalkRequest,
+  source: FsSource,
+  out: PackedOut,
+  now: () => number,
+  split?: PackedSplit,
+): WalkSummary | undefined {
+  const root = source.root();
+  if (root.error || root.type !== 'dir') return undefined;
+  const state = new WalkState(req, source, now);
+  state.rootDev = root.dev;
+  const w = packedWalker(state, source, out);
+  if (w === undefined) return undefined;
   const rootEntry = toEntry(root, Buffer.alloc(0), 0);
   rootEntry.path = Buffer.alloc(0);
-  open(Buffer.alloc(0), 1, () => rootEntry);
-  for (;;) {
-    if (state.stopped || stack.length === 0) break;
-    const f = stack[stack.length - 1];
-    if (f.next >= f.len) {
-      stack.pop();
-      close(f);
-      continue;
-    }
-    if (full()) {
-      state.stop('max_entries', f.dir);
-      break;
-    }
-    const k = f.next;
-    if (writer.pos >= out.bytesLimit || out.rowsLeft() <= 0) {
-      out.flush();
-      continue;
-    }
-    io[0] = writer.pos;
-    io[1] = out.bytesLimit;
-    io[2] = Math.min(out.rowsLeft(), req.maxEntries - summary.entriesSent);
-    const next = calls.encodeRows(f.buf, k, f.len, f.dir, f.depth, writer.buf, io, WIRE);
-    const rows = io[3];
-    if (rows > 0) {
-      writer.pos = io[0];
-      f.next = next;
-      summary.entriesSent += rows;
-      summary.entriesMatched += rows;
-      const last = next - 1;
-      out.addEncoded(rows, () => ({ path: joinPath(f.dir, nameOf(f, last)).toString('latin1'), row: 'entry' }));
-      if (io[4] === 1)
-        descend(f, small(f.f64[HEADER_F64 + last * F64_PER_REC + DEV]), Buffer.from(nameOf(f, last)), () =>
-          entryOf(f, last),
-        );
-      if (out.cancelled()) throw new WalkCancelled('walk cancelled');
-      continue;
-    }
-    const word = f.i32[HEADER_I32 + k * I32_PER_REC + NAME_WORD];
-    if (word >>> 24 === STATED && (f.i32[HEADER_I32 + k * I32_PER_REC + MODE] & 0o170000) !== 0o120000) {
-      // A row encodeRows had no room for: the buffer grows (a batch is never left empty).
-      growWriter(writer, writer.buf.length * 2);
-      continue;
-    }
-    f.next++;
-    odd(f, k);
-    if (out.cancelled()) throw new WalkCancelled('walk cancelled');
-  }
+  w.open(Buffer.alloc(0), 1, () => rootEntry);
+  w.loop(split);
   return state.finish();
+}
+
+/**
+ * A helper's piece of a walk (packed-split.ts): `frame`'s range [next, end) with its
+ * subtrees, rows into `out`, until done or `giveBack()` says so (at a row boundary). The
+ * walk's counts of it, and where it stopped when given back.
+ */
+export function walkPackedPiece(
+  state: WalkState,
+  source: FsSource,
+  out: PackedOut,
+  frame: PackedFrame,
+  giveBack: () => boolean,
+): { next: number; frames: PackedFrame[] } | undefined {
+  const w = packedWalker(state, source, out);
+  if (w === undefined) throw new Error('packed walk without the native module');
+  w.stack.push(frame);
+  w.loop(undefined, giveBack);
+  if (w.stack.length === 0 || state.stopped) return undefined;
+  const bottom = w.stack[0];
+  if (bottom.next >= (bottom.end ?? bottom.len) && w.stack.length === 1) return undefined;
+  return { next: bottom.next, frames: w.stack.slice(1) };
 }
 
 /** The encoder's writer with room for `cap` bytes, what it holds kept. */

@@ -7,7 +7,7 @@ import { WalkTally } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { WalkCancelled } from './cancelled.js';
-import { lastRowOf } from './split/helper.js';
+import { lastRowOf } from './split/shared.js';
 import type { SplitResult } from './split/split.js';
 import {
   type BatchMessage,
@@ -190,7 +190,7 @@ export class RowBatches {
   };
 
   /** What a helper read and sent of its piece, counted as the walk's own. */
-  readonly helperCounts = (r: SplitResult): void => {
+  readonly helperCounts = (r: Pick<SplitResult, 'seen' | 'sent' | 'errors'>): void => {
     this.seen += r.seen;
     this.tally.entries += r.sent;
     for (const [code, n] of Object.entries(r.errors))

@@ -16,6 +16,7 @@ import { readsDents } from '../fs/fsat.js';
 import { pseudoMountsUnder, readMounts } from '../fs/mounts.js';
 import { CallWatch, type StuckCall } from './call-probe.js';
 import { DEFAULT_FS_TIMEOUT_MS, type HungMount } from './hung-mounts.js';
+import { packedTreeServes } from './packed-tree.js';
 import type { WalkPool } from './pool.js';
 import { resumeRequest, wholeWalkSummary } from './rest.js';
 import { rankedSplits, startRankedHelper } from './split/ranked-share.js';
@@ -234,7 +235,7 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       current.postMessage(input, [helper.port]);
       return;
     }
-    if (!input.find && partReq === req && splits(req, opts.split, pool, mode)) {
+    if (!input.find && partReq === req && splits(req, opts.split, pool, mode, readsDents() && packedTreeServes(req))) {
       const helper = startSplitHelper(pool, input, timeoutMs);
       stopHelper = helper.stop;
       current.postMessage(input, [helper.port]);

@@ -15,6 +15,7 @@ import { WalkCancelled } from './cancelled.js';
 import { packedTreeServes, walkPackedTree } from './packed-tree.js';
 import { RowBatches } from './row-batches.js';
 import { type HelperInput, runHelper } from './split/helper.js';
+import { PackedSplitter } from './split/packed-split.js';
 import { PortShare, type RankedHelperInput, runRankedHelper } from './split/ranked-share.js';
 import { ThreadSplitter } from './split/split.js';
 import { summaryToPlain, type WorkerInput, type WorkerMessage } from './transit.js';
@@ -44,7 +45,9 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
     });
   let source = newSource();
   // The root's lstat is held by the source: no system call.
-  const split = splitter(input, out, () => source.root().dev);
+  const packedTree = input.find !== true && packedTreeServes(input.req);
+  const split = packedTree ? undefined : splitter(input, out, () => source.root().dev);
+  const packedSplit = packedTree ? packedSplitter(input, out, () => source.root().dev) : undefined;
   const share =
     input.ranked === undefined
       ? undefined
@@ -69,12 +72,12 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
       input.find && !small ? await loadFindWalk(input.req, { fs: source, isCancelled: cancelled }) : undefined;
     // A tree walk the packed records serve (walk/packed-tree.ts): no object per entry.
     const packed =
-      !small && loaded === undefined && split === undefined && packedTreeServes(input.req)
-        ? walkPackedTree(input.req, source, out, () => Date.now())
+      !small && loaded === undefined && packedTree
+        ? walkPackedTree(input.req, source, out, () => Date.now(), packedSplit)
         : undefined;
     if (packed !== undefined) {
       out.tally.summary(packed);
-      out.finish(doneMessage(packed, out, undefined, undefined, undefined));
+      out.finish(doneMessage(packed, out, undefined, packedSplit, undefined));
       return;
     }
     const found = loaded && 'source' in loaded ? loaded : undefined;
@@ -106,6 +109,7 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
     out.post({ t: 'error', message: err instanceof Error ? err.message : String(err), seen: out.seen });
   } finally {
     split?.quit();
+    packedSplit?.quit();
     input.split?.port.close();
     input.ranked?.port.close();
     // The walk's directory descriptors (a worker runs many walks).
@@ -130,12 +134,28 @@ function splitter(input: WorkerInput, out: RowBatches, rootDev: () => number): T
   );
 }
 
+/** The helper of a tree walk over packed records (split/packed-split.ts), when the walk was given one. */
+function packedSplitter(input: WorkerInput, out: RowBatches, rootDev: () => number): PackedSplitter | undefined {
+  if (!input.split || !out.encoder) return undefined;
+  const { port: splitPort, shared, timeoutMs } = input.split;
+  return new PackedSplitter(
+    splitPort,
+    shared,
+    rootDev,
+    Date.now(),
+    out.sink,
+    out.cancelled,
+    timeoutMs,
+    out.helperCounts,
+  );
+}
+
 /** The walk's last message: its summary, what it counted, and which source listed it. */
 function doneMessage(
   summary: WalkSummary,
   out: RowBatches,
   loaded: Awaited<ReturnType<typeof loadFindWalk>> | undefined,
-  split: ThreadSplitter | undefined,
+  split: { given: number; spliced: number } | undefined,
   share: PortShare | undefined,
 ): Extract<WorkerMessage, { t: 'done' }> {
   const found = loaded && 'source' in loaded;

@@ -19,8 +19,9 @@ import {
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { createFsSource, type FsSource } from '../../fs/source.js';
 import type { SkippedPath } from '../hung-mounts.js';
-import { CANCEL, type LastRow } from '../transit.js';
-import { type HelperMessage, type PieceMessage, SPLIT } from './shared.js';
+import { CANCEL } from '../transit.js';
+import { type PackedPieceMessage, walkPackedOne } from './packed-split.js';
+import { type HelperMessage, lastRowOf, type PieceMessage, SPLIT } from './shared.js';
 
 /** Encoded rows a piece holds before it stops and sends the rest back. */
 const PIECE_BYTES_MAX = 2 * 1024 * 1024;
@@ -35,12 +36,6 @@ export interface HelperInput {
   split: SharedArrayBuffer;
   port: MessagePort;
   skip: SkippedPath[];
-}
-
-export function lastRowOf(at: Row): LastRow {
-  return at.kind === 'truncation'
-    ? { path: at.truncation.dir.toString('latin1'), row: 'warning' }
-    : { path: at.entry.path.toString('latin1'), row: at.entry.error ? 'error' : 'entry' };
 }
 
 /** Runs until the walk is over; returns then (the worker goes back to its pool). */
@@ -59,14 +54,18 @@ export function runHelper(input: HelperInput): void {
         if (Atomics.load(sc, SPLIT.WORK) === work) Atomics.wait(sc, SPLIT.WORK, work, 100);
         continue;
       }
-      const piece = got.message as PieceMessage;
+      const piece = got.message as PieceMessage | PackedPieceMessage;
       source ??= createFsSource(input.req.path, {
         followSymlinks: input.req.followSymlinks,
         allowedRoots: input.allowedRoots,
         isCancelled: over,
         skip: input.skip,
       });
-      const msg = walkOne(input.req, source, piece, () => over() || Atomics.load(sc, SPLIT.GIVEBACK_ID) === piece.id);
+      const asked = () => over() || Atomics.load(sc, SPLIT.GIVEBACK_ID) === piece.id;
+      const msg =
+        piece.t === 'packed-piece'
+          ? walkPackedOne(input.req, source, piece, over, asked)
+          : walkOne(input.req, source, piece, asked);
       const transfer = msg.bufs;
       input.port.postMessage(msg, transfer);
       Atomics.add(sc, SPLIT.POSTED, 1);

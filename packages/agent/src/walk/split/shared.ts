@@ -1,6 +1,6 @@
 // What the walk worker and its helper thread share (walk-split.ts, walk/split/helper.ts): the
 // slots of their control buffer and the messages on their port.
-import type { EntryErrorCode, PieceResult, PlainFrame } from '@fleetls/core';
+import type { EntryErrorCode, PieceResult, PlainFrame, Row } from '@fleetls/core';
 import type { LastRow } from '../transit.js';
 
 /** The slots of the control buffer (Int32, SPLIT.SLOTS of them). */
@@ -40,4 +40,11 @@ export interface HelperRows {
 export interface HelperMessage extends Omit<PieceResult, 'rest'>, HelperRows {
   t: 'result';
   rest?: { next: number; frames: PlainFrame[] };
+}
+
+/** The last row of a batch, as the walk resumes after it. */
+export function lastRowOf(at: Row): LastRow {
+  return at.kind === 'truncation'
+    ? { path: at.truncation.dir.toString('latin1'), row: 'warning' }
+    : { path: at.entry.path.toString('latin1'), row: at.entry.error ? 'error' : 'entry' };
 }

@@ -12,8 +12,17 @@ import { SPLIT } from './shared.js';
 export const SPLIT_MIN_ENTRIES = 10_000;
 const SPLIT_BY_DEFAULT = false;
 
-/** Should this walk's first part get a helper thread? `split`: the caller's choice, if it made one. */
-export function splits(req: WalkRequest, split: boolean | undefined, pool: WalkPool, mode: 'rows' | 'wire'): boolean {
+/**
+ * Should this walk's first part get a helper thread? `split`: the caller's choice, if it made
+ * one. `packed`: the walk is over packed records (walk/packed-tree.ts), where it pays.
+ */
+export function splits(
+  req: WalkRequest,
+  split: boolean | undefined,
+  pool: WalkPool,
+  mode: 'rows' | 'wire',
+  packed = false,
+): boolean {
   if (mode !== 'wire' || req.shape !== 'tree' || req.dirSizes || req.after !== undefined) return false;
   if (split !== undefined) return split;
   // The helper takes a core no other walk of this agent is using: with walks running side by
@@ -21,7 +30,14 @@ export function splits(req: WalkRequest, split: boolean | undefined, pool: WalkP
   // Off by default: measured through the agent's gRPC stream (bench walk, load 3) the split
   // walk gave 0.51x find where one thread gave 0.48x, and raised a tree walk's peak RSS to
   // 378-479 MiB (the helper's heap and held pieces); opt in with `split: true` (tests do).
-  return SPLIT_BY_DEFAULT && req.maxEntries >= SPLIT_MIN_ENTRIES && pool.walking === 1 && availableParallelism() >= 2;
+  // Over packed records a walk's main thread only forwards ready bytes, and each of the two
+  // walking threads costs about what find does per entry (walk.why.md): on by default there.
+  return (
+    (SPLIT_BY_DEFAULT || packed) &&
+    req.maxEntries >= SPLIT_MIN_ENTRIES &&
+    pool.walking === 1 &&
+    availableParallelism() >= 2
+  );
 }
 
 /** A walk's helper thread: the walk worker's end of their port, and how to end the helper's loop. */
