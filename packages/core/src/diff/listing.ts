@@ -101,11 +101,16 @@ export function keyOf(v: DiffValue): string {
   ].join('\0');
 }
 
-/** A listing from a host's rows: entries (error rows included) and every truncation it reported. */
+/**
+ * A listing from a host's rows: entries (error rows included) and every truncation it
+ * reported. `broken`: the walk ended partway (its stream broke), so, as a walk stopped early,
+ * nothing it did not list is known to be absent.
+ */
 export function listingOf(
   entries: Iterable<Entry>,
   truncations: readonly Truncation[],
   compare: ReadonlySet<CompareAttribute>,
+  broken = false,
 ): Listing {
   const values: Listing['values'] = new Map();
   for (const e of entries) {
@@ -123,7 +128,7 @@ export function listingOf(
     values.set(key, { path: e.path, value, key: keyOf(value), dirOk: e.type === 'dir' && !e.error });
   }
   const cut = new Set<string>();
-  let stopped = false;
+  let stopped = broken;
   const capped: Truncation[] = [];
   for (const t of truncations) {
     if (t.reason === 'depth') continue;
@@ -163,11 +168,11 @@ function digestOf(l: Listing): string {
     a = (a + ha) >>> 0;
     b = (b + hb) >>> 0;
   }
-  return `${l.values.size}:${a}:${b}:${cappedKey(l.capped)}`;
+  return `${l.values.size}:${a}:${b}:${l.stopped ? 1 : 0}:${cappedKey(l.capped)}`;
 }
 
 function sameListing(x: Listing, y: Listing): boolean {
-  if (x.values.size !== y.values.size || x.capped.length !== y.capped.length) return false;
+  if (x.values.size !== y.values.size || x.stopped !== y.stopped || x.capped.length !== y.capped.length) return false;
   for (const [path, v] of x.values) {
     const w = y.values.get(path);
     if (!w || w.key !== v.key || w.dirOk !== v.dirOk) return false;
@@ -196,9 +201,9 @@ export class DistinctListings {
     this.compare = new Set(compare);
   }
 
-  /** Keeps one host's listing unless an equal one is kept already. */
-  add(entries: Iterable<Entry>, truncations: readonly Truncation[]): KeptListing {
-    const listing = listingOf(entries, truncations, this.compare);
+  /** Keeps one host's listing unless an equal one is kept already (`broken`: listingOf's). */
+  add(entries: Iterable<Entry>, truncations: readonly Truncation[], broken = false): KeptListing {
+    const listing = listingOf(entries, truncations, this.compare, broken);
     const digest = digestOf(listing);
     const ids = this.byDigest.get(digest);
     const same = ids?.find((id) => sameListing(this.kept[id], listing));

@@ -3,7 +3,7 @@
 // status row.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FleetError } from '@fleetls/core';
+import { FleetError, type Row, type WalkRequest, type WalkSummary } from '@fleetls/core';
 import { DeadBackend, dir, FakeFleet, file, link, MemoryBackend } from '../testing/fake-fleet.js';
 import { diffDirectory, diskUsage, listFiles, toolContext } from '../testing/tool-calls.js';
 import { answerBytes } from './shared/answer-size.js';
@@ -115,6 +115,31 @@ test('diff_directory: a capped directory is compared only where both sides liste
   assert.equal(r.structured.total, 0);
   assert.equal(r.structured.truncations.length, 2);
   assert.match(r.text, /only what both sides listed is compared/);
+});
+
+/** A host whose walk stream breaks after its first batch of rows (an agent that died mid-walk). */
+class BreaksMidWalk extends MemoryBackend {
+  override async *walk(req: WalkRequest, signal: AbortSignal): AsyncGenerator<Row[], WalkSummary, void> {
+    const first = await super.walk(req, signal).next();
+    if (!first.done) yield first.value;
+    throw new Error('stream reset by peer');
+  }
+}
+
+test('diff_directory: a host whose walk broke partway claims nothing absent that it did not list', async () => {
+  const f = new FakeFleet({
+    'web-1': new MemoryBackend(nginx()),
+    'web-2': new BreaksMidWalk(nginx(), { batch: 2 }),
+    'web-3': new MemoryBackend(nginx()),
+  });
+  const r = await diffDirectory(toolContext(f), { host: 'all', path: '/etc/nginx' });
+  // It listed conf.d and its file, then broke: nginx.conf and sites-enabled were claimed absent there.
+  assert.deepEqual(r.structured.differences, []);
+  assert.deepEqual(
+    r.structured.groups.map((g) => g.hosts),
+    [['web-1', 'web-2', 'web-3']],
+  );
+  assert.match(r.structured.hosts[1].message ?? '', /partial answer: the walk broke after 2 rows/);
 });
 
 test('diff_directory: bad input names the argument and what it accepts', async () => {

@@ -159,20 +159,26 @@ interface HostListing {
   rows: number;
 }
 
-/** A host's walk as the call keeps it: its rows into the call's distinct listings, and only its listing's id. */
-function keepListing(listings: DistinctListings, w: HostWalk): HostListing {
+/**
+ * A host's walk as the call keeps it: its rows into the call's distinct listings, and only its
+ * listing's id. A walk that broke partway knows nothing of what it did not list.
+ */
+function keepListing(listings: DistinctListings, w: HostWalk, broken = false): HostListing {
   const entries: Entry[] = [];
   const truncations: Truncation[] = [];
   for (const row of w.rows) {
     if (row.kind === 'entry') entries.push(row.entry);
     else truncations.push(row.truncation);
   }
-  const kept = listings.add(entries, [...truncations, ...w.summary.truncations]);
+  const kept = listings.add(entries, [...truncations, ...w.summary.truncations], broken);
   // A host that added nothing still weighs one row in the scan store's bound.
   return { listing: kept.id, entriesSeen: w.summary.entriesSeen, rows: Math.max(1, kept.rows) };
 }
 
-/** The walk of one host, kept as it arrives: a broken walk keeps what it listed, as a whole walk does. */
+/**
+ * The walk of one host, kept as it arrives. A walk that broke after some rows is compared
+ * where it listed (its status says it broke): what it did not list is not claimed absent.
+ */
 function listingTask(p: Plan): HostTask<HostListing> {
   const walk = walkTask(p.req);
   return async (backend, host, signal, budgetMs) => {
@@ -182,7 +188,7 @@ function listingTask(p: Plan): HostTask<HostListing> {
       if (!(err instanceof PartialFailure)) throw err;
       const partial = err.partial as HostWalk;
       throw new PartialFailure<HostListing>(
-        keepListing(p.listings, partial),
+        keepListing(p.listings, partial, true),
         `the walk broke after ${partial.rows.length} rows`,
         err.cause,
         err.code,
