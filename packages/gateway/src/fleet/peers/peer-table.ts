@@ -3,6 +3,7 @@
 // heard within PEER_TTL_MS. A gateway that starts asks for hellos at once (a hello with a
 // reply subject), so its table is whole within a round trip, not a HELLO_MS later.
 import { randomBytes } from 'node:crypto';
+import { natsProblem } from '@fleetls/runtime/nats';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { HELLO_SUBJECT, ID_RE, PEERS_PREFIX } from './protocol.js';
@@ -55,10 +56,18 @@ export function openPeerTable(nc: NatsConnection, logger: Logger): PeerTable {
     }
   };
   const answers = `${PEERS_PREFIX}.${id}.hello`;
+  // Credentials issued before gateways talked to each other may not use their subjects: the
+  // gateway then works alone, and says why once.
+  let denied = false;
+  const refused = (err: Error) => {
+    if (denied) return;
+    denied = true;
+    logger.warn({ err: natsProblem(err) }, `peer gateways: ${natsProblem(err)}; calls are not split`);
+  };
   const subs: Subscription[] = [
     nc.subscribe(HELLO_SUBJECT, {
       callback: (err, msg) => {
-        if (err) return;
+        if (err) return refused(err);
         hear(msg.data);
         // Asked: a serving gateway answers the asker at once (on a gateway subject, which gateways may publish to).
         if (announcing && msg.reply?.startsWith(`${PEERS_PREFIX}.`)) nc.publish(msg.reply, hello());
@@ -66,7 +75,8 @@ export function openPeerTable(nc: NatsConnection, logger: Logger): PeerTable {
     }),
     nc.subscribe(answers, {
       callback: (err, msg) => {
-        if (!err) hear(msg.data);
+        if (err) refused(err);
+        else hear(msg.data);
       },
     }),
   ];
