@@ -20,10 +20,13 @@ export class Replies {
   private readonly queue: Msg[] = [];
   private waiter: ((m: Msg | Error | undefined) => void) | undefined;
   private failed: Error | undefined;
+  /** performance.now() by which the waiting reader hears silence (Waits). */
+  dueAt = 0;
 
   constructor(
     private readonly bound: ReplyBound,
     private readonly isKeepalive: (m: Msg) => boolean,
+    private readonly waits: Waits,
   ) {}
 
   push(m: Msg): void {
@@ -34,9 +37,7 @@ export class Replies {
       this.overrun(over);
       return;
     }
-    const w = this.waiter;
-    this.waiter = undefined;
-    if (w) w(m);
+    if (this.waiter) this.wake(m);
     else this.queue.push(m);
   }
 
@@ -48,14 +49,14 @@ export class Replies {
 
   fail(err: Error): void {
     this.failed = err;
-    this.waiter?.(err);
-    this.waiter = undefined;
+    this.wake(err);
   }
 
   /**
    * The next message, undefined after `ms` of silence; throws the subscription's error, or
    * `cancelled` once `signal` aborted. The signal is not listened to here (a listener per wait
-   * was a large part of a fan-out's garbage): its walk listens once and calls cancel().
+   * was a large part of a fan-out's garbage): its walk listens once and calls cancel(). Nor
+   * is there a timer per wait: the connection's walks share one (Waits).
    */
   next(ms: number, signal: AbortSignal): Promise<Msg | undefined> {
     const m = this.queue.shift();
@@ -63,23 +64,71 @@ export class Replies {
     if (this.failed) return Promise.reject(this.failed);
     if (signal.aborted) return Promise.reject(new FleetError('cancelled', 'cancelled'));
     return new Promise((resolve, reject) => {
-      const done = (v: Msg | Error | undefined) => {
-        clearTimeout(t);
-        this.waiter = undefined;
+      this.waiter = (v) => {
         if (v instanceof Error) reject(v);
         else resolve(v);
       };
-      const t = setTimeout(() => done(undefined), ms);
-      this.waiter = done;
+      this.waits.add(this, ms);
     });
   }
 
   /** The walk's signal aborted: a reader waiting fails now with `cancelled`. */
   cancel(): void {
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.(new FleetError('cancelled', 'cancelled'));
+    this.wake(new FleetError('cancelled', 'cancelled'));
   }
+
+  /** The reader waiting hears `v` (undefined: silence), once. */
+  wake(v: Msg | Error | undefined): void {
+    const w = this.waiter;
+    if (!w) return;
+    this.waiter = undefined;
+    this.waits.delete(this);
+    w(v);
+  }
+}
+
+/**
+ * The silences every walk on a connection waits out, on one timer armed for the earliest: a
+ * timer per wait was one more object per host's reply. A wait is a Set entry; the timer is
+ * moved only for a wait due before it (walks wait the same connect timeout or liveness, so a
+ * later wait is rarely due sooner).
+ */
+export class Waits {
+  private readonly waiting = new Set<Replies>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private armedAt = Number.POSITIVE_INFINITY;
+
+  add(r: Replies, ms: number): void {
+    r.dueAt = performance.now() + ms;
+    this.waiting.add(r);
+    if (r.dueAt < this.armedAt) this.arm(r.dueAt);
+  }
+
+  delete(r: Replies): void {
+    if (!this.waiting.delete(r) || this.waiting.size > 0 || !this.timer) return;
+    // Nothing left to wait for: a process with no other work must not wait for the timer.
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedAt = Number.POSITIVE_INFINITY;
+  }
+
+  private arm(at: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.armedAt = at;
+    this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(at - performance.now())));
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    this.armedAt = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const r of this.waiting) {
+      if (r.dueAt <= now) r.wake(undefined);
+      else if (r.dueAt < next) next = r.dueAt;
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
+  };
 }
 
 /**
@@ -91,6 +140,7 @@ export class Replies {
 class ReplyMux {
   readonly prefix: string;
   private readonly walks = new Map<string, Replies>();
+  private readonly waits = new Waits();
   private dead = false;
 
   constructor(nc: NatsConnection) {
@@ -116,7 +166,7 @@ class ReplyMux {
     bound: ReplyBound,
     isKeepalive: (m: Msg) => boolean,
   ): { subject: string; replies: Replies; close(): void } {
-    const replies = new Replies(bound, isKeepalive);
+    const replies = new Replies(bound, isKeepalive, this.waits);
     this.walks.set(token, replies);
     return { subject: `${this.prefix}.${token}`, replies, close: () => this.walks.delete(token) };
   }
