@@ -144,7 +144,8 @@ describe('SSH backend against a real sshd', () => {
       const big = join(root, 'big');
       const top = await drain(b.walk(req(big, { ...ranked, maxDepth: 1 }), signal));
       assert.equal(paths(top.rows).length, 3);
-      assert.deepEqual(plan(big), { ...plan(big), stubs: true, restat: 'files0' }, 'a big one by stubs');
+      // One pipeline still: two halves cost the host more CPU than the stubs of one.
+      assert.deepEqual(plan(big), { ...plan(big), stubs: true, restat: 'files0', halves: false }, 'a big one');
     } finally {
       b.close();
     }

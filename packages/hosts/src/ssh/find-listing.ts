@@ -103,12 +103,12 @@ export function buildSizingCommand(req: WalkRequest, cap: number, timeoutSec: nu
 
 /**
  * The listing of `req`, by the size of its path. `small` (a few hundred entries): one
- * pipeline of full records (a restat costs more than the records it saves). `medium`: one
- * pipeline whose candidates are stubs, stat'ed again in the same exec where the host can
- * (ProbeResult.restat; else as `small`). `large`: stubs, and on a host with two cores or
- * more two listings at once, each stat'ing half of a tree of directories (core's
- * splitClause), as the agent's find route does; their restat is in their own execs where
- * the host can, else one more exec opened beside them.
+ * pipeline of full records (a restat costs more than the records it saves). `medium` and
+ * `large`: one pipeline whose candidates (and directories) are stubs, stat'ed again in the
+ * same exec, where the host can (ProbeResult.restat). A host that cannot lists `medium` as
+ * `small`, and `large` as stubs completed by an exec of their own opened beside the
+ * listing, in two listings at once where it has two cores or more, each stat'ing half of a
+ * tree of directories (core's splitClause), as the agent's find route does.
  */
 export async function loadFind(
   host: FindHost,
@@ -124,7 +124,10 @@ export async function loadFind(
     rank,
     stubs,
     restat: stubs ? info.restat : undefined,
-    halves: stubs && size === 'large' && info.cpus >= 2,
+    // Halves only where the restat is an exec of its own: with it in the listing's exec, one
+    // pipeline (directories as stubs) costs the host less CPU than two halves that each walk
+    // the directories above the split and send every directory in full.
+    halves: stubs && size === 'large' && info.cpus >= 2 && info.restat === undefined,
     posixShell: info.posixShell,
   };
   // The restat's own exec, only where the listing cannot hold it.

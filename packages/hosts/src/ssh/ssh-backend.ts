@@ -38,13 +38,13 @@ export interface SshBackendOptions {
   /** The host's connection when another backend shares it (agent+ssh); closed by its owner, not here. */
   connection?: () => SshConnection;
   /**
-   * Entries below which a ranked walk is listed by one pipeline rather than two halves
-   * (default 20,000).
+   * Entries below which a ranked walk on a host whose restat needs an exec of its own is
+   * listed by one pipeline of full records rather than two halves (default 20,000).
    */
   smallListing?: number;
   /**
-   * Entries below which that pipeline prints full records rather than stubs stat'ed again
-   * (default 1,000).
+   * Entries below which a ranked walk is listed by full records rather than stubs stat'ed
+   * again in the listing's own exec (default 2,000).
    */
   fullRecords?: number;
 }
@@ -57,10 +57,10 @@ export { SFTP_NOTE, SFTP_STAT_NOTE } from './sftp-source.js';
 export type SshBackend = HostBackend & { connectionsOpened(): number };
 
 const STAT_TIMEOUT_SEC = 10;
-/** Entries below which a path is listed by one pipeline (see `recent`). */
+/** Entries below which a path is listed by one pipeline where the restat needs an exec of its own (see `recent`). */
 const SMALL_LISTING = 20_000;
-/** Entries below which that pipeline prints full records: the restat's find costs more than they do. */
-const FULL_RECORDS = 1_000;
+/** Entries below which a ranked walk prints full records: a restat costs more than they do. */
+const FULL_RECORDS = 2_000;
 const RECENT_PATHS = 1024;
 /** How long sizing a path not walked before may take; one cut at it is not small. */
 const SIZING_TIMEOUT_SEC = 2;
