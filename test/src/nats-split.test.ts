@@ -104,7 +104,7 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
     ).catch((err) => {
       throw new Error(`${err.message}: it sees ${lastSeen}`);
     });
-    // g1's own inbox: a call under the split's threshold is asked by g1 alone.
+    // g1's own inbox: the walks of a call it does not split.
     sim.reset();
     await call(g1, 'list_files', { ...TOP10, host: simName(0) });
     own = sim.lastAsker[0] as string;
@@ -118,6 +118,14 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
     await nc?.close();
     for (const n of nodes ?? []) await n.stop('SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(`a call over fewer than split_min_hosts (${SPLIT_MIN_HOSTS}) hosts is not split`, async () => {
+    sim.reset();
+    // sim-000* is sim-00000 … sim-00099: 100 hosts.
+    const answer = await call(g1!, 'list_files', { ...TOP10, host: 'sim-000*' });
+    assert.equal(answer.found, 100 * SIM_FILES);
+    assert.deepEqual([...sim.byAsker.entries()], [[own, 100]]);
   });
 
   it('a top 10 over every host: the same rows as ranked by hand, each host asked once, the peer asking part', async () => {
