@@ -15,6 +15,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { REPO_ROOT } from './helpers/agent-process.js';
+import { fleetls } from './helpers/cli.js';
 import { stdioClient } from './helpers/gateway-process.js';
 import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 import { expectedTop, SIM_FILES, type SimHosts, simName, startSimHosts } from './helpers/nats-sim-hosts.js';
@@ -89,6 +90,7 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
       );
       return f;
     };
+    inventory(n1); // the one-shot CLI's
     [g1, g2] = await Promise.all([gateway(inventory(n2)), gateway(inventory(n3))]);
     // Each hears the other say hello (a serving gateway announces itself at start).
     await waitFor(() => /peer gateway joined/.test(g1!.log()), { timeoutMs: 30_000, what: 'g1 hears g2' });
@@ -143,6 +145,31 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
     assert.equal(askers.length, 2, `two gateways asked: ${JSON.stringify(askers)}`);
     const peer = askers.find(([asker]) => asker !== own);
     assert.ok(peer && peer[1] >= HOSTS / 4, `the peer asked part of the hosts: ${JSON.stringify(askers)}`);
+  });
+
+  it('a one-shot CLI splits its call with the serving gateways (it serves none)', async (t) => {
+    sim.reset();
+    const r = await fleetls([
+      '--inventory',
+      join(dir, `${nodes[0].name}.yaml`),
+      'ls',
+      'sim-*:/sim',
+      '--order-by',
+      'size',
+      '--desc',
+      '--top-n',
+      '10',
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout) as Answer;
+    assert.deepEqual(rowsOf(answer), expectedTop(HOSTS, 10));
+    assert.equal(answer.found, HOSTS * SIM_FILES);
+    assert.deepEqual([...new Set(sim.asked)], [1], 'every host asked exactly once');
+    // The CLI's own connection, and at least one serving gateway's (the ones that answered its hello in time).
+    const askers = [...sim.byAsker.keys()];
+    t.diagnostic(`walks by ${JSON.stringify([...sim.byAsker.entries()])}`);
+    assert.ok(askers.length >= 2, `walks by ${JSON.stringify([...sim.byAsker.entries()])}`);
   });
 
   it('the peer killed mid-call: the caller asks its hosts itself, and the answer is whole', async () => {

@@ -11,6 +11,8 @@ import { HELLO_SUBJECT, ID_RE, PEERS_PREFIX } from './protocol.js';
 export const HELLO_MS = 5000;
 /** Three hellos missed: the peer is gone (a call that sends it a shard finds out sooner). */
 export const PEER_TTL_MS = 3 * HELLO_MS;
+/** After the first answer to a discovery, how long the others are waited for. */
+const DISCOVER_GRACE_MS = 50;
 
 interface Hello {
   id: string;
@@ -29,7 +31,10 @@ export interface PeerTable {
   forget(id: string): void;
   /** Says hello now and every HELLO_MS (a serving gateway); a one-shot CLI only listens. */
   announce(): void;
-  /** Asks every serving gateway for a hello, once; resolves when they had `waitMs` to answer. */
+  /**
+   * Asks every serving gateway for a hello, once; resolves DISCOVER_GRACE_MS after the first
+   * answer (the others answer within a round trip of it), or after `waitMs` with none.
+   */
   discover(waitMs: number): Promise<void>;
   close(): void;
 }
@@ -39,6 +44,8 @@ export function openPeerTable(nc: NatsConnection, logger: Logger): PeerTable {
   const seen = new Map<string, number>();
   let timer: ReturnType<typeof setInterval> | undefined;
   let discovered: Promise<void> | undefined;
+  /** Set while a discovery waits: an answer shortens its wait. */
+  let answered: (() => void) | undefined;
   let announcing = false;
   const hello = () => JSON.stringify((announcing ? { id, serves: true } : { id }) satisfies Hello);
   const hear = (data: Uint8Array) => {
@@ -75,8 +82,9 @@ export function openPeerTable(nc: NatsConnection, logger: Logger): PeerTable {
     }),
     nc.subscribe(answers, {
       callback: (err, msg) => {
-        if (err) refused(err);
-        else hear(msg.data);
+        if (err) return refused(err);
+        hear(msg.data);
+        answered?.();
       },
     }),
   ];
@@ -100,10 +108,19 @@ export function openPeerTable(nc: NatsConnection, logger: Logger): PeerTable {
       timer.unref();
     },
     discover(waitMs) {
-      discovered ??= (async () => {
+      discovered ??= new Promise<void>((resolve) => {
+        const done = () => {
+          answered = undefined;
+          resolve();
+        };
+        const t = setTimeout(done, waitMs);
+        answered = () => {
+          answered = undefined;
+          clearTimeout(t);
+          setTimeout(done, DISCOVER_GRACE_MS);
+        };
         nc.publish(HELLO_SUBJECT, hello(), { reply: answers });
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-      })();
+      });
       return discovered;
     },
     close() {

@@ -40,8 +40,11 @@ export const DEFAULT_SPLIT_MIN_HOSTS = 1000;
 export const ACK_MS = 3000;
 /** A peer that says nothing for this long mid-shard (it says `alive` every second) is taken as gone. */
 export const SILENCE_MS = 6000;
-/** A one-shot CLI with no peer heard yet asks for hellos and waits this long once. */
-const DISCOVER_MS = 150;
+/**
+ * A one-shot CLI with no peer heard yet asks for hellos once, and waits at most this long (a
+ * little past the first answer when there is one): against a call over 1,000 hosts or more.
+ */
+const DISCOVER_MS = 500;
 
 /** A fan-out task a peer can run instead: the tools mark theirs (tools/shared/host-walks.ts). */
 export type ShardableTask<T> = FleetTask<T> & { shard?: ShardTask };
