@@ -188,22 +188,88 @@ export interface KeptListing {
   rows: number;
 }
 
+/** A host's rows as they came, the listing they make: the fast path's sample of that order. */
+interface RowsSample {
+  id: number;
+  entries: readonly Entry[];
+  truncations: readonly Truncation[];
+  broken: boolean;
+}
+
+const TYPE_CODES: Record<string, number> = { file: 1, dir: 2, symlink: 3 };
+
+/** A hash of a host's rows in the order they came: path bytes, type, size, mode and owner. */
+function rowsDigest(entries: readonly Entry[], truncations: readonly Truncation[], broken: boolean): string {
+  let a = 0x811c9dc5;
+  for (const e of entries) {
+    const p = e.path;
+    for (let i = 0; i < p.length; i++) a = Math.imul(a ^ p[i], 0x01000193);
+    a = Math.imul(a ^ (TYPE_CODES[e.type] ?? 9), 0x01000193);
+    a = Math.imul(a ^ (e.size % 0x100000000), 0x01000193);
+    a = Math.imul(a ^ Math.floor(e.size / 0x100000000), 0x01000193);
+    a = Math.imul(a ^ e.mode, 0x01000193);
+    a = Math.imul(a ^ e.uid, 0x01000193);
+    a = Math.imul(a ^ e.gid, 0x01000193);
+  }
+  return `${entries.length}:${a >>> 0}:${broken ? 1 : 0}:${cappedKey(truncations)}`;
+}
+
+function sameBytes(x: Buffer | undefined, y: Buffer | undefined): boolean {
+  return x === undefined || y === undefined ? x === y : x.equals(y);
+}
+
+/**
+ * Two rows alike in all that listingOf reads of them under `compare` (their type always: it
+ * says whether a directory's absence speaks for its children).
+ */
+function sameRow(x: Entry, y: Entry, compare: ReadonlySet<CompareAttribute>): boolean {
+  if (x.type !== y.type || x.error?.code !== y.error?.code || !x.path.equals(y.path)) return false;
+  if (compare.has('type') && !sameBytes(x.linkTarget, y.linkTarget)) return false;
+  if (compare.has('size') && x.size !== y.size) return false;
+  if (compare.has('mode') && (x.mode & 0o7777) !== (y.mode & 0o7777)) return false;
+  if (compare.has('owner') && (x.uid !== y.uid || x.gid !== y.gid)) return false;
+  if (compare.has('mtime') && (x.mtimeSec !== y.mtimeSec || x.mtimeNsec !== y.mtimeNsec)) return false;
+  return true;
+}
+
 /**
  * The distinct listings of a call's hosts, each kept once: a host's listing is its id here.
- * Belongs to one call (a diff's plan): its listings go with it.
+ * Belongs to one call (a diff's plan): its listings go with it. A host whose rows match, row
+ * for row, those of a host before it (the same tree from the same kind of walk: the common
+ * case) costs a hash and a comparison of its rows; only a new order or a new tree is read
+ * into a listing, and then found by the listing's own digest.
  */
 export class DistinctListings {
   private readonly compare: ReadonlySet<CompareAttribute>;
   private readonly kept: Listing[] = [];
   private readonly byDigest = new Map<string, number[]>();
+  private readonly byRows = new Map<string, RowsSample[]>();
 
   constructor(compare: readonly CompareAttribute[]) {
     this.compare = new Set(compare);
   }
 
   /** Keeps one host's listing unless an equal one is kept already (`broken`: listingOf's). */
-  add(entries: Iterable<Entry>, truncations: readonly Truncation[], broken = false): KeptListing {
-    const listing = listingOf(entries, truncations, this.compare, broken);
+  add(entries: readonly Entry[], truncations: readonly Truncation[], broken = false): KeptListing {
+    const rowsKey = rowsDigest(entries, truncations, broken);
+    const samples = this.byRows.get(rowsKey);
+    const sample = samples?.find((x) => this.sameRows(x, entries, truncations, broken));
+    if (sample) return { id: sample.id, fresh: false, rows: 0 };
+    const kept = this.addListing(listingOf(entries, truncations, this.compare, broken));
+    const next: RowsSample = { id: kept.id, entries, truncations, broken };
+    if (samples) samples.push(next);
+    else this.byRows.set(rowsKey, [next]);
+    return kept;
+  }
+
+  private sameRows(x: RowsSample, entries: readonly Entry[], truncations: readonly Truncation[], broken: boolean) {
+    if (x.broken !== broken || x.entries.length !== entries.length) return false;
+    if (cappedKey(x.truncations) !== cappedKey(truncations)) return false;
+    for (let i = 0; i < entries.length; i++) if (!sameRow(x.entries[i], entries[i], this.compare)) return false;
+    return true;
+  }
+
+  private addListing(listing: Listing): KeptListing {
     const digest = digestOf(listing);
     const ids = this.byDigest.get(digest);
     const same = ids?.find((id) => sameListing(this.kept[id], listing));
