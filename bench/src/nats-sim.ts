@@ -5,7 +5,9 @@ import { loadContract } from '@fleetls/proto';
 // (URL may list several servers, comma-separated: the process connects to one of them.)
 // Registers hosts sim-FIRST … sim-(FIRST+COUNT-1) in the registry bucket (a plain publish on
 // each key's subject, every heartbeat, as many agents would) and answers every one's Walk
-// from memory (80 files: ranked by size for a top_n, in name order otherwise) and Stat (not
+// from memory (80 files: ranked by size for a top_n, in name order otherwise; every 997th host,
+// sim-00996, sim-01993 …, has its smallest file one byte larger, so diff_directory has an odd
+// group to find, one that never ranks in a top 10) and Stat (not
 // found, with the agent headers a probe reads), over the agent's NATS protocol. Replies are
 // encoded once per distinct request and their headers built once: the simulator shares the
 // gateway's cores, so what it spends per host is taken from the gateway's figures. Prints
@@ -32,8 +34,9 @@ async function main(): Promise<void> {
     maxReconnectAttempts: -1,
   });
   const walk = loadContract().proto.fleetls.v1.Agent.service.Walk;
-  const all = stubRows(80, (i) => ({ path: `file-${String(i).padStart(3, '0')}.log`, depth: 1 }));
-  const byName = [...all].sort((a, b) => Buffer.compare(a.entry.path, b.entry.path));
+  const same = stubRows(80, (i) => ({ path: `file-${String(i).padStart(3, '0')}.log`, depth: 1 }));
+  const odd = same.map((r, i) => (i === 0 ? { entry: { ...r.entry, size: r.entry.size + 1 } } : r));
+  const isOdd = (i: number) => (first + i) % 997 === 996;
   const names = Array.from({ length: count }, (_, i) => `sim-${String(first + i).padStart(5, '0')}`);
   // Each host's registration, the same bytes every heartbeat (as an agent's).
   const startedAt = new Date().toISOString();
@@ -75,10 +78,12 @@ async function main(): Promise<void> {
   last1.set(HDR.end, '1');
   /** The reply body of each distinct request (a fan-out asks every host the same). */
   const bodies = new Map<string, Buffer>();
-  const bodyFor = (data: Uint8Array): Buffer => {
-    const key = Buffer.from(data).toString('latin1');
+  const bodyFor = (data: Uint8Array, oddHost: boolean): Buffer => {
+    const key = `${oddHost ? 1 : 0}${Buffer.from(data).toString('latin1')}`;
     let body = bodies.get(key);
     if (!body) {
+      const all = oddHost ? odd : same;
+      const byName = [...all].sort((a, b) => Buffer.compare(a.entry.path, b.entry.path));
       const req = walk.requestDeserialize(Buffer.from(data)) as { topN?: number; direction?: string };
       const topN = req.topN ?? 0;
       const desc = req.direction === 'DIRECTION_DESCENDING';
@@ -117,7 +122,7 @@ async function main(): Promise<void> {
     const asker = msg.reply.slice(0, msg.reply.lastIndexOf('.'));
     byAsker.set(asker, (byAsker.get(asker) ?? 0) + 1);
     nc.publish(msg.reply, undefined, { headers: first0 });
-    nc.publish(msg.reply, bodyFor(msg.data), { headers: last1 });
+    nc.publish(msg.reply, bodyFor(msg.data, i !== undefined && isOdd(i)), { headers: last1 });
   };
   const onStat = (_err: unknown, msg: Msg) => {
     const base = msg.subject.slice(0, -'.stat'.length);
