@@ -46,6 +46,10 @@ describe('fstatat and the magic link list alike', () => {
           (i) => ({ size: (i * 37) % 1000, mtime: 1_600_000_000 + (i % 7) }),
         ),
         ...REMOTE_EDGES,
+        // Readable, not searchable (r--): both routes list its names, each stat denied.
+        ['noexec/listed', 'l'],
+        ['noexec/sub/inner', 'i'],
+        ['noexec', { dir: true, uid: 0, gid: 0, mode: 0o444 }],
       ],
       asRoot ? { uid: user.uid, gid: user.gid } : {},
     );
@@ -75,7 +79,11 @@ describe('fstatat and the magic link list alike', () => {
     assert.equal(seen.get('a/fifo')?.type, 'fifo', `${seen.size} entries`);
     assert.equal(seen.get('link-dir')?.type, 'symlink');
     assert.equal(seen.get('a/hard')?.type, 'file');
-    if (asRoot) assert.equal(seen.get('locked')?.error?.code, 'DENIED');
+    if (asRoot) {
+      assert.equal(seen.get('locked')?.error?.code, 'DENIED');
+      assert.equal(seen.get('noexec/listed')?.error?.code, 'DENIED');
+      assert.equal(seen.get('noexec/sub')?.type, 'dir');
+    }
   });
 
   it('a real agent walks it through its workers by the module, rows as in-process, and Node says nothing', async () => {

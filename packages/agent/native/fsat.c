@@ -158,11 +158,21 @@ static bool fd_arg(napi_env env, napi_callback_info info, const char* fn, const 
 // openDirRead(dirFd: number) -> a descriptor of the same directory open for reading, or
 // -errno (EACCES: it may be looked up in but not listed). "." is the directory itself, never
 // a symlink: O_NOFOLLOW changes nothing, it only keeps every open here without following.
+// A directory that may be read but not searched (r--) refuses the lookup of its "." with
+// EACCES: it is then opened through its descriptor's magic link, the same inode (no name is
+// looked up in it), so its names are listed and each entry's stat fails as node:fs's does.
 static napi_value open_dir_read(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   int32_t fd;
   if (!fd_arg(env, info, "openDirRead", "dirFd", 1, argv, &fd)) return NULL;
   int opened = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (opened < 0 && errno == EACCES) {
+    char link[32];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    opened = open(link, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    // No procfs, or not readable either: the lookup's own answer.
+    if (opened < 0) errno = EACCES;
+  }
   return number(env, opened >= 0 ? opened : -errno);
 }
 

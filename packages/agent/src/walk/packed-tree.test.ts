@@ -154,6 +154,8 @@ describe('the tree walk over packed records', () => {
       'link-dir symlink',
       'hard file',
       'locked dir 4096 1 DENIED',
+      // Readable, not searchable: its names listed, each stat denied (as node:fs lists it).
+      'noexec/listed file 0 2 DENIED',
       '\xff\xfe\nA file 5 1',
     ])
       assert.ok(
