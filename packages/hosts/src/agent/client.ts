@@ -8,6 +8,8 @@ import {
   type HostBackend,
   type OnEntriesSeen,
   type Row,
+  type StatInfo,
+  type Via,
   type WalkRequest,
   type WalkSummary,
 } from '@fleetls/core';
@@ -26,17 +28,34 @@ export function createAgentBackend(address: string, opts: AgentBackendOptions): 
 
 /** The Agent contract over `carrier`, as a host backend. */
 export function agentBackend(carrier: Carrier): HostBackend {
-  return {
-    via: carrier.via,
-    walk: (req, signal, onEntriesSeen) => walkAgent(carrier, req, signal, onEntriesSeen),
-    async stat(path, followSymlinks, signal) {
-      const res = await carrier.stat(path, followSymlinks, signal);
-      const { agentVersion: _v, ...info } = statFromWire(res);
-      return info;
-    },
-    probe: (signal) => probeAgent(carrier, signal),
-    close: () => carrier.close(),
-  };
+  return new AgentBackend(carrier);
+}
+
+/** agentBackend's backend: its methods on the class (a NATS host's backend is made per call, per host). */
+class AgentBackend implements HostBackend {
+  readonly via: Via;
+
+  constructor(private readonly carrier: Carrier) {
+    this.via = carrier.via;
+  }
+
+  walk(req: WalkRequest, signal: AbortSignal, onEntriesSeen?: OnEntriesSeen): AsyncGenerator<Row[], WalkSummary, void> {
+    return walkAgent(this.carrier, req, signal, onEntriesSeen);
+  }
+
+  async stat(path: string, followSymlinks: boolean, signal: AbortSignal): Promise<StatInfo> {
+    const res = await this.carrier.stat(path, followSymlinks, signal);
+    const { agentVersion: _v, ...info } = statFromWire(res);
+    return info;
+  }
+
+  probe(signal: AbortSignal): ReturnType<HostBackend['probe']> {
+    return probeAgent(this.carrier, signal);
+  }
+
+  close(): void {
+    this.carrier.close();
+  }
 }
 
 /** A Walk: rows as they come, the agent's features checked before the first row and from its summary. */

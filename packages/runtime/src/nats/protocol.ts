@@ -52,6 +52,9 @@ export const HDR = {
   caller: 'Fleetls-Caller',
 } as const;
 
+/** A name made only of what a token keeps as it is. */
+const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/;
+
 /**
  * A host name as one subject token and one KV key: letters, digits, '-' and '_' stay, every
  * other byte is '=' and two hex digits ('web-1.example.com' → 'web-1=2Eexample=2Ecom').
@@ -59,6 +62,8 @@ export const HDR = {
  */
 export function hostToken(name: string): string {
   if (name === '') throw new RangeError('host name: empty');
+  // Most names are their own token: a fan-out makes every host's subjects per call.
+  if (PLAIN_TOKEN.test(name)) return name;
   let out = '';
   for (const b of Buffer.from(name, 'utf8')) {
     const c = String.fromCharCode(b);

@@ -2,7 +2,7 @@
 // nats/protocol.ts): the contract's client (agent/client.ts) over this carrier is the host's
 // backend, as it is over HTTP/2. The walk is agent/nats/walk.ts; Stat is one request.
 
-import { FleetError, type HostBackend } from '@fleetls/core';
+import { FleetError, type HostBackend, type WalkRequest } from '@fleetls/core';
 import { loadContract, SERVICE_NAME, type WireStatResponseOut } from '@fleetls/proto';
 import { agentSubjects, DEFAULT_WINDOW, HDR, KEEPALIVE_MS } from '@fleetls/runtime/nats';
 import { type Msg, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
@@ -50,18 +50,40 @@ export function createNatsBackend(name: string, opts: NatsBackendOptions): HostB
 
 /** The carrier of one NATS host: its walks (agent/nats/walk.ts) and Stats on its subjects. */
 function natsCarrier(host: NatsHost, logger: Logger): Carrier {
-  return {
-    name: host.name,
-    via: 'agent+nats',
-    walk: (req, signal, onMeta) => natsWalk(host, req, signal, onMeta),
-    stat: (path, followSymlinks, signal, onMeta) => statRequest(host, path, followSymlinks, signal, onMeta),
-    close() {
-      logger.debug(
-        { host: host.name, nats: host.subjects.base },
-        'NATS host backend closed (the connection is the gateway’s)',
-      );
-    },
-  };
+  return new NatsCarrier(host, logger);
+}
+
+/** natsCarrier's carrier: its methods on the class (made per call, per host). */
+class NatsCarrier implements Carrier {
+  readonly via = 'agent+nats';
+  readonly name: string;
+
+  constructor(
+    private readonly host: NatsHost,
+    private readonly logger: Logger,
+  ) {
+    this.name = host.name;
+  }
+
+  walk(req: WalkRequest, signal: AbortSignal, onMeta: (meta: AgentMeta) => void): AsyncGenerator<Buffer, void, void> {
+    return natsWalk(this.host, req, signal, onMeta);
+  }
+
+  stat(
+    path: string,
+    followSymlinks: boolean,
+    signal: AbortSignal,
+    onMeta?: (meta: AgentMeta) => void,
+  ): Promise<WireStatResponseOut> {
+    return statRequest(this.host, path, followSymlinks, signal, onMeta);
+  }
+
+  close(): void {
+    this.logger.debug(
+      { host: this.host.name, nats: this.host.subjects.base },
+      'NATS host backend closed (the connection is the gateway’s)',
+    );
+  }
 }
 
 /** One Stat request; the agent's headers go to `onMeta`, whether it answered or failed. */

@@ -8,7 +8,7 @@
 import { FleetError, type WalkRequest } from '@fleetls/core';
 import { requestToWire } from '@fleetls/proto';
 import { CHUNK_BYTES, HDR } from '@fleetls/runtime/nats';
-import { type Msg, headers as natsHeaders, nuid } from '@nats-io/transport-node';
+import { type Msg, type MsgHdrs, headers as natsHeaders, nuid } from '@nats-io/transport-node';
 import { HostOverrun } from '../../walk-guard.js';
 import { type AgentMeta, callFailure } from '../carrier.js';
 import { Deframer } from '../deframer.js';
@@ -17,8 +17,19 @@ import { muxOf, publishSoon, type Replies } from './reply-mux.js';
 
 const WALK_GRACE_MS = 2000;
 
-/** The request's bytes, once per call: a fan-out asks every host the same request. */
-const encoded = new WeakMap<WalkRequest, Uint8Array>();
+/**
+ * The request's bytes and headers, once per call: a fan-out asks every host the same request.
+ * The headers differ by host only in the call's id, set on them just before each publish (the
+ * client encodes them as it publishes); a host with another window or caller gets its own.
+ */
+interface WalkAsk {
+  body: Uint8Array;
+  headers: MsgHdrs;
+  window: number;
+  caller: string | undefined;
+}
+
+const asks = new WeakMap<WalkRequest, WalkAsk>();
 
 type Control = (set: (h: ReturnType<typeof natsHeaders>) => void) => void;
 
@@ -232,21 +243,22 @@ function controlOf(host: NatsHost, call: string): Control {
 }
 
 function sendWalk(host: NatsHost, req: WalkRequest, call: string, inbox: string, replies: Replies): void {
-  const h = natsHeaders();
-  h.set(HDR.call, call);
-  h.set(HDR.timeoutMs, String(req.deadlineMs + WALK_GRACE_MS));
-  h.set(HDR.window, String(host.window));
-  if (host.caller) h.set(HDR.caller, host.caller);
-  let body = encoded.get(req);
-  if (!body) {
-    body = host.methods.Walk.requestSerialize(requestToWire(req));
-    encoded.set(req, body);
+  let ask = asks.get(req);
+  if (!ask || ask.window !== host.window || ask.caller !== host.caller) {
+    const headers = natsHeaders();
+    headers.set(HDR.timeoutMs, String(req.deadlineMs + WALK_GRACE_MS));
+    headers.set(HDR.window, String(host.window));
+    if (host.caller) headers.set(HDR.caller, host.caller);
+    const body = ask?.body ?? host.methods.Walk.requestSerialize(requestToWire(req));
+    ask = { body, headers, window: host.window, caller: host.caller };
+    asks.set(req, ask);
   }
-  const request = body;
+  const { body, headers } = ask;
   const { nc } = host;
   publishSoon(nc, () => {
     try {
-      nc.publish(host.subjects.walk, request, { reply: inbox, headers: h });
+      headers.set(HDR.call, call);
+      nc.publish(host.subjects.walk, body, { reply: inbox, headers });
     } catch (err) {
       replies.fail(err as Error);
     }
