@@ -232,6 +232,45 @@ describe('remote ranking', () => {
     });
   }
 
+  // Filters find applies too: a file that fails them goes on past find's first test. The
+  // rows are the full listing's; the summaries agree among the stub routes, which count a
+  // row that fails the filters as seen (the full listing and the ranked one without stubs
+  // never see it: a difference left as it was).
+  for (const filter of [
+    { minSize: 2, maxSize: 3 },
+    { name: '*.TXT' },
+    { modifiedAfter: { sec: 1_700_000_001, nsec: 0 }, maxSize: 3 },
+  ]) {
+    const req: WalkRequest = {
+      ...WALK_DEFAULTS,
+      path: root,
+      deadlineMs: 10_000,
+      shape: 'ranked',
+      order: 'size',
+      direction: 'descending',
+      topN: 10,
+      filter,
+    };
+    it(`gives the full listing's rows with filters find applies: ${JSON.stringify(filter)}`, () => {
+      assert.ok(remoteRankable(req));
+      const full = answer(req, 'full');
+      assert.deepEqual(answer(req, 'ranked').rows, full.rows, 'ranked');
+      const stubs = answer(req, 'stubs');
+      assert.deepEqual(stubs.rows, full.rows, 'stubs');
+      for (const mode of [
+        'remote-stubs',
+        'remote-halves',
+        'own-restat',
+        'own-restat-xargs',
+        'own-restat-halves',
+      ] as const) {
+        const ranked = answer(req, mode);
+        assert.deepEqual(ranked.rows, full.rows, mode);
+        assert.deepEqual({ ...ranked.summary, elapsedMs: 0 }, { ...stubs.summary, elapsedMs: 0 }, mode);
+      }
+    });
+  }
+
   it('lists a path that is a file as the full listing does', () => {
     const req: WalkRequest = {
       ...WALK_DEFAULTS,

@@ -58,7 +58,9 @@ const PROGRAM = `BEGIN { RS = "\\0"; ORS = ""; n = 0; hn = 0; top = 0; alive = 0
 n == 0 && substr($0, 1, 2) == "c " {
   y = substr($0, 3, 1)
   if (stubs) {
-    rest = substr($0, 5); i = index(rest, " "); k = substr(rest, 1, i - 1); path = substr(rest, i + 1)
+    # The key is the number that starts what follows "c y " (awk reads a string's numeric prefix).
+    k = substr($0, 5) + 0
+    if (hidden) { path = substr($0, 5); path = substr(path, index(path, " ") + 1) }
   } else {
     rest = substr($0, 7); i = index(rest, " "); sz = substr(rest, 1, i - 1)
     rest = substr(rest, i + 1); i = index(rest, " "); mt = substr(rest, 1, i - 1)
@@ -187,11 +189,12 @@ END {
 
 /**
  * find's -printf for a candidate: the fields of a full record, space-separated, the path
- * last; with stubs only the type, the primary key and the path.
+ * last; with stubs only the type, the primary key and the path. `type`: the type letter
+ * when the caller's test already knows it (one directive fewer), else %y.
  */
-export function candidateFormat(req: WalkRequest, stubs: boolean): string {
-  if (stubs) return `c %y ${req.order === 'size' ? '%s' : '%T@'} %P\\0`;
-  return 'c %y - %s %T@ %Tz %m %U %G %i %n %D %d %P\\0';
+export function candidateFormat(req: WalkRequest, stubs: boolean, type = '%y'): string {
+  if (stubs) return `c ${type} ${req.order === 'size' ? '%s' : '%T@'} %P\\0`;
+  return `c ${type} - %s %T@ %Tz %m %U %G %i %n %D %d %P\\0`;
 }
 
 /** The find primaries that select candidates: types without a link target. */
