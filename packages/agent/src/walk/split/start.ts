@@ -31,9 +31,11 @@ export function splits(
   // walk gave 0.51x find where one thread gave 0.48x, and raised a tree walk's peak RSS to
   // 378-479 MiB (the helper's heap and held pieces); opt in with `split: true` (tests do).
   // Over packed records a walk's main thread only forwards ready bytes, and each of the two
-  // walking threads costs about what find does per entry (walk.why.md): on by default there.
+  // walking threads costs about what find does per entry (walk.why.md): on by default there,
+  // where a piece can hold a subtree (a listing one level deep is one directory, read whole
+  // before a piece could be given: the helper would be ~45 MiB of thread for nothing).
   return (
-    (SPLIT_BY_DEFAULT || packed) &&
+    (SPLIT_BY_DEFAULT || (packed && req.maxDepth > 1)) &&
     req.maxEntries >= SPLIT_MIN_ENTRIES &&
     pool.walking === 1 &&
     availableParallelism() >= 2
