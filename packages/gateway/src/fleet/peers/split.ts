@@ -177,9 +177,19 @@ function sendShard<T>(
       }
       resolve(left);
     };
+    let heard = 0;
     const watch = (ms: number, why: string) => {
       clearTimeout(timer);
-      timer = setTimeout(() => finish(why), ms);
+      const armed = ++heard;
+      // Decided after the loop's next poll: when this gateway's own loop was held past the
+      // timer, the peer's messages waiting in the socket are read first, not taken for silence.
+      timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (heard === armed) finish(why);
+          }),
+        ms,
+      );
     };
     // The caller cancelled: the peer stops, and its hosts not answered are cancelled here, as fan-out cancels its own.
     const onAbort = () => {
