@@ -49,13 +49,13 @@ const WORKER_FROM =
 const EXEC_ARGV = JSON.parse(fs.readFileSync(new URL('./exec-argv.json', import.meta.url), 'utf8'));
 /**
  * The packages the agent imports only where configured or asked: yaml (a settings file that
- * is not blank), prom-client (--metrics), the NATS client (--connect), gRPC reflection and
- * proto-loader (the first reflection call). They travel as an SEA asset of their own,
- * compiled at the first import of one of them, not in the main script: V8 holds the main
- * script's source in the heap and its pages are read at every start, ~3.5 bytes of idle RSS
- * per byte of script (1.5 MB → 0.72 MB: 65.8 → 62.9 MiB; bench/results/footprint.why.md).
+ * is not blank), prom-client (--metrics), the NATS client (--connect), and proto-loader with
+ * protobufjs (grpc-js requires it only for channelz and ORCA, which the agent does not turn
+ * on). They travel as an SEA asset of their own, compiled at the first import of one of them,
+ * not in the main script: V8 holds the main script's source in the heap and its pages are
+ * read at every start, ~3.5 bytes of idle RSS per byte of script (bench/results/footprint.why.md).
  */
-const AGENT_LAZY = ['yaml', 'prom-client', '@nats-io/*', '@grpc/reflection', '@grpc/proto-loader'];
+const AGENT_LAZY = ['yaml', 'prom-client', '@nats-io/*', '@grpc/proto-loader'];
 const PROGRAMS = [
   {
     name: 'fleetls-agent',

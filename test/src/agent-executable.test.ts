@@ -1,8 +1,8 @@
 // The agent executable (scripts/package/sea.mjs) carries the packages it uses only where
-// configured or asked (yaml, prom-client, the NATS client, gRPC reflection and proto-loader)
-// in an asset of their own, compiled at first use, so that its main script, held whole at
-// rest, is half as large (issue 39's idle RSS). Each of them still works from the executable:
-// a settings file, /metrics, NATS and a reflection client, in one real agent.
+// configured (yaml, prom-client, the NATS client) in an asset of their own, compiled at first
+// use, so that its main script, held whole at rest, is smaller (issue 39's idle RSS). Each of
+// them still works from the executable, in one real agent: a settings file, /metrics, NATS;
+// and its reflection, answered without protobufjs, serves a client that builds a stub from it.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

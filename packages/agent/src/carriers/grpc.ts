@@ -13,7 +13,7 @@ import { resolveRoots } from '../service/policy.js';
 import { type AgentCallHandlers, addAgentService } from '../service/service.js';
 import { AGENT_VERSION } from '../version.js';
 import { AgentHealth } from './health.js';
-import { addLazyReflection } from './reflection.js';
+import { addReflection } from './reflection.js';
 import { logTlsRefusals } from './tls-refusals.js';
 import { clearStaleSocket, removeSocket, resolveGroup, secureSocket } from './unix-socket.js';
 
@@ -56,9 +56,7 @@ export function createAgentServer(
   addAgentService(server, { config, logger, version: AGENT_VERSION, roots, observer, handlers });
   const health = new AgentHealth({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
-  // Only the service served here: in the one-file bundle the agent contract loads from the
-  // package's combined descriptor, which holds the gateway's fleetls.v1.Fleet too.
-  addLazyReflection(server, [SERVICE_NAME]);
+  addReflection(server);
   let socket: { ino: number } | undefined;
 
   const bind = (address: string): Promise<number> =>
