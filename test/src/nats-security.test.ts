@@ -166,6 +166,54 @@ describe('NATS with per-host permissions and verified TLS', () => {
     assert.deepEqual(row.labels ?? {}, {});
   });
 
+  it("gateways' credentials talk to each other on fleetls.gateway.>; an agent's may not", async () => {
+    // The serving gateway answers a hello asked on the shipped gateway permissions.
+    const gw = await connect({ servers: [url], tls: tlsOpts(pki), authenticator: nkeyAuthenticator(keys.gw.seed) });
+    try {
+      const id = '00112233aabbccdd';
+      const answered = new Promise<string>((resolve) => {
+        gw.subscribe(`fleetls.gateway.${id}.hello`, {
+          callback: (err, m) => resolve(err ? `refused: ${err.message}` : m.string()),
+        });
+      });
+      await gw.flush();
+      gw.publish('fleetls.gateway.hello', JSON.stringify({ id }), { reply: `fleetls.gateway.${id}.hello` });
+      const hello = await Promise.race([
+        answered,
+        new Promise<string>((r) => setTimeout(() => r('no answer'), 20_000)),
+      ]);
+      assert.match(hello, /"serves":true/, hello);
+    } finally {
+      await gw.close();
+    }
+    // web-1's key can neither listen to the gateways nor send them a shard.
+    const nc = await connect({ servers: [url], tls: tlsOpts(pki), authenticator: nkeyAuthenticator(keys.web.seed) });
+    const errors: string[] = [];
+    void (async () => {
+      for await (const st of nc.status())
+        if (st.type === 'error') errors.push(String((st as { error?: unknown }).error));
+    })();
+    try {
+      const refused = new Promise<string>((resolve) => {
+        nc.subscribe('fleetls.gateway.>', {
+          callback: (err) => {
+            if (err) resolve(err.message);
+          },
+        });
+      });
+      const why = await Promise.race([refused, new Promise<string>((r) => setTimeout(() => r('allowed'), 10_000))]);
+      assert.match(why, /permissions? violation/i, `subscribe fleetls.gateway.>: ${why}`);
+      nc.publish('fleetls.gateway.hello', JSON.stringify({ id: 'ffeeddccbbaa9988', serves: true }));
+      await nc.flush();
+      await waitFor(() => /publish to "fleetls\.gateway\.hello"/i.test(errors.join('\n')), {
+        timeoutMs: 20_000,
+        what: 'the hello refused',
+      });
+    } finally {
+      await nc.close();
+    }
+  });
+
   // After the tests that need web-1's agent: this one stops it, so that web-1's own key speaks for web-1.
   it("web-1's own registration claiming db's group and label selects it nowhere; its heartbeat is held to the gateway's bound", async () => {
     const inventory = join(dir, 'fleet.yaml');
