@@ -204,6 +204,14 @@ export interface PackedSplit {
   splice(r: PackedPiece): void;
 }
 
+/**
+ * The arena the thread's last walk or piece used (a helper walks dozens of pieces a walk):
+ * kept up to this size, so a worker that read a directory of a million names once does not
+ * hold its arena idle.
+ */
+const ARENA_KEPT_BYTES = 1024 * 1024;
+let spareArena: Arena | undefined;
+
 /** A growable arena for one directory's read (two Buffers: records, names) and getdents64's chunk. */
 class Arena {
   recs = Buffer.allocUnsafeSlow(16 + (MAX_RECORDS + 64) * REC);
@@ -244,7 +252,8 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
   const writer = encoded;
   const { req, summary } = state;
   const descending = req.direction === 'descending';
-  const arena = new Arena();
+  const arena = spareArena ?? new Arena();
+  spareArena = undefined;
   const io = new Int32Array(5);
   const stack: PackedFrame[] = [];
 
@@ -489,7 +498,12 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
     }
   }
 
-  return { stack, open, loop };
+  /** The walk is over: its arena goes to the thread's next walk or piece, unless a big directory grew it. */
+  function release(): void {
+    if (arena.recs.length + arena.names.length <= ARENA_KEPT_BYTES) spareArena = arena;
+  }
+
+  return { stack, open, loop, release };
 }
 
 /**
@@ -513,8 +527,12 @@ export function walkPackedTree(
   if (w === undefined) return undefined;
   const rootEntry = toEntry(root, Buffer.alloc(0), 0);
   rootEntry.path = Buffer.alloc(0);
-  w.open(Buffer.alloc(0), 1, () => rootEntry);
-  w.loop(split);
+  try {
+    w.open(Buffer.alloc(0), 1, () => rootEntry);
+    w.loop(split);
+  } finally {
+    w.release();
+  }
   return state.finish();
 }
 
@@ -533,7 +551,11 @@ export function walkPackedPiece(
   const w = packedWalker(state, source, out);
   if (w === undefined) throw new Error('packed walk without the native module');
   w.stack.push(frame);
-  w.loop(undefined, giveBack);
+  try {
+    w.loop(undefined, giveBack);
+  } finally {
+    w.release();
+  }
   if (w.stack.length === 0 || state.stopped) return undefined;
   const bottom = w.stack[0];
   if (bottom.next >= (bottom.end ?? bottom.len) && w.stack.length === 1) return undefined;
