@@ -105,7 +105,10 @@ export const scanSchema = z.object({
  * hosts (reason host_statuses: `shown` of `total` hosts listed in `hosts`, `by_status` counts
  * all), the listing cut at top_n (reason top_n, no host: `shown` of `total` found) or at the
  * ranking's 100,000 kept rows (reason kept), or the rows after this page (reason page: a
- * next_cursor goes on). `truncated` is true exactly when one of these is there.
+ * next_cursor goes on). diff_directory over many hosts adds: the groups' names cut (reason
+ * group_hosts: `shown` of `total` hosts named), one host's cut told for `hosts` hosts, and
+ * the kinds of cut past its share counted (reason host_cuts). `truncated` is true exactly
+ * when one of these is there.
  */
 export const truncationSchema = z.object({
   host: z.string().optional(),
@@ -116,6 +119,8 @@ export const truncationSchema = z.object({
   reason: z.string(),
   limit: z.number().optional(),
   by_status: z.partialRecord(z.enum(HOST_STATUSES), z.number()).optional(),
+  /** The same walk cut on this many hosts, `host` the first of them (diff_directory over many hosts). */
+  hosts: z.number().optional(),
 });
 
 /** Something about how a host was listed that limits its rows (e.g. the SSH backend's SFTP fallback). */

@@ -25,6 +25,7 @@ import {
   queryFingerprint,
   resolveWalkRequest,
   type Truncation,
+  treeTruncationLine,
   valueHolders,
   type WalkRequest,
 } from '@fleetls/core';
@@ -47,6 +48,7 @@ import {
   pageCuts,
   pageEnd,
   type TruncationJson,
+  truncationJson,
   truncationWarning,
 } from '../shared/present.js';
 import { defineTool, type HostTask, type McpAnswer, type ToolResult } from '../tool.js';
@@ -334,6 +336,72 @@ function cuts(l: DirectoryDiff): HostTruncation[] {
   return l.diff.capped.map(({ host, truncation }) => ({ host, truncation }));
 }
 
+/** Of each budget: what the hosts' walk cuts may take one by one before equal cuts are told once. */
+const HOST_CUTS_SHARE = 1 / 4;
+
+/** The hosts' walk cuts as the answer tells them: each (pageCuts'), or equal ones once with their count. */
+interface FittedCuts {
+  /** Cuts told one by one (pageCuts makes their records and lines). */
+  each: HostTruncation[];
+  records: TruncationJson[];
+  lines: string[];
+}
+
+/**
+ * Every host's cut is a record and a line while they take at most a quarter of each budget.
+ * Past that (a directory over max_items_per_dir on thousands of hosts was a record per host,
+ * over the whole budget: the call was refused), equal cuts are told once, with how many hosts
+ * had them and the first; kinds of cut past the quarter are counted in a last record and line.
+ */
+function fitHostCuts(
+  cuts: readonly HostTruncation[],
+  path: string,
+  options: Pick<GatewayOptions, 'maxAnswerBytes' | 'maxAnswerTokens'>,
+): FittedCuts {
+  const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options;
+  const scale = maxBytes / maxTokens;
+  const share = maxBytes * HOST_CUTS_SHARE;
+  const cost = (line: string, json: TruncationJson) => {
+    const r = rowSize(line, json);
+    return Math.max(r.bytes, Math.ceil(r.tokens * scale));
+  };
+  let all = 0;
+  for (let i = 0; i < cuts.length && all <= share; i++)
+    all += cost(truncationWarning(cuts[i], path), truncationJson(cuts[i].host, cuts[i].truncation));
+  if (all <= share) return { each: [...cuts], records: [], lines: [] };
+  const kinds = new Map<string, { first: HostTruncation; hosts: number }>();
+  for (const c of cuts) {
+    const t = c.truncation;
+    const key = `${t.reason}\0${t.shown}\0${t.total}\0${t.dir.toString('latin1')}`;
+    const kind = kinds.get(key);
+    if (kind) kind.hosts++;
+    else kinds.set(key, { first: c, hosts: 1 });
+  }
+  const records: TruncationJson[] = [];
+  const lines: string[] = [];
+  let used = 0;
+  let told = 0;
+  for (const { first, hosts } of kinds.values()) {
+    const record = { ...truncationJson(first.host, first.truncation), hosts };
+    const line =
+      hosts === 1
+        ? truncationWarning(first, path)
+        : `${first.host} and ${hosts - 1} more hosts: ${treeTruncationLine(first.truncation, path)}`;
+    used += cost(line, record);
+    if (used > share) break;
+    records.push(record);
+    lines.push(line);
+    told += hosts;
+  }
+  if (records.length < kinds.size) {
+    records.push({ reason: 'host_cuts', shown: records.length, total: kinds.size });
+    lines.push(
+      `[WARNING] ${kinds.size - records.length + 1} more kinds of walk cut on ${cuts.length - told} host cuts not listed (truncations: host_cuts); ask fewer hosts to see each`,
+    );
+  }
+  return { each: [], records, lines };
+}
+
 const diffScan: ScanFace<Plan, HostListing, DirectoryDiff> = {
   hosts: (p) => p.hosts,
   task: listingTask,
@@ -446,15 +514,16 @@ export const diffDirectoryTool = defineTool({
     const jsons = page.map((d) => differenceJson(d, l.diff.groups, names));
     const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, true));
     const failures = [...failureLines(hs.listed, l.path, true), ...hs.lines];
+    const hostCuts = fitHostCuts(cuts(l), l.path, ctx.options);
     const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
-      const hostCuts = cuts(l);
       const { truncations, warnings } = pageCuts({
-        hostCuts,
+        hostCuts: hostCuts.each,
         path: l.path,
         statusCut: hs.truncation,
         lines: [
-          ...(hostCuts.length > 0
+          ...hostCuts.lines,
+          ...(l.diff.capped.length > 0
             ? ['[NOTE] where a host listed a directory in part, only what both sides listed is compared']
             : []),
           ...names.lines,
@@ -464,6 +533,7 @@ export const diffDirectoryTool = defineTool({
         noun: 'differences',
         cut,
       });
+      truncations.unshift(...hostCuts.records);
       if (names.cut) truncations.unshift(names.cut);
       const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
       const structured: DiffDirectoryAnswer = {

@@ -13,7 +13,15 @@ interface Answer {
   groups: { id: string; count: number; hosts: string[] }[];
   differences: { path: string; values: { groups?: string[]; hosts: string[]; size?: number }[] }[];
   hosts: { host: string; status: string; message?: string }[];
-  truncations: { reason: string; shown: number; total?: number; by_status?: Record<string, number> }[];
+  truncations: {
+    reason: string;
+    host?: string;
+    dir?: string;
+    shown: number;
+    total?: number;
+    hosts?: number;
+    by_status?: Record<string, number>;
+  }[];
 }
 
 const name = (i: number) => `host-${String(i).padStart(5, '0')}`;
@@ -29,7 +37,11 @@ function fleet(n: number, oddEvery: number): FakeFleet {
   return new FakeFleet(backends);
 }
 
-async function diffOver(f: FakeFleet, options: Record<string, number>): Promise<CallToolResult> {
+async function diffOver(
+  f: FakeFleet,
+  options: Record<string, number>,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
   const { client, close } = await connectMcp(
     { fleet: f, logger: pino({ level: 'silent' }), options: { concurrency: 512, ...options } },
     'diff-many',
@@ -37,7 +49,7 @@ async function diffOver(f: FakeFleet, options: Record<string, number>): Promise<
   try {
     return (await client.callTool({
       name: 'diff_directory',
-      arguments: { host: 'all', path: '/r' },
+      arguments: { host: 'all', path: '/r', ...args },
     })) as CallToolResult;
   } finally {
     await close();
@@ -109,5 +121,23 @@ test('5,000 hosts at the default budget: groups name their first hosts, the odd 
   assert.equal(text[2], `B  25 hosts: ${odd.join(', ')}`);
   assert.ok(
     text.some((l) => l.startsWith('[NOTE] 5000 hosts compared: group A names its first hosts and counts the rest')),
+  );
+});
+
+test('2,000 hosts each listing a directory in part: the same cut is told once, with its host count', async () => {
+  // A record and a line per host were over 48,000 bytes by themselves: the call was refused.
+  const files = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${String(i).padStart(2, '0')}`, file(i)]));
+  const backends: Record<string, HostBackend> = {};
+  for (let i = 0; i < 2000; i++) backends[name(i)] = new MemoryBackend(dir({ r: dir({ d: dir(files) }) }));
+  const r = await diffOver(new FakeFleet(backends), {}, { max_items_per_dir: 10 });
+  assert.equal(r.isError, undefined, JSON.stringify(r.content).slice(0, 500));
+  const a = r.structuredContent as unknown as Answer;
+  assert.deepEqual(
+    a.truncations.filter((t) => t.reason === 'items_per_dir'),
+    [{ host: name(0), dir: 'd', shown: 10, total: 30, reason: 'items_per_dir', hosts: 2000 }],
+  );
+  assert.match(
+    (r.content[0] as { text: string }).text,
+    /^host-00000 and 1999 more hosts: \[WARNING\] d: 20 items hidden \(showing first 10 of 30 total\)$/m,
   );
 });

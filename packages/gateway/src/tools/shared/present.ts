@@ -41,6 +41,8 @@ export interface TruncationJson {
   limit?: number;
   /** reason host_statuses: how many hosts of each status the call asked. */
   by_status?: Partial<Record<HostStatusCode, number>>;
+  /** The same walk cut on this many hosts, `host` the first of them. */
+  hosts?: number;
 }
 
 export function truncationJson(host: string, truncation: Truncation): TruncationJson {
