@@ -14,7 +14,7 @@ import { type Build, openBuild, type Side, startSide } from './ab-sides.js';
 import { homeIn, log, Trees } from './context.js';
 import { loadAverage, machineLine } from './machine.js';
 import type { McpServerProc } from './mcp.js';
-import { killAll, REPO_ROOT, startAgentHost } from './proc.js';
+import { cpuMs, killAll, REPO_ROOT, startAgentHost } from './proc.js';
 import { ratio, SectionReport, sectionFile } from './report.js';
 import { FANOUT_QUERY } from './sections/fanout.js';
 import { walkMethod, walkOnce } from './sections/walk.js';
@@ -37,6 +37,8 @@ interface Answer {
   ms: number;
   /** What the call answered, to check both builds answer alike. */
   answer: string;
+  /** The gateway's CPU (user + system) during the call: a fan-out's own cost, which the load moves less than its wall time. */
+  cpuMs?: number;
 }
 
 interface Measure {
@@ -48,7 +50,9 @@ interface Measure {
 
 /** One merged list_files over every host: a whole answer (every host ok, no scan page) or it throws. */
 async function fanOut(gw: McpServerProc, args: Record<string, unknown>, hosts: number): Promise<Answer> {
+  const cpu0 = cpuMs(gw.pid);
   const o = await gw.call('list_files', args, 60_000);
+  const cpu = cpuMs(gw.pid) - cpu0;
   const s = o.structured ?? {};
   const cursor = s.next_cursor;
   // now answers a call past its deadline as a scan's first page; a scan left walking loads the next samples
@@ -58,7 +62,7 @@ async function fanOut(gw: McpServerProc, args: Record<string, unknown>, hosts: n
   if (ok !== hosts || typeof cursor === 'string')
     throw new Error(`${ok}/${hosts} hosts ok${typeof cursor === 'string' ? ', answered as a scan page' : ''}`);
   const sizes = ((s.items ?? []) as { size?: unknown }[]).map((i) => String(i.size));
-  return { ms: o.ms, answer: `${sizes.length} rows, sizes ${sizes.join(' ')}` };
+  return { ms: o.ms, answer: `${sizes.length} rows, sizes ${sizes.join(' ')}`, cpuMs: cpu };
 }
 
 function measures(small: string, medium: string): Measure[] {
@@ -104,6 +108,9 @@ class Samples {
   readonly rounds: PerSide<number[]>[] = [];
   readonly failures: PerSide<string[]> = [[], []];
   readonly answers: PerSide<Set<string>> = [new Set(), new Set()];
+  /** The gateway's CPU over the samples, by side and by side within each round (fan-outs only). */
+  readonly cpu: PerSide<number> = [0, 0];
+  readonly cpuRounds: PerSide<number>[] = [];
 
   add(round: number, side: Build['side'], a: Answer): void {
     if (round === 0) return; // the warm-up round
@@ -111,6 +118,15 @@ class Samples {
     this.rounds[round - 1][side].push(a.ms);
     this.all[side].push(a.ms);
     this.answers[side].add(a.answer);
+    if (a.cpuMs === undefined) return;
+    this.cpuRounds[round - 1] ??= [0, 0];
+    this.cpuRounds[round - 1][side] += a.cpuMs;
+    this.cpu[side] += a.cpuMs;
+  }
+
+  /** now ÷ then of each round's gateway CPU (its samples summed: /proc counts 10 ms ticks). */
+  cpuRatios(): number[] {
+    return this.cpuRounds.filter(([t, n]) => t > 0 && n > 0).map(([t, n]) => n / t);
   }
 
   /** now ÷ then of each round's medians. */
@@ -147,7 +163,7 @@ function report(builds: PerSide<Build>, ms: Measure[], samples: Samples[], round
   const rows: string[][] = [];
   r.table({
     title: `Issue 24's fan-out and walk: then (${then.commit}) vs now (${now.commit}), in turns`,
-    intro: `Both builds side by side: each its own \`fleetls serve\` (its own gateway, stdio MCP, the SDK client), its own ${REAL_AGENTS} agent processes and one more of its own agents for the walks (with the node flags the shipped agent carries, scripts/package/exec-argv.json, for both); the ${STUB_AGENTS} stub agents (canned 160-row answer, no file system, 4 processes) are the same processes for both gateways. Fan-out: the fan-out section's \`list_files host=all order_by=size sort=descending top_n=10 max_depth=10 type=file\` on tree-10k/deep (~160 entries per host), every host ok, no next_cursor. Walk: the walk section's tree shape (max_depth 64, no cap biting) and ranked (top 100 by size) on the 300k tree, through a grpc-js client that does not decode rows. Samples in turns, ABBA by round (one warm-up round, then ${rounds}): fan-out 3 calls per side per round, walks 1. Median of all samples; per-round ratios are now ÷ then of each round's medians.`,
+    intro: `Both builds side by side: each its own \`fleetls serve\` (its own gateway, stdio MCP, the SDK client), its own ${REAL_AGENTS} agent processes and one more of its own agents for the walks (with the node flags the shipped agent carries, scripts/package/exec-argv.json, for both); the ${STUB_AGENTS} stub agents (canned 160-row answer, no file system, 4 processes) are the same processes for both gateways. Fan-out: the fan-out section's \`list_files host=all order_by=size sort=descending top_n=10 max_depth=10 type=file\` on tree-10k/deep (~160 entries per host), every host ok, no next_cursor. Walk: the walk section's tree shape (max_depth 64, no cap biting) and ranked (top 100 by size) on the 300k tree, through a grpc-js client that does not decode rows. Samples in turns, ABBA by round (one warm-up round, then ${rounds}): fan-out 3 calls per side per round, walks 1. Median of all samples; per-round ratios are now ÷ then of each round's medians. A fan-out's gateway CPU is its \`fleetls serve\` process's user + system time during the call (/proc, 10 ms ticks): the mean per call, and now ÷ then of the sums, over all samples and per round.`,
     header: ['Measure (median)', `then ${then.commit}`, `now ${now.commit}`, 'now ÷ then', 'per-round now ÷ then'],
     rows,
   });
@@ -163,6 +179,23 @@ function report(builds: PerSide<Build>, ms: Measure[], samples: Samples[], round
       `${ratio(n / t)} (per round ${range})`,
       Number.isFinite(n / t) ? n / t <= 1 : undefined,
     );
+    if (s.cpu[0] > 0 && s.cpu[1] > 0) {
+      const cpuPer = s.cpuRatios();
+      const cpuRange = cpuPer.length > 0 ? `${ratio(Math.min(...cpuPer))}–${ratio(Math.max(...cpuPer))}` : '–';
+      const perCall = (side: 0 | 1) => fmtMs(s.cpu[side] / s.all[side].length);
+      rows.push([
+        `${m.name}: gateway CPU per call (mean; ratio of the sums)`,
+        perCall(0),
+        perCall(1),
+        ratio(s.cpu[1] / s.all[1].length / (s.cpu[0] / s.all[0].length)),
+        cpuRange,
+      ]);
+      r.target(
+        `${m.name}: the gateway's CPU per call, now no more than then`,
+        `${ratio(s.cpu[1] / s.all[1].length / (s.cpu[0] / s.all[0].length))} (per round ${cpuRange})`,
+        s.cpu[1] / s.all[1].length <= s.cpu[0] / s.all[0].length,
+      );
+    }
     for (const b of builds)
       if (s.failures[b.side].length > 0)
         r.note(
