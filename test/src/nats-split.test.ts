@@ -1,8 +1,9 @@
-// One call split between two gateways (issue 38 ask 3): on a real 3-node nats-server cluster,
-// two real gateways (MCP over stdio) serve the same fleet of simulated hosts on NATS. A ranked
-// list_files over every host on one gateway is cut into shards, one run by its peer: the
-// answer is the same top 10 as the hosts' files ranked by hand, every host asked exactly once,
-// each gateway's connection asking part of them. With the peer killed mid-call (its hosts held
+// One call split between gateways (issue 38 ask 3): on a real 3-node nats-server cluster, real
+// gateways (MCP over stdio) serve the same fleet of simulated hosts on NATS. A ranked
+// list_files over every host on one gateway is cut into shards, one per peer: the answer is
+// the same top 10 as the hosts' files ranked by hand, every host asked exactly once, each
+// gateway's connection asking part of them; a peer whose grants do not give the caller's
+// principal those hosts refuses its shard, and the caller asks them itself. With the peer killed mid-call (its hosts held
 // unanswered by the simulator, so the kill comes while it walks), the call still answers
 // whole: the caller asks the peer's hosts itself once the peer has gone silent.
 import assert from 'node:assert/strict';
@@ -38,12 +39,12 @@ type Answer = Record<string, unknown> & {
   found?: number;
 };
 
-async function gateway(inventory: string): Promise<Gateway> {
+async function gateway(inventory: string, more: string[] = []): Promise<Gateway> {
   let log = '';
   const { client, transport } = await stdioClient(
     'nats-split',
     {},
-    { args: ['--inventory', inventory], stderr: (d) => (log = (log + d).slice(-65_536)), timeout: 180_000 },
+    { args: ['--inventory', inventory, ...more], stderr: (d) => (log = (log + d).slice(-65_536)), timeout: 180_000 },
   );
   return { client, transport, log: () => log };
 }
@@ -64,6 +65,8 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
   let sim: SimHosts;
   let g1: Gateway | undefined;
   let g2: Gateway | undefined;
+  /** A third gateway with grants (`local`: sim-000* only): it refuses shards its grants do not give. */
+  let g3: Gateway | undefined;
   /** g1's inbox prefix: the walks it asks itself. */
   let own: string;
   let lastSeen = '';
@@ -90,10 +93,18 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
       );
       return f;
     };
-    inventory(n1); // the one-shot CLI's
-    [g1, g2] = await Promise.all([gateway(inventory(n2)), gateway(inventory(n3))]);
-    // Each hears the other say hello (a serving gateway announces itself at start).
-    await waitFor(() => /peer gateway joined/.test(g1!.log()), { timeoutMs: 30_000, what: 'g1 hears g2' });
+    const grants = join(dir, 'grants.yaml');
+    writeFileSync(grants, 'principals:\n  local:\n    tools: [list_files]\n    hosts: ["sim-000*"]\n    paths: [/]\n');
+    [g1, g2, g3] = await Promise.all([
+      gateway(inventory(n2)),
+      gateway(inventory(n3)),
+      gateway(inventory(n1), ['--grants', grants]),
+    ]);
+    // Each hears the others say hello (a serving gateway announces itself at start).
+    await waitFor(() => g1!.log().match(/peer gateway joined/g)?.length === 2, {
+      timeoutMs: 30_000,
+      what: 'g1 hears g2 and g3',
+    });
     await waitFor(
       async () => {
         const r = await g1!.client.callTool({ name: 'list_hosts', arguments: { host: 'sim-*' } });
@@ -117,6 +128,7 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
     sim?.stop();
     await g1?.client.close().catch(() => undefined);
     await g2?.client.close().catch(() => undefined);
+    await g3?.client.close().catch(() => undefined);
     await nc?.close();
     for (const n of nodes ?? []) await n.stop('SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -141,10 +153,13 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
       [],
     );
     assert.deepEqual([...new Set(sim.asked)], [1], 'every host asked exactly once');
+    // g2 asked its third; g3 refused its own, which g1 asked itself: g3's grants do not know g1's
+    // caller (a stdio session of a gateway without grants), and give `local` sim-000* only.
     const askers = [...sim.byAsker.entries()];
     assert.equal(askers.length, 2, `two gateways asked: ${JSON.stringify(askers)}`);
     const peer = askers.find(([asker]) => asker !== own);
     assert.ok(peer && peer[1] >= HOSTS / 4, `the peer asked part of the hosts: ${JSON.stringify(askers)}`);
+    assert.match(g1!.log(), /it refused the shard: principal 'stdio' is not in this gateway's grants/);
   });
 
   it('a one-shot CLI splits its call with the serving gateways (it serves none)', async (t) => {
