@@ -11,7 +11,12 @@ import { connectMcp } from '../../testing/mcp-client.js';
 
 interface Answer {
   groups: { id: string; count: number; hosts: string[] }[];
-  differences: { path: string; values: { groups?: string[]; hosts: string[]; size?: number }[] }[];
+  differences: {
+    path: string;
+    values: { groups?: string[]; hosts: string[]; size?: number }[];
+    not_compared?: string[];
+    not_compared_count?: number;
+  }[];
   hosts: { host: string; status: string; message?: string }[];
   truncations: {
     reason: string;
@@ -139,5 +144,37 @@ test('2,000 hosts each listing a directory in part: the same cut is told once, w
   assert.match(
     (r.content[0] as { text: string }).text,
     /^host-00000 and 1999 more hosts: \[WARNING\] d: 20 items hidden \(showing first 10 of 30 total\)$/m,
+  );
+});
+
+test('hosts not compared, over many hosts: the first 20 named and all counted', async () => {
+  const files = (size: number, extra: boolean) =>
+    Object.fromEntries([
+      ...(extra ? [['a0', file(5)]] : []),
+      ...Array.from({ length: 30 }, (_, i) => [`f${String(i).padStart(2, '0')}`, file(i === 29 ? size : i)]),
+    ]);
+  const backends: Record<string, HostBackend> = {};
+  // 1,000 hosts with f29 of 1 byte, 1,000 of 2, and 100 with a0 first: listing 30 of their 31 entries, not f29.
+  for (let i = 0; i < 2100; i++)
+    backends[name(i)] = new MemoryBackend(dir({ r: dir({ d: dir(files(i < 1000 ? 1 : 2, i >= 2000)) }) }));
+  const r = await diffOver(new FakeFleet(backends), {}, { max_items_per_dir: 30 });
+  assert.equal(r.isError, undefined, JSON.stringify(r.content).slice(0, 500));
+  const a = r.structuredContent as unknown as Answer;
+  const f29 = a.differences.find((d) => d.path === 'd/f29');
+  assert.deepEqual(
+    f29?.not_compared,
+    Array.from({ length: 20 }, (_, i) => name(2000 + i)),
+  );
+  assert.equal(f29?.not_compared_count, 100);
+  assert.deepEqual(
+    f29?.values.map((v) => [v.groups, v.size]),
+    [
+      [['A'], 1],
+      [['B'], 2],
+    ],
+  );
+  assert.match(
+    (r.content[0] as { text: string }).text,
+    /^ {2}not compared \(listed in part\): host-02000, .*, host-02019 and 80 more$/m,
   );
 });
