@@ -101,7 +101,7 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
       gateway(inventory(n1), ['--grants', grants]),
     ]);
     // Each hears the others say hello (a serving gateway announces itself at start).
-    await waitFor(() => g1!.log().match(/peer gateway joined/g)?.length === 2, {
+    await waitFor(() => (g1!.log().match(/peer gateway joined/g)?.length ?? 0) >= 2, {
       timeoutMs: 30_000,
       what: 'g1 hears g2 and g3',
     });
