@@ -114,7 +114,6 @@ export {
   PROBE_COMMAND,
   type ProbeResult,
   parseProbe,
-  RESTAT_MARK,
   type RestatForm,
   splitOf,
   type WalkCommandOptions,

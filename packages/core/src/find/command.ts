@@ -23,8 +23,6 @@ const prunedFormat = (follow: boolean) => printf('P', follow).replace('\\0%l\\0'
 
 /** Marks, on stderr, whether one half of a split listing split the tree. */
 const SPLIT_MARK = 'fleetls-split:';
-/** Marks, on stderr, the end of a listing's own restat (WalkCommandOptions.restat) with its status. */
-export const RESTAT_MARK = 'fleetls-restat:';
 
 /**
  * How the kept candidates of a stub listing are stat'ed again inside the listing's own
@@ -49,7 +47,8 @@ export interface WalkCommandOptions {
    * With stubs: the kept candidates are stat'ed again in the same exec, by a find that
    * reads their paths from awk once awk has written everything else (rankArgs' restat),
    * and leave as A records (the restat's R records, with absolute paths) after the
-   * listing's; the restat's status follows RESTAT_MARK on stderr. The path itself, when it
+   * listing's; the restat's status is the exec's own (124 or 137: cut at the deadline, as
+   * `timeout` says). The path itself, when it
    * is a file, still leaves as a K record (it is stat'ed as -H would: buildRestatCommand).
    * One channel and two processes instead of a second exec's channel and four.
    */
@@ -223,9 +222,9 @@ export function buildWalkCommand(req: WalkRequest, opts: WalkCommandOptions): st
     const ranking = rankArgs(req, FIELDS, { stubs, ancestors, restat: restat !== undefined, cap: records });
     const awk = `LC_ALL=C awk ${ranking.map(shellQuote).join(' ')}`;
     if (!restat) return `${listed} | ${awk}`;
-    // awk's stdout is the exec's (descriptor 4), its descriptor 3 the restat's input.
-    const again = `{ ${restatFind(restat, secs)}; echo "${RESTAT_MARK}$?" >&2; }`;
-    return `{ ${listed} | FLEETLS_ROOT=${shellQuote(req.path)} ${awk} 3>&1 >&4 | ${again}; } 4>&1`;
+    // awk's stdout is the exec's (descriptor 4), its descriptor 3 the restat's input. The
+    // restat ends the pipeline, bare: its status is the exec's, no shell waits to echo it.
+    return `{ ${listed} | FLEETLS_ROOT=${shellQuote(req.path)} ${awk} 3>&1 >&4 | ${restatFind(restat, secs)}; } 4>&1`;
   };
   const wrap = (script: string) => (opts.posixShell ? script : `sh -c ${shellQuote(script)}`);
   if (opts.half === undefined) return wrap(listing(undefined));

@@ -17,7 +17,6 @@ import {
   parseDirSizes,
   parseRestat,
   type RankDropped,
-  RESTAT_MARK,
   type RestatForm,
   remoteRankable,
   restatPath,
@@ -63,7 +62,7 @@ interface Restat {
 /** One listing exec read to its end. */
 interface ListingRun {
   exit: number | undefined;
-  /** Its own restat was cut at the deadline, or never reported its end. */
+  /** Its own restat was cut at the deadline. */
   restatCut: boolean;
   code: number | null;
   /** Its stderr without the markers. */
@@ -180,26 +179,16 @@ async function runListing(
     for (const it of parser.push(chunk)) items.push(it);
   });
   const { split, stderr } = splitOf(r.stderr);
-  // A half that found nothing to split lists nothing, and has no restat to report.
-  const restated = plan.restat !== undefined && !(half === 1 && split === false);
-  const restatExit = restated ? markedExit(stderr, RESTAT_MARK) : 0;
   return {
     exit: exitFromStderr(stderr),
-    restatCut: restatExit === undefined || timedOut(restatExit),
+    // The restat ends the pipeline: its status is the exec's.
+    restatCut: plan.restat !== undefined && r.code !== null && timedOut(r.code),
     code: r.code,
     stderr: stderrMessage(stderr),
     split,
     parser,
     items,
   };
-}
-
-/** The status after `mark` on stderr; undefined when the script never got there. */
-function markedExit(stderr: string, mark: string): number | undefined {
-  const i = stderr.lastIndexOf(mark);
-  if (i < 0) return undefined;
-  const n = Number.parseInt(stderr.slice(i + mark.length), 10);
-  return Number.isFinite(n) ? n : undefined;
 }
 
 /** The listing as two halves at once (two channels) when the plan says so, else as one. */
