@@ -9,6 +9,7 @@ import {
   decodeCursor,
   duPartialNote,
   duTotalFromListing,
+  type Entry,
   lazyRawEntry,
   queryFingerprint,
   type Row,
@@ -27,6 +28,7 @@ import {
   type HostWalk,
   lossTruncations,
   mergeRankedWalks,
+  rankedCut,
   walkDeadlineMs,
   walkHost,
   withinBudget,
@@ -111,13 +113,17 @@ function firstRanked(w: HostWalk, topN: number): HostWalk {
   return { rows, summary: { ...summary, entriesSent: topN, truncations } };
 }
 
+/** The rows disk_usage shows: directories that could be read. */
+const isListedDir = (e: Entry) => e.type === 'dir' && !e.error;
+
 const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
   hosts: (p) => p.hosts,
   // Each host's listing, path's own entries and its stat run side by side, within the same
   // host budget; the total walk follows only where those cannot give du's total.
-  task:
-    (p) =>
-    async (b, _h, signal, budgetMs): Promise<DuWalk> => {
+  // A host keeps only the directories that may still rank within top_n over the call's hosts.
+  task: (p) => {
+    const cut = rankedCut(p.req, p.topN, isListedDir);
+    return async (b, h, signal, budgetMs): Promise<DuWalk> => {
       const started = Date.now();
       const walkFn = b.walk.bind(b);
       const own = b.stat(p.req.path, true, signal).then((s) => s.entry);
@@ -128,14 +134,16 @@ const duScan: ScanFace<Plan, DuWalk, DiskUsage> = {
       const got = await side;
       let total = got && duTotalFromListing(got[0].size, listing, got[1]);
       total ??= await hostTotal(walkFn, own, withinBudget(p.totalReq, budgetMs - (Date.now() - started)), signal);
-      return { ...firstRanked(listing, p.topN), total };
-    },
+      const ranked = firstRanked(listing, p.topN);
+      return { ...ranked, rows: cut(h.name, ranked.rows), total };
+    };
+  },
   entries: (w) => w.summary.entriesSeen,
   rows: (w) => w.rows.length,
   ranked: () => true,
   scannable: (p) => p.start === 0,
   merge(p, results, _ctx, page?: ScanPage) {
-    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, isListedDir);
     const rows = merged.slice(0, p.topN).map(({ host, entry }) => ({
       host,
       path: entry.path,

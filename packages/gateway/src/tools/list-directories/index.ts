@@ -5,6 +5,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   baseName,
   displayPath,
+  type Entry,
   humanSize,
   renderAligned,
   resolveWalkRequest,
@@ -28,6 +29,7 @@ import {
   type HostTruncation,
   type HostWalk,
   mergeRankedWalks,
+  rankedCut,
   walkDeadlineMs,
   walkTask,
 } from '../shared/host-walks.js';
@@ -101,14 +103,26 @@ export interface DirectoryListing extends ToolResult {
   cursorAfter?(shown: number): string | undefined;
 }
 
+/** The rows list_directories shows: directories that could be read. */
+const isListedDir = (e: Entry) => e.type === 'dir' && !e.error;
+
 const directoriesScan: ScanFace<Plan, HostWalk, DirectoryListing> = {
   hosts: (p) => p.hosts,
-  task: (p) => walkTask(p.req),
+  // With top_n, a host keeps only the directories that may still rank within it over the call's hosts.
+  task: (p) => {
+    if (p.topN === undefined) return walkTask(p.req);
+    const walk = walkTask(p.req);
+    const cut = rankedCut(p.req, p.topN, isListedDir);
+    return async (b, h, signal, budgetMs) => {
+      const w = await walk(b, h, signal, budgetMs);
+      return { ...w, rows: cut(h.name, w.rows) };
+    };
+  },
   entries: (w) => w.summary.entriesSeen,
   rows: (w) => w.rows.length,
   ranked: (p) => p.req.order !== 'name',
   merge(p, results, _ctx, page?: ScanPage) {
-    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, (e) => e.type === 'dir' && !e.error);
+    const { merged, found, truncations, notes } = mergeRankedWalks(results, p.req, isListedDir);
     const ranked = p.topN !== undefined ? merged.slice(0, p.topN) : merged;
     const rows = page ? ranked.slice(page.start) : ranked;
     return {

@@ -227,3 +227,19 @@ export function mergeRankedWalks(
   const merged = mergeSortedArrays(lists, hostEntryComparator(req.order, req.direction), limit);
   return { merged, found, truncations, notes: walkNotes(results) };
 }
+
+/**
+ * rankedWalkTask's cut for a tool whose task is its own: a host's rows keep only the entries
+ * `keep` accepts (what the tool's merge shows) that are within the best `cap` of the call's
+ * hosts so far. Rows that cannot rank were held per host to the end of the call: disk_usage's
+ * 20 of each of 100,000 hosts are 2,000,000.
+ */
+export function rankedCut(
+  req: WalkRequest,
+  cap: number,
+  keep: (e: Entry) => boolean,
+): (host: string, rows: Row[]) => Row[] {
+  const best = new TopN<HostEntry>(Math.max(1, cap), hostEntryComparator(req.order, req.direction));
+  return (host, rows) =>
+    rows.filter((row) => row.kind !== 'entry' || (keep(row.entry) && best.push({ host, entry: row.entry })));
+}
