@@ -346,13 +346,36 @@ struct sort_ctx {
   int sign;
 };
 
+/*
+ * A record in the sort: its first 8 name bytes folded, big-endian, 0-padded (names hold no
+ * NUL, so a shorter name's padding sorts it first, as compare_names does), and its index.
+ * Most comparisons end on the key, without reaching into the records and names.
+ */
+struct sort_item {
+  uint64_t key;
+  uint32_t at;
+};
+
+static uint64_t name_key(const uint8_t* name, size_t len) {
+  uint64_t key = 0;
+  for (size_t i = 0; i < 8; i++) {
+    int b = i < len ? name[i] : 0;
+    if (b >= 'A' && b <= 'Z') b += 32;
+    key = key << 8 | (uint64_t)b;
+  }
+  return key;
+}
+
 static const uint8_t* rec_at(const uint8_t* recs, uint32_t i) { return recs + A_HEADER + (size_t)i * REC; }
 static uint32_t name_len(const uint8_t* r) { return *(const uint32_t*)(r + R_NAME) & 0xffff; }
 
 static int by_name(const void* x, const void* y, void* arg) {
   const struct sort_ctx* c = arg;
-  const uint8_t* a = rec_at(c->recs, *(const uint32_t*)x);
-  const uint8_t* b = rec_at(c->recs, *(const uint32_t*)y);
+  const struct sort_item* p = x;
+  const struct sort_item* q = y;
+  if (p->key != q->key) return c->sign * (p->key < q->key ? -1 : 1);
+  const uint8_t* a = rec_at(c->recs, p->at);
+  const uint8_t* b = rec_at(c->recs, q->at);
   return c->sign * compare_names(c->names + *(const uint32_t*)(a + R_NAME_OFF), name_len(a),
                                  c->names + *(const uint32_t*)(b + R_NAME_OFF), name_len(b));
 }
@@ -476,11 +499,18 @@ static napi_value sort_arena(napi_env env, napi_callback_info info) {
   uint32_t* hdr = (uint32_t*)recs;
   const uint32_t count = hdr[A_COUNT];
   const uint32_t keep = limit_d < count ? (uint32_t)limit_d : count;
-  uint32_t* order = malloc(((size_t)count + 1) * sizeof(uint32_t));
-  if (order == NULL) return type_error(env, "sortArena: out of memory");
-  for (uint32_t i = 0; i < count; i++) order[i] = i;
+  struct sort_item* items = malloc(((size_t)count + 1) * sizeof(struct sort_item));
+  if (items == NULL) return type_error(env, "sortArena: out of memory");
+  for (uint32_t i = 0; i < count; i++) {
+    const uint8_t* r = rec_at(recs, i);
+    items[i].key = name_key(names + *(const uint32_t*)(r + R_NAME_OFF), name_len(r));
+    items[i].at = i;
+  }
   struct sort_ctx ctx = {recs, names, desc ? -1 : 1};
-  qsort_r(order, count, sizeof(uint32_t), by_name, &ctx);
+  qsort_r(items, count, sizeof(struct sort_item), by_name, &ctx);
+  // The kept records' indices, in order, where the keys were (items is freed below).
+  uint32_t* order = (uint32_t*)items;
+  for (uint32_t i = 0; i < keep; i++) order[i] = items[i].at;
   size_t name_bytes = 0;
   for (uint32_t i = 0; i < keep; i++) name_bytes += name_len(rec_at(recs, order[i]));
   const size_t rec_bytes = A_HEADER + (size_t)keep * REC;
