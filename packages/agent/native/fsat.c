@@ -555,6 +555,54 @@ static napi_value sort_arena(napi_env env, napi_callback_info info) {
   return result;
 }
 
+// fillOffsets(frame, buckets: Int32Array, minutes: Int16Array) -> records left to JavaScript.
+// Each stat'ed record of a frame gets the UTC offset of its mtime written into R_ERRNO from
+// utc-offset.ts's cache (slot = floor(sec / 900) & 0xffff, as utcOffsetAt reads it); one the
+// cache does not hold gets OFFSET_UNKNOWN there, for packed-tree.ts to ask utcOffsetAt.
+enum { OFFSET_UNKNOWN = 0x7fffffff, OFFSET_SLOTS = 1 << 16 };
+static napi_value fill_offsets(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  uint8_t* frame;
+  size_t frame_len;
+  int32_t* buckets;
+  int16_t* minutes;
+  size_t n_buckets, n_minutes;
+  napi_typedarray_type t;
+  bool is;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
+    return type_error(env, "fillOffsets: takes three arguments");
+  if (!buffer_arg(env, argv[0], &frame, &frame_len, "fillOffsets: frame must be sortArena's Buffer")) return NULL;
+  if (frame_len < A_HEADER || frame_len < A_HEADER + (size_t)((uint32_t*)frame)[A_COUNT] * REC)
+    return type_error(env, "fillOffsets: frame must be sortArena's Buffer");
+  if (napi_is_typedarray(env, argv[1], &is) != napi_ok || !is ||
+      napi_get_typedarray_info(env, argv[1], &t, &n_buckets, (void**)&buckets, NULL, NULL) != napi_ok ||
+      t != napi_int32_array || n_buckets != OFFSET_SLOTS)
+    return type_error(env, "fillOffsets: buckets must be an Int32Array of 65,536");
+  if (napi_is_typedarray(env, argv[2], &is) != napi_ok || !is ||
+      napi_get_typedarray_info(env, argv[2], &t, &n_minutes, (void**)&minutes, NULL, NULL) != napi_ok ||
+      t != napi_int16_array || n_minutes != OFFSET_SLOTS)
+    return type_error(env, "fillOffsets: minutes must be an Int16Array of 65,536");
+  const uint32_t count = ((uint32_t*)frame)[A_COUNT];
+  int32_t left = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    uint8_t* r = frame + A_HEADER + (size_t)i * REC;
+    if ((*(const uint32_t*)(r + R_NAME) >> 24) != S_STATED) continue;
+    // Math.floor(sec / 900) of utc-offset.ts: a whole second, floored toward -infinity.
+    const int64_t sec = (int64_t) * (const double*)(r + R_MTIME_SEC);
+    const int64_t bucket = sec / 900 - (sec % 900 < 0 ? 1 : 0);
+    int32_t off = OFFSET_UNKNOWN;
+    if (bucket > INT32_MIN && bucket <= INT32_MAX) {
+      const int32_t b = (int32_t)bucket;
+      const uint32_t slot = (uint32_t)b & (OFFSET_SLOTS - 1);
+      if (buckets[slot] == b) off = minutes[slot];
+    }
+    if (off == OFFSET_UNKNOWN) left++;
+    *(int32_t*)(r + R_ERRNO) = off;
+  }
+  return number(env, left);
+}
+
 static size_t varint_len(uint64_t v) {
   size_t n = 1;
   while (v >= 0x80) {
@@ -759,6 +807,8 @@ NAPI_MODULE_INIT() {
   if (napi_set_named_property(env, exports, "readArena", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "sortArena", NAPI_AUTO_LENGTH, sort_arena, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "sortArena", fn) != napi_ok) return NULL;
+  if (napi_create_function(env, "fillOffsets", NAPI_AUTO_LENGTH, fill_offsets, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "fillOffsets", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "encodeRows", NAPI_AUTO_LENGTH, encode_rows, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "encodeRows", fn) != napi_ok) return NULL;
   if (napi_create_function(env, "mountsChanged", NAPI_AUTO_LENGTH, mounts_changed, NULL, &fn) != napi_ok) return NULL;

@@ -44,6 +44,8 @@ interface Fsat {
   ): number;
   /** The arena's records in name order, the first `limit` kept: a new frame Buffer (`whole`), or in place. */
   sortArena(recs: Buffer, names: Buffer, limit: number, descending: boolean, whole: boolean): Buffer | undefined;
+  /** Each stat'ed record's UTC offset from utc-offset.ts's cache (OFFSET_UNKNOWN where it has none): how many it had none for. */
+  fillOffsets(frame: Buffer, buckets: Int32Array, minutes: Int16Array): number;
   /** Records from..to-1 of a frame encoded as WalkResponse rows into `out` (io: [pos, byteLimit, maxRows, rows, afterDir]): the next record. */
   encodeRows(
     frame: Buffer,
@@ -107,6 +109,7 @@ const CALLS: readonly (keyof Fsat)[] = [
   'readPacked',
   'readArena',
   'sortArena',
+  'fillOffsets',
   'encodeRows',
   'mountsChanged',
 ];
@@ -212,7 +215,7 @@ export function readPacked(
  * The module's calls for a tree walk over packed records (walk/packed-tree.ts); undefined when
  * it is not loaded. readArena's -errno is thrown as lstatAt throws.
  */
-export function packedCalls(): Pick<Fsat, 'readArena' | 'sortArena' | 'encodeRows'> | undefined {
+export function packedCalls(): Pick<Fsat, 'readArena' | 'sortArena' | 'fillOffsets' | 'encodeRows'> | undefined {
   const fsat = (loaded ?? loadedOnce()).fsat;
   if (fsat === undefined) return undefined;
   return {
@@ -222,6 +225,7 @@ export function packedCalls(): Pick<Fsat, 'readArena' | 'sortArena' | 'encodeRow
       throw errnoError(-r, 'getdents64');
     },
     sortArena: (recs, names, limit, descending, whole) => fsat.sortArena(recs, names, limit, descending, whole),
+    fillOffsets: (frame, buckets, minutes) => fsat.fillOffsets(frame, buckets, minutes),
     encodeRows: (frame, from, to, dir, depth, out, io, wire) =>
       fsat.encodeRows(frame, from, to, dir, depth, out, io, wire),
   };

@@ -12,19 +12,25 @@ function offsetOfBucket(bucket: number): number {
   return -new Date(bucket * 900_000).getTimezoneOffset() || 0;
 }
 
+/** The cache itself (made now if not yet), for the native module to read (fsat.c fillOffsets): slot → bucket, slot → minutes. */
+export function utcOffsetCache(): { buckets: Int32Array; minutes: Int16Array } {
+  if (offsetBucket === undefined) {
+    offsetBucket = new Int32Array(OFFSET_SLOTS).fill(NO_BUCKET);
+    offsetMin = new Int16Array(OFFSET_SLOTS);
+  }
+  return { buckets: offsetBucket, minutes: offsetMin };
+}
+
 /** Minutes east of UTC at `sec` (seconds since the epoch), in this process's time zone. */
 export function utcOffsetAt(sec: number): number {
   const bucket = Math.floor(sec / 900);
   // Outside int32 (a time past the year 63,000 or so): not cached.
   if (!(bucket > NO_BUCKET && bucket <= 0x7fffffff)) return offsetOfBucket(bucket);
-  if (offsetBucket === undefined) {
-    offsetBucket = new Int32Array(OFFSET_SLOTS).fill(NO_BUCKET);
-    offsetMin = new Int16Array(OFFSET_SLOTS);
-  }
+  if (offsetBucket === undefined) utcOffsetCache();
   const slot = bucket & (OFFSET_SLOTS - 1);
-  if (offsetBucket[slot] === bucket) return offsetMin[slot];
+  if ((offsetBucket as Int32Array)[slot] === bucket) return offsetMin[slot];
   const off = offsetOfBucket(bucket);
-  offsetBucket[slot] = bucket;
+  (offsetBucket as Int32Array)[slot] = bucket;
   offsetMin[slot] = off;
   return off;
 }

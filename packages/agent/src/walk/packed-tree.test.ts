@@ -112,6 +112,9 @@ describe('the tree walk over packed records', () => {
     fs.linkSync(path.join(tree, 'a', 'one'), path.join(tree, 'hard'));
     execFileSync('mkfifo', [path.join(tree, 'a', 'fifo')]);
     execFileSync('touch', ['-h', '-d', '@-86399.75', path.join(tree, 'a', 'one')]);
+    // A summer time and a time a little before 1970 (not a whole 15 minutes): each with its own UTC offset.
+    execFileSync('touch', ['-h', '-d', '@1600000000', path.join(tree, 'a', 'Zed')]);
+    execFileSync('touch', ['-h', '-d', '@-1000', path.join(tree, 'a', '_x')]);
     fs.mkdirSync(path.join(tree, 'locked', 'inner'), { recursive: true });
     fs.writeFileSync(path.join(tree, 'locked', 'secret'), 's');
     fs.mkdirSync(path.join(tree, 'noexec'));

@@ -16,7 +16,7 @@ import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/f
 import { packedCalls } from '../fs/fsat.js';
 import { STATED } from '../fs/packed-dir.js';
 import type { FsSource } from '../fs/source.js';
-import { utcOffsetAt } from '../fs/utc-offset.js';
+import { utcOffsetAt, utcOffsetCache } from '../fs/utc-offset.js';
 import { WalkCancelled } from './cancelled.js';
 import type { LastRow } from './transit.js';
 
@@ -74,6 +74,9 @@ const NAME_OFF = 15;
 const NAME_WORD = 16;
 /** R_ERRNO: statx's errno when FAILED; for a stat'ed record, its UTC offset written here for encodeRows. */
 const ERRNO_OR_OFFSET = 17;
+
+/** fsat.c fillOffsets: a stat'ed record whose offset the cache did not hold. */
+const OFFSET_UNKNOWN = 0x7fffffff;
 
 const REC = 72;
 const DENTS = 32 * 1024;
@@ -255,6 +258,7 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
   const arena = spareArena ?? new Arena();
   spareArena = undefined;
   const io = new Int32Array(5);
+  const offsets = utcOffsetCache();
   const stack: PackedFrame[] = [];
 
   /** Has max_entries been reached? Notes what a piece's rows needed (packed-split.ts). */
@@ -344,12 +348,15 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
     const i32 = new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
     const f64 = new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3);
     const len = i32[COUNT];
-    // The UTC offset of each stat'ed record's mtime, for encodeRows (this process's time zone, as rawFromStats).
-    for (let k = 0; k < len; k++) {
-      const at = HEADER_I32 + k * I32_PER_REC;
-      if (i32[at + NAME_WORD] >>> 24 === STATED)
-        i32[at + ERRNO_OR_OFFSET] = utcOffsetAt(f64[HEADER_F64 + k * F64_PER_REC + MTIME_SEC]);
-    }
+    // The UTC offset of each stat'ed record's mtime, for encodeRows (this process's time zone,
+    // as rawFromStats): from the cache in C, asked of utcOffsetAt (which fills the cache) where
+    // the cache has none.
+    if (calls.fillOffsets(buf, offsets.buckets, offsets.minutes) > 0)
+      for (let k = 0; k < len; k++) {
+        const at = HEADER_I32 + k * I32_PER_REC;
+        if (i32[at + ERRNO_OR_OFFSET] === OFFSET_UNKNOWN && i32[at + NAME_WORD] >>> 24 === STATED)
+          i32[at + ERRNO_OR_OFFSET] = utcOffsetAt(f64[HEADER_F64 + k * F64_PER_REC + MTIME_SEC]);
+      }
     state.needs(sentAtOpen + Math.min(cap, r.total));
     stack.push({ dir, depth, buf, i32, f64, len, next: 0, total: r.total, cap });
   }
