@@ -37,7 +37,7 @@ export interface NatsFleetPart {
 
 /** A registered host as the selector sees it: its name, and the operator's labels and groups (never its own claim). */
 function fleetHostOf(h: RegisteredHost, now: number, registry: NatsRegistry): FleetHost {
-  const name = h.registration.name;
+  const name = h.name;
   const fresh = isFresh(h, now);
   const host: FleetHost = {
     name,
