@@ -18,6 +18,8 @@ export interface FleetHost {
 
 export interface Fleet {
   hosts(): FleetHost[];
+  /** One host by name, as hosts() would list it, without listing them all (100,000 on NATS). */
+  host(name: string): FleetHost | undefined;
   /** `localhost`, a name, a comma list, a glob, `@group`, `label:key=value`, `all`; throws invalid_argument. */
   select(selector: string): FleetHost[];
   /** The host's backend, created once and reused (one connection per host). */

@@ -182,6 +182,12 @@ export function createFleet(inventory: Inventory | undefined, opts: CreateFleetO
     live.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return [...own.hosts, ...live];
   };
+  /** The inventory's host of that name, else the registry's. */
+  const lookup = (name: string): FleetHost | undefined => {
+    relisted(own, opts.kubernetes);
+    if (own.named.has(name)) return own.hosts.find((h) => h.name === name);
+    return dynamic?.host(name);
+  };
   const backends = new Map<string, HostBackend>();
   /** The address each backend was made for. */
   const addresses = new Map<string, string>();
@@ -193,6 +199,7 @@ export function createFleet(inventory: Inventory | undefined, opts: CreateFleetO
     pages: dynamic?.pages,
     peers: dynamic?.peers,
     hosts: current,
+    host: lookup,
     select(selector) {
       const hosts = current();
       try {
@@ -215,7 +222,7 @@ export function createFleet(inventory: Inventory | undefined, opts: CreateFleetO
         b = undefined;
       }
       if (!b) {
-        const host = own.hosts.find((h) => h.name === name) ?? (own.named.has(name) ? undefined : dynamic?.host(name));
+        const host = lookup(name);
         if (!host) throw new FleetError('invalid_argument', `unknown host '${name}'`);
         const made = makeBackend(host, own, inventory, opts, connectTimeoutMs);
         b = opts.observer ? observeBackend(made, opts.observer, host.name) : made;

@@ -53,6 +53,10 @@ export function checkCallPath(access: CallerAccess, path: unknown): void {
 export function grantedFleet(fleet: Fleet, spec: PrincipalSpec, decision: GrantDecision): Fleet {
   return {
     hosts: () => grantedHosts(spec, fleet.hosts()),
+    host(name) {
+      const h = fleet.host(name);
+      return h && grantedHosts(spec, [h]).length > 0 ? h : undefined;
+    },
     select(selector) {
       try {
         const r = narrowSelector(spec, selector, fleet.hosts());

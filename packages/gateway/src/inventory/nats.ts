@@ -100,36 +100,51 @@ function parseNatsHosts(v: Value, add: (path: string, message: string) => void):
     add('nats.hosts', 'expected a mapping of host names to { labels, groups }');
     return out;
   }
+  // Hosts given the same labels and groups share one identity: a fleet of 100,000 is mostly a
+  // few roles, and the registry and every list of hosts hold the identity by reference.
+  const shared = new Map<string, NatsHostIdentity>();
   for (const [name, spec] of Object.entries(v as Record<string, Value>)) {
-    const at = `nats.hosts.${name}`;
-    const identity = { labels: {} as Record<string, string>, groups: [] as string[] };
-    out.set(name, identity);
-    if (spec === null) continue; // a host named with nothing: registered, selected by name only
-    if (typeof spec !== 'object' || Array.isArray(spec)) {
-      add(at, 'expected { labels: { KEY: VALUE }, groups: [NAME, …] }');
-      continue;
-    }
-    const o = spec as Record<string, Value>;
-    for (const k of Object.keys(o))
-      if (!HOST_KEYS.includes(k)) add(`${at}.${k}`, 'unknown key (known: labels, groups)');
-    if (o.labels !== undefined) {
-      if (typeof o.labels !== 'object' || o.labels === null || Array.isArray(o.labels))
-        add(`${at}.labels`, 'expected a mapping of label names to values');
-      else
-        for (const [k, val] of Object.entries(o.labels as Record<string, Value>)) {
-          if (!LABEL_KEY_RE.test(k))
-            add(`${at}.labels.${k}`, 'label names are 1-63 of letters, digits, ".", "_", "/", "-"');
-          else if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean')
-            identity.labels[k] = String(val);
-          else add(`${at}.labels.${k}`, `expected a string, got ${JSON.stringify(val)}`);
-        }
-    }
-    if (o.groups !== undefined) {
-      const g = o.groups;
-      if (!Array.isArray(g) || g.some((x) => typeof x !== 'string' || !NAME_RE.test(x)))
-        add(`${at}.groups`, 'expected a list of group names (1-63 of letters, digits, ".", "_", "-")');
-      else identity.groups = [...new Set(g as string[])];
+    const identity = parseNatsHost(name, spec, add);
+    const key = JSON.stringify([Object.entries(identity.labels), identity.groups]);
+    const same = shared.get(key);
+    if (same) out.set(name, same);
+    else {
+      shared.set(key, identity);
+      out.set(name, identity);
     }
   }
   return out;
+}
+
+type NatsHostIdentity = { labels: Record<string, string>; groups: string[] };
+
+function parseNatsHost(name: string, spec: Value, add: (path: string, message: string) => void): NatsHostIdentity {
+  const at = `nats.hosts.${name}`;
+  const identity: NatsHostIdentity = { labels: {}, groups: [] };
+  if (spec === null) return identity; // a host named with nothing: registered, selected by name only
+  if (typeof spec !== 'object' || Array.isArray(spec)) {
+    add(at, 'expected { labels: { KEY: VALUE }, groups: [NAME, …] }');
+    return identity;
+  }
+  const o = spec as Record<string, Value>;
+  for (const k of Object.keys(o)) if (!HOST_KEYS.includes(k)) add(`${at}.${k}`, 'unknown key (known: labels, groups)');
+  if (o.labels !== undefined) {
+    if (typeof o.labels !== 'object' || o.labels === null || Array.isArray(o.labels))
+      add(`${at}.labels`, 'expected a mapping of label names to values');
+    else
+      for (const [k, val] of Object.entries(o.labels as Record<string, Value>)) {
+        if (!LABEL_KEY_RE.test(k))
+          add(`${at}.labels.${k}`, 'label names are 1-63 of letters, digits, ".", "_", "/", "-"');
+        else if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean')
+          identity.labels[k] = String(val);
+        else add(`${at}.labels.${k}`, `expected a string, got ${JSON.stringify(val)}`);
+      }
+  }
+  if (o.groups !== undefined) {
+    const g = o.groups;
+    if (!Array.isArray(g) || g.some((x) => typeof x !== 'string' || !NAME_RE.test(x)))
+      add(`${at}.groups`, 'expected a list of group names (1-63 of letters, digits, ".", "_", "-")');
+    else identity.groups = [...new Set(g as string[])];
+  }
+  return identity;
 }

@@ -279,6 +279,10 @@ export class FakeFleet implements Fleet {
     return this.list;
   }
 
+  host(name: string): FleetHost | undefined {
+    return this.list.find((h) => h.name === name);
+  }
+
   select(selector: string): FleetHost[] {
     if (selector === 'all') return this.list;
     return selector.split(',').map((name) => {

@@ -120,13 +120,13 @@ export function serveShards(deps: ShardServerDeps): { close(): void } {
     refuse: (why: string) => void,
   ) => {
     const { job } = req;
-    // The hosts as this gateway knows them; one its registry has not heard of goes back to the caller.
-    const byName = new Map(here.hosts().map((h) => [h.name, h]));
+    // The hosts as this gateway knows them, looked up by name (not the whole registry listed
+    // per shard); one its registry has not heard of goes back to the caller.
     const known: FleetHost[] = [];
     const knownAt: number[] = [];
     const pending: ShardItem[] = [];
     req.hosts.forEach((name, i) => {
-      const h = byName.get(name);
+      const h = here.host(name);
       if (h) {
         known.push(h);
         knownAt.push(i);
