@@ -4,39 +4,14 @@
 // by the next one, from the same ranking: every row exactly once. A store that cannot be
 // reached is a miss (the next page ranks again from its offset), never a failed page.
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
 import { Objm } from '@nats-io/obj';
 import { type NatsConnection, nanos } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { decodeBody, encodeBody } from './gzip-json.js';
 import type { PageStore, RankingSnapshot } from './page-store.js';
 
 export const PAGES_BUCKET = 'fleetls-pages';
 const TTL_MS = 10 * 60_000;
-const zip = promisify(gzip);
-const unzip = promisify(gunzip);
-
-function replacer(_k: string, v: unknown): unknown {
-  const b = v as { type?: string; data?: number[] };
-  if (b && b.type === 'Buffer' && Array.isArray(b.data)) return { $b: Buffer.from(b.data).toString('base64') };
-  return v;
-}
-
-function reviver(_k: string, v: unknown): unknown {
-  const b = v as { $b?: string };
-  if (b && typeof b === 'object' && typeof b.$b === 'string' && Object.keys(b).length === 1)
-    return Buffer.from(b.$b, 'base64');
-  return v;
-}
-
-export function encodeSnapshot(snapshot: RankingSnapshot): Promise<Buffer> {
-  return zip(Buffer.from(JSON.stringify(snapshot, replacer)));
-}
-
-export async function decodeSnapshot(bytes: Uint8Array): Promise<RankingSnapshot> {
-  return JSON.parse((await unzip(bytes)).toString('utf8'), reviver) as RankingSnapshot;
-}
-
 export async function openJetStreamPageStore(deps: {
   nc: NatsConnection;
   logger: Logger;
@@ -52,7 +27,7 @@ export async function openJetStreamPageStore(deps: {
     async put(snapshot) {
       const id = randomBytes(8).toString('hex');
       try {
-        await os.putBlob({ name: id }, await encodeSnapshot(snapshot));
+        await os.putBlob({ name: id }, await encodeBody(snapshot));
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'page store: ranking not kept in JetStream');
       }
@@ -63,7 +38,7 @@ export async function openJetStreamPageStore(deps: {
       try {
         const bytes = await os.getBlob(id);
         if (!bytes) return undefined;
-        const s = await decodeSnapshot(bytes);
+        const s = await decodeBody<RankingSnapshot>(bytes);
         return s.fingerprint === fingerprint ? s : undefined;
       } catch (err) {
         logger.warn({ err: (err as Error).message }, 'page store: ranking not read from JetStream');

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { type MsgHdrs, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
-import { decodeBody, encodeBody, HDR_MORE, HDR_TYPE, Parts, publishParts } from './protocol.js';
+import { decodeBody, encodeBody } from '../gzip-json.js';
+import { HDR_MORE, HDR_TYPE, Parts, publishParts } from './protocol.js';
 
 /** A connection that keeps what is published, with the server's max_payload. */
 function recorder(maxPayload: number) {

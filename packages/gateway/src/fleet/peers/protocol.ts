@@ -4,8 +4,6 @@
 // (Buffers as base64), cut into parts under the server's max_payload; a message's headers
 // say what it is. Only gateways' credentials may publish or subscribe under PEERS_PREFIX
 // (runtime/nats permissions.ts): an agent cannot ask a gateway for anything.
-import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
 import type { HostStatus, HostStatusCode, Via, WalkRequest } from '@fleetls/core';
 import { type MsgHdrs, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 
@@ -77,31 +75,6 @@ export function statusOf(host: string, item: ShardItem): HostStatus {
   const status: HostStatus = { host, status: item.s ?? 'ok', via: item.via, elapsedMs: item.ms };
   if (item.m !== undefined) status.message = item.m;
   return status;
-}
-
-const zip = promisify(gzip);
-const unzip = promisify(gunzip);
-
-function replacer(_k: string, v: unknown): unknown {
-  // Buffer.toJSON has already run: { type: 'Buffer', data: [...] }.
-  const b = v as { type?: string; data?: number[] };
-  if (b && b.type === 'Buffer' && Array.isArray(b.data)) return { $b: Buffer.from(b.data).toString('base64') };
-  return v;
-}
-
-function reviver(_k: string, v: unknown): unknown {
-  const b = v as { $b?: string };
-  if (b && typeof b === 'object' && typeof b.$b === 'string' && Object.keys(b).length === 1)
-    return Buffer.from(b.$b, 'base64');
-  return v;
-}
-
-export async function encodeBody(value: unknown): Promise<Buffer> {
-  return zip(Buffer.from(JSON.stringify(value, replacer)));
-}
-
-export async function decodeBody<T>(bytes: Uint8Array): Promise<T> {
-  return JSON.parse((await unzip(bytes)).toString('utf8'), reviver) as T;
 }
 
 /** Room left in a message for headers under the server's max_payload. */

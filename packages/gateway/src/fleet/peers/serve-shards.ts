@@ -9,12 +9,11 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { fanOut } from '../fan-out.js';
 import type { Fleet, FleetHost, FleetTask, PeerCaller } from '../fleet-types.js';
+import { decodeBody, encodeBody } from '../gzip-json.js';
 import type { GatewayOptions } from '../options.js';
 import type { PeerTable } from './peer-table.js';
 import {
   cancelSubject,
-  decodeBody,
-  encodeBody,
   HDR_JOB,
   HDR_TYPE,
   ID_RE,

@@ -11,11 +11,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { type FanOutOptions, fanOut, type HostResult } from '../fan-out.js';
 import type { Fleet, FleetHost, FleetPeers, FleetTask, PeerCaller } from '../fleet-types.js';
+import { decodeBody, encodeBody } from '../gzip-json.js';
 import type { PeerTable } from './peer-table.js';
 import {
   cancelSubject,
-  decodeBody,
-  encodeBody,
   HDR_JOB,
   HDR_TYPE,
   Parts,
