@@ -10,16 +10,19 @@ import { type EntryType, typeFromMode } from '@fleetls/core';
 import type { CallProbe } from '../walk/call-probe.js';
 import { openDirRead, readPacked, readsDents } from './fsat.js';
 
-/** d_type → entry type; DT_UNKNOWN (0), DT_WHT (14) and anything else: unknown (the caller lstat's it). */
-const TYPES: EntryType[] = [];
-for (let t = 0; t < 256; t++) TYPES.push('unknown');
-TYPES[1] = 'fifo';
-TYPES[2] = 'char';
-TYPES[4] = 'dir';
-TYPES[6] = 'block';
-TYPES[8] = 'file';
-TYPES[10] = 'symlink';
-TYPES[12] = 'socket';
+/**
+ * d_type → entry type; DT_UNKNOWN (0), DT_WHT (14) and anything else: unknown (the caller
+ * lstat's it). The packed tree walk (walk/packed-tree.ts) types a record whose statx failed by it.
+ */
+export const D_TYPES: EntryType[] = [];
+for (let t = 0; t < 256; t++) D_TYPES.push('unknown');
+D_TYPES[1] = 'fifo';
+D_TYPES[2] = 'char';
+D_TYPES[4] = 'dir';
+D_TYPES[6] = 'block';
+D_TYPES[8] = 'file';
+D_TYPES[10] = 'symlink';
+D_TYPES[12] = 'socket';
 
 // fsat.c's record layout: REC bytes each, in the CPU's byte order (the typed arrays read it
 // in the same); f64 slots (size, blocks, mtime second, inode, device), then int32 slots from
@@ -88,7 +91,7 @@ export class PackedDir {
 
   /** The type the directory read gave (d_type). */
   dtype(i: number): EntryType {
-    return TYPES[(this.i32[i * I32_PER_REC + NAME_LEN_TYPE_STATE] >>> 16) & 0xff];
+    return D_TYPES[(this.i32[i * I32_PER_REC + NAME_LEN_TYPE_STATE] >>> 16) & 0xff];
   }
 
   /** The type the stat gave (STATED only). */

@@ -9,12 +9,12 @@
 // truncation). The loop is core's tree loop (walk/tree.ts) for the requests it serves
 // (packedTreeServes): the same rows, counts, caps, stops and truncations; the parity tests
 // compare the two (packed-tree.test.ts).
-import type { Entry, EntryError, EntryType, RawEntry, Row, WalkRequest, WalkSummary } from '@fleetls/core';
+import type { Entry, EntryError, RawEntry, Row, WalkRequest, WalkSummary } from '@fleetls/core';
 import { joinPath, toEntry, WalkState } from '@fleetls/core';
 import { ENTRY_TYPE } from '@fleetls/proto/enums';
 import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { packedCalls } from '../fs/fsat.js';
-import { STATED } from '../fs/packed-dir.js';
+import { D_TYPES, STATED } from '../fs/packed-dir.js';
 import type { FsSource } from '../fs/source.js';
 import { utcOffsetAt, utcOffsetCache } from '../fs/utc-offset.js';
 import { WalkCancelled } from './cancelled.js';
@@ -40,17 +40,6 @@ const WIRE = Int32Array.from([
     ENTRY_TYPE.number(t),
   ),
 ]);
-
-/** d_type → entry type (packed-dir.ts's table): what a record that failed its statx is typed. */
-const DTYPES: EntryType[] = [];
-for (let t = 0; t < 256; t++) DTYPES.push('unknown');
-DTYPES[1] = 'fifo';
-DTYPES[2] = 'char';
-DTYPES[4] = 'dir';
-DTYPES[6] = 'block';
-DTYPES[8] = 'file';
-DTYPES[10] = 'symlink';
-DTYPES[12] = 'socket';
 
 // fsat.c's arena and frame: a 16-byte header (records, name bytes, entries read, records ever
 // appended), then 72-byte records (packed-dir.ts's layout), in int32 and float64 slots.
@@ -413,7 +402,7 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
     const at = HEADER_I32 + k * I32_PER_REC;
     const word = f.i32[at + NAME_WORD];
     const name = Buffer.from(nameOf(f, k));
-    const raw = access.oddEntry(f.dir, name, word >>> 24, DTYPES[(word >>> 16) & 0xff], f.i32[at + ERRNO_OR_OFFSET]);
+    const raw = access.oddEntry(f.dir, name, word >>> 24, D_TYPES[(word >>> 16) & 0xff], f.i32[at + ERRNO_OR_OFFSET]);
     const entry = toEntry(raw, f.dir, f.depth);
     summary.entriesMatched++;
     entryRow(entry);
