@@ -136,9 +136,9 @@ const output = {
   scan: s.scanSchema.optional(),
 };
 
-type Args = z.output<z.ZodObject<typeof input>>;
+type Args = s.Parsed<typeof input>;
 type ValueJson = z.infer<typeof valueSchema>;
-export type DiffDirectoryAnswer = z.infer<z.ZodObject<typeof output>>;
+export type DiffDirectoryAnswer = s.Parsed<typeof output>;
 
 interface Plan {
   hosts: FleetHost[];
