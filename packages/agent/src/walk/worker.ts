@@ -17,6 +17,7 @@ import { RowBatches } from './row-batches.js';
 import { type HelperInput, runHelper } from './split/helper.js';
 import { PackedSplitter } from './split/packed-split.js';
 import { PortShare, type RankedHelperInput, runRankedHelper } from './split/ranked-share.js';
+import { PieceChannel } from './split/shared.js';
 import { ThreadSplitter } from './split/split.js';
 import { summaryToPlain, type WorkerInput, type WorkerMessage } from './transit.js';
 
@@ -46,8 +47,16 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
   let source = newSource();
   // The root's lstat is held by the source: no system call.
   const packedTree = input.find !== true && packedTreeServes(input.req);
-  const split = packedTree ? undefined : splitter(input, out, () => source.root().dev);
-  const packedSplit = packedTree ? packedSplitter(input, out, () => source.root().dev) : undefined;
+  const rootDev = () => source.root().dev;
+  const helper = helperOf(input, out);
+  const split =
+    helper && !packedTree
+      ? new ThreadSplitter(new PieceChannel(...helper), rootDev, Date.now(), out.sink, out.helperCounts)
+      : undefined;
+  const packedSplit =
+    helper && packedTree
+      ? new PackedSplitter(new PieceChannel(...helper), rootDev, Date.now(), out.sink, out.helperCounts)
+      : undefined;
   const share =
     input.ranked === undefined
       ? undefined
@@ -118,36 +127,18 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
   }
 }
 
-/** A tree walk's helper thread (walk-split.ts), when the walk was given one (wire mode only). */
-function splitter(input: WorkerInput, out: RowBatches, rootDev: () => number): ThreadSplitter | undefined {
+/**
+ * What the walk's end of its helper thread is made of (split/shared.ts's PieceChannel), when
+ * the walk was given one (wire mode only): a tree walk over core's frames splits with it
+ * (split/split.ts), one over packed records (split/packed-split.ts) likewise.
+ */
+function helperOf(
+  input: WorkerInput,
+  out: RowBatches,
+): [port: MessagePort, shared: SharedArrayBuffer, cancelled: () => boolean, timeoutMs: number] | undefined {
   if (!input.split || !out.encoder) return undefined;
-  const { port: splitPort, shared, timeoutMs } = input.split;
-  return new ThreadSplitter(
-    splitPort,
-    shared,
-    rootDev,
-    Date.now(),
-    out.sink,
-    out.cancelled,
-    timeoutMs,
-    out.helperCounts,
-  );
-}
-
-/** The helper of a tree walk over packed records (split/packed-split.ts), when the walk was given one. */
-function packedSplitter(input: WorkerInput, out: RowBatches, rootDev: () => number): PackedSplitter | undefined {
-  if (!input.split || !out.encoder) return undefined;
-  const { port: splitPort, shared, timeoutMs } = input.split;
-  return new PackedSplitter(
-    splitPort,
-    shared,
-    rootDev,
-    Date.now(),
-    out.sink,
-    out.cancelled,
-    timeoutMs,
-    out.helperCounts,
-  );
+  const { port, shared, timeoutMs } = input.split;
+  return [port, shared, out.cancelled, timeoutMs];
 }
 
 /** The walk's last message: its summary, what it counted, and which source listed it. */

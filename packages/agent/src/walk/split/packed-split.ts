@@ -6,11 +6,9 @@
 // own (asking the helper to stop where it is if it has not finished: what is left comes back
 // as open frames, walked here). Both threads read and encode; the main thread only forwards
 // finished batches. A piece a limit bit in (max_entries, the deadline) is walked again here.
-import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { type EntryErrorCode, type Row, type WalkRequest, WalkState, WalkTally } from '@fleetls/core';
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import type { FsSource } from '../../fs/source.js';
-import { WalkCancelled } from '../cancelled.js';
 import {
   frameFromPlain,
   frameToPlain,
@@ -24,11 +22,9 @@ import {
   walkPackedPiece,
 } from '../packed-tree.js';
 import type { LastRow } from '../transit.js';
-import { lastRowOf, SPLIT } from './shared.js';
+import { lastRowOf, type PieceChannel } from './shared.js';
 import type { SplitSink } from './split.js';
 
-/** Bytes of rows the helper may hold for the walk, unspliced, before it is given more. */
-const HELD_BYTES_MAX = 4 * 1024 * 1024;
 /** Encoded rows a piece holds before it stops and sends the rest back. */
 const PIECE_BYTES_MAX = 2 * 1024 * 1024;
 const BATCH_BYTES = 32 * 1024;
@@ -59,30 +55,24 @@ interface Taken extends PackedPiece {
 
 /** The walk worker's side (worker.ts gives it to walkPackedTree). */
 export class PackedSplitter implements PackedSplit {
-  private readonly ctl: Int32Array;
-  private nextId = 1;
-  private readonly done = new Map<number, PackedPieceResult>();
-  private held = 0;
-  private dead = false;
-  /** Pieces given and spliced (the walk's metrics, tests). */
-  given = 0;
+  /** Pieces spliced (the walk's metrics, tests). */
   spliced = 0;
 
   constructor(
-    private readonly port: MessagePort,
-    shared: SharedArrayBuffer,
+    private readonly channel: PieceChannel<PackedPieceResult>,
     private readonly rootDev: () => number,
     private readonly startedAt: number,
     private readonly sink: SplitSink,
-    private readonly cancelled: () => boolean,
-    private readonly timeoutMs: number,
     private readonly onCounts: (r: { seen: number; sent: number; errors: PackedPieceResult['errors'] }) => void,
-  ) {
-    this.ctl = new Int32Array(shared);
+  ) {}
+
+  /** Pieces given (the walk's metrics, tests). */
+  get given(): number {
+    return this.channel.given;
   }
 
   step(stack: readonly PackedFrame[]): void {
-    if (Atomics.load(this.ctl, SPLIT.HUNGRY) !== 1 || this.dead || this.held > HELD_BYTES_MAX) return;
+    if (!this.channel.wantsPiece()) return;
     for (const f of stack) {
       const ownEnd = f.marks !== undefined ? f.marks[0].start : (f.end ?? f.len);
       const rem = ownEnd - f.next;
@@ -90,59 +80,23 @@ export class PackedSplitter implements PackedSplit {
       // records already read, encoded in C in less time than the piece's copy would take.
       if (rem < 2 || !hasDir(f, f.next + 1, ownEnd)) continue;
       const mid = f.next + Math.ceil(rem / 2);
-      const id = this.nextId++;
-      const msg: PackedPieceMessage = {
-        t: 'packed-piece',
-        id,
-        frame: frameToPlain(f, mid, ownEnd),
-        rootDev: this.rootDev(),
-        startedAt: this.startedAt,
-      };
-      Atomics.store(this.ctl, SPLIT.HUNGRY, 0);
-      this.port.postMessage(msg);
-      Atomics.add(this.ctl, SPLIT.WORK, 1);
-      Atomics.notify(this.ctl, SPLIT.WORK);
+      const id = this.channel.post(
+        (id): PackedPieceMessage => ({
+          t: 'packed-piece',
+          id,
+          frame: frameToPlain(f, mid, ownEnd),
+          rootDev: this.rootDev(),
+          startedAt: this.startedAt,
+        }),
+      );
       f.marks = [{ start: mid, stop: ownEnd, id }, ...(f.marks ?? [])];
-      this.given++;
       return;
     }
   }
 
-  private receive(): void {
-    for (;;) {
-      const got = receiveMessageOnPort(this.port);
-      if (got === undefined) return;
-      const m = got.message as PackedPieceResult;
-      this.held += m.bytes;
-      this.done.set(m.id, m);
-    }
-  }
-
   take(m: PieceMark): PackedPiece | undefined {
-    if (this.dead) return undefined;
-    this.receive();
-    let r = this.done.get(m.id);
-    if (r === undefined) {
-      // Still at work on it: asked to stop where it is and send what it has.
-      Atomics.store(this.ctl, SPLIT.GIVEBACK_ID, m.id);
-      const since = Date.now();
-      for (;;) {
-        const posted = Atomics.load(this.ctl, SPLIT.POSTED);
-        this.receive();
-        r = this.done.get(m.id);
-        if (r !== undefined) break;
-        if (this.cancelled()) throw new WalkCancelled('walk cancelled');
-        if (Date.now() - since > this.timeoutMs) {
-          this.dead = true;
-          Atomics.store(this.ctl, SPLIT.QUIT, 1);
-          return undefined;
-        }
-        Atomics.wait(this.ctl, SPLIT.POSTED, posted, 50);
-      }
-      Atomics.store(this.ctl, SPLIT.GIVEBACK_ID, 0);
-    }
-    this.done.delete(m.id);
-    this.held -= r.bytes;
+    const r = this.channel.take(m.id);
+    if (r === undefined) return undefined;
     const taken: Taken = {
       sent: r.sent,
       seen: r.seen,
@@ -165,8 +119,7 @@ export class PackedSplitter implements PackedSplit {
 
   /** The walk is over: the helper leaves its loop. */
   quit(): void {
-    Atomics.store(this.ctl, SPLIT.QUIT, 1);
-    Atomics.notify(this.ctl, SPLIT.WORK);
+    this.channel.quit();
   }
 }
 

@@ -1,6 +1,8 @@
 // What the walk worker and its helper thread share (walk-split.ts, walk/split/helper.ts): the
 // slots of their control buffer and the messages on their port.
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { EntryErrorCode, PieceResult, PlainFrame, Row } from '@fleetls/core';
+import { WalkCancelled } from '../cancelled.js';
 import type { LastRow } from '../transit.js';
 
 /** The slots of the control buffer (Int32, SPLIT.SLOTS of them). */
@@ -47,4 +49,95 @@ export function lastRowOf(at: Row): LastRow {
   return at.kind === 'truncation'
     ? { path: at.truncation.dir.toString('latin1'), row: 'warning' }
     : { path: at.entry.path.toString('latin1'), row: at.entry.error ? 'error' : 'entry' };
+}
+
+/** Bytes of rows the helper may hold for the walk, unspliced, before it is given more. */
+const HELD_BYTES_MAX = 4 * 1024 * 1024;
+
+/**
+ * The walk worker's end of a split with a helper thread, whatever its frames are (split.ts:
+ * core's; packed-split.ts: packed records'): pieces posted when the helper is idle, its
+ * results received as they come, and the wait for the one the walk has reached, asking the
+ * helper to stop it where it is. A helper that does not answer within `timeoutMs` (a hung
+ * mount) is given up: it is told to quit and given nothing more, its pieces walked here.
+ */
+export class PieceChannel<R extends { id: number; bytes: number }> {
+  private readonly ctl: Int32Array;
+  private nextId = 1;
+  private readonly done = new Map<number, R>();
+  private held = 0;
+  private dead = false;
+  /** Pieces given (for the walk's metrics and tests). */
+  given = 0;
+
+  constructor(
+    private readonly port: MessagePort,
+    shared: SharedArrayBuffer,
+    private readonly cancelled: () => boolean,
+    private readonly timeoutMs: number,
+  ) {
+    this.ctl = new Int32Array(shared);
+  }
+
+  /** The helper waits for a piece, answers, and holds few enough unspliced rows to be given one. */
+  wantsPiece(): boolean {
+    return Atomics.load(this.ctl, SPLIT.HUNGRY) === 1 && !this.dead && this.held <= HELD_BYTES_MAX;
+  }
+
+  /** Posts the piece `message(id)` and wakes the helper; returns its id. */
+  post(message: (id: number) => object): number {
+    const id = this.nextId++;
+    const msg = message(id);
+    Atomics.store(this.ctl, SPLIT.HUNGRY, 0);
+    this.port.postMessage(msg);
+    Atomics.add(this.ctl, SPLIT.WORK, 1);
+    Atomics.notify(this.ctl, SPLIT.WORK);
+    this.given++;
+    return id;
+  }
+
+  private receive(): void {
+    for (;;) {
+      const got = receiveMessageOnPort(this.port);
+      if (got === undefined) return;
+      const r = got.message as R;
+      this.held += r.bytes;
+      this.done.set(r.id, r);
+    }
+  }
+
+  /** Piece `id`'s result, waited for if the helper is still at it; undefined once the helper is given up. */
+  take(id: number): R | undefined {
+    if (this.dead) return undefined;
+    this.receive();
+    let r = this.done.get(id);
+    if (r === undefined) {
+      // Still at work on it: asked to stop where it is and send what it has.
+      Atomics.store(this.ctl, SPLIT.GIVEBACK_ID, id);
+      const since = Date.now();
+      for (;;) {
+        const posted = Atomics.load(this.ctl, SPLIT.POSTED);
+        this.receive();
+        r = this.done.get(id);
+        if (r !== undefined) break;
+        if (this.cancelled()) throw new WalkCancelled('walk cancelled');
+        if (Date.now() - since > this.timeoutMs) {
+          this.dead = true;
+          Atomics.store(this.ctl, SPLIT.QUIT, 1);
+          return undefined;
+        }
+        Atomics.wait(this.ctl, SPLIT.POSTED, posted, 50);
+      }
+      Atomics.store(this.ctl, SPLIT.GIVEBACK_ID, 0);
+    }
+    this.done.delete(id);
+    this.held -= r.bytes;
+    return r;
+  }
+
+  /** The walk is over: the helper leaves its loop. */
+  quit(): void {
+    Atomics.store(this.ctl, SPLIT.QUIT, 1);
+    Atomics.notify(this.ctl, SPLIT.WORK);
+  }
 }
