@@ -237,6 +237,38 @@ static bool bytes_of(napi_env env, napi_value value, uint8_t** data, size_t* len
   return true;
 }
 
+/*
+ * One directory entry's packed record at `r` (its name's offset already written): its name
+ * length, d_type and state, and, where `mask` asks for its d_type, its statx(2) on the
+ * directory's descriptor, not following it (readPacked's chunks and readArena's arenas alike).
+ */
+static void fill_record(uint8_t* r, int fd, const struct dirent64* d, const char* name, size_t name_len, uint32_t mask,
+                        uint8_t* probe, int32_t dir_len) {
+  const uint32_t named = (uint32_t)name_len | (uint32_t)d->d_type << 16;
+  if ((mask & (1u << (d->d_type & 31))) == 0) {
+    *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_NAME_ONLY << 24;
+    return;
+  }
+  if (probe != NULL) probe_entry(probe, dir_len, name, name_len);
+  struct statx st;
+  if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) {
+    *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_FAILED << 24;
+    *(int32_t*)(r + R_ERRNO) = errno;
+    return;
+  }
+  *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_STATED << 24;
+  *(double*)(r + R_SIZE) = (double)st.stx_size;
+  *(double*)(r + R_BLOCKS) = (double)st.stx_blocks;
+  *(double*)(r + R_MTIME_SEC) = (double)st.stx_mtime.tv_sec;
+  *(double*)(r + R_INO) = (double)st.stx_ino;
+  *(double*)(r + R_DEV) = (double)makedev(st.stx_dev_major, st.stx_dev_minor);
+  *(int32_t*)(r + R_MTIME_NSEC) = (int32_t)st.stx_mtime.tv_nsec;
+  *(uint32_t*)(r + R_MODE) = st.stx_mode;
+  *(uint32_t*)(r + R_UID) = st.stx_uid;
+  *(uint32_t*)(r + R_GID) = st.stx_gid;
+  *(uint32_t*)(r + R_NLINK) = st.stx_nlink;
+}
+
 // readPacked(fd: number, buf: Buffer, statMask: number, probe: Uint8Array | null, dirLen: number)
 // -> records written (>= 1), 0 at the end of the directory, or -errno of getdents64.
 // `fd`: a directory open for reading (openDirRead). An entry whose d_type's bit is set in
@@ -289,29 +321,7 @@ static napi_value read_packed(napi_env env, napi_callback_info info) {
       uint8_t* r = buf + (size_t)count * REC;
       count++;
       *(uint32_t*)(r + R_NAME_OFF) = (uint32_t)((const uint8_t*)name - buf);
-      const uint32_t named = (uint32_t)name_len | (uint32_t)d->d_type << 16;
-      if ((mask & (1u << (d->d_type & 31))) == 0) {
-        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_NAME_ONLY << 24;
-        continue;
-      }
-      if (probe != NULL) probe_entry(probe, dir_len, name, name_len);
-      struct statx st;
-      if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) {
-        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_FAILED << 24;
-        *(int32_t*)(r + R_ERRNO) = errno;
-        continue;
-      }
-      *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_STATED << 24;
-      *(double*)(r + R_SIZE) = (double)st.stx_size;
-      *(double*)(r + R_BLOCKS) = (double)st.stx_blocks;
-      *(double*)(r + R_MTIME_SEC) = (double)st.stx_mtime.tv_sec;
-      *(double*)(r + R_INO) = (double)st.stx_ino;
-      *(double*)(r + R_DEV) = (double)makedev(st.stx_dev_major, st.stx_dev_minor);
-      *(int32_t*)(r + R_MTIME_NSEC) = (int32_t)st.stx_mtime.tv_nsec;
-      *(uint32_t*)(r + R_MODE) = st.stx_mode;
-      *(uint32_t*)(r + R_UID) = st.stx_uid;
-      *(uint32_t*)(r + R_GID) = st.stx_gid;
-      *(uint32_t*)(r + R_NLINK) = st.stx_nlink;
+      fill_record(r, fd, d, name, name_len, mask, probe, dir_len);
     }
     if (probe != NULL) __atomic_store_n(&((int32_t*)probe)[PROBE_LEN], dir_len, __ATOMIC_SEQ_CST);
     // A chunk of "." and ".." only: the next one (the end is said by getdents64's 0).
@@ -447,29 +457,7 @@ static napi_value read_arena(napi_env env, napi_callback_info info) {
       memcpy(names + hdr[A_NAMES], name, name_len);
       *(uint32_t*)(r + R_NAME_OFF) = hdr[A_NAMES];
       hdr[A_NAMES] += (uint32_t)name_len;
-      const uint32_t named = (uint32_t)name_len | (uint32_t)d->d_type << 16;
-      if ((mask & (1u << (d->d_type & 31))) == 0) {
-        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_NAME_ONLY << 24;
-        continue;
-      }
-      if (probe != NULL) probe_entry(probe, dir_len, name, name_len);
-      struct statx st;
-      if (statx(fd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &st) != 0) {
-        *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_FAILED << 24;
-        *(int32_t*)(r + R_ERRNO) = errno;
-        continue;
-      }
-      *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_STATED << 24;
-      *(double*)(r + R_SIZE) = (double)st.stx_size;
-      *(double*)(r + R_BLOCKS) = (double)st.stx_blocks;
-      *(double*)(r + R_MTIME_SEC) = (double)st.stx_mtime.tv_sec;
-      *(double*)(r + R_INO) = (double)st.stx_ino;
-      *(double*)(r + R_DEV) = (double)makedev(st.stx_dev_major, st.stx_dev_minor);
-      *(int32_t*)(r + R_MTIME_NSEC) = (int32_t)st.stx_mtime.tv_nsec;
-      *(uint32_t*)(r + R_MODE) = st.stx_mode;
-      *(uint32_t*)(r + R_UID) = st.stx_uid;
-      *(uint32_t*)(r + R_GID) = st.stx_gid;
-      *(uint32_t*)(r + R_NLINK) = st.stx_nlink;
+      fill_record(r, fd, d, name, name_len, mask, probe, dir_len);
     }
     if (probe != NULL) __atomic_store_n(&((int32_t*)probe)[PROBE_LEN], dir_len, __ATOMIC_SEQ_CST);
   }
