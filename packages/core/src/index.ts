@@ -243,8 +243,8 @@ export {
 } from './walk/memory-source.js';
 export type { ResumePoint } from './walk/resume.js';
 export { compareResumePoints, resumePointOf } from './walk/resume.js';
-export type { Frame, Mark, PieceRest, PieceResult, PlainFrame, TreeSplitter } from './walk/split.js';
-export { frameFromPlain, frameToPlain } from './walk/split.js';
+export type { Frame, Mark, PieceCounts, PieceRest, PieceResult, PlainFrame, TreeSplitter } from './walk/split.js';
+export { addPieceCounts, frameFromPlain, frameToPlain, pieceCounts } from './walk/split.js';
 export {
   emptySummary,
   errorRawEntry,

@@ -10,7 +10,7 @@
 // (packedTreeServes): the same rows, counts, caps, stops and truncations; the parity tests
 // compare the two (packed-tree.test.ts).
 import type { Entry, EntryError, RawEntry, Row, WalkRequest, WalkSummary } from '@fleetls/core';
-import { joinPath, toEntry, WalkState } from '@fleetls/core';
+import { addPieceCounts, joinPath, type PieceCounts, toEntry, WalkState } from '@fleetls/core';
 import { ENTRY_TYPE } from '@fleetls/proto/enums';
 import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { packedCalls } from '../fs/fsat.js';
@@ -174,14 +174,7 @@ export interface PackedOut {
 }
 
 /** What a helper's piece gave (packed-split.ts), as the walk splices it. */
-export interface PackedPiece {
-  sent: number;
-  seen: number;
-  matched: number;
-  depthLimited: number;
-  /** The most max_entries its rows depended on, counted from its start. */
-  need: number;
-  stopped: boolean;
+export interface PackedPiece extends PieceCounts {
   /** Where the helper stopped when asked back: the range's next record, and its open subdirectories. */
   rest?: { next: number; frames: PackedFrame[] };
 }
@@ -418,11 +411,7 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
     // The piece is the walk's own rows only if no limit bit in it: a cap it kept whole, and
     // max_entries never reached, given what this walk had sent before it.
     if (r === undefined || r.stopped || summary.entriesSent + r.need > req.maxEntries) return;
-    summary.entriesSent += r.sent;
-    summary.entriesSeen += r.seen;
-    summary.entriesMatched += r.matched;
-    summary.depthLimitedDirs += r.depthLimited;
-    state.needs(summary.entriesSent - r.sent + r.need);
+    addPieceCounts(state, r);
     split.splice(r);
     if (r.rest === undefined) {
       f.next = m.stop;

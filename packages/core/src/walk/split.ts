@@ -10,7 +10,7 @@
 // never split. This module is the engine's side (pure): frames as the helper gets them,
 // and what it gives back; the threads are the agent's (packages/agent/src/walk-split*).
 import type { EntryError, EntryType, RawEntry } from '../domain/types.js';
-import type { Ancestors, Pending } from './state.js';
+import type { Ancestors, Pending, WalkState } from './state.js';
 
 /** A directory being listed: its kept children in order, and the next one to visit. */
 export interface Frame {
@@ -45,9 +45,8 @@ export interface PieceRest {
   frames: Frame[];
 }
 
-/** What a helper made of a piece. */
-export interface PieceResult {
-  id: number;
+/** What a helper counted of a piece, whatever its frames (core's here, the agent's packed ones). */
+export interface PieceCounts {
   sent: number;
   seen: number;
   matched: number;
@@ -56,7 +55,38 @@ export interface PieceResult {
   need: number;
   /** The piece hit the deadline (or failed): the walk lists the range itself. */
   stopped: boolean;
+}
+
+/** What a helper made of a piece. */
+export interface PieceResult extends PieceCounts {
+  id: number;
   rest?: PieceRest;
+}
+
+/** A helper's counts of the piece it walked with `state`; `stopped`: it was cut short besides. */
+export function pieceCounts(state: WalkState, stopped: boolean): PieceCounts {
+  const s = state.summary;
+  return {
+    sent: s.entriesSent,
+    seen: s.entriesSeen,
+    matched: s.entriesMatched,
+    depthLimited: s.depthLimitedDirs,
+    need: state.need,
+    stopped: stopped || state.stopped,
+  };
+}
+
+/**
+ * A kept piece's counts made the walk's own, as if it had listed the range: added to its
+ * summary, and its max_entries need counted from where the walk stood when the piece began.
+ */
+export function addPieceCounts(state: WalkState, r: PieceCounts): void {
+  const { summary } = state;
+  summary.entriesSent += r.sent;
+  summary.entriesSeen += r.seen;
+  summary.entriesMatched += r.matched;
+  summary.depthLimitedDirs += r.depthLimited;
+  state.needs(summary.entriesSent - r.sent + r.need);
 }
 
 /** The walk's side of a split: its threads, and where the spliced rows go. */

@@ -11,7 +11,7 @@
 import type { Entry, EntryError, Row } from '../domain/types.js';
 import { compareNames, nameKey } from '../order/order.js';
 import { pathParts, type ResumeMode, resumeIndex } from './resume.js';
-import type { Frame, Mark, PieceRest, TreeSplitter } from './split.js';
+import { addPieceCounts, type Frame, type Mark, type PieceRest, type TreeSplitter } from './split.js';
 import { type Ancestors, errorRow, type Pending, type WalkState } from './state.js';
 
 /**
@@ -184,11 +184,7 @@ function treeWalker(state: WalkState) {
       if (r !== undefined) split.discard(r);
       return;
     }
-    summary.entriesSent += r.sent;
-    summary.entriesSeen += r.seen;
-    summary.entriesMatched += r.matched;
-    summary.depthLimitedDirs += r.depthLimited;
-    state.needs(summary.entriesSent - r.sent + r.need);
+    addPieceCounts(state, r);
     split.splice(r);
     if (r.rest === undefined) {
       f.next = m.stop;

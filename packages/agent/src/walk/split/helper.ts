@@ -10,6 +10,7 @@ import {
   frameToPlain,
   nameKey,
   type PieceRest,
+  pieceCounts,
   type Row,
   type WalkRequest,
   WalkState,
@@ -114,16 +115,10 @@ function walkOne(req: WalkRequest, source: FsSource, piece: PieceMessage, asked:
     // Cancelled, or a failure the walk meets again when it lists the range itself.
     stopped = true;
   }
-  const s = state.summary;
   return {
     t: 'result',
     id: piece.id,
-    sent: s.entriesSent,
-    seen: s.entriesSeen,
-    matched: s.entriesMatched,
-    depthLimited: s.depthLimitedDirs,
-    need: state.need,
-    stopped: stopped || state.stopped,
+    ...pieceCounts(state, stopped),
     ...(rest
       ? { rest: { next: rest.next, frames: rest.frames.map((f) => frameToPlain(f, f.next, f.len, false)) } }
       : {}),

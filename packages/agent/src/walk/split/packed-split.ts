@@ -6,7 +6,7 @@
 // own (asking the helper to stop where it is if it has not finished: what is left comes back
 // as open frames, walked here). Both threads read and encode; the main thread only forwards
 // finished batches. A piece a limit bit in (max_entries, the deadline) is walked again here.
-import { type EntryErrorCode, type Row, type WalkRequest, WalkState, WalkTally } from '@fleetls/core';
+import { type EntryErrorCode, pieceCounts, type Row, type WalkRequest, WalkState, WalkTally } from '@fleetls/core';
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import type { FsSource } from '../../fs/source.js';
 import {
@@ -207,17 +207,11 @@ export function walkPackedOne(
     // Cancelled, or a failure the walk meets again when it walks the range itself.
     stopped = true;
   }
-  const s = state.summary;
   const last = stopped ? undefined : out.last();
   return {
     t: 'packed-result',
     id: piece.id,
-    sent: s.entriesSent,
-    seen: s.entriesSeen,
-    matched: s.entriesMatched,
-    depthLimited: s.depthLimitedDirs,
-    need: state.need,
-    stopped: stopped || state.stopped,
+    ...pieceCounts(state, stopped),
     ...(rest ? { rest: { next: rest.next, frames: rest.frames.map((f) => frameToPlain(f, f.next)) } } : {}),
     bufs: stopped ? [] : out.bufs,
     entries: stopped ? [] : out.entries,
