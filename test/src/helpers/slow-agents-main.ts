@@ -10,7 +10,7 @@ import { createLogger } from '@fleetls/gateway';
 import {
   AGENT_FEATURES_METADATA,
   AGENT_VERSION_METADATA,
-  encodedWalkService,
+  agentService,
   toStatus,
   type WireStatRequestOut,
   type WireWalkRequestOut,
@@ -134,8 +134,9 @@ function track(
   return { port, onEnd: (fn) => fns.push(fn) };
 }
 
-// Walk's messages are already encoded (the agent's own bytes): its serializer is the identity.
-const served = encodedWalkService();
+// The agent's own service definition: Walk's messages are already encoded (the agent's own
+// bytes, replayed) and the handlers' Stat answers bytes, so both serializers are the identity.
+const served = agentService();
 const server = new grpc.Server();
 server.addService(served, {
   Walk: (call: grpc.ServerWritableStream<WireWalkRequestOut, Buffer>) => {
