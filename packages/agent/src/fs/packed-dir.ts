@@ -28,27 +28,32 @@ D_TYPES[12] = 'socket';
 // in the same); f64 slots (size, blocks, mtime second, inode, device), then int32 slots from
 // byte 40 (mtime nanosecond, mode, uid, gid, nlink, name offset, name length | d_type << 16 |
 // state << 24, errno).
-const REC = 72;
-const F64_PER_REC = REC / 8;
-const I32_PER_REC = REC / 4;
-const DENTS = 32 * 1024;
-const MAX_RECORDS = Math.floor(DENTS / 24) + 1;
+// The walk's packed frames (walk/packed-tree.ts) hold the same records: it reads them by this.
+export const RECORD = {
+  REC: 72,
+  F64_PER_REC: 72 / 8,
+  I32_PER_REC: 72 / 4,
+  /** getdents64's chunk, and the most records one can hold (a dirent64 is at least 24 bytes). */
+  DENTS: 32 * 1024,
+  MAX_RECORDS: Math.floor((32 * 1024) / 24) + 1,
+  SIZE: 0,
+  BLOCKS: 1,
+  MTIME_SEC: 2,
+  INO: 3,
+  DEV: 4,
+  MTIME_NSEC: 10,
+  MODE: 11,
+  UID: 12,
+  GID: 13,
+  NLINK: 14,
+  NAME_OFF: 15,
+  NAME_LEN_TYPE_STATE: 16,
+  ERRNO: 17,
+} as const;
+const { REC, F64_PER_REC, I32_PER_REC, DENTS, MAX_RECORDS, SIZE, BLOCKS, MTIME_SEC, INO, DEV } = RECORD;
+const { MTIME_NSEC, MODE, UID, GID, NLINK, NAME_OFF, NAME_LEN_TYPE_STATE, ERRNO } = RECORD;
 /** The Buffer one directory read fills: the records, then getdents64's chunk. */
 export const PACKED_BYTES = MAX_RECORDS * REC + DENTS;
-
-const SIZE = 0;
-const BLOCKS = 1;
-const MTIME_SEC = 2;
-const INO = 3;
-const DEV = 4;
-const MTIME_NSEC = 10;
-const MODE = 11;
-const UID = 12;
-const GID = 13;
-const NLINK = 14;
-const NAME_OFF = 15;
-const NAME_LEN_TYPE_STATE = 16;
-const ERRNO = 17;
 
 /** A record's state: the name and d_type only (not stat'ed: its type's bit was not asked), stat'ed, or its statx failed. */
 export const NAME_ONLY = 0;

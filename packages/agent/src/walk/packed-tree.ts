@@ -14,7 +14,7 @@ import { addPieceCounts, joinPath, type PieceCounts, toEntry, WalkState } from '
 import { ENTRY_TYPE } from '@fleetls/proto/enums';
 import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { packedCalls } from '../fs/fsat.js';
-import { D_TYPES, STATED } from '../fs/packed-dir.js';
+import { D_TYPES, RECORD, STATED } from '../fs/packed-dir.js';
 import type { FsSource } from '../fs/source.js';
 import { utcOffsetAt, utcOffsetCache } from '../fs/utc-offset.js';
 import { WalkCancelled } from './cancelled.js';
@@ -45,31 +45,17 @@ const WIRE = Int32Array.from([
 // appended), then 72-byte records (packed-dir.ts's layout), in int32 and float64 slots.
 const HEADER_I32 = 4;
 const HEADER_F64 = 2;
-const I32_PER_REC = 18;
-const F64_PER_REC = 9;
 const COUNT = 0;
 const READ = 2;
 const ADDED = 3;
-const MTIME_SEC = 2;
-const INO = 3;
-const DEV = 4;
-const SIZE = 0;
-const MTIME_NSEC = 10;
-const MODE = 11;
-const UID = 12;
-const GID = 13;
-const NLINK = 14;
-const NAME_OFF = 15;
-const NAME_WORD = 16;
+const { I32_PER_REC, F64_PER_REC, MTIME_SEC, INO, DEV, SIZE, MTIME_NSEC, MODE, UID, GID, NLINK, NAME_OFF } = RECORD;
+const { REC, DENTS, MAX_RECORDS, NAME_LEN_TYPE_STATE: NAME_WORD } = RECORD;
 /** R_ERRNO: statx's errno when FAILED; for a stat'ed record, its UTC offset written here for encodeRows. */
-const ERRNO_OR_OFFSET = 17;
+const ERRNO_OR_OFFSET = RECORD.ERRNO;
 
 /** fsat.c fillOffsets: a stat'ed record whose offset the cache did not hold. */
 const OFFSET_UNKNOWN = 0x7fffffff;
 
-const REC = 72;
-const DENTS = 32 * 1024;
-const MAX_RECORDS = Math.floor(DENTS / 24) + 1;
 /** Entries stat'ed as read before only directories and unknown types are (fs/source.ts's EAGER_STATS_MIN). */
 const EAGER_STATS_MIN = 4096;
 
