@@ -782,24 +782,24 @@ static napi_value mounts_changed(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  napi_value fn;
-  if (napi_create_function(env, "lstatAt", NAPI_AUTO_LENGTH, lstat_at, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "lstatAt", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "openAt", NAPI_AUTO_LENGTH, open_at, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "openAt", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "openDirRead", NAPI_AUTO_LENGTH, open_dir_read, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "openDirRead", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "readPacked", NAPI_AUTO_LENGTH, read_packed, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "readPacked", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "readArena", NAPI_AUTO_LENGTH, read_arena, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "readArena", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "sortArena", NAPI_AUTO_LENGTH, sort_arena, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "sortArena", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "fillOffsets", NAPI_AUTO_LENGTH, fill_offsets, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "fillOffsets", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "encodeRows", NAPI_AUTO_LENGTH, encode_rows, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "encodeRows", fn) != napi_ok) return NULL;
-  if (napi_create_function(env, "mountsChanged", NAPI_AUTO_LENGTH, mounts_changed, NULL, &fn) != napi_ok) return NULL;
-  if (napi_set_named_property(env, exports, "mountsChanged", fn) != napi_ok) return NULL;
+  static const struct {
+    const char* name;
+    napi_callback fn;
+  } EXPORTS[] = {
+      {"lstatAt", lstat_at},
+      {"openAt", open_at},
+      {"openDirRead", open_dir_read},
+      {"readPacked", read_packed},
+      {"readArena", read_arena},
+      {"sortArena", sort_arena},
+      {"fillOffsets", fill_offsets},
+      {"encodeRows", encode_rows},
+      {"mountsChanged", mounts_changed},
+  };
+  for (size_t i = 0; i < sizeof EXPORTS / sizeof EXPORTS[0]; i++) {
+    napi_value fn;
+    if (napi_create_function(env, EXPORTS[i].name, NAPI_AUTO_LENGTH, EXPORTS[i].fn, NULL, &fn) != napi_ok) return NULL;
+    if (napi_set_named_property(env, exports, EXPORTS[i].name, fn) != napi_ok) return NULL;
+  }
   return exports;
 }
