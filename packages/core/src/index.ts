@@ -244,7 +244,7 @@ export {
 export type { ResumePoint } from './walk/resume.js';
 export { compareResumePoints, resumePointOf } from './walk/resume.js';
 export type { Frame, Mark, PieceCounts, PieceRest, PieceResult, PlainFrame, TreeSplitter } from './walk/split.js';
-export { addPieceCounts, frameFromPlain, frameToPlain, pieceCounts } from './walk/split.js';
+export { addPieceCounts, afterPiece, frameFromPlain, frameToPlain, pieceCounts } from './walk/split.js';
 export {
   emptySummary,
   errorRawEntry,

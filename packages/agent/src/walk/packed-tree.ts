@@ -10,7 +10,7 @@
 // (packedTreeServes): the same rows, counts, caps, stops and truncations; the parity tests
 // compare the two (packed-tree.test.ts).
 import type { Entry, EntryError, RawEntry, Row, WalkRequest, WalkSummary } from '@fleetls/core';
-import { addPieceCounts, joinPath, type PieceCounts, toEntry, WalkState } from '@fleetls/core';
+import { addPieceCounts, afterPiece, joinPath, type PieceCounts, toEntry, WalkState } from '@fleetls/core';
 import { ENTRY_TYPE } from '@fleetls/proto/enums';
 import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { packedCalls } from '../fs/fsat.js';
@@ -399,14 +399,7 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
     if (r === undefined || r.stopped || summary.entriesSent + r.need > req.maxEntries) return;
     addPieceCounts(state, r);
     split.splice(r);
-    if (r.rest === undefined) {
-      f.next = m.stop;
-      return;
-    }
-    // What the helper had not finished (it was asked back): the rest of the range and its
-    // open subdirectories, continued here as this walk's own.
-    f.next = r.rest.next;
-    for (const g of r.rest.frames) stack.push(g);
+    f.next = afterPiece(stack, m, r.rest);
   }
 
   /** Runs the stack down (a piece: until its range is done or `giveBack()`). */

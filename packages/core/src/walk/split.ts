@@ -77,6 +77,21 @@ export function pieceCounts(state: WalkState, stopped: boolean): PieceCounts {
 }
 
 /**
+ * Where a frame's walk goes on after a kept piece of it: past the piece's range, or, when the
+ * helper was asked back before it finished, where it stopped, with its open subdirectories
+ * pushed on `stack` to be walked here as the walk's own (both tree walks' frames).
+ */
+export function afterPiece<F>(
+  stack: F[],
+  m: { stop: number },
+  rest: { next: number; frames: F[] } | undefined,
+): number {
+  if (rest === undefined) return m.stop;
+  for (const g of rest.frames) stack.push(g);
+  return rest.next;
+}
+
+/**
  * A kept piece's counts made the walk's own, as if it had listed the range: added to its
  * summary, and its max_entries need counted from where the walk stood when the piece began.
  */

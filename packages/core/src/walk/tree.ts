@@ -11,7 +11,7 @@
 import type { Entry, EntryError, Row } from '../domain/types.js';
 import { compareNames, nameKey } from '../order/order.js';
 import { pathParts, type ResumeMode, resumeIndex } from './resume.js';
-import { addPieceCounts, type Frame, type Mark, type PieceRest, type TreeSplitter } from './split.js';
+import { addPieceCounts, afterPiece, type Frame, type Mark, type PieceRest, type TreeSplitter } from './split.js';
 import { type Ancestors, errorRow, type Pending, type WalkState } from './state.js';
 
 /**
@@ -186,14 +186,7 @@ function treeWalker(state: WalkState) {
     }
     addPieceCounts(state, r);
     split.splice(r);
-    if (r.rest === undefined) {
-      f.next = m.stop;
-      return;
-    }
-    // What the helper had not finished (it was asked back): the rest of the range and its
-    // open subdirectories, continued here as this walk's own.
-    f.next = r.rest.next;
-    for (const g of r.rest.frames) stack.push(g);
+    f.next = afterPiece(stack, m, r.rest);
   }
 
   /** Runs the stack down to `bottom` frames (a piece: until its range is done or `giveBack()`). */
