@@ -19,24 +19,18 @@ import {
 } from '@fleetls/core';
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { createFsSource, type FsSource } from '../../fs/source.js';
-import type { SkippedPath } from '../hung-mounts.js';
 import { CANCEL } from '../transit.js';
 import { type PackedPieceMessage, walkPackedOne } from './packed-split.js';
-import { type HelperMessage, lastRowOf, type PieceMessage, SPLIT } from './shared.js';
+import { type FromWalk, type HelperMessage, lastRowOf, type PieceMessage, SPLIT } from './shared.js';
 
 /** Encoded rows a piece holds before it stops and sends the rest back. */
 const PIECE_BYTES_MAX = 2 * 1024 * 1024;
 const BATCH_BYTES = 32 * 1024;
 
-export interface HelperInput {
+export interface HelperInput extends FromWalk {
   role: 'helper';
-  req: WalkRequest;
-  allowedRoots: string[];
-  /** The walk's control buffer (its CANCEL slot). */
-  control: SharedArrayBuffer;
   split: SharedArrayBuffer;
   port: MessagePort;
-  skip: SkippedPath[];
 }
 
 /** Runs until the walk is over; returns then (the worker goes back to its pool). */

@@ -14,9 +14,9 @@ import { localOnlyReason } from '../../find/route.js';
 import type { Mount } from '../../fs/mounts.js';
 import { createFsSource } from '../../fs/source.js';
 import { WalkCancelled } from '../cancelled.js';
-import type { SkippedPath } from '../hung-mounts.js';
 import type { WalkPool } from '../pool.js';
 import { CANCEL, type PlainEntry, rowFromPlain, rowToPlain, type WorkerInput } from '../transit.js';
+import { type FromWalk, fromWalk } from './shared.js';
 import { launchHelper } from './start.js';
 
 /** The slots of the shared control buffer (Int32). */
@@ -36,15 +36,10 @@ const STARTED = 1;
 const DONE = 2;
 const GONE = 3;
 
-export interface RankedHelperInput {
+export interface RankedHelperInput extends FromWalk {
   role: 'ranked-helper';
-  req: WalkRequest;
-  allowedRoots: string[];
-  /** The walk's control buffer (its CANCEL slot). */
-  control: SharedArrayBuffer;
   shared: SharedArrayBuffer;
   port: MessagePort;
-  skip: SkippedPath[];
   pseudo: ReadonlyMap<string, string>;
 }
 
@@ -232,12 +227,9 @@ export function startRankedHelper(pool: WalkPool, input: WorkerInput, timeoutMs:
     timeoutMs,
     (shared, port): RankedHelperInput => ({
       role: 'ranked-helper',
-      req: input.req,
-      allowedRoots: input.allowedRoots,
-      control: input.control,
+      ...fromWalk(input),
       shared,
       port,
-      skip: input.skip,
       pseudo: input.pseudo,
     }),
   );

@@ -1,9 +1,10 @@
 // What the walk worker and its helper thread share (walk-split.ts, walk/split/helper.ts): the
 // slots of their control buffer and the messages on their port.
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { EntryErrorCode, PieceResult, PlainFrame, Row } from '@fleetls/core';
+import type { EntryErrorCode, PieceResult, PlainFrame, Row, WalkRequest } from '@fleetls/core';
 import { WalkCancelled } from '../cancelled.js';
-import type { LastRow } from '../transit.js';
+import type { SkippedPath } from '../hung-mounts.js';
+import type { LastRow, WorkerInput } from '../transit.js';
 
 /** The slots of the control buffer (Int32, SPLIT.SLOTS of them). */
 export const SPLIT = {
@@ -140,4 +141,17 @@ export class PieceChannel<R extends { id: number; bytes: number }> {
     Atomics.store(this.ctl, SPLIT.QUIT, 1);
     Atomics.notify(this.ctl, SPLIT.WORK);
   }
+}
+
+/** What a helper thread takes from the walk it helps, whichever kind of helper it is. */
+export interface FromWalk {
+  req: WalkRequest;
+  allowedRoots: string[];
+  /** The walk's control buffer (its CANCEL slot). */
+  control: SharedArrayBuffer;
+  skip: SkippedPath[];
+}
+
+export function fromWalk(input: WorkerInput): FromWalk {
+  return { req: input.req, allowedRoots: input.allowedRoots, control: input.control, skip: input.skip };
 }

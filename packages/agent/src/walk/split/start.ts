@@ -6,7 +6,7 @@ import type { WalkRequest } from '@fleetls/core';
 import type { WalkPool } from '../pool.js';
 import type { WorkerInput } from '../transit.js';
 import type { HelperInput } from './helper.js';
-import { SPLIT } from './shared.js';
+import { fromWalk, SPLIT } from './shared.js';
 
 /** A tree walk allowed this many rows is worth a second thread (a small listing is not). */
 export const SPLIT_MIN_ENTRIES = 10_000;
@@ -103,15 +103,7 @@ export function startSplitHelper(pool: WalkPool, input: WorkerInput, timeoutMs: 
     pool,
     { slots: SPLIT.SLOTS, quit: SPLIT.QUIT, wake: SPLIT.WORK },
     timeoutMs,
-    (shared, port): HelperInput => ({
-      role: 'helper',
-      req: input.req,
-      allowedRoots: input.allowedRoots,
-      control: input.control,
-      split: shared,
-      port,
-      skip: input.skip,
-    }),
+    (shared, port): HelperInput => ({ role: 'helper', ...fromWalk(input), split: shared, port }),
   );
   input.split = { port: helper.port, shared: helper.shared, timeoutMs };
   return { port: helper.port, stop: helper.stop };
