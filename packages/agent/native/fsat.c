@@ -238,6 +238,24 @@ static bool bytes_of(napi_env env, napi_value value, uint8_t** data, size_t* len
 }
 
 /*
+ * The getdents64 record at `*at` of a chunk of `n` bytes, `*at` moved past it: 1 with the
+ * record and its name's length, 0 for "." and "..", -EIO for a record the kernel would not
+ * write (the read's error). readPacked and readArena read their chunks by it.
+ */
+static int next_dirent(const uint8_t* dents, long n, long* at, const struct dirent64** out, size_t* name_len) {
+  const struct dirent64* d = (const struct dirent64*)(dents + *at);
+  if (d->d_reclen < 20 || *at + d->d_reclen > n) return -EIO;
+  *at += d->d_reclen;
+  const char* name = d->d_name;
+  const size_t len = strnlen(name, d->d_reclen - 19);
+  if (len == 0 || len == (size_t)(d->d_reclen - 19)) return -EIO;
+  if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))) return 0;
+  *out = d;
+  *name_len = len;
+  return 1;
+}
+
+/*
  * One directory entry's packed record at `r` (its name's offset already written): its name
  * length, d_type and state, and, where `mask` asks for its d_type, its statx(2) on the
  * directory's descriptor, not following it (readPacked's chunks and readArena's arenas alike).
@@ -310,14 +328,12 @@ static napi_value read_packed(napi_env env, napi_callback_info info) {
     if (n == 0) return number(env, 0);
     int32_t count = 0;
     for (long at = 0; at < n;) {
-      struct dirent64* d = (struct dirent64*)(dents + at);
-      // A record the kernel would not write: the read's error (dirent64.ts says the same).
-      if (d->d_reclen < 20 || at + d->d_reclen > n) return number(env, -EIO);
-      at += d->d_reclen;
+      const struct dirent64* d;
+      size_t name_len;
+      const int got = next_dirent(dents, n, &at, &d, &name_len);
+      if (got < 0) return number(env, got);
+      if (got == 0) continue;
       const char* name = d->d_name;
-      size_t name_len = strnlen(name, d->d_reclen - 19);
-      if (name_len == 0 || name_len == (size_t)(d->d_reclen - 19)) return number(env, -EIO);
-      if (name[0] == '.' && (name_len == 1 || (name_len == 2 && name[1] == '.'))) continue;
       uint8_t* r = buf + (size_t)count * REC;
       count++;
       *(uint32_t*)(r + R_NAME_OFF) = (uint32_t)((const uint8_t*)name - buf);
@@ -442,13 +458,12 @@ static napi_value read_arena(napi_env env, napi_callback_info info) {
     if (n == 0) return number(env, 1);
     const uint32_t mask = hdr[A_READ] < eager ? 0xffffffffu : (1u << 0) | (1u << 4);
     for (long at = 0; at < n;) {
-      struct dirent64* d = (struct dirent64*)(dents + at);
-      if (d->d_reclen < 20 || at + d->d_reclen > n) return number(env, -EIO);
-      at += d->d_reclen;
+      const struct dirent64* d;
+      size_t name_len;
+      const int got = next_dirent(dents, n, &at, &d, &name_len);
+      if (got < 0) return number(env, got);
+      if (got == 0) continue;
       const char* name = d->d_name;
-      size_t name_len = strnlen(name, d->d_reclen - 19);
-      if (name_len == 0 || name_len == (size_t)(d->d_reclen - 19)) return number(env, -EIO);
-      if (name[0] == '.' && (name_len == 1 || (name_len == 2 && name[1] == '.'))) continue;
       hdr[A_READ]++;
       if (skip_hidden && name[0] == '.') continue;
       uint8_t* r = recs + A_HEADER + (size_t)hdr[A_COUNT] * REC;
