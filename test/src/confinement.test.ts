@@ -10,7 +10,7 @@
 // Needs root (mknod, mount, strace -p, sshd), as CI runs.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -56,6 +56,18 @@ async function traceOpens(pid: number, log: string): Promise<ChildProcess> {
     });
   });
   return strace;
+}
+
+/**
+ * An open for reading of a directory the agent already holds a descriptor of: its "." looked
+ * up in it, or (an r-- directory, whose "." lookup is refused) the descriptor's own magic link
+ * /proc/self/fd/N with nothing after N, as a directory. A name is never opened for reading.
+ */
+function readsDirByFd(l: string): boolean {
+  return (
+    /openat\(\d+, "\.", O_RDONLY\|.*O_DIRECTORY/.test(l) ||
+    /\bopen(at)?\((AT_FDCWD, )?"\/proc\/self\/fd\/\d+", O_RDONLY\|.*O_DIRECTORY/.test(l)
+  );
 }
 
 /** The processes that ran GNU find, by pid (strace -f prefixes each line with it). */
@@ -162,7 +174,11 @@ describe('confinement of a real agent', () => {
     // The agent reads by descriptor (beneath.ts): a name is opened in its directory's
     // descriptor, by openat(N, "NAME") through the native module (fsat.ts) in a walk, as
     // /proc/self/fd/N/NAME by Stat; a directory is read by getdents64 on openat(N, "."), its
-    // own descriptor reopened for reading (dents-reading.ts), never through /proc/self/fd/N.
+    // own descriptor reopened for reading (dents-reading.ts). The one open for reading that is
+    // not of a ".": a directory that may be read but not searched (r--) refuses the lookup of
+    // its ".", and is reopened through /proc/self/fd/N of its descriptor, already confined and
+    // known to be a directory (fsat.c openDirRead), no name looked up: the describe below
+    // walks one as a user the mode applies to (this agent runs as root, which searches any).
     const agentPid = String(agent.child.pid);
     const own = traced.filter((l) => isOpen(l) && !findPids(traced).has(l.split(' ')[0]));
     const nameInFd = (l: string) => /"\/proc\/self\/fd\/\d+\/[^"]+"/.test(l) || /openat\(\d+, "[^"/]+"/.test(l);
@@ -191,9 +207,9 @@ describe('confinement of a real agent', () => {
       `directories read from their descriptors' ".":\n${byFd.slice(-30).join('\n')}`,
     );
     assert.deepEqual(
-      forReading.filter((l) => !/openat\(\d+, "\.", O_RDONLY\|.*O_DIRECTORY/.test(l)),
+      forReading.filter((l) => !readsDirByFd(l)),
       [],
-      'the only opens for reading are of a directory descriptor\'s "." (none through /proc/self/fd/N, none by a name)',
+      'the only opens for reading are of a directory descriptor\'s "." or its /proc/self/fd/N (none by a name)',
     );
     // Entries are stat'ed by fstatat on their directory's descriptor (fsat.ts), never
     // by a path string below the tree; the one name lookup the kernel does is in that directory.
@@ -313,3 +329,59 @@ function toWire(over: Partial<WalkRequest>): Parameters<typeof walkAll>[1] {
     ...(over.shape === 'ranked' ? { shape: 'SHAPE_RANKED', order: 'ORDER_SIZE', topN: over.topN } : {}),
   };
 }
+
+describe('confinement of a real agent: a readable, unsearchable (r--) directory', () => {
+  const asRoot = process.getuid?.() === 0;
+  const work = mkdtempSync(join(tmpdir(), 'fleetls-confine-ronly-'));
+  const tree = join(work, 'tree');
+  let agent: AgentProcess;
+  let client: AgentClient;
+
+  before(async () => {
+    // mkdtemp's 0700 would keep nobody out of the whole tree.
+    chmodSync(work, 0o755);
+    mkdirSync(join(tree, 'ronly', 'inner'), { recursive: true });
+    writeFileSync(join(tree, 'ronly', 'f'), 'x');
+    chmodSync(join(tree, 'ronly'), 0o444);
+    // As root the agent may search any directory: nobody, to whom r-- applies (others' bits).
+    agent = await startAgent({ allow: [work], ...(asRoot ? { uid: 65534, gid: 65534 } : {}) });
+    client = agentClient(agent.address);
+  });
+
+  after(async () => {
+    client?.close();
+    await agent?.stop();
+    chmodSync(join(tree, 'ronly'), 0o755);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('lists its names through its own descriptor reopened, never a name opened for reading', async () => {
+    const log = join(work, 'strace.log');
+    const strace = await traceOpens(agent.child.pid as number, log);
+    let lines: string[];
+    try {
+      lines = rowLines((await walkAll(client, { path: tree, maxDepth: 5 }, undefined, CALL_MS)).rows);
+    } finally {
+      strace.kill('SIGINT');
+      await new Promise((r) => strace.once('exit', r));
+    }
+    // Listed: its names, each stat denied (the lookup in it is refused).
+    assert.ok(
+      lines.some((l) => l.startsWith('ronly/f')) && lines.some((l) => l.startsWith('ronly/inner')),
+      lines.join('\n'),
+    );
+    const own = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => /\bopen(at2?)?\(|\bcreat\(/.test(l) && !l.includes('O_PATH'));
+    const below = own.filter((l) => /openat\(\d+, "/.test(l) || /"\/proc\/self\/fd\/\d+/.test(l));
+    assert.ok(
+      below.some((l) => /"\/proc\/self\/fd\/\d+", O_RDONLY\|.*O_DIRECTORY/.test(l)),
+      `the r-- directory reopened through its descriptor's magic link:\n${below.join('\n')}`,
+    );
+    assert.deepEqual(
+      below.filter((l) => !readsDirByFd(l)),
+      [],
+      'every open for reading is of a held directory descriptor ("." or /proc/self/fd/N), none by a name',
+    );
+  });
+});
