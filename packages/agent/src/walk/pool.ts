@@ -51,6 +51,17 @@ const WORKER_OPTIONS = {
   resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
   trackUnmanagedFds: false,
 };
+/**
+ * A split tree walk's helper thread (split/start.ts) with a young generation of its own, a
+ * small one: the helper walks pieces of at most a few MiB of rows while the walk worker, with
+ * its 8 MiB, walks the rest, and the two young generations side by side took a 300k tree
+ * walk's peak past 128 MiB (bench/results/footprint.why.md). Its workers are kept apart from
+ * the walk workers (WalkPool's idleLean), so no walk gets a lean heap.
+ */
+const LEAN_WORKER_OPTIONS = {
+  resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
+  trackUnmanagedFds: false,
+};
 
 let workerYoungGeneration = false;
 
@@ -66,9 +77,9 @@ function ownYoungGeneration(): void {
 }
 
 /** A walk worker's thread (the one place one is made: the bundles swap its source, scripts/package/bundle.mjs). */
-function newThread(): Worker {
+function newThread(lean = false): Worker {
   ownYoungGeneration();
-  return new Worker(WORKER_URL, WORKER_OPTIONS);
+  return new Worker(WORKER_URL, lean ? LEAN_WORKER_OPTIONS : WORKER_OPTIONS);
 }
 
 /**
@@ -117,6 +128,9 @@ export class WalkPool {
   /** Ranked walks listed by GNU find at once (find/route.ts). */
   readonly find = new FindSlots();
   private readonly idle: Worker[] = [];
+  /** Idle helper workers made lean (LEAN_WORKER_OPTIONS), and every lean worker alive. */
+  private readonly idleLean: Worker[] = [];
+  private readonly lean = new WeakSet<Worker>();
   /** Each idle worker's timer to terminate it. */
   private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
   /** Workers abandoned in a call that has not returned; each leaves when its thread exits. */
@@ -168,21 +182,32 @@ export class WalkPool {
     void worker.terminate().catch(() => {});
   }
 
-  /** A new worker (the spare if there is one) that leaves the idle list if it ever exits. */
-  private newWorker(): Worker {
-    const worker = takeSpare() ?? newThread();
+  /**
+   * A new worker (the spare if there is one; a lean one is always new) that leaves its idle
+   * list if it ever exits.
+   */
+  private newWorker(lean: boolean): Worker {
+    const worker = (lean ? undefined : takeSpare()) ?? newThread(lean);
+    if (lean) this.lean.add(worker);
     worker.once('exit', () => {
-      const i = this.idle.indexOf(worker);
-      if (i >= 0) this.idle.splice(i, 1);
+      const idle = this.idleOf(worker);
+      const i = idle.indexOf(worker);
+      if (i >= 0) idle.splice(i, 1);
       clearTimeout(this.idleTimers.get(worker));
       this.idleTimers.delete(worker);
     });
     return worker;
   }
 
-  acquire(): Worker {
-    const worker = this.idle.pop();
-    if (!worker) return this.newWorker();
+  private idleOf(worker: Worker): Worker[] {
+    return this.lean.has(worker) ? this.idleLean : this.idle;
+  }
+
+  /** A walk worker, or with `lean` a helper's (LEAN_WORKER_OPTIONS: a small young generation). */
+  acquire(opts: { lean?: boolean } = {}): Worker {
+    const lean = opts.lean === true;
+    const worker = (lean ? this.idleLean : this.idle).pop();
+    if (!worker) return this.newWorker(lean);
     clearTimeout(this.idleTimers.get(worker));
     this.idleTimers.delete(worker);
     worker.ref();
@@ -194,16 +219,17 @@ export class WalkPool {
    * process open, until IDLE_WORKER_MS pass without a walk taking it.
    */
   release(worker: Worker): void {
-    if (this.idle.length >= MAX_IDLE_WORKERS) {
+    const idle = this.idleOf(worker);
+    if (idle.length >= MAX_IDLE_WORKERS) {
       void worker.terminate();
       return;
     }
     worker.unref();
-    this.idle.push(worker);
+    idle.push(worker);
     // Off the list before terminate(), which settles later: no walk may take it meanwhile.
     const timer = setTimeout(() => {
       this.idleTimers.delete(worker);
-      this.idle.splice(this.idle.indexOf(worker), 1);
+      idle.splice(idle.indexOf(worker), 1);
       void worker.terminate();
     }, IDLE_WORKER_MS);
     timer.unref();

@@ -52,8 +52,11 @@ export function lastRowOf(at: Row): LastRow {
     : { path: at.entry.path.toString('latin1'), row: at.entry.error ? 'error' : 'entry' };
 }
 
-/** Bytes of rows the helper may hold for the walk, unspliced, before it is given more. */
-const HELD_BYTES_MAX = 4 * 1024 * 1024;
+/**
+ * Bytes of rows the helper may hold for the walk, unspliced, before it is given more: each
+ * held MiB is peak RSS (a 300k tree walk's target is 128 MiB, bench/results/footprint.md).
+ */
+const HELD_BYTES_MAX = 2 * 1024 * 1024;
 
 /**
  * The walk worker's end of a split with a helper thread, whatever its frames are (split.ts:
@@ -82,7 +85,11 @@ export class PieceChannel<R extends { id: number; bytes: number }> {
 
   /** The helper waits for a piece, answers, and holds few enough unspliced rows to be given one. */
   wantsPiece(): boolean {
-    return Atomics.load(this.ctl, SPLIT.HUNGRY) === 1 && !this.dead && this.held <= HELD_BYTES_MAX;
+    if (Atomics.load(this.ctl, SPLIT.HUNGRY) !== 1 || this.dead) return false;
+    // Results still on the port count: only take() received them, so a helper ahead of the
+    // walk was given piece after piece while all it had finished waited there, uncounted.
+    this.receive();
+    return this.held <= HELD_BYTES_MAX;
   }
 
   /** Posts the piece `message(id)` and wakes the helper; returns its id. */

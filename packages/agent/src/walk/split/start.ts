@@ -59,8 +59,9 @@ export function launchHelper<Input>(
   counters: { slots: number; quit: number; wake: number },
   timeoutMs: number,
   inputOf: (shared: SharedArrayBuffer, port: MessagePort) => Input,
+  lean = false,
 ): { port: MessagePort; shared: SharedArrayBuffer; stop(): void } {
-  const helper = pool.acquire();
+  const helper = pool.acquire({ lean });
   const { port1, port2 } = new MessageChannel();
   const shared = new SharedArrayBuffer(counters.slots * 4);
   const sc = new Int32Array(shared);
@@ -104,6 +105,8 @@ export function startSplitHelper(pool: WalkPool, input: WorkerInput, timeoutMs: 
     { slots: SPLIT.SLOTS, quit: SPLIT.QUIT, wake: SPLIT.WORK },
     timeoutMs,
     (shared, port): HelperInput => ({ role: 'helper', ...fromWalk(input), split: shared, port }),
+    // Pieces of a tree walk hold a few MiB of rows at most: a small young generation does.
+    true,
   );
   input.split = { port: helper.port, shared: helper.shared, timeoutMs };
   return { port: helper.port, stop: helper.stop };
