@@ -90,6 +90,24 @@ export function hostRow(listed: HostListing['rows'][number]): HostRow {
   return row;
 }
 
+/** A host row as list_hosts' text table shows it. */
+function tableRowOf(r: HostRow): TableRow {
+  return {
+    host: r.host,
+    // `|ssh`: falls back to find over SSH (`agent+ssh` is the agent reached through SSH).
+    transport: r.transport + (r.ssh_fallback ? '|ssh' : ''),
+    address: r.address,
+    labels: Object.entries(r.labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+    groups: r.groups.join(','),
+    status: r.status === undefined ? undefined : r.status === 'ok' ? `ok (${r.via}, ${r.elapsed_ms} ms)` : r.status,
+    version: versionText(r),
+    cert: r.cert_expires_in_days === undefined ? undefined : `${r.cert_expires_in_days} days`,
+    message: r.message,
+  };
+}
+
 function hostsToFleet(l: HostListing): MessageInitShape<typeof ListHostsResponseSchema> {
   return {
     checked: l.checked,
@@ -145,21 +163,21 @@ export const listHostsTool = defineTool({
   mcp(l: HostListing, ctx) {
     if (l.rows.length === 0)
       return { structured: { hosts: [], count: 0, checked: l.checked, truncated: false }, text: 'No hosts match.' };
-    const rows = l.rows.map(hostRow);
-    const table: TableRow[] = rows.map((r) => ({
-      host: r.host,
-      // `|ssh`: falls back to find over SSH (`agent+ssh` is the agent reached through SSH).
-      transport: r.transport + (r.ssh_fallback ? '|ssh' : ''),
-      address: r.address,
-      labels: Object.entries(r.labels)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(','),
-      groups: r.groups.join(','),
-      status: r.status === undefined ? undefined : r.status === 'ok' ? `ok (${r.via}, ${r.elapsed_ms} ms)` : r.status,
-      version: versionText(r),
-      cert: r.cert_expires_in_days === undefined ? undefined : `${r.cert_expires_in_days} days`,
-      message: r.message,
-    }));
+    // Rows are made as the answer's fit asks for them: it measures only up to where a budget
+    // is passed, so `all` over 100,000 NATS hosts makes a few hundred rows, not 100,000 (each
+    // with its own copy of the labels and groups, and a table row of joined strings).
+    const count = l.rows.length;
+    const made: HostRow[] = [];
+    const row = (i: number) => {
+      made[i] ??= hostRow(l.rows[i]);
+      return made[i];
+    };
+    const tabled: TableRow[] = [];
+    const tableRow = (i: number) => {
+      tabled[i] ??= tableRowOf(row(i));
+      return tabled[i];
+    };
+    const first = <T>(n: number, of: (i: number) => T) => Array.from({ length: n }, (_, i) => of(i));
     const columns = [
       'host',
       'transport',
@@ -170,21 +188,21 @@ export const listHostsTool = defineTool({
     ];
     const headers = Object.fromEntries(columns.map((c) => [c, c.toUpperCase()]));
     const build = (kept: number, cut: AnswerCut): McpAnswer => {
-      const shown = renderAligned(columns, table.slice(0, kept), { headers });
-      if (kept < rows.length) {
-        shown.push(`[WARNING] answer cut at ${cut.words}: ${kept} of ${rows.length} hosts shown; narrow the selector`);
+      const shown = renderAligned(columns, first(kept, tableRow), { headers });
+      if (kept < count) {
+        shown.push(`[WARNING] answer cut at ${cut.words}: ${kept} of ${count} hosts shown; narrow the selector`);
       }
       const structured: ListHostsAnswer = {
-        hosts: rows.slice(0, kept),
+        hosts: first(kept, row),
         count: kept,
         checked: l.checked,
-        truncated: kept < rows.length,
+        truncated: kept < count,
       };
       return { structured, text: shown.join('\n') };
     };
     return fitAnswer({
-      rows: rows.length,
-      rowCost: (i) => rowSize(Object.values(table[i]).join('    '), rows[i]),
+      rows: count,
+      rowCost: (i) => rowSize(Object.values(tableRow(i)).join('    '), row(i)),
       build,
       options: ctx.options,
     }).answer;
