@@ -87,4 +87,19 @@ describe('watchRegistry', async () => {
       ['web-1'],
     );
   });
+
+  it('hosts() lists them in name order, a host that comes or goes included at once', () => {
+    beat('zz-9', { heartbeatMs: 60000, startedAt: 'a' });
+    beat('aa-1', { heartbeatMs: 60000, startedAt: 'a' });
+    assert.deepEqual(
+      registry.hosts().map((h) => h.name),
+      ['aa-1', 'web-1', 'zz-9'],
+    );
+    beat('mm-5', { heartbeatMs: 60000, startedAt: 'a' });
+    beat('aa-1', { heartbeatMs: 60000, startedAt: 'a' });
+    assert.deepEqual(
+      registry.hosts().map((h) => h.name),
+      ['aa-1', 'mm-5', 'web-1', 'zz-9'],
+    );
+  });
 });
