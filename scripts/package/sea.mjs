@@ -2,8 +2,9 @@
 // and dist/fleetls, each a copy of the pinned Node runtime of scripts/package/runtime
 // (a supported LTS, whatever node builds them) with the program injected by postject.
 // Hosts need no Node. The walk worker travels as an SEA asset, started from a data: URL.
-// The agent's native module, dist/fsat.node, goes beside them: a copied executable looks
-// for it beside itself (packages/agent/src/fsat.ts), and the packages take it from there.
+// The agent's native module, dist/fsat.node, goes beside them (the packages take it from
+// there) and inside each as an asset: an executable copied alone loads its own copy
+// (packages/agent/src/fs/fsat.ts).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +18,7 @@ const require = createRequire(import.meta.url);
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const WORKER_ASSET = 'walk-worker.mjs';
 const LAZY_ASSET = 'lazy.cjs';
+const NATIVE_ASSET = 'fsat.node';
 
 // The SEA main script is CommonJS (Node 24 runs no ES module there); code that reads
 // import.meta.url gets the executable's own file URL (version and proto files are embedded).
@@ -167,7 +169,7 @@ export async function buildExecutables({ repoRoot, outDir, workDir, versions, bu
   const out = [];
   for (const p of PROGRAMS) {
     const main = path.join(workDir, `${p.name}.cjs`);
-    const assets = { [WORKER_ASSET]: worker };
+    const assets = { [WORKER_ASSET]: worker, [NATIVE_ASSET]: builtModule };
     const stubbed = new Set();
     await esbuildTo({
       stdin: { contents: entryOf(repoRoot, p), resolveDir: repoRoot, sourcefile: `${p.name}-entry.cjs`, loader: 'js' },

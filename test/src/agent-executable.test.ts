@@ -3,8 +3,9 @@
 // use, so that its main script, held whole at rest, is smaller (issue 39's idle RSS). Each of
 // them still works from the executable, in one real agent: a settings file, /metrics, NATS;
 // and its reflection, answered without protobufjs, serves a client that builds a stub from it.
+// It also carries its native module (fsat.node) as an asset: copied alone, it still walks natively.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -78,5 +79,41 @@ describe('the agent executable loads what its start leaves out when it is used',
     } finally {
       stub.close();
     }
+  });
+});
+
+describe('the agent executable copied alone', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetls-exe-alone-'));
+  const data = join(dir, 'data');
+  const tmp = join(dir, 'tmp');
+  let agent: AgentProcess;
+
+  before(async () => {
+    makeTree(data, { 'a.txt': 'a', 'sub/b.txt': 'bb' });
+    mkdirSync(tmp);
+    // No fsat.node beside it and none in ../lib/fleetls-agent/: only the one it carries.
+    mkdirSync(join(dir, 'bin'));
+    const exe = join(dir, 'bin', 'fleetls-agent');
+    copyFileSync(join(builtExecutables(), 'fleetls-agent'), exe);
+    agent = await startAgent({ allow: [data], main: exe, node: [], env: { TMPDIR: tmp } });
+  });
+
+  after(async () => {
+    await agent?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loads the native module it carries, leaves no copy of it behind, and walks', async () => {
+    const listening = await agent.waitForLog((l) => l.msg === 'listening', 15_000);
+    assert.equal(listening.statRoute, "fstatat (the executable's own fsat.node)");
+    const client = agentClient(agent.address);
+    try {
+      const { rows } = await walkAll(client, { path: data, maxDepth: 4 });
+      assert.equal(rows.filter((r) => r.kind === 'entry').length, 3);
+    } finally {
+      client.close();
+    }
+    // Each thread wrote its copy into a directory of its own and removed it once loaded.
+    assert.deepEqual(readdirSync(tmp), []);
   });
 });

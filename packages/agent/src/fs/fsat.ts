@@ -5,10 +5,12 @@
 // /proc/self/fd/N/<name> (beneath.ts). Both are confined to the directory; the module's is
 // one lookup where the magic link costs the kernel two (walk.why.md). The module is found
 // beside this file (a build, an npm install), or, in the self-contained executable, in
-// /usr/lib/<executable's name>/ as the packages install it, or beside the executable.
+// /usr/lib/<executable's name>/ as the packages install it, or beside the executable; failing
+// those, the executable carries it as an asset, so a copied executable alone still walks natively.
 // FLEETLS_NATIVE=0 turns it off (the A/B bench, the fallback's tests). Loaded once per
 // thread: a process fact, like the find probe.
-import { constants as osConstants } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { constants as osConstants, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getSystemErrorName } from 'node:util';
@@ -94,11 +96,41 @@ function candidates(): string[] {
   }
 }
 
-function isSea(): boolean {
+interface Sea {
+  isSea(): boolean;
+  getRawAsset(key: string): ArrayBuffer;
+}
+
+function sea(): Sea | undefined {
   try {
-    return (process.getBuiltinModule?.('node:sea') as { isSea(): boolean } | undefined)?.isSea() ?? false;
+    const m = process.getBuiltinModule?.('node:sea') as Sea | undefined;
+    return m?.isSea() ? m : undefined;
   } catch {
-    return false;
+    return undefined;
+  }
+}
+
+const isSea = (): boolean => sea() !== undefined;
+
+/**
+ * The executable's own copy of the module (its SEA asset, scripts/package/sea.mjs) written
+ * into a fresh directory only this user can enter (mkdtemp: 0700) and handed to `use`; the
+ * file is removed once loaded (a loaded object needs no path). Each thread loads its own.
+ */
+function withAsset<T>(use: (file: string) => T): T | undefined {
+  let bytes: ArrayBuffer;
+  try {
+    bytes = (sea() as Sea).getRawAsset(MODULE_FILE);
+  } catch {
+    return undefined; // an executable built without it
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'fleetls-fsat-'));
+  try {
+    const file = path.join(dir, MODULE_FILE);
+    writeFileSync(file, new Uint8Array(bytes), { mode: 0o500, flag: 'wx' });
+    return use(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -120,20 +152,34 @@ interface Loaded {
   route: string;
 }
 
+/** dlopen of `file`: the module, or why not (added to `tried`). */
+function open(file: string, tried: string[]): Fsat | undefined {
+  const m = { exports: {} as Partial<Fsat> };
+  try {
+    process.dlopen(m, file, osConstants.dlopen.RTLD_NOW);
+  } catch (err) {
+    tried.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+  if (CALLS.every((c) => typeof m.exports[c] === 'function')) return m.exports as Fsat;
+  tried.push(`${file}: not this agent's module (no ${CALLS.join(', ')})`);
+  return undefined;
+}
+
 function load(): Loaded {
   if (process.env.FLEETLS_NATIVE === '0') return { fsat: undefined, route: 'proc-fd (FLEETLS_NATIVE=0)' };
   const tried: string[] = [];
   for (const file of candidates()) {
-    const m = { exports: {} as Partial<Fsat> };
+    const fsat = open(file, tried);
+    if (fsat) return { fsat, route: `fstatat (${file})` };
+  }
+  if (isSea()) {
     try {
-      process.dlopen(m, file, osConstants.dlopen.RTLD_NOW);
+      const fsat = withAsset((file) => open(file, tried));
+      if (fsat) return { fsat, route: `fstatat (the executable's own ${MODULE_FILE})` };
     } catch (err) {
-      tried.push(`${file}: ${(err as Error).message.split('\n')[0]}`);
-      continue;
+      tried.push(`the executable's own ${MODULE_FILE}: ${(err as Error).message}`);
     }
-    if (CALLS.every((c) => typeof m.exports[c] === 'function'))
-      return { fsat: m.exports as Fsat, route: `fstatat (${file})` };
-    tried.push(`${file}: not this agent's module (no ${CALLS.join(', ')})`);
   }
   return { fsat: undefined, route: `proc-fd (no native module: ${tried.join('; ') || 'none looked for'})` };
 }
