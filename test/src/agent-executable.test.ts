@@ -16,6 +16,17 @@ import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
 import { builtExecutables } from './helpers/packages.js';
 import { reflect } from './helpers/reflection-client.js';
 
+/** How many entries a Walk of `path` (4 levels) through `agent` lists. */
+async function entriesUnder(agent: AgentProcess, path: string): Promise<number> {
+  const client = agentClient(agent.address);
+  try {
+    const { rows } = await walkAll(client, { path, maxDepth: 4 });
+    return rows.filter((r) => r.kind === 'entry').length;
+  } finally {
+    client.close();
+  }
+}
+
 describe('the agent executable loads what its start leaves out when it is used', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fleetls-exe-lazy-'));
   const data = join(dir, 'data');
@@ -56,13 +67,7 @@ describe('the agent executable loads what its start leaves out when it is used',
     const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     assert.equal(metrics.status, 200);
     assert.match(await metrics.text(), /^# TYPE /m);
-    const client = agentClient(agent.address);
-    try {
-      const { rows } = await walkAll(client, { path: data, maxDepth: 4 });
-      assert.equal(rows.filter((r) => r.kind === 'entry').length, 3);
-    } finally {
-      client.close();
-    }
+    assert.equal(await entriesUnder(agent, data), 3);
   });
 
   it('answers gRPC reflection, and a stub built from it calls Stat', async () => {
@@ -106,13 +111,7 @@ describe('the agent executable copied alone', () => {
   it('loads the native module it carries, leaves no copy of it behind, and walks', async () => {
     const listening = await agent.waitForLog((l) => l.msg === 'listening', 15_000);
     assert.equal(listening.statRoute, "fstatat (the executable's own fsat.node)");
-    const client = agentClient(agent.address);
-    try {
-      const { rows } = await walkAll(client, { path: data, maxDepth: 4 });
-      assert.equal(rows.filter((r) => r.kind === 'entry').length, 3);
-    } finally {
-      client.close();
-    }
+    assert.equal(await entriesUnder(agent, data), 3);
     // Each thread wrote its copy into a directory of its own and removed it once loaded.
     assert.deepEqual(readdirSync(tmp), []);
   });

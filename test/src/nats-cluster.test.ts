@@ -15,7 +15,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { stdioClient } from './helpers/gateway-process.js';
-import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
+import { type NatsNode, registryReady, startNatsCluster } from './helpers/nats-server.js';
 
 const { createNatsBackend } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/backend.js'));
 const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
@@ -72,14 +72,7 @@ describe('a 3-node NATS cluster losing nodes', () => {
     const [n1, n2, n3] = nodes;
     // The registry with 3 replicas before any agent writes to it: a node's loss loses no entry.
     nc = await connect({ servers: [n3.url] });
-    await waitFor(
-      () =>
-        openRegistryBucket(nc!, undefined, 3).then(
-          () => true,
-          () => false,
-        ),
-      { timeoutMs: 60_000, everyMs: 500, what: 'JetStream of the cluster ready' },
-    );
+    await registryReady(nc, 3);
     // Agents seeded with n1 only, so they start there; the cluster tells them the other
     // nodes (connect_urls), which they fail over to.
     agents = await Promise.all(

@@ -15,9 +15,9 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type AgentProcess, REPO_ROOT, startAgent } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
 import { stdioClient } from './helpers/gateway-process.js';
-import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
+import { type NatsNode, registryReady, startNatsCluster } from './helpers/nats-server.js';
 
-const { openRegistryBucket, isFresh } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
+const { isFresh } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
 const HEARTBEAT_MS = 1000;
 const STREAM = 'KV_fleetls-hosts';
 
@@ -85,14 +85,7 @@ describe('a 3-node NATS cluster with faults, as users meet them', () => {
     everyNode = inventoryOf('every-node', nodes);
     // The registry as an agent of before made it: on one node only.
     nc = await connect({ servers: [nodes[0].url] });
-    await waitFor(
-      () =>
-        openRegistryBucket(nc!, undefined, 1).then(
-          () => true,
-          () => false,
-        ),
-      { timeoutMs: 60_000, everyMs: 500, what: 'JetStream of the cluster ready' },
-    );
+    await registryReady(nc, 1);
     agents = await Promise.all(
       ['edge-1', 'edge-2'].map((name) =>
         startAgent({

@@ -15,13 +15,10 @@ import { waitFor } from '@fleetls/testkit';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { REPO_ROOT } from './helpers/agent-process.js';
 import { fleetls } from './helpers/cli.js';
 import { stdioClient } from './helpers/gateway-process.js';
-import { type NatsNode, startNatsCluster } from './helpers/nats-server.js';
+import { type NatsNode, registryReady, startNatsCluster } from './helpers/nats-server.js';
 import { expectedTop, SIM_FILES, type SimHosts, simName, startSimHosts } from './helpers/nats-sim-hosts.js';
-
-const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
 
 /** Hosts of the simulated fleet; the gateways split a call from SPLIT_MIN_HOSTS on. */
 const HOSTS = 600;
@@ -76,14 +73,7 @@ describe('one call split between two gateways on a 3-node NATS cluster', () => {
     nodes = await startNatsCluster({ dir: join(dir, 'nats'), nodes: 3 });
     const [n1, n2, n3] = nodes;
     nc = await connect({ servers: [n1.url] });
-    await waitFor(
-      () =>
-        openRegistryBucket(nc!, undefined, 3).then(
-          () => true,
-          () => false,
-        ),
-      { timeoutMs: 60_000, everyMs: 500, what: 'JetStream of the cluster ready' },
-    );
+    await registryReady(nc, 3);
     sim = startSimHosts(nc, HOSTS);
     const inventory = (n: NatsNode) => {
       const f = join(dir, `${n.name}.yaml`);

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '@fleetls/testkit';
+import { freePort, waitFor } from '@fleetls/testkit';
 import { createUser } from '@nats-io/nkeys';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { REPO_ROOT } from './agent-process.js';
 
 export const NATS_SERVER = process.env.NATS_SERVER ?? 'nats-server';
@@ -125,4 +126,20 @@ export function accountsFor(agents: Record<string, Key>, gateway: Key): string {
   const out = accounts.replace(agentBlock[0], entries).replace(/UGATEWAYPUBLICKEYX+/, gateway.pub);
   assert.ok(!/PUBLICKEYX/.test(out), 'every example key replaced');
   return out;
+}
+
+/**
+ * Waits until the cluster's JetStream takes the host registry with `replicas` (a cluster
+ * elects its JetStream leader some seconds after its nodes listen).
+ */
+export async function registryReady(nc: NatsConnection, replicas: number): Promise<void> {
+  const { openRegistryBucket } = await import(join(REPO_ROOT, 'packages/hosts/dist/agent/nats/registry.js'));
+  await waitFor(
+    () =>
+      openRegistryBucket(nc, undefined, replicas).then(
+        () => true,
+        () => false,
+      ),
+    { timeoutMs: 60_000, everyMs: 500, what: 'JetStream of the cluster ready' },
+  );
 }
