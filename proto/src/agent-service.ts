@@ -53,6 +53,6 @@ export function agentService(): grpc.ServiceDefinition {
 export { wireToRequestInput } from './codec.js';
 export type { StatRequest__Output as WireStatRequestOut } from './gen/fleetls/v1/StatRequest.js';
 export type { WalkRequest__Output as WireWalkRequestOut } from './gen/fleetls/v1/WalkRequest.js';
-export { toStatus } from './grpc-status.js';
 export { encodeStatResponse, encodeWalkProgress, encodeWalkResponse } from './wire/fast-encoder.js';
+export { toStatus } from './wire/grpc-status.js';
 export { decodeStatRequest, decodeWalkRequest } from './wire/request-decoder.js';

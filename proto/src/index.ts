@@ -122,7 +122,6 @@ export type {
   WalkResponse as WireWalkResponse,
   WalkResponse__Output as WireWalkResponseOut,
 } from './gen/fleetls/v1/WalkResponse.js';
-export { codeFromStatus, GRPC_STATUS, toStatus } from './grpc-status.js';
 export { decodeWalkResponse } from './wire/fast-decoder.js';
 export {
   encodeStatResponse,
@@ -131,4 +130,5 @@ export {
   ProtoWriter,
   WalkResponseEncoder,
 } from './wire/fast-encoder.js';
+export { codeFromStatus, GRPC_STATUS, toStatus } from './wire/grpc-status.js';
 export { decodeStatRequest, decodeWalkRequest } from './wire/request-decoder.js';

@@ -1,7 +1,7 @@
 // One error vocabulary for every process: a closed code enum, one error class, and
 // `FleetError.from(unknown)` that normalises anything caught. Platform errors (errno,
 // gRPC status, ssh2 levels, TLS) are translated to these codes by one table each
-// (errors/errno.ts, errors/ssh.ts, errors/tls.ts here; gRPC's in @fleetls/proto grpc-status.ts),
+// (errors/errno.ts, errors/ssh.ts, errors/tls.ts here; gRPC's in @fleetls/proto wire/grpc-status.ts),
 // used at each boundary.
 
 import type { EntryErrorCode, HostStatusCode } from '../domain/types.js';
