@@ -179,7 +179,7 @@ export class Reader {
  * `field` reads one field after its tag, given the message's end; unknown ones it skips.
  */
 export function readMessage(
-  r: Reader,
+  reader: Reader,
   length: number | undefined,
   depth: number,
   field: (tag: number, end: number) => void,
@@ -187,17 +187,17 @@ export function readMessage(
   if (depth > RECURSION_LIMIT) throw new Error('maximum nesting depth exceeded');
   let end: number;
   let outer = 0;
-  if (length === undefined) end = r.len;
+  if (length === undefined) end = reader.len;
   else {
-    end = r.pos + length;
-    if (end > r.len) throw new RangeError('index out of range');
-    outer = r.len;
-    r.len = end;
+    end = reader.pos + length;
+    if (end > reader.len) throw new RangeError('index out of range');
+    outer = reader.len;
+    reader.len = end;
   }
-  while (r.pos < end) field(r.uint32(), end);
+  while (reader.pos < end) field(reader.uint32(), end);
   if (length !== undefined) {
-    if (r.pos !== end) throw new RangeError('index out of range');
-    r.len = outer;
+    if (reader.pos !== end) throw new RangeError('index out of range');
+    reader.len = outer;
   }
 }
 

@@ -110,41 +110,41 @@ export interface PlainPackedFrame {
   end?: number;
 }
 
-export function frameToPlain(f: PackedFrame, next: number, end?: number): PlainPackedFrame {
+export function frameToPlain(frame: PackedFrame, next: number, end?: number): PlainPackedFrame {
   const plain: PlainPackedFrame = {
-    dir: f.dir.toString('latin1'),
-    depth: f.depth,
-    buf: f.buf,
+    dir: frame.dir.toString('latin1'),
+    depth: frame.depth,
+    buf: frame.buf,
     next,
-    len: f.len,
-    total: f.total,
-    cap: f.cap,
+    len: frame.len,
+    total: frame.total,
+    cap: frame.cap,
   };
   if (end !== undefined) plain.end = end;
   return plain;
 }
 
-export function frameFromPlain(p: PlainPackedFrame): PackedFrame {
-  const buf = Buffer.from(p.buf.buffer, p.buf.byteOffset, p.buf.byteLength);
+export function frameFromPlain(plain: PlainPackedFrame): PackedFrame {
+  const buf = Buffer.from(plain.buf.buffer, plain.buf.byteOffset, plain.buf.byteLength);
   const f: PackedFrame = {
-    dir: Buffer.from(p.dir, 'latin1'),
-    depth: p.depth,
+    dir: Buffer.from(plain.dir, 'latin1'),
+    depth: plain.depth,
     buf,
     i32: new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2),
     f64: new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3),
-    len: p.len,
-    next: p.next,
-    total: p.total,
-    cap: p.cap,
+    len: plain.len,
+    next: plain.next,
+    total: plain.total,
+    cap: plain.cap,
   };
-  if (p.end !== undefined) f.end = p.end;
+  if (plain.end !== undefined) f.end = plain.end;
   return f;
 }
 
-/** Is record `k` of a frame a directory (stat'ed so)? */
-export function isDirRecord(f: PackedFrame, k: number): boolean {
-  const at = HEADER_I32 + k * I32_PER_REC;
-  return f.i32[at + NAME_WORD] >>> 24 === STATED && (f.i32[at + MODE] & 0o170000) === 0o040000;
+/** Is record `index` of a frame a directory (stat'ed so)? */
+export function isDirRecord(frame: PackedFrame, index: number): boolean {
+  const at = HEADER_I32 + index * I32_PER_REC;
+  return frame.i32[at + NAME_WORD] >>> 24 === STATED && (frame.i32[at + MODE] & 0o170000) === 0o040000;
 }
 
 /** Where the walk's rows go: the worker's batches (RowBatches), or a helper's (packed-split.ts). */

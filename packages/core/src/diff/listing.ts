@@ -86,18 +86,18 @@ function entryValue(e: Entry, compare: ReadonlySet<CompareAttribute>): DiffValue
   return v;
 }
 
-export function keyOf(v: DiffValue): string {
-  if (!v.present) return '-';
+export function keyOf(value: DiffValue): string {
+  if (!value.present) return '-';
   return [
-    v.type ?? '',
-    v.size ?? '',
-    v.mode ?? '',
-    v.uid ?? '',
-    v.gid ?? '',
-    v.mtimeSec ?? '',
-    v.mtimeNsec ?? '',
-    v.linkTarget?.toString('latin1') ?? '',
-    v.error ?? '',
+    value.type ?? '',
+    value.size ?? '',
+    value.mode ?? '',
+    value.uid ?? '',
+    value.gid ?? '',
+    value.mtimeSec ?? '',
+    value.mtimeNsec ?? '',
+    value.linkTarget?.toString('latin1') ?? '',
+    value.error ?? '',
   ].join('\0');
 }
 

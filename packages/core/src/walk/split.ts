@@ -83,10 +83,10 @@ export function pieceCounts(state: WalkState, stopped: boolean): PieceCounts {
  */
 export function afterPiece<F>(
   stack: F[],
-  m: { stop: number },
+  mark: { stop: number },
   rest: { next: number; frames: F[] } | undefined,
 ): number {
-  if (rest === undefined) return m.stop;
+  if (rest === undefined) return mark.stop;
   for (const g of rest.frames) stack.push(g);
   return rest.next;
 }
@@ -95,13 +95,13 @@ export function afterPiece<F>(
  * A kept piece's counts made the walk's own, as if it had listed the range: added to its
  * summary, and its max_entries need counted from where the walk stood when the piece began.
  */
-export function addPieceCounts(state: WalkState, r: PieceCounts): void {
+export function addPieceCounts(state: WalkState, piece: PieceCounts): void {
   const { summary } = state;
-  summary.entriesSent += r.sent;
-  summary.entriesSeen += r.seen;
-  summary.entriesMatched += r.matched;
-  summary.depthLimitedDirs += r.depthLimited;
-  state.needs(summary.entriesSent - r.sent + r.need);
+  summary.entriesSent += piece.sent;
+  summary.entriesSeen += piece.seen;
+  summary.entriesMatched += piece.matched;
+  summary.depthLimitedDirs += piece.depthLimited;
+  state.needs(summary.entriesSent - piece.sent + piece.need);
 }
 
 /** The walk's side of a split: its threads, and where the spliced rows go. */

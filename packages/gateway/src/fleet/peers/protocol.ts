@@ -63,8 +63,8 @@ export interface ShardItem {
   redo?: true;
 }
 
-export function itemOf(i: number, status: HostStatus, value: unknown): ShardItem {
-  const item: ShardItem = { i, via: status.via, ms: status.elapsedMs };
+export function itemOf(index: number, status: HostStatus, value: unknown): ShardItem {
+  const item: ShardItem = { i: index, via: status.via, ms: status.elapsedMs };
   if (status.status !== 'ok') item.s = status.status;
   if (status.message !== undefined) item.m = status.message;
   if (value !== undefined) item.v = value;

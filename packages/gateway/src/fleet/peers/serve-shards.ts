@@ -57,21 +57,22 @@ export interface ShardServerDeps {
 }
 
 /** Checks a decoded shard request, field by field; invalid_argument naming the field. */
-export function checkShardRequest(r: ShardRequest, job: string): ShardRequest {
+export function checkShardRequest(request: ShardRequest, job: string): ShardRequest {
   const bad = (what: string) => new FleetError('invalid_argument', `shard request: ${what}`);
-  if (typeof r !== 'object' || r === null || r.v !== 1) throw bad('v must be 1');
-  if (r.job !== job) throw bad('job differs from its header');
-  if (typeof r.from !== 'string' || !ID_RE.test(r.from)) throw bad('from must be a gateway id');
-  const c = r.caller;
+  if (typeof request !== 'object' || request === null || request.v !== 1) throw bad('v must be 1');
+  if (request.job !== job) throw bad('job differs from its header');
+  if (typeof request.from !== 'string' || !ID_RE.test(request.from)) throw bad('from must be a gateway id');
+  const c = request.caller;
   if (typeof c?.principal !== 'string' || typeof c.tool !== 'string' || c.principal === '' || c.tool === '')
     throw bad('caller must name a principal and a tool');
-  if (!Array.isArray(r.hosts) || r.hosts.length === 0 || r.hosts.length > MAX_SHARD_HOSTS)
+  if (!Array.isArray(request.hosts) || request.hosts.length === 0 || request.hosts.length > MAX_SHARD_HOSTS)
     throw bad(`hosts must list 1 to ${MAX_SHARD_HOSTS} names`);
-  if (r.hosts.some((h) => typeof h !== 'string')) throw bad('hosts must be names');
+  if (request.hosts.some((h) => typeof h !== 'string')) throw bad('hosts must be names');
   for (const k of ['leftMs', 'hostMs', 'concurrency'] as const)
-    if (!Number.isFinite(r[k]) || r[k] < 0) throw bad(`${k} must be a number >= 0`);
-  if (r.stallMs !== undefined && (!Number.isFinite(r.stallMs) || r.stallMs <= 0)) throw bad('stallMs must be > 0');
-  const t = r.task;
+    if (!Number.isFinite(request[k]) || request[k] < 0) throw bad(`${k} must be a number >= 0`);
+  if (request.stallMs !== undefined && (!Number.isFinite(request.stallMs) || request.stallMs <= 0))
+    throw bad('stallMs must be > 0');
+  const t = request.task;
   if (t?.kind !== 'ranked-walk') throw bad(`task.kind ${JSON.stringify(t?.kind)} is not one this gateway runs`);
   if (!Number.isInteger(t.cap) || t.cap < 1 || t.cap > DEFAULT_CEILINGS.maxTopN) {
     throw bad(`task.cap must be 1..${DEFAULT_CEILINGS.maxTopN}`);
@@ -79,7 +80,7 @@ export function checkShardRequest(r: ShardRequest, job: string): ShardRequest {
   // The walk as this gateway would accept it from a caller of its own: the ceilings, a normal path.
   const req = resolveWalkRequest(t.req);
   if (req.shape !== 'ranked') throw bad('task.req must be a ranked walk');
-  return { ...r, task: { kind: 'ranked-walk', req, cap: t.cap } };
+  return { ...request, task: { kind: 'ranked-walk', req, cap: t.cap } };
 }
 
 export function serveShards(deps: ShardServerDeps): { close(): void } {
