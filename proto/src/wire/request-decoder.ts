@@ -290,6 +290,23 @@ function readFilter(r: Reader, depth: number): WireFilterOut {
   return out;
 }
 
+/**
+ * A repeated enum's values, packed or not whatever the .proto says (protobufjs reads both),
+ * appended to `into`; `end` is the end of the message the field is in.
+ */
+function readEnums(r: Reader, tag: number, end: number, names: (n: number) => string, into: string[]): void {
+  if ((tag & 7) !== 2) {
+    into.push(names(r.int32()));
+    return;
+  }
+  const packedEnd = r.uint32() + r.pos;
+  if (packedEnd > r.len) throw new RangeError('index out of range');
+  r.len = packedEnd;
+  while (r.pos < packedEnd) into.push(names(r.int32()));
+  if (r.pos !== packedEnd) throw new RangeError('index out of range');
+  r.len = end;
+}
+
 /** A WalkRequest's bytes → the object proto-loader's deserializer made of them; throws where it threw. */
 export function decodeWalkRequest(bytes: Buffer): WireWalkRequestOut {
   const r = new Reader(bytes);
@@ -317,81 +334,29 @@ export function decodeWalkRequest(bytes: Buffer): WireWalkRequestOut {
     filter: null as WireFilterOut | null,
   };
   readMessage(r, undefined, 0, (tag, end) => {
-    switch (tag >>> 3) {
-      case WALK_REQUEST.path:
-        out.path = r.string();
-        break;
-      case WALK_REQUEST.maxDepth:
-        out.maxDepth = r.uint32();
-        break;
-      case WALK_REQUEST.maxItemsPerDir:
-        out.maxItemsPerDir = r.uint32();
-        break;
-      case WALK_REQUEST.capRoot:
-        out.capRoot = r.bool();
-        break;
-      case WALK_REQUEST.maxEntries:
-        out.maxEntries = r.uint32();
-        break;
-      case WALK_REQUEST.order:
-        out.order = ORDER(r.int32());
-        break;
-      case WALK_REQUEST.direction:
-        out.direction = DIRECTION(r.int32());
-        break;
-      case WALK_REQUEST.shape:
-        out.shape = SHAPE(r.int32());
-        break;
-      case WALK_REQUEST.topN:
-        out.topN = r.uint32();
-        break;
-      case WALK_REQUEST.offset:
-        out.offset = r.uint32();
-        break;
-      case WALK_REQUEST.include:
-        out.include.push(r.string());
-        break;
-      case WALK_REQUEST.exclude:
-        out.exclude.push(r.string());
-        break;
-      case WALK_REQUEST.types:
-        // Packed or not, whatever the .proto says: protobufjs reads both.
-        if ((tag & 7) === 2) {
-          const packedEnd = r.uint32() + r.pos;
-          if (packedEnd > r.len) throw new RangeError('index out of range');
-          r.len = packedEnd;
-          while (r.pos < packedEnd) out.types.push(ENTRY_TYPE(r.int32()));
-          if (r.pos !== packedEnd) throw new RangeError('index out of range');
-          r.len = end;
-        } else out.types.push(ENTRY_TYPE(r.int32()));
-        break;
-      case WALK_REQUEST.excludeHidden:
-        out.excludeHidden = r.bool();
-        break;
-      case WALK_REQUEST.followSymlinks:
-        out.followSymlinks = r.bool();
-        break;
-      case WALK_REQUEST.oneFileSystem:
-        out.oneFileSystem = r.bool();
-        break;
-      case WALK_REQUEST.dirSizes:
-        out.dirSizes = r.bool();
-        break;
-      case WALK_REQUEST.deadlineMs:
-        out.deadlineMs = r.uint32();
-        break;
-      case WALK_REQUEST.after:
-        out.after = r.bytes();
-        break;
-      case WALK_REQUEST.afterRow:
-        out.afterRow = RESUME_ROW(r.int32());
-        break;
-      case WALK_REQUEST.filter:
-        out.filter = readFilter(r, 1);
-        break;
-      default:
-        r.skipType(tag & 7, 0);
-    }
+    const field = tag >>> 3;
+    if (field === WALK_REQUEST.path) out.path = r.string();
+    else if (field === WALK_REQUEST.maxDepth) out.maxDepth = r.uint32();
+    else if (field === WALK_REQUEST.maxItemsPerDir) out.maxItemsPerDir = r.uint32();
+    else if (field === WALK_REQUEST.capRoot) out.capRoot = r.bool();
+    else if (field === WALK_REQUEST.maxEntries) out.maxEntries = r.uint32();
+    else if (field === WALK_REQUEST.order) out.order = ORDER(r.int32());
+    else if (field === WALK_REQUEST.direction) out.direction = DIRECTION(r.int32());
+    else if (field === WALK_REQUEST.shape) out.shape = SHAPE(r.int32());
+    else if (field === WALK_REQUEST.topN) out.topN = r.uint32();
+    else if (field === WALK_REQUEST.offset) out.offset = r.uint32();
+    else if (field === WALK_REQUEST.include) out.include.push(r.string());
+    else if (field === WALK_REQUEST.exclude) out.exclude.push(r.string());
+    else if (field === WALK_REQUEST.types) readEnums(r, tag, end, ENTRY_TYPE, out.types);
+    else if (field === WALK_REQUEST.excludeHidden) out.excludeHidden = r.bool();
+    else if (field === WALK_REQUEST.followSymlinks) out.followSymlinks = r.bool();
+    else if (field === WALK_REQUEST.oneFileSystem) out.oneFileSystem = r.bool();
+    else if (field === WALK_REQUEST.dirSizes) out.dirSizes = r.bool();
+    else if (field === WALK_REQUEST.deadlineMs) out.deadlineMs = r.uint32();
+    else if (field === WALK_REQUEST.after) out.after = r.bytes();
+    else if (field === WALK_REQUEST.afterRow) out.afterRow = RESUME_ROW(r.int32());
+    else if (field === WALK_REQUEST.filter) out.filter = readFilter(r, 1);
+    else r.skipType(tag & 7, 0);
   });
   return out as WireWalkRequestOut;
 }
