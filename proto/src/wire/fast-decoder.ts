@@ -7,9 +7,18 @@
 import type { Entry, Row, Truncation, WalkSummary } from '@fleetls/core';
 import { emptySummary } from '@fleetls/core';
 import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from '../enums.js';
-import { ENTRY, ENTRY_ERROR, RESPONSE, ROW, SUMMARY, TRUNCATION } from './wire-fields.js';
+import { ENTRY, ENTRY_ERROR, fieldTags, RESPONSE, ROW, SUMMARY, TRUNCATION } from './wire-fields.js';
 
 const TWO_32 = 4294967296;
+
+// Each field's tag, its number and the wire type its type is written with: one comparison
+// matches both, and a known number with another wire type is skipped as unknown fields are.
+const RESPONSE_TAG = fieldTags('fleetls.v1.WalkResponse', RESPONSE);
+const ROW_TAG = fieldTags('fleetls.v1.Row', ROW);
+const ENTRY_TAG = fieldTags('fleetls.v1.Entry', ENTRY);
+const ENTRY_ERROR_TAG = fieldTags('fleetls.v1.EntryError', ENTRY_ERROR);
+const TRUNCATION_TAG = fieldTags('fleetls.v1.Truncation', TRUNCATION);
+const SUMMARY_TAG = fieldTags('fleetls.v1.Summary', SUMMARY);
 
 /** A reader over one message's bytes; every read is checked against the end of the (sub)message being read. */
 class Reader {
@@ -152,8 +161,8 @@ function decodeEntryError(r: Reader): { code: number; detail: string } {
   r.sub(() => {
     while (r.pos < r.end) {
       const t = r.uint32();
-      if (t >>> 3 === ENTRY_ERROR.code && (t & 7) === 0) code = r.uint32() | 0;
-      else if (t >>> 3 === ENTRY_ERROR.detail && (t & 7) === 2) detail = r.string();
+      if (t === ENTRY_ERROR_TAG.code) code = r.uint32() | 0;
+      else if (t === ENTRY_ERROR_TAG.detail) detail = r.string();
       else r.skip(t & 7);
     }
   });
@@ -182,31 +191,29 @@ function decodeEntry(r: Reader): Entry {
   let unreadableDirs = 0;
   while (r.pos < r.end) {
     const tag = r.uint32();
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field === ENTRY.path && wt === 2) path = r.bytes();
-    else if (field === ENTRY.type && wt === 0) type = r.uint32() | 0;
-    else if (field === ENTRY.size && wt === 0) size = r.long(true);
-    else if (field === ENTRY.mtimeSec && wt === 0) mtimeSec = r.long(false);
-    else if (field === ENTRY.mtimeNsec && wt === 0) mtimeNsec = r.uint32();
-    else if (field === ENTRY.utcOffsetMin && wt === 0) {
+    if (tag === ENTRY_TAG.path) path = r.bytes();
+    else if (tag === ENTRY_TAG.type) type = r.uint32() | 0;
+    else if (tag === ENTRY_TAG.size) size = r.long(true);
+    else if (tag === ENTRY_TAG.mtimeSec) mtimeSec = r.long(false);
+    else if (tag === ENTRY_TAG.mtimeNsec) mtimeNsec = r.uint32();
+    else if (tag === ENTRY_TAG.utcOffsetMin) {
       const z = r.uint32();
       utcOffsetMin = (z >>> 1) ^ -(z & 1);
-    } else if (field === ENTRY.mode && wt === 0) mode = r.uint32();
-    else if (field === ENTRY.uid && wt === 0) uid = r.uint32();
-    else if (field === ENTRY.gid && wt === 0) gid = r.uint32();
-    else if (field === ENTRY.inode && wt === 0) inode = r.long(true);
-    else if (field === ENTRY.nlink && wt === 0) nlink = r.long(true);
-    else if (field === ENTRY.depth && wt === 0) depth = r.uint32();
-    else if (field === ENTRY.linkTarget && wt === 2) linkTarget = r.bytes();
-    else if (field === ENTRY.error && wt === 2) {
+    } else if (tag === ENTRY_TAG.mode) mode = r.uint32();
+    else if (tag === ENTRY_TAG.uid) uid = r.uint32();
+    else if (tag === ENTRY_TAG.gid) gid = r.uint32();
+    else if (tag === ENTRY_TAG.inode) inode = r.long(true);
+    else if (tag === ENTRY_TAG.nlink) nlink = r.long(true);
+    else if (tag === ENTRY_TAG.depth) depth = r.uint32();
+    else if (tag === ENTRY_TAG.linkTarget) linkTarget = r.bytes();
+    else if (tag === ENTRY_TAG.error) {
       const error = decodeEntryError(r);
       errorCode = error.code;
       errorDetail = error.detail;
-    } else if (field === ENTRY.sizePartial && wt === 0) sizePartial = r.long(true) !== 0;
-    else if (field === ENTRY.allocated && wt === 0) allocated = r.long(true);
-    else if (field === ENTRY.unreadableDirs && wt === 0) unreadableDirs = r.long(true);
-    else r.skip(wt);
+    } else if (tag === ENTRY_TAG.sizePartial) sizePartial = r.long(true) !== 0;
+    else if (tag === ENTRY_TAG.allocated) allocated = r.long(true);
+    else if (tag === ENTRY_TAG.unreadableDirs) unreadableDirs = r.long(true);
+    else r.skip(tag & 7);
   }
   const entry: Entry = {
     path: path ?? buf.subarray(0, 0),
@@ -237,13 +244,11 @@ function decodeTruncation(r: Reader): Truncation {
   let reason = 0;
   while (r.pos < r.end) {
     const tag = r.uint32();
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field === TRUNCATION.dir && wt === 2) dir = r.bytes();
-    else if (field === TRUNCATION.shown && wt === 0) shown = r.long(true);
-    else if (field === TRUNCATION.total && wt === 0) total = r.long(true);
-    else if (field === TRUNCATION.reason && wt === 0) reason = r.uint32() | 0;
-    else r.skip(wt);
+    if (tag === TRUNCATION_TAG.dir) dir = r.bytes();
+    else if (tag === TRUNCATION_TAG.shown) shown = r.long(true);
+    else if (tag === TRUNCATION_TAG.total) total = r.long(true);
+    else if (tag === TRUNCATION_TAG.reason) reason = r.uint32() | 0;
+    else r.skip(tag & 7);
   }
   return { dir: dir ?? r.buf.subarray(0, 0), shown, total, reason: TRUNCATION_REASON.fromWire(reason) ?? 'bytes' };
 }
@@ -253,11 +258,9 @@ function decodeRow(r: Reader): Row {
   let truncation: Truncation | undefined;
   while (r.pos < r.end) {
     const tag = r.uint32();
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field === ROW.entry && wt === 2) row = { kind: 'entry', entry: r.sub(decodeEntry) };
-    else if (field === ROW.truncation && wt === 2) truncation = r.sub(decodeTruncation);
-    else r.skip(wt);
+    if (tag === ROW_TAG.entry) row = { kind: 'entry', entry: r.sub(decodeEntry) };
+    else if (tag === ROW_TAG.truncation) truncation = r.sub(decodeTruncation);
+    else r.skip(tag & 7);
   }
   if (row) return row;
   if (truncation) return { kind: 'truncation', truncation };
@@ -269,16 +272,14 @@ function decodeSummary(r: Reader): WalkSummary {
   const applied: string[] = [];
   while (r.pos < r.end) {
     const tag = r.uint32();
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field === SUMMARY.entriesSent && wt === 0) s.entriesSent = r.long(true);
-    else if (field === SUMMARY.entriesSeen && wt === 0) s.entriesSeen = r.long(true);
-    else if (field === SUMMARY.entriesMatched && wt === 0) s.entriesMatched = r.long(true);
-    else if (field === SUMMARY.truncations && wt === 2) s.truncations.push(r.sub(decodeTruncation));
-    else if (field === SUMMARY.elapsedMs && wt === 0) s.elapsedMs = r.long(true);
-    else if (field === SUMMARY.depthLimitedDirs && wt === 0) s.depthLimitedDirs = r.long(true);
-    else if (field === SUMMARY.applied && wt === 2) applied.push(r.string());
-    else r.skip(wt);
+    if (tag === SUMMARY_TAG.entriesSent) s.entriesSent = r.long(true);
+    else if (tag === SUMMARY_TAG.entriesSeen) s.entriesSeen = r.long(true);
+    else if (tag === SUMMARY_TAG.entriesMatched) s.entriesMatched = r.long(true);
+    else if (tag === SUMMARY_TAG.truncations) s.truncations.push(r.sub(decodeTruncation));
+    else if (tag === SUMMARY_TAG.elapsedMs) s.elapsedMs = r.long(true);
+    else if (tag === SUMMARY_TAG.depthLimitedDirs) s.depthLimitedDirs = r.long(true);
+    else if (tag === SUMMARY_TAG.applied) applied.push(r.string());
+    else r.skip(tag & 7);
   }
   if (applied.length > 0) s.applied = applied as WalkSummary['applied'];
   return s;
@@ -295,12 +296,10 @@ export function decodeWalkResponse(bytes: Uint8Array): { rows: Row[]; summary?: 
   let entriesSeen = 0;
   while (r.pos < r.end) {
     const tag = r.uint32();
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field === RESPONSE.rows && wt === 2) rows.push(r.sub(decodeRow));
-    else if (field === RESPONSE.summary && wt === 2) summary = r.sub(decodeSummary);
-    else if (field === RESPONSE.entriesSeen && wt === 0) entriesSeen = r.long(true);
-    else r.skip(wt);
+    if (tag === RESPONSE_TAG.rows) rows.push(r.sub(decodeRow));
+    else if (tag === RESPONSE_TAG.summary) summary = r.sub(decodeSummary);
+    else if (tag === RESPONSE_TAG.entriesSeen) entriesSeen = r.long(true);
+    else r.skip(tag & 7);
   }
   // A progress message (entries read so far) carries its count; others leave it out.
   return { rows, ...(summary ? { summary } : {}), ...(entriesSeen > 0 ? { entriesSeen } : {}) };

@@ -23,6 +23,26 @@ function fieldNumbers<K extends string>(message: string, types: Record<K, string
   return out;
 }
 
+/** The wire type that stands in a field's tag, by descriptor type (groups are not in the contract). */
+function wireType(type: string): number {
+  if (type === 'TYPE_MESSAGE' || type === 'TYPE_BYTES' || type === 'TYPE_STRING') return 2;
+  if (type === 'TYPE_FIXED64' || type === 'TYPE_SFIXED64' || type === 'TYPE_DOUBLE') return 1;
+  if (type === 'TYPE_FIXED32' || type === 'TYPE_SFIXED32' || type === 'TYPE_FLOAT') return 5;
+  if (type === 'TYPE_GROUP') throw new Error('wire-fields: groups are not read');
+  return 0;
+}
+
+/**
+ * Each field's tag as it stands on the wire (number << 3 | wire type), of a message whose
+ * numbers fieldNumbers gave: a decoder matches a field and its wire type in one comparison.
+ */
+export function fieldTags<K extends string>(message: string, numbers: Record<K, number>): Record<K, number> {
+  const out = {} as Record<K, number>;
+  for (const name of Object.keys(numbers) as K[])
+    out[name] = (numbers[name] << 3) | wireType(MESSAGE_FIELDS[message][name].type);
+  return out;
+}
+
 export const RESPONSE = fieldNumbers('fleetls.v1.WalkResponse', {
   rows: 'TYPE_MESSAGE',
   summary: 'TYPE_MESSAGE',
