@@ -4,6 +4,7 @@
 // that result its own way. registry.ts lists the tools; run-tool.ts is where a call runs.
 import type { z } from 'zod';
 import type { ScanFace, ToolContext, ToolResult } from '../scans/call.js';
+import type { Parsed } from './schemas.js';
 import type { Style } from './shared/cli-format.js';
 
 // The call's context and result, and the scan face, are declared below tools/ (scans/call.ts),
@@ -74,17 +75,18 @@ export interface CliSwitch {
 
 /**
  * One tool. Declared with method syntax so a registry of differently typed tools is one
- * list; a face only ever hands a tool's result back to that same tool's presenters.
+ * list; a face only ever hands a tool's result back to that same tool's presenters. `plan`
+ * takes what `input` parses to, so a tool names no type for its arguments.
  */
-export interface Tool<A = unknown, P = unknown, R extends ToolResult = ToolResult> {
+export interface Tool<I extends z.ZodRawShape = z.ZodRawShape, P = unknown, R extends ToolResult = ToolResult> {
   name: string;
   title: string;
   description: string;
   /** Arguments as zod shapes: the MCP inputSchema, and the one parser every face uses. */
-  input: z.ZodRawShape;
+  input: I;
   /** The MCP structuredContent's shape (the outputSchema). */
   output: z.ZodRawShape;
-  plan(args: A, ctx: ToolContext): P;
+  plan(args: Parsed<I>, ctx: ToolContext): P;
   collect(plan: P, ctx: ToolContext): Promise<R>;
   mcp(result: R, ctx: ToolContext): McpAnswer;
   cli?: CliFace<R>;
@@ -97,9 +99,9 @@ export interface Tool<A = unknown, P = unknown, R extends ToolResult = ToolResul
 }
 
 /** A tool as the registry holds it: its own types checked where it is written, erased here. */
-export type AnyTool = Tool<unknown, unknown, ToolResult>;
+export type AnyTool = Tool<z.ZodRawShape, unknown, ToolResult>;
 
 /** Checks a tool's types where it is written; the registry holds it as an AnyTool. */
-export function defineTool<A, P, R extends ToolResult>(tool: Tool<A, P, R>): Tool<A, P, R> {
+export function defineTool<I extends z.ZodRawShape, P, R extends ToolResult>(tool: Tool<I, P, R>): Tool<I, P, R> {
   return tool;
 }

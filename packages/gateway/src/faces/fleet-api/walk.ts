@@ -53,8 +53,6 @@ interface WalkResult extends ToolResult {
   notes: HostNote[];
 }
 
-type WalkArgs = { [K in keyof typeof WALK_INPUT]: z.output<(typeof WALK_INPUT)[K]> };
-
 /**
  * Walk as a tool of its own (not in the registry: no MCP or CLI face), so a call runs through
  * runTool like the others (parsed, deadline, metrics, audit line), and each host through the
@@ -62,7 +60,7 @@ type WalkArgs = { [K in keyof typeof WALK_INPUT]: z.output<(typeof WALK_INPUT)[K
  * to `send`, which resolves when the client can take more, so a slow reader slows the hosts'
  * walks rather than filling the gateway's memory.
  */
-function walkTool(send: (e: FleetWalkEvent) => Promise<void>): Tool<WalkArgs, WalkPlan, WalkResult> {
+function walkTool(send: (e: FleetWalkEvent) => Promise<void>): Tool<typeof WALK_INPUT, WalkPlan, WalkResult> {
   return defineTool({
     name: 'walk',
     // A grant allows the tree stream with the tree tool.
@@ -71,7 +69,7 @@ function walkTool(send: (e: FleetWalkEvent) => Promise<void>): Tool<WalkArgs, Wa
     description: 'The tree under path on each host, streamed as hosts answer.',
     input: WALK_INPUT,
     output: {},
-    plan: (a: WalkArgs, ctx) => ({
+    plan: (a, ctx) => ({
       hosts: ctx.fleet.select(a.host),
       req: resolveWalkRequest({
         path: a.path,

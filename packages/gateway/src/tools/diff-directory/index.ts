@@ -7,13 +7,13 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   COMPARE_ATTRIBUTES,
+  type CompareAttribute,
   DEFAULT_COMPARE,
   type DiffDifference,
   type DiffGroup,
   type DiffValue,
   type DirDiff,
   DistinctListings,
-  decodeCursor,
   diffDifferenceLines,
   diffGroupLine,
   diffGroupLines,
@@ -22,7 +22,6 @@ import {
   type Entry,
   formatMtime,
   octalMode,
-  queryFingerprint,
   resolveWalkRequest,
   type Truncation,
   treeTruncationLine,
@@ -37,20 +36,12 @@ import type { GatewayOptions } from '../../fleet/options.js';
 import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import * as s from '../schemas.js';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
-import { decodeCursorArg } from '../shared/cursor-arg.js';
+import { offsetQuery } from '../shared/cursor-arg.js';
 import { entryOut, int64, textOf } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire } from '../shared/fleet-present.js';
-import { fitHostStatuses } from '../shared/host-statuses.js';
+import { fitFailedHosts } from '../shared/host-statuses.js';
 import { type HostTruncation, type HostWalk, walkDeadlineMs, walkTask } from '../shared/host-walks.js';
-import {
-  failureLines,
-  hostFailureLine,
-  pageCuts,
-  pageEnd,
-  type TruncationJson,
-  truncationJson,
-  truncationWarning,
-} from '../shared/present.js';
+import { pageCuts, pageEnd, type TruncationJson, truncationJson, truncationWarning } from '../shared/present.js';
 import { defineTool, type HostTask, type McpAnswer, type ToolResult } from '../tool.js';
 
 const DEPTH = { ...s.DEPTH, default: 2 } as const;
@@ -136,14 +127,13 @@ const output = {
   scan: s.scanSchema.optional(),
 };
 
-type Args = s.Parsed<typeof input>;
 type ValueJson = z.infer<typeof valueSchema>;
 export type DiffDirectoryAnswer = s.Parsed<typeof output>;
 
 interface Plan {
   hosts: FleetHost[];
   req: WalkRequest;
-  compare: Args['compare'];
+  compare: CompareAttribute[];
   fingerprint: string;
   start: number;
   /** The call's distinct listings: each host's walk is kept here as it arrives, once per distinct tree. */
@@ -476,22 +466,16 @@ export const diffDirectoryTool = defineTool({
   input,
   output,
 
-  plan(a: Args, ctx): Plan {
+  plan(a, ctx): Plan {
     const hosts = ctx.fleet.select(a.host);
     const compare = COMPARE_ATTRIBUTES.filter((c) => a.compare.includes(c));
-    const fingerprint = queryFingerprint({
-      tool: 'diff_directory',
-      host: a.host,
-      path: a.path,
-      depth: a.depth,
-      compare,
-      max_items_per_dir: a.max_items_per_dir,
-    });
-    const start =
-      a.cursor === undefined
-        ? 0
-        : decodeCursorArg(decodeCursor, a.cursor, fingerprint, 'host, path, depth, compare and max_items_per_dir')
-            .offset;
+    const { fingerprint, start } = offsetQuery('diff_directory', { ...a, compare }, [
+      'host',
+      'path',
+      'depth',
+      'compare',
+      'max_items_per_dir',
+    ]);
     const req = resolveWalkRequest({
       path: a.path,
       shape: 'tree',
@@ -512,8 +496,7 @@ export const diffDirectoryTool = defineTool({
     const notCompared = names.cut ? NOT_COMPARED_NAMED : Number.POSITIVE_INFINITY;
     const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups, notCompared));
     const jsons = page.map((d) => differenceJson(d, l.diff.groups, names));
-    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, true));
-    const failures = [...failureLines(hs.listed, l.path, true), ...hs.lines];
+    const hs = fitFailedHosts(l.hosts, l.path, true, ctx.options);
     const hostCuts = fitHostCuts(cuts(l), l.path, ctx.options);
     const build = (count: number, cut: AnswerCut): McpAnswer => {
       const next = l.cursorAfter(count);
@@ -545,7 +528,7 @@ export const diffDirectoryTool = defineTool({
         total: l.diff.differences.length,
         ...pageEnd({ start: l.start, count, total: l.diff.differences.length, truncations, hosts: hs.json, next }),
       };
-      return { structured, text: [...head, ...body, ...warnings, ...failures].join('\n') };
+      return { structured, text: [...head, ...body, ...warnings, ...hs.failures].join('\n') };
     };
     return fitAnswer({
       rows: page.length,

@@ -6,12 +6,10 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
   type DuTotalSize,
-  decodeCursor,
   duPartialNote,
   duTotalFromListing,
   type Entry,
   lazyRawEntry,
-  queryFingerprint,
   type Row,
   renderDuTable,
   renderDuTotals,
@@ -21,7 +19,7 @@ import {
 } from '@fleetls/core';
 import type { DiskUsageResponseSchema } from '@fleetls/proto/fleet_pb';
 import { offsetPage, type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
-import { decodeCursorArg } from '../shared/cursor-arg.js';
+import { offsetQuery } from '../shared/cursor-arg.js';
 import { entryOut, int64 } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import {
@@ -36,7 +34,7 @@ import {
 import { truncationWarning } from '../shared/present.js';
 import { defineTool } from '../tool.js';
 import { headline, presentDiskUsage } from './present.js';
-import { type Args, type DiskUsage, input, output, type Plan } from './shape.js';
+import { type DiskUsage, input, output, type Plan } from './shape.js';
 
 export type { DiskUsage, DiskUsageAnswer } from './shape.js';
 
@@ -213,19 +211,8 @@ export const diskUsageTool = defineTool({
   input,
   output,
 
-  plan(a: Args, ctx): Plan {
-    const fingerprint = queryFingerprint({
-      tool: 'disk_usage',
-      host: a.host,
-      path: a.path,
-      depth: a.depth,
-      top_n: a.top_n,
-      one_file_system: a.one_file_system,
-    });
-    const start =
-      a.cursor === undefined
-        ? 0
-        : decodeCursorArg(decodeCursor, a.cursor, fingerprint, 'host, path, depth, top_n and one_file_system').offset;
+  plan(a, ctx): Plan {
+    const { fingerprint, start } = offsetQuery('disk_usage', a, ['host', 'path', 'depth', 'top_n', 'one_file_system']);
     const req = resolveWalkRequest({
       path: a.path,
       shape: 'ranked',

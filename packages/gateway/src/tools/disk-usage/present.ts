@@ -2,8 +2,8 @@
 // answer budget, each host's total of path, beside the JSON rows.
 import { type DuRow, type DuTotal, displayPath, duPartialNote, renderDuTable, renderDuTotals } from '@fleetls/core';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
-import { fitHostStatuses } from '../shared/host-statuses.js';
-import { failureLines, hostFailureLine, noteLine, pageCuts, pageEnd, topNRecord } from '../shared/present.js';
+import { fitFailedHosts } from '../shared/host-statuses.js';
+import { noteLine, pageCuts, pageEnd, topNRecord } from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import type { DiskUsage, DiskUsageAnswer, RowJson, TotalJson } from './shape.js';
 
@@ -38,8 +38,7 @@ export function headline(usage: DiskUsage, count: number): string {
 export function presentDiskUsage(usage: DiskUsage, ctx: ToolContext): McpAnswer {
   const page = usage.rows.slice(usage.start);
   const jsons = page.map((r) => rowJson(r, usage.multi));
-  const hs = fitHostStatuses(usage.hosts, ctx.options, (h) => hostFailureLine(h, usage.path, usage.multi));
-  const failures = [...failureLines(hs.listed, usage.path, usage.multi), ...hs.lines];
+  const hs = fitFailedHosts(usage.hosts, usage.path, usage.multi, ctx.options);
   const build = (count: number, cut: AnswerCut): McpAnswer => {
     const next = usage.cursorAfter(count);
     const why = duPartialNote(page.slice(0, count), usage.path, usage.multi);
@@ -73,7 +72,7 @@ export function presentDiskUsage(usage: DiskUsage, ctx: ToolContext): McpAnswer 
       }),
     };
     if (usage.notes.length > 0) structured.notes = usage.notes;
-    return { structured, text: [headline(usage, count), ...body, ...warnings, ...failures].join('\n') };
+    return { structured, text: [headline(usage, count), ...body, ...warnings, ...hs.failures].join('\n') };
   };
   // A table line is at most its widest cells: the size, a full bar, the host and the path.
   const widest = (r: DuRow) => `1023.9 MiB  ${'#'.repeat(40)}  ${r.host}  ${usage.path}/${displayPath(r.path)}`;

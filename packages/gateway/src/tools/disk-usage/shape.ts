@@ -54,7 +54,6 @@ export const output = {
   ...s.pageTail,
 };
 
-export type Args = s.Parsed<typeof input>;
 export type RowJson = z.infer<typeof rowSchema>;
 export type TotalJson = z.infer<typeof totalSchema>;
 export type DiskUsageAnswer = s.Parsed<typeof output>;

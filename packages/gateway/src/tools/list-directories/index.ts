@@ -22,7 +22,7 @@ import { type AnswerCut, cutRecord, fitAnswer, rowSize } from '../shared/answer-
 import { invalidCursor } from '../shared/cursor-arg.js';
 import { entryOut, int64 } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
-import { fitHostStatuses } from '../shared/host-statuses.js';
+import { fitFailedHosts } from '../shared/host-statuses.js';
 import {
   type HostEntry,
   type HostNote,
@@ -33,16 +33,7 @@ import {
   walkDeadlineMs,
   walkTask,
 } from '../shared/host-walks.js';
-import {
-  failureLines,
-  hostFailureLine,
-  modified,
-  noteLine,
-  topNRecord,
-  truncationJson,
-  truncationWarning,
-  withNextPage,
-} from '../shared/present.js';
+import { modified, noteLine, topNRecord, truncationJson, truncationWarning, withNextPage } from '../shared/present.js';
 import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
 
 const input = {
@@ -76,7 +67,6 @@ const output = {
   scan: s.scanSchema.optional(),
 };
 
-type Args = s.Parsed<typeof input>;
 type NodeJson = z.infer<typeof nodeSchema>;
 export type ListDirectoriesAnswer = s.Parsed<typeof output>;
 
@@ -160,7 +150,7 @@ export const listDirectoriesTool = defineTool({
   input,
   output,
 
-  plan(a: Args, ctx): Plan {
+  plan(a, ctx): Plan {
     // Only a scan's cursor continues list_directories (run-tool.ts takes those before the plan).
     if (a.cursor !== undefined) throw invalidCursor('the same host, path, order_by, sort and top_n');
     const req = resolveWalkRequest({
@@ -200,8 +190,7 @@ export const listDirectoriesTool = defineTool({
       });
     }
     const columns = [...(l.multi ? ['host'] : []), 'name', ...(l.sizes ? ['size'] : []), 'modified'];
-    const hs = fitHostStatuses(l.hosts, ctx.options, (h) => hostFailureLine(h, l.path, l.multi));
-    const failures = [...failureLines(hs.listed, l.path, l.multi), ...hs.lines];
+    const hs = fitFailedHosts(l.hosts, l.path, l.multi, ctx.options);
     const build = (shown: number, cut: AnswerCut): McpAnswer => {
       const truncations = l.truncations.map((t) => truncationJson(t.host, t.truncation));
       if (hs.truncation) truncations.push(hs.truncation);
@@ -243,7 +232,7 @@ export const listDirectoriesTool = defineTool({
         ...(next !== undefined ? { next_cursor: next } : {}),
         ...hs.json,
       };
-      return { structured, text: [headline, ...table, ...warnings, ...failures].join('\n') };
+      return { structured, text: [headline, ...table, ...warnings, ...hs.failures].join('\n') };
     };
     return fitAnswer({
       rows: l.rows.length,

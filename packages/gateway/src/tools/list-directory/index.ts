@@ -34,7 +34,7 @@ import {
 } from '../shared/host-walks.js';
 import { defineTool } from '../tool.js';
 import { presentTree, rowItem } from './present.js';
-import { type Args, input, output, type Plan, pending, type TreeListing, type TreeSection } from './shape.js';
+import { input, output, type Plan, pending, type TreeListing, type TreeSection } from './shape.js';
 
 export type { ListDirectoryAnswer, TreeListing, TreeSection } from './shape.js';
 export { treeEntryPaths } from './shape.js';
@@ -172,7 +172,7 @@ export const listDirectoryTool = defineTool({
   input,
   output,
 
-  plan(a: Args, ctx): Plan {
+  plan(a, ctx): Plan {
     const allHosts = ctx.fleet.select(a.host);
     const fingerprint = queryFingerprint({
       tool: 'list_directory',

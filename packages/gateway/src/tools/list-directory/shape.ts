@@ -73,7 +73,6 @@ export function treeEntryPaths<E extends { name: string; dir?: number }>(answer:
   return answer.entries.map((e) => ({ ...e, path: e.dir === undefined ? e.name : `${answer.dirs[e.dir]}/${e.name}` }));
 }
 
-export type Args = s.Parsed<typeof input>;
 export type TreeEntryJson = z.infer<typeof treeEntrySchema>;
 export type ListDirectoryAnswer = s.Parsed<typeof output>;
 

@@ -25,7 +25,7 @@ import {
   wholePathPage,
 } from './plan.js';
 import { headline, itemJson, presentFiles } from './present.js';
-import { type Args, type FileListing, input, output, type Plan } from './shape.js';
+import { type FileListing, input, output, type Plan } from './shape.js';
 
 export {
   FILE_COLUMNS,
@@ -65,7 +65,7 @@ export const listFilesTool = defineTool({
   input,
   output,
 
-  plan: (a: Args, ctx): Plan => planListFiles(a, ctx),
+  plan: planListFiles,
 
   async collect(p: Plan, ctx): Promise<FileListing> {
     if (p.path) return collectPathPage(p, ctx);

@@ -1,10 +1,8 @@
 // list_files' answer as a model reads it: a TSV page within the answer budget, beside its JSON rows.
 import { baseName, displayPath, type Entry, humanSize, renderTsv, type TableRow } from '@fleetls/core';
 import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
-import { fitHostStatuses } from '../shared/host-statuses.js';
+import { fitFailedHosts } from '../shared/host-statuses.js';
 import {
-  failureLines,
-  hostFailureLine,
   modified,
   noteLine,
   pageCuts,
@@ -96,8 +94,7 @@ export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer 
     return lines[i];
   };
   const first = <T>(count: number, at: (i: number) => T) => Array.from({ length: count }, (_, i) => at(i));
-  const hs = fitHostStatuses(listing.hosts, ctx.options, (h) => hostFailureLine(h, listing.path, listing.multi));
-  const failures = [...failureLines(hs.listed, listing.path, listing.multi), ...hs.lines];
+  const hs = fitFailedHosts(listing.hosts, listing.path, listing.multi, ctx.options);
   const build = (count: number, cut: AnswerCut): McpAnswer => {
     const nextCursor = listing.cursorAfter(count);
     const { truncations, warnings } = pageCuts({
@@ -126,7 +123,7 @@ export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer 
     };
     if (nextCursor !== undefined) structured.next_cursor = nextCursor;
     if (listing.notes.length > 0) structured.notes = listing.notes;
-    return { structured, text: [headline(listing, count), ...body, ...warnings, ...failures].join('\n') };
+    return { structured, text: [headline(listing, count), ...body, ...warnings, ...hs.failures].join('\n') };
   };
   return fitAnswer({
     rows: listing.rows.length,

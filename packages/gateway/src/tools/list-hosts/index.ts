@@ -31,7 +31,6 @@ const output = {
   truncated: z.boolean(),
 };
 
-type Args = s.Parsed<typeof input>;
 export type ListHostsAnswer = s.Parsed<typeof output>;
 
 interface Plan {
@@ -138,7 +137,7 @@ export const listHostsTool = defineTool({
   input,
   output,
 
-  plan(a: Args, ctx): Plan {
+  plan(a, ctx): Plan {
     return { hosts: ctx.fleet.select(a.host), check: a.check };
   },
 

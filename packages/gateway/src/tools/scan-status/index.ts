@@ -23,8 +23,6 @@ const input = {
 
 const output = { scan: s.scanSchema, cancelled: z.boolean() };
 
-type Args = s.Parsed<typeof input>;
-
 export interface ScanStatus extends ToolResult {
   info: ScanInfo;
   delivered: boolean;
@@ -43,7 +41,7 @@ export const scanStatusTool = defineTool({
   input,
   output,
 
-  plan(a: Args) {
+  plan(a) {
     if (!isScanCursor(a.cursor))
       throw invalidArgument('cursor must be the next_cursor of a scan page (it starts with scan.)');
     return { pos: decodeScanCursor(a.cursor), cursor: a.cursor, cancel: a.cancel };

@@ -10,7 +10,7 @@
 import type { HostStatus, HostStatusCode } from '@fleetls/core';
 import type { GatewayOptions } from '../../fleet/options.js';
 import { rowSize } from './answer-size.js';
-import { type HostStatusJson, hostStatusJson, type TruncationJson } from './present.js';
+import { failureLines, type HostStatusJson, hostFailureLine, hostStatusJson, type TruncationJson } from './present.js';
 
 export interface FittedHostStatuses {
   /** The hosts listed (all, or the failed ones that fit), in the call's host order. */
@@ -71,4 +71,19 @@ export function fitHostStatuses(
     lines: [line],
     truncation: { reason: 'host_statuses', shown: keep.length, total: hosts.length, by_status: byStatus },
   };
+}
+
+/**
+ * A listing's host statuses within the budgets, each failed host's line counted
+ * (fitHostStatuses), and the lines its text ends with (`failures`): the listed hosts' failure
+ * lines and the pending line (failureLines), then what is only counted.
+ */
+export function fitFailedHosts(
+  hosts: HostStatus[],
+  path: string,
+  multi: boolean,
+  options: Pick<GatewayOptions, 'maxAnswerBytes' | 'maxAnswerTokens'>,
+): FittedHostStatuses & { failures: string[] } {
+  const fitted = fitHostStatuses(hosts, options, (h) => hostFailureLine(h, path, multi));
+  return { ...fitted, failures: [...failureLines(fitted.listed, path, multi), ...fitted.lines] };
 }

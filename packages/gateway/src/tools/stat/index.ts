@@ -63,7 +63,6 @@ const output = {
   truncations: z.array(s.truncationSchema).optional(),
 };
 
-type Args = s.Parsed<typeof input>;
 type StatJson = z.infer<typeof statResultSchema>;
 export type StatAnswer = s.Parsed<typeof output>;
 
@@ -155,7 +154,7 @@ export const statTool = defineTool({
   input,
   output,
 
-  plan(a: Args, ctx): Plan {
+  plan(a, ctx): Plan {
     const path = normalizeRequestPath(a.path, 'path');
     return { hosts: ctx.fleet.select(a.host), path };
   },
