@@ -4,7 +4,7 @@
 // @grpc/reflection served it (proto-loader's descriptor, decoded and encoded again by
 // protobufjs' descriptor types), and every symbol @grpc/reflection indexed in it (its
 // visitor: enums and their values, messages, fields, oneofs, the service and its methods).
-// Part of `npm run generate`, so that `npm run check-generated` fails when they differ.
+// Part of `npm run generate`, which proto's build runs before tsc (src/gen is not committed).
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';

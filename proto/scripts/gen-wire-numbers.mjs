@@ -1,8 +1,8 @@
 // Writes src/gen/wire-numbers.ts: every field (number and type) of every message and every
 // enum value of the agent contract, as constants (rows; wire-numbers.ts looks them up). The agent's walk worker encodes with them
 // (fast-encoder.ts, through wire-fields.ts and enums.ts) without loading proto-loader and
-// protobufjs to parse the .proto at each start. Part of `npm run generate`, so that
-// `npm run check-generated` (.ci/run) fails when the .proto and these constants differ.
+// protobufjs to parse the .proto at each start. Part of `npm run generate`, which proto's
+// build runs before tsc: src/gen is a build product, never committed, so it cannot go stale.
 // The options must be contract.ts's LOADER_OPTIONS where they name things: keepCase false
 // (camelCase field names, as the loaded descriptor and the generated types spell them).
 import { writeFileSync } from 'node:fs';

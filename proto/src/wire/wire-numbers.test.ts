@@ -7,8 +7,8 @@ type Def = { format: string; type: { field?: { name: string; number: number; typ
 type EnumType = { value?: { name: string; number: number }[] };
 
 // The walk worker's encoder and the gateway's decoder take their numbers from these
-// constants, not from the .proto: `npm run check-generated` (.ci/run) regenerates them, and
-// this test fails in the suite too when they are stale (`npm run generate` rewrites them).
+// constants, not from the .proto: proto's build writes them from the .proto each time
+// (`npm run generate`), and this test holds the generator to what proto-loader loads.
 describe('wire-numbers (gen/wire-numbers.ts by name)', () => {
   const defs = Object.entries(packageDefinition() as unknown as Record<string, Def>);
 
