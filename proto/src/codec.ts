@@ -110,27 +110,17 @@ export function filterFromWire(wire: WireFilterOut | null): FindFilter | undefin
   return f;
 }
 
-/** A decoded wire request → the input of core's `resolveWalkRequest` (0 = the default). */
+/**
+ * A decoded wire request → the input of core's `resolveWalkRequest` (0 = the default): the
+ * numbers, flags and globs as they came, the enums by name, the resume point and filter in core's form.
+ */
 export function wireToRequestInput(wire: WireWalkRequestOut): WalkRequestInput {
   return {
-    path: wire.path,
-    maxDepth: wire.maxDepth,
-    maxItemsPerDir: wire.maxItemsPerDir,
-    capRoot: wire.capRoot,
-    maxEntries: wire.maxEntries,
+    ...wire,
     order: ORDER.fromWire(wire.order) ?? 'name',
     direction: DIRECTION.fromWire(wire.direction) ?? 'ascending',
     shape: SHAPE.fromWire(wire.shape) ?? 'tree',
-    topN: wire.topN,
-    offset: wire.offset,
-    include: wire.include,
-    exclude: wire.exclude,
     types: wire.types.map((t) => ENTRY_TYPE.fromWire(t) ?? 'unknown'),
-    excludeHidden: wire.excludeHidden,
-    followSymlinks: wire.followSymlinks,
-    oneFileSystem: wire.oneFileSystem,
-    dirSizes: wire.dirSizes,
-    deadlineMs: wire.deadlineMs,
     // Empty `after` with RESUME_ROW_ENTRY (the defaults) is no resume point; core reads it so.
     after: toBuffer(wire.after),
     // An unknown kind passes through as is, so that core refuses it with its bounds.
