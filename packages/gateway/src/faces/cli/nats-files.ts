@@ -12,23 +12,13 @@
 // Users are nkeys listed in the server's configuration (no operator JWTs): Debian's
 // nats-server 2.9 needs no resolver for it, and the account is the configuration's
 // `FLEETLS` block, which takes no key of its own in this mode.
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { FleetError, invalidArgument } from '@fleetls/core';
+import { invalidArgument } from '@fleetls/core';
 import { accountsConf, parseNatsServers } from '@fleetls/runtime/nats';
 import { createUser, fromSeed } from '@nats-io/nkeys';
 import { HOST_NAME_RE } from '../../inventory/hosts.js';
+import { writeOwnFile } from './own-file.js';
 import { initCa, issueClient, issueServer, type PkiFiles, pkiFiles } from './pki.js';
 
 export const GATEWAY_KEY = 'gateway.nk';
@@ -98,25 +88,9 @@ export async function nodeTls(
   return { cert: resolve(files.cert), key: resolve(files.key), ca: resolve(t.ca.caCert) };
 }
 
-/** Writes `file` (mode), never through a symlink nor into a file linked elsewhere; `fresh`: only if absent. */
+/** `file` written (mode) by descriptor, never through a planted link (own-file.ts); `fresh`: only if absent. */
 function writeOwn(file: string, text: string, mode: number, fresh = false): void {
-  const { O_WRONLY, O_CREAT, O_NOFOLLOW, O_EXCL } = constants;
-  let fd: number;
-  try {
-    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW | (fresh ? O_EXCL : 0), mode);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
-    throw new FleetError('permission_denied', `nats: refusing to write ${file}: it is a symlink`);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.nlink > 1)
-      throw new FleetError('permission_denied', `nats: refusing to write ${file}: not a regular file of one link`);
-    ftruncateSync(fd, 0);
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
+  writeOwnFile(file, text, { mode, fresh, refusal: (why) => `nats: refusing to write ${file}: ${why}` });
 }
 
 function readSeed(file: string): string {

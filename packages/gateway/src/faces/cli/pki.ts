@@ -4,23 +4,13 @@
 // Built on @peculiar/x509 over Node's WebCrypto; nothing here encodes ASN.1 by hand.
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fchmodSync,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { FleetError, invalidArgument } from '@fleetls/core';
+import { invalidArgument } from '@fleetls/core';
 import * as x509 from '@peculiar/x509';
+import { writeOwnFile } from './own-file.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -44,38 +34,13 @@ export function pkiFiles(dir: string): PkiFiles {
   return { dir, caCert: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key') };
 }
 
-/**
- * Writes `file` `mode`, never through a symlink or into a file linked elsewhere too (issue 35,
- * I1): a link planted in the pki directory would have had a key written over its target and
- * the target chmodded. Opened O_NOFOLLOW, checked, then truncated and chmodded by descriptor.
- */
+/** `file` written `mode` by descriptor, never through a planted link (own-file.ts). */
 function writeOwn(file: string, pem: string, mode: number): void {
-  const { O_WRONLY, O_CREAT, O_NOFOLLOW } = constants;
-  let fd: number;
-  try {
-    fd = openSync(file, O_WRONLY | O_CREAT | O_NOFOLLOW, mode);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
-    throw new FleetError(
-      'permission_denied',
-      `pki: refusing to write ${file}: it is a symlink (remove it, or use another --dir)`,
-    );
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.nlink > 1) {
-      const what = st.isFile() ? `a file with ${st.nlink} links` : 'not a regular file';
-      throw new FleetError(
-        'permission_denied',
-        `pki: refusing to write ${file}: it is ${what} (remove it, or use another --dir)`,
-      );
-    }
-    ftruncateSync(fd, 0);
-    fchmodSync(fd, mode);
-    writeSync(fd, pem);
-  } finally {
-    closeSync(fd);
-  }
+  writeOwnFile(file, pem, {
+    mode,
+    chmod: true,
+    refusal: (why) => `pki: refusing to write ${file}: ${why} (remove it, or use another --dir)`,
+  });
 }
 
 /** Key material written for its owner only; certificates are public. */
