@@ -243,8 +243,19 @@ export {
 } from './walk/memory-source.js';
 export type { ResumePoint } from './walk/resume.js';
 export { compareResumePoints, resumePointOf } from './walk/resume.js';
-export type { Frame, Mark, PieceCounts, PieceRest, PieceResult, PlainFrame, TreeSplitter } from './walk/split.js';
-export { addPieceCounts, afterPiece, frameFromPlain, frameToPlain, pieceCounts } from './walk/split.js';
+export type {
+  Frame,
+  Mark,
+  PieceCounts,
+  PieceRest,
+  PieceResult,
+  PlainFrame,
+  SplitFrame,
+  SplitPiece,
+  Splitter,
+  TreeSplitter,
+} from './walk/split.js';
+export { frameFromPlain, frameToPlain, pieceCounts, splitStep } from './walk/split.js';
 export {
   emptySummary,
   errorRawEntry,

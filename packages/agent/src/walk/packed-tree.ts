@@ -10,7 +10,15 @@
 // (packedTreeServes): the same rows, counts, caps, stops and truncations; the parity tests
 // compare the two (packed-tree.test.ts).
 import type { Entry, EntryError, RawEntry, Row, WalkRequest, WalkSummary } from '@fleetls/core';
-import { addPieceCounts, afterPiece, joinPath, type PieceCounts, toEntry, WalkState } from '@fleetls/core';
+import {
+  joinPath,
+  type SplitFrame,
+  type SplitPiece,
+  type Splitter,
+  splitStep,
+  toEntry,
+  WalkState,
+} from '@fleetls/core';
 import { ENTRY_TYPE } from '@fleetls/proto/enums';
 import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { packedCalls } from '../fs/fsat.js';
@@ -75,27 +83,14 @@ export function packedTreeServes(req: WalkRequest): boolean {
 }
 
 /** One directory whose kept children are being walked: sortArena's frame. */
-export interface PackedFrame {
+export interface PackedFrame extends SplitFrame {
   dir: Buffer;
   depth: number;
   buf: Buffer;
   i32: Int32Array;
   f64: Float64Array;
-  len: number;
-  next: number;
   total: number;
   cap: number;
-  /** A piece's range of the frame (a helper's bottom frame, packed-split.ts): it ends here, closed by the walk that gave it. */
-  end?: number;
-  /** Ranges of this frame given to the helper, in order (packed-split.ts). */
-  marks?: PieceMark[];
-}
-
-/** A range [start, stop) of a frame's records that piece `id` walks. */
-export interface PieceMark {
-  start: number;
-  stop: number;
-  id: number;
 }
 
 /** A frame as it crosses between threads: its path as latin1, its records as they are. */
@@ -159,21 +154,8 @@ export interface PackedOut {
   readonly cancelled: () => boolean;
 }
 
-/** What a helper's piece gave (packed-split.ts), as the walk splices it. */
-export interface PackedPiece extends PieceCounts {
-  /** Where the helper stopped when asked back: the range's next record, and its open subdirectories. */
-  rest?: { next: number; frames: PackedFrame[] };
-}
-
 /** A tree walk's helper thread, as the walk's loop sees it (packed-split.ts). */
-export interface PackedSplit {
-  /** Gives the helper a range of a frame on the stack when it is idle (marking it). */
-  step(stack: readonly PackedFrame[]): void;
-  /** The result of the piece at `m` (asked back if not done); undefined: the walk walks the range itself. */
-  take(m: PieceMark): PackedPiece | undefined;
-  /** Sends a kept piece's rows, after the walk's own. */
-  splice(r: PackedPiece): void;
-}
+export type PackedSplit = Splitter<PackedFrame, SplitPiece<PackedFrame>>;
 
 /**
  * The arena the thread's last walk or piece used (a helper walks dozens of pieces a walk):
@@ -388,31 +370,13 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
     if (entry.type === 'dir' && !entry.error) descend(f, raw.dev, name, () => entry);
   }
 
-  /** Splices the piece that starts here (a helper walked it), or leaves its range to this loop. */
-  function splice(split: PackedSplit, f: PackedFrame): void {
-    const marks = f.marks as PieceMark[];
-    const m = marks.shift() as PieceMark;
-    if (marks.length === 0) f.marks = undefined;
-    const r = split.take(m);
-    // The piece is the walk's own rows only if no limit bit in it: a cap it kept whole, and
-    // max_entries never reached, given what this walk had sent before it.
-    if (r === undefined || r.stopped || summary.entriesSent + r.need > req.maxEntries) return;
-    addPieceCounts(state, r);
-    split.splice(r);
-    f.next = afterPiece(stack, m, r.rest);
-  }
-
   /** Runs the stack down (a piece: until its range is done or `giveBack()`). */
   function loop(split: PackedSplit | undefined, giveBack?: () => boolean): void {
     for (;;) {
       if (state.stopped || stack.length === 0) return;
       if (giveBack?.()) return;
-      if (split) split.step(stack);
+      if (split && splitStep(state, stack, split)) continue;
       const f = stack[stack.length - 1];
-      if (split && f.marks !== undefined && f.marks[0].start === f.next) {
-        splice(split, f);
-        continue;
-      }
       const ownEnd = f.marks !== undefined ? f.marks[0].start : (f.end ?? f.len);
       if (f.next >= ownEnd) {
         // A piece's first frame is the directory of the walk that gave it: closed there.

@@ -2,13 +2,12 @@
 // batch posted when the main thread has granted a credit for it (it sleeps on Atomics.wait
 // when it has none), and what the walk saw and sent counted for its last message.
 import type { MessagePort } from 'node:worker_threads';
-import type { EntryErrorCode, Row } from '@fleetls/core';
+import type { EntryErrorCode, PieceCounts, Row } from '@fleetls/core';
 import { WalkTally } from '@fleetls/core';
 // The encoder alone, without the gRPC stack the package's root would load into each worker.
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { WalkCancelled } from './cancelled.js';
-import { lastRowOf } from './split/shared.js';
-import type { SplitResult } from './split/split.js';
+import { type HelperRows, lastRowOf } from './split/shared.js';
 import {
   type BatchMessage,
   CANCEL,
@@ -190,7 +189,7 @@ export class RowBatches {
   };
 
   /** What a helper read and sent of its piece, counted as the walk's own. */
-  readonly helperCounts = (r: Pick<SplitResult, 'seen' | 'sent' | 'errors'>): void => {
+  readonly helperCounts = (r: PieceCounts & HelperRows): void => {
     this.seen += r.seen;
     this.tally.entries += r.sent;
     for (const [code, n] of Object.entries(r.errors))

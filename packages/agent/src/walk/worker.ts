@@ -15,10 +15,10 @@ import { WalkCancelled } from './cancelled.js';
 import { packedTreeServes, walkPackedTree } from './packed-tree.js';
 import { RowBatches } from './row-batches.js';
 import { type HelperInput, runHelper } from './split/helper.js';
-import { PackedSplitter } from './split/packed-split.js';
+import { PACKED_FRAMES } from './split/packed-split.js';
 import { PortShare, type RankedHelperInput, runRankedHelper } from './split/ranked-share.js';
 import { PieceChannel } from './split/shared.js';
-import { ThreadSplitter } from './split/split.js';
+import { CORE_FRAMES, ThreadSplitter } from './split/split.js';
 import { summaryToPlain, type WorkerInput, type WorkerMessage } from './transit.js';
 
 const port = parentPort;
@@ -51,11 +51,11 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
   const helper = helperOf(input, out);
   const split =
     helper && !packedTree
-      ? new ThreadSplitter(new PieceChannel(...helper), rootDev, Date.now(), out.sink, out.helperCounts)
+      ? new ThreadSplitter(CORE_FRAMES, new PieceChannel(...helper), rootDev, Date.now(), out.sink, out.helperCounts)
       : undefined;
   const packedSplit =
     helper && packedTree
-      ? new PackedSplitter(new PieceChannel(...helper), rootDev, Date.now(), out.sink, out.helperCounts)
+      ? new ThreadSplitter(PACKED_FRAMES, new PieceChannel(...helper), rootDev, Date.now(), out.sink, out.helperCounts)
       : undefined;
   const share =
     input.ranked === undefined
@@ -129,8 +129,8 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
 
 /**
  * What the walk's end of its helper thread is made of (split/shared.ts's PieceChannel), when
- * the walk was given one (wire mode only): a tree walk over core's frames splits with it
- * (split/split.ts), one over packed records (split/packed-split.ts) likewise.
+ * the walk was given one (wire mode only): either tree walk splits with it (split/split.ts),
+ * given its frames: core's, or packed records' (split/packed-split.ts).
  */
 function helperOf(
   input: WorkerInput,

@@ -12,25 +12,29 @@
 import type { EntryError, EntryType, RawEntry } from '../domain/types.js';
 import type { Ancestors, Pending, WalkState } from './state.js';
 
+/** What a split walk's frames have in common, whatever they hold (core's Frame, the agent's packed ones). */
+export interface SplitFrame {
+  /** How many children the directory kept (for its cap's report). */
+  len: number;
+  next: number;
+  /** A piece's range ends here (its directory is closed by the walk that gave it). */
+  end?: number;
+  /** Ranges given to a helper, in order: the walk splices each when it reaches its start. */
+  marks?: Mark[];
+}
+
 /** A directory being listed: its kept children in order, and the next one to visit. */
-export interface Frame {
+export interface Frame extends SplitFrame {
   dir: Buffer;
   depth: number;
   chain: Ancestors | undefined;
   /** Kept children from index `off` (a piece holds only its range). */
   kept: Pending[];
   off: number;
-  /** How many children the directory kept (for its cap's report). */
-  len: number;
-  next: number;
   total: number;
   cap: number;
   /** The child that is `after`'s component here (resume path), or -1. */
   resumeAt: number;
-  /** A piece's range ends here (its directory is closed by the walk that gave it). */
-  end?: number;
-  /** Ranges given to a helper, in order: the walk splices each when it reaches its start. */
-  marks?: Mark[];
 }
 
 export interface Mark {
@@ -79,13 +83,9 @@ export function pieceCounts(state: WalkState, stopped: boolean): PieceCounts {
 /**
  * Where a frame's walk goes on after a kept piece of it: past the piece's range, or, when the
  * helper was asked back before it finished, where it stopped, with its open subdirectories
- * pushed on `stack` to be walked here as the walk's own (both tree walks' frames).
+ * pushed on `stack` to be walked here as the walk's own.
  */
-export function afterPiece<F>(
-  stack: F[],
-  mark: { stop: number },
-  rest: { next: number; frames: F[] } | undefined,
-): number {
+function afterPiece<F>(stack: F[], mark: Mark, rest: { next: number; frames: F[] } | undefined): number {
   if (rest === undefined) return mark.stop;
   for (const g of rest.frames) stack.push(g);
   return rest.next;
@@ -95,7 +95,7 @@ export function afterPiece<F>(
  * A kept piece's counts made the walk's own, as if it had listed the range: added to its
  * summary, and its max_entries need counted from where the walk stood when the piece began.
  */
-export function addPieceCounts(state: WalkState, piece: PieceCounts): void {
+function addPieceCounts(state: WalkState, piece: PieceCounts): void {
   const { summary } = state;
   summary.entriesSent += piece.sent;
   summary.entriesSeen += piece.seen;
@@ -104,16 +104,51 @@ export function addPieceCounts(state: WalkState, piece: PieceCounts): void {
   state.needs(summary.entriesSent - piece.sent + piece.need);
 }
 
-/** The walk's side of a split: its threads, and where the spliced rows go. */
-export interface TreeSplitter {
+/** A piece as the walk splices it: its counts, and where the helper stopped when asked back. */
+export interface SplitPiece<F> extends PieceCounts {
+  rest?: { next: number; frames: F[] };
+}
+
+/** The walk's side of a split: its threads, and where the spliced rows go (both tree walks'). */
+export interface Splitter<F extends SplitFrame, P extends SplitPiece<F>> {
   /** Called at every step of the walk: may give a helper a range of one frame (adding its mark). */
-  step(stack: readonly Frame[]): void;
-  /** The walk reached mark `m` of frame `f`: the piece (waiting for it), or undefined. */
-  take(f: Frame, m: Mark): PieceResult | undefined;
-  /** Appends a kept piece's rows to the walk's output, after everything yielded so far. */
-  splice(r: PieceResult): void;
-  /** A piece the walk lists itself. */
-  discard(r: PieceResult): void;
+  step(stack: readonly F[]): void;
+  /** The walk reached `mark`: its piece (waiting for it), or undefined (the walk lists the range). */
+  take(mark: Mark): P | undefined;
+  /** Appends a kept piece's rows to the walk's output, after everything sent so far. */
+  splice(piece: P): void;
+}
+
+/** Core's tree walk's splitter (walkTree). */
+export type TreeSplitter = Splitter<Frame, PieceResult>;
+
+/**
+ * A split walk's step, before it visits the top frame's next child (both tree walks' loops):
+ * the helper is given a range if it is idle; then, if that child is where a piece starts, the
+ * piece is spliced in (its rows sent, its counts made the walk's own, the frame moved past
+ * it), or, when a limit bit in it, left to the walk. True when the top frame was at a piece:
+ * the loop goes round again.
+ */
+export function splitStep<F extends SplitFrame, P extends SplitPiece<F>>(
+  state: WalkState,
+  stack: F[],
+  split: Splitter<F, P>,
+): boolean {
+  split.step(stack);
+  const top = stack[stack.length - 1];
+  const marks = top.marks;
+  if (marks === undefined || marks[0].start !== top.next) return false;
+  const mark = marks.shift() as Mark;
+  if (marks.length === 0) top.marks = undefined;
+  const piece = split.take(mark);
+  // The piece is the walk's own rows only if no limit bit in it: a cap it kept whole, and
+  // max_entries never reached, given what this walk had sent before it.
+  if (piece === undefined || piece.stopped || state.summary.entriesSent + piece.need > state.req.maxEntries)
+    return true;
+  addPieceCounts(state, piece);
+  split.splice(piece);
+  top.next = afterPiece(stack, mark, piece.rest);
+  return true;
 }
 
 /** A frame's children as plain data (strings of bytes, numbers), to cross between threads. */

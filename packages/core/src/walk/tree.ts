@@ -11,7 +11,7 @@
 import type { Entry, EntryError, Row } from '../domain/types.js';
 import { compareNames, nameKey } from '../order/order.js';
 import { pathParts, type ResumeMode, resumeIndex } from './resume.js';
-import { addPieceCounts, afterPiece, type Frame, type Mark, type PieceRest, type TreeSplitter } from './split.js';
+import { type Frame, type PieceRest, splitStep, type TreeSplitter } from './split.js';
 import { type Ancestors, errorRow, type Pending, type WalkState } from './state.js';
 
 /**
@@ -172,23 +172,6 @@ function treeWalker(state: WalkState) {
     return undefined;
   }
 
-  /** Splices the piece that starts here (a helper walked it), or leaves it to this loop. */
-  function splice(split: TreeSplitter, f: Frame): void {
-    const marks = f.marks as Mark[];
-    const m = marks.shift() as Mark;
-    if (marks.length === 0) f.marks = undefined;
-    const r = split.take(f, m);
-    // The piece is the walk's own rows only if no limit bit in it: a cap it kept whole, and
-    // max_entries never reached, given what this walk had sent before it.
-    if (r === undefined || r.stopped || summary.entriesSent + r.need > req.maxEntries) {
-      if (r !== undefined) split.discard(r);
-      return;
-    }
-    addPieceCounts(state, r);
-    split.splice(r);
-    f.next = afterPiece(stack, m, r.rest);
-  }
-
   /** Runs the stack down to `bottom` frames (a piece: until its range is done or `giveBack()`). */
   function* loop(split: TreeSplitter | undefined, bottom: number, giveBack?: () => boolean) {
     for (;;) {
@@ -199,12 +182,8 @@ function treeWalker(state: WalkState) {
       }
       if (state.stopped || stack.length === bottom) return;
       if (giveBack?.()) return;
-      if (split) split.step(stack);
+      if (split && splitStep(state, stack, split)) continue;
       const f = stack[stack.length - 1];
-      if (split && f.marks !== undefined && f.marks[0].start === f.next) {
-        splice(split, f);
-        continue;
-      }
       if (f.next >= (f.end ?? f.len)) {
         // A piece's first frame is the directory of the walk that gave it: closed there.
         if (f.end !== undefined) return;

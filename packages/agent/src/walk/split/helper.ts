@@ -21,7 +21,7 @@ import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { createFsSource, type FsSource } from '../../fs/source.js';
 import { CANCEL } from '../transit.js';
 import { type PackedPieceMessage, walkPackedOne } from './packed-split.js';
-import { type FromWalk, type HelperMessage, lastRowOf, type PieceMessage, SPLIT } from './shared.js';
+import { type FromWalk, type HelperResult, lastRowOf, type PieceMessage, SPLIT } from './shared.js';
 
 /** Encoded rows a piece holds before it stops and sends the rest back. */
 const PIECE_BYTES_MAX = 2 * 1024 * 1024;
@@ -71,7 +71,7 @@ export function runHelper(input: HelperInput): void {
   }
 }
 
-function walkOne(req: WalkRequest, source: FsSource, piece: PieceMessage, asked: () => boolean): HelperMessage {
+function walkOne(req: WalkRequest, source: FsSource, piece: PieceMessage, asked: () => boolean): HelperResult {
   const state = new WalkState(req, source, () => Date.now(), piece.startedAt);
   state.rootDev = piece.rootDev;
   const enc = new WalkResponseEncoder(64 * 1024);

@@ -1,12 +1,10 @@
-// A tree walk over packed records (walk/packed-tree.ts) split with a helper thread, as
-// split.ts and helper.ts split core's: whenever the helper is idle the walk hands it the back
-// half of its lowest open directory with children to spare (the directory's records are
-// already read and stat'ed: the piece is those records and their subtrees), and when its
-// walk reaches a piece it takes the helper's rows, ready wire bytes it posts on after its
-// own (asking the helper to stop where it is if it has not finished: what is left comes back
-// as open frames, walked here). Both threads read and encode; the main thread only forwards
-// finished batches. A piece a limit bit in (max_entries, the deadline) is walked again here.
-import { type EntryErrorCode, pieceCounts, type Row, type WalkRequest, WalkState, WalkTally } from '@fleetls/core';
+// A tree walk over packed records (walk/packed-tree.ts) split with a helper thread: the
+// splitter is split.ts's, given packed frames (PACKED_FRAMES); a piece is records already
+// read and stat'ed and their subtrees. The helper walks it here (walkPackedOne) and posts
+// ready wire bytes the walk sends on after its own. Both threads read and encode; the main
+// thread only forwards finished batches. A piece a limit bit in (max_entries, the deadline)
+// is walked again by the walk.
+import { pieceCounts, type Row, type WalkRequest, WalkState, WalkTally } from '@fleetls/core';
 import { WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import type { FsSource } from '../../fs/source.js';
 import {
@@ -15,118 +13,33 @@ import {
   isDirRecord,
   type PackedFrame,
   type PackedOut,
-  type PackedPiece,
-  type PackedSplit,
-  type PieceMark,
   type PlainPackedFrame,
   walkPackedPiece,
 } from '../packed-tree.js';
 import type { LastRow } from '../transit.js';
-import { lastRowOf, type PieceChannel } from './shared.js';
-import type { SplitSink } from './split.js';
+import { type HelperResult, lastRowOf, type PieceMessage } from './shared.js';
+import type { FrameCodec } from './split.js';
 
 /** Encoded rows a piece holds before it stops and sends the rest back. */
 const PIECE_BYTES_MAX = 2 * 1024 * 1024;
 const BATCH_BYTES = 32 * 1024;
 
-export interface PackedPieceMessage {
-  t: 'packed-piece';
-  id: number;
-  frame: PlainPackedFrame;
-  rootDev: number;
-  startedAt: number;
-}
+export type PackedPieceMessage = PieceMessage<PlainPackedFrame, 'packed-piece'>;
 
-export interface PackedPieceResult extends Omit<PackedPiece, 'rest'> {
-  t: 'packed-result';
-  id: number;
-  rest?: { next: number; frames: PlainPackedFrame[] };
-  bufs: ArrayBuffer[];
-  entries: number[];
-  last?: LastRow;
-  errors: Partial<Record<EntryErrorCode, number>>;
-  bytes: number;
-}
-
-/** A kept piece as the walk splices it. */
-interface Taken extends PackedPiece {
-  result: PackedPieceResult;
-}
-
-/** The walk worker's side (worker.ts gives it to walkPackedTree). */
-export class PackedSplitter implements PackedSplit {
-  /** Pieces spliced (the walk's metrics, tests). */
-  spliced = 0;
-
-  constructor(
-    private readonly channel: PieceChannel<PackedPieceResult>,
-    private readonly rootDev: () => number,
-    private readonly startedAt: number,
-    private readonly sink: SplitSink,
-    private readonly onCounts: (r: { seen: number; sent: number; errors: PackedPieceResult['errors'] }) => void,
-  ) {}
-
-  /** Pieces given (the walk's metrics, tests). */
-  get given(): number {
-    return this.channel.given;
-  }
-
-  step(stack: readonly PackedFrame[]): void {
-    if (!this.channel.wantsPiece()) return;
-    for (const f of stack) {
-      const ownEnd = f.marks !== undefined ? f.marks[0].start : (f.end ?? f.len);
-      const rem = ownEnd - f.next;
-      // Only a range with a directory: its subtree is reads and stats. A range of files is
-      // records already read, encoded in C in less time than the piece's copy would take.
-      if (rem < 2 || !hasDir(f, f.next + 1, ownEnd)) continue;
-      const mid = f.next + Math.ceil(rem / 2);
-      const id = this.channel.post(
-        (id): PackedPieceMessage => ({
-          t: 'packed-piece',
-          id,
-          frame: frameToPlain(f, mid, ownEnd),
-          rootDev: this.rootDev(),
-          startedAt: this.startedAt,
-        }),
-      );
-      f.marks = [{ start: mid, stop: ownEnd, id }, ...(f.marks ?? [])];
-      return;
-    }
-  }
-
-  take(m: PieceMark): PackedPiece | undefined {
-    const r = this.channel.take(m.id);
-    if (r === undefined) return undefined;
-    const taken: Taken = {
-      sent: r.sent,
-      seen: r.seen,
-      matched: r.matched,
-      depthLimited: r.depthLimited,
-      need: r.need,
-      stopped: r.stopped,
-      result: r,
-    };
-    if (r.rest) taken.rest = { next: r.rest.next, frames: r.rest.frames.map(frameFromPlain) };
-    return taken;
-  }
-
-  splice(p: PackedPiece): void {
-    const r = (p as Taken).result;
-    this.spliced++;
-    this.onCounts(r);
-    for (let i = 0; i < r.bufs.length; i++) this.sink(r.bufs[i], r.entries[i], r.last as LastRow);
-  }
-
-  /** The walk is over: the helper leaves its loop. */
-  quit(): void {
-    this.channel.quit();
-  }
-}
-
-function hasDir(f: PackedFrame, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (isDirRecord(f, i)) return true;
-  return false;
-}
+/**
+ * Packed frames: only a range with a directory is worth a piece (its subtree is reads and
+ * stats); a range of files is records already read, encoded in C in less time than the
+ * piece's copy would take.
+ */
+export const PACKED_FRAMES: FrameCodec<PackedFrame, PlainPackedFrame> = {
+  piece: 'packed-piece',
+  worth(frame, next, end) {
+    for (let i = next + 1; i < end; i++) if (isDirRecord(frame, i)) return true;
+    return false;
+  },
+  toPlain: frameToPlain,
+  fromPlain: frameFromPlain,
+};
 
 /** The helper's rows: cut into batches of ready bytes, counted, never posted until the piece ends. */
 class PieceOut implements PackedOut {
@@ -188,7 +101,7 @@ export function walkPackedOne(
   piece: PackedPieceMessage,
   over: () => boolean,
   asked: () => boolean,
-): PackedPieceResult {
+): HelperResult<PlainPackedFrame> {
   const state = new WalkState(req, source, () => Date.now(), piece.startedAt);
   state.rootDev = piece.rootDev;
   const out = new PieceOut(over);
@@ -209,7 +122,7 @@ export function walkPackedOne(
   }
   const last = stopped ? undefined : out.last();
   return {
-    t: 'packed-result',
+    t: 'result',
     id: piece.id,
     ...pieceCounts(state, stopped),
     ...(rest ? { rest: { next: rest.next, frames: rest.frames.map((f) => frameToPlain(f, f.next)) } } : {}),

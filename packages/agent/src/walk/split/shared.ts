@@ -1,7 +1,7 @@
 // What the walk worker and its helper thread share (walk-split.ts, walk/split/helper.ts): the
 // slots of their control buffer and the messages on their port.
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { EntryErrorCode, PieceResult, PlainFrame, Row, WalkRequest } from '@fleetls/core';
+import type { EntryErrorCode, PieceCounts, PlainFrame, Row, WalkRequest } from '@fleetls/core';
 import { WalkCancelled } from '../cancelled.js';
 import type { SkippedPath } from '../hung-mounts.js';
 import type { LastRow, WorkerInput } from '../transit.js';
@@ -21,10 +21,14 @@ export const SPLIT = {
   SLOTS: 5,
 } as const;
 
-export interface PieceMessage {
-  t: 'piece';
+/** Which walk a piece is for: core's (split.ts) or the packed tree walk's (packed-split.ts). */
+export type PieceKind = 'piece' | 'packed-piece';
+
+/** A piece as the helper gets it: a range of one frame (P: core's PlainFrame, or packed-split.ts's). */
+export interface PieceMessage<P = PlainFrame, T extends PieceKind = 'piece'> {
+  t: T;
   id: number;
-  frame: PlainFrame;
+  frame: P;
   rootDev: number;
   startedAt: number;
 }
@@ -39,10 +43,11 @@ export interface HelperRows {
   bytes: number;
 }
 
-/** What the helper posts for a piece: core's PieceResult with its open directories as plain frames, and its rows. */
-export interface HelperMessage extends Omit<PieceResult, 'rest'>, HelperRows {
+/** What the helper posts for a piece: its counts, its rows, and its open directories as plain frames. */
+export interface HelperResult<P = PlainFrame> extends PieceCounts, HelperRows {
   t: 'result';
-  rest?: { next: number; frames: PlainFrame[] };
+  id: number;
+  rest?: { next: number; frames: P[] };
 }
 
 /** The last row of a batch, as the walk resumes after it. */
