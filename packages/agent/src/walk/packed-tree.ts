@@ -97,9 +97,9 @@ export interface PackedFrame extends SplitFrame {
 export interface PlainPackedFrame {
   dir: string;
   depth: number;
+  /** sortArena's frame: its header holds the record count. */
   buf: Uint8Array;
   next: number;
-  len: number;
   total: number;
   cap: number;
   end?: number;
@@ -111,7 +111,6 @@ export function frameToPlain(frame: PackedFrame, next: number, end?: number): Pl
     depth: frame.depth,
     buf: frame.buf,
     next,
-    len: frame.len,
     total: frame.total,
     cap: frame.cap,
   };
@@ -121,19 +120,19 @@ export function frameToPlain(frame: PackedFrame, next: number, end?: number): Pl
 
 export function frameFromPlain(plain: PlainPackedFrame): PackedFrame {
   const buf = Buffer.from(plain.buf.buffer, plain.buf.byteOffset, plain.buf.byteLength);
-  const f: PackedFrame = {
-    dir: Buffer.from(plain.dir, 'latin1'),
-    depth: plain.depth,
-    buf,
-    i32: new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2),
-    f64: new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3),
-    len: plain.len,
-    next: plain.next,
-    total: plain.total,
-    cap: plain.cap,
-  };
-  if (plain.end !== undefined) f.end = plain.end;
-  return f;
+  const frame = packedFrame(Buffer.from(plain.dir, 'latin1'), plain.depth, buf, plain.next, plain.total, plain.cap);
+  if (plain.end !== undefined) frame.end = plain.end;
+  return frame;
+}
+
+/**
+ * A frame over sortArena's `buf` (its header says how many records it holds). Every frame is
+ * made here, a walk's own and a helper's alike: one object shape for the loop.
+ */
+function packedFrame(dir: Buffer, depth: number, buf: Buffer, next: number, total: number, cap: number): PackedFrame {
+  const i32 = new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
+  const f64 = new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3);
+  return { dir, depth, buf, i32, f64, len: i32[COUNT], next, total, cap };
 }
 
 /** Is record `index` of a frame a directory (stat'ed so)? */
@@ -294,10 +293,8 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
       entryRow({ ...dirEntry(), error: r.error });
       return;
     }
-    const buf = r.frame;
-    const i32 = new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
-    const f64 = new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3);
-    const len = i32[COUNT];
+    const f = packedFrame(dir, depth, r.frame, 0, r.total, cap);
+    const { buf, i32, f64, len } = f;
     // The UTC offset of each stat'ed record's mtime, for encodeRows (this process's time zone,
     // as rawFromStats): from the cache in C, asked of utcOffsetAt (which fills the cache) where
     // the cache has none.
@@ -308,7 +305,7 @@ function packedWalker(state: WalkState, source: FsSource, out: PackedOut) {
           i32[at + ERRNO_OR_OFFSET] = utcOffsetAt(f64[HEADER_F64 + k * F64_PER_REC + MTIME_SEC]);
       }
     state.needs(sentAtOpen + Math.min(cap, r.total));
-    stack.push({ dir, depth, buf, i32, f64, len, next: 0, total: r.total, cap });
+    stack.push(f);
   }
 
   function nameOf(f: PackedFrame, k: number): Buffer {
