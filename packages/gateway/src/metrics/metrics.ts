@@ -14,113 +14,91 @@ export interface GatewayMetrics {
 
 export function createGatewayMetrics(): GatewayMetrics {
   const registry = createMetricsRegistry();
-  return { registry, observer: gatewayObserver(declareMeters(registry)) };
+  return { registry, observer: gatewayObserver(gatewayMeters(registry)) };
 }
 
-/** The gateway's meters on `registry`, declared in the order /metrics lists them. */
-function declareMeters(registry: Registry) {
-  const registers = [registry];
+/** The gateway's meters on `registry`, one entry each, in the order /metrics lists them. */
+function gatewayMeters(registry: Registry) {
   const { counter, latency } = metricsOn(registry);
-  const walks = counter(
-    'fleetls_gateway_walks_total',
-    'Host walks ended, by transport and outcome (ok or the error code).',
-    ['via', 'outcome'],
-  );
-  const entries = counter('fleetls_gateway_walk_entries_total', 'Entries received from host walks, by transport.', [
-    'via',
-  ]);
-  const truncations = counter(
-    'fleetls_gateway_walk_truncations_total',
-    'Limits that cut a host walk, by transport and reason.',
-    ['via', 'reason'],
-  );
-  const entryErrors = counter(
-    'fleetls_gateway_walk_entry_errors_total',
-    'Entries received as error rows (unreadable), by transport and code.',
-    ['via', 'code'],
-  );
-  const walkSeconds = latency('fleetls_gateway_walk_duration_seconds', 'Wall time of one host walk, by transport.', [
-    'via',
-  ]);
-  const hosts = counter(
-    'fleetls_gateway_fanout_hosts_total',
-    'Hosts answered in fan-outs, by host status and transport.',
-    ['status', 'via'],
-  );
-  const sshOpened = counter(
-    'fleetls_gateway_ssh_connections_opened_total',
-    'SSH connections that completed their handshake.',
-  );
-  const sshReused = counter(
-    'fleetls_gateway_ssh_connections_reused_total',
-    'SSH operations served on an already open connection.',
-  );
-  const calls = counter(
-    'fleetls_gateway_tool_calls_total',
-    'Tool calls ended (any face), by tool and outcome (ok or the error code).',
-    ['tool', 'outcome'],
-  );
-  const callSeconds = latency('fleetls_gateway_tool_call_duration_seconds', 'Wall time of a tool call, by tool.', [
-    'tool',
-  ]);
-  const rpcs = counter('fleetls_gateway_rpcs_total', 'Fleet API calls ended, by method and gRPC status code.', [
-    'method',
-    'code',
-  ]);
-  logLinesDroppedCounter('fleetls_gateway_log_lines_dropped_total', registers);
-  const rpcSeconds = latency('fleetls_gateway_rpc_duration_seconds', 'Wall time of a Fleet API call, by method.', [
-    'method',
-  ]);
-
-  const certNotAfter = certExpiryGauge(registers);
+  // The walk meters are each by transport first.
+  const via = ['via'] as const;
   return {
-    walks,
-    walkSeconds,
-    entries,
-    truncations,
-    entryErrors,
-    hosts,
-    calls,
-    callSeconds,
-    rpcs,
-    rpcSeconds,
-    sshOpened,
-    sshReused,
+    walks: counter(
+      'fleetls_gateway_walks_total',
+      'Host walks ended, by transport and outcome (ok or the error code).',
+      [...via, 'outcome'],
+    ),
+    entries: counter('fleetls_gateway_walk_entries_total', 'Entries received from host walks, by transport.', via),
+    truncations: counter(
+      'fleetls_gateway_walk_truncations_total',
+      'Limits that cut a host walk, by transport and reason.',
+      [...via, 'reason'],
+    ),
+    entryErrors: counter(
+      'fleetls_gateway_walk_entry_errors_total',
+      'Entries received as error rows (unreadable), by transport and code.',
+      [...via, 'code'],
+    ),
+    walkSeconds: latency('fleetls_gateway_walk_duration_seconds', 'Wall time of one host walk, by transport.', via),
+    hosts: counter('fleetls_gateway_fanout_hosts_total', 'Hosts answered in fan-outs, by host status and transport.', [
+      'status',
+      ...via,
+    ]),
+    sshOpened: counter(
+      'fleetls_gateway_ssh_connections_opened_total',
+      'SSH connections that completed their handshake.',
+    ),
+    sshReused: counter(
+      'fleetls_gateway_ssh_connections_reused_total',
+      'SSH operations served on an already open connection.',
+    ),
+    calls: counter(
+      'fleetls_gateway_tool_calls_total',
+      'Tool calls ended (any face), by tool and outcome (ok or the error code).',
+      ['tool', 'outcome'],
+    ),
+    callSeconds: latency('fleetls_gateway_tool_call_duration_seconds', 'Wall time of a tool call, by tool.', ['tool']),
+    rpcs: counter('fleetls_gateway_rpcs_total', 'Fleet API calls ended, by method and gRPC status code.', [
+      'method',
+      'code',
+    ]),
+    logLinesDropped: logLinesDroppedCounter('fleetls_gateway_log_lines_dropped_total', [registry]),
+    rpcSeconds: latency('fleetls_gateway_rpc_duration_seconds', 'Wall time of a Fleet API call, by method.', [
+      'method',
+    ]),
     /** Each host's agent certificate notAfter (ms), as probes saw it. */
-    certNotAfter,
+    certNotAfter: certExpiryGauge([registry]),
   };
 }
 
 /** The Observer that feeds the meters. */
-function gatewayObserver(m: ReturnType<typeof declareMeters>): Observer {
-  const { walks, walkSeconds, entries, truncations, entryErrors, hosts, calls, callSeconds, rpcs, rpcSeconds } = m;
-  const { sshOpened, sshReused, certNotAfter } = m;
+function gatewayObserver(m: ReturnType<typeof gatewayMeters>): Observer {
   return {
     walkEnded(w: WalkObservation) {
       const via = w.via;
-      walks.inc({ via, outcome: w.outcome });
-      walkSeconds.observe({ via }, w.seconds);
-      entries.inc({ via }, w.counts.entries);
-      for (const [reason, n] of Object.entries(w.counts.truncations)) truncations.inc({ via, reason }, n);
-      for (const [code, n] of Object.entries(w.counts.errors)) entryErrors.inc({ via, code }, n);
+      m.walks.inc({ via, outcome: w.outcome });
+      m.walkSeconds.observe({ via }, w.seconds);
+      m.entries.inc({ via }, w.counts.entries);
+      for (const [reason, n] of Object.entries(w.counts.truncations)) m.truncations.inc({ via, reason }, n);
+      for (const [code, n] of Object.entries(w.counts.errors)) m.entryErrors.inc({ via, code }, n);
     },
     hostDone(s: HostStatus) {
-      hosts.inc({ status: s.status, via: s.via });
+      m.hosts.inc({ status: s.status, via: s.via });
     },
     callEnded(c: CallObservation) {
       if (c.kind === 'tool') {
-        calls.inc({ tool: c.name, outcome: c.outcome });
-        callSeconds.observe({ tool: c.name }, c.seconds);
+        m.calls.inc({ tool: c.name, outcome: c.outcome });
+        m.callSeconds.observe({ tool: c.name }, c.seconds);
       } else {
-        rpcs.inc({ method: c.name, code: c.outcome });
-        rpcSeconds.observe({ method: c.name }, c.seconds);
+        m.rpcs.inc({ method: c.name, code: c.outcome });
+        m.rpcSeconds.observe({ method: c.name }, c.seconds);
       }
     },
     sshConnection(event) {
-      (event === 'opened' ? sshOpened : sshReused).inc();
+      (event === 'opened' ? m.sshOpened : m.sshReused).inc();
     },
     agentCertificate(host, notAfter) {
-      certNotAfter.set(host, notAfter.getTime());
+      m.certNotAfter.set(host, notAfter.getTime());
     },
   };
 }
