@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchArgs } from './args.js';
-import { sh } from './proc.js';
+import { sh } from './helpers/proc.js';
 import type { SectionReport } from './report.js';
 import { ensureTree, TREE_SPECS, type Tree } from './trees.js';
 

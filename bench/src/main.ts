@@ -6,11 +6,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseBenchArgs, USAGE, UsageError } from './args.js';
 import { type BenchContext, homeIn, log, type Section, Trees } from './context.js';
-import { loadAverage, machineLine, machineRows } from './machine.js';
-import { killAll, REPO_ROOT, TimeoutError, withTimeout } from './proc.js';
+import { loadAverage, machineLine, machineRows } from './helpers/machine.js';
+import { killAll, REPO_ROOT, TimeoutError, withTimeout } from './helpers/proc.js';
+import { fmtInt } from './helpers/stats.js';
 import { assembleResults, SectionReport, sectionFile } from './report.js';
 import { SECTIONS } from './sections/index.js';
-import { fmtInt } from './stats.js';
 
 const names = SECTIONS.map((s) => s.name);
 /** Results no section writes, assembled after theirs: ab-structure.js's then-vs-now A/B (issue 24) needs a second build. */

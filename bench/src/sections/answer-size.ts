@@ -17,9 +17,9 @@ import {
   startDesktopCommander,
   startFleetls,
   startServerFilesystem,
-} from '../mcp.js';
+} from '../helpers/mcp.js';
+import { fmtBytes, fmtInt, fmtMs } from '../helpers/stats.js';
 import { ratio } from '../report.js';
-import { fmtBytes, fmtInt, fmtMs } from '../stats.js';
 import { benchDir, type Tree } from '../trees.js';
 
 export const name = 'answer-size';

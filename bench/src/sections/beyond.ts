@@ -6,11 +6,11 @@ import * as path from 'node:path';
 import { bindMountedOver } from '@fleetls/testkit';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { startFleetls } from '../mcp.js';
-import { type AgentHostProc, sh, startAgent, startAgentHost } from '../proc.js';
+import { startFleetls } from '../helpers/mcp.js';
+import { type AgentHostProc, sh, startAgent, startAgentHost } from '../helpers/proc.js';
+import { fmtBytes, fmtMs, sampled } from '../helpers/stats.js';
+import { timeTool, writeInventory } from '../helpers/tools.js';
 import { ratio } from '../report.js';
-import { fmtBytes, fmtMs, sampled } from '../stats.js';
-import { timeTool, writeInventory } from '../tools.js';
 
 export const name = 'beyond';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;

@@ -3,11 +3,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { type McpServerProc, startFleetls } from '../mcp.js';
-import { type AgentHostProc, type AgentProc, cpuMs, memoryOf, startAgent, startAgentHost } from '../proc.js';
+import { type McpServerProc, startFleetls } from '../helpers/mcp.js';
+import { type AgentHostProc, type AgentProc, cpuMs, memoryOf, startAgent, startAgentHost } from '../helpers/proc.js';
+import { fmtBytes, fmtMs, median } from '../helpers/stats.js';
+import { timeTool, writeInventory } from '../helpers/tools.js';
 import { ratio } from '../report.js';
-import { fmtBytes, fmtMs, median } from '../stats.js';
-import { timeTool, writeInventory } from '../tools.js';
 import { benchDir } from '../trees.js';
 
 export const name = 'fanout';

@@ -10,8 +10,8 @@ import { loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { AGENT_MAIN, memoryOf, REPO_ROOT, shippedAgentNodeFlags, track } from '../proc.js';
-import { fmtBytes, fmtInt, fmtMs } from '../stats.js';
+import { AGENT_MAIN, memoryOf, REPO_ROOT, shippedAgentNodeFlags, track } from '../helpers/proc.js';
+import { fmtBytes, fmtInt, fmtMs } from '../helpers/stats.js';
 
 export const name = 'footprint';
 // Packaging the executables alone takes about a minute; at load 20 the whole section took 233 s.

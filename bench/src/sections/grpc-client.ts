@@ -34,9 +34,9 @@ import {
 import * as grpc from '@grpc/grpc-js';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { loadAverage } from '../machine.js';
-import { startAgent } from '../proc.js';
-import { fmtInt, fmtMs } from '../stats.js';
+import { loadAverage } from '../helpers/machine.js';
+import { startAgent } from '../helpers/proc.js';
+import { fmtInt, fmtMs } from '../helpers/stats.js';
 
 export const name = 'grpc-client';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;

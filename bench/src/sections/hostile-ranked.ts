@@ -13,8 +13,8 @@ import * as path from 'node:path';
 import { type AgentClient, loadContract, type WireWalkRequest } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { BenchContext } from '../context.js';
-import { memoryOf, shippedAgentNodeFlags, startAgent } from '../proc.js';
-import { fmtBytes, fmtMs } from '../stats.js';
+import { memoryOf, shippedAgentNodeFlags, startAgent } from '../helpers/proc.js';
+import { fmtBytes, fmtMs } from '../helpers/stats.js';
 import { benchDir } from '../trees.js';
 
 const FILES = 1_000_000;

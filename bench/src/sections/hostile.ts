@@ -1,5 +1,5 @@
 // Hostile hosts and hostile input at length: floods of rows and slices from hosts in the fleet
-// (hostile-floods.ts, issue 35), then the seeded property test of test/src/hostile-input.test.ts
+// (hostile-floods.ts, issue 35), then the seeded property test of test/src/security/hostile-input.test.ts
 // (random and adversarial arguments to every MCP tool and agent gRPC method), run with many
 // more cases and several seeds than .ci/run gives it. A failing seed is printed with its
 // shrunk case; rerun it with FLEETLS_FUZZ_SEED=<seed>.
@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { runFloods } from '../hostile-floods.js';
-import { REPO_ROOT } from '../proc.js';
-import { fmtMs } from '../stats.js';
+import { REPO_ROOT } from '../helpers/proc.js';
+import { fmtMs } from '../helpers/stats.js';
+import { runFloods } from '../hosts/hostile-floods.js';
 import { rankedMillion } from './hostile-ranked.js';
 
 export const name = 'hostile';
@@ -17,7 +17,7 @@ export const limitMs = (_args: BenchArgs): number => 20 * 60_000;
 
 const SEEDS = [1, 2, 3];
 const RUNS = 1000;
-const TEST = path.join(REPO_ROOT, 'test/dist/hostile-input.test.js');
+const TEST = path.join(REPO_ROOT, 'test/dist/security/hostile-input.test.js');
 
 function runSeed(seed: number): Promise<{ ok: boolean; ms: number; tail: string }> {
   const started = performance.now();

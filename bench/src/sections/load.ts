@@ -1,4 +1,4 @@
-// Load (issue 10 point 6), the figures of test/src/load-mcp.test.ts and load.test.ts:
+// Load (issue 10 point 6), the figures of test/src/fleet/load-mcp.test.ts and load.test.ts:
 // 200 concurrent MCP tool calls against one `fleetls serve` (stdio) with 20 agents at their
 // default limits, and 64 concurrent Walks against one agent started with
 // --max-concurrent-walks 8. Excess work is refused at once (RESOURCE_EXHAUSTED, in a small
@@ -12,10 +12,10 @@ import { type AgentClient, loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { startFleetls } from '../mcp.js';
-import { type AgentProc, cpuMs, memoryOf, startAgent } from '../proc.js';
-import { fmtBytes, fmtMs, median, quantile } from '../stats.js';
-import { writeInventory } from '../tools.js';
+import { startFleetls } from '../helpers/mcp.js';
+import { type AgentProc, cpuMs, memoryOf, startAgent } from '../helpers/proc.js';
+import { fmtBytes, fmtMs, median, quantile } from '../helpers/stats.js';
+import { writeInventory } from '../helpers/tools.js';
 
 export const name = 'load';
 export const limitMs = (_args: BenchArgs): number => 10 * 60_000;

@@ -2,10 +2,10 @@
 
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { type McpServerProc, startDesktopCommander, startFleetls, startServerFilesystem } from '../mcp.js';
+import { type McpServerProc, startDesktopCommander, startFleetls, startServerFilesystem } from '../helpers/mcp.js';
+import { fmtInt, fmtMs, sampled } from '../helpers/stats.js';
+import { failedRun, type ToolRun, timeTool, toolRow } from '../helpers/tools.js';
 import { ratio } from '../report.js';
-import { fmtInt, fmtMs, sampled } from '../stats.js';
-import { failedRun, type ToolRun, timeTool, toolRow } from '../tools.js';
 import type { Tree } from '../trees.js';
 import { benchDir } from '../trees.js';
 

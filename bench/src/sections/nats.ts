@@ -1,5 +1,5 @@
 // NATS (issues 20 point 6 and 38 ask 3): a simulated fleet of 100,000 host identities
-// (bench/src/nats-sim.ts: a few processes, each one NATS connection serving many hosts'
+// (bench/src/hosts/nats-sim.ts: a few processes, each one NATS connection serving many hosts'
 // subjects and answering Walk from memory) plus 2 real agents dialling out, on a 3-node
 // nats-server cluster, through one and then two gateways. Every call's hosts are counted:
 // each simulator says how many of its hosts were asked once, never, or more than once.
@@ -10,9 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@fleetls/testkit';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { type McpServerProc, startFleetls } from '../mcp.js';
-import { type AgentProc, cpuMs, REPO_ROOT, startAgent, track, untrack, withTimeout } from '../proc.js';
-import { fmtBytes, fmtMs, quantile } from '../stats.js';
+import { type McpServerProc, startFleetls } from '../helpers/mcp.js';
+import { type AgentProc, cpuMs, REPO_ROOT, startAgent, track, untrack, withTimeout } from '../helpers/proc.js';
+import { fmtBytes, fmtMs, quantile } from '../helpers/stats.js';
 
 export const name = 'nats';
 export const limitMs = (_args: BenchArgs): number => 20 * 60_000;
@@ -113,7 +113,7 @@ export async function run(ctx: BenchContext): Promise<void> {
   ctx.report.table({
     title: `${n(SIM_HOSTS)} simulated hosts + ${REAL_AGENTS} real agents on a ${NODES}-node nats-server cluster`,
     intro:
-      `Simulated hosts: ${SIM_PROCS} processes (bench/src/nats-sim.ts), each one NATS connection to one node serving ` +
+      `Simulated hosts: ${SIM_PROCS} processes (bench/src/hosts/nats-sim.ts), each one NATS connection to one node serving ` +
       `${n(SIM_HOSTS / SIM_PROCS)} host identities (their own subjects, heartbeat ${HEARTBEAT_MS / 1000} s) and answering ` +
       'Walk from memory (80 files); real agents: packages/agent with --connect on the 10k tree. "Asked once" is what ' +
       'the simulators counted for the call: hosts asked exactly once / never / more than once (the real agents are ' +
@@ -162,7 +162,7 @@ export async function run(ctx: BenchContext): Promise<void> {
       }
       return sum;
     };
-    const sim = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'nats-sim.js');
+    const sim = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'hosts', 'nats-sim.js');
     const per = SIM_HOSTS / SIM_PROCS;
     for (let i = 0; i < SIM_PROCS; i++) {
       const c = await spawnReady(

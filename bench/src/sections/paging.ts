@@ -3,7 +3,7 @@
 // same measure on the 300k tree beside its other tables.
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { startFleetls } from '../mcp.js';
+import { startFleetls } from '../helpers/mcp.js';
 import { pagingCost } from './answer-size.js';
 
 export const name = 'paging';

@@ -1,12 +1,12 @@
 import * as path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { type McpServerProc, startFleetls } from '../mcp.js';
-import { OpenSsh, startBenchSshd } from '../openssh.js';
-import { startAgent } from '../proc.js';
+import { type McpServerProc, startFleetls } from '../helpers/mcp.js';
+import { OpenSsh, startBenchSshd } from '../helpers/openssh.js';
+import { startAgent } from '../helpers/proc.js';
+import { fmtInt, fmtMs, median } from '../helpers/stats.js';
+import { writeInventory } from '../helpers/tools.js';
 import { ratio } from '../report.js';
-import { fmtInt, fmtMs, median } from '../stats.js';
-import { writeInventory } from '../tools.js';
 import { benchDir } from '../trees.js';
 
 export const name = 'ssh';

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { loadAverage } from '../machine.js';
-import { GATEWAY_MAIN, REPO_ROOT } from '../proc.js';
-import { fmtMs, median } from '../stats.js';
+import { loadAverage } from '../helpers/machine.js';
+import { GATEWAY_MAIN, REPO_ROOT } from '../helpers/proc.js';
+import { fmtMs, median } from '../helpers/stats.js';
 
 export const name = 'startup';
 export const limitMs = (_args: BenchArgs): number => 3 * 60_000;

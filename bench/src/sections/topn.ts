@@ -1,11 +1,11 @@
 // The 10 largest files of the 50,000-entry directory: fleetls vs find | sort | tail.
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { type McpServerProc, startFleetls, startServerFilesystem } from '../mcp.js';
-import { sh } from '../proc.js';
+import { type McpServerProc, startFleetls, startServerFilesystem } from '../helpers/mcp.js';
+import { sh } from '../helpers/proc.js';
+import { fmtBytes, fmtMs, sampled } from '../helpers/stats.js';
+import { timeTool } from '../helpers/tools.js';
 import { ratio } from '../report.js';
-import { fmtBytes, fmtMs, sampled } from '../stats.js';
-import { timeTool } from '../tools.js';
 import { benchDir } from '../trees.js';
 
 export const name = 'topn';

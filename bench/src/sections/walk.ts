@@ -12,9 +12,9 @@ import { loadContract } from '@fleetls/proto';
 import * as grpc from '@grpc/grpc-js';
 import type { BenchArgs } from '../args.js';
 import type { BenchContext } from '../context.js';
-import { memoryOf, sh, shippedAgentNodeFlags, startAgent } from '../proc.js';
+import { memoryOf, sh, shippedAgentNodeFlags, startAgent } from '../helpers/proc.js';
+import { fmtBytes, fmtInt, fmtMs, fmtRate, median } from '../helpers/stats.js';
 import { ratio } from '../report.js';
-import { fmtBytes, fmtInt, fmtMs, fmtRate, median } from '../stats.js';
 import { benchDir } from '../trees.js';
 
 export const name = 'walk';

@@ -1,4 +1,4 @@
-// The pieces the load tests (test/src/load*.test.ts) and the bench's `load` section share: one
+// The pieces the load tests (test/src/fleet/load*.test.ts) and the bench's `load` section share: one
 // agent Walk's outcome as a client sees it, and the check of one fan-out answer under load
 // (each host whole or turned away by a status row that says why, the merged list right for
 // the hosts that answered).
