@@ -50,6 +50,14 @@ static napi_value type_error(napi_env env, const char* msg) {
   return NULL;
 }
 
+/* The elements of `value` and their count, when it is a typed array of `type`; false when it is not one. */
+static bool typed_of(napi_env env, napi_value value, napi_typedarray_type type, void** data, size_t* count) {
+  bool is = false;
+  napi_typedarray_type is_type;
+  return napi_is_typedarray(env, value, &is) == napi_ok && is &&
+         napi_get_typedarray_info(env, value, &is_type, count, data, NULL, NULL) == napi_ok && is_type == type;
+}
+
 /* One component of a directory, copied NUL-terminated into `name`; EINVAL when it is not one. */
 static int one_component(napi_env env, napi_value value, char name[NAME_MAX + 1]) {
   void* data;
@@ -98,13 +106,9 @@ static bool at_args(napi_env env, napi_callback_info info, const char* fn, struc
 static napi_value lstat_at(napi_env env, napi_callback_info info) {
   struct at_call c;
   if (!at_args(env, info, "lstatAt", &c)) return NULL;
-  bool is_typed = false;
-  napi_typedarray_type type = napi_int8_array;
   size_t count = 0;
   void* out_data = NULL;
-  if (napi_is_typedarray(env, c.third, &is_typed) == napi_ok && is_typed)
-    napi_get_typedarray_info(env, c.third, &type, &count, &out_data, NULL, NULL);
-  if (!is_typed || type != napi_float64_array || count < F_COUNT)
+  if (!typed_of(env, c.third, napi_float64_array, &out_data, &count) || count < F_COUNT)
     return type_error(env, "lstatAt: out must be a Float64Array of 10");
   if (c.bad != 0) return number(env, c.bad);
 
@@ -226,33 +230,66 @@ static bool bytes_of(napi_env env, napi_value value, uint8_t** data, size_t* len
   bool is = false;
   if (napi_is_buffer(env, value, &is) == napi_ok && is)
     return napi_get_buffer_info(env, value, (void**)data, len) == napi_ok;
-  if (napi_is_typedarray(env, value, &is) != napi_ok || !is) return false;
-  napi_typedarray_type type;
-  size_t count;
-  napi_value ab;
-  size_t offset;
-  if (napi_get_typedarray_info(env, value, &type, &count, (void**)data, &ab, &offset) != napi_ok) return false;
-  if (type != napi_uint8_array) return false;
-  *len = count;
-  return true;
+  return typed_of(env, value, napi_uint8_array, (void**)data, len);
 }
 
 /*
- * The getdents64 record at `*at` of a chunk of `n` bytes, `*at` moved past it: 1 with the
- * record and its name's length, 0 for "." and "..", -EIO for a record the kernel would not
- * write (the read's error). readPacked and readArena read their chunks by it.
+ * A directory read's last two arguments (readPacked's, readArena's): the walk's hung-mount
+ * probe (null, or its Uint8Array) and the length of the directory's path in it; false when it
+ * threw a TypeError naming the wrong one.
  */
-static int next_dirent(const uint8_t* dents, long n, long* at, const struct dirent64** out, size_t* name_len) {
-  const struct dirent64* d = (const struct dirent64*)(dents + *at);
-  if (d->d_reclen < 20 || *at + d->d_reclen > n) return -EIO;
-  *at += d->d_reclen;
-  const char* name = d->d_name;
-  const size_t len = strnlen(name, d->d_reclen - 19);
-  if (len == 0 || len == (size_t)(d->d_reclen - 19)) return -EIO;
-  if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))) return 0;
-  *out = d;
-  *name_len = len;
-  return 1;
+static bool probe_args(napi_env env, const char* fn, const napi_value* argv, uint8_t** probe, int32_t* dir_len) {
+  napi_valuetype type = napi_null;
+  size_t len = 0;
+  const char* wrong = NULL;
+  if (napi_typeof(env, argv[0], &type) != napi_ok ||
+      (type != napi_null && (!bytes_of(env, argv[0], probe, &len) || len < PROBE_PATH + PROBE_PATH_MAX ||
+                             ((uintptr_t)*probe & 3) != 0)))
+    wrong = "probe must be null or the probe's Uint8Array of 4,128 bytes";
+  else if (napi_get_value_int32(env, argv[1], dir_len) != napi_ok || *dir_len < 0 || *dir_len > PROBE_PATH_MAX)
+    wrong = "dirLen must be a number from 0 to 4096";
+  if (wrong == NULL) return true;
+  char msg[96];
+  snprintf(msg, sizeof msg, "%s: %s", fn, wrong);
+  napi_throw_type_error(env, NULL, msg);
+  return false;
+}
+
+/*
+ * One getdents64 chunk of a directory, read entry by entry (readPacked and readArena read their
+ * directories by it): `n` bytes of records in `dents`, 0 at the directory's end, or -errno
+ * when the read failed; `at`, the next record.
+ */
+struct chunk {
+  const uint8_t* dents;
+  long n;
+  long at;
+};
+
+/* The directory's next chunk, read into `dents` (DENTS bytes). */
+static struct chunk read_chunk(int fd, uint8_t* dents) {
+  const long n = syscall(SYS_getdents64, fd, dents, (unsigned int)DENTS);
+  return (struct chunk){dents, n < 0 ? -errno : n, 0};
+}
+
+/*
+ * The chunk's next entry, "." and ".." passed over: 1 with its record and its name's length,
+ * 0 at the chunk's end, -EIO for a record the kernel would not write (the read's error).
+ */
+static int next_entry(struct chunk* c, const struct dirent64** out, size_t* name_len) {
+  while (c->at < c->n) {
+    const struct dirent64* d = (const struct dirent64*)(c->dents + c->at);
+    if (d->d_reclen < 20 || c->at + d->d_reclen > c->n) return -EIO;
+    c->at += d->d_reclen;
+    const char* name = d->d_name;
+    const size_t len = strnlen(name, d->d_reclen - 19);
+    if (len == 0 || len == (size_t)(d->d_reclen - 19)) return -EIO;
+    if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))) continue;
+    *out = d;
+    *name_len = len;
+    return 1;
+  }
+  return 0;
 }
 
 /*
@@ -260,8 +297,9 @@ static int next_dirent(const uint8_t* dents, long n, long* at, const struct dire
  * length, d_type and state, and, where `mask` asks for its d_type, its statx(2) on the
  * directory's descriptor, not following it (readPacked's chunks and readArena's arenas alike).
  */
-static void fill_record(uint8_t* r, int fd, const struct dirent64* d, const char* name, size_t name_len, uint32_t mask,
-                        uint8_t* probe, int32_t dir_len) {
+static void fill_record(uint8_t* r, int fd, const struct dirent64* d, size_t name_len, uint32_t mask, uint8_t* probe,
+                        int32_t dir_len) {
+  const char* name = d->d_name;
   const uint32_t named = (uint32_t)name_len | (uint32_t)d->d_type << 16;
   if ((mask & (1u << (d->d_type & 31))) == 0) {
     *(uint32_t*)(r + R_NAME) = named | (uint32_t)S_NAME_ONLY << 24;
@@ -302,8 +340,6 @@ static napi_value read_packed(napi_env env, napi_callback_info info) {
   uint8_t* buf = NULL;
   size_t len = 0;
   uint8_t* probe = NULL;
-  size_t probe_len = 0;
-  napi_valuetype probe_type = napi_null;
   const char* wrong = NULL;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 5)
     wrong = "readPacked: takes five arguments";
@@ -313,32 +349,22 @@ static napi_value read_packed(napi_env env, napi_callback_info info) {
     wrong = "readPacked: buf must be an 8-byte aligned Buffer of at least 131,120 bytes";
   else if (napi_get_value_uint32(env, argv[2], &mask) != napi_ok)
     wrong = "readPacked: statMask must be a number";
-  else if (napi_typeof(env, argv[3], &probe_type) != napi_ok ||
-           (probe_type != napi_null && (!bytes_of(env, argv[3], &probe, &probe_len) ||
-                                        probe_len < PROBE_PATH + PROBE_PATH_MAX || ((uintptr_t)probe & 3) != 0)))
-    wrong = "readPacked: probe must be null or the probe's Uint8Array of 4,128 bytes";
-  else if (napi_get_value_int32(env, argv[4], &dir_len) != napi_ok || dir_len < 0 || dir_len > PROBE_PATH_MAX)
-    wrong = "readPacked: dirLen must be a number from 0 to 4096";
   if (wrong != NULL) return type_error(env, wrong);
+  if (!probe_args(env, "readPacked", argv + 3, &probe, &dir_len)) return NULL;
 
-  uint8_t* dents = buf + len - DENTS;
   for (;;) {
-    long n = syscall(SYS_getdents64, fd, dents, (unsigned int)DENTS);
-    if (n < 0) return number(env, -errno);
-    if (n == 0) return number(env, 0);
+    struct chunk c = read_chunk(fd, buf + len - DENTS);
+    if (c.n <= 0) return number(env, (int32_t)c.n);
     int32_t count = 0;
-    for (long at = 0; at < n;) {
-      const struct dirent64* d;
-      size_t name_len;
-      const int got = next_dirent(dents, n, &at, &d, &name_len);
-      if (got < 0) return number(env, got);
-      if (got == 0) continue;
-      const char* name = d->d_name;
-      uint8_t* r = buf + (size_t)count * REC;
-      count++;
-      *(uint32_t*)(r + R_NAME_OFF) = (uint32_t)((const uint8_t*)name - buf);
-      fill_record(r, fd, d, name, name_len, mask, probe, dir_len);
+    const struct dirent64* d;
+    size_t name_len;
+    int got;
+    while ((got = next_entry(&c, &d, &name_len)) > 0) {
+      uint8_t* r = buf + (size_t)count++ * REC;
+      *(uint32_t*)(r + R_NAME_OFF) = (uint32_t)((const uint8_t*)d->d_name - buf);
+      fill_record(r, fd, d, name_len, mask, probe, dir_len);
     }
+    if (got < 0) return number(env, got);
     if (probe != NULL) __atomic_store_n(&((int32_t*)probe)[PROBE_LEN], dir_len, __ATOMIC_SEQ_CST);
     // A chunk of "." and ".." only: the next one (the end is said by getdents64's 0).
     if (count > 0) return number(env, count);
@@ -413,6 +439,18 @@ static bool buffer_arg(napi_env env, napi_value v, uint8_t** data, size_t* len, 
   return false;
 }
 
+/*
+ * A frame argument: sortArena's Buffer, long enough for the records its header counts (what
+ * fillOffsets and encodeRows read of it); false (and a TypeError thrown) when it is not.
+ */
+static bool frame_arg(napi_env env, napi_value value, uint8_t** frame, const char* msg) {
+  size_t len;
+  if (!buffer_arg(env, value, frame, &len, msg)) return false;
+  if (len >= A_HEADER && len >= A_HEADER + (size_t)((const uint32_t*)*frame)[A_COUNT] * REC) return true;
+  napi_throw_type_error(env, NULL, msg);
+  return false;
+}
+
 // readArena(fd, recs, names, dents, eagerUpTo, skipHidden, probe, dirLen) -> 1 at the
 // directory's end, 0 when `recs` or `names` has no room for one more getdents64 chunk (the
 // caller grows it, keeping what it holds, and calls again), or -errno of getdents64.
@@ -428,8 +466,7 @@ static napi_value read_arena(napi_env env, napi_callback_info info) {
   uint32_t eager;
   bool skip_hidden;
   uint8_t *recs, *names, *dents, *probe = NULL;
-  size_t recs_len, names_len, dents_len, probe_len = 0;
-  napi_valuetype probe_type = napi_null;
+  size_t recs_len, names_len, dents_len;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 8)
     return type_error(env, "readArena: takes eight arguments");
   if (napi_get_value_int32(env, argv[0], &fd) != napi_ok) return type_error(env, "readArena: fd must be a number");
@@ -442,38 +479,31 @@ static napi_value read_arena(napi_env env, napi_callback_info info) {
     return type_error(env, "readArena: eagerUpTo must be a number");
   if (napi_get_value_bool(env, argv[5], &skip_hidden) != napi_ok)
     return type_error(env, "readArena: skipHidden must be a boolean");
-  if (napi_typeof(env, argv[6], &probe_type) != napi_ok ||
-      (probe_type != napi_null &&
-       (!bytes_of(env, argv[6], &probe, &probe_len) || probe_len < PROBE_PATH + PROBE_PATH_MAX || ((uintptr_t)probe & 3) != 0)))
-    return type_error(env, "readArena: probe must be null or the probe's Uint8Array of 4,128 bytes");
-  if (napi_get_value_int32(env, argv[7], &dir_len) != napi_ok || dir_len < 0 || dir_len > PROBE_PATH_MAX)
-    return type_error(env, "readArena: dirLen must be a number from 0 to 4096");
+  if (!probe_args(env, "readArena", argv + 6, &probe, &dir_len)) return NULL;
 
   uint32_t* hdr = (uint32_t*)recs;
   for (;;) {
     size_t used = A_HEADER + (size_t)hdr[A_COUNT] * REC;
     if (recs_len - used < (size_t)MAX_RECORDS * REC || names_len - hdr[A_NAMES] < DENTS) return number(env, 0);
-    long n = syscall(SYS_getdents64, fd, dents, (unsigned int)DENTS);
-    if (n < 0) return number(env, -errno);
-    if (n == 0) return number(env, 1);
+    struct chunk c = read_chunk(fd, dents);
+    if (c.n < 0) return number(env, (int32_t)c.n);
+    if (c.n == 0) return number(env, 1);
     const uint32_t mask = hdr[A_READ] < eager ? 0xffffffffu : (1u << 0) | (1u << 4);
-    for (long at = 0; at < n;) {
-      const struct dirent64* d;
-      size_t name_len;
-      const int got = next_dirent(dents, n, &at, &d, &name_len);
-      if (got < 0) return number(env, got);
-      if (got == 0) continue;
-      const char* name = d->d_name;
+    const struct dirent64* d;
+    size_t name_len;
+    int got;
+    while ((got = next_entry(&c, &d, &name_len)) > 0) {
       hdr[A_READ]++;
-      if (skip_hidden && name[0] == '.') continue;
+      if (skip_hidden && d->d_name[0] == '.') continue;
       uint8_t* r = recs + A_HEADER + (size_t)hdr[A_COUNT] * REC;
       hdr[A_COUNT]++;
       hdr[A_ADDED]++;
-      memcpy(names + hdr[A_NAMES], name, name_len);
+      memcpy(names + hdr[A_NAMES], d->d_name, name_len);
       *(uint32_t*)(r + R_NAME_OFF) = hdr[A_NAMES];
       hdr[A_NAMES] += (uint32_t)name_len;
-      fill_record(r, fd, d, name, name_len, mask, probe, dir_len);
+      fill_record(r, fd, d, name_len, mask, probe, dir_len);
     }
+    if (got < 0) return number(env, got);
     if (probe != NULL) __atomic_store_n(&((int32_t*)probe)[PROBE_LEN], dir_len, __ATOMIC_SEQ_CST);
   }
 }
@@ -567,24 +597,15 @@ static napi_value fill_offsets(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3];
   uint8_t* frame;
-  size_t frame_len;
   int32_t* buckets;
   int16_t* minutes;
   size_t n_buckets, n_minutes;
-  napi_typedarray_type t;
-  bool is;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
     return type_error(env, "fillOffsets: takes three arguments");
-  if (!buffer_arg(env, argv[0], &frame, &frame_len, "fillOffsets: frame must be sortArena's Buffer")) return NULL;
-  if (frame_len < A_HEADER || frame_len < A_HEADER + (size_t)((uint32_t*)frame)[A_COUNT] * REC)
-    return type_error(env, "fillOffsets: frame must be sortArena's Buffer");
-  if (napi_is_typedarray(env, argv[1], &is) != napi_ok || !is ||
-      napi_get_typedarray_info(env, argv[1], &t, &n_buckets, (void**)&buckets, NULL, NULL) != napi_ok ||
-      t != napi_int32_array || n_buckets != OFFSET_SLOTS)
+  if (!frame_arg(env, argv[0], &frame, "fillOffsets: frame must be sortArena's Buffer")) return NULL;
+  if (!typed_of(env, argv[1], napi_int32_array, (void**)&buckets, &n_buckets) || n_buckets != OFFSET_SLOTS)
     return type_error(env, "fillOffsets: buckets must be an Int32Array of 65,536");
-  if (napi_is_typedarray(env, argv[2], &is) != napi_ok || !is ||
-      napi_get_typedarray_info(env, argv[2], &t, &n_minutes, (void**)&minutes, NULL, NULL) != napi_ok ||
-      t != napi_int16_array || n_minutes != OFFSET_SLOTS)
+  if (!typed_of(env, argv[2], napi_int16_array, (void**)&minutes, &n_minutes) || n_minutes != OFFSET_SLOTS)
     return type_error(env, "fillOffsets: minutes must be an Int16Array of 65,536");
   const uint32_t count = ((uint32_t*)frame)[A_COUNT];
   int32_t left = 0;
@@ -680,29 +701,22 @@ static napi_value encode_rows(napi_env env, napi_callback_info info) {
   size_t argc = 8;
   napi_value argv[8];
   uint8_t *frame, *prefix, *out;
-  size_t frame_len, prefix_len, out_len;
+  size_t prefix_len, out_len;
   uint32_t from, to, depth;
-  int32_t* io;
-  int32_t* wire;
+  int32_t *io, *wire;
   size_t io_n, wire_n;
-  napi_typedarray_type t;
-  bool is;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 8)
     return type_error(env, "encodeRows: takes eight arguments");
-  if (!buffer_arg(env, argv[0], &frame, &frame_len, "encodeRows: frame must be sortArena's Buffer")) return NULL;
+  if (!frame_arg(env, argv[0], &frame, "encodeRows: frame must be sortArena's Buffer")) return NULL;
   if (napi_get_value_uint32(env, argv[1], &from) != napi_ok || napi_get_value_uint32(env, argv[2], &to) != napi_ok ||
       to > ((uint32_t*)frame)[A_COUNT] || from > to)
     return type_error(env, "encodeRows: from and to must be records of the frame");
   if (!bytes_of(env, argv[3], &prefix, &prefix_len)) return type_error(env, "encodeRows: dir must be a Buffer");
   if (napi_get_value_uint32(env, argv[4], &depth) != napi_ok) return type_error(env, "encodeRows: depth must be a number");
   if (!bytes_of(env, argv[5], &out, &out_len)) return type_error(env, "encodeRows: out must be a Uint8Array");
-  if (napi_is_typedarray(env, argv[6], &is) != napi_ok || !is ||
-      napi_get_typedarray_info(env, argv[6], &t, &io_n, (void**)&io, NULL, NULL) != napi_ok || t != napi_int32_array ||
-      io_n < 5)
+  if (!typed_of(env, argv[6], napi_int32_array, (void**)&io, &io_n) || io_n < 5)
     return type_error(env, "encodeRows: io must be an Int32Array of 5");
-  if (napi_is_typedarray(env, argv[7], &is) != napi_ok || !is ||
-      napi_get_typedarray_info(env, argv[7], &t, &wire_n, (void**)&wire, NULL, NULL) != napi_ok ||
-      t != napi_int32_array || wire_n < W_COUNT)
+  if (!typed_of(env, argv[7], napi_int32_array, (void**)&wire, &wire_n) || wire_n < W_COUNT)
     return type_error(env, "encodeRows: wire must be an Int32Array of 22");
   if (io[0] < 0 || (size_t)io[0] > out_len) return type_error(env, "encodeRows: io[0] must be inside out");
 
