@@ -19,6 +19,10 @@ export const int = (name: string, min: number, max: number) => {
   return z.number({ error: msg }).int({ error: msg }).min(min, { error: msg }).max(max, { error: msg });
 };
 
+/** A tree's `depth` (list_directory, diff_directory): levels below path, 2 unless asked; `what` the tool does at each. */
+export const treeDepth = (what: string) =>
+  int('depth', DEPTH.min, DEPTH.max).default(2).describe(`Levels ${what} (1 = the path’s own entries)`);
+
 export const host = (dflt?: string) => {
   const s = z
     .string({
@@ -39,6 +43,9 @@ export const path = z
   .min(1, { error: 'path must be an absolute path starting with /' })
   .max(PATH_LENGTH, { error: `path must be at most ${PATH_LENGTH} characters` })
   .describe('Absolute path');
+
+/** The arguments of a tool that looks at one path on the selected hosts (`SELECTOR:PATH` on the CLI). */
+export const hostPath = { host: host(), path };
 
 /**
  * Help for a CLI flag where the argument's `.describe()` is missing or too terse for it

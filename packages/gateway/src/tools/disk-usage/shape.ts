@@ -9,8 +9,7 @@ import type { ToolResult } from '../tool.js';
 const TOP = { min: 1, max: 1000, default: 20 } as const;
 
 export const input = {
-  host: s.host(),
-  path: s.path,
+  ...s.hostPath,
   // Worded as every other integer bound (tree's --depth included), so the CLI says `--depth must be …`.
   depth: s.int('depth', 1, DU_MAX_DEPTH).default(1).describe('Levels below path, as du -d'),
   top_n: s.int('top_n', TOP.min, TOP.max).default(TOP.default).describe('The largest N over all hosts'),

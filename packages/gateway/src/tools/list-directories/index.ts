@@ -37,8 +37,7 @@ import { modified, noteLine, topNRecord, truncationJson, truncationWarning, with
 import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
 
 const input = {
-  host: s.host(),
-  path: s.path,
+  ...s.hostPath,
   order_by: s.orderBy,
   sort: s.sort,
   top_n: s.topN,

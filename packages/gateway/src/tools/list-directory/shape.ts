@@ -13,16 +13,11 @@ import * as s from '../schemas.js';
 import type { HostNote } from '../shared/host-walks.js';
 import type { ToolResult } from '../tool.js';
 
-const DEPTH = { ...s.DEPTH, default: 2 } as const;
 const MAX_ITEMS_PER_DIR = { ...s.ITEMS_PER_DIR, default: 100 } as const;
 
 export const input = {
-  host: s.host(),
-  path: s.path,
-  depth: s
-    .int('depth', DEPTH.min, DEPTH.max)
-    .default(DEPTH.default)
-    .describe('Levels listed (1 = the path’s own entries)'),
+  ...s.hostPath,
+  depth: s.treeDepth('listed'),
   max_items_per_dir: s
     .int('max_items_per_dir', MAX_ITEMS_PER_DIR.min, MAX_ITEMS_PER_DIR.max)
     .default(MAX_ITEMS_PER_DIR.default)

@@ -22,8 +22,7 @@ export const FILE_TYPES = ['file', 'directory', 'symlink', 'any'] as const;
 export type FileType = (typeof FILE_TYPES)[number];
 
 export const input = {
-  host: s.host(),
-  path: s.path,
+  ...s.hostPath,
   order_by: s.orderBy,
   sort: s.sort,
   top_n: s.topN,

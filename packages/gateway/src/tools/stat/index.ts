@@ -26,10 +26,7 @@ import { fitHostStatuses } from '../shared/host-statuses.js';
 import { failureLine, pendingLine, typeWord } from '../shared/present.js';
 import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
 
-const input = {
-  host: s.host(),
-  path: s.path,
-};
+const input = { ...s.hostPath };
 
 const statResultSchema = z.object({
   host: z.string(),
