@@ -6,14 +6,24 @@
 import { ownThreadId, threadActivity } from './thread-state.js';
 
 export const PROBE_PATH_MAX = 4096;
+/** The probe's Int32 slots, then its path from this byte. */
 const HEADER = 32;
 export const PROBE_BYTES = HEADER + PROBE_PATH_MAX;
-const STATE = 0;
-const SEQ = 1;
-const LEN = 2;
-const FOLLOWS = 3;
-/** The worker thread's id, for its state in /proc (0: unknown). */
-const TID = 4;
+
+/** The slots of the probe's header (fsat.c writes SEQ and LEN as PROBE_SEQ and PROBE_LEN). */
+const SLOT = {
+  /** 1 while the worker is in a call. */
+  STATE: 0,
+  /** Moves on after each call (and each entry the native directory read stats): a sample that sees it move saw progress. */
+  SEQ: 1,
+  /** The path's length in bytes. */
+  LEN: 2,
+  /** 1: the call resolves symlinks. */
+  FOLLOWS: 3,
+  /** The worker thread's id, for its state in /proc (0: unknown). */
+  TID: 4,
+} as const;
+
 /** Samples in a row that must find the thread blocked before a call counts as stuck. */
 const BLOCKED_SAMPLES = 2;
 
@@ -28,7 +38,7 @@ export class CallProbe {
     this.bytes = new Uint8Array(shared, 0, PROBE_BYTES);
     this.ctl = new Int32Array(shared, 0, HEADER / 4);
     this.path = new Uint8Array(shared, HEADER, PROBE_PATH_MAX);
-    Atomics.store(this.ctl, TID, ownThreadId() ?? 0);
+    Atomics.store(this.ctl, SLOT.TID, ownThreadId() ?? 0);
   }
 
   /**
@@ -38,15 +48,15 @@ export class CallProbe {
   enter(p: Uint8Array, follows = false): number {
     const n = Math.min(p.length, PROBE_PATH_MAX);
     this.path.set(n === p.length ? p : p.subarray(0, n));
-    this.ctl[LEN] = n;
-    this.ctl[FOLLOWS] = follows ? 1 : 0;
-    Atomics.store(this.ctl, STATE, 1);
+    this.ctl[SLOT.LEN] = n;
+    this.ctl[SLOT.FOLLOWS] = follows ? 1 : 0;
+    Atomics.store(this.ctl, SLOT.STATE, 1);
     return n;
   }
 
   leave(): void {
-    Atomics.add(this.ctl, SEQ, 1);
-    Atomics.store(this.ctl, STATE, 0);
+    Atomics.add(this.ctl, SLOT.SEQ, 1);
+    Atomics.store(this.ctl, SLOT.STATE, 0);
   }
 }
 
@@ -71,11 +81,11 @@ export class CallWatch {
 
   /** The call in progress when it has not returned for `timeoutMs` of samples, else undefined. */
   sample(now: number, timeoutMs: number): StuckCall | undefined {
-    if (Atomics.load(this.ctl, STATE) === 0) {
+    if (Atomics.load(this.ctl, SLOT.STATE) === 0) {
       this.since = undefined;
       return undefined;
     }
-    const seq = Atomics.load(this.ctl, SEQ);
+    const seq = Atomics.load(this.ctl, SLOT.SEQ);
     if (this.since === undefined || seq !== this.seq) {
       this.seq = seq;
       this.since = now;
@@ -85,15 +95,15 @@ export class CallWatch {
     if (now - this.since < timeoutMs) return undefined;
     // Hung or starved: a thread running, runnable or waiting for work is not stuck in the
     // kernel, however long its call has taken (where /proc does not say, the time decides).
-    const tid = Atomics.load(this.ctl, TID);
+    const tid = Atomics.load(this.ctl, SLOT.TID);
     const activity = tid > 0 ? threadActivity(tid) : 'unknown';
     if (activity === 'running' || activity === 'waiting') {
       this.blocked = 0;
       return undefined;
     }
     if (activity === 'blocked' && ++this.blocked < BLOCKED_SAMPLES) return undefined;
-    const n = this.ctl[LEN];
-    return { path: Buffer.from(this.path.subarray(0, n)).toString('latin1'), follows: this.ctl[FOLLOWS] === 1 };
+    const n = this.ctl[SLOT.LEN];
+    return { path: Buffer.from(this.path.subarray(0, n)).toString('latin1'), follows: this.ctl[SLOT.FOLLOWS] === 1 };
   }
 }
 
