@@ -10,7 +10,7 @@ import type { StuckCall } from './call-probe.js';
 /** A directory read or lstat that takes longer than this is a hung mount. */
 export const DEFAULT_FS_TIMEOUT_MS = 5000;
 /** How long a hung mount is skipped before a walk tries it again. */
-export const HUNG_RETRY_MS = 60_000;
+const HUNG_RETRY_MS = 60_000;
 
 /** A path the walk must not touch: a mount that did not answer (or, `exact`, one path whose resolution hung). */
 export interface SkippedPath {
