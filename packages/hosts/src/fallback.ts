@@ -5,7 +5,6 @@ import {
   isVia,
   type OnEntriesSeen,
   type Row,
-  type StatInfo,
   type Via,
   type WalkRequest,
   type WalkSummary,
@@ -55,13 +54,12 @@ export function createFallbackBackend(
     get via() {
       return f.current;
     },
-    walk: (req: WalkRequest, signal: AbortSignal, onEntriesSeen?: OnEntriesSeen) =>
-      fallbackWalk(f, req, signal, onEntriesSeen),
-    stat: async (path: string, follow: boolean, signal: AbortSignal): Promise<StatInfo> => {
+    walk: (req, signal, onEntriesSeen) => fallbackWalk(f, req, signal, onEntriesSeen),
+    stat: async (path, follow, signal) => {
       const info = await call(f, (b) => b.stat(path, follow, signal), signal);
       return (info as WithVia).via === 'ssh' ? noted(f, info) : info;
     },
-    probe: (signal: AbortSignal) => call(f, (b) => b.probe(signal), signal),
+    probe: (signal) => call(f, (b) => b.probe(signal), signal),
     close() {
       agent.close();
       f.ssh?.close();
