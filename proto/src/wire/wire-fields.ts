@@ -9,18 +9,16 @@ import { MESSAGE_FIELDS } from './wire-numbers.js';
 function fieldNumbers<K extends string>(message: string, types: Record<K, string>): Record<K, number> {
   const fields = MESSAGE_FIELDS[message];
   if (!fields) throw new Error(`wire-fields: the contract has no message ${message}`);
-  const out = {} as Record<K, number>;
   for (const [name, type] of Object.entries(types) as [K, string][]) {
     const f = fields[name];
     if (!f || f.type !== type)
       throw new Error(`wire-fields: ${message}.${name} is ${f?.type ?? 'missing'}, not ${type}`);
-    out[name] = f.number;
   }
   for (const name of Object.keys(fields)) {
     if (!(name in types))
       throw new Error(`wire-fields: ${message}.${name} is not known to the fast encoder and decoder`);
   }
-  return out;
+  return table(Object.keys(types) as K[], (name) => fields[name].number);
 }
 
 /** The wire type that stands in a field's tag, by descriptor type (groups are not in the contract). */
@@ -37,10 +35,17 @@ function wireType(type: string): number {
  * numbers fieldNumbers gave: a decoder matches a field and its wire type in one comparison.
  */
 export function fieldTags<K extends string>(message: string, numbers: Record<K, number>): Record<K, number> {
-  const out = {} as Record<K, number>;
-  for (const name of Object.keys(numbers) as K[])
-    out[name] = (numbers[name] << 3) | wireType(MESSAGE_FIELDS[message][name].type);
-  return out;
+  const fields = MESSAGE_FIELDS[message];
+  return table(Object.keys(numbers) as K[], (name) => (numbers[name] << 3) | wireType(fields[name].type));
+}
+
+/**
+ * A name → number table made in one go: V8 may keep an object given many properties one by one
+ * by computed name as a hash table, and WalkRequest's 21 numbers were one (%HasFastProperties),
+ * looked up per field the agent decodes.
+ */
+function table<K extends string>(names: K[], value: (name: K) => number): Record<K, number> {
+  return Object.fromEntries(names.map((name) => [name, value(name)])) as Record<K, number>;
 }
 
 export const RESPONSE = fieldNumbers('fleetls.v1.WalkResponse', {
