@@ -23,6 +23,10 @@ export const int = (name: string, min: number, max: number) => {
 export const treeDepth = (what: string) =>
   int('depth', DEPTH.min, DEPTH.max).default(2).describe(`Levels ${what} (1 = the path’s own entries)`);
 
+/** A tree's `max_items_per_dir` (list_directory, diff_directory, the Fleet API's Walk): `dflt` unless asked. */
+export const itemsPerDir = (dflt: number) =>
+  int('max_items_per_dir', ITEMS_PER_DIR.min, ITEMS_PER_DIR.max).default(dflt);
+
 export const host = (dflt?: string) => {
   const s = z
     .string({

@@ -27,7 +27,7 @@ import { defineTool, type Tool, type ToolContext, type ToolResult } from '../../
 export const WALK_INPUT = {
   ...s.hostPath,
   max_depth: s.int('max_depth', s.DEPTH.min, s.DEPTH.max).default(2),
-  max_items_per_dir: s.int('max_items_per_dir', s.ITEMS_PER_DIR.min, s.ITEMS_PER_DIR.max).default(100),
+  max_items_per_dir: s.itemsPerDir(100),
   dir_sizes: z.boolean({ error: 'dir_sizes must be true or false' }).default(false),
 };
 

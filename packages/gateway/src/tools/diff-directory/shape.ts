@@ -12,8 +12,6 @@ import type { FleetHost } from '../../fleet/fleet-types.js';
 import * as s from '../schemas.js';
 import type { ToolResult } from '../tool.js';
 
-const ITEMS = { ...s.ITEMS_PER_DIR, default: 1000 } as const;
-
 export const input = {
   ...s.hostPath,
   depth: s.treeDepth('compared'),
@@ -29,10 +27,7 @@ export const input = {
     .max(COMPARE_ATTRIBUTES.length * 2, { error: 'compare lists too many attributes' })
     .default([...DEFAULT_COMPARE])
     .describe('Attributes compared (owner: uid and gid)'),
-  max_items_per_dir: s
-    .int('max_items_per_dir', ITEMS.min, ITEMS.max)
-    .default(ITEMS.default)
-    .describe('Entries compared per nested directory'),
+  max_items_per_dir: s.itemsPerDir(1000).describe('Entries compared per nested directory'),
   cursor: s.cursor(2048, 'same arguments'),
 };
 

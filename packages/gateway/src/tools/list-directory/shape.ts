@@ -13,15 +13,10 @@ import * as s from '../schemas.js';
 import type { HostNote } from '../shared/host-walks.js';
 import type { ToolResult } from '../tool.js';
 
-const MAX_ITEMS_PER_DIR = { ...s.ITEMS_PER_DIR, default: 100 } as const;
-
 export const input = {
   ...s.hostPath,
   depth: s.treeDepth('listed'),
-  max_items_per_dir: s
-    .int('max_items_per_dir', MAX_ITEMS_PER_DIR.min, MAX_ITEMS_PER_DIR.max)
-    .default(MAX_ITEMS_PER_DIR.default)
-    .describe('Entries shown per nested directory (not path)'),
+  max_items_per_dir: s.itemsPerDir(100).describe('Entries shown per nested directory (not path)'),
   cursor: s.cursor(MAX_TREE_CURSOR_LENGTH, 'same arguments'),
 };
 
