@@ -1,5 +1,6 @@
 // The field numbers of the messages written and read by hand: WalkResponse and what is in it
-// (the agent's encoder, the gateway's decoder), the agent's two requests and its Stat answer.
+// (the agent's encoder, the gateway's decoder, which matches fields by their tags: fieldTags),
+// the agent's two requests and its Stat answer.
 // They come from the constants generated from the .proto (gen/wire-numbers.ts: no .proto
 // parsed in each walk worker), which must also agree on every field's type and hold no field
 // these do not know, so that a change to the .proto fails at load instead of being skipped silently.
