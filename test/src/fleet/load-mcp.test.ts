@@ -1,7 +1,8 @@
 // Load on the gateway: 200 concurrent MCP tool calls against one gateway (stdio) with 20
 // agents at their default limits. Every call answers; each host is either whole or turned
 // away by its full agent as a clear status row (error, "too many concurrent walks"; on a
-// busy machine possibly timeout at either deadline), never wrong rows, and the merged
+// busy machine possibly timeout at either deadline, or the whole call refused at the caller's
+// scan cap when more calls outlive the call deadline than it admits), never wrong rows, and the merged
 // list is right for the hosts that answered. Nothing crashes, nothing stays stuck (a later
 // call gets every host), and peak resident memory of the gateway and of each agent stays
 // under a stated bound. Timings belong to bench/.
@@ -91,9 +92,22 @@ describe('load on one gateway', () => {
       let timedOut = 0;
       let partial = 0;
       let pending = 0;
+      let capRefusedCalls = 0;
       const hosts = agents.map((_, k) => `h${k}`);
       const sizes = Array.from({ length: FILES }, (_, k) => (k + 1) * 100);
       for (const [i, res] of answers.entries()) {
+        // A call that outlives the call deadline goes on as a scan; on a machine loaded enough
+        // that more than the caller's scan cap (default 4) do, the rest are refused as a whole,
+        // clearly and naming the cap: an answer, not a loss.
+        if (
+          res.isError &&
+          /resource_exhausted: \d+ scans of this caller are still running \(at most 4\)/.test(
+            JSON.stringify(res.content),
+          )
+        ) {
+          capRefusedCalls++;
+          continue;
+        }
         assert.ok(!res.isError, JSON.stringify(res.content));
         // Not ok: refused by a full agent, or (two cores shared with other work) not done
         // within a deadline: a status row that says so, with no rows or (partial) the rows
@@ -106,7 +120,7 @@ describe('load on one gateway', () => {
         pending += n.pending;
       }
       assert.ok(okWalks > 0, 'some host walks got through');
-      assert.equal(okWalks + refused + timedOut + partial + pending, CALLS * AGENTS);
+      assert.equal(okWalks + refused + timedOut + partial + pending, (CALLS - capRefusedCalls) * AGENTS);
       // Calls that outlived the call deadline went on as scans: a client done with them cancels
       // them (they would hold the caller's scan slots until they end).
       for (const res of answers) {
