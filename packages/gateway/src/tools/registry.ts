@@ -7,7 +7,7 @@
 // `defineTool({...})` (see tool.ts) with
 //   - name, title, description: what MCP clients and the model see;
 //   - input: zod shapes of the arguments, with defaults, bounds and messages that name the
-//     argument (schemas.ts has the shared pieces: host, path, order_by, int, cursor);
+//     argument (schemas.ts has the shared pieces: hostPath, treeDepth, itemsPerDir, order_by, int, cursor);
 //   - output: zod shapes of the MCP structuredContent (each row lean: omit what is empty);
 //   - plan(args, ctx): validated arguments → per-host requests (no I/O; throw
 //     invalidArgument for what the schema cannot say);
