@@ -1,12 +1,8 @@
 // A host backend that reports each walk it serves to the observer: its outcome, wall time
 // and rows, counted as they pass. The fleet wraps every backend in it once.
-import { FleetError, type HostBackend, isVia, type Observer, type Row, type Via, WalkTally } from '@fleetls/core';
-
-/** The transport an outcome names (the fallback backend tags its results and errors with `via`). */
-function viaOf(outcome: unknown, backend: HostBackend): Via {
-  const v = (outcome as { via?: unknown } | undefined)?.via;
-  return isVia(v) ? v : backend.via;
-}
+import { FleetError, type HostBackend, type Observer, type Row, WalkTally } from '@fleetls/core';
+// The transport an outcome names: the fallback backend tags its results and errors with `via`.
+import { viaOf } from '@fleetls/hosts';
 
 export function observeBackend(backend: HostBackend, observer: Observer, host?: string): HostBackend {
   return {
