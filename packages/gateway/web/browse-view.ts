@@ -243,6 +243,7 @@ function entryRow(st: BrowseState, item: Item, owners: OwnerNames, sub = false):
   }
   const to = kind === 'dir' ? childPath(st.path, e.path) : undefined;
   const shown = kind === 'symlink' ? `${item.name} → ${nameText(e.linkTarget)}` : item.name;
+  const texts = cellTexts(item, owners);
   return h(
     'tr',
     sub
@@ -250,11 +251,11 @@ function entryRow(st: BrowseState, item: Item, owners: OwnerNames, sub = false):
       : { 'data-name': item.name, 'data-kind': kind },
     st.multi ? h('td', {}, item.host) : undefined,
     h('td', { class: 'name' }, to ? h('a', { href: st.link({ path: to }) }, `${item.name}/`) : shown),
-    h('td', {}, kind),
-    h('td', { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' }, sizeText(e)),
-    h('td', { class: 'mono when' }, mtimeText(e)),
-    h('td', { class: 'mono', title: idsText(e) }, owners.text(item.host, e.uid ?? 0, e.gid ?? 0)),
-    h('td', { class: 'mono' }, modeText(e)),
+    h('td', {}, texts.type),
+    h('td', { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' }, texts.size),
+    h('td', { class: 'mono when' }, texts.modified),
+    h('td', { class: 'mono', title: idsText(e) }, texts.owner),
+    h('td', { class: 'mono' }, texts.mode),
   );
 }
 

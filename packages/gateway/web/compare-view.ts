@@ -21,21 +21,18 @@ import { breadcrumbs, childPath } from './paths.js';
 import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
+/** What a set of hosts has at a path that differs: absent, or its entry. */
+type Value = { hosts: string[]; present?: boolean; entry?: JsonEntry };
+
 interface DiffAnswer extends ScanPageLike {
   compare?: string[];
   groups?: { id: string; hosts: string[] }[];
-  differences?: {
-    path?: string;
-    values?: { hosts: string[]; present?: boolean; entry?: JsonEntry }[];
-    notCompared?: string[];
-  }[];
+  differences?: { path?: string; values?: Value[]; notCompared?: string[] }[];
   total?: string;
   nextCursor?: string;
   hosts?: JsonStatus[];
   truncations?: { host: string; truncation: { dir?: string; reason?: string } }[];
 }
-
-type Value = { hosts: string[]; present?: boolean; entry?: JsonEntry };
 
 /** The owner of a set of hosts: the names they all give its ids, else the ids. */
 function ownerText(owners: OwnerNames, hosts: string[], e: JsonEntry): string {
