@@ -33,8 +33,8 @@ export interface McpAnswer<S = Record<string, unknown>> {
 export interface CliFace<R> {
   command: string;
   description: string;
-  /** commander syntax, e.g. `<SELECTOR:PATH>` or `[SELECTOR]`: the tool's host and path. */
-  argument: { syntax: string; description: string };
+  /** commander syntax, e.g. `<SELECTOR:PATH>` (`hostPathArgument`) or `[SELECTOR]`: the tool's host and path. */
+  argument: CliArgument;
   /** Defaults of the CLI that differ from the tool's (ls lists every type, as ls does). */
   defaults?: Record<string, unknown>;
   /** Arguments the CLI has no flag for (a scan's cursor: a one-shot CLI run keeps no scans). */
@@ -64,6 +64,20 @@ export interface FleetFace<R> {
    * each with why: a request that sets one is refused with that, not silently ignored.
    */
   retired?: Record<string, string>;
+}
+
+/** A subcommand's positional argument: commander's syntax and its help. */
+export interface CliArgument {
+  syntax: string;
+  description: string;
+}
+
+/**
+ * The positional argument of a tool that looks at one path on the selected hosts (its input
+ * `...s.hostPath`): `SELECTOR:PATH`, split by faces/cli/target.ts; `examples` as the help shows them.
+ */
+export function hostPathArgument(examples: string): CliArgument {
+  return { syntax: '<SELECTOR:PATH>', description: `hosts and absolute path, e.g. ${examples}` };
 }
 
 /** A switch of a tool's subcommand that stands for argument values. */

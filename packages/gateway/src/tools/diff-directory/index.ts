@@ -24,7 +24,7 @@ import { entryOut, int64, textOf } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire } from '../shared/fleet-present.js';
 import { type HostWalk, walkDeadlineMs, walkTask } from '../shared/host-walks.js';
 import { truncationWarning } from '../shared/present.js';
-import { defineTool, type HostTask } from '../tool.js';
+import { defineTool, type HostTask, hostPathArgument } from '../tool.js';
 import { cuts, headline, presentDiff } from './present.js';
 import { type DirectoryDiff, input, output, type Plan } from './shape.js';
 
@@ -190,7 +190,7 @@ export const diffDirectoryTool = defineTool({
   cli: {
     command: 'diff',
     description: 'compare PATH across the selected hosts: groups of identical hosts, then what differs',
-    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-*:/etc/nginx' },
+    argument: hostPathArgument('web-*:/etc/nginx'),
     render(l, style) {
       const out = [style.bold(headline(l)), ...diffGroupLines(l.diff.groups)];
       for (const d of l.diff.differences.slice(l.start)) out.push('', ...diffDifferenceLines(d, l.diff.groups));

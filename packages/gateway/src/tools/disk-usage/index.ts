@@ -32,7 +32,7 @@ import {
   withinBudget,
 } from '../shared/host-walks.js';
 import { truncationWarning } from '../shared/present.js';
-import { defineTool } from '../tool.js';
+import { defineTool, hostPathArgument } from '../tool.js';
 import { headline, presentDiskUsage } from './present.js';
 import { type DiskUsage, input, output, type Plan } from './shape.js';
 
@@ -242,12 +242,12 @@ export const diskUsageTool = defineTool({
 
   ...withScan(duScan),
 
-  mcp: (l: DiskUsage, ctx) => presentDiskUsage(l, ctx),
+  mcp: presentDiskUsage,
 
   cli: {
     command: 'du',
     description: 'the largest directories under PATH by recursive size, across the selected hosts',
-    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. @web:/var' },
+    argument: hostPathArgument('@web:/var'),
     switches: [
       {
         flag: '--cross-file-systems',

@@ -32,7 +32,7 @@ import {
   walkNotes,
   withinBudget,
 } from '../shared/host-walks.js';
-import { defineTool } from '../tool.js';
+import { defineTool, hostPathArgument } from '../tool.js';
 import { presentTree, rowItem } from './present.js';
 import { input, output, type Plan, pending, type TreeListing, type TreeSection } from './shape.js';
 
@@ -207,12 +207,12 @@ export const listDirectoryTool = defineTool({
   },
 
   ...withScan(treeScan),
-  mcp: (l: TreeListing, ctx) => presentTree(l, ctx),
+  mcp: presentTree,
 
   cli: {
     command: 'tree',
     description: 'show the directory tree under PATH on the selected hosts',
-    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. localhost:/etc' },
+    argument: hostPathArgument('localhost:/etc'),
     render(l, style) {
       const items = l.sections.flatMap((sec) => sec.rows.map((row) => rowItem(sec.status.host, row)));
       const out = formatTree(items, { root: l.path, showHost: l.multi, style });

@@ -12,7 +12,7 @@ import { type FileItem as CliFileItem, formatFileTable, pathFailed } from '../sh
 import { entryOut, int64 } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import { type HostWalk, rankedWalkTask, walkHosts, walkTask } from '../shared/host-walks.js';
-import { defineTool } from '../tool.js';
+import { defineTool, hostPathArgument } from '../tool.js';
 import { firstChunkRequest } from './paths.js';
 import {
   collectPathPage,
@@ -105,16 +105,13 @@ export const listFilesTool = defineTool({
       return listingOf(p, ranking, page.start, total, (shown) => page.next(page.start + shown, total));
     },
   },
-  mcp: (l: FileListing, ctx) => presentFiles(l, ctx),
+  mcp: presentFiles,
 
   cli: {
     command: 'ls',
     description:
       'list the entries under PATH on the selected hosts (every type, as ls; in path order, or ranked by size or modified), paged',
-    argument: {
-      syntax: '<SELECTOR:PATH>',
-      description: 'hosts and absolute path, e.g. localhost:/var/log, web-*:/etc, @prod:/srv',
-    },
+    argument: hostPathArgument('localhost:/var/log, web-*:/etc, @prod:/srv'),
     // Every type, as ls lists them: the tool's own default, stated for the command whatever it becomes.
     defaults: { type: 'any' },
     switches: [{ flag: '--desc', help: 'same as --sort descending', sets: { sort: 'descending' } }],

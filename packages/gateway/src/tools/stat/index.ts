@@ -24,7 +24,7 @@ import { statOut } from '../shared/fleet-entries.js';
 import { hostStatusToWire } from '../shared/fleet-present.js';
 import { fitHostStatuses } from '../shared/host-statuses.js';
 import { failureLine, pendingLine, typeWord } from '../shared/present.js';
-import { defineTool, type McpAnswer, type ToolResult } from '../tool.js';
+import { defineTool, hostPathArgument, type McpAnswer, type ToolResult } from '../tool.js';
 
 const input = { ...s.hostPath };
 
@@ -206,7 +206,7 @@ export const statTool = defineTool({
   cli: {
     command: 'stat',
     description: 'describe PATH on the selected hosts',
-    argument: { syntax: '<SELECTOR:PATH>', description: 'hosts and absolute path, e.g. web-1:/etc/passwd' },
+    argument: hostPathArgument('web-1:/etc/passwd'),
     render(l, style) {
       const items = l.rows.flatMap((r) => (r.stat ? [statJson(r.host, l.path, r.stat)] : []));
       return { out: formatStat(items, { showHost: l.multi, style }), err: [] };
