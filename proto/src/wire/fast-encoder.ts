@@ -1,15 +1,15 @@
 // Direct protobuf encoding of WalkResponse batches, the agent's hot path: the walk worker
 // encodes rows straight to bytes, which the service writes through an identity serializer.
 // protobufjs' fromObject+encode costs tens of microseconds per entry (a Long per 64-bit
-// field); this writer costs about one. Field numbers come from wire/wire-fields.ts (checked
-// against the descriptor); fast-encoder.test.ts checks the bytes against protobufjs'
+// field); this writer costs about one. Field numbers are generated from the .proto
+// (gen/wire-numbers.ts); fast-encoder.test.ts checks the bytes against protobufjs'
 // encoding of rowToWire.
 import type { Entry, Row, StatInfo, Truncation, WalkSummary } from '@fleetls/core';
 import { ENTRY_TYPE, ERROR_CODE, TRUNCATION_REASON } from '../enums.js';
-import { ENTRY, ENTRY_ERROR, RESPONSE, ROW, STAT_RESPONSE, SUMMARY, TRUNCATION } from './wire-fields.js';
+import { ENTRY, ENTRY_ERROR, ROW, STAT_RESPONSE, SUMMARY, TRUNCATION, WALK_RESPONSE } from '../gen/wire-numbers.js';
 
 // The field numbers, for the native module's encoder of tree rows (agent walk/packed-tree.ts).
-export { ENTRY, RESPONSE, ROW } from './wire-fields.js';
+export { ENTRY, ROW, WALK_RESPONSE } from '../gen/wire-numbers.js';
 
 const TWO_64 = 2n ** 64n;
 
@@ -171,7 +171,7 @@ export class WalkResponseEncoder {
       encodeTruncation(this.inner, r.truncation);
       this.row.message(ROW.truncation, this.inner);
     }
-    this.out.message(RESPONSE.rows, this.row);
+    this.out.message(WALK_RESPONSE.rows, this.row);
   }
 
   setSummary(s: WalkSummary): void {
@@ -187,12 +187,12 @@ export class WalkResponseEncoder {
     this.inner.uint(SUMMARY.elapsedMs, s.elapsedMs);
     this.inner.uint(SUMMARY.depthLimitedDirs, s.depthLimitedDirs);
     for (const a of s.applied ?? []) this.inner.string(SUMMARY.applied, a);
-    this.out.message(RESPONSE.summary, this.inner);
+    this.out.message(WALK_RESPONSE.summary, this.inner);
   }
 
   /** A progress message's count: directory entries the walk has read so far. */
   setEntriesSeen(n: number): void {
-    this.out.uint(RESPONSE.entriesSeen, n);
+    this.out.uint(WALK_RESPONSE.entriesSeen, n);
   }
 
   get length(): number {

@@ -20,7 +20,7 @@ import {
   WalkState,
 } from '@fleetls/core';
 import { ENTRY_TYPE } from '@fleetls/proto/enums';
-import { ENTRY, RESPONSE, ROW, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
+import { ENTRY, ROW, WALK_RESPONSE, type WalkResponseEncoder } from '@fleetls/proto/fast-encoder';
 import { packedCalls } from '../fs/fsat.js';
 import { D_TYPES, RECORD, STATED } from '../fs/packed-dir.js';
 import type { FsSource } from '../fs/source.js';
@@ -30,7 +30,7 @@ import type { LastRow } from './transit.js';
 
 /** The wire numbers fsat.c encodeRows writes (its W_* order). */
 const WIRE = Int32Array.from([
-  RESPONSE.rows,
+  WALK_RESPONSE.rows,
   ROW.entry,
   ENTRY.path,
   ENTRY.type,
