@@ -16,9 +16,10 @@ export type WithVia = { via?: Via };
 
 /**
  * The transport behind an outcome: the `via` that the fallback backend sets on the value
- * or error it hands back, else the backend's current `via`.
+ * or error it hands back, else the current `via` of its backend (or of the host, where the
+ * call failed before it had one).
  */
-export function viaOf(outcome: unknown, backend: HostBackend): Via {
+export function viaOf(outcome: unknown, backend: { via: Via }): Via {
   const v = (outcome as WithVia | undefined)?.via;
   return isVia(v) ? v : backend.via;
 }

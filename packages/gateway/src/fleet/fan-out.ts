@@ -7,14 +7,13 @@ import {
   type HostBackend,
   type HostStatus,
   hostStatusFromCode,
-  isVia,
   type OnEntriesSeen,
   type Row,
   type Via,
   type WalkRequest,
   type WalkSummary,
 } from '@fleetls/core';
-import { guardWalk, StallWatch } from '@fleetls/hosts';
+import { guardWalk, StallWatch, viaOf } from '@fleetls/hosts';
 import { HostEntriesSeen } from './entries-seen.js';
 import type { Fleet, FleetHost } from './fleet-types.js';
 
@@ -288,7 +287,7 @@ export async function fanOut<T>(
       status = {
         host: host.name,
         status: hostStatusFromCode(fe.code),
-        via: viaOf(err, backend?.via ?? host.via),
+        via: viaOf(err, backend ?? host),
         elapsedMs: elapsed(started),
         message: fe.message,
       };
@@ -360,12 +359,6 @@ class FanOutBackend implements HostBackend {
   close(): void {
     this.backend.close();
   }
-}
-
-/** The transport that failed: an agent→SSH fallback tags its errors with `via`. */
-function viaOf(err: unknown, fallback: Via): Via {
-  const v = (err as { via?: unknown } | undefined)?.via;
-  return isVia(v) ? v : fallback;
 }
 
 function elapsed(started: number): number {
