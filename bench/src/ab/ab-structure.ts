@@ -32,6 +32,14 @@ const USAGE = `usage: node bench/dist/ab/ab-structure.js --then DIR [--now DIR] 
 
 const STUB_AGENTS = 200;
 const REAL_AGENTS = 10;
+/**
+ * Fan-out calls per side in the warm-up round. A fresh gateway's first calls cost it more while
+ * V8's optimizing compiler works on its helper threads, and a build with more code on the hot
+ * path pays longer (results/structure.why.md: the stub fan-out's calls 4–45 cost now's gateway
+ * 1.06–1.19× then's CPU, calls 91–162 1.02–1.03×); after a 3-call warm-up the timed rounds
+ * measured mostly that compiling, not the fan-out.
+ */
+const WARM_CALLS = 40;
 
 interface Answer {
   ms: number;
@@ -45,6 +53,8 @@ interface Measure {
   name: string;
   /** Samples per side per round. */
   perRound: number;
+  /** Samples per side in the warm-up round, when more than perRound. */
+  warmCalls?: number;
   sample(side: Side): Promise<Answer>;
 }
 
@@ -78,11 +88,13 @@ function measures(small: string, medium: string): Measure[] {
     {
       name: `fan-out, ${STUB_AGENTS} stub agents (the gateway's fan-out, gRPC and merge)`,
       perRound: 3,
+      warmCalls: WARM_CALLS,
       sample: (s) => fanOut(s.stubGateway, args, STUB_AGENTS),
     },
     {
       name: `fan-out, ${REAL_AGENTS} real agent processes`,
       perRound: 3,
+      warmCalls: WARM_CALLS,
       sample: (s) => fanOut(s.realGateway, args, REAL_AGENTS),
     },
     {
@@ -111,9 +123,20 @@ class Samples {
   /** The gateway's CPU over the samples, by side and by side within each round (fan-outs only). */
   readonly cpu: PerSide<number> = [0, 0];
   readonly cpuRounds: PerSide<number>[] = [];
+  /** The warm-up round's calls and gateway CPU, by side: what a fresh gateway's first calls cost. */
+  readonly warm: PerSide<{ calls: number; cpu: number }> = [
+    { calls: 0, cpu: 0 },
+    { calls: 0, cpu: 0 },
+  ];
 
   add(round: number, side: Build['side'], a: Answer): void {
-    if (round === 0) return; // the warm-up round
+    if (round === 0) {
+      // the warm-up round: not in the medians
+      if (a.cpuMs === undefined) return;
+      this.warm[side].calls++;
+      this.warm[side].cpu += a.cpuMs;
+      return;
+    }
     this.rounds[round - 1] ??= [[], []];
     this.rounds[round - 1][side].push(a.ms);
     this.all[side].push(a.ms);
@@ -140,7 +163,8 @@ async function runRound(round: number, order: Side[], ms: Measure[], samples: Sa
   for (const [i, m] of ms.entries()) {
     const took: string[] = [];
     for (const side of order) {
-      for (let k = 0; k < m.perRound; k++) {
+      const n = round === 0 ? Math.max(m.perRound, m.warmCalls ?? 0) : m.perRound;
+      for (let k = 0; k < n; k++) {
         try {
           const a = await m.sample(side);
           samples[i].add(round, side.build.side, a);
@@ -152,7 +176,7 @@ async function runRound(round: number, order: Side[], ms: Measure[], samples: Sa
         }
       }
     }
-    log(`round ${round}, ${m.name}: ${took.join(', ')}`);
+    log(`round ${round}, ${m.name}: ${took.length > 8 ? `${took.length} calls` : took.join(', ')}`);
   }
 }
 
@@ -163,7 +187,7 @@ function report(builds: PerSide<Build>, ms: Measure[], samples: Samples[], round
   const rows: string[][] = [];
   r.table({
     title: `Issue 24's fan-out and walk: then (${then.commit}) vs now (${now.commit}), in turns`,
-    intro: `Both builds side by side: each its own \`fleetls serve\` (its own gateway, stdio MCP, the SDK client), its own ${REAL_AGENTS} agent processes and one more of its own agents for the walks (with the node flags the shipped agent carries, scripts/package/exec-argv.json, for both); the ${STUB_AGENTS} stub agents (canned 160-row answer, no file system, 4 processes) are the same processes for both gateways. Fan-out: the fan-out section's \`list_files host=all order_by=size sort=descending top_n=10 max_depth=10 type=file\` on tree-10k/deep (~160 entries per host), every host ok, no next_cursor. Walk: the walk section's tree shape (max_depth 64, no cap biting) and ranked (top 100 by size) on the 300k tree, through a grpc-js client that does not decode rows. Samples in turns, ABBA by round (one warm-up round, then ${rounds}): fan-out 3 calls per side per round, walks 1. Median of all samples; per-round ratios are now ÷ then of each round's medians. A fan-out's gateway CPU is its \`fleetls serve\` process's user + system time during the call (/proc, 10 ms ticks): the mean per call, and now ÷ then of the sums, over all samples and per round.`,
+    intro: `Both builds side by side: each its own \`fleetls serve\` (its own gateway, stdio MCP, the SDK client), its own ${REAL_AGENTS} agent processes and one more of its own agents for the walks (with the node flags the shipped agent carries, scripts/package/exec-argv.json, for both); the ${STUB_AGENTS} stub agents (canned 160-row answer, no file system, 4 processes) are the same processes for both gateways. Fan-out: the fan-out section's \`list_files host=all order_by=size sort=descending top_n=10 max_depth=10 type=file\` on tree-10k/deep (~160 entries per host), every host ok, no next_cursor. Walk: the walk section's tree shape (max_depth 64, no cap biting) and ranked (top 100 by size) on the 300k tree, through a grpc-js client that does not decode rows. Samples in turns, ABBA by round (one warm-up round, then ${rounds}): fan-out 3 calls per side per round (${WARM_CALLS} in the warm-up round, whose gateway CPU a note gives), walks 1. Median of all samples; per-round ratios are now ÷ then of each round's medians. A fan-out's gateway CPU is its \`fleetls serve\` process's user + system time during the call (/proc, 10 ms ticks): the mean per call, and now ÷ then of the sums, over all samples and per round.`,
     header: ['Measure (median)', `then ${then.commit}`, `now ${now.commit}`, 'now ÷ then', 'per-round now ÷ then'],
     rows,
   });
@@ -196,6 +220,11 @@ function report(builds: PerSide<Build>, ms: Measure[], samples: Samples[], round
         s.cpu[1] / s.all[1].length <= s.cpu[0] / s.all[0].length,
       );
     }
+    const [wt, wn] = s.warm;
+    if (wt.calls > 0 && wn.calls > 0 && wt.cpu > 0)
+      r.note(
+        `${m.name}, warm-up (${wt.calls}/${wn.calls} calls, not in the table): the gateway's CPU per call ${fmtMs(wt.cpu / wt.calls)} then, ${fmtMs(wn.cpu / wn.calls)} now (${ratio(wn.cpu / wn.calls / (wt.cpu / wt.calls))}).`,
+      );
     for (const b of builds)
       if (s.failures[b.side].length > 0)
         r.note(
