@@ -115,6 +115,26 @@ export class ProtoWriter {
     this.buf.set(sub.buf.subarray(0, sub.pos), this.pos);
     this.pos += sub.pos;
   }
+
+  /**
+   * A nested message whose one field, `inner`, is the message already encoded in `sub`: the
+   * same bytes as encoding `sub` into a message and that into this one, with `sub` copied once.
+   */
+  messageOf(field: number, inner: number, sub: ProtoWriter): void {
+    this.varint((field << 3) | 2);
+    this.varint(varintLength((inner << 3) | 2) + varintLength(sub.pos) + sub.pos);
+    this.message(inner, sub);
+  }
+}
+
+/** How many bytes ProtoWriter.varint writes for `v`. */
+function varintLength(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 0x80);
+    n++;
+  }
+  return n;
 }
 
 function encodeEntry(w: ProtoWriter, e: Entry, scratch: ProtoWriter): void {
@@ -152,7 +172,7 @@ function encodeTruncation(w: ProtoWriter, t: Truncation): void {
 /** Encodes rows (and the summary, on the last message) as one WalkResponse. */
 export class WalkResponseEncoder {
   readonly out: ProtoWriter;
-  private readonly row = new ProtoWriter(4096);
+  private readonly part = new ProtoWriter(4096);
   private readonly inner = new ProtoWriter(4096);
   private readonly scratch = new ProtoWriter(256);
 
@@ -160,18 +180,16 @@ export class WalkResponseEncoder {
     this.out = new ProtoWriter(capacity);
   }
 
-  /** Appends one `rows` element. */
+  /** Appends one `rows` element: its entry or truncation written once, then copied once into place. */
   addRow(r: Row): void {
     this.inner.reset();
-    this.row.reset();
     if (r.kind === 'entry') {
       encodeEntry(this.inner, r.entry, this.scratch);
-      this.row.message(ROW.entry, this.inner);
+      this.out.messageOf(WALK_RESPONSE.rows, ROW.entry, this.inner);
     } else {
       encodeTruncation(this.inner, r.truncation);
-      this.row.message(ROW.truncation, this.inner);
+      this.out.messageOf(WALK_RESPONSE.rows, ROW.truncation, this.inner);
     }
-    this.out.message(WALK_RESPONSE.rows, this.row);
   }
 
   setSummary(s: WalkSummary): void {
@@ -180,9 +198,9 @@ export class WalkResponseEncoder {
     this.inner.uint(SUMMARY.entriesSeen, s.entriesSeen);
     this.inner.uint(SUMMARY.entriesMatched, s.entriesMatched);
     for (const t of s.truncations) {
-      this.row.reset();
-      encodeTruncation(this.row, t);
-      this.inner.message(SUMMARY.truncations, this.row);
+      this.part.reset();
+      encodeTruncation(this.part, t);
+      this.inner.message(SUMMARY.truncations, this.part);
     }
     this.inner.uint(SUMMARY.elapsedMs, s.elapsedMs);
     this.inner.uint(SUMMARY.depthLimitedDirs, s.depthLimitedDirs);
