@@ -9,7 +9,6 @@ import {
   encodeTreeCursor,
   FleetError,
   invalidArgument,
-  queryFingerprint,
   type ResumePoint,
   type Row,
   resolveWalkRequest,
@@ -21,7 +20,7 @@ import type { ListDirectoryResponseSchema } from '@fleetls/proto/fleet_pb';
 import type { HostResult } from '../../fleet/fan-out.js';
 import { type ScanFace, type ScanPage, withScan } from '../../scans/face.js';
 import { formatTree, pathFailed } from '../shared/cli-format.js';
-import { decodeCursorArg, invalidCursor } from '../shared/cursor-arg.js';
+import { pagedQuery } from '../shared/cursor-arg.js';
 import { rowOut } from '../shared/fleet-entries.js';
 import { hostStatusToWire, hostTruncationToWire, notesToWire } from '../shared/fleet-present.js';
 import {
@@ -58,13 +57,17 @@ function skipShown(rows: Row[], after: ResumePoint): Row[] {
   return i === 0 ? rows : i < 0 ? [] : rows.slice(i);
 }
 
-/** Where a cursor goes on from; a cursor of another query (or garbage) names what must not change. */
-function pageStart(cursor: string, fingerprint: string, hostCount: number): TreeCursor {
-  const unchanged = 'host, path, depth and max_items_per_dir';
-  const pos = decodeCursorArg(decodeTreeCursor, cursor, fingerprint, unchanged);
-  if (pos.host >= hostCount) throw invalidCursor(unchanged);
-  return pos;
-}
+/**
+ * A tree cursor of a selection of `hostCount` hosts. Its fingerprint names the selection, so
+ * only a made-up cursor names a host past it: refused as any cursor of another query.
+ */
+const ofSelection =
+  (hostCount: number) =>
+  (cursor: string, fingerprint: string): TreeCursor => {
+    const pos = decodeTreeCursor(cursor, fingerprint);
+    if (pos.host >= hostCount) throw new RangeError(`cursor host ${pos.host} is past the ${hostCount} selected`);
+    return pos;
+  };
 
 /** A host that stopped at its entry or time limit after some rows goes on on the next page. */
 function stoppedEarly(section: TreeSection): boolean {
@@ -174,15 +177,15 @@ export const listDirectoryTool = defineTool({
 
   plan(a, ctx): Plan {
     const allHosts = ctx.fleet.select(a.host);
-    const fingerprint = queryFingerprint({
-      tool: 'list_directory',
-      host: a.host,
-      hosts: allHosts.map((h) => h.name),
-      path: a.path,
-      depth: a.depth,
-      max_items_per_dir: a.max_items_per_dir,
-    });
-    const start = a.cursor !== undefined ? pageStart(a.cursor, fingerprint, allHosts.length) : { host: 0 };
+    // A cursor names a host by its index in the selection: the selected names are in the query.
+    const { fingerprint, at } = pagedQuery(
+      'list_directory',
+      a,
+      ['host', 'path', 'depth', 'max_items_per_dir'],
+      ofSelection(allHosts.length),
+      { hosts: allHosts.map((h) => h.name) },
+    );
+    const start = at ?? { host: 0 };
     const hosts = allHosts.slice(start.host);
     const req = resolveWalkRequest({
       path: a.path,

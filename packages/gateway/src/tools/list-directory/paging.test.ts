@@ -193,6 +193,10 @@ test('list_directory pages: a cursor of another query, of list_files, or garbage
   await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, host: 'web1', cursor }), refused);
   await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, cursor: 'garbage' }), refused);
   await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, cursor: `${cursor}x` }), refused);
+  // A made-up cursor of this query naming a host past the four selected (its index: bytes 2-5).
+  const past = Buffer.from(cursor, 'base64url');
+  past.writeUInt32BE(4, 2);
+  await assert.rejects(listDirectory(toolContext(f, o), { ...ARGS, cursor: past.toString('base64url') }), refused);
   const files = await listFiles(toolContext(f, { maxAnswerBytes: 900 }), { host: 'web1', path: '/r', max_depth: 3 });
   const filesCursor = files.structured.next_cursor;
   assert.ok(filesCursor);

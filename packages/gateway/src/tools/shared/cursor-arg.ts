@@ -22,17 +22,30 @@ export function decodeCursorArg<T>(
 }
 
 /**
- * An offset-paged call's query: the fingerprint of the tool and the arguments its pages share
- * (`same`), and where this page starts (0, or a cursor's offset; a cursor of another query is
- * refused naming `same`).
+ * A paged call's query: the fingerprint of the tool, the arguments its pages share (`same`)
+ * and what else they share that is no argument (`also`), and the cursor if one is given,
+ * decoded against it by `decode`. A cursor of another query, or one `decode` refuses, is
+ * refused naming `same`.
  */
+export function pagedQuery<T>(
+  tool: string,
+  args: Record<string, unknown> & { cursor?: string },
+  same: readonly string[],
+  decode: (cursor: string, fingerprint: string) => T,
+  also: Record<string, unknown> = {},
+): { fingerprint: string; at: T | undefined } {
+  const fingerprint = queryFingerprint({ tool, ...also, ...Object.fromEntries(same.map((k) => [k, args[k]])) });
+  if (args.cursor === undefined) return { fingerprint, at: undefined };
+  const unchanged = `${same.slice(0, -1).join(', ')} and ${same.at(-1)}`;
+  return { fingerprint, at: decodeCursorArg(decode, args.cursor, fingerprint, unchanged) };
+}
+
+/** An offset-paged call's query (`pagedQuery`): its fingerprint, and where this page starts (0, or a cursor's offset). */
 export function offsetQuery(
   tool: string,
   args: Record<string, unknown> & { cursor?: string },
   same: readonly string[],
 ): { fingerprint: string; start: number } {
-  const fingerprint = queryFingerprint({ tool, ...Object.fromEntries(same.map((k) => [k, args[k]])) });
-  if (args.cursor === undefined) return { fingerprint, start: 0 };
-  const unchanged = `${same.slice(0, -1).join(', ')} and ${same.at(-1)}`;
-  return { fingerprint, start: decodeCursorArg(decodeCursor, args.cursor, fingerprint, unchanged).offset };
+  const { fingerprint, at } = pagedQuery(tool, args, same, decodeCursor);
+  return { fingerprint, start: at?.offset ?? 0 };
 }
