@@ -15,10 +15,10 @@ import {
   valueHolders,
 } from '@fleetls/core';
 import type { GatewayOptions } from '../../fleet/options.js';
-import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
-import { fitFailedHosts } from '../shared/host-statuses.js';
+import { rowSize } from '../shared/answer-size.js';
 import type { HostTruncation } from '../shared/host-walks.js';
-import { pageCuts, pageEnd, type TruncationJson, truncationJson, truncationWarning } from '../shared/present.js';
+import { fitPage } from '../shared/page-answer.js';
+import { pageEnd, type TruncationJson, truncationJson, truncationWarning } from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import type { DiffDirectoryAnswer, DirectoryDiff, ValueJson } from './shape.js';
 
@@ -222,44 +222,35 @@ export function presentDiff(l: DirectoryDiff, ctx: ToolContext): McpAnswer {
   const notCompared = names.cut ? NOT_COMPARED_NAMED : Number.POSITIVE_INFINITY;
   const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups, notCompared));
   const jsons = page.map((d) => differenceJson(d, l.diff.groups, names));
-  const hs = fitFailedHosts(l.hosts, l.path, true, ctx.options);
   const hostCuts = fitHostCuts(cuts(l), l.path, ctx.options);
-  const build = (count: number, cut: AnswerCut): McpAnswer => {
-    const next = l.cursorAfter(count);
-    const { truncations, warnings } = pageCuts({
-      hostCuts: hostCuts.each,
-      path: l.path,
-      statusCut: hs.truncation,
-      lines: [
-        ...hostCuts.lines,
-        ...(l.diff.capped.length > 0
-          ? ['[NOTE] where a host listed a directory in part, only what both sides listed is compared']
-          : []),
-        ...names.lines,
-      ],
-      count,
-      total: page.length,
-      noun: 'differences',
-      cut,
-    });
-    truncations.unshift(...hostCuts.records);
-    if (names.cut) truncations.unshift(names.cut);
-    const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
-    const structured: DiffDirectoryAnswer = {
-      path: l.path,
-      compare: [...l.compare],
-      depth: l.depth,
-      groups: l.diff.groups.map((g, i) => groupJson(g, i, names.shown[i])),
-      differences: jsons.slice(0, count),
-      total: l.diff.differences.length,
-      ...pageEnd({ start: l.start, count, total: l.diff.differences.length, truncations, hosts: hs.json, next }),
-    };
-    return { structured, text: [...head, ...body, ...warnings, ...hs.failures].join('\n') };
-  };
-  return fitAnswer({
+  return fitPage(l, {
+    multi: true,
     rows: page.length,
     rowCost: (i) => rowSize(texts[i].join('\n'), jsons[i]),
-    build,
+    noun: 'differences',
+    hostCuts: hostCuts.each,
+    lines: () => [
+      ...hostCuts.lines,
+      ...(l.diff.capped.length > 0
+        ? ['[NOTE] where a host listed a directory in part, only what both sides listed is compared']
+        : []),
+      ...names.lines,
+    ],
+    page(count, { next, truncations, hosts }) {
+      truncations.unshift(...hostCuts.records);
+      if (names.cut) truncations.unshift(names.cut);
+      const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
+      const structured: DiffDirectoryAnswer = {
+        path: l.path,
+        compare: [...l.compare],
+        depth: l.depth,
+        groups: l.diff.groups.map((g, i) => groupJson(g, i, names.shown[i])),
+        differences: jsons.slice(0, count),
+        total: l.diff.differences.length,
+        ...pageEnd({ start: l.start, count, total: l.diff.differences.length, truncations, hosts, next }),
+      };
+      return { structured, text: [...head, ...body] };
+    },
     options: ctx.options,
-  }).answer;
+  });
 }

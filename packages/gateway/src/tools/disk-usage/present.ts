@@ -1,9 +1,9 @@
 // disk_usage's answer as a model reads it: a table of the largest directories within the
 // answer budget, each host's total of path, beside the JSON rows.
 import { type DuRow, type DuTotal, displayPath, duPartialNote, renderDuTable, renderDuTotals } from '@fleetls/core';
-import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
-import { fitFailedHosts } from '../shared/host-statuses.js';
-import { noteLine, pageCuts, pageEnd, topNRecord } from '../shared/present.js';
+import { rowSize } from '../shared/answer-size.js';
+import { fitPage } from '../shared/page-answer.js';
+import { noteLine, pageEnd, topNRecord } from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import type { DiskUsage, DiskUsageAnswer, RowJson, TotalJson } from './shape.js';
 
@@ -38,48 +38,43 @@ export function headline(usage: DiskUsage, count: number): string {
 export function presentDiskUsage(usage: DiskUsage, ctx: ToolContext): McpAnswer {
   const page = usage.rows.slice(usage.start);
   const jsons = page.map((r) => rowJson(r, usage.multi));
-  const hs = fitFailedHosts(usage.hosts, usage.path, usage.multi, ctx.options);
-  const build = (count: number, cut: AnswerCut): McpAnswer => {
-    const next = usage.cursorAfter(count);
-    const why = duPartialNote(page.slice(0, count), usage.path, usage.multi);
-    const { truncations, warnings } = pageCuts({
-      hostCuts: usage.truncations,
-      path: usage.path,
-      statusCut: hs.truncation,
-      lines: [...usage.notes.map((n) => noteLine(n, true)), ...(why ? [why] : [])],
-      count,
-      total: page.length,
-      noun: 'rows',
-      cut,
-    });
-    const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), usage.path, usage.multi)] : [];
-    if (usage.totals.length > 0) body.push('', ...renderDuTotals(usage.totals, usage.path, usage.multi));
-    const structured: DiskUsageAnswer = {
-      path: usage.path,
-      depth: usage.depth,
-      rows: jsons.slice(0, count),
-      path_totals: usage.totals.map(totalJson),
-      total: usage.rows.length,
-      found: usage.found,
-      ...pageEnd({
-        start: usage.start,
-        count,
-        total: usage.rows.length,
-        truncations:
-          usage.rows.length < usage.found ? [...truncations, topNRecord(usage.rows.length, usage.found)] : truncations,
-        hosts: hs.json,
-        next,
-      }),
-    };
-    if (usage.notes.length > 0) structured.notes = usage.notes;
-    return { structured, text: [headline(usage, count), ...body, ...warnings, ...hs.failures].join('\n') };
-  };
   // A table line is at most its widest cells: the size, a full bar, the host and the path.
   const widest = (r: DuRow) => `1023.9 MiB  ${'#'.repeat(40)}  ${r.host}  ${usage.path}/${displayPath(r.path)}`;
-  return fitAnswer({
+  return fitPage(usage, {
+    multi: usage.multi,
     rows: page.length,
     rowCost: (i) => rowSize(widest(page[i]), jsons[i]),
-    build,
+    noun: 'rows',
+    hostCuts: usage.truncations,
+    lines(count) {
+      const why = duPartialNote(page.slice(0, count), usage.path, usage.multi);
+      return [...usage.notes.map((n) => noteLine(n, true)), ...(why ? [why] : [])];
+    },
+    page(count, { next, truncations, hosts }) {
+      const body = count > 0 ? ['', ...renderDuTable(page.slice(0, count), usage.path, usage.multi)] : [];
+      if (usage.totals.length > 0) body.push('', ...renderDuTotals(usage.totals, usage.path, usage.multi));
+      const structured: DiskUsageAnswer = {
+        path: usage.path,
+        depth: usage.depth,
+        rows: jsons.slice(0, count),
+        path_totals: usage.totals.map(totalJson),
+        total: usage.rows.length,
+        found: usage.found,
+        ...pageEnd({
+          start: usage.start,
+          count,
+          total: usage.rows.length,
+          truncations:
+            usage.rows.length < usage.found
+              ? [...truncations, topNRecord(usage.rows.length, usage.found)]
+              : truncations,
+          hosts,
+          next,
+        }),
+      };
+      if (usage.notes.length > 0) structured.notes = usage.notes;
+      return { structured, text: [headline(usage, count), ...body] };
+    },
     options: ctx.options,
-  }).answer;
+  });
 }

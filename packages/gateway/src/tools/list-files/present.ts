@@ -1,16 +1,8 @@
 // list_files' answer as a model reads it: a TSV page within the answer budget, beside its JSON rows.
 import { baseName, displayPath, type Entry, humanSize, renderTsv, type TableRow } from '@fleetls/core';
-import { type AnswerCut, fitAnswer, rowSize } from '../shared/answer-size.js';
-import { fitFailedHosts } from '../shared/host-statuses.js';
-import {
-  modified,
-  noteLine,
-  pageCuts,
-  type TruncationJson,
-  topNRecord,
-  typeWord,
-  withNextPage,
-} from '../shared/present.js';
+import { rowSize } from '../shared/answer-size.js';
+import { fitPage } from '../shared/page-answer.js';
+import { modified, noteLine, type TruncationJson, topNRecord, typeWord, withNextPage } from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import { FILE_COLUMNS, type FileItem, type FileListing, type ListFilesAnswer, NOUN } from './shape.js';
 
@@ -94,41 +86,32 @@ export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer 
     return lines[i];
   };
   const first = <T>(count: number, at: (i: number) => T) => Array.from({ length: count }, (_, i) => at(i));
-  const hs = fitFailedHosts(listing.hosts, listing.path, listing.multi, ctx.options);
-  const build = (count: number, cut: AnswerCut): McpAnswer => {
-    const nextCursor = listing.cursorAfter(count);
-    const { truncations, warnings } = pageCuts({
-      hostCuts: listing.truncations,
-      path: listing.path,
-      statusCut: hs.truncation,
-      lines: listing.notes.map((n) => noteLine(n, true)),
-      count,
-      total: listing.rows.length,
-      noun: 'rows',
-      cut,
-    });
-    const body = count > 0 ? ['', header, ...first(count, line)] : [];
-    const cuts = withNextPage([...truncations, ...topCut(listing)], nextCursor, count, listing.total);
-    const structured: ListFilesAnswer = {
-      kind: 'files.list',
-      columns: listing.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
-      items: first(count, item),
-      count,
-      ...(listing.total !== undefined ? { total: listing.total } : {}),
-      ...(listing.found !== undefined ? { found: listing.found } : {}),
-      start_index: listing.start,
-      truncated: cuts.length > 0,
-      truncations: cuts,
-      ...hs.json,
-    };
-    if (nextCursor !== undefined) structured.next_cursor = nextCursor;
-    if (listing.notes.length > 0) structured.notes = listing.notes;
-    return { structured, text: [headline(listing, count), ...body, ...warnings, ...hs.failures].join('\n') };
-  };
-  return fitAnswer({
+  return fitPage(listing, {
+    multi: listing.multi,
     rows: listing.rows.length,
     rowCost: (i) => rowSize(line(i), item(i)),
-    build,
+    noun: 'rows',
+    hostCuts: listing.truncations,
+    lines: () => listing.notes.map((n) => noteLine(n, true)),
+    page(count, { next, truncations, hosts }) {
+      const body = count > 0 ? ['', header, ...first(count, line)] : [];
+      const cuts = withNextPage([...truncations, ...topCut(listing)], next, count, listing.total);
+      const structured: ListFilesAnswer = {
+        kind: 'files.list',
+        columns: listing.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
+        items: first(count, item),
+        count,
+        ...(listing.total !== undefined ? { total: listing.total } : {}),
+        ...(listing.found !== undefined ? { found: listing.found } : {}),
+        start_index: listing.start,
+        truncated: cuts.length > 0,
+        truncations: cuts,
+        ...hosts,
+      };
+      if (next !== undefined) structured.next_cursor = next;
+      if (listing.notes.length > 0) structured.notes = listing.notes;
+      return { structured, text: [headline(listing, count), ...body] };
+    },
     options: ctx.options,
-  }).answer;
+  });
 }
