@@ -226,6 +226,24 @@ function raceAbort<T>(p: Promise<T>, host: HostDeadline): Promise<T> {
   });
 }
 
+/**
+ * The host's task, started now; a task that throws before it returns a promise rejects like
+ * one that fails later (no Promise.resolve().then around every host's task: two promises a host).
+ */
+function startTask<T>(
+  task: (backend: HostBackend, host: FleetHost, signal: AbortSignal, budgetMs: number) => Promise<T>,
+  backend: HostBackend,
+  host: FleetHost,
+  signal: AbortSignal,
+  budgetMs: number,
+): Promise<T> {
+  try {
+    return task(backend, host, signal, budgetMs);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 export async function fanOut<T>(
   fleet: Fleet,
   hosts: FleetHost[],
@@ -276,10 +294,7 @@ export async function fanOut<T>(
       backend = b;
       // A host whose turn comes after the call was cancelled is not asked at all.
       if (signal.aborted) throw signal.reason;
-      value = await raceAbort(
-        Promise.resolve().then(() => task(b, host, signal, budgetMs)),
-        deadline,
-      );
+      value = await raceAbort(startTask(task, b, host, signal, budgetMs), deadline);
       status = { host: host.name, status: 'ok', via: b.via, elapsedMs: elapsed(started) };
     } catch (err) {
       if (err instanceof PartialFailure) value = err.partial as T;

@@ -72,9 +72,11 @@ export async function streamHostWalk(
 ): Promise<WalkSummary> {
   let handed = 0;
   let held: Row[] | undefined;
-  const hand = async (rows: Row[]) => {
+  // Not async: onRows is most often synchronous (walkHost keeps the rows), and then a batch
+  // is handed on with no promise made and none awaited (every batch of every host passes here).
+  const hand = (rows: Row[]): void | Promise<void> => {
     handed += rows.length;
-    await onRows(rows);
+    return onRows(rows);
   };
   const it = walkFn(req, signal);
   let summary: WalkSummary;
@@ -82,9 +84,15 @@ export async function streamHostWalk(
     let r = await it.next();
     while (!r.done) {
       if (r.value.length > 0) {
-        if (held) await hand(held);
+        if (held) {
+          const handing = hand(held);
+          if (handing) await handing;
+        }
         held = handed === 0 && rootFailure(r.value) ? r.value : undefined;
-        if (!held) await hand(r.value);
+        if (!held) {
+          const handing = hand(r.value);
+          if (handing) await handing;
+        }
       }
       r = await it.next();
     }
@@ -106,18 +114,22 @@ export async function streamHostWalk(
   return summary;
 }
 
-/** Runs one host's walk to the end and keeps its rows (streamHostWalk's rules). */
+/**
+ * Runs one host's walk to the end and keeps its rows (streamHostWalk's rules); with `cut`, a
+ * walk that ended keeps only the rows `cut` returns (rankedWalkTask's), a partial one all.
+ */
 export async function walkHost(
   walkFn: (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>,
   req: WalkRequest,
   signal: AbortSignal,
+  cut?: (rows: Row[]) => Row[],
 ): Promise<HostWalk> {
   const rows: Row[] = [];
   try {
     const summary = await streamHostWalk(walkFn, req, signal, (batch) => {
       for (const row of batch) rows.push(row);
     });
-    return { rows, summary };
+    return { rows: cut ? cut(rows) : rows, summary };
   } catch (err) {
     if (!(err instanceof PartialFailure)) throw err;
     const sent = rows.filter((row) => row.kind === 'entry').length;
@@ -150,14 +162,14 @@ export function walkTask(req: WalkRequest): HostTask<HostWalk> {
  * of a gateway's memory, and its collector's time). Counts (the summary) are kept whole.
  */
 export function rankedWalkTask(req: WalkRequest, cap: number): ShardableTask<HostWalk> {
-  const walk = walkTask(req);
   // core's heap of the best `cap`: an entry it refuses now can never rank within `cap`.
   const best = new TopN<HostEntry>(Math.max(1, cap), hostEntryComparator(req.order, req.direction));
-  const task: ShardableTask<HostWalk> = async (b, h, signal, budgetMs) => {
-    const w = await walk(b, h, signal, budgetMs);
-    const host = h.name;
-    return { ...w, rows: w.rows.filter((row) => row.kind !== 'entry' || best.push({ host, entry: row.entry })) };
-  };
+  // The cut inside walkHost, not in an async function around it: no more promises per host than walkTask.
+  const task: ShardableTask<HostWalk> = (b, h, signal, budgetMs) =>
+    walkHost(b.walk.bind(b), withinBudget(req, budgetMs), signal, (rows) => {
+      const host = h.name;
+      return rows.filter((row) => row.kind !== 'entry' || best.push({ host, entry: row.entry }));
+    });
   // A peer gateway can run it over a shard of the hosts (fleet/peers/): its own heap of the
   // best `cap` sends back only what may still rank, and the caller's merge ranks the rest.
   task.shard = { kind: 'ranked-walk', req, cap };
