@@ -34,8 +34,18 @@ export interface WorkerInput {
   find: boolean;
   /** A tree walk split with a helper thread (walk-split.ts): their port and control buffer. */
   split?: { port: MessagePort; shared: SharedArrayBuffer; timeoutMs: number };
-  /** A ranked walk shared with a helper thread (walk/split/ranked-share.ts): their port and control buffer. */
-  ranked?: { port: MessagePort; shared: SharedArrayBuffer };
+  /**
+   * A ranked walk that may share with a helper thread (walk/split/ranked-share.ts): it asks for
+   * one (HelperAsk) once it has directories to hand out.
+   */
+  ranked?: true;
+}
+
+/** A ranked walk's worker asks the main thread for its helper: their control buffer and the helper's end of their port. */
+export interface HelperAsk {
+  t: 'ranked-helper';
+  shared: SharedArrayBuffer;
+  port: MessagePort;
 }
 
 /** Pieces of a split tree walk given to its helper, and spliced (the rest were walked by the walk itself). */

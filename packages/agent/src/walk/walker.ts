@@ -25,6 +25,7 @@ import {
   CANCEL,
   CONTROL_SLOTS,
   CREDITS,
+  type HelperAsk,
   type LastRow,
   rowFromPlain,
   SEEN,
@@ -166,7 +167,14 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     const probe = new CallWatch();
     const current = pool.acquire();
     worker = current;
-    function fromWorker(m: WorkerMessage): void {
+    function fromWorker(m: WorkerMessage | HelperAsk): void {
+      if (m.t === 'ranked-helper') {
+        // A ranked walk with directories to hand out (walk/split/ranked-share.ts); once the walk
+        // ended there is none to take, and the worker's end finds the helper never started.
+        if (terminal) m.port.close();
+        else stopHelper = startRankedHelper(pool, input, timeoutMs, m.shared, m.port);
+        return;
+      }
       if (m.t === 'done' && m.final) {
         // The last batch came inside the end (walk/row-batches.ts): queued first, as if sent alone.
         const { final, ...done } = m;
@@ -229,10 +237,9 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
       input.find = true;
     }
     if (partReq === req && opts.split !== false && rankedSplits(req, input, pool, mounts, readsDents())) {
-      const helper = startRankedHelper(pool, input, timeoutMs);
-      stopHelper = helper.stop;
-      input.ranked = { port: helper.port, shared: helper.shared };
-      current.postMessage(input, [helper.port]);
+      // The worker asks for its helper once it has directories to share (fromWorker above).
+      input.ranked = true;
+      current.postMessage(input);
       return;
     }
     if (!input.find && partReq === req && splits(req, opts.split, pool, mode, readsDents() && packedTreeServes(req))) {

@@ -19,7 +19,7 @@ import { PACKED_FRAMES } from './split/packed-split.js';
 import { PortShare, type RankedHelperInput, runRankedHelper } from './split/ranked-share.js';
 import { PieceChannel } from './split/shared.js';
 import { CORE_FRAMES, ThreadSplitter } from './split/split.js';
-import { summaryToPlain, type WorkerInput, type WorkerMessage } from './transit.js';
+import { type HelperAsk, summaryToPlain, type WorkerInput, type WorkerMessage } from './transit.js';
 
 const port = parentPort;
 if (!port) throw new Error('walk-worker must run in a worker thread');
@@ -60,7 +60,13 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
   const share =
     input.ranked === undefined
       ? undefined
-      : new PortShare(input.ranked.port, input.ranked.shared, () => source.root().dev, Date.now(), cancelled);
+      : new PortShare(
+          (helperPort, shared) =>
+            to.postMessage({ t: 'ranked-helper', shared, port: helperPort } satisfies HelperAsk, [helperPort]),
+          () => source.root().dev,
+          Date.now(),
+          cancelled,
+        );
 
   try {
     let small: HeldWalk | undefined;
@@ -120,7 +126,7 @@ async function runWalk(input: WorkerInput, to: MessagePort): Promise<void> {
     split?.quit();
     packedSplit?.quit();
     input.split?.port.close();
-    input.ranked?.port.close();
+    share?.close();
     // The walk's directory descriptors (a worker runs many walks).
     source.close();
     out.release();

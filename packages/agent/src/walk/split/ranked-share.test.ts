@@ -72,3 +72,26 @@ it('gives the rows and summary of the walk on one thread', async () => {
     assert.equal(alone.outcome.split, undefined);
   }
 });
+
+it('asks for a helper thread only once it has directories to hand out', async () => {
+  const acquire = pool.acquire.bind(pool);
+  let taken = 0;
+  pool.acquire = (opts) => {
+    taken++;
+    return acquire(opts);
+  };
+  try {
+    // One directory of the tree: read whole before there are any to hand out (a fan-out's small walk).
+    const small = resolveWalkRequest({ path: path.join(root, 'd1'), shape: 'ranked', order: 'size', topN: 10 });
+    const w = startWalk(small, { pool, allowedRoots: [root], find: false });
+    while (!(await w.batches.next()).done);
+    assert.equal((await w.finished).split, undefined);
+    assert.equal(taken, 1, 'the walk worker alone');
+    taken = 0;
+    const { outcome } = await run({ order: 'size', direction: 'descending', topN: 10 }, undefined);
+    assert.ok((outcome.split?.given ?? 0) > 0, JSON.stringify(outcome));
+    assert.equal(taken, 2, 'the walk worker and its helper');
+  } finally {
+    pool.acquire = acquire;
+  }
+});

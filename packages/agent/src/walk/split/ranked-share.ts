@@ -7,8 +7,12 @@
 // Only where every call returns (local file systems, no hung mount: find/route.ts's rule),
 // since the helper has no probe of its own; never when following symlinks (the allowed-roots
 // check and loop chains are the walk's) or sizing directories (hard links counted once per walk).
+// The helper is asked for only once the walk has directories to hand out (core reads ~1,024
+// breadth first before it does): a small walk, such as a fan-out's ~40 entries a host, ends
+// within that first read, and a thread woken, a port and a buffer per walk were its largest
+// cost (bench/results/structure.why.md, "agentsmall").
 import { availableParallelism } from 'node:os';
-import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { type Entry, type RankedPart, type RankedShare, rankShare, type WalkRequest, WalkState } from '@fleetls/core';
 import { localOnlyReason } from '../../find/route.js';
 import type { Mount } from '../../fs/mounts.js';
@@ -17,7 +21,7 @@ import { WalkCancelled } from '../cancelled.js';
 import type { WalkPool } from '../pool.js';
 import { CANCEL, type PlainEntry, rowFromPlain, rowToPlain, type WorkerInput } from '../transit.js';
 import { type FromWalk, fromWalk } from './shared.js';
-import { launchHelper } from './start.js';
+import { helperOn } from './start.js';
 
 /** The slots of the shared control buffer (Int32). */
 const SHARE = {
@@ -91,7 +95,9 @@ function entryFromPlain(e: PlainEntry): Entry {
 
 /** The walk worker's side: hands the root's subdirectories out and takes the helper's part back. */
 export class PortShare implements RankedShare {
-  private readonly sc: Int32Array;
+  /** The control buffer and port, made once there are directories to hand out. */
+  private sc: Int32Array | undefined;
+  private port: MessagePort | undefined;
   private count = 0;
   /** Directories the helper took of those handed out (the walk's 'walk end' line says both). */
   helperTook = 0;
@@ -101,45 +107,51 @@ export class PortShare implements RankedShare {
     return this.count;
   }
 
+  /** `ask` has the main thread start a helper on the given end of the port and buffer (walker.ts). */
   constructor(
-    private readonly port: MessagePort,
-    shared: SharedArrayBuffer,
+    private readonly ask: (port: MessagePort, shared: SharedArrayBuffer) => void,
     private readonly rootDev: () => number,
     private readonly startedAt: number,
     private readonly cancelled: () => boolean,
-  ) {
-    this.sc = new Int32Array(shared);
-  }
+  ) {}
 
   start(dirs: readonly Entry[]): void {
     this.count = dirs.length;
+    // The walk read the whole tree before it had enough directories to share: no helper.
+    if (dirs.length === 0) return;
+    const shared = new SharedArrayBuffer(SHARE.SLOTS * 4);
+    const { port1, port2 } = new MessageChannel();
+    this.sc = new Int32Array(shared);
+    this.port = port1;
     const msg: DirsMessage = {
       t: 'dirs',
       dirs: dirs.map((entry) => entryToPlain(entry)),
       rootDev: this.rootDev(),
       startedAt: this.startedAt,
     };
-    this.port.postMessage(msg);
+    port1.postMessage(msg);
     Atomics.add(this.sc, SHARE.POSTED, 1);
-    Atomics.notify(this.sc, SHARE.POSTED);
+    this.ask(port2, shared);
   }
 
   claim(): number | undefined {
+    if (this.sc === undefined) return undefined;
     const i = Atomics.add(this.sc, SHARE.NEXT, 1);
     return i < this.count ? i : undefined;
   }
 
   finish(): RankedPart {
+    const { sc, port } = this;
     // A helper that has not started by now claimed nothing: the walk took every directory.
-    if (Atomics.compareExchange(this.sc, SHARE.STATE, WAITING, GONE) === WAITING)
+    if (sc === undefined || port === undefined || Atomics.compareExchange(sc, SHARE.STATE, WAITING, GONE) === WAITING)
       return { entries: [], seen: 0, matched: 0, depthLimited: 0 };
     for (;;) {
       if (this.cancelled()) throw new WalkCancelled('walk cancelled');
-      const state = Atomics.load(this.sc, SHARE.STATE);
+      const state = Atomics.load(sc, SHARE.STATE);
       if (state === DONE) break;
-      Atomics.wait(this.sc, SHARE.STATE, state, 100);
+      Atomics.wait(sc, SHARE.STATE, state, 100);
     }
-    const got = receiveMessageOnPort(this.port);
+    const got = receiveMessageOnPort(port);
     const m = got?.message as PartMessage | undefined;
     if (m === undefined) throw new Error('ranked helper ended without its part');
     if (m.t === 'failed') throw new Error(`ranked helper: ${m.message}`);
@@ -152,6 +164,11 @@ export class PortShare implements RankedShare {
     };
     if (m.stopped) part.stopped = { reason: m.stopped.reason, dir: Buffer.from(m.stopped.dir, 'latin1') };
     return part;
+  }
+
+  /** The walk's end of the port, once the walk is over. */
+  close(): void {
+    this.port?.close();
   }
 }
 
@@ -212,25 +229,31 @@ function post(input: RankedHelperInput, sc: Int32Array, m: PartMessage): void {
   Atomics.notify(sc, SHARE.STATE);
 }
 
-/** A ranked walk's helper: the walk worker's end of their port and buffer, and how to end the helper's wait. */
-export interface RankedHelper {
-  port: MessagePort;
-  shared: SharedArrayBuffer;
-  stop(): void;
-}
-
-/** Starts the helper of the ranked walk `input` starts, on a worker of `pool` (given back once it is done). */
-export function startRankedHelper(pool: WalkPool, input: WorkerInput, timeoutMs: number): RankedHelper {
-  return launchHelper(
+/**
+ * Starts the helper a ranked walk's worker asked for (PortShare's `ask`), on a worker of `pool`
+ * (given back once it is done), with the worker's buffer and the helper's end of their port;
+ * returns how to end the helper's wait.
+ */
+export function startRankedHelper(
+  pool: WalkPool,
+  input: WorkerInput,
+  timeoutMs: number,
+  shared: SharedArrayBuffer,
+  port: MessagePort,
+): () => void {
+  const helperInput: RankedHelperInput = {
+    role: 'ranked-helper',
+    ...fromWalk(input),
+    shared,
+    port,
+    pseudo: input.pseudo,
+  };
+  return helperOn(
     pool,
     { slots: SHARE.SLOTS, quit: SHARE.QUIT, wake: SHARE.POSTED },
     timeoutMs,
-    (shared, port): RankedHelperInput => ({
-      role: 'ranked-helper',
-      ...fromWalk(input),
-      shared,
-      port,
-      pseudo: input.pseudo,
-    }),
+    shared,
+    port,
+    helperInput,
   );
 }

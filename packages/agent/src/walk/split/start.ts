@@ -56,14 +56,39 @@ export interface SplitHelper {
  */
 export function launchHelper<Input>(
   pool: WalkPool,
-  counters: { slots: number; quit: number; wake: number },
+  counters: HelperCounters,
   timeoutMs: number,
   inputOf: (shared: SharedArrayBuffer, port: MessagePort) => Input,
   lean = false,
 ): { port: MessagePort; shared: SharedArrayBuffer; stop(): void } {
-  const helper = pool.acquire({ lean });
   const { port1, port2 } = new MessageChannel();
   const shared = new SharedArrayBuffer(counters.slots * 4);
+  const stop = helperOn(pool, counters, timeoutMs, shared, port2, inputOf(shared, port2), lean);
+  return { port: port1, shared, stop };
+}
+
+/** The slots of a helper's control buffer that stop() writes: how many, the quit flag, the wait it wakes. */
+export interface HelperCounters {
+  slots: number;
+  quit: number;
+  wake: number;
+}
+
+/**
+ * Runs `input` on a helper worker of `pool`, its end of the port `port` (transferred) and its
+ * control buffer `shared` made by the caller (launchHelper, or a ranked walk's worker once it
+ * has directories to hand out); the returned function stops it as launchHelper's stop() does.
+ */
+export function helperOn<Input>(
+  pool: WalkPool,
+  counters: HelperCounters,
+  timeoutMs: number,
+  shared: SharedArrayBuffer,
+  port: MessagePort,
+  input: Input,
+  lean = false,
+): () => void {
+  const helper = pool.acquire({ lean });
   const sc = new Int32Array(shared);
   let gone = false;
   const off = () => {
@@ -78,23 +103,19 @@ export function launchHelper<Input>(
   }
   helper.on('message', onMessage);
   helper.once('exit', off);
-  helper.postMessage(inputOf(shared, port2), [port2]);
+  helper.postMessage(input, [port]);
   let stopped = false;
-  return {
-    port: port1,
-    shared,
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      Atomics.store(sc, counters.quit, 1);
-      Atomics.notify(sc, counters.wake);
-      const timer = setTimeout(() => {
-        if (gone) return;
-        off();
-        pool.abandon(helper);
-      }, timeoutMs);
-      timer.unref();
-    },
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    Atomics.store(sc, counters.quit, 1);
+    Atomics.notify(sc, counters.wake);
+    const timer = setTimeout(() => {
+      if (gone) return;
+      off();
+      pool.abandon(helper);
+    }, timeoutMs);
+    timer.unref();
   };
 }
 
