@@ -10,7 +10,6 @@ import { confinedResolution, errnoOf, type NameKind, type ResolveStep } from '@f
 import { atFd, DIR_FLAGS, openAt } from './beneath.js';
 
 const openAsync = promisify(fs.open);
-const closeAsync = promisify(fs.close);
 const readlinkAsync = promisify(fs.readlink);
 
 /** An open of a name as a directory failed because it is not one (a symlink or a file). */
@@ -26,8 +25,7 @@ function notALink(err: unknown): boolean {
 
 async function stepAsync(step: ResolveStep, dirs: number[]): Promise<NameKind | undefined> {
   if (step.op !== 'lookup') {
-    const keep = step.op === 'up' ? dirs.length - 1 : 1;
-    while (dirs.length > Math.max(keep, 1)) await closeAsync(dirs.pop() as number).catch(() => {});
+    closeDirs(step, dirs);
     return undefined;
   }
   const at = atFd(dirs[dirs.length - 1], step.name);
@@ -61,10 +59,16 @@ export async function resolveConfinedAsync(
     while (!step.done) step = steps.next(await stepAsync(step.value, dirs));
     return step.value;
   } finally {
-    for (const fd of dirs) await closeAsync(fd).catch(() => {});
+    for (const fd of dirs) closeQuietly(fd);
   }
 }
 
+/**
+ * Closed on the calling thread, the main one too: the descriptors are O_PATH, whose close calls
+ * no file system (no flush, no release), so it cannot hang on a dead mount as an open can. On
+ * libuv's pool each close was a round trip between threads, five per walk of a root four names
+ * deep, which cost a small walk more than its listing (bench/results/structure.why.md, "agentsmall").
+ */
 function closeQuietly(fd: number): void {
   try {
     fs.closeSync(fd);
@@ -73,10 +77,15 @@ function closeQuietly(fd: number): void {
   }
 }
 
+/** An 'up' or 'root' step: the directories it leaves, closed. */
+function closeDirs(step: ResolveStep, dirs: number[]): void {
+  const keep = step.op === 'up' ? dirs.length - 1 : 1;
+  while (dirs.length > Math.max(keep, 1)) closeQuietly(dirs.pop() as number);
+}
+
 function stepSync(step: ResolveStep, dirs: number[]): NameKind | undefined {
   if (step.op !== 'lookup') {
-    const keep = step.op === 'up' ? dirs.length - 1 : 1;
-    while (dirs.length > Math.max(keep, 1)) closeQuietly(dirs.pop() as number);
+    closeDirs(step, dirs);
     return undefined;
   }
   const dirFd = dirs[dirs.length - 1];
