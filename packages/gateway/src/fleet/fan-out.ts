@@ -8,10 +8,7 @@ import {
   type HostStatus,
   hostStatusFromCode,
   type OnEntriesSeen,
-  type Row,
-  type Via,
   type WalkRequest,
-  type WalkSummary,
 } from '@fleetls/core';
 import { guardWalk, StallWatch, viaOf } from '@fleetls/hosts';
 import { HostEntriesSeen } from './entries-seen.js';
@@ -348,11 +345,11 @@ class FanOutBackend implements HostBackend {
     private readonly seen: HostEntriesSeen | undefined,
   ) {}
 
-  get via(): Via {
+  get via(): HostBackend['via'] {
     return this.backend.via;
   }
 
-  walk(req: WalkRequest, signal: AbortSignal, onEntriesSeen?: OnEntriesSeen): AsyncGenerator<Row[], WalkSummary, void> {
+  walk(req: WalkRequest, signal: AbortSignal, onEntriesSeen?: OnEntriesSeen): ReturnType<HostBackend['walk']> {
     const tap = this.seen?.walk();
     const hear = tap ? tap.seen : onEntriesSeen;
     const { backend } = this;
