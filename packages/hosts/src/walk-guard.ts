@@ -104,6 +104,8 @@ export interface WalkTap {
 }
 
 type WalkFn = (req: WalkRequest, signal: AbortSignal) => AsyncGenerator<Row[], WalkSummary, void>;
+/** One step of a walk: a batch of rows, or its summary at the end. */
+type Step = IteratorResult<Row[], WalkSummary>;
 
 /**
  * The stall rule of many walks on one timer. A walk is watched while it waits for its next
@@ -198,8 +200,12 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
   private closed = false;
   /** HostStalled or HostOverrun, once the guard ended the walk. */
   private verdict: FleetError | undefined;
-  /** Rejects the next() waiting on a stalled walk (its own failure follows, and is not the answer). */
-  private wake: ((err: FleetError) => void) | undefined;
+  /**
+   * The next() the stall rule watches, once rows began: its promise is the guard's own, settled
+   * by the inner step (stepped, stepFailed) or, first, by the rule (stalled).
+   */
+  private resolveNext: ((r: Step | PromiseLike<Step>) => void) | undefined;
+  private rejectNext: ((err: unknown) => void) | undefined;
 
   constructor(
     walk: WalkFn,
@@ -234,18 +240,52 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
     const step = this.inner.next();
     if (!this.began || !this.watch) return step.then(this.passed, this.failed);
     const watch = this.watch;
+    // One promise the stall rule can reject, the step's outcome handed to it: no race promise
+    // and second `then` around the step (every batch of every host after its first).
     return new Promise<IteratorResult<Row[], WalkSummary>>((resolve, reject) => {
-      this.wake = reject;
+      this.resolveNext = resolve;
+      this.rejectNext = reject;
       watch.watch(this);
-      step.then(resolve, reject);
-    }).then(this.passed, this.failed);
+      step.then(this.stepped, this.stepFailed);
+    });
   }
 
   stalled(ms: number): void {
     const stalled = new HostStalled(ms);
     this.end(stalled);
-    this.wake?.(stalled);
+    const reject = this.rejectNext;
+    if (!reject) return;
+    this.resolveNext = this.rejectNext = undefined;
+    this.pending = false;
+    // Its inner next() is still running: it settles on the abort, and return() would queue behind it.
+    void this.inner.return(undefined as never).catch(noop);
+    this.close();
+    reject(stalled);
   }
+
+  /** A watched step's batch or summary; none once the stall rule answered the next(). */
+  private readonly stepped = (r: IteratorResult<Row[], WalkSummary>): void => {
+    const resolve = this.resolveNext;
+    const reject = this.rejectNext;
+    if (!resolve || !reject) return;
+    this.resolveNext = this.rejectNext = undefined;
+    try {
+      resolve(this.passed(r));
+    } catch (err) {
+      reject(err);
+    }
+  };
+
+  private readonly stepFailed = (err: unknown): void => {
+    const reject = this.rejectNext;
+    if (!reject) return;
+    this.resolveNext = this.rejectNext = undefined;
+    try {
+      this.failed(err);
+    } catch (thrown) {
+      reject(thrown);
+    }
+  };
 
   private end(verdict: FleetError): void {
     this.verdict ??= verdict;
@@ -275,10 +315,7 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
   };
 
   private readonly failed = (err: unknown): never => {
-    const stalled = this.wake !== undefined && this.verdict !== undefined;
     this.settled();
-    // A stalled walk's next() is still running: it settles on the abort, and return() would queue behind it.
-    if (stalled) void this.inner.return(undefined as never).catch(noop);
     this.close();
     // The inner walk ended because this guard ended it: the guard's verdict is the reason.
     const reason = this.verdict ?? this.ctrl?.signal.reason;
@@ -288,10 +325,7 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
 
   private settled(): void {
     this.pending = false;
-    if (this.wake) {
-      this.wake = undefined;
-      this.watch!.unwatch(this);
-    }
+    if (this.began && this.watch) this.watch.unwatch(this);
   }
 
   private close(): void {
