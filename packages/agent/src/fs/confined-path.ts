@@ -52,15 +52,29 @@ export async function resolveConfinedAsync(
   roots: readonly Buffer[],
   followFinal: boolean,
 ): Promise<Buffer> {
-  const dirs = [await openAsync('/', DIR_FLAGS)];
+  // dirs[0] is never closed by a step ('up' and 'root' keep one): the held `/` stays open.
+  const dirs = [processRoot()];
   try {
     const steps = confinedResolution(path, roots, followFinal);
     let step = steps.next();
     while (!step.done) step = steps.next(await stepAsync(step.value, dirs));
     return step.value;
   } finally {
-    for (const fd of dirs) closeQuietly(fd);
+    for (const fd of dirs.slice(1)) closeQuietly(fd);
   }
+}
+
+let rootFd: number | undefined;
+
+/**
+ * `/`, held open by the main thread for the process: every request's resolution starts there,
+ * and opening it per request was one more round trip to libuv's pool. The agent never chroots,
+ * so the held descriptor is the directory a fresh open of `/` gives; opening `/` looks no name
+ * up, so it cannot hang and is done here, once.
+ */
+function processRoot(): number {
+  rootFd ??= fs.openSync('/', DIR_FLAGS);
+  return rootFd;
 }
 
 /**
