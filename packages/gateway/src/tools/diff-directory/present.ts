@@ -129,23 +129,25 @@ function fitGroupNames(
   };
 }
 
-export function headline(l: DirectoryDiff): string {
-  const asked = l.hosts.length;
-  const on = l.compared === asked ? `${asked} host${asked === 1 ? '' : 's'}` : `${l.compared} of ${asked} hosts`;
-  const how = `depth ${l.depth}; compared: ${l.compare.join(', ')}`;
-  const pending = l.hosts.filter((h) => h.status === 'pending').length;
+export function headline(listing: DirectoryDiff): string {
+  const asked = listing.hosts.length;
+  const on =
+    listing.compared === asked ? `${asked} host${asked === 1 ? '' : 's'}` : `${listing.compared} of ${asked} hosts`;
+  const how = `depth ${listing.depth}; compared: ${listing.compare.join(', ')}`;
+  const pending = listing.hosts.filter((h) => h.status === 'pending').length;
   if (pending > 0)
-    return `diff ${l.path}: waiting for ${pending} of ${asked} hosts; the groups come once every host has answered (${how})`;
-  if (l.compared === 0) return `diff ${l.path}: no host could be listed (${how})`;
-  const groups = l.diff.groups.length;
-  if (groups === 1 && l.diff.differences.length === 0) return `diff ${l.path} on ${on}: all identical (${how})`;
-  const n = l.diff.differences.length;
-  return `diff ${l.path} on ${on}: ${groups} group${groups === 1 ? '' : 's'}, ${n} difference${n === 1 ? '' : 's'} (${how})`;
+    return `diff ${listing.path}: waiting for ${pending} of ${asked} hosts; the groups come once every host has answered (${how})`;
+  if (listing.compared === 0) return `diff ${listing.path}: no host could be listed (${how})`;
+  const groups = listing.diff.groups.length;
+  if (groups === 1 && listing.diff.differences.length === 0)
+    return `diff ${listing.path} on ${on}: all identical (${how})`;
+  const n = listing.diff.differences.length;
+  return `diff ${listing.path} on ${on}: ${groups} group${groups === 1 ? '' : 's'}, ${n} difference${n === 1 ? '' : 's'} (${how})`;
 }
 
 /** Caps that bit, per host: where only what both sides listed was compared. */
-export function cuts(l: DirectoryDiff): HostTruncation[] {
-  return l.diff.capped.map(({ host, truncation }) => ({ host, truncation }));
+export function cuts(listing: DirectoryDiff): HostTruncation[] {
+  return listing.diff.capped.map(({ host, truncation }) => ({ host, truncation }));
 }
 
 /** Of each budget: what the hosts' walk cuts may take one by one before equal cuts are told once. */
@@ -215,15 +217,15 @@ function fitHostCuts(
 }
 
 /** The MCP answer: the groups, then the page's differences, cut to the answer budget. */
-export function presentDiff(l: DirectoryDiff, ctx: ToolContext): McpAnswer {
-  const names = fitGroupNames(l.diff.groups, ctx.options);
-  const head = [headline(l), ...diffGroupLines(l.diff.groups, names.shown)];
-  const page = l.diff.differences.slice(l.start);
+export function presentDiff(listing: DirectoryDiff, ctx: ToolContext): McpAnswer {
+  const names = fitGroupNames(listing.diff.groups, ctx.options);
+  const head = [headline(listing), ...diffGroupLines(listing.diff.groups, names.shown)];
+  const page = listing.diff.differences.slice(listing.start);
   const notCompared = names.cut ? NOT_COMPARED_NAMED : Number.POSITIVE_INFINITY;
-  const texts = page.map((d) => diffDifferenceLines(d, l.diff.groups, notCompared));
-  const jsons = page.map((d) => differenceJson(d, l.diff.groups, names));
-  const hostCuts = fitHostCuts(cuts(l), l.path, ctx.options);
-  return fitPage(l, {
+  const texts = page.map((d) => diffDifferenceLines(d, listing.diff.groups, notCompared));
+  const jsons = page.map((d) => differenceJson(d, listing.diff.groups, names));
+  const hostCuts = fitHostCuts(cuts(listing), listing.path, ctx.options);
+  return fitPage(listing, {
     multi: true,
     rows: page.length,
     rowCost: (i) => rowSize(texts[i].join('\n'), jsons[i]),
@@ -231,7 +233,7 @@ export function presentDiff(l: DirectoryDiff, ctx: ToolContext): McpAnswer {
     hostCuts: hostCuts.each,
     lines: () => [
       ...hostCuts.lines,
-      ...(l.diff.capped.length > 0
+      ...(listing.diff.capped.length > 0
         ? ['[NOTE] where a host listed a directory in part, only what both sides listed is compared']
         : []),
       ...names.lines,
@@ -241,13 +243,13 @@ export function presentDiff(l: DirectoryDiff, ctx: ToolContext): McpAnswer {
       if (names.cut) truncations.unshift(names.cut);
       const body = count > 0 ? ['', ...texts.slice(0, count).flat()] : [];
       const structured: DiffDirectoryAnswer = {
-        path: l.path,
-        compare: [...l.compare],
-        depth: l.depth,
-        groups: l.diff.groups.map((g, i) => groupJson(g, i, names.shown[i])),
+        path: listing.path,
+        compare: [...listing.compare],
+        depth: listing.depth,
+        groups: listing.diff.groups.map((g, i) => groupJson(g, i, names.shown[i])),
         differences: jsons.slice(0, count),
-        total: l.diff.differences.length,
-        ...pageEnd({ start: l.start, count, total: l.diff.differences.length, truncations, hosts, next }),
+        total: listing.diff.differences.length,
+        ...pageEnd({ start: listing.start, count, total: listing.diff.differences.length, truncations, hosts, next }),
       };
       return { structured, text: [...head, ...body] };
     },
