@@ -6,7 +6,7 @@
 // `hosts` is the operator's word on each registered host: its labels and groups, the ones
 // selectors use. A host's registration may say otherwise (the host may be the one
 // compromised); the gateway ignores such a claim and logs it naming the host.
-import { MAX_HEARTBEAT_MS, MIN_HEARTBEAT_MS, type NatsSettings } from '@fleetls/runtime/nats';
+import { MAX_HEARTBEAT_MS, MIN_HEARTBEAT_MS, type NatsSettings } from '@fleetls/runtime/nats-config';
 
 export interface GatewayNatsSettings extends NatsSettings {
   /** JetStream replicas of the registry and page store buckets (1, or the cluster's 3). */

@@ -5,6 +5,10 @@ import { isLoopback } from '@fleetls/core';
 import type { NatsSettings } from './connect.js';
 import { DEFAULT_HEARTBEAT_MS, MAX_HEARTBEAT_MS, MIN_HEARTBEAT_MS } from './protocol.js';
 
+// What a settings reader needs without the NATS client (inventory/nats.ts in every gateway).
+export type { NatsSettings } from './connect.js';
+export { MAX_HEARTBEAT_MS, MIN_HEARTBEAT_MS } from './protocol.js';
+
 export interface AgentNatsConfig extends NatsSettings {
   /** The host's name in the fleet: its subjects and its registry key (default: the hostname). */
   name: string;
