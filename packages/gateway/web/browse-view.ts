@@ -8,17 +8,7 @@
 import type { ViewContext } from './context.js';
 import { query } from './context.js';
 import { fill, h } from './dom.js';
-import {
-  errorText,
-  idsText,
-  type JsonEntry,
-  type JsonStatus,
-  kindOf,
-  modeText,
-  mtimeText,
-  nameText,
-  sizeText,
-} from './format.js';
+import * as fmt from './format.js';
 import { type OwnedEntry, OwnerNames } from './owners.js';
 import { breadcrumbs, childPath } from './paths.js';
 import { callAndFollow, type ScanPageLike } from './scan-panel.js';
@@ -31,8 +21,8 @@ interface JsonTruncation {
   reason?: string;
 }
 interface TreeAnswer extends ScanPageLike {
-  rows?: { host: string; row: { entry?: JsonEntry; truncation?: JsonTruncation } }[];
-  hosts?: JsonStatus[];
+  rows?: { host: string; row: { entry?: fmt.JsonEntry; truncation?: JsonTruncation } }[];
+  hosts?: fmt.JsonStatus[];
   nextCursor?: string;
   truncations?: { host: string; truncation: JsonTruncation }[];
   notes?: { host: string; note: string }[];
@@ -43,7 +33,7 @@ const COLUMNS: Column[] = ['name', 'type', 'size', 'modified', 'owner', 'mode'];
 
 interface Item {
   host: string;
-  entry: JsonEntry;
+  entry: fmt.JsonEntry;
   name: string;
   seq: number;
 }
@@ -71,7 +61,7 @@ function compare(col: Column, a: Item, b: Item, multi = false): number {
     case 'modified':
       return Number(a.entry.mtimeSec ?? 0) - Number(b.entry.mtimeSec ?? 0);
     case 'type':
-      return kindOf(a.entry.type).localeCompare(kindOf(b.entry.type));
+      return fmt.kindOf(a.entry.type).localeCompare(fmt.kindOf(b.entry.type));
     case 'owner':
       return (a.entry.uid ?? 0) - (b.entry.uid ?? 0) || (a.entry.gid ?? 0) - (b.entry.gid ?? 0);
     case 'mode':
@@ -197,7 +187,7 @@ function renderBrowse(section: HTMLElement, ctx: ViewContext, st: BrowseState): 
 /** What the pages brought so far. */
 interface Listing {
   items: Item[];
-  failed: Map<string, JsonStatus>;
+  failed: Map<string, fmt.JsonStatus>;
   seq: number;
   /** The tool's own next_cursor ("Load more"). */
   cursor: string | undefined;
@@ -208,7 +198,7 @@ interface Listing {
   expanded: Set<string>;
 }
 
-function failedRow(st: BrowseState, status: JsonStatus): HTMLTableRowElement {
+function failedRow(st: BrowseState, status: fmt.JsonStatus): HTMLTableRowElement {
   const why = status.message ? ` — ${status.message}` : status.status === 'pending' ? ' — listed on a later page' : '';
   return h(
     'tr',
@@ -221,28 +211,28 @@ function failedRow(st: BrowseState, status: JsonStatus): HTMLTableRowElement {
 function cellTexts(item: Item, owners: OwnerNames): Record<Exclude<Column, 'name'>, string> {
   const e = item.entry;
   return {
-    type: kindOf(e.type),
-    size: sizeText(e),
-    modified: mtimeText(e),
+    type: fmt.kindOf(e.type),
+    size: fmt.sizeText(e),
+    modified: fmt.mtimeText(e),
     owner: owners.text(item.host, e.uid ?? 0, e.gid ?? 0),
-    mode: modeText(e),
+    mode: fmt.modeText(e),
   };
 }
 
 function entryRow(st: BrowseState, item: Item, owners: OwnerNames, sub = false): HTMLTableRowElement {
   const e = item.entry;
-  const kind = kindOf(e.type);
+  const kind = fmt.kindOf(e.type);
   if (e.error) {
     return h(
       'tr',
       { class: 'failed' },
       st.multi ? h('td', {}, item.host) : undefined,
       h('td', { class: 'name' }, item.name || st.path),
-      h('td', { colspan: COLUMNS.length - 1 }, errorText(e.error)),
+      h('td', { colspan: COLUMNS.length - 1 }, fmt.errorText(e.error)),
     );
   }
   const to = kind === 'dir' ? childPath(st.path, e.path) : undefined;
-  const shown = kind === 'symlink' ? `${item.name} → ${nameText(e.linkTarget)}` : item.name;
+  const shown = kind === 'symlink' ? `${item.name} → ${fmt.nameText(e.linkTarget)}` : item.name;
   const texts = cellTexts(item, owners);
   return h(
     'tr',
@@ -254,7 +244,7 @@ function entryRow(st: BrowseState, item: Item, owners: OwnerNames, sub = false):
     h('td', {}, texts.type),
     h('td', { class: 'num', title: `${e.size ?? 0} bytes`, 'data-bytes': e.size ?? '0' }, texts.size),
     h('td', { class: 'mono when' }, texts.modified),
-    h('td', { class: 'mono', title: idsText(e) }, texts.owner),
+    h('td', { class: 'mono', title: fmt.idsText(e) }, texts.owner),
     h('td', { class: 'mono' }, texts.mode),
   );
 }
@@ -287,7 +277,7 @@ function mergedRow(
     const each = members.map((m, i) => `${m.host}: ${texts[i]?.[c]}`).join('\n');
     return h('td', { class: `${cls} differs`.trim(), title: each, 'data-differs': c }, 'differs');
   };
-  const kind = kindOf(first.entry.type);
+  const kind = fmt.kindOf(first.entry.type);
   const to = kind === 'dir' && !differs.includes('type') ? childPath(st.path, first.entry.path) : undefined;
   const toggle = h(
     'button',
@@ -352,7 +342,7 @@ function owned(st: BrowseState, items: Item[]): OwnedEntry[] {
       path: childPath(st.path, i.entry.path),
       uid: i.entry.uid ?? 0,
       gid: i.entry.gid ?? 0,
-      link: kindOf(i.entry.type) === 'symlink',
+      link: fmt.kindOf(i.entry.type) === 'symlink',
     }));
 }
 
@@ -386,14 +376,14 @@ function mergePage(st: BrowseState, parts: BrowseParts, listing: Listing, res: T
         h(
           'p',
           { class: 'banner warn', 'data-cap': '' },
-          `${st.multi ? `${r.host}: ` : ''}${nameText(t.dir) || st.path}: ${hidden} items hidden (showing first ${t.shown ?? 0} of ${t.total ?? 0} total)`,
+          `${st.multi ? `${r.host}: ` : ''}${fmt.nameText(t.dir) || st.path}: ${hidden} items hidden (showing first ${t.shown ?? 0} of ${t.total ?? 0} total)`,
         ),
       );
       continue;
     }
     const e = r.row.entry ?? {};
     if (!e.path && !e.error) continue; // the path itself
-    listing.items.push({ host: r.host, entry: e, name: nameText(e.path), seq: listing.seq++ });
+    listing.items.push({ host: r.host, entry: e, name: fmt.nameText(e.path), seq: listing.seq++ });
   }
   for (const t of res.truncations ?? [])
     parts.notices.append(

@@ -4,25 +4,14 @@
 // alike (owners.ts; the comparison itself is of the numbers), else uid:gid.
 import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
-import {
-  errorCode,
-  errorText,
-  idsText,
-  type JsonEntry,
-  type JsonStatus,
-  kindOf,
-  modeText,
-  mtimeText,
-  nameText,
-  sizeText,
-} from './format.js';
+import * as fmt from './format.js';
 import { OwnerNames } from './owners.js';
 import { breadcrumbs, childPath } from './paths.js';
 import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
 
 /** What a set of hosts has at a path that differs: absent, or its entry. */
-type Value = { hosts: string[]; present?: boolean; entry?: JsonEntry };
+type Value = { hosts: string[]; present?: boolean; entry?: fmt.JsonEntry };
 
 interface DiffAnswer extends ScanPageLike {
   compare?: string[];
@@ -30,12 +19,12 @@ interface DiffAnswer extends ScanPageLike {
   differences?: { path?: string; values?: Value[]; notCompared?: string[] }[];
   total?: string;
   nextCursor?: string;
-  hosts?: JsonStatus[];
+  hosts?: fmt.JsonStatus[];
   truncations?: { host: string; truncation: { dir?: string; reason?: string } }[];
 }
 
 /** The owner of a set of hosts: the names they all give its ids, else the ids. */
-function ownerText(owners: OwnerNames, hosts: string[], e: JsonEntry): string {
+function ownerText(owners: OwnerNames, hosts: string[], e: fmt.JsonEntry): string {
   const ids = `${e.uid ?? 0}:${e.gid ?? 0}`;
   const named = new Set(hosts.map((h) => owners.text(h, e.uid ?? 0, e.gid ?? 0)));
   return named.size === 1 ? ([...named][0] as string) : ids;
@@ -46,13 +35,13 @@ function valueCell(v: Value, compare: string[], owners: OwnerNames): (string | H
   const e = v.entry ?? {};
   // What these hosts could not read is the difference (as the CLI's `B: [DENIED]`): its
   // attributes are the directory's own, the same as on the hosts that read it.
-  if (e.error) return [errorText(e.error, 'could not be read here')];
+  if (e.error) return [fmt.errorText(e.error, 'could not be read here')];
   const parts: (string | HTMLElement)[] = [];
   for (const c of compare) {
     if (parts.length > 0 && ['type', 'size', 'mode', 'owner', 'mtime'].includes(c)) parts.push(', ');
-    if (c === 'type') parts.push(kindOf(e.type));
-    if (c === 'size') parts.push(`${sizeText(e)} (${Number(e.size ?? 0).toLocaleString('en-US')} B)`);
-    if (c === 'mode') parts.push(modeText(e));
+    if (c === 'type') parts.push(fmt.kindOf(e.type));
+    if (c === 'size') parts.push(`${fmt.sizeText(e)} (${Number(e.size ?? 0).toLocaleString('en-US')} B)`);
+    if (c === 'mode') parts.push(fmt.modeText(e));
     if (c === 'owner')
       parts.push(
         h(
@@ -61,12 +50,12 @@ function valueCell(v: Value, compare: string[], owners: OwnerNames): (string | H
             'data-owner': v.hosts.join(','),
             'data-uid': e.uid ?? 0,
             'data-gid': e.gid ?? 0,
-            title: idsText(e),
+            title: fmt.idsText(e),
           },
           ownerText(owners, v.hosts, e),
         ),
       );
-    if (c === 'mtime') parts.push(mtimeText(e));
+    if (c === 'mtime') parts.push(fmt.mtimeText(e));
   }
   return parts;
 }
@@ -114,7 +103,7 @@ function renderCompare(
 }
 
 /** The groups of hosts that agree, and the notices of hosts not compared and listings cut. */
-function showGroups(parts: CompareParts, res: DiffAnswer, statuses: Map<string, JsonStatus>, path: string): void {
+function showGroups(parts: CompareParts, res: DiffAnswer, statuses: Map<string, fmt.JsonStatus>, path: string): void {
   for (const g of res.groups ?? [])
     parts.groups.append(
       h(
@@ -138,7 +127,7 @@ function showGroups(parts: CompareParts, res: DiffAnswer, statuses: Map<string, 
       h(
         'p',
         { class: 'banner warn' },
-        `${t.host}: ${nameText(t.truncation.dir) || path} listed in part; only what both sides listed was compared`,
+        `${t.host}: ${fmt.nameText(t.truncation.dir) || path} listed in part; only what both sides listed was compared`,
       ),
     );
 }
@@ -151,16 +140,16 @@ function differenceRows(d: Difference, compare: string[], owners: OwnerNames): H
   const rows = values.map((v, i) =>
     h(
       'tr',
-      { 'data-path': i === 0 ? nameText(d.path) : undefined },
+      { 'data-path': i === 0 ? fmt.nameText(d.path) : undefined },
       i === 0
-        ? h('td', { class: 'name', rowspan: values.length + (d.notCompared?.length ? 1 : 0) }, nameText(d.path))
+        ? h('td', { class: 'name', rowspan: values.length + (d.notCompared?.length ? 1 : 0) }, fmt.nameText(d.path))
         : undefined,
       h('td', {}, v.hosts.join(', ')),
       h(
         'td',
         {
           class: v.entry?.error ? 'bad' : v.present ? 'mono' : 'lb',
-          'data-error': v.entry?.error ? errorCode(v.entry.error.code) : undefined,
+          'data-error': v.entry?.error ? fmt.errorCode(v.entry.error.code) : undefined,
         },
         ...valueCell(v, compare, owners),
       ),
@@ -185,7 +174,7 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
   let shown = 0;
   let grouped = false;
   /** The hosts of a scan's pages: a diff needs every host, so its groups come on the scan's last page. */
-  const statuses = new Map<string, JsonStatus>();
+  const statuses = new Map<string, fmt.JsonStatus>();
   const call = (c?: string) =>
     ctx.call<DiffAnswer>('DiffDirectory', { host, path, depth, ...(c ? { cursor: c } : {}) });
   const owners = new OwnerNames(
@@ -220,7 +209,7 @@ export async function compareView(section: HTMLElement, ctx: ViewContext): Promi
                 path: childPath(path, d.path),
                 uid: v.entry?.uid ?? 0,
                 gid: v.entry?.gid ?? 0,
-                link: kindOf(v.entry?.type) === 'symlink',
+                link: fmt.kindOf(v.entry?.type) === 'symlink',
               })),
             ),
         ),

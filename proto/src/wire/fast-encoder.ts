@@ -87,6 +87,12 @@ export class ProtoWriter {
     this.varint(v >= 0 ? v * 2 : -v * 2 - 1);
   }
 
+  /** A time as the contract writes it: whole seconds (int64, before 1970 negative) and the nanoseconds. */
+  time(secField: number, nsecField: number, sec: number, nsec: number): void {
+    this.int(secField, sec);
+    this.uint(nsecField, nsec);
+  }
+
   bool(field: number, v: boolean | undefined): void {
     if (!v) return;
     this.varint(field << 3);
@@ -141,8 +147,7 @@ function encodeEntry(w: ProtoWriter, e: Entry, scratch: ProtoWriter): void {
   w.bytes(ENTRY.path, e.path);
   w.uint(ENTRY.type, ENTRY_TYPE.number(e.type));
   w.uint(ENTRY.size, e.size);
-  w.int(ENTRY.mtimeSec, e.mtimeSec);
-  w.uint(ENTRY.mtimeNsec, e.mtimeNsec);
+  w.time(ENTRY.mtimeSec, ENTRY.mtimeNsec, e.mtimeSec, e.mtimeNsec);
   w.sint(ENTRY.utcOffsetMin, e.utcOffsetMin);
   w.uint(ENTRY.mode, e.mode);
   w.uint(ENTRY.uid, e.uid);
@@ -255,10 +260,8 @@ export function encodeStatResponse(info: StatInfo, version: string): Buffer {
   w.message(STAT_RESPONSE.entry, entry);
   w.string(STAT_RESPONSE.owner, info.owner);
   w.string(STAT_RESPONSE.group, info.group);
-  w.int(STAT_RESPONSE.atimeSec, info.atimeSec);
-  w.uint(STAT_RESPONSE.atimeNsec, info.atimeNsec);
-  w.int(STAT_RESPONSE.ctimeSec, info.ctimeSec);
-  w.uint(STAT_RESPONSE.ctimeNsec, info.ctimeNsec);
+  w.time(STAT_RESPONSE.atimeSec, STAT_RESPONSE.atimeNsec, info.atimeSec, info.atimeNsec);
+  w.time(STAT_RESPONSE.ctimeSec, STAT_RESPONSE.ctimeNsec, info.ctimeSec, info.ctimeNsec);
   w.string(STAT_RESPONSE.agentVersion, version);
   return Buffer.from(w.buf.subarray(0, w.pos));
 }

@@ -12,21 +12,7 @@ import type { Fleet, FleetHost, FleetTask, PeerCaller } from '../fleet-types.js'
 import { decodeBody, encodeBody } from '../gzip-json.js';
 import type { GatewayOptions } from '../options.js';
 import type { PeerTable } from './peer-table.js';
-import {
-  cancelSubject,
-  HDR_JOB,
-  HDR_TYPE,
-  ID_RE,
-  itemOf,
-  Parts,
-  publishParts,
-  resultsSubject,
-  type ShardItem,
-  type ShardRequest,
-  type ShardTask,
-  type StreamType,
-  shardSubject,
-} from './protocol.js';
+import * as protocol from './protocol.js';
 
 /** Shards run at once here; more are refused (the caller asks those hosts itself). */
 const MAX_JOBS = 8;
@@ -51,17 +37,17 @@ export interface ShardServerDeps {
   fleet: Fleet;
   options: GatewayOptions;
   /** The fan-out task of a shard (tools/shared/host-walks.ts). */
-  task(shard: ShardTask): FleetTask<unknown>;
+  task(shard: protocol.ShardTask): FleetTask<unknown>;
   /** Throws (permission_denied) when this gateway's grants do not let `caller` run the shard. */
-  authorize(caller: PeerCaller, shard: ShardTask, hosts: FleetHost[]): void;
+  authorize(caller: PeerCaller, shard: protocol.ShardTask, hosts: FleetHost[]): void;
 }
 
 /** Checks a decoded shard request, field by field; invalid_argument naming the field. */
-export function checkShardRequest(request: ShardRequest, job: string): ShardRequest {
+export function checkShardRequest(request: protocol.ShardRequest, job: string): protocol.ShardRequest {
   const bad = (what: string) => new FleetError('invalid_argument', `shard request: ${what}`);
   if (typeof request !== 'object' || request === null || request.v !== 1) throw bad('v must be 1');
   if (request.job !== job) throw bad('job differs from its header');
-  if (typeof request.from !== 'string' || !ID_RE.test(request.from)) throw bad('from must be a gateway id');
+  if (typeof request.from !== 'string' || !protocol.ID_RE.test(request.from)) throw bad('from must be a gateway id');
   const c = request.caller;
   if (typeof c?.principal !== 'string' || typeof c.tool !== 'string' || c.principal === '' || c.tool === '')
     throw bad('caller must name a principal and a tool');
@@ -87,22 +73,22 @@ export function serveShards(deps: ShardServerDeps): { close(): void } {
   const { nc, table, logger, options } = deps;
   const here: Fleet = { ...deps.fleet, peers: undefined };
   const jobs = new Map<string, AbortController>();
-  const incoming = new Map<string, Parts>();
+  const incoming = new Map<string, protocol.Parts>();
 
   const run = async (job: string, body: Uint8Array) => {
-    const req = checkShardRequest(await decodeBody<ShardRequest>(body), job);
-    const reply = resultsSubject(req.from, job);
+    const req = checkShardRequest(await decodeBody<protocol.ShardRequest>(body), job);
+    const reply = protocol.resultsSubject(req.from, job);
     // In order: each message after the one before it has been encoded.
     let sending = Promise.resolve();
-    const send = (type: StreamType, value?: unknown) => {
+    const send = (type: protocol.StreamType, value?: unknown) => {
       sending = sending.then(async () => {
         const bytes = value === undefined ? new Uint8Array() : await encodeBody(value);
-        if (!nc.isClosed()) publishParts(nc, reply, bytes, { [HDR_TYPE]: type });
+        if (!nc.isClosed()) protocol.publishParts(nc, reply, bytes, { [protocol.HDR_TYPE]: type });
       });
       return sending;
     };
     const refuse = (why: string) => {
-      if (!nc.isClosed()) publishParts(nc, reply, Buffer.from(why), { [HDR_TYPE]: 'refused' });
+      if (!nc.isClosed()) protocol.publishParts(nc, reply, Buffer.from(why), { [protocol.HDR_TYPE]: 'refused' });
     };
     if (jobs.size >= MAX_JOBS) return refuse(`busy: ${jobs.size} shards running here`);
     try {
@@ -115,8 +101,8 @@ export function serveShards(deps: ShardServerDeps): { close(): void } {
   };
 
   const runShard = async (
-    req: ShardRequest,
-    send: (type: StreamType, value?: unknown) => Promise<void>,
+    req: protocol.ShardRequest,
+    send: (type: protocol.StreamType, value?: unknown) => Promise<void>,
     refuse: (why: string) => void,
   ) => {
     const { job } = req;
@@ -124,7 +110,7 @@ export function serveShards(deps: ShardServerDeps): { close(): void } {
     // per shard); one its registry has not heard of goes back to the caller.
     const known: FleetHost[] = [];
     const knownAt: number[] = [];
-    const pending: ShardItem[] = [];
+    const pending: protocol.ShardItem[] = [];
     req.hosts.forEach((name, i) => {
       const h = here.host(name);
       if (h) {
@@ -166,7 +152,7 @@ export function serveShards(deps: ShardServerDeps): { close(): void } {
         signal: ctrl.signal,
         stallMs: Math.min(req.stallMs ?? options.hostStallMs, options.hostStallMs),
         onResult: (j, r) => {
-          pending.push(itemOf(knownAt[j], r.status, r.value));
+          pending.push(protocol.itemOf(knownAt[j], r.status, r.value));
           if (pending.length >= BATCH_ITEMS) flush();
         },
       });
@@ -177,15 +163,15 @@ export function serveShards(deps: ShardServerDeps): { close(): void } {
     await send('end', pending.splice(0));
   };
 
-  const shards = nc.subscribe(shardSubject(table.id), {
+  const shards = nc.subscribe(protocol.shardSubject(table.id), {
     callback: (err, msg) => {
       if (err) return;
-      const job = msg.headers?.get(HDR_JOB) ?? '';
-      if (!ID_RE.test(job)) return;
+      const job = msg.headers?.get(protocol.HDR_JOB) ?? '';
+      if (!protocol.ID_RE.test(job)) return;
       let parts = incoming.get(job);
       if (!parts) {
         if (incoming.size >= MAX_INCOMING) return;
-        parts = new Parts();
+        parts = new protocol.Parts();
         incoming.set(job, parts);
       }
       const body = parts.add(msg.data, msg.headers);
@@ -196,7 +182,7 @@ export function serveShards(deps: ShardServerDeps): { close(): void } {
       );
     },
   });
-  const cancels = nc.subscribe(cancelSubject(table.id), {
+  const cancels = nc.subscribe(protocol.cancelSubject(table.id), {
     callback: (err, msg) => {
       if (err) return;
       jobs

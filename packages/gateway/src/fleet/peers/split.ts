@@ -13,19 +13,7 @@ import { type FanOutOptions, fanOut, type HostResult } from '../fan-out.js';
 import type { Fleet, FleetHost, FleetPeers, FleetTask, PeerCaller } from '../fleet-types.js';
 import { decodeBody, encodeBody } from '../gzip-json.js';
 import type { PeerTable } from './peer-table.js';
-import {
-  cancelSubject,
-  HDR_JOB,
-  HDR_TYPE,
-  Parts,
-  publishParts,
-  resultsSubject,
-  type ShardItem,
-  type ShardRequest,
-  type ShardTask,
-  shardSubject,
-  statusOf,
-} from './protocol.js';
+import * as protocol from './protocol.js';
 
 /**
  * NATS hosts a call must have before it is split. A host costs a gateway ~0.1 ms of CPU
@@ -46,7 +34,7 @@ export const SILENCE_MS = 6000;
 const DISCOVER_MS = 500;
 
 /** A fan-out task a peer can run instead: the tools mark theirs (tools/shared/host-walks.ts). */
-export type ShardableTask<T> = FleetTask<T> & { shard?: ShardTask };
+export type ShardableTask<T> = FleetTask<T> & { shard?: protocol.ShardTask };
 
 export interface SplitDeps {
   nc: NatsConnection;
@@ -77,7 +65,7 @@ async function splitCall<T>(
   fleet: Fleet,
   hosts: FleetHost[],
   task: FleetTask<T>,
-  shard: ShardTask,
+  shard: protocol.ShardTask,
   opts: FanOutOptions,
   onNats: number[],
 ): Promise<HostResult<T>[]> {
@@ -132,7 +120,7 @@ async function splitCall<T>(
 
 interface ShardCall {
   caller: PeerCaller;
-  shard: ShardTask;
+  shard: protocol.ShardTask;
   hosts: FleetHost[];
   opts: FanOutOptions;
 }
@@ -153,7 +141,7 @@ function sendShard<T>(
   const { hosts, opts } = call;
   const job = randomBytes(8).toString('hex');
   const answered = new Uint8Array(idx.length);
-  const parts = new Parts();
+  const parts = new protocol.Parts();
   let finished = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reading = Promise.resolve();
@@ -167,7 +155,7 @@ function sendShard<T>(
       const left = idx.filter((_, j) => answered[j] === 0);
       if (why !== undefined) {
         // It may still be walking: told to stop, and no shard goes to it until it says hello again.
-        if (!nc.isClosed()) nc.publish(cancelSubject(peer), job);
+        if (!nc.isClosed()) nc.publish(protocol.cancelSubject(peer), job);
         deps.table.forget(peer);
         logger.warn(
           { peer, job, left: left.length, why },
@@ -200,16 +188,16 @@ function sendShard<T>(
         const status = hostStatusFromCode(fe.code);
         arrive(i, { host, status: { host: host.name, status, via: host.via, elapsedMs: 0, message: fe.message } });
       });
-      if (!nc.isClosed()) nc.publish(cancelSubject(peer), job);
+      if (!nc.isClosed()) nc.publish(protocol.cancelSubject(peer), job);
       finish();
     };
-    const take = (items: ShardItem[]) => {
+    const take = (items: protocol.ShardItem[]) => {
       if (!Array.isArray(items)) throw new Error('results are not a list');
       for (const item of items) {
         const j = item?.i;
         if (!Number.isInteger(j) || j < 0 || j >= idx.length || answered[j] !== 0 || item.redo) continue;
         const host = hosts[idx[j]];
-        const status = statusOf(host.name, item);
+        const status = protocol.statusOf(host.name, item);
         const value = item.v === undefined ? undefined : checkedValue<T>(call.shard, item.v);
         answered[j] = 1;
         if (value instanceof FleetError) {
@@ -217,13 +205,13 @@ function sendShard<T>(
         } else arrive(idx[j], value === undefined ? { host, status } : { host, status, value });
       }
     };
-    const sub = nc.subscribe(resultsSubject(deps.table.id, job), {
+    const sub = nc.subscribe(protocol.resultsSubject(deps.table.id, job), {
       callback: (err, msg) => {
         if (err || finished) return;
         watch(SILENCE_MS, `no word from it for ${SILENCE_MS} ms mid-shard`);
         const body = parts.add(msg.data, msg.headers);
         if (!body) return;
-        const type = msg.headers?.get(HDR_TYPE);
+        const type = msg.headers?.get(protocol.HDR_TYPE);
         if (type === 'refused') {
           finish(`it refused the shard: ${Buffer.from(body).toString('utf8').slice(0, 300)}`);
           return;
@@ -233,7 +221,7 @@ function sendShard<T>(
         reading = reading
           .then(async () => {
             if (finished) return;
-            take(await decodeBody<ShardItem[]>(body));
+            take(await decodeBody<protocol.ShardItem[]>(body));
             if (type === 'end')
               finish(idx.some((_, j) => answered[j] === 0) ? 'it ended without answering every host' : undefined);
           })
@@ -243,7 +231,7 @@ function sendShard<T>(
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     watch(ACK_MS, `no acknowledgement within ${ACK_MS} ms`);
-    const request: ShardRequest = {
+    const request: protocol.ShardRequest = {
       v: 1,
       job,
       from: deps.table.id,
@@ -259,7 +247,7 @@ function sendShard<T>(
     encodeBody(request).then(
       (body) => {
         if (finished) return;
-        publishParts(nc, shardSubject(peer), body, { [HDR_JOB]: job });
+        protocol.publishParts(nc, protocol.shardSubject(peer), body, { [protocol.HDR_JOB]: job });
       },
       (e) => finish(`the shard could not be encoded (${(e as Error).message})`),
     );
@@ -271,7 +259,7 @@ function sendShard<T>(
  * guard): a ranked walk's rows at most top_n entries. A value that is not one is the host's
  * error, never rows the caller did not ask for.
  */
-function checkedValue<T>(shard: ShardTask, v: unknown): T | FleetError {
+function checkedValue<T>(shard: protocol.ShardTask, v: unknown): T | FleetError {
   const w = v as { rows?: Row[]; summary?: WalkSummary };
   if (typeof w !== 'object' || w === null || !Array.isArray(w.rows) || typeof w.summary !== 'object' || !w.summary) {
     return new FleetError('internal', 'the peer gateway sent no walk for this host');
