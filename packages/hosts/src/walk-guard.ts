@@ -195,6 +195,10 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
   private readonly ctrl: AbortController | undefined;
   private readonly onAbort: (() => void) | undefined;
   private readonly watch: StallWatch | undefined;
+  /** The watch is the guard's own (no fan-out's): its timer goes with the walk. */
+  private readonly ownWatch: boolean;
+  private readonly endWith: ((verdict: FleetError) => void) | undefined;
+  private readonly tap: WalkTap | undefined;
   private began = false;
   private pending = false;
   private closed = false;
@@ -207,15 +211,21 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
   private resolveNext: ((r: Step | PromiseLike<Step>) => void) | undefined;
   private rejectNext: ((err: unknown) => void) | undefined;
 
+  // `opts` is read here and not kept: a fan-out makes it per host as a literal, which V8 would
+  // allocate in the old generation if it lived as long as the walk (agent/http2/channel.ts,
+  // StartedCall, says why).
   constructor(
     walk: WalkFn,
     req: WalkRequest,
     private readonly parent: AbortSignal,
-    private readonly opts: WalkGuardOptions,
+    opts: WalkGuardOptions,
   ) {
     this.allowance = new RowAllowance(req);
     const ms = opts.stallWatch?.ms ?? opts.stallMs;
     this.watch = ms === undefined ? undefined : (opts.stallWatch ?? new StallWatch(ms));
+    this.ownWatch = !opts.stallWatch;
+    this.endWith = opts.end;
+    this.tap = opts.tap;
     if (opts.end) {
       this.signal = parent;
     } else {
@@ -289,7 +299,7 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
 
   private end(verdict: FleetError): void {
     this.verdict ??= verdict;
-    if (this.opts.end) this.opts.end(verdict);
+    if (this.endWith) this.endWith(verdict);
     else if (!this.ctrl!.signal.aborted) this.ctrl!.abort(verdict);
   }
 
@@ -299,7 +309,7 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
     this.settled();
     if (r.done) {
       this.close();
-      this.opts.tap?.done(r.value);
+      this.tap?.done(r.value);
       return r;
     }
     const over = this.allowance.excess(r.value);
@@ -310,7 +320,7 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
       });
     }
     if (r.value.length > 0) this.began = true;
-    this.opts.tap?.rows(r.value);
+    this.tap?.rows(r.value);
     return r;
   };
 
@@ -333,7 +343,7 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
     this.closed = true;
     if (this.onAbort) this.parent.removeEventListener('abort', this.onAbort);
     // A watch of the walk's own (no fan-out's): its timer goes with it.
-    if (this.watch && !this.opts.stallWatch) this.watch.close();
+    if (this.watch && this.ownWatch) this.watch.close();
   }
 
   /** Ends the inner walk, which has not finished (the consumer stopped, or a batch overran). */

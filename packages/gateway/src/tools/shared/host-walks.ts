@@ -124,14 +124,21 @@ export async function walkHost(
   signal: AbortSignal,
   cut?: (rows: Row[]) => Row[],
 ): Promise<HostWalk> {
-  const rows: Row[] = [];
+  // The rows begin as the first batch's copy, not as an array literal made before the walk: V8
+  // allocates a literal's arrays in the old generation once nearly all of them outlive a
+  // scavenge (a fan-out's hosts are all in flight at once), and a dead old array keeps its young
+  // rows alive until the next full collection (@fleetls/hosts agent/http2/channel.ts, StartedCall).
+  let kept: Row[] | undefined;
   try {
     const summary = await streamHostWalk(walkFn, req, signal, (batch) => {
-      for (const row of batch) rows.push(row);
+      if (!kept) kept = batch.slice();
+      else for (const row of batch) kept.push(row);
     });
+    const rows = kept ?? [];
     return { rows: cut ? cut(rows) : rows, summary };
   } catch (err) {
     if (!(err instanceof PartialFailure)) throw err;
+    const rows = kept ?? [];
     const sent = rows.filter((row) => row.kind === 'entry').length;
     const summary: WalkSummary = {
       entriesSent: sent,

@@ -18,7 +18,7 @@ import * as grpc from '@grpc/grpc-js';
 import health from 'grpc-health-check';
 import type { Logger } from 'pino';
 import { type AgentMeta, type Carrier, callFailure } from '../carrier.js';
-import { createAgentChannel } from './channel.js';
+import { type CallOptions, createAgentChannel } from './channel.js';
 import { type AgentTlsMaterial, diagnoseTls } from './tls.js';
 
 export type AgentTlsFiles = { ca: string; cert?: string; key?: string; serverName?: string };
@@ -106,6 +106,18 @@ function encodedWalk(method: MethodCodec, req: WalkRequest): Buffer {
   return bytes;
 }
 
+/**
+ * A Walk's call options, kept by its stream for the whole walk: made with `new`, not as a
+ * literal, which V8 would allocate in the old generation (channel.ts, StartedCall, says why).
+ */
+class WalkCallOptions implements CallOptions {
+  constructor(
+    readonly timeoutMs: number,
+    readonly signal: AbortSignal,
+    readonly onHeaders: (headers: IncomingHttpHeaders) => void,
+  ) {}
+}
+
 /** The carrier of one agent at `address` ("host:port" or "unix:PATH"); the session connects on first use. */
 export function http2Carrier(address: string, opts: AgentBackendOptions): Carrier {
   const { packageDefinition } = loadContract();
@@ -162,12 +174,12 @@ export function http2Carrier(address: string, opts: AgentBackendOptions): Carrie
     // The channel's stream as it is: the client maps its failure (failure below) and returns
     // it when it stops early (the stream's own finally cancels the call).
     walk: (req, signal, onMeta) =>
-      channel.serverStream(methods.Walk.path, encodedWalk(methods.Walk, req), {
-        timeoutMs: req.deadlineMs + WALK_GRACE_MS,
-        signal,
+      channel.serverStream(
+        methods.Walk.path,
+        encodedWalk(methods.Walk, req),
         // Response headers come before the first message: an agent is checked before any row is used.
-        onHeaders: (h) => onMeta(metaOf(h)),
-      }),
+        new WalkCallOptions(req.deadlineMs + WALK_GRACE_MS, signal, (h) => onMeta(metaOf(h))),
+      ),
     failure,
     stat: (path, followSymlinks, signal, onMeta) =>
       unary<WireStatResponseOut>(methods.Stat, { path, followSymlinks }, signal, onMeta),

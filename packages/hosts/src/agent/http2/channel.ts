@@ -66,6 +66,34 @@ interface CallControl {
 }
 
 /**
+ * Pretenuring: what a call keeps for the whole walk is made with `new`, not as an object literal.
+ * V8 allocates a literal's objects in the old generation once it sees nearly all of them outlive
+ * a scavenge, and all of a fan-out's hosts are in flight at once, so they do; an old object that
+ * died keeps the young objects it points to (here the whole stream, its queue and its rows)
+ * alive through every scavenge until the next full collection, copied and then promoted: the
+ * gateway's helper threads' extra work in a 200-host fan-out (bench/results/structure.why.md,
+ * issue 34, session 18). A class's objects are never pretenured.
+ */
+class StartedCall implements CallControl {
+  constructor(
+    private readonly stream: http2.ClientHttp2Stream,
+    private readonly stop: (err: GrpcError) => void,
+  ) {}
+
+  cancel(): void {
+    this.stop(new GrpcError(status.CANCELLED, 'Cancelled on client'));
+  }
+
+  pause(): void {
+    this.stream.pause();
+  }
+
+  resume(): void {
+    this.stream.resume();
+  }
+}
+
+/**
  * Response bytes a call holds that its consumer has not taken: past this the stream stops
  * being read, so a slow consumer holds the agent back (its writes wait for the window)
  * instead of the gateway buffering a whole walk per host. Eight of the agent's 32 KiB batches.
@@ -114,9 +142,10 @@ function startCall(
     trailers = t;
     opts.onTrailers?.(t);
   });
+  const onMessage = (msg: Buffer) => sink.onMessage(msg);
   stream.on('data', (chunk: Buffer) => {
     if (failure) return;
-    const bad = deframer.push(chunk, sink.onMessage);
+    const bad = deframer.push(chunk, onMessage);
     // Nothing more of it is read: a host past a message's bound is cut off, not buffered.
     if (bad) cancel(framingError(bad));
   });
@@ -137,11 +166,7 @@ function startCall(
         : end,
     );
   });
-  return {
-    cancel: () => cancel(new GrpcError(status.CANCELLED, 'Cancelled on client')),
-    pause: () => stream.pause(),
-    resume: () => stream.resume(),
-  };
+  return new StartedCall(stream, cancel);
 }
 
 /** Waits for `ready`, or rejects with the signal's reason once it aborts. */
@@ -164,10 +189,11 @@ function untilReady(ready: Promise<void>, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * A started call's messages waiting for its reader: the sink fills the queue; past
+ * A started call's messages waiting for its reader: it is the call's sink and fills the queue
+ * (the sink is the queue itself, not a literal around it: StartedCall says why); past
  * QUEUED_BYTES_HIGH the stream stops being read until half of it is taken.
  */
-class CallQueue {
+class CallQueue implements CallSink {
   private readonly queue: Buffer[] = [];
   private queued = 0;
   private paused = false;
@@ -177,22 +203,23 @@ class CallQueue {
   readonly call: CallControl;
 
   constructor(begin: (sink: CallSink) => CallControl) {
-    this.call = begin({
-      onMessage: (msg) => {
-        this.queue.push(msg);
-        this.queued += msg.length;
-        if (!this.paused && this.queued >= QUEUED_BYTES_HIGH) {
-          this.paused = true;
-          this.call.pause();
-        }
-        this.notify();
-      },
-      onEnd: (err) => {
-        this.ended = true;
-        this.error = err;
-        this.notify();
-      },
-    });
+    this.call = begin(this);
+  }
+
+  onMessage(msg: Buffer): void {
+    this.queue.push(msg);
+    this.queued += msg.length;
+    if (!this.paused && this.queued >= QUEUED_BYTES_HIGH) {
+      this.paused = true;
+      this.call.pause();
+    }
+    this.notify();
+  }
+
+  onEnd(err: GrpcError | undefined): void {
+    this.ended = true;
+    this.error = err;
+    this.notify();
   }
 
   private notify(): void {
