@@ -11,11 +11,19 @@
  */
 export const MAX_MESSAGE_BYTES = 1 << 20;
 
+const EMPTY = Buffer.alloc(0);
+
 /** Why a stream's framing is refused. */
 export type FrameProblem = { kind: 'compressed' } | { kind: 'oversized'; bytes: number; max: number };
 
 export class Deframer {
-  private readonly chunks: Buffer[] = [];
+  /**
+   * Chunks not yet read, an array only while bytes wait (a chunk of whole messages is read at
+   * once), so that it dies young: one kept for the whole call is allocated in the old generation
+   * by V8's pretenuring once a fan-out's hosts all hold one, and pins the chunks pushed into it
+   * until the next full collection (agent/http2/channel.ts, StartedCall).
+   */
+  private chunks: Buffer[] | undefined;
   private held = 0;
   /** The length of the message being read, once its prefix is in; -1 before. */
   private need = -1;
@@ -25,7 +33,9 @@ export class Deframer {
   /** Calls `onMessage` for each whole message; a compressed or oversized one is the stream's end. */
   push(chunk: Uint8Array, onMessage: (msg: Buffer) => void): FrameProblem | undefined {
     if (chunk.length > 0) {
-      this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+      if (this.chunks) this.chunks.push(buf);
+      else this.chunks = [buf];
       this.held += chunk.length;
     }
     for (;;) {
@@ -51,22 +61,28 @@ export class Deframer {
 
   /** The next `n` held bytes (n ≤ held): a view of one chunk, or one copy across several. */
   private take(n: number): Buffer {
+    // An empty message (a proto3 message of defaults only) takes nothing, and may be the last
+    // of what is held: there may be no chunk to view.
+    if (n === 0) return EMPTY;
+    // 0 < n ≤ held: bytes wait, so chunks does too.
+    const chunks = this.chunks!;
     this.held -= n;
-    const first = this.chunks[0];
+    if (this.held === 0) this.chunks = undefined;
+    const first = chunks[0];
     if (first.length >= n) {
-      if (first.length === n) this.chunks.shift();
-      else this.chunks[0] = first.subarray(n);
+      if (first.length === n) chunks.shift();
+      else chunks[0] = first.subarray(n);
       return first.subarray(0, n);
     }
     const out = Buffer.allocUnsafe(n);
     let at = 0;
     while (at < n) {
-      const c = this.chunks[0];
+      const c = chunks[0];
       const k = Math.min(c.length, n - at);
       c.copy(out, at, 0, k);
       at += k;
-      if (k === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(k);
+      if (k === c.length) chunks.shift();
+      else chunks[0] = c.subarray(k);
     }
     return out;
   }

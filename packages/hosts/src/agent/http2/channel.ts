@@ -194,7 +194,12 @@ function untilReady(ready: Promise<void>, signal: AbortSignal): Promise<void> {
  * QUEUED_BYTES_HIGH the stream stops being read until half of it is taken.
  */
 class CallQueue implements CallSink {
-  private readonly queue: Buffer[] = [];
+  /**
+   * Messages not yet taken; an array only while some wait (most are taken before the next
+   * arrives), so that it dies young: one made with the call and kept for the whole walk is
+   * pretenured (StartedCall says why) and pins every message pushed into it.
+   */
+  private queue: Buffer[] | undefined;
   private queued = 0;
   private paused = false;
   ended = false;
@@ -207,7 +212,8 @@ class CallQueue implements CallSink {
   }
 
   onMessage(msg: Buffer): void {
-    this.queue.push(msg);
+    if (this.queue) this.queue.push(msg);
+    else this.queue = [msg];
     this.queued += msg.length;
     if (!this.paused && this.queued >= QUEUED_BYTES_HIGH) {
       this.paused = true;
@@ -230,7 +236,8 @@ class CallQueue implements CallSink {
 
   /** The next message waiting, if one is. */
   take(): Buffer | undefined {
-    const msg = this.queue.shift();
+    const msg = this.queue?.shift();
+    if (this.queue?.length === 0) this.queue = undefined;
     if (msg) {
       this.queued -= msg.length;
       // Half drained: read on, so the next batches are on their way before the queue is empty.
