@@ -169,14 +169,25 @@ export class PackedDir {
     const fd = this.fd;
     if (fd < 0) return;
     this.fd = -1;
-    this.spare.push(this.buf);
+    if (this.spare.length < SPARE_KEPT) this.spare.push(this.buf);
     fs.closeSync(fd);
   }
 }
 
-/** Opens directories for packed reads, their Buffers reused across them (a walk reads one while it sizes another). */
+/** Spare Buffers a thread keeps at most (a walk reads one directory while it sizes another). */
+const SPARE_KEPT = 4;
+
+/**
+ * This thread's Buffers no directory is reading, for the next directory of any walk: a walker
+ * thread runs one walk after another, and a Buffer made per walk (128 KiB of memory outside
+ * V8's heap, malloc'd and freed each time) brought the thread's full collections sooner
+ * (bench/results/structure.why.md). Taken with pop(), so no two reads ever share one.
+ */
+const threadSpare: Buffer[] = [];
+
+/** Opens directories for packed reads, their Buffers reused across them and across this thread's walks. */
 export class PackedReader {
-  private readonly spare: Buffer[] = [];
+  private readonly spare = threadSpare;
 
   /** A reader where the native module is loaded; undefined where directories are read through node:fs. */
   static ifLoaded(): PackedReader | undefined {
