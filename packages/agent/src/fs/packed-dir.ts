@@ -65,6 +65,17 @@ export const STAT_ALL = 0xffff_ffff;
 /** statMask bits: only what a walk must stat whatever it keeps (directories to descend, DT_UNKNOWN to type). */
 export const STAT_DIRS = (1 << 0) | (1 << 4);
 
+/** Spare Buffers a thread keeps at most (a walk reads one directory while it sizes another). */
+const SPARE_KEPT = 4;
+
+/**
+ * This thread's Buffers no directory is reading, for the next directory of any walk: a walker
+ * thread runs one walk after another, and a Buffer made per walk (128 KiB of memory outside
+ * V8's heap, malloc'd and freed each time) brought the thread's full collections sooner
+ * (bench/results/structure.why.md). Taken with pop(), so no two reads ever share one.
+ */
+const threadSpare: Buffer[] = [];
+
 /** One directory being read; each next() fills the records of the following chunk. */
 export class PackedDir {
   /** Records of the last chunk. */
@@ -75,7 +86,6 @@ export class PackedDir {
   constructor(
     private fd: number,
     readonly buf: Buffer,
-    private readonly spare: Buffer[],
   ) {
     this.f64 = new Float64Array(buf.buffer, buf.byteOffset, buf.length >> 3);
     this.i32 = new Int32Array(buf.buffer, buf.byteOffset, buf.length >> 2);
@@ -169,26 +179,13 @@ export class PackedDir {
     const fd = this.fd;
     if (fd < 0) return;
     this.fd = -1;
-    if (this.spare.length < SPARE_KEPT) this.spare.push(this.buf);
+    if (threadSpare.length < SPARE_KEPT) threadSpare.push(this.buf);
     fs.closeSync(fd);
   }
 }
 
-/** Spare Buffers a thread keeps at most (a walk reads one directory while it sizes another). */
-const SPARE_KEPT = 4;
-
-/**
- * This thread's Buffers no directory is reading, for the next directory of any walk: a walker
- * thread runs one walk after another, and a Buffer made per walk (128 KiB of memory outside
- * V8's heap, malloc'd and freed each time) brought the thread's full collections sooner
- * (bench/results/structure.why.md). Taken with pop(), so no two reads ever share one.
- */
-const threadSpare: Buffer[] = [];
-
 /** Opens directories for packed reads, their Buffers reused across them and across this thread's walks. */
 export class PackedReader {
-  private readonly spare = threadSpare;
-
   /** A reader where the native module is loaded; undefined where directories are read through node:fs. */
   static ifLoaded(): PackedReader | undefined {
     return readsDents() ? new PackedReader() : undefined;
@@ -201,7 +198,7 @@ export class PackedReader {
     // Only made where the module is loaded (ifLoaded): a descriptor, or it throws.
     const fd = openDirRead(dirFd) as number;
     // allocUnsafeSlow: a Buffer of its own memory, 8-byte aligned as the records' doubles need.
-    return new PackedDir(fd, this.spare.pop() ?? Buffer.allocUnsafeSlow(PACKED_BYTES), this.spare);
+    return new PackedDir(fd, threadSpare.pop() ?? Buffer.allocUnsafeSlow(PACKED_BYTES));
   }
 }
 
