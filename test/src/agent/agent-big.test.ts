@@ -11,7 +11,10 @@ import { type AgentProcess, agentClient, healthWatch, startAgent, walkAll } from
 
 const FLAT = 200_000;
 const DIRS = 200;
-const PER_DIR = 250;
+// What a stalled client lets the walker read ahead is bounded by the credits and the transport's
+// buffers, not by the tree: fresh-clone CI runs saw 12,950-25,200 entries, and 25,200 failed a
+// 50,200-entry tree's "less than half". Twice the tree keeps the bound on what the test means.
+const PER_DIR = 500;
 /** Entries of a whole walk of wide/: its directories and their files. */
 const WIDE_ENTRIES = DIRS * PER_DIR + DIRS;
 
