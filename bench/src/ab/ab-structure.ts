@@ -147,7 +147,7 @@ class Samples {
     this.cpu[side] += a.cpuMs;
   }
 
-  /** now ÷ then of each round's gateway CPU (its samples summed: /proc counts 10 ms ticks). */
+  /** now ÷ then of each round's gateway CPU (its samples summed). */
   cpuRatios(): number[] {
     return this.cpuRounds.filter(([t, n]) => t > 0 && n > 0).map(([t, n]) => n / t);
   }
@@ -187,7 +187,7 @@ function report(builds: PerSide<Build>, ms: Measure[], samples: Samples[], round
   const rows: string[][] = [];
   r.table({
     title: `Issue 24's fan-out and walk: then (${then.commit}) vs now (${now.commit}), in turns`,
-    intro: `Both builds side by side: each its own \`fleetls serve\` (its own gateway, stdio MCP, the SDK client), its own ${REAL_AGENTS} agent processes and one more of its own agents for the walks (with the node flags the shipped agent carries, scripts/package/exec-argv.json, for both); the ${STUB_AGENTS} stub agents (canned 160-row answer, no file system, 4 processes) are the same processes for both gateways. Fan-out: the fan-out section's \`list_files host=all order_by=size sort=descending top_n=10 max_depth=10 type=file\` on tree-10k/deep (~160 entries per host), every host ok, no next_cursor. Walk: the walk section's tree shape (max_depth 64, no cap biting) and ranked (top 100 by size) on the 300k tree, through a grpc-js client that does not decode rows. Samples in turns, ABBA by round (one warm-up round, then ${rounds}): fan-out 3 calls per side per round (${WARM_CALLS} in the warm-up round, whose gateway CPU a note gives), walks 1. Median of all samples; per-round ratios are now ÷ then of each round's medians. A fan-out's gateway CPU is its \`fleetls serve\` process's user + system time during the call (/proc, 10 ms ticks): the mean per call, and now ÷ then of the sums, over all samples and per round.`,
+    intro: `Both builds side by side: each its own \`fleetls serve\` (its own gateway, stdio MCP, the SDK client), its own ${REAL_AGENTS} agent processes and one more of its own agents for the walks (with the node flags the shipped agent carries, scripts/package/exec-argv.json, for both); the ${STUB_AGENTS} stub agents (canned 160-row answer, no file system, 4 processes) are the same processes for both gateways. Fan-out: the fan-out section's \`list_files host=all order_by=size sort=descending top_n=10 max_depth=10 type=file\` on tree-10k/deep (~160 entries per host), every host ok, no next_cursor. Walk: the walk section's tree shape (max_depth 64, no cap biting) and ranked (top 100 by size) on the 300k tree, through a grpc-js client that does not decode rows. Samples in turns, ABBA by round (one warm-up round, then ${rounds}): fan-out 3 calls per side per round (${WARM_CALLS} in the warm-up round, whose gateway CPU a note gives), walks 1. Median of all samples; per-round ratios are now ÷ then of each round's medians. A fan-out's gateway CPU is its \`fleetls serve\` process's CPU time during the call (each thread's run time, /proc schedstat, ns): the mean per call, and now ÷ then of the sums, over all samples and per round.`,
     header: ['Measure (median)', `then ${then.commit}`, `now ${now.commit}`, 'now ÷ then', 'per-round now ÷ then'],
     rows,
   });

@@ -61,9 +61,31 @@ export function memoryOf(pid: number): { hwm: number; rss: number } | undefined 
   }
 }
 
-/** CPU time (user + system) a process has used, in ms, from /proc (10 ms ticks). */
+/**
+ * CPU time a process has used, in ms: the nanoseconds each of its threads has run
+ * (/proc/<pid>/task/<tid>/schedstat), summed. /proc/<pid>/stat counts 10 ms ticks, which over a
+ * call of a few ms reads 0 or 10 and leaves a per-round ratio to chance. A thread that ended
+ * between two reads takes its time with it: measure processes whose threads live as long as they
+ * do (a gateway, an agent, nats-server). Where schedstat is missing, the ticks.
+ */
 export function cpuMs(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
+  try {
+    let ns = 0;
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err; // the thread ended: its time went with it
+      }
+    }
+    return ns / 1e6;
+  } catch {
+    return ticksMs(pid);
+  }
+}
+
+function ticksMs(pid: number): number {
   try {
     const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(f[11]) + Number(f[12])) * (1000 / 100);
