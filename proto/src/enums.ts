@@ -16,7 +16,7 @@ import type { ErrorCode as WireErrorCode } from './gen/fleetls/v1/ErrorCode.js';
 import type { PermKind as WirePermKind } from './gen/fleetls/v1/PermKind.js';
 import type { ResumeRow as WireResumeRow } from './gen/fleetls/v1/ResumeRow.js';
 import type { TruncationReason as WireTruncationReason } from './gen/fleetls/v1/TruncationReason.js';
-import { ENUM_VALUES } from './wire/wire-numbers.js';
+import { ENUM_VALUES } from './wire/enum-values.js';
 
 type Name<T> = Extract<T, string>;
 

@@ -10,9 +10,9 @@ import { query } from './context.js';
 import { fill, h } from './dom.js';
 import * as fmt from './format.js';
 import { type OwnedEntry, OwnerNames } from './owners.js';
-import { breadcrumbs, childPath } from './paths.js';
 import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
+import { breadcrumbs, childPath } from './url-paths.js';
 
 interface JsonTruncation {
   dir?: string;

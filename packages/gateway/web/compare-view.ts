@@ -6,9 +6,9 @@ import { query, type ViewContext } from './context.js';
 import { fill, h } from './dom.js';
 import * as fmt from './format.js';
 import { OwnerNames } from './owners.js';
-import { breadcrumbs, childPath } from './paths.js';
 import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { targetForm } from './target-form.js';
+import { breadcrumbs, childPath } from './url-paths.js';
 
 /** What a set of hosts has at a path that differs: absent, or its entry. */
 type Value = { hosts: string[]; present?: boolean; entry?: fmt.JsonEntry };

@@ -5,11 +5,11 @@
 import { query, type ViewContext } from './context.js';
 import { $, fill, h } from './dom.js';
 import { exactBytes, humanSize, type JsonEntry, type JsonStatus, nameText } from './format.js';
-import { breadcrumbs } from './paths.js';
 import { callAndFollow, type ScanPageLike } from './scan-panel.js';
 import { type DuItem, type DuTotalItem, type SpaceNode, spaceTree } from './space-model.js';
 import { targetForm } from './target-form.js';
 import { drawTreemap, sizeLabel, tipLines } from './treemap.js';
+import { breadcrumbs } from './url-paths.js';
 
 interface DuAnswer extends ScanPageLike {
   entries?: { host: string; entry: JsonEntry }[];

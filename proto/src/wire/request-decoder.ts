@@ -13,7 +13,7 @@ import type { IdMatch__Output as WireIdMatchOut } from '../gen/fleetls/v1/IdMatc
 import type { StatRequest__Output as WireStatRequestOut } from '../gen/fleetls/v1/StatRequest.js';
 import type { WalkRequest__Output as WireWalkRequestOut } from '../gen/fleetls/v1/WalkRequest.js';
 import { FILTER, ID_MATCH, INSTANT, PERM_MATCH, SIZE_BOUND, STAT_REQUEST, WALK_REQUEST } from '../gen/wire-numbers.js';
-import { ENUM_VALUES } from './wire-numbers.js';
+import { ENUM_VALUES } from './enum-values.js';
 
 const TWO_32 = 4294967296;
 /** protobufjs' util.recursionLimit (protoc's default). */

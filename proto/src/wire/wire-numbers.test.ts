@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import protobuf from 'protobufjs';
 import { PROTO_DIR, PROTO_FILES, packageDefinition } from '../contract.js';
 import * as generated from '../gen/wire-numbers.js';
-import { ENUM_VALUES } from './wire-numbers.js';
+import { ENUM_VALUES } from './enum-values.js';
 
 type Def = { format: string; type: EnumType };
 type EnumType = { value?: { name: string; number: number }[] };
