@@ -18,6 +18,10 @@
 // - mountsChanged: poll(2) of a kept /proc/self/mountinfo descriptor for POLLPRI, which the
 //   kernel raises once a mount or unmount happened since the last poll: the table is read
 //   again only then, where reading it costs a walk the kernel's printing of every mount.
+// - openDirs: openAt of several names, each in the directory the one before it opened, in
+//   one task on libuv's pool (a request path's resolution, fs/confined-path.ts): node:fs
+//   has no call that does it, and one round trip per name cost a small walk more than its
+//   listing on the main thread.
 // A name must be one component: no "/", no NUL, not "." or "..". Read-only: nothing here
 // reads a file or changes anything; the only descriptor opened for reading is a directory's.
 // Node-API, so one build serves Node 20, 22 and 24 and the packaged runtime.
@@ -794,6 +798,182 @@ static napi_value encode_rows(napi_env env, napi_callback_info info) {
   return number(env, (int32_t)i);
 }
 
+// openDirs(dirFd: number, names: Buffer[], last: boolean) -> a Promise of [fds, next, syscall],
+// the lookups run on libuv's pool (one task, where node:fs would make one per name): each name
+// is opened in the directory the previous one opened, O_PATH|O_DIRECTORY|O_NOFOLLOW as
+// openAt(dirFd, name, true), until one is not a directory. `fds`: the directories opened, in
+// order (the caller's to close); none when `last` (the caller needs no descriptor once every
+// name is a directory) and every name opened: the task closed them, off the caller's thread
+// (O_PATH: no file system is called). `next`, what the name after them is: undefined when every
+// name was opened, its target (a Buffer) when it is a symlink (readlinkat in the same
+// directory), 0 when it is anything else, or -errno when its open (or readlink: `syscall`
+// says which) failed. The caller (confined-path.ts) passes only names its resolution has
+// approved, each on the condition that the ones before it are directories: a name is looked
+// up only once they opened as directories, never through a symlink.
+enum { NEXT_NONE, NEXT_LINK, NEXT_OTHER, NEXT_ERRNO };
+
+struct open_dirs {
+  napi_async_work work;
+  napi_deferred deferred;
+  int32_t from;
+  uint32_t count;
+  bool last;
+  /* The names, each NUL-terminated, one after the other. */
+  char* names;
+  uint32_t opened;
+  int next;
+  int err;
+  const char* syscall;
+  ssize_t target_len;
+  char target[PATH_MAX];
+  int32_t fds[];
+};
+
+static void open_dirs_run(napi_env env, void* data) {
+  (void)env;
+  struct open_dirs* w = data;
+  int dir = w->from;
+  const char* name = w->names;
+  for (uint32_t i = 0; i < w->count; i++, name += strlen(name) + 1) {
+    int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      w->fds[w->opened++] = fd;
+      dir = fd;
+      continue;
+    }
+    w->syscall = "open";
+    w->err = errno;
+    if (w->err != ENOTDIR && w->err != ELOOP) {
+      w->next = NEXT_ERRNO;
+      return;
+    }
+    // Not a directory: a symlink (its target read where it is), or anything else.
+    w->target_len = readlinkat(dir, name, w->target, sizeof w->target);
+    if (w->target_len >= 0 && (size_t)w->target_len < sizeof w->target) {
+      w->next = NEXT_LINK;
+    } else if (w->target_len < 0 && errno == EINVAL) {
+      w->next = NEXT_OTHER;
+    } else {
+      w->next = NEXT_ERRNO;
+      w->syscall = "readlink";
+      w->err = w->target_len < 0 ? errno : ENAMETOOLONG;
+    }
+    return;
+  }
+  if (!w->last) return;
+  for (uint32_t i = 0; i < w->opened; i++) close(w->fds[i]);
+  w->opened = 0;
+}
+
+static napi_value open_dirs_answer(napi_env env, struct open_dirs* w) {
+  napi_value answer, fds, next, syscall;
+  if (napi_create_array_with_length(env, 3, &answer) != napi_ok ||
+      napi_create_array_with_length(env, w->opened, &fds) != napi_ok)
+    return NULL;
+  for (uint32_t i = 0; i < w->opened; i++)
+    if (napi_set_element(env, fds, i, number(env, w->fds[i])) != napi_ok) return NULL;
+  napi_status made = napi_get_undefined(env, &next);
+  if (w->next == NEXT_LINK) made = napi_create_buffer_copy(env, (size_t)w->target_len, w->target, NULL, &next);
+  if (w->next == NEXT_OTHER) next = number(env, 0);
+  if (w->next == NEXT_ERRNO) next = number(env, -w->err);
+  if (made != napi_ok || napi_get_undefined(env, &syscall) != napi_ok) return NULL;
+  if (w->next == NEXT_ERRNO && napi_create_string_utf8(env, w->syscall, NAPI_AUTO_LENGTH, &syscall) != napi_ok)
+    return NULL;
+  if (napi_set_element(env, answer, 0, fds) != napi_ok || napi_set_element(env, answer, 1, next) != napi_ok ||
+      napi_set_element(env, answer, 2, syscall) != napi_ok)
+    return NULL;
+  return answer;
+}
+
+static void open_dirs_done(napi_env env, napi_status status, void* data) {
+  struct open_dirs* w = data;
+  napi_value answer = status == napi_ok ? open_dirs_answer(env, w) : NULL;
+  if (answer != NULL) {
+    napi_resolve_deferred(env, w->deferred, answer);
+  } else {
+    // Not delivered (the thread's environment is going away, or out of memory): nobody will close them.
+    for (uint32_t i = 0; i < w->opened; i++) close(w->fds[i]);
+    napi_value msg, err;
+    if (napi_create_string_utf8(env, "openDirs: the answer could not be made", NAPI_AUTO_LENGTH, &msg) == napi_ok &&
+        napi_create_error(env, NULL, msg, &err) == napi_ok)
+      napi_reject_deferred(env, w->deferred, err);
+  }
+  napi_delete_async_work(env, w->work);
+  free(w->names);
+  free(w);
+}
+
+/* Whether `len` bytes at `data` are one component: not empty, no '/' or NUL, not "." or "..". */
+static bool is_component(const void* data, size_t len) {
+  const char* c = data;
+  if (len == 0 || memchr(c, '/', len) != NULL || memchr(c, 0, len) != NULL) return false;
+  return !(c[0] == '.' && (len == 1 || (len == 2 && c[1] == '.')));
+}
+
+/* At most this many names a call: a path of PATH_MAX bytes has fewer. */
+#define OPEN_DIRS_MAX (PATH_MAX / 2)
+
+static napi_value open_dirs(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  int32_t from;
+  bool is_array = false, last;
+  uint32_t count = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 3)
+    return type_error(env, "openDirs: takes three arguments");
+  if (napi_get_value_int32(env, argv[0], &from) != napi_ok) return type_error(env, "openDirs: dirFd must be a number");
+  if (napi_get_value_bool(env, argv[2], &last) != napi_ok) return type_error(env, "openDirs: last must be a boolean");
+  if (napi_is_array(env, argv[1], &is_array) != napi_ok || !is_array ||
+      napi_get_array_length(env, argv[1], &count) != napi_ok || count == 0 || count > OPEN_DIRS_MAX)
+    return type_error(env, "openDirs: names must be an array of 1 to 2048 Buffers");
+  // The names' bytes: each a component, of any length (the kernel's ENAMETOOLONG is the
+  // answer to a long one, as it is to node:fs).
+  size_t total = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value name;
+    bool is_buffer = false;
+    void* data;
+    size_t len;
+    if (napi_get_element(env, argv[1], i, &name) != napi_ok || napi_is_buffer(env, name, &is_buffer) != napi_ok ||
+        !is_buffer || napi_get_buffer_info(env, name, &data, &len) != napi_ok || !is_component(data, len))
+      return type_error(env, "openDirs: each name must be one component (a Buffer: no '/', NUL, '.' or '..')");
+    total += len + 1;
+  }
+  struct open_dirs* w = calloc(1, sizeof *w + count * sizeof w->fds[0]);
+  char* names = malloc(total);
+  if (w == NULL || names == NULL) {
+    free(w);
+    free(names);
+    napi_throw_error(env, NULL, "openDirs: out of memory");
+    return NULL;
+  }
+  w->from = from;
+  w->count = count;
+  w->last = last;
+  w->names = names;
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value name;
+    void* data;
+    size_t len;
+    napi_get_element(env, argv[1], i, &name);
+    napi_get_buffer_info(env, name, &data, &len);
+    memcpy(names, data, len);
+    names[len] = 0;
+    names += len + 1;
+  }
+  napi_value promise, resource;
+  bool made = napi_create_promise(env, &w->deferred, &promise) == napi_ok &&
+              napi_create_string_utf8(env, "fsat.openDirs", NAPI_AUTO_LENGTH, &resource) == napi_ok &&
+              napi_create_async_work(env, NULL, resource, open_dirs_run, open_dirs_done, w, &w->work) == napi_ok;
+  if (made && napi_queue_async_work(env, w->work) == napi_ok) return promise;
+  // A promise made but never settled is only garbage.
+  if (made) napi_delete_async_work(env, w->work);
+  free(w->names);
+  free(w);
+  napi_throw_error(env, NULL, "openDirs: the task could not be queued");
+  return NULL;
+}
+
 // mountsChanged(fd: number) -> 1 when the mount table changed since this descriptor's last
 // poll (or its open), 0 when not, or -errno. Never waits.
 static napi_value mounts_changed(napi_env env, napi_callback_info info) {
@@ -824,6 +1004,7 @@ NAPI_MODULE_INIT() {
       {"fillOffsets", fill_offsets},
       {"encodeRows", encode_rows},
       {"mountsChanged", mounts_changed},
+      {"openDirs", open_dirs},
   };
   for (size_t i = 0; i < sizeof EXPORTS / sizeof EXPORTS[0]; i++) {
     napi_value fn;

@@ -1,6 +1,7 @@
 // The agent's one native module (native/fsat.c) as the walk calls it: lstat and open
 // (O_PATH) of a name in an open directory, by statx(2) and openat(2) on its descriptor, and
-// the directory's own read, by openat(N, ".") and getdents64(2).
+// the directory's own read, by openat(N, ".") and getdents64(2); and, for a request's path,
+// its directories opened one in the other in one task on libuv's pool (openDirsAsync).
 // Where the module is absent the walk goes through the directory descriptor's magic link
 // /proc/self/fd/N/<name> (beneath.ts). Both are confined to the directory; the module's is
 // one lookup where the magic link costs the kernel two (walk.why.md). The module is found
@@ -61,6 +62,17 @@ interface Fsat {
   ): number;
   /** poll(2) of a /proc/self/mountinfo descriptor for POLLPRI: 1 changed since its last poll, 0 not, or -errno. */
   mountsChanged(fd: number): number;
+  /**
+   * openAt(…, true) of each name in the directory the previous one opened, on libuv's pool in
+   * one task, until one is not a directory: the descriptors opened (none when `last` and all
+   * were: it closed them), then what the next name is (undefined: none left; its target: a
+   * symlink; 0: anything else; -errno: its `syscall` failed).
+   */
+  openDirs(
+    dirFd: number,
+    names: Buffer[],
+    last: boolean,
+  ): Promise<[fds: number[], next: Buffer | number | undefined, syscall?: string]>;
 }
 
 /** The order fsat.c writes an lstat into its Float64Array. */
@@ -144,6 +156,7 @@ const CALLS: readonly (keyof Fsat)[] = [
   'fillOffsets',
   'encodeRows',
   'mountsChanged',
+  'openDirs',
 ];
 
 interface Loaded {
@@ -297,6 +310,36 @@ export function mountsChanged(mountinfoFd: number): boolean | undefined {
   if (fsat === undefined) return undefined;
   const r = fsat.mountsChanged(mountinfoFd);
   return r < 0 ? undefined : r === 1;
+}
+
+/** What openDirsAsync found: the directories opened, then what the name after them is. */
+export interface OpenedDirs {
+  /**
+   * O_PATH descriptors of the names opened as directories, in order: the caller closes them.
+   * Empty when `last` was asked and every name was a directory (the task closed them).
+   */
+  fds: number[];
+  /**
+   * The name after them: undefined when there was none, a symlink's target, 'other' for
+   * anything else, or its lookup's error (as node:fs throws it).
+   */
+  next: Buffer | 'other' | Error | undefined;
+}
+
+/**
+ * `names` opened one in the other from directory `dirFd`, as directories never through a
+ * symlink, in one task on libuv's pool (node:fs makes one per call): until one is not a
+ * directory, whose symlink target is then read in the same task. `last`: no descriptor is
+ * wanted if every name is a directory (the task closes them: no close on the caller's thread).
+ * Only called where readsDents() (the module is loaded). Throws a TypeError for a name that
+ * is not one component, or for more than 2048 names; a lookup's failure is `next`.
+ */
+export function openDirsAsync(dirFd: number, names: Buffer[], last: boolean): Promise<OpenedDirs> {
+  const fsat = (loaded ?? loadedOnce()).fsat as Fsat;
+  return fsat.openDirs(dirFd, names, last).then(([fds, next, syscall]) => ({
+    fds,
+    next: typeof next !== 'number' ? next : next === 0 ? 'other' : errnoError(-next, syscall ?? 'open'),
+  }));
 }
 
 /** An Error as node:fs throws it: its `code` the errno's name. */
