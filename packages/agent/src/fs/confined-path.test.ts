@@ -98,6 +98,11 @@ describe('resolveConfinedAsync', () => {
     // One more task after each symlink: rel -> a/b, then up -> ../../a/b/c, then d.
     assert.equal(await count(at('rel/up/d')), 'fsat.openDirs fsat.openDirs fsat.openDirs');
     assert.equal(await count(at('a/missing/d')), 'fsat.openDirs');
+    // A path longer than one task takes (64 names) goes on in the next.
+    const deep = at('deep', ...Array.from({ length: 70 }, () => 'n'));
+    fs.mkdirSync(deep, { recursive: true });
+    assert.equal(await count(deep), 'fsat.openDirs fsat.openDirs');
+    assert.equal(await resolve(deep), deep);
   });
 
   it('answers the same without the native module (FLEETLS_NATIVE=0), a node:fs call a name', () => {
