@@ -125,6 +125,71 @@ function dropped(cut: RankCut, dir: PackedDir, i: number): boolean {
   return true;
 }
 
+/** What packedEntries reads of its source. */
+interface PackedReading {
+  readonly probe: CallProbe | undefined;
+  readonly isCancelled: () => boolean;
+  readonly onEntry: (() => void) | undefined;
+  /** A hung mount is skipped: no entry is stat'ed by the read (each goes through entryAt's check). */
+  readonly hungSkipped: boolean;
+  /** Record `i` of the chunk as the walk's RawEntry. */
+  fromRecord(rel: Buffer, dir: PackedDir, i: number): RawEntry;
+}
+
+/**
+ * A directory read by the native module, a chunk of packed records per call: every entry
+ * stat'ed as it is read up to `stats` (at least EAGER_STATS_MIN), then only those the walk
+ * must stat; none while a hung mount is skipped (each entry then goes through entryAt,
+ * which checks it against the skip list before any call).
+ * Here, not inside createFsSource: V8 gives a generator function a map of its own (for the
+ * generators it makes) at its first call, in the old generation, and that map points back
+ * at the function. A generator function declared per source left, after each walk, a dead
+ * old map holding the function, its context, and through it the walk's whole graph (the
+ * source's closures, the worker's input, the row batches) alive through every scavenge,
+ * copied and promoted until the next full collection (bench/results/structure.why.md).
+ */
+function* packedEntries(
+  reading: PackedReading,
+  rel: Buffer,
+  p: Buffer,
+  dir: PackedDir,
+  stats: number,
+  cut: RankCut | undefined,
+): Generator<RawEntry, void, void> {
+  const { probe, isCancelled, onEntry } = reading;
+  const eagerUpTo = Math.max(stats, EAGER_STATS_MIN);
+  let read = 0;
+  try {
+    for (;;) {
+      const mask = reading.hungSkipped ? 0 : read < eagerUpTo ? STAT_ALL : STAT_DIRS;
+      let more: boolean;
+      if (probe !== undefined) {
+        const held = probe.enter(p);
+        try {
+          more = dir.next(mask, probe, held);
+        } finally {
+          probe.leave();
+        }
+      } else more = dir.next(mask, undefined, 0);
+      if (!more) return;
+      const count = dir.count;
+      for (let i = 0; i < count; i++) {
+        if (isCancelled()) throw new WalkCancelled('walk cancelled');
+        onEntry?.();
+        if (cut !== undefined && dropped(cut, dir, i)) continue;
+        yield reading.fromRecord(rel, dir, i);
+      }
+      read += count;
+    }
+  } finally {
+    try {
+      watched(probe, p, () => dir.close());
+    } catch {
+      // already closed
+    }
+  }
+}
+
 // Over 80 lines: the per-entry closures (fromName, entryAt) read the source's locals on the hot path; a class or parameters would cost every entry until an A/B says not.
 export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
   const rootStr = nodePath.resolve(path);
@@ -282,51 +347,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
     return fromName(rel, name, dir.dtype(i));
   }
 
-  /**
-   * A directory read by the native module, a chunk of packed records per call: every entry
-   * stat'ed as it is read up to `stats` (at least EAGER_STATS_MIN), then only those the walk
-   * must stat; none while a hung mount is skipped (each entry then goes through entryAt,
-   * which checks it against the skip list before any call).
-   */
-  function* packedEntries(
-    rel: Buffer,
-    p: Buffer,
-    dir: PackedDir,
-    stats: number,
-    cut: RankCut | undefined,
-  ): Generator<RawEntry, void, void> {
-    const eagerUpTo = Math.max(stats, EAGER_STATS_MIN);
-    let read = 0;
-    try {
-      for (;;) {
-        const mask = skip.length > 0 ? 0 : read < eagerUpTo ? STAT_ALL : STAT_DIRS;
-        let more: boolean;
-        if (probe !== undefined) {
-          const held = probe.enter(p);
-          try {
-            more = dir.next(mask, probe, held);
-          } finally {
-            probe.leave();
-          }
-        } else more = dir.next(mask, undefined, 0);
-        if (!more) return;
-        const count = dir.count;
-        for (let i = 0; i < count; i++) {
-          if (isCancelled()) throw new WalkCancelled('walk cancelled');
-          onEntry?.();
-          if (cut !== undefined && dropped(cut, dir, i)) continue;
-          yield fromRecord(rel, dir, i);
-        }
-        read += count;
-      }
-    } finally {
-      try {
-        watched(probe, p, () => dir.close());
-      } catch {
-        // already closed
-      }
-    }
-  }
+  const reading: PackedReading = { probe, isCancelled, onEntry, hungSkipped: skip.length > 0, fromRecord };
 
   const packedTree: PackedTreeAccess | undefined =
     packed === undefined || skip.length > 0
@@ -395,6 +416,7 @@ export function createFsSource(path: string, opts: FsSourceOptions): FsSource {
         const fd = dirFd(rel, p);
         if (packed !== undefined)
           return packedEntries(
+            reading,
             rel,
             p,
             watched(probe, p, () => packed.open(fd)),
