@@ -76,6 +76,21 @@ describe('startWalk', () => {
   });
 });
 
+describe('startWalk, per walk', () => {
+  // As createFsSource's listings (fs/source.test.ts): a generator function declared per walk
+  // left a dead old map holding that walk's state through every scavenge.
+  it('hands out batches from one generator function for every walk, none made per walk', async () => {
+    const req = resolveWalkRequest({ path: root, maxDepth: 1 });
+    const a = startWalk(req, { pool, allowedRoots: [root] });
+    const b = startWalk(req, { pool, allowedRoots: [root] });
+    assert.equal(Object.getPrototypeOf(a.batches), Object.getPrototypeOf(b.batches));
+    for (const w of [a, b]) {
+      for await (const _ of w.batches);
+      assert.equal((await w.finished).cancelled, false);
+    }
+  });
+});
+
 describe('createLocalBackend', () => {
   it('walks with the same checks as the agent', async () => {
     const b = createLocalBackend({ allowedRoots: [root] });

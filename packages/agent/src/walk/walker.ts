@@ -308,38 +308,55 @@ function spawnWalk<B>(req: WalkRequest, opts: WalkerOptions, mode: 'rows' | 'wir
     return queue.shift() as WorkerMessage;
   }
 
-  async function* batches(): AsyncGenerator<B, WalkSummary, void> {
-    let done = false;
-    try {
-      for (;;) {
-        const m = await next();
-        switch (m.t) {
-          case 'rows':
-            yield m.rows.map(rowFromPlain) as B;
-            Atomics.add(ctl, CREDITS, 1);
-            Atomics.notify(ctl, CREDITS);
-            break;
-          case 'wire':
-            yield { bytes: Buffer.from(m.buf), entries: m.entries } as B;
-            Atomics.add(ctl, CREDITS, 1);
-            Atomics.notify(ctl, CREDITS);
-            break;
-          case 'done':
-            done = true;
-            return summaryFromPlain(m.summary);
-          case 'cancelled':
-            done = true;
-            throw new FleetError('cancelled', 'walk cancelled');
-          case 'error':
-            done = true;
-            throw new FleetError(m.code ?? 'internal', `walk failed: ${m.message}`);
-        }
-      }
-    } finally {
-      // The consumer stopped early (return/throw): stop the worker too.
-      if (!done) cancel();
-    }
-  }
+  return {
+    batches: batchesOf<B>(next, ctl, cancel),
+    cancel,
+    finished,
+    seen: () => seenBefore + Atomics.load(ctl, SEEN),
+  };
+}
 
-  return { batches: batches(), cancel, finished, seen: () => seenBefore + Atomics.load(ctl, SEEN) };
+/**
+ * A walk's messages as the consumer takes its batches: each taken batch grants the worker a
+ * credit; a consumer that stops early (return/throw) stops the worker too.
+ * Here, not inside spawnWalk: V8 gives a generator function a map of its own (for the
+ * generators it makes) at its first call, in the old generation, pointing back at the
+ * function; one declared per walk left a dead old map that held the walk's closures and
+ * their state alive through every scavenge until the next full collection
+ * (bench/results/structure.why.md).
+ */
+async function* batchesOf<B>(
+  next: () => Promise<WorkerMessage>,
+  ctl: Int32Array,
+  cancel: () => void,
+): AsyncGenerator<B, WalkSummary, void> {
+  let done = false;
+  try {
+    for (;;) {
+      const m = await next();
+      switch (m.t) {
+        case 'rows':
+          yield m.rows.map(rowFromPlain) as B;
+          Atomics.add(ctl, CREDITS, 1);
+          Atomics.notify(ctl, CREDITS);
+          break;
+        case 'wire':
+          yield { bytes: Buffer.from(m.buf), entries: m.entries } as B;
+          Atomics.add(ctl, CREDITS, 1);
+          Atomics.notify(ctl, CREDITS);
+          break;
+        case 'done':
+          done = true;
+          return summaryFromPlain(m.summary);
+        case 'cancelled':
+          done = true;
+          throw new FleetError('cancelled', 'walk cancelled');
+        case 'error':
+          done = true;
+          throw new FleetError(m.code ?? 'internal', `walk failed: ${m.message}`);
+      }
+    }
+  } finally {
+    if (!done) cancel();
+  }
 }
