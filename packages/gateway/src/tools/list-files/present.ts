@@ -1,7 +1,7 @@
 // list_files' answer as a model reads it: a TSV page within the answer budget, beside its JSON rows.
 import { baseName, displayPath, type Entry, humanSize, renderTsv, type TableRow } from '@fleetls/core';
 import { rowSize } from '../shared/answer-size.js';
-import { fitPage } from '../shared/page-answer.js';
+import { fitPage, type PageEnds, type PageLayout } from '../shared/page-answer.js';
 import { modified, noteLine, type TruncationJson, topNRecord, typeWord, withNextPage } from '../shared/present.js';
 import type { McpAnswer, ToolContext } from '../tool.js';
 import { FILE_COLUMNS, type FileItem, type FileListing, type ListFilesAnswer, NOUN } from './shape.js';
@@ -59,21 +59,50 @@ function topCut(listing: FileListing): TruncationJson[] {
 }
 
 export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer {
-  const columns = listing.multi ? ['host', 'path', 'type', 'size', 'modified'] : ['path', 'type', 'size', 'modified'];
-  const headers = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
-  const [header] = renderTsv(columns, [], headers);
+  return fitPage(listing, new FilesPage(listing, ctx.options));
+}
+
+const HEADERS = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
+const MULTI_COLUMNS = ['host', 'path', 'type', 'size', 'modified'];
+const ONE_HOST_COLUMNS = ['path', 'type', 'size', 'modified'];
+
+/**
+ * A listing's page layout: a class, not closures made per call, so that the code V8 optimizes
+ * for the rows' layout lives as long as the class does (a closure's was dropped at each full
+ * collection and compiled again; shared/answer-size.ts, AnswerFit).
+ */
+class FilesPage implements PageLayout {
+  readonly multi: boolean;
+  readonly rows: number;
+  readonly noun = 'rows';
+  readonly hostCuts: FileListing['truncations'];
+  private readonly columns: readonly string[];
+  private readonly header: string;
   // Rows are laid out as the budget reaches them: a page of a 5,000-row limit shows a few
   // hundred, and laying out the rest was most of a page's time.
-  const items: ReturnType<typeof itemJson>[] = [];
-  const lines: string[] = [];
-  const item = (i: number) => {
-    const { host, entry } = listing.rows[i];
-    items[i] ??= itemJson(listing.multi ? host : undefined, entry);
-    return items[i];
-  };
-  const line = (i: number) => {
-    if (lines[i] === undefined) {
-      const { host, entry } = listing.rows[i];
+  private readonly items: FileItem[] = [];
+  private readonly rowLines: string[] = [];
+
+  constructor(
+    private readonly listing: FileListing,
+    readonly options: ToolContext['options'],
+  ) {
+    this.multi = listing.multi;
+    this.rows = listing.rows.length;
+    this.hostCuts = listing.truncations;
+    this.columns = listing.multi ? MULTI_COLUMNS : ONE_HOST_COLUMNS;
+    [this.header] = renderTsv(this.columns, [], HEADERS);
+  }
+
+  private item(i: number): FileItem {
+    const { host, entry } = this.listing.rows[i];
+    this.items[i] ??= itemJson(this.listing.multi ? host : undefined, entry);
+    return this.items[i];
+  }
+
+  private line(i: number): string {
+    if (this.rowLines[i] === undefined) {
+      const { host, entry } = this.listing.rows[i];
       const row: TableRow = {
         host,
         path: displayPath(entry.path),
@@ -81,37 +110,42 @@ export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer 
         size: entry.type === 'dir' ? '' : humanSize(entry.size),
         modified: modified(entry),
       };
-      lines[i] = renderTsv(columns, [row])[1];
+      this.rowLines[i] = renderTsv(this.columns, [row])[1];
     }
-    return lines[i];
-  };
-  const first = <T>(count: number, at: (i: number) => T) => Array.from({ length: count }, (_, i) => at(i));
-  return fitPage(listing, {
-    multi: listing.multi,
-    rows: listing.rows.length,
-    rowCost: (i) => rowSize(line(i), item(i)),
-    noun: 'rows',
-    hostCuts: listing.truncations,
-    lines: () => listing.notes.map((n) => noteLine(n, true)),
-    page(count, { next, truncations, hosts }) {
-      const body = count > 0 ? ['', header, ...first(count, line)] : [];
-      const cuts = withNextPage([...truncations, ...topCut(listing)], next, count, listing.total);
-      const structured: ListFilesAnswer = {
-        kind: 'files.list',
-        columns: listing.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
-        items: first(count, item),
-        count,
-        ...(listing.total !== undefined ? { total: listing.total } : {}),
-        ...(listing.found !== undefined ? { found: listing.found } : {}),
-        start_index: listing.start,
-        truncated: cuts.length > 0,
-        truncations: cuts,
-        ...hosts,
-      };
-      if (next !== undefined) structured.next_cursor = next;
-      if (listing.notes.length > 0) structured.notes = listing.notes;
-      return { structured, text: [headline(listing, count), ...body] };
-    },
-    options: ctx.options,
-  });
+    return this.rowLines[i];
+  }
+
+  rowCost(i: number): { bytes: number; tokens: number } {
+    return rowSize(this.line(i), this.item(i));
+  }
+
+  lines(): readonly string[] {
+    return this.listing.notes.map((n) => noteLine(n, true));
+  }
+
+  page(count: number, { next, truncations, hosts }: PageEnds): { structured: ListFilesAnswer; text: string[] } {
+    const { listing } = this;
+    const body = count > 0 ? ['', this.header] : [];
+    const items: FileItem[] = [];
+    for (let i = 0; i < count; i++) {
+      body.push(this.line(i));
+      items.push(this.item(i));
+    }
+    const cuts = withNextPage([...truncations, ...topCut(listing)], next, count, listing.total);
+    const structured: ListFilesAnswer = {
+      kind: 'files.list',
+      columns: listing.multi ? [...FILE_COLUMNS] : FILE_COLUMNS.filter((c) => c !== 'host'),
+      items,
+      count,
+      ...(listing.total !== undefined ? { total: listing.total } : {}),
+      ...(listing.found !== undefined ? { found: listing.found } : {}),
+      start_index: listing.start,
+      truncated: cuts.length > 0,
+      truncations: cuts,
+      ...hosts,
+    };
+    if (next !== undefined) structured.next_cursor = next;
+    if (listing.notes.length > 0) structured.notes = listing.notes;
+    return { structured, text: [headline(listing, count), ...body] };
+  }
 }

@@ -87,48 +87,12 @@ export interface FitOptions {
  * (so following its cursor always moves on): a budget below that is a clear error.
  */
 export function fitAnswer(options: FitOptions): { answer: McpAnswer; shown: number } {
-  const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options.options;
-  // fitRows fits one measure: tokens are scaled to bytes of the byte budget, so the larger of
-  // the two is what must stay under maxBytes.
-  const scale = maxBytes / maxTokens;
-  const cost = (bytes: number, tokens: number) => Math.max(bytes, Math.ceil(tokens * scale));
-  // Each row is measured once, and only up to where a budget is passed: a page of a 5,000-row
-  // limit that shows 150 does not stringify the other 4,850. The warning names the budget the
-  // rows pass first.
-  const costs: { bytes: number; tokens: number }[] = [];
-  const measured = (i: number) => {
-    costs[i] ??= options.rowCost(i);
-    return costs[i];
-  };
-  let bytes = 0;
-  let tokens = 0;
-  for (let i = 0; i < options.rows && bytes <= maxBytes && tokens * scale <= maxBytes; i++) {
-    const r = measured(i);
-    bytes += r.bytes;
-    tokens += r.tokens;
-  }
-  const cutAt = tokens * scale > bytes ? answerCut('tokens', maxTokens) : answerCut('bytes', maxBytes);
-  const built = new Map<number, McpAnswer>();
-  const build = (n: number) => {
-    let a = built.get(n);
-    if (!a) {
-      a = options.build(n, cutAt);
-      built.set(n, a);
-    }
-    return a;
-  };
-  const size = (n: number) => {
-    const m = answerMeasure(build(n));
-    return cost(m.bytes, m.tokens);
-  };
-  const rowCost = (i: number) => {
-    const r = measured(i);
-    return cost(r.bytes, r.tokens);
-  };
+  const fit = new AnswerFit(options);
   const minRows = Math.min(1, options.rows);
-  const shown = fitRows({ rows: options.rows, rowCost, size, maxBytes }, minRows);
+  const shown = fitRows(fit, minRows);
   if (shown < 0) {
-    const m = answerMeasure(build(minRows));
+    const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options.options;
+    const m = answerMeasure(fit.build(minRows));
     throw invalidArgument(
       `max_answer_bytes is ${maxBytes} and max_answer_tokens ${maxTokens}, below the ${m.bytes} bytes ` +
         `(${m.tokens} tokens) this answer needs ` +
@@ -136,5 +100,68 @@ export function fitAnswer(options: FitOptions): { answer: McpAnswer; shown: numb
         '(or max_answer_bytes, max_answer_tokens in the inventory defaults), or ask fewer hosts',
     );
   }
-  return { answer: build(shown), shown };
+  return { answer: fit.build(shown), shown };
+}
+
+/**
+ * One answer's fit, as core's fitRows asks it (rowCost, size). A class, not closures made per
+ * call: V8 keeps a function's optimized code only while a function of it lives, so a closure
+ * made per call lost its code at each full collection and was compiled again (TurboFan, with
+ * the row's layout inlined) within the next calls; a method's lives as long as its class.
+ */
+class AnswerFit {
+  readonly rows: number;
+  readonly maxBytes: number;
+  /** fitRows fits one measure: tokens are scaled to bytes of the byte budget, so the larger of the two is what must stay under maxBytes. */
+  private readonly scale: number;
+  /** The budget the rows pass first: the warning says `answer cut at ${words}`. */
+  private readonly cutAt: AnswerCut;
+  private readonly costs: { bytes: number; tokens: number }[] = [];
+  private readonly built = new Map<number, McpAnswer>();
+
+  constructor(private readonly options: FitOptions) {
+    const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options.options;
+    this.rows = options.rows;
+    this.maxBytes = maxBytes;
+    this.scale = maxBytes / maxTokens;
+    // Each row is measured once, and only up to where a budget is passed: a page of a 5,000-row
+    // limit that shows 150 does not stringify the other 4,850. The warning names the budget the
+    // rows pass first.
+    let bytes = 0;
+    let tokens = 0;
+    for (let i = 0; i < options.rows && bytes <= maxBytes && tokens * this.scale <= maxBytes; i++) {
+      const r = this.measured(i);
+      bytes += r.bytes;
+      tokens += r.tokens;
+    }
+    this.cutAt = tokens * this.scale > bytes ? answerCut('tokens', maxTokens) : answerCut('bytes', maxBytes);
+  }
+
+  private measured(i: number): { bytes: number; tokens: number } {
+    this.costs[i] ??= this.options.rowCost(i);
+    return this.costs[i];
+  }
+
+  private cost(bytes: number, tokens: number): number {
+    return Math.max(bytes, Math.ceil(tokens * this.scale));
+  }
+
+  build(n: number): McpAnswer {
+    let a = this.built.get(n);
+    if (!a) {
+      a = this.options.build(n, this.cutAt);
+      this.built.set(n, a);
+    }
+    return a;
+  }
+
+  size(n: number): number {
+    const m = answerMeasure(this.build(n));
+    return this.cost(m.bytes, m.tokens);
+  }
+
+  rowCost(i: number): number {
+    const r = this.measured(i);
+    return this.cost(r.bytes, r.tokens);
+  }
 }

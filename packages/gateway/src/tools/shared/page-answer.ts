@@ -4,8 +4,8 @@
 import type { HostStatus } from '@fleetls/core';
 import type { GatewayOptions } from '../../fleet/options.js';
 import type { McpAnswer } from '../tool.js';
-import { type AnswerCut, fitAnswer } from './answer-size.js';
-import { fitFailedHosts } from './host-statuses.js';
+import { type AnswerCut, type FitOptions, fitAnswer } from './answer-size.js';
+import { type FittedHostStatuses, fitFailedHosts } from './host-statuses.js';
 import type { HostTruncation } from './host-walks.js';
 import { type HostStatusJson, pageCuts, type TruncationJson } from './present.js';
 
@@ -41,8 +41,31 @@ export interface PageLayout {
 
 /** The answer with the most rows of `listing` that fits the budget (fitAnswer), laid out by `layout`. */
 export function fitPage(listing: PagedListing, layout: PageLayout): McpAnswer {
-  const hs = fitFailedHosts(listing.hosts, listing.path, layout.multi, layout.options);
-  const build = (count: number, cut: AnswerCut): McpAnswer => {
+  return fitAnswer(new PageFit(listing, layout)).answer;
+}
+
+/** fitAnswer's options for a page: a class, as AnswerFit is (answer-size.ts), so its code outlives the call. */
+class PageFit implements FitOptions {
+  readonly rows: number;
+  readonly options: PageLayout['options'];
+  /** The host statuses, fitted once for every try of a row count. */
+  private readonly hs: FittedHostStatuses & { failures: string[] };
+
+  constructor(
+    private readonly listing: PagedListing,
+    private readonly layout: PageLayout,
+  ) {
+    this.rows = layout.rows;
+    this.options = layout.options;
+    this.hs = fitFailedHosts(listing.hosts, listing.path, layout.multi, layout.options);
+  }
+
+  rowCost(i: number): { bytes: number; tokens: number } {
+    return this.layout.rowCost(i);
+  }
+
+  build(count: number, cut: AnswerCut): McpAnswer {
+    const { listing, layout, hs } = this;
     const next = listing.cursorAfter(count);
     const { truncations, warnings } = pageCuts({
       hostCuts: layout.hostCuts,
@@ -56,6 +79,5 @@ export function fitPage(listing: PagedListing, layout: PageLayout): McpAnswer {
     });
     const { structured, text } = layout.page(count, { next, truncations, hosts: hs.json });
     return { structured, text: [...text, ...warnings, ...hs.failures].join('\n') };
-  };
-  return fitAnswer({ rows: layout.rows, rowCost: layout.rowCost, build, options: layout.options }).answer;
+  }
 }
