@@ -8,7 +8,7 @@
 // a piece of a tree for a helper thread (walkPiece, walk-split.ts): a range of one
 // directory's kept children with their subtrees, spliced back into the walk in order.
 
-import type { Entry, EntryError, Row } from '../domain/types.js';
+import type { Entry, EntryError, ResumeRow, Row } from '../domain/types.js';
 import { compareNames, nameKey } from '../order/order.js';
 import { pathParts, type ResumeMode, resumeIndex } from './resume.js';
 import { type Frame, type PieceRest, splitStep, type TreeSplitter } from './split.js';
@@ -54,40 +54,63 @@ export function treeCompare(state: WalkState): (a: Pending, b: Pending) => numbe
     : (a: Pending, b: Pending) => state.compare(a.entry as Entry, b.entry as Entry);
 }
 
-/** The loop and its steps over one WalkState: a whole walk, or a piece of one. */
-// Over 80 lines: the per-entry loop of every walk; its steps share the loop's locals, and a split is kept out until a same-turn walk A/B shows it costs nothing.
-function treeWalker(state: WalkState) {
-  const { req, summary, filter } = state;
-  const after = req.after !== undefined && req.after.length > 0 ? pathParts(req.after) : undefined;
-  const afterRow = req.afterRow ?? 'entry';
-  const byName = req.order === 'name';
-  const compare = treeCompare(state);
-  const stack: Frame[] = [];
+/**
+ * The loop and its steps over one WalkState: a whole walk, or a piece of one.
+ *
+ * A class, not closures made per walk: its loop is then one generator function for every
+ * walk. A generator function made per walk gets a map of its own at its first call, in the
+ * old generation and pointing back at the function; once the walk ended that dead old map
+ * kept the function's context (this walk's state, stack and rows) alive through every
+ * scavenge, copied and promoted, until the next full collection (bench/results/
+ * structure.why.md, issue 34, session 19). The methods' optimized code also outlives a walk.
+ */
+// Over 80 lines: the per-entry loop of every walk; its steps share the loop's fields, and a split is kept out until a same-turn walk A/B shows it costs nothing.
+class TreeWalker {
+  private readonly req: WalkState['req'];
+  private readonly summary: WalkState['summary'];
+  private readonly filter: WalkState['filter'];
+  readonly after: Buffer[] | undefined;
+  readonly afterRow: ResumeRow;
+  private readonly byName: boolean;
+  private readonly compare: (a: Pending, b: Pending) => number;
+  readonly stack: Frame[] = [];
   /** A row to yield before going on (an error row of a directory, or after an entry). */
-  let pending: Row | undefined;
+  private pending: Row | undefined = undefined;
 
-  function entryRow(entry: Entry): Row {
-    summary.entriesSent++;
+  constructor(private readonly state: WalkState) {
+    const { req } = state;
+    this.req = req;
+    this.summary = state.summary;
+    this.filter = state.filter;
+    this.after = req.after !== undefined && req.after.length > 0 ? pathParts(req.after) : undefined;
+    this.afterRow = req.afterRow ?? 'entry';
+    this.byName = req.order === 'name';
+    this.compare = treeCompare(state);
+  }
+
+  private entryRow(entry: Entry): Row {
+    this.summary.entriesSent++;
     return { kind: 'entry', entry };
   }
 
   /** Has max_entries been reached? Notes what a piece's walk needed (walk-split.ts). */
-  function full(): boolean {
-    state.needs(summary.entriesSent + 1);
-    return summary.entriesSent >= req.maxEntries;
+  private full(): boolean {
+    this.state.needs(this.summary.entriesSent + 1);
+    return this.summary.entriesSent >= this.req.maxEntries;
   }
 
   /** The error row that follows an entry (a symlink loop), unless max_entries is reached. */
-  function errorAfter(entry: Entry, error: EntryError, dir: Buffer): void {
-    if (full()) {
-      state.stop('max_entries', dir);
+  private errorAfter(entry: Entry, error: EntryError, dir: Buffer): void {
+    if (this.full()) {
+      this.state.stop('max_entries', dir);
       return;
     }
-    pending = entryRow(errorRow(entry, error));
+    this.pending = this.entryRow(errorRow(entry, error));
   }
 
   /** Reads a directory and pushes its frame; an unreadable one leaves its error row in `pending`. */
-  function open(dirEntry: Entry, depth: number, chain: Ancestors | undefined, mode?: ResumeMode): void {
+  open(dirEntry: Entry, depth: number, chain: Ancestors | undefined, mode?: ResumeMode): void {
+    const { state, req, summary, byName } = this;
     const dir = dirEntry.path;
     if (state.outOfTime()) {
       state.stop('deadline', dir);
@@ -99,9 +122,9 @@ function treeWalker(state: WalkState) {
     // need not hold the rows that max_entries leaves room for (a walk kept 5 children for
     // top_n=5, and a type=file filter left 4 rows, or none, and a stop at max_entries).
     const sentAtOpen = summary.entriesSent;
-    const room = mode === 'path' || filter.refuses ? Number.POSITIVE_INFINITY : req.maxEntries - sentAtOpen;
+    const room = mode === 'path' || this.filter.refuses ? Number.POSITIVE_INFINITY : req.maxEntries - sentAtOpen;
     const limit = Math.min(cap, room);
-    const keep = keepBest(limit, compare);
+    const keep = keepBest(limit, this.compare);
     let total = 0;
     const error = state.readDir(dir, depth, !byName, limit, (p) => {
       total++;
@@ -112,11 +135,11 @@ function treeWalker(state: WalkState) {
       // In skip-error mode this row was shown. On the resume path the directory was read for
       // the earlier rows and cannot be now: its error row comes here, after them.
       if (mode === 'skip-error') return;
-      if (full()) {
+      if (this.full()) {
         state.stop('max_entries', dir);
         return;
       }
-      pending = entryRow(errorRow(dirEntry, error));
+      this.pending = this.entryRow(errorRow(dirEntry, error));
       return;
     }
     if (state.stopped) return;
@@ -126,12 +149,12 @@ function treeWalker(state: WalkState) {
       mode === 'path'
         ? resumeIndex(
             kept.map((p) => p.raw.name),
-            (after as Buffer[])[depth - 1],
+            (this.after as Buffer[])[depth - 1],
             req.order,
             req.direction,
           )
         : { at: 0, found: false };
-    stack.push({
+    this.stack.push({
       dir,
       depth,
       chain,
@@ -146,23 +169,24 @@ function treeWalker(state: WalkState) {
   }
 
   /** `after`'s component in a directory on its path: its own rows are skipped, what follows is not. */
-  function resumeChild(p: Pending, depth: number, chain: Ancestors | undefined): void {
-    const last = depth === (after as Buffer[]).length;
+  private resumeChild(p: Pending, depth: number, chain: Ancestors | undefined): void {
+    const { state, afterRow } = this;
+    const last = depth === (this.after as Buffer[]).length;
     if (last && afterRow === 'warning') return; // its whole subtree, [WARNING] included, was shown
     const entry = state.materialize(p);
     const d = state.descent(entry, p.raw.dev, chain);
-    if (d.go) open(entry, depth + 1, d.chain, !last ? 'path' : afterRow === 'error' ? 'skip-error' : undefined);
-    else if (d.error && last && afterRow === 'entry') errorAfter(entry, d.error, p.dir);
+    if (d.go) this.open(entry, depth + 1, d.chain, !last ? 'path' : afterRow === 'error' ? 'skip-error' : undefined);
+    else if (d.error && last && afterRow === 'entry') this.errorAfter(entry, d.error, p.dir);
     // Shown before without an error (or its children were), it cannot be read now (a mount
     // that stopped answering mid-walk): its error row says so, and the walk goes on after it.
-    else if (entry.error && (!last || afterRow === 'entry')) errorAfter(entry, entry.error, p.dir);
+    else if (entry.error && (!last || afterRow === 'entry')) this.errorAfter(entry, entry.error, p.dir);
   }
 
   /** A directory whose children are all visited: what its cap hid, or the max_entries stop. */
-  function close(f: Frame): Row | undefined {
+  private close(f: Frame): Row | undefined {
     if (f.len < Math.min(f.total, f.cap)) {
       // What was left of max_entries kept fewer children than the cap: the rest are lost.
-      state.stop('max_entries', f.dir);
+      this.state.stop('max_entries', f.dir);
     } else if (f.total > f.cap) {
       return {
         kind: 'truncation',
@@ -173,11 +197,12 @@ function treeWalker(state: WalkState) {
   }
 
   /** Runs the stack down to `bottom` frames (a piece: until its range is done or `giveBack()`). */
-  function* loop(split: TreeSplitter | undefined, bottom: number, giveBack?: () => boolean) {
+  *loop(split: TreeSplitter | undefined, bottom: number, giveBack?: () => boolean): Generator<Row, void, void> {
+    const { state, stack, summary, filter } = this;
     for (;;) {
-      if (pending !== undefined) {
-        const row = pending;
-        pending = undefined;
+      if (this.pending !== undefined) {
+        const row = this.pending;
+        this.pending = undefined;
         yield row;
       }
       if (state.stopped || stack.length === bottom) return;
@@ -188,31 +213,29 @@ function treeWalker(state: WalkState) {
         // A piece's first frame is the directory of the walk that gave it: closed there.
         if (f.end !== undefined) return;
         stack.pop();
-        pending = close(f);
+        this.pending = this.close(f);
         continue;
       }
       const i = f.next++;
       const p = f.kept[i - f.off];
       if (i === f.resumeAt) {
-        resumeChild(p, f.depth, f.chain);
+        this.resumeChild(p, f.depth, f.chain);
         continue;
       }
-      if (full()) {
+      if (this.full()) {
         state.stop('max_entries', f.dir);
         return;
       }
       const entry = state.materialize(p);
       if (filter.accepts(entry)) {
         summary.entriesMatched++;
-        yield entryRow(entry);
+        yield this.entryRow(entry);
       }
       const d = state.descent(entry, p.raw.dev, f.chain);
-      if (d.go) open(entry, f.depth + 1, d.chain);
-      else if (d.error) errorAfter(entry, d.error, f.dir);
+      if (d.go) this.open(entry, f.depth + 1, d.chain);
+      else if (d.error) this.errorAfter(entry, d.error, f.dir);
     }
   }
-
-  return { stack, open, loop, after, afterRow };
 }
 
 export function* walkTree(
@@ -221,7 +244,7 @@ export function* walkTree(
   rootChain: Ancestors | undefined,
   split?: TreeSplitter,
 ): Generator<Row, void> {
-  const w = treeWalker(state);
+  const w = new TreeWalker(state);
   if (w.after === undefined && state.req.after !== undefined && w.afterRow !== 'entry') {
     // Resuming after a row of the root itself: its error row, or its [WARNING] (the last row).
     if (w.afterRow !== 'error') return;
@@ -242,7 +265,7 @@ export function* walkPiece(
   frames: Frame[],
   giveBack: () => boolean,
 ): Generator<Row, PieceRest | undefined> {
-  const w = treeWalker(state);
+  const w = new TreeWalker(state);
   for (const f of frames) w.stack.push(f);
   yield* w.loop(undefined, 0, giveBack);
   if (w.stack.length === 0 || state.stopped) return undefined;

@@ -152,6 +152,36 @@ describe('walk, tree shape', () => {
   });
 });
 
+describe('walk, tree shape, per walk', () => {
+  // V8 gives a generator function a map of its own, in the old generation, at its first call,
+  // pointing back at the function: a loop generator declared per walk left that map, dead,
+  // holding the walk's state through every scavenge until a full collection
+  // (bench/results/structure.why.md). The loop is inside the walk's own generator, so every
+  // generator a walk resumes is seen through %GeneratorPrototype%.next.
+  it('runs every walk through the same generator functions', () => {
+    const generatorNext = Object.getPrototypeOf(function* () {}).prototype as Generator;
+    const next = generatorNext.next;
+    const resumed = (): unknown[] => {
+      const protos = new Set<unknown>();
+      generatorNext.next = function (this: Generator, ...args: [] | [unknown]) {
+        protos.add(Object.getPrototypeOf(this));
+        return next.apply(this, args);
+      };
+      try {
+        runWalk(walkRequest(), new MemorySource(ROOT, [rec('d', 'dir'), rec('d/x'), rec('y')]));
+      } finally {
+        generatorNext.next = next;
+      }
+      return [...protos];
+    };
+    const first = resumed();
+    const second = resumed();
+    assert.ok(first.length >= 2, 'the walk and its loop are generators');
+    assert.deepEqual(second, first);
+    for (let i = 0; i < first.length; i++) assert.equal(second[i], first[i]);
+  });
+});
+
 describe('walk, ranked shape', () => {
   const records = () => [
     rec('d', 'dir', 4096),
