@@ -213,6 +213,7 @@ export {
   renderAligned,
   renderTsv,
   type TableRow,
+  tsvLine,
 } from './render/table.js';
 export {
   renderTree,

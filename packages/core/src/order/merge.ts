@@ -61,10 +61,13 @@ export function mergeSortedArrays<T>(
   limit = Number.POSITIVE_INFINITY,
 ): T[] {
   const heap = new HeadHeap<T>(compare);
-  const pos = lists.map(() => 0);
-  lists.forEach((list, src) => {
-    if (list.length > 0) heap.push({ item: list[0], src });
-  });
+  // A loop, not map and forEach arrows: a closure made per call loses its optimized code at
+  // each full collection and is compiled again (walk/cursor.ts, stable).
+  const pos: number[] = [];
+  for (let src = 0; src < lists.length; src++) {
+    pos.push(0);
+    if (lists[src].length > 0) heap.push({ item: lists[src][0], src });
+  }
   const out: T[] = [];
   while (heap.size > 0 && out.length < limit) {
     const { item, src } = heap.pop();

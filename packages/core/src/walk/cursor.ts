@@ -16,13 +16,16 @@ function stable(v: unknown): string {
   if (typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? 'null' : JSON.stringify(v);
   if (v instanceof Uint8Array) return JSON.stringify(`hex:${Buffer.from(v).toString('hex')}`);
   if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
-  const keys = Object.keys(v)
-    .filter((k) => {
-      const x = (v as Record<string, unknown>)[k];
-      return x !== undefined && typeof x !== 'function' && typeof x !== 'symbol';
-    })
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  // A loop, not filter and map arrows: those were closures made per call, whose optimized
+  // code V8 dropped at each full collection and compiled again (every scanned call fingerprints).
+  const record = v as Record<string, unknown>;
+  const fields: string[] = [];
+  for (const k of Object.keys(record).sort()) {
+    const x = record[k];
+    if (x !== undefined && typeof x !== 'function' && typeof x !== 'symbol')
+      fields.push(`${JSON.stringify(k)}:${stable(x)}`);
+  }
+  return `{${fields.join(',')}}`;
 }
 
 /** FNV-1a 64 over bytes, as 16 hex digits, on two 32-bit halves (prime = 2^40 + 0x1b3). */

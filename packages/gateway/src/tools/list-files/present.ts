@@ -1,5 +1,5 @@
 // list_files' answer as a model reads it: a TSV page within the answer budget, beside its JSON rows.
-import { baseName, displayPath, type Entry, humanSize, renderTsv, type TableRow } from '@fleetls/core';
+import { baseName, displayPath, type Entry, humanSize, renderTsv, type TableRow, tsvLine } from '@fleetls/core';
 import { rowSize } from '../shared/answer-size.js';
 import { fitPage, type PageEnds, type PageLayout } from '../shared/page-answer.js';
 import { modified, noteLine, type TruncationJson, topNRecord, typeWord, withNextPage } from '../shared/present.js';
@@ -65,6 +65,9 @@ export function presentFiles(listing: FileListing, ctx: ToolContext): McpAnswer 
 const HEADERS = { host: 'Host', path: 'Path', type: 'Type', size: 'Size', modified: 'Last_Modified' };
 const MULTI_COLUMNS = ['host', 'path', 'type', 'size', 'modified'];
 const ONE_HOST_COLUMNS = ['path', 'type', 'size', 'modified'];
+/** Each layout's header line, rendered once; a row's line is core's tsvLine. */
+const MULTI_HEADER = renderTsv(MULTI_COLUMNS, [], HEADERS)[0];
+const ONE_HOST_HEADER = renderTsv(ONE_HOST_COLUMNS, [], HEADERS)[0];
 
 /**
  * A listing's page layout: a class, not closures made per call, so that the code V8 optimizes
@@ -91,7 +94,7 @@ class FilesPage implements PageLayout {
     this.rows = listing.rows.length;
     this.hostCuts = listing.truncations;
     this.columns = listing.multi ? MULTI_COLUMNS : ONE_HOST_COLUMNS;
-    [this.header] = renderTsv(this.columns, [], HEADERS);
+    this.header = listing.multi ? MULTI_HEADER : ONE_HOST_HEADER;
   }
 
   private item(i: number): FileItem {
@@ -110,7 +113,7 @@ class FilesPage implements PageLayout {
         size: entry.type === 'dir' ? '' : humanSize(entry.size),
         modified: modified(entry),
       };
-      this.rowLines[i] = renderTsv(this.columns, [row])[1];
+      this.rowLines[i] = tsvLine(this.columns, row);
     }
     return this.rowLines[i];
   }

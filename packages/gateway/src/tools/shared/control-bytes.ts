@@ -23,15 +23,25 @@ const codePoint = (code: number) => `U+${code.toString(16).toUpperCase().padStar
 
 /** Every string in `value` (nested arrays and objects included) that holds a C0 character, with its place. */
 export function findControlBytes(value: unknown, at = ''): ControlByte[] {
+  const found: ControlByte[] = [];
+  collectControlBytes(value, at, found);
+  return found;
+}
+
+/**
+ * findControlBytes' walk, in order, into `found`: loops, not flatMap arrows made per call
+ * (every call's arguments pass here, and a closure's optimized code is dropped at each full
+ * collection and compiled again).
+ */
+function collectControlBytes(value: unknown, at: string, found: ControlByte[]): void {
   if (typeof value === 'string') {
     const i = firstControl(value);
-    return i < 0 ? [] : [{ at, char: codePoint(value.charCodeAt(i)), index: i }];
+    if (i >= 0) found.push({ at, char: codePoint(value.charCodeAt(i)), index: i });
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) collectControlBytes(value[i], `${at}[${i}]`, found);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) collectControlBytes(v, at ? `${at}.${k}` : k, found);
   }
-  if (Array.isArray(value)) return value.flatMap((v, i) => findControlBytes(v, `${at}[${i}]`));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => findControlBytes(v, at ? `${at}.${k}` : k));
-  }
-  return [];
 }
 
 /** `name must not contain control characters (U+0000–U+001F): found U+0000 at index 1`. */

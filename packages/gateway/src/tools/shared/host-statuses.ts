@@ -29,6 +29,16 @@ const FAILED_SHARE = 1 / 4;
 const counted = (s: HostStatus) => s.status === 'ok' || s.status === 'pending';
 
 /**
+ * A host's row in bytes of the byte budget: its text line and its JSON, tokens scaled by
+ * `scale`, the larger one. A module function, not a closure made per call, so that its
+ * optimized code outlives the call (a closure's is dropped at each full collection).
+ */
+function statusCost(line: string | undefined, json: HostStatusJson, scale: number): number {
+  const r = rowSize(line ?? '', json);
+  return Math.max(r.bytes, Math.ceil(r.tokens * scale));
+}
+
+/**
  * The host statuses an answer carries within `options`' budgets. `lineOf` is the text line a
  * host adds (its failure line; undefined when it adds none), so the text counts too.
  */
@@ -41,12 +51,9 @@ export function fitHostStatuses(
   // As fitAnswer does: tokens scaled to bytes of the byte budget, the larger one counts.
   const scale = maxBytes / maxTokens;
   const json = hosts.map(hostStatusJson);
-  const cost = (i: number) => {
-    const r = rowSize(lineOf(hosts[i]) ?? '', json[i]);
-    return Math.max(r.bytes, Math.ceil(r.tokens * scale));
-  };
   let all = 0;
-  for (let i = 0; i < hosts.length && all <= maxBytes * FULL_SHARE; i++) all += cost(i);
+  for (let i = 0; i < hosts.length && all <= maxBytes * FULL_SHARE; i++)
+    all += statusCost(lineOf(hosts[i]), json[i], scale);
   if (all <= maxBytes * FULL_SHARE) return { listed: hosts, json: { hosts: json }, lines: [] };
 
   const byStatus: Partial<Record<HostStatusCode, number>> = {};
@@ -55,7 +62,7 @@ export function fitHostStatuses(
   const keep: number[] = [];
   let used = 0;
   for (const i of failed) {
-    used += cost(i);
+    used += statusCost(lineOf(hosts[i]), json[i], scale);
     if (used > maxBytes * FAILED_SHARE) break;
     keep.push(i);
   }
