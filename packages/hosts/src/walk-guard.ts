@@ -210,6 +210,14 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
    */
   private resolveNext: ((r: Step | PromiseLike<Step>) => void) | undefined;
   private rejectNext: ((err: unknown) => void) | undefined;
+  // A step's handlers: methods bound per walk, not arrow fields. An arrow field is a closure
+  // made per walk, and V8 keeps a closure's optimized code only while one of them lives, so a
+  // full collection between calls dropped it and the next calls compiled it again; a method's
+  // code lives as long as the class.
+  private readonly passed = this.pass.bind(this);
+  private readonly failed = this.fail.bind(this);
+  private readonly stepped = this.onStep.bind(this);
+  private readonly stepFailed = this.onStepFailed.bind(this);
 
   // `opts` is read here and not kept: a fan-out makes it per host as a literal, which V8 would
   // allocate in the old generation if it lived as long as the walk (agent/http2/channel.ts,
@@ -274,28 +282,28 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
   }
 
   /** A watched step's batch or summary; none once the stall rule answered the next(). */
-  private readonly stepped = (r: IteratorResult<Row[], WalkSummary>): void => {
+  private onStep(r: IteratorResult<Row[], WalkSummary>): void {
     const resolve = this.resolveNext;
     const reject = this.rejectNext;
     if (!resolve || !reject) return;
     this.resolveNext = this.rejectNext = undefined;
     try {
-      resolve(this.passed(r));
+      resolve(this.pass(r));
     } catch (err) {
       reject(err);
     }
-  };
+  }
 
-  private readonly stepFailed = (err: unknown): void => {
+  private onStepFailed(err: unknown): void {
     const reject = this.rejectNext;
     if (!reject) return;
     this.resolveNext = this.rejectNext = undefined;
     try {
-      this.failed(err);
+      this.fail(err);
     } catch (thrown) {
       reject(thrown);
     }
-  };
+  }
 
   private end(verdict: FleetError): void {
     this.verdict ??= verdict;
@@ -303,9 +311,9 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
     else if (!this.ctrl!.signal.aborted) this.ctrl!.abort(verdict);
   }
 
-  private readonly passed = (
+  private pass(
     r: IteratorResult<Row[], WalkSummary>,
-  ): Promise<IteratorResult<Row[], WalkSummary>> | IteratorResult<Row[], WalkSummary> => {
+  ): Promise<IteratorResult<Row[], WalkSummary>> | IteratorResult<Row[], WalkSummary> {
     this.settled();
     if (r.done) {
       this.close();
@@ -322,16 +330,16 @@ class GuardedWalk implements AsyncGenerator<Row[], WalkSummary, void>, Watched {
     if (r.value.length > 0) this.began = true;
     this.tap?.rows(r.value);
     return r;
-  };
+  }
 
-  private readonly failed = (err: unknown): never => {
+  private fail(err: unknown): never {
     this.settled();
     this.close();
     // The inner walk ended because this guard ended it: the guard's verdict is the reason.
     const reason = this.verdict ?? this.ctrl?.signal.reason;
     if (reason instanceof HostStalled || reason instanceof HostOverrun) throw reason;
     throw err;
-  };
+  }
 
   private settled(): void {
     this.pending = false;
