@@ -95,6 +95,41 @@ function primary(order: Exclude<OrderBy, 'name'>): (a: Entry, b: Entry) => numbe
  * it is path order in the requested direction: the order of a tree walk's rows.
  */
 export function entryComparator(order: OrderBy, direction: SortDirection): (a: Entry, b: Entry) => number {
+  return comparatorOf(entryComparators, order, direction, makeEntryComparator);
+}
+
+/** Comparator for rows of several hosts: entries first by the entry order, then by host name. */
+export function hostEntryComparator(
+  order: OrderBy,
+  direction: SortDirection,
+): (a: { host: string; entry: Entry }, b: { host: string; entry: Entry }) => number {
+  return comparatorOf(hostEntryComparators, order, direction, makeHostEntryComparator);
+}
+
+// Each comparator is made once per order and direction (six of each at most) and kept: a
+// merge calls it for every row, and V8 keeps a closure's optimized code only while a closure
+// of it lives, so one made per call lost its code at each full collection and was compiled
+// again within the next calls.
+type Comparators<T> = Map<`${OrderBy} ${SortDirection}`, (a: T, b: T) => number>;
+const entryComparators: Comparators<Entry> = new Map();
+const hostEntryComparators: Comparators<{ host: string; entry: Entry }> = new Map();
+
+function comparatorOf<T>(
+  made: Comparators<T>,
+  order: OrderBy,
+  direction: SortDirection,
+  make: (order: OrderBy, direction: SortDirection) => (a: T, b: T) => number,
+): (a: T, b: T) => number {
+  const key = `${order} ${direction}` as const;
+  let compare = made.get(key);
+  if (!compare) {
+    compare = make(order, direction);
+    made.set(key, compare);
+  }
+  return compare;
+}
+
+function makeEntryComparator(order: OrderBy, direction: SortDirection): (a: Entry, b: Entry) => number {
   const sign = direction === 'descending' ? -1 : 1;
   const errorLast = (a: Entry, b: Entry) => Number(a.error !== undefined) - Number(b.error !== undefined);
   if (order === 'name') return (a, b) => comparePaths(a.path, b.path, sign) || errorLast(a, b);
@@ -102,8 +137,7 @@ export function entryComparator(order: OrderBy, direction: SortDirection): (a: E
   return (a, b) => sign * key(a, b) || comparePaths(a.path, b.path) || errorLast(a, b);
 }
 
-/** Comparator for rows of several hosts: entries first by the entry order, then by host name. */
-export function hostEntryComparator(
+function makeHostEntryComparator(
   order: OrderBy,
   direction: SortDirection,
 ): (a: { host: string; entry: Entry }, b: { host: string; entry: Entry }) => number {
