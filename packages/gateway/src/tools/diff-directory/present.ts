@@ -15,7 +15,7 @@ import {
   valueHolders,
 } from '@fleetls/core';
 import type { GatewayOptions } from '../../fleet/options.js';
-import { rowSize } from '../shared/answer-size.js';
+import { rowBudgetBytes, rowSize } from '../shared/answer-size.js';
 import type { HostTruncation } from '../shared/host-walks.js';
 import { fitPage } from '../shared/page-answer.js';
 import { pageEnd, type TruncationJson, truncationJson, truncationWarning } from '../shared/present.js';
@@ -97,10 +97,8 @@ function fitGroupNames(
 ): GroupNames {
   const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options;
   const scale = maxBytes / maxTokens;
-  const cost = (i: number, shown: number) => {
-    const r = rowSize(diffGroupLine(groups[i], i === 0, shown), groupJson(groups[i], i, shown));
-    return Math.max(r.bytes, Math.ceil(r.tokens * scale));
-  };
+  const cost = (i: number, shown: number) =>
+    rowBudgetBytes(diffGroupLine(groups[i], i === 0, shown), groupJson(groups[i], i, shown), scale);
   const share = maxBytes * GROUP_NAMES_SHARE;
   const all = groups.map((g) => g.hosts.length);
   const whole = groups.map((g, i) => cost(i, g.hosts.length));
@@ -175,10 +173,7 @@ function fitHostCuts(
   const { maxAnswerBytes: maxBytes, maxAnswerTokens: maxTokens } = options;
   const scale = maxBytes / maxTokens;
   const share = maxBytes * HOST_CUTS_SHARE;
-  const cost = (line: string, json: TruncationJson) => {
-    const r = rowSize(line, json);
-    return Math.max(r.bytes, Math.ceil(r.tokens * scale));
-  };
+  const cost = (line: string, json: TruncationJson) => rowBudgetBytes(line, json, scale);
   let all = 0;
   for (let i = 0; i < cuts.length && all <= share; i++)
     all += cost(truncationWarning(cuts[i], path), truncationJson(cuts[i].host, cuts[i].truncation));

@@ -48,6 +48,20 @@ export function rowSize(line: string, item: unknown): { bytes: number; tokens: n
   };
 }
 
+/**
+ * A measure in bytes of the byte budget: tokens scaled to bytes (`scale` = max bytes ÷ max
+ * tokens), the larger of the two, so that one sum is held under both budgets.
+ */
+export function budgetBytes(bytes: number, tokens: number, scale: number): number {
+  return Math.max(bytes, Math.ceil(tokens * scale));
+}
+
+/** One text line and its JSON item (rowSize) in bytes of the byte budget (budgetBytes). */
+export function rowBudgetBytes(line: string, item: unknown, scale: number): number {
+  const r = rowSize(line, item);
+  return budgetBytes(r.bytes, r.tokens, scale);
+}
+
 /** The budget that cuts an answer: the warning says `answer cut at ${words}`, the record the same. */
 export interface AnswerCut {
   unit: 'bytes' | 'tokens';
@@ -142,10 +156,6 @@ class AnswerFit {
     return this.costs[i];
   }
 
-  private cost(bytes: number, tokens: number): number {
-    return Math.max(bytes, Math.ceil(tokens * this.scale));
-  }
-
   build(n: number): McpAnswer {
     let a = this.built.get(n);
     if (!a) {
@@ -157,11 +167,11 @@ class AnswerFit {
 
   size(n: number): number {
     const m = answerMeasure(this.build(n));
-    return this.cost(m.bytes, m.tokens);
+    return budgetBytes(m.bytes, m.tokens, this.scale);
   }
 
   rowCost(i: number): number {
     const r = this.measured(i);
-    return this.cost(r.bytes, r.tokens);
+    return budgetBytes(r.bytes, r.tokens, this.scale);
   }
 }

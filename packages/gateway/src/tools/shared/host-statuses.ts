@@ -9,7 +9,7 @@
 // [NOTE] when every failed host is listed, [WARNING] when some are not.
 import type { HostStatus, HostStatusCode } from '@fleetls/core';
 import type { GatewayOptions } from '../../fleet/options.js';
-import { rowSize } from './answer-size.js';
+import { rowBudgetBytes } from './answer-size.js';
 import { failureLines, type HostStatusJson, hostFailureLine, hostStatusJson, type TruncationJson } from './present.js';
 
 export interface FittedHostStatuses {
@@ -29,16 +29,6 @@ const FAILED_SHARE = 1 / 4;
 const counted = (s: HostStatus) => s.status === 'ok' || s.status === 'pending';
 
 /**
- * A host's row in bytes of the byte budget: its text line and its JSON, tokens scaled by
- * `scale`, the larger one. A module function, not a closure made per call, so that its
- * optimized code outlives the call (a closure's is dropped at each full collection).
- */
-function statusCost(line: string | undefined, json: HostStatusJson, scale: number): number {
-  const r = rowSize(line ?? '', json);
-  return Math.max(r.bytes, Math.ceil(r.tokens * scale));
-}
-
-/**
  * The host statuses an answer carries within `options`' budgets. `lineOf` is the text line a
  * host adds (its failure line; undefined when it adds none), so the text counts too.
  */
@@ -53,7 +43,7 @@ export function fitHostStatuses(
   const json = hosts.map(hostStatusJson);
   let all = 0;
   for (let i = 0; i < hosts.length && all <= maxBytes * FULL_SHARE; i++)
-    all += statusCost(lineOf(hosts[i]), json[i], scale);
+    all += rowBudgetBytes(lineOf(hosts[i]) ?? '', json[i], scale);
   if (all <= maxBytes * FULL_SHARE) return { listed: hosts, json: { hosts: json }, lines: [] };
 
   const byStatus: Partial<Record<HostStatusCode, number>> = {};
@@ -62,7 +52,7 @@ export function fitHostStatuses(
   const keep: number[] = [];
   let used = 0;
   for (const i of failed) {
-    used += statusCost(lineOf(hosts[i]), json[i], scale);
+    used += rowBudgetBytes(lineOf(hosts[i]) ?? '', json[i], scale);
     if (used > maxBytes * FAILED_SHARE) break;
     keep.push(i);
   }
